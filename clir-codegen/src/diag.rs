@@ -1,0 +1,75 @@
+//! Diagnostics: every pass reports failures as values that name the node and the JSON path.
+
+use std::fmt;
+
+/// One failure found by a pass, located by node id (when inside a node) and JSON path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The pass or check that found it (`parse`, `seal`, `contentHash`, `resolve`, `strata`, ...).
+    pub check: &'static str,
+    /// The `id` of the node the failure is in, when it is inside a node.
+    pub node: Option<String>,
+    /// JSON path into the package document, for example `nodes[41].body.items[2].kind`.
+    pub path: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic found by `check` at `path`.
+    pub fn new(check: &'static str, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic { check, node: None, path: path.into(), message: message.into() }
+    }
+
+    /// The same diagnostic, attributed to node `id`.
+    pub fn in_node(mut self, id: &str) -> Self {
+        if self.node.is_none() && !id.is_empty() {
+            self.node = Some(id.to_string());
+        }
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)?;
+        } else {
+            write!(f, "{}: {}", self.path, self.message)?;
+        }
+        if let Some(node) = &self.node {
+            write!(f, " (node {node})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Several diagnostics reported together; a pass fails with all it found, not only the first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+impl From<Diagnostic> for Diagnostics {
+    fn from(d: Diagnostic) -> Self {
+        Diagnostics(vec![d])
+    }
+}
+
+impl From<Vec<Diagnostic>> for Diagnostics {
+    fn from(v: Vec<Diagnostic>) -> Self {
+        Diagnostics(v)
+    }
+}
