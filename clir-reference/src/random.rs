@@ -1,0 +1,1 @@
+//! Random valid packages and cases (placeholder).
