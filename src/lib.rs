@@ -1,1 +1,26 @@
-//! clir runtime
+//! clir: CLIR law packages compiled to native datafrog code.
+//!
+//! This crate is the runtime generated modules use (interning, case batches, JSONL, explanations)
+//! and the home of the packages compiled in by `build.rs` from `law.toml`. Bring one into scope
+//! with [`include_clir!`].
+
+extern crate self as clir;
+
+pub mod batch;
+pub mod jsonl;
+pub mod rt;
+pub mod schema;
+pub mod value;
+
+pub use batch::{case_rows, flatten, slot, Batch, Conclusions, Output};
+pub use clir_macros::include_clir;
+pub use schema::{AnchorInfo, ConstantInfo, ParamInfo, RelationInfo, RelationKind, RuleInfo, Schema};
+pub use value::{CaseId, Column, Interner, Row, Sym};
+
+/// A compiled package, as the batch and JSONL paths use it.
+pub trait Package: Sync {
+    /// What the package declares.
+    fn schema(&self) -> &'static Schema;
+    /// Rules a batch of cases.
+    fn evaluate(&self, batch: &Batch) -> Output;
+}

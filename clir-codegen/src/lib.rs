@@ -8,5 +8,18 @@
 pub mod canonical;
 pub mod diag;
 pub mod ir;
+pub mod project;
+pub mod verify;
 
 pub use diag::{Diagnostic, Diagnostics};
+pub mod emit;
+pub mod plan;
+pub mod resolve;
+pub mod strata;
+
+/// Compiles a parsed (and verified) document to formatted Rust: resolve, stratify, plan, emit.
+pub fn compile_document(doc: &ir::Document, seal: &str) -> Result<String, Diagnostics> {
+    let program = resolve::resolve(doc)?;
+    let strata = strata::stratify(&program)?;
+    Ok(emit::emit(&program, &strata, seal))
+}

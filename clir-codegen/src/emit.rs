@@ -1,0 +1,1069 @@
+//! Rust generation: a planned, stratified program to a formatted module of datafrog code.
+//!
+//! Every relation is a tuple relation `(CaseId, columns..)`: the case is the first column of
+//! every tuple and every join key, so one datafrog run rules a whole batch of cases without
+//! facts of one case ever meeting those of another.
+
+use crate::ir::{RelationKind, Status, Strength};
+use crate::plan::{plan_rule, RulePlan, Step};
+use crate::resolve::{names, Program, RItem, RRule, RTerm, Ty};
+use crate::strata::Strata;
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// Which conclusions a relation variable holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    /// `+D`.
+    Definite,
+    /// `+S`.
+    Supported,
+    /// `+d`.
+    Concluded,
+}
+
+/// How a rule is joined: over definite premises (+D of strict rules) or applicability (+S/+d).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Definite,
+    Applicable,
+}
+
+struct Emitter<'a> {
+    p: &'a Program,
+    s: &'a Strata,
+    seal: String,
+    plans: Vec<RulePlan>,
+    rel_ident: Vec<String>,
+    rule_ident: Vec<String>,
+    type_ident: Vec<String>,
+    const_ident: Vec<String>,
+    /// Comment texts, referenced by `clir_comment!(i);` markers replaced after formatting.
+    comments: Vec<String>,
+}
+
+/// Generates the formatted Rust module for a resolved, stratified program.
+pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
+    let plans = p.rules.iter().map(|r| plan_rule(p, r)).collect();
+    let mut e = Emitter {
+        p,
+        s,
+        seal: seal.to_string(),
+        plans,
+        rel_ident: unique(p.relations.iter().map(|r| names::snake(&r.name))),
+        rule_ident: unique(p.rules.iter().map(|r| names::snake(r.id.rsplit('#').next().unwrap_or(&r.id)))),
+        type_ident: unique(p.types.iter().map(|t| names::camel(&t.name))),
+        const_ident: unique(p.constants.iter().map(|c| names::screaming(&c.name))),
+        comments: Vec::new(),
+    };
+    let tokens = e.module();
+    let file: syn::File = match syn::parse2(tokens.clone()) {
+        Ok(f) => f,
+        // A bug in the emitter, not in the package: show the tokens to whoever reports it.
+        Err(err) => return format!("compile_error!({:?});\n// {}\n", err.to_string(), tokens),
+    };
+    let text = prettyplease::unparse(&file);
+    let mut out = String::with_capacity(text.len() + 4096);
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix("clir_comment!(") {
+            if let Some(num) = rest.strip_suffix(");") {
+                if let Ok(i) = num.parse::<usize>() {
+                    let indent = &line[..line.len() - t.len()];
+                    for c in e.comments[i].lines() {
+                        if c.is_empty() {
+                            out.push_str(&format!("{indent}//\n"));
+                        } else {
+                            out.push_str(&format!("{indent}// {c}\n"));
+                        }
+                    }
+                    continue;
+                }
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+fn unique(it: impl Iterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in it {
+        let mut cand = s.clone();
+        let mut k = 2;
+        while out.contains(&cand) {
+            cand = format!("{s}_{k}");
+            k += 1;
+        }
+        out.push(cand);
+    }
+    out
+}
+
+fn ident(s: &str) -> Ident {
+    Ident::new(s, Span::call_site())
+}
+
+fn lit_str(s: &str) -> Literal {
+    Literal::string(s)
+}
+
+impl<'a> Emitter<'a> {
+    fn comment(&mut self, text: String) -> TokenStream {
+        self.comments.push(text);
+        let i = Literal::usize_unsuffixed(self.comments.len() - 1);
+        quote! { clir_comment!(#i); }
+    }
+
+    fn ty(&self, t: Ty) -> TokenStream {
+        match t {
+            Ty::Entity(i) => {
+                let id = ident(&self.type_ident[i]);
+                quote!(#id)
+            }
+            Ty::Integer => quote!(i64),
+        }
+    }
+
+    fn rel_types(&self, rel: usize) -> Vec<Ty> {
+        self.p.relations[rel].params.iter().map(|x| x.1).collect()
+    }
+
+    /// `(CaseId, T1, ..)`
+    fn tuple_ty(&self, rel: usize) -> TokenStream {
+        let cols = self.rel_types(rel).into_iter().map(|t| self.ty(t));
+        quote!((::clir::CaseId, #(#cols,)*))
+    }
+
+    fn vars_ty(&self, rule: &RRule, vars: &[usize]) -> TokenStream {
+        let cols = vars.iter().map(|&v| self.ty(rule.vars[v].1));
+        quote!((#(#cols,)*))
+    }
+
+    /// The variable holding `layer` of relation `rel` with sign `negative`.
+    fn layer_name(&self, rel: usize, negative: bool, layer: Layer) -> Ident {
+        let info = &self.s.rels[rel];
+        let base = format!("{}{}", if negative { "not_" } else { "" }, self.rel_ident[rel]);
+        if info.collapsed {
+            return ident(&base);
+        }
+        match layer {
+            Layer::Definite => format_ident!("{}_definite", base),
+            Layer::Concluded => format_ident!("{}_concluded", base),
+            Layer::Supported if info.supported_is_concluded(negative) => format_ident!("{}_concluded", base),
+            Layer::Supported => format_ident!("{}_supported", base),
+        }
+    }
+
+    fn input_name(&self, rel: usize, negative: bool) -> Ident {
+        format_ident!("{}{}_input", if negative { "not_" } else { "" }, self.rel_ident[rel])
+    }
+
+    fn var_ident(&self, rule: &RRule, v: usize) -> Ident {
+        let base = names::snake(&rule.vars[v].0);
+        let clash = rule.vars.iter().take(v).any(|(n, _)| names::snake(n) == base);
+        let base = if base == "case" || base.starts_with("a_") || clash { format!("{base}_{v}") } else { base };
+        ident(&base)
+    }
+
+    fn term(&self, rule: &RRule, t: RTerm) -> TokenStream {
+        match t {
+            RTerm::Var(v) => {
+                let i = self.var_ident(rule, v);
+                quote!(#i)
+            }
+            RTerm::Const(c) => {
+                let ty = ident(&self.type_ident[self.p.constants[c].ty]);
+                let k = ident(&self.const_ident[c]);
+                quote!(#ty::#k)
+            }
+            RTerm::Int(i) => {
+                let l = Literal::i64_suffixed(i);
+                quote!(#l)
+            }
+        }
+    }
+
+    fn comparison(&self, rule: &RRule, item: usize) -> TokenStream {
+        let RItem::Comparison(op, a, b) = &rule.body[item] else { return quote!(true) };
+        let (a, b) = (self.term(rule, *a), self.term(rule, *b));
+        let op: TokenStream = op.symbol().parse().expect("operator");
+        quote!(#a #op #b)
+    }
+
+    /// Pattern destructuring a literal's tuple, and the conditions its arguments impose.
+    fn literal_pattern(&self, rule: &RRule, step: &Step) -> (TokenStream, Vec<TokenStream>) {
+        let mut seen: Vec<usize> = Vec::new();
+        let mut pats = Vec::new();
+        let mut conds = Vec::new();
+        for (j, a) in step.literal.args.iter().enumerate() {
+            match a {
+                RTerm::Var(v) if !seen.contains(v) => {
+                    seen.push(*v);
+                    let id = self.var_ident(rule, *v);
+                    pats.push(quote!(#id));
+                }
+                other => {
+                    let fresh = format_ident!("a_{}", j);
+                    let val = self.term(rule, *other);
+                    conds.push(quote!(#fresh == #val));
+                    pats.push(quote!(#fresh));
+                }
+            }
+        }
+        for &c in &step.local {
+            conds.push(self.comparison(rule, c));
+        }
+        (quote!(&(case, #(#pats,)*)), conds)
+    }
+
+    fn vars_tuple(&self, rule: &RRule, vars: &[usize]) -> TokenStream {
+        let ids = vars.iter().map(|&v| self.var_ident(rule, v));
+        quote!((#(#ids,)*))
+    }
+
+    fn head_tuple(&self, rule: &RRule) -> TokenStream {
+        let args = rule.head.args.iter().map(|a| self.term(rule, *a));
+        quote!((case, #(#args,)*))
+    }
+
+    fn keyed(&self, rule: &RRule, key: &[usize], rest: &[usize]) -> TokenStream {
+        let k = key.iter().map(|&v| self.var_ident(rule, v));
+        let r = self.vars_tuple(rule, rest);
+        quote!(((case, #(#k,)*), #r))
+    }
+
+    fn keyed_ty(&self, rule: &RRule, key: &[usize], rest: &[usize]) -> TokenStream {
+        let k = key.iter().map(|&v| self.ty(rule.vars[v].1));
+        let r = self.vars_ty(rule, rest);
+        quote!(((::clir::CaseId, #(#k,)*), #r))
+    }
+
+    fn filtered(conds: &[TokenStream], out: TokenStream) -> TokenStream {
+        if conds.is_empty() {
+            quote!(Some(#out))
+        } else {
+            quote!(if #(#conds)&&* { Some(#out) } else { None })
+        }
+    }
+
+    fn rule_comment(&mut self, ri: usize, mode: Mode) -> TokenStream {
+        let r = &self.p.rules[ri];
+        let anchors: Vec<String> = r.anchors.iter().map(|&f| self.p.fragments[f].locator.clone()).collect();
+        let strength = match r.strength {
+            Strength::Strict => "strict",
+            Strength::Defeasible => "defeasible",
+            Strength::Defeater => "defeater",
+        };
+        let plan = &self.plans[ri];
+        let order: Vec<String> = plan.steps.iter().map(|s| self.p.show_literal(r, &s.literal)).collect();
+        let what = match mode {
+            Mode::Definite => "+D from definite premises",
+            Mode::Applicable => "applicability (+S/+d premises)",
+        };
+        let mut text = format!(
+            "{} ({strength}){}\n{}\n{}\njoin order: {}; {what}",
+            r.id,
+            if anchors.is_empty() { String::new() } else { format!(", {}", anchors.join(", ")) },
+            r.label,
+            self.p.show_rule(r),
+            if order.is_empty() { "no body literal (one per case)".to_string() } else { order.join(" ⋈ ") },
+        );
+        if plan.never {
+            text.push_str("\nthis rule can never apply (its body is false)");
+        }
+        self.comment(text)
+    }
+
+    /// The relation or variable a body literal reads, and whether it changes in this iteration.
+    fn source(&self, step: &Step, mode: Mode, stratum: usize) -> (Ident, bool) {
+        let l = &step.literal;
+        let layer = match (mode, step.status) {
+            (Mode::Definite, _) => Layer::Definite,
+            (Mode::Applicable, Status::Established) => Layer::Concluded,
+            (Mode::Applicable, Status::Supported) => Layer::Supported,
+        };
+        let dynamic = self.s.rels[l.rel].stratum == stratum
+            && !(mode == Mode::Applicable && self.s.rels[l.rel].collapsed);
+        (self.layer_name(l.rel, l.negative, layer), dynamic)
+    }
+
+    /// The statements of one rule: `setup` runs before the loop, `body` in every round.
+    /// The rule's head tuples go into the variable `out`.
+    fn rule_block(&mut self, ri: usize, mode: Mode, stratum: usize, out: &Ident) -> (TokenStream, TokenStream) {
+        let comment = self.rule_comment(ri, mode);
+        let rule = &self.p.rules[ri];
+        let plan = self.plans[ri].clone();
+        if plan.never {
+            return (comment, TokenStream::new());
+        }
+        let rid = &self.rule_ident[ri];
+        let mut setup = TokenStream::new();
+        let mut body = TokenStream::new();
+        if plan.steps.is_empty() {
+            let head = self.head_tuple(rule);
+            setup.extend(quote! {
+                #comment
+                #out.extend(cases.iter().map(|&(case,)| #head));
+            });
+            return (setup, body);
+        }
+        let n = plan.steps.len();
+        let mut acc: Option<Ident> = None;
+        let mut acc_vars: Vec<usize> = Vec::new();
+        for (i, step) in plan.steps.iter().enumerate() {
+            let last = i + 1 == n;
+            let next_key: Vec<usize> = if last { Vec::new() } else { plan.steps[i + 1].key.clone() };
+            let (src, dynamic) = self.source(step, mode, stratum);
+            let (pat, conds) = self.literal_pattern(rule, step);
+            if i == 0 {
+                // The first literal: filtered and keyed for the next join, or mapped to the head.
+                let rest: Vec<usize> = step.carry.iter().copied().filter(|v| !next_key.contains(v)).collect();
+                let (target, target_decl, value) = if last {
+                    (out.clone(), TokenStream::new(), self.head_tuple(rule))
+                } else {
+                    let name = format_ident!("{}_{}", rid, i + 1);
+                    let ty = self.keyed_ty(rule, &next_key, &rest);
+                    let decl = quote! { let #name = iteration.variable::<#ty>(stringify!(#name)); };
+                    (name, decl, self.keyed(rule, &next_key, &rest))
+                };
+                let kept = Self::filtered(&conds, value);
+                setup.extend(target_decl);
+                if dynamic {
+                    body.extend(quote! { ::clir::rt::filter_map_into(&#src, &#target, |#pat| #kept); });
+                } else {
+                    setup.extend(quote! { #target.extend(#src.iter().filter_map(|#pat| #kept)); });
+                }
+                acc = Some(target);
+                acc_vars = step.carry.clone();
+                continue;
+            }
+            // Later literals: keyed on the shared variables, joined with what is accumulated.
+            let view = format_ident!("{}_{}_{}", rid, i + 1, self.rel_ident[step.literal.rel]);
+            let view_ty = self.keyed_ty(rule, &step.key, &step.new);
+            let view_val = Self::filtered(&conds, self.keyed(rule, &step.key, &step.new));
+            if dynamic {
+                setup.extend(quote! { let #view = iteration.variable::<#view_ty>(stringify!(#view)); });
+                body.extend(quote! { ::clir::rt::filter_map_into(&#src, &#view, |#pat| #view_val); });
+            } else {
+                setup.extend(quote! {
+                    let #view: ::clir::rt::Relation<#view_ty> = #src.iter().filter_map(|#pat| #view_val).collect();
+                });
+            }
+            let acc_id = acc.clone().expect("accumulated");
+            let acc_rest: Vec<usize> = acc_vars.iter().copied().filter(|v| !step.key.contains(v)).collect();
+            let key_ids = step.key.iter().map(|&v| self.var_ident(rule, v));
+            let a_pat = self.vars_tuple(rule, &acc_rest);
+            let n_pat = self.vars_tuple(rule, &step.new);
+            let join_pat = quote!(|&(case, #(#key_ids,)*), &#a_pat, &#n_pat|);
+            let (value, target_ty) = if last {
+                (self.head_tuple(rule), None)
+            } else {
+                let rest: Vec<usize> = step.carry.iter().copied().filter(|v| !next_key.contains(v)).collect();
+                (self.keyed(rule, &next_key, &rest), Some(self.keyed_ty(rule, &next_key, &rest)))
+            };
+            let target = if last { out.clone() } else { format_ident!("{}_{}", rid, i + 1) };
+            if let Some(t) = &target_ty {
+                setup.extend(quote! { let #target = iteration.variable::<#t>(stringify!(#target)); });
+            }
+            if step.after.is_empty() {
+                body.extend(quote! { #target.from_join(&#acc_id, &#view, #join_pat #value); });
+            } else {
+                // Comparisons across literals filter the joined tuple.
+                let mut raw_vars = step.carry.clone();
+                for &c in &step.after {
+                    if let RItem::Comparison(_, a, b) = &rule.body[c] {
+                        for t in [a, b] {
+                            if let RTerm::Var(v) = t {
+                                if !raw_vars.contains(v) {
+                                    raw_vars.push(*v);
+                                }
+                            }
+                        }
+                    }
+                }
+                let raw = format_ident!("{}_{}_joined", rid, i + 1);
+                let raw_ty = self.vars_ty(rule, &raw_vars);
+                let raw_ids: Vec<Ident> = raw_vars.iter().map(|&v| self.var_ident(rule, v)).collect();
+                let conds: Vec<TokenStream> = step.after.iter().map(|&c| self.comparison(rule, c)).collect();
+                let kept = Self::filtered(&conds, value);
+                let raw_cols = raw_vars.iter().map(|&v| self.ty(rule.vars[v].1));
+                let _ = raw_ty;
+                setup.extend(quote! {
+                    let #raw = iteration.variable::<(::clir::CaseId, #(#raw_cols,)*)>(stringify!(#raw));
+                });
+                body.extend(quote! {
+                    #raw.from_join(&#acc_id, &#view, #join_pat (case, #(#raw_ids,)*));
+                    ::clir::rt::filter_map_into(&#raw, &#target, |&(case, #(#raw_ids,)*)| #kept);
+                });
+            }
+            acc = Some(target);
+            acc_vars = step.carry.clone();
+        }
+        (quote! { #comment #setup }, body)
+    }
+
+    fn module(&mut self) -> TokenStream {
+        let p = self.p;
+        let header = format!(
+            "Generated by clir from {} {} ({}). Do not edit: regenerate with `clir compile`.",
+            p.name, p.version, self.seal
+        );
+        let types = self.types_and_constants();
+        let schema = self.schema();
+        let evaluate = self.evaluate_fn();
+        let api = self.typed_api();
+        quote! {
+            #![doc = #header]
+            #![allow(unused_variables, unused_mut, clippy::all)]
+            #types
+            #schema
+            #api
+            #evaluate
+        }
+    }
+
+    fn types_and_constants(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, t) in self.p.types.iter().enumerate() {
+            let id = ident(&self.type_ident[i]);
+            let doc = format!("Entity type `{}`: {}", t.name, t.label);
+            let consts = self.p.constants.iter().enumerate().filter(|(_, c)| c.ty == i).map(|(ci, c)| {
+                let k = ident(&self.const_ident[ci]);
+                let idx = Literal::u32_unsuffixed(ci as u32);
+                let doc = format!("The constant `{}`.", c.name);
+                quote! { #[doc = #doc] pub const #k: #id = #id(::clir::Sym(#idx)); }
+            });
+            out.extend(quote! {
+                ::clir::entity_type!(#[doc = #doc] #id);
+                impl #id { #(#consts)* }
+            });
+        }
+        out
+    }
+
+    fn schema(&self) -> TokenStream {
+        let p = self.p;
+        let rels = p.relations.iter().map(|r| {
+            let name = lit_str(&r.name);
+            let kind = match r.kind {
+                RelationKind::Empirical => quote!(Empirical),
+                RelationKind::Judgment => quote!(Judgment),
+                RelationKind::Institutional => quote!(Institutional),
+            };
+            let params = r.params.iter().map(|(n, t)| {
+                let n = lit_str(n);
+                let tn = lit_str(p.type_name(*t));
+                let int = *t == Ty::Integer;
+                quote!(::clir::ParamInfo { name: #n, ty: #tn, integer: #int })
+            });
+            let cap = match &r.capability {
+                Some(c) => {
+                    let c = lit_str(c);
+                    quote!(Some(#c))
+                }
+                None => quote!(None),
+            };
+            quote!(::clir::RelationInfo { name: #name, kind: ::clir::RelationKind::#kind, params: &[#(#params),*], capability: #cap })
+        });
+        let consts = p.constants.iter().map(|c| {
+            let n = lit_str(&c.name);
+            let t = lit_str(&p.types[c.ty].name);
+            quote!(::clir::ConstantInfo { name: #n, ty: #t })
+        });
+        let rules = p.rules.iter().map(|r| {
+            let id = lit_str(&r.id);
+            let label = lit_str(&r.label);
+            let strength = lit_str(match r.strength {
+                Strength::Strict => "strict",
+                Strength::Defeasible => "defeasible",
+                Strength::Defeater => "defeater",
+            });
+            let anchors = r.anchors.iter().map(|&f| {
+                let fid = lit_str(&p.fragments[f].id);
+                let loc = lit_str(&p.fragments[f].locator);
+                quote!(::clir::AnchorInfo { id: #fid, locator: #loc })
+            });
+            quote!(::clir::RuleInfo { id: #id, label: #label, strength: #strength, anchors: &[#(#anchors),*] })
+        });
+        let name = lit_str(&p.name);
+        let version = lit_str(&p.version);
+        let seal = lit_str(&self.seal);
+        quote! {
+            /// What this package declares: relations, constants and rules.
+            pub static SCHEMA: ::clir::Schema = ::clir::Schema {
+                package: #name,
+                version: #version,
+                seal: #seal,
+                relations: &[#(#rels),*],
+                constants: &[#(#consts),*],
+                rules: &[#(#rules),*],
+            };
+
+            /// The package, for the runtime's batch and JSONL paths.
+            pub struct Package;
+
+            impl ::clir::Package for Package {
+                fn schema(&self) -> &'static ::clir::Schema {
+                    &SCHEMA
+                }
+                fn evaluate(&self, batch: &::clir::Batch) -> ::clir::Output {
+                    evaluate(batch)
+                }
+            }
+        }
+    }
+
+    fn evaluate_fn(&mut self) -> TokenStream {
+        let p = self.p;
+        let mut body = TokenStream::new();
+        body.extend(quote! {
+            let cases: ::clir::rt::Relation<(::clir::CaseId,)> =
+                (0..batch.cases).map(|c| (::clir::CaseId(c),)).collect();
+        });
+        // Input facts.
+        for (ri, r) in p.relations.iter().enumerate() {
+            if r.kind == RelationKind::Institutional {
+                continue;
+            }
+            let ty = self.tuple_ty(ri);
+            let arity = r.params.len();
+            let stride = Literal::usize_unsuffixed(arity + 1);
+            let cols = r.params.iter().enumerate().map(|(j, (_, t))| {
+                let ix = Literal::usize_unsuffixed(j + 1);
+                let t = self.ty(*t);
+                quote!(<#t as ::clir::Column>::from_flat(row[#ix]))
+            });
+            let cols: Vec<TokenStream> = cols.collect();
+            for neg in [false, true] {
+                let name = self.input_name(ri, neg);
+                let slot = Literal::usize_unsuffixed(ri * 2 + neg as usize);
+                body.extend(quote! {
+                    let #name: ::clir::rt::Relation<#ty> = batch.facts[#slot]
+                        .chunks_exact(#stride)
+                        .map(|row| (::clir::CaseId(row[0] as u32), #(#cols,)*))
+                        .collect();
+                });
+            }
+        }
+        for si in 0..self.s.strata.len() {
+            let block = self.stratum(si);
+            body.extend(block);
+        }
+        // Output.
+        let mut out = TokenStream::new();
+        for (ri, r) in p.relations.iter().enumerate() {
+            let stride_cols: Vec<TokenStream> = r
+                .params
+                .iter()
+                .enumerate()
+                .map(|(j, _)| {
+                    let ix = syn::Index::from(j + 1);
+                    quote!(::clir::Column::to_flat(t.#ix))
+                })
+                .collect();
+            let flatten = |name: &Ident| {
+                let cols = stride_cols.clone();
+                quote! {
+                    ::clir::flatten(#name.iter(), |out, t| { out.push(t.0 .0 as i64); #(out.push(#cols);)* })
+                }
+            };
+            if r.kind == RelationKind::Institutional {
+                for neg in [false, true] {
+                    let slot = Literal::usize_unsuffixed(ri * 2 + neg as usize);
+                    let d = flatten(&self.layer_name(ri, neg, Layer::Concluded));
+                    let dd = flatten(&self.layer_name(ri, neg, Layer::Definite));
+                    out.extend(quote! {
+                        out.concluded[#slot] = #d;
+                        out.definite[#slot] = #dd;
+                    });
+                }
+            }
+            let pos = self.layer_name(ri, false, Layer::Definite);
+            let neg = self.layer_name(ri, true, Layer::Definite);
+            let both = format_ident!("{}_contradicted", self.rel_ident[ri]);
+            let flat = flatten(&both);
+            let slot = Literal::usize_unsuffixed(ri);
+            out.extend(quote! {
+                let #both = ::clir::rt::intersection(&#pos, &#neg);
+                out.contradictions[#slot] = #flat;
+            });
+        }
+        let nrel = Literal::usize_unsuffixed(p.relations.len());
+        quote! {
+            /// Rules a batch of cases: every stratum's fixpoints, in order, over all cases at once.
+            pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
+                #body
+                let mut out = ::clir::Output {
+                    concluded: vec![Vec::new(); #nrel * 2],
+                    definite: vec![Vec::new(); #nrel * 2],
+                    contradictions: vec![Vec::new(); #nrel],
+                };
+                #out
+                out
+            }
+        }
+    }
+
+    fn empty(&self, rel: usize) -> TokenStream {
+        let ty = self.tuple_ty(rel);
+        quote!(::clir::rt::Relation::<#ty>::from_vec(Vec::new()))
+    }
+
+    fn stratum(&mut self, si: usize) -> TokenStream {
+        let st = self.s.strata[si].clone();
+        let p = self.p;
+        let mut out = TokenStream::new();
+        let rel_names: Vec<&str> = st.rels.iter().map(|&r| p.relations[r].name.as_str()).collect();
+        let how = if st.collapsed {
+            "+D = +S = +d"
+        } else if st.contested {
+            "contested: +D, then applicability of each rule and team defeat"
+        } else {
+            "+D, then the joint +S/+d fixpoint"
+        };
+        if st.rules.is_empty() && st.closures.is_empty() {
+            // Input facts only: their +D is the input, and +S and +d coincide with it.
+            for &rel in &st.rels {
+                for neg in [false, true] {
+                    let name = self.layer_name(rel, neg, Layer::Definite);
+                    let init = if self.s.rels[rel].input {
+                        let i = self.input_name(rel, neg);
+                        quote!(#i)
+                    } else {
+                        self.empty(rel)
+                    };
+                    out.extend(quote! { let #name = #init; });
+                }
+            }
+            return out;
+        }
+        let c = self.comment(format!(
+            "Stratum {si}: {}{} ({how})",
+            rel_names.join(", "),
+            if st.recursive { ", recursive" } else { "" }
+        ));
+        out.extend(c);
+        // +D
+        let strict: Vec<usize> = st.rules.iter().copied().filter(|&r| p.rules[r].strength == Strength::Strict).collect();
+        let mut d_names = Vec::new();
+        for &rel in &st.rels {
+            for neg in [false, true] {
+                d_names.push((rel, neg, self.layer_name(rel, neg, Layer::Definite)));
+            }
+        }
+        if strict.is_empty() {
+            for (rel, neg, name) in &d_names {
+                let init = if self.s.rels[*rel].input {
+                    let i = self.input_name(*rel, *neg);
+                    quote!(#i)
+                } else {
+                    self.empty(*rel)
+                };
+                out.extend(quote! { let #name = #init; });
+            }
+        } else {
+            let mut setup = TokenStream::new();
+            let mut body = TokenStream::new();
+            for (rel, neg, name) in &d_names {
+                let ty = self.tuple_ty(*rel);
+                setup.extend(quote! { let #name = iteration.variable::<#ty>(stringify!(#name)); });
+                if self.s.rels[*rel].input {
+                    let i = self.input_name(*rel, *neg);
+                    setup.extend(quote! { #name.insert(#i.clone()); });
+                }
+            }
+            for &ri in &strict {
+                let target = self.layer_name(p.rules[ri].head.rel, p.rules[ri].head.negative, Layer::Definite);
+                let (s, b) = self.rule_block(ri, Mode::Definite, si, &target);
+                setup.extend(s);
+                body.extend(b);
+            }
+            let names: Vec<&Ident> = d_names.iter().map(|x| &x.2).collect();
+            out.extend(quote! {
+                let (#(#names,)*) = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    #setup
+                    while iteration.changed() {
+                        #body
+                    }
+                    (#(#names.complete(),)*)
+                };
+            });
+        }
+        if !st.collapsed {
+            if st.contested {
+                out.extend(self.contested(si));
+            } else {
+                out.extend(self.supported_concluded(si));
+            }
+        }
+        for &ci in &st.closures {
+            out.extend(self.closure(ci));
+        }
+        out
+    }
+
+    /// The joint +S/+d fixpoint of an uncontested stratum.
+    fn supported_concluded(&mut self, si: usize) -> TokenStream {
+        let st = self.s.strata[si].clone();
+        let p = self.p;
+        let mut setup = TokenStream::new();
+        let mut body = TokenStream::new();
+        let mut finals: Vec<Ident> = Vec::new();
+        for &rel in &st.rels {
+            for neg in [false, true] {
+                let ty = self.tuple_ty(rel);
+                let d = self.layer_name(rel, neg, Layer::Definite);
+                for layer in [Layer::Concluded, Layer::Supported] {
+                    let name = self.layer_name(rel, neg, layer);
+                    if finals.contains(&name) {
+                        continue;
+                    }
+                    setup.extend(quote! {
+                        let #name = iteration.variable::<#ty>(stringify!(#name));
+                        #name.insert(#d.clone());
+                    });
+                    finals.push(name);
+                }
+            }
+        }
+        for &ri in &st.rules {
+            let rule = &p.rules[ri];
+            let (rel, neg) = (rule.head.rel, rule.head.negative);
+            let d = self.layer_name(rel, neg, Layer::Concluded);
+            let s = self.layer_name(rel, neg, Layer::Supported);
+            if d == s {
+                let (a, b) = self.rule_block(ri, Mode::Applicable, si, &d);
+                setup.extend(a);
+                body.extend(b);
+            } else {
+                // +d unless the complement is definite; +S regardless.
+                let app = format_ident!("{}_applies", self.rule_ident[ri]);
+                let ty = self.tuple_ty(rel);
+                let not_definite = self.layer_name(rel, !neg, Layer::Definite);
+                setup.extend(quote! { let #app = iteration.variable::<#ty>(stringify!(#app)); });
+                let (a, b) = self.rule_block(ri, Mode::Applicable, si, &app);
+                setup.extend(a);
+                body.extend(b);
+                body.extend(quote! {
+                    #s.from_map(&#app, |t| *t);
+                    ::clir::rt::filter_map_into(&#app, &#d, |t| #not_definite.binary_search(t).is_err().then_some(*t));
+                });
+            }
+        }
+        quote! {
+            let (#(#finals,)*) = {
+                let mut iteration = ::clir::rt::Iteration::new();
+                #setup
+                while iteration.changed() {
+                    #body
+                }
+                (#(#finals.complete(),)*)
+            };
+        }
+    }
+
+    /// A contested relation: each rule's applicability over lower strata, then team defeat.
+    fn contested(&mut self, si: usize) -> TokenStream {
+        let st = self.s.strata[si].clone();
+        let p = self.p;
+        let rel = st.rels[0];
+        let mut setup = TokenStream::new();
+        let mut body = TokenStream::new();
+        let mut apps: Vec<Ident> = Vec::new();
+        let ty = self.tuple_ty(rel);
+        for &ri in &st.rules {
+            let app = format_ident!("{}_applies", self.rule_ident[ri]);
+            setup.extend(quote! { let #app = iteration.variable::<#ty>(stringify!(#app)); });
+            let (a, b) = self.rule_block(ri, Mode::Applicable, si, &app);
+            setup.extend(a);
+            body.extend(b);
+            apps.push(app);
+        }
+        let mut out = quote! {
+            let (#(#apps,)*) = {
+                let mut iteration = ::clir::rt::Iteration::new();
+                #setup
+                while iteration.changed() {
+                    #body
+                }
+                (#(#apps.complete(),)*)
+            };
+        };
+        let app_of = |ri: usize| apps[st.rules.iter().position(|&x| x == ri).expect("rule of stratum")].clone();
+        for neg in [false, true] {
+            let concl = |r: &RRule| r.head.negative == neg && r.strength != Strength::Defeater;
+            let supporters: Vec<usize> = st.rules.iter().copied().filter(|&r| concl(&p.rules[r])).collect();
+            let attackers: Vec<usize> = st.rules.iter().copied().filter(|&r| p.rules[r].head.negative != neg).collect();
+            let d = self.layer_name(rel, neg, Layer::Definite);
+            let not_d = self.layer_name(rel, !neg, Layer::Definite);
+            let s = self.layer_name(rel, neg, Layer::Supported);
+            let c = self.layer_name(rel, neg, Layer::Concluded);
+            let sup_apps: Vec<Ident> = supporters.iter().map(|&r| app_of(r)).collect();
+            let mut attacks = Vec::new();
+            let mut comments = TokenStream::new();
+            for &a in &attackers {
+                let beaters: Vec<usize> = supporters
+                    .iter()
+                    .copied()
+                    .filter(|&t| p.superiority.iter().any(|x| x.higher == t && x.lower == a))
+                    .collect();
+                let a_app = app_of(a);
+                let text = format!(
+                    "{} attacks {}{}: {}",
+                    p.rules[a].id,
+                    if neg { "~" } else { "" },
+                    p.relations[rel].name,
+                    if beaters.is_empty() {
+                        "no rule ranks above it".to_string()
+                    } else {
+                        format!(
+                            "beaten where {} applies",
+                            beaters.iter().map(|&t| p.rules[t].id.as_str()).collect::<Vec<_>>().join(" or ")
+                        )
+                    }
+                );
+                comments.extend(self.comment(text));
+                if beaters.is_empty() {
+                    attacks.push(quote!(#a_app.clone()));
+                } else {
+                    let b_apps = beaters.iter().map(|&t| app_of(t));
+                    attacks.push(quote!(::clir::rt::difference(&#a_app, &::clir::rt::union(&[#(&#b_apps),*]))));
+                }
+            }
+            let sign = if neg { "~" } else { "" };
+            let head = self.comment(format!(
+                "{sign}{}: concluded when definite, or when a rule for it applies, {sign}{} is not the complement of a definite fact, and every applicable attack is beaten (team defeat)",
+                p.relations[rel].name, p.relations[rel].name
+            ));
+            let candidates = format_ident!("{}_candidates", c);
+            let unbeaten = format_ident!("{}_unbeaten_attacks", c);
+            let candidates_init = if sup_apps.is_empty() {
+                self.empty(rel)
+            } else {
+                quote!(::clir::rt::union(&[#(&#sup_apps),*]))
+            };
+            let unbeaten_init = if attacks.is_empty() {
+                self.empty(rel)
+            } else {
+                quote!(::clir::rt::union(&[#(&#attacks),*]))
+            };
+            let s_stmt = if s == c {
+                TokenStream::new()
+            } else {
+                quote! { let #s = ::clir::rt::union(&[&#d, &#candidates]); }
+            };
+            out.extend(quote! {
+                #head
+                let #candidates = #candidates_init;
+                #comments
+                let #unbeaten = #unbeaten_init;
+                #s_stmt
+                let #c = ::clir::rt::union(&[
+                    &#d,
+                    &::clir::rt::difference(&::clir::rt::difference(&#candidates, &#not_d), &#unbeaten),
+                ]);
+            });
+        }
+        out
+    }
+
+    fn closure(&mut self, ci: usize) -> TokenStream {
+        let p = self.p;
+        let c = &p.closures[ci];
+        let comment = self.comment(format!(
+            "Closure {} ({}): ~{} for every concluded {} that {} does not even support{}",
+            c.id,
+            c.label,
+            p.relations[c.rel].name,
+            p.relations[c.domain].name,
+            p.relations[c.rel].name,
+            c.snapshot.as_deref().map(|s| format!("; snapshot {s}")).unwrap_or_default()
+        ));
+        let dom = self.layer_name(c.domain, false, Layer::Concluded);
+        let sup = self.layer_name(c.rel, false, Layer::Supported);
+        let closed = format_ident!("{}_closed", self.rel_ident[c.rel]);
+        let mut stmts = quote! {
+            #comment
+            let #closed = ::clir::rt::difference(&#dom, &#sup);
+        };
+        let mut done: Vec<Ident> = Vec::new();
+        for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
+            let name = self.layer_name(c.rel, true, layer);
+            if done.contains(&name) {
+                continue;
+            }
+            stmts.extend(quote! { let #name = ::clir::rt::union(&[&#name, &#closed]); });
+            done.push(name);
+        }
+        stmts
+    }
+
+    fn typed_api(&self) -> TokenStream {
+        let p = self.p;
+        let mut methods = TokenStream::new();
+        let mut grants = TokenStream::new();
+        let mut grant_types: Vec<(String, Ident)> = Vec::new();
+        for (ri, r) in p.relations.iter().enumerate() {
+            if r.kind == RelationKind::Institutional {
+                continue;
+            }
+            let grant = if let Some(cap) = &r.capability {
+                let g = match grant_types.iter().find(|(c, _)| c == cap) {
+                    Some((_, g)) => g.clone(),
+                    None => {
+                        let g = format_ident!("{}Grant", names::camel(cap));
+                        let doc = format!(
+                            "The grant of capability `{cap}`: holding one is what allows judgment facts of that authority to be given."
+                        );
+                        let capl = lit_str(cap);
+                        grants.extend(quote! {
+                            #[doc = #doc]
+                            #[derive(Debug, Clone, Copy)]
+                            pub struct #g { _granted: () }
+                            impl #g {
+                                /// The capability this grant stands for.
+                                pub const CAPABILITY: &'static str = #capl;
+                                /// Grants the capability: call only on the authority's behalf.
+                                pub fn grant() -> Self { #g { _granted: () } }
+                            }
+                        });
+                        grant_types.push((cap.clone(), g.clone()));
+                        g
+                    }
+                };
+                Some(g)
+            } else {
+                None
+            };
+            let params: Vec<Ident> = r.params.iter().map(|(n, _)| ident(&names::snake(n))).collect();
+            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
+            let ix = Literal::usize_unsuffixed(ri);
+            for neg in [false, true] {
+                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.rel_ident[ri]);
+                let doc = format!(
+                    "Adds the fact `{}{}({})`{}.",
+                    if neg { "~" } else { "" },
+                    r.name,
+                    r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect::<Vec<_>>().join(", "),
+                    if r.label.is_empty() { String::new() } else { format!(": {}", r.label) }
+                );
+                let grant_arg = grant.as_ref().map(|g| quote!(_grant: &#g,));
+                methods.extend(quote! {
+                    #[doc = #doc]
+                    pub fn #m(&mut self, #grant_arg #(#params: #tys),*) -> &mut Self {
+                        self.batch.push(self.case, #ix, #neg, &[#(::clir::Column::to_flat(#params)),*]);
+                        self
+                    }
+                });
+            }
+        }
+        let mut entity_ctors = TokenStream::new();
+        for (ti, t) in p.types.iter().enumerate() {
+            let ty = ident(&self.type_ident[ti]);
+            let m = ident(&names::snake(&t.name));
+            let doc = format!("The `{}` entity named `name` (a constant of that name when one is declared).", t.name);
+            entity_ctors.extend(quote! {
+                #[doc = #doc]
+                pub fn #m(&mut self, name: &str) -> #ty { #ty(self.batch.entity(name)) }
+            });
+        }
+        let mut accessors = TokenStream::new();
+        for (ri, r) in p.relations.iter().enumerate() {
+            if r.kind != RelationKind::Institutional {
+                continue;
+            }
+            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
+            let arity = Literal::usize_unsuffixed(r.params.len());
+            for neg in [false, true] {
+                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.rel_ident[ri]);
+                let slot = Literal::usize_unsuffixed(ri * 2 + neg as usize);
+                let doc = format!("What was concluded of `{}{}`.", if neg { "~" } else { "" }, r.name);
+                accessors.extend(quote! {
+                    #[doc = #doc]
+                    pub fn #m(&self) -> ::clir::Conclusions<(#(#tys,)*)> {
+                        ::clir::Conclusions {
+                            concluded: ::clir::case_rows(&self.output.concluded[#slot], #arity, self.case),
+                            definite: ::clir::case_rows(&self.output.definite[#slot], #arity, self.case),
+                        }
+                    }
+                });
+            }
+        }
+        quote! {
+            #grants
+
+            /// A batch of cases to rule together; entity names are local to their case.
+            #[derive(Debug, Clone)]
+            pub struct Cases {
+                batch: ::clir::Batch,
+            }
+
+            impl Default for Cases {
+                fn default() -> Self { Self::new() }
+            }
+
+            impl Cases {
+                /// An empty batch.
+                pub fn new() -> Self {
+                    Cases { batch: ::clir::Batch::new(&SCHEMA) }
+                }
+                /// Starts a new case; its facts are added through the returned builder.
+                pub fn case(&mut self) -> Case<'_> {
+                    let case = self.batch.add_case();
+                    Case { batch: &mut self.batch, case }
+                }
+                /// Rules every case of the batch.
+                pub fn evaluate(&self) -> Rulings {
+                    Rulings { output: ::std::sync::Arc::new(evaluate(&self.batch)), cases: self.batch.cases }
+                }
+            }
+
+            /// The facts of one case.
+            #[derive(Debug)]
+            pub struct Case<'a> {
+                batch: &'a mut ::clir::Batch,
+                case: ::clir::CaseId,
+            }
+
+            impl Case<'_> {
+                /// This case's id within its batch.
+                pub fn id(&self) -> ::clir::CaseId { self.case }
+                #entity_ctors
+                #methods
+            }
+
+            /// The rulings of a batch.
+            #[derive(Debug, Clone)]
+            pub struct Rulings {
+                output: ::std::sync::Arc<::clir::Output>,
+                cases: u32,
+            }
+
+            impl Rulings {
+                /// The ruling of case `case`.
+                pub fn case(&self, case: ::clir::CaseId) -> Ruling {
+                    Ruling { output: self.output.clone(), case }
+                }
+                /// Number of cases.
+                pub fn len(&self) -> usize { self.cases as usize }
+                /// Whether the batch was empty.
+                pub fn is_empty(&self) -> bool { self.cases == 0 }
+            }
+
+            /// The ruling of one case: per institutional relation and sign, what is concluded and
+            /// what of it is definite.
+            #[derive(Debug, Clone)]
+            pub struct Ruling {
+                output: ::std::sync::Arc<::clir::Output>,
+                case: ::clir::CaseId,
+            }
+
+            impl Ruling {
+                #accessors
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! Batches of cases in the flat form generated code evaluates, and their results.
+
+use crate::schema::Schema;
+use crate::value::{CaseId, Interner, Row, Sym};
+
+/// Index of the flat rows of relation `rel` with sign `negative`.
+pub fn slot(rel: usize, negative: bool) -> usize {
+    rel * 2 + negative as usize
+}
+
+/// The facts of a batch of cases: per relation and sign, rows `[case, arg..]` flattened.
+#[derive(Debug, Clone)]
+pub struct Batch {
+    /// Names of the batch's entities (constants first).
+    pub interner: Interner,
+    /// Number of cases.
+    pub cases: u32,
+    /// `facts[slot(rel, neg)]`: rows of `1 + arity` values.
+    pub facts: Vec<Vec<i64>>,
+}
+
+impl Batch {
+    /// An empty batch for a package.
+    pub fn new(schema: &Schema) -> Self {
+        Batch {
+            interner: Interner::with_constants(&schema.constant_names()),
+            cases: 0,
+            facts: vec![Vec::new(); schema.relations.len() * 2],
+        }
+    }
+
+    /// Starts a new case and returns its id.
+    pub fn add_case(&mut self) -> CaseId {
+        self.cases += 1;
+        CaseId(self.cases - 1)
+    }
+
+    /// Adds a fact of relation `rel` to `case`; `args` are flat column values.
+    pub fn push(&mut self, case: CaseId, rel: usize, negative: bool, args: &[i64]) {
+        let rows = &mut self.facts[slot(rel, negative)];
+        rows.push(case.0 as i64);
+        rows.extend_from_slice(args);
+    }
+
+    /// The id of entity `name`.
+    pub fn entity(&mut self, name: &str) -> Sym {
+        self.interner.intern(name)
+    }
+
+    /// Rows of a relation and sign, typed, with their case.
+    pub fn rows(&self, rel: usize, negative: bool, arity: usize) -> impl Iterator<Item = (CaseId, &[i64])> + '_ {
+        self.facts[slot(rel, negative)]
+            .chunks_exact(arity + 1)
+            .map(|r| (CaseId(r[0] as u32), &r[1..]))
+    }
+}
+
+/// What a batch concluded, in flat rows `[case, arg..]` sorted by case.
+#[derive(Debug, Clone, Default)]
+pub struct Output {
+    /// `+d` tuples per `slot(rel, neg)` (institutional relations).
+    pub concluded: Vec<Vec<i64>>,
+    /// `+D` tuples per `slot(rel, neg)` (institutional relations).
+    pub definite: Vec<Vec<i64>>,
+    /// Per relation: tuples whose both signs are `+D`.
+    pub contradictions: Vec<Vec<i64>>,
+}
+
+/// Flattens relation tuples `(case, cols..)` into rows.
+pub fn flatten<I, F>(tuples: I, mut row: F) -> Vec<i64>
+where
+    I: IntoIterator,
+    F: FnMut(&mut Vec<i64>, I::Item),
+{
+    let mut out = Vec::new();
+    for t in tuples {
+        row(&mut out, t);
+    }
+    out
+}
+
+/// The conclusions of one relation and sign for one case, typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conclusions<T> {
+    /// Concluded (`+d`).
+    pub concluded: Vec<T>,
+    /// Definite (`+D`), a subset of `concluded`.
+    pub definite: Vec<T>,
+}
+
+impl<T: PartialEq> Conclusions<T> {
+    /// Whether `t` is concluded.
+    pub fn is_concluded(&self, t: &T) -> bool {
+        self.concluded.contains(t)
+    }
+
+    /// Whether `t` is definite.
+    pub fn is_definite(&self, t: &T) -> bool {
+        self.definite.contains(t)
+    }
+}
+
+/// Rows of `case` in flat `rows` of stride `1 + arity`, decoded.
+pub fn case_rows<T: Row>(rows: &[i64], arity: usize, case: CaseId) -> Vec<T> {
+    rows.chunks_exact(arity + 1)
+        .filter(|r| r[0] == case.0 as i64)
+        .map(|r| T::from_row(&r[1..]))
+        .collect()
+}

@@ -1,0 +1,87 @@
+//! The few operations generated datafrog code needs beyond datafrog itself.
+
+pub use datafrog::{Iteration, Relation, Variable};
+
+/// Adds to `output` the tuples of `input`'s recent batch that `logic` keeps, as `logic` maps them.
+///
+/// This is datafrog's `from_map` with a filter: generated code uses it to key a literal for its
+/// join, and to apply constant arguments, repeated variables and comparisons in the same pass.
+pub fn filter_map_into<T1: Ord, T2: Ord>(
+    input: &Variable<T1>,
+    output: &Variable<T2>,
+    logic: impl FnMut(&T1) -> Option<T2>,
+) {
+    let results: Vec<T2> = input.recent.borrow().iter().filter_map(logic).collect();
+    output.insert(Relation::from_vec(results));
+}
+
+/// The tuples of `a` that are not in `b` (both sorted): a full-tuple antijoin on two relations.
+///
+/// `datafrog::Relation::from_antijoin` returns wrong results in 2.0.1 (rust-lang/datafrog#39),
+/// so generated code calls this instead.
+pub fn difference<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>) -> Relation<T> {
+    let mut rest = &b.elements[..];
+    let mut out = Vec::new();
+    for t in a.elements.iter() {
+        while let Some(first) = rest.first() {
+            if first < t {
+                rest = &rest[1..];
+            } else {
+                break;
+            }
+        }
+        if rest.first() != Some(t) {
+            out.push(t.clone());
+        }
+    }
+    Relation::from_vec(out)
+}
+
+/// The tuples in both `a` and `b`.
+pub fn intersection<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>) -> Relation<T> {
+    let mut rest = &b.elements[..];
+    let mut out = Vec::new();
+    for t in a.elements.iter() {
+        while let Some(first) = rest.first() {
+            if first < t {
+                rest = &rest[1..];
+            } else {
+                break;
+            }
+        }
+        if rest.first() == Some(t) {
+            out.push(t.clone());
+        }
+    }
+    Relation::from_vec(out)
+}
+
+/// The union of several relations.
+pub fn union<T: Ord + Clone>(parts: &[&Relation<T>]) -> Relation<T> {
+    let mut all: Vec<T> = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        all.extend(p.elements.iter().cloned());
+    }
+    Relation::from_vec(all)
+}
+
+/// Runs `iteration` to its fixpoint.
+pub fn fixpoint(iteration: &mut Iteration, mut round: impl FnMut()) {
+    while iteration.changed() {
+        round();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn difference_and_intersection_on_sorted_relations() {
+        let a = Relation::from_vec(vec![1, 2, 3, 5, 8]);
+        let b = Relation::from_vec(vec![0, 2, 5, 9]);
+        assert_eq!(difference(&a, &b).elements, vec![1, 3, 8]);
+        assert_eq!(intersection(&a, &b).elements, vec![2, 5]);
+        assert_eq!(union(&[&a, &b]).elements, vec![0, 1, 2, 3, 5, 8, 9]);
+    }
+}

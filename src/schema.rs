@@ -1,0 +1,96 @@
+//! What a compiled package declares, as static data the runtime reads and writes cases with.
+
+/// How facts of a relation come to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelationKind {
+    /// Given as input facts.
+    Empirical,
+    /// Given as input facts only under its capability.
+    Judgment,
+    /// Derived by rules only.
+    Institutional,
+}
+
+/// One parameter of a relation.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamInfo {
+    /// Parameter name.
+    pub name: &'static str,
+    /// Short type name (`Game`, `Integer`).
+    pub ty: &'static str,
+    /// Whether the column holds Integers (otherwise entities).
+    pub integer: bool,
+}
+
+/// A declared relation.
+#[derive(Clone, Copy, Debug)]
+pub struct RelationInfo {
+    /// The relation's name as in the package.
+    pub name: &'static str,
+    /// Empirical, judgment or institutional.
+    pub kind: RelationKind,
+    /// Parameters in order.
+    pub params: &'static [ParamInfo],
+    /// The capability a judgment relation's input needs (`judgment:X`).
+    pub capability: Option<&'static str>,
+}
+
+/// A named entity constant.
+#[derive(Clone, Copy, Debug)]
+pub struct ConstantInfo {
+    /// Its name (how cases write it).
+    pub name: &'static str,
+    /// Short type name.
+    pub ty: &'static str,
+}
+
+/// An anchor of a rule: the article it rests on.
+#[derive(Clone, Copy, Debug)]
+pub struct AnchorInfo {
+    /// Fragment id.
+    pub id: &'static str,
+    /// Fragment locator (`article/9`).
+    pub locator: &'static str,
+}
+
+/// A rule, for explanations.
+#[derive(Clone, Copy, Debug)]
+pub struct RuleInfo {
+    /// Rule id.
+    pub id: &'static str,
+    /// Its label.
+    pub label: &'static str,
+    /// `strict`, `defeasible` or `defeater`.
+    pub strength: &'static str,
+    /// Its anchors.
+    pub anchors: &'static [AnchorInfo],
+}
+
+/// Everything the runtime needs to know of a compiled package.
+#[derive(Clone, Copy, Debug)]
+pub struct Schema {
+    /// Package name (`law.toml` key).
+    pub package: &'static str,
+    /// Package version.
+    pub version: &'static str,
+    /// Seal of the compiled blob.
+    pub seal: &'static str,
+    /// Relations, in declaration order; their index is the relation number of flat rows.
+    pub relations: &'static [RelationInfo],
+    /// Constants, in declaration order; constant `i` is interned as `Sym(i)`.
+    pub constants: &'static [ConstantInfo],
+    /// Rules, in declaration order.
+    pub rules: &'static [RuleInfo],
+}
+
+impl Schema {
+    /// Index of the relation called `name`.
+    pub fn relation(&self, name: &str) -> Option<usize> {
+        self.relations.iter().position(|r| r.name == name)
+    }
+
+    /// The constant names, in interning order.
+    pub fn constant_names(&self) -> Vec<&'static str> {
+        self.constants.iter().map(|c| c.name).collect()
+    }
+}
