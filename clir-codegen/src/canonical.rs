@@ -13,20 +13,7 @@ pub fn canonical_bytes(v: &Value) -> Vec<u8> {
 
 fn write_value(v: &Value, out: &mut Vec<u8>) {
     match v {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
-            out.push(b'{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_string(k, out);
-                out.push(b':');
-                write_value(&map[k.as_str()], out);
-            }
-            out.push(b'}');
-        }
+        Value::Object(map) => write_object(map, None, out),
         Value::Array(items) => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
@@ -41,6 +28,23 @@ fn write_value(v: &Value, out: &mut Vec<u8>) {
         // serde_json writes null, booleans and integers exactly as JCS does.
         other => out.extend_from_slice(other.to_string().as_bytes()),
     }
+}
+
+/// Writes an object with its keys sorted, leaving out the key `skip`.
+fn write_object(map: &serde_json::Map<String, Value>, skip: Option<&str>, out: &mut Vec<u8>) {
+    let mut entries: Vec<(&String, &Value)> =
+        map.iter().filter(|(k, _)| Some(k.as_str()) != skip).collect();
+    entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+    out.push(b'{');
+    for (i, (k, v)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_string(k, out);
+        out.push(b':');
+        write_value(v, out);
+    }
+    out.push(b'}');
 }
 
 fn write_string(s: &str, out: &mut Vec<u8>) {
@@ -68,9 +72,9 @@ pub fn seal(file_bytes: &[u8]) -> String {
 pub fn node_content_hash(node: &Value) -> String {
     match node {
         Value::Object(map) => {
-            let mut m = map.clone();
-            m.remove("contentHash");
-            sha256_hex(&canonical_bytes(&Value::Object(m)))
+            let mut out = Vec::with_capacity(1024);
+            write_object(map, Some("contentHash"), &mut out);
+            sha256_hex(&out)
         }
         other => sha256_hex(&canonical_bytes(other)),
     }

@@ -1,0 +1,452 @@
+//! `law.toml` (the packages a build compiles in) and `law.lock` (their pins), as CONTRACT.md
+//! fixes them, and the verification of every listed package against its pin.
+//!
+//! ```toml
+//! # law.toml
+//! [dependencies]
+//! "fide.laws.chess" = "0.1.0"
+//! # or, with inline pins (which must agree with law.lock) and an explicit blob path:
+//! # "fide.laws.chess" = { version = "0.1.0", seal = "sha256:...", semanticHash = "sha256:...", path = "..." }
+//! ```
+//!
+//! ```toml
+//! # law.lock
+//! [[package]]
+//! name = "fide.laws.chess"
+//! version = "0.1.0"
+//! seal = "sha256:..."
+//! semanticHash = "sha256:..."
+//! ```
+
+use crate::canonical;
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::Document;
+use crate::verify::{self, VerifyOptions};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The manifest's file name, in the project root.
+pub const MANIFEST: &str = "law.toml";
+/// The lock file's name, in the project root.
+pub const LOCKFILE: &str = "law.lock";
+
+const CHECK: &str = "project";
+
+/// A project: its root folder, the packages of `law.toml` and the pins of `law.lock`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project {
+    /// The folder of `law.toml`; relative paths resolve against it.
+    pub root: PathBuf,
+    /// The packages listed in `[dependencies]`, sorted by name.
+    pub packages: Vec<PackageSpec>,
+    /// The pins of `law.lock` (empty when there is no `law.lock`).
+    pub lock: Lock,
+}
+
+/// One package of `law.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageSpec {
+    /// Registry name, e.g. `fide.laws.chess`.
+    pub name: String,
+    /// The version asked for.
+    pub version: String,
+    /// The blob, relative to the project root: `sources/<name>-<version>.lawir.json` unless
+    /// `path` says otherwise.
+    pub path: PathBuf,
+    /// Inline seal pin, if written in `law.toml`.
+    pub seal: Option<String>,
+    /// Inline semanticHash pin, if written in `law.toml`.
+    pub semantic_hash: Option<String>,
+}
+
+/// The pins of `law.lock`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lock {
+    /// One pin per package, sorted by name when written.
+    pub packages: Vec<Pin>,
+}
+
+/// What a consumer pins for one package.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pin {
+    /// Registry name.
+    pub name: String,
+    /// Version.
+    pub version: String,
+    /// `sha256:` of the blob's bytes.
+    pub seal: String,
+    /// The document's top-level `semanticHash`.
+    #[serde(rename = "semanticHash")]
+    pub semantic_hash: String,
+}
+
+/// A package whose blob matched its pin and passed every check.
+#[derive(Debug, Clone)]
+pub struct VerifiedPackage {
+    /// What `law.toml` asked for.
+    pub spec: PackageSpec,
+    /// The pin it matched.
+    pub pin: Pin,
+    /// The parsed document.
+    pub document: Document,
+    /// The blob's bytes (canonical, sealed).
+    pub bytes: Vec<u8>,
+    /// Checks that only warned (e.g. a source text that is not available), as
+    /// `package NAME: check: ...` messages.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Project {
+    /// The blob of `spec`, resolved against the root.
+    pub fn blob_path(&self, spec: &PackageSpec) -> PathBuf {
+        self.root.join(&spec.path)
+    }
+
+    /// `root/law.toml`.
+    pub fn manifest_path(&self) -> PathBuf {
+        self.root.join(MANIFEST)
+    }
+
+    /// `root/law.lock`.
+    pub fn lock_path(&self) -> PathBuf {
+        self.root.join(LOCKFILE)
+    }
+
+    /// The package of `law.toml` named `name`.
+    pub fn package(&self, name: &str) -> Option<&PackageSpec> {
+        self.packages.iter().find(|p| p.name == name)
+    }
+}
+
+impl Lock {
+    /// Parses the text of a `law.lock`.
+    pub fn parse(text: &str) -> Result<Lock, Diagnostics> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct LockFile {
+            #[serde(default)]
+            package: Vec<Pin>,
+        }
+        let file: LockFile = toml::from_str(text).map_err(|e| toml_error(LOCKFILE, text, &e))?;
+        let mut errors = Vec::new();
+        for (i, pin) in file.package.iter().enumerate() {
+            let at = |field: &str| format!("{LOCKFILE}: package[{i}] ({}): {field}", pin.name);
+            if let Err(m) = check_name(&pin.name) {
+                errors.push(Diagnostic::new(CHECK, "", format!("{}: {m}", at("name"))));
+            }
+            if let Err(m) = check_version(&pin.version) {
+                errors.push(Diagnostic::new(CHECK, "", format!("{}: {m}", at("version"))));
+            }
+            for (field, value) in [("seal", &pin.seal), ("semanticHash", &pin.semantic_hash)] {
+                if let Err(m) = check_hash(value) {
+                    errors.push(Diagnostic::new(CHECK, "", format!("{}: {m}", at(field))));
+                }
+            }
+            if file.package[..i].iter().any(|p| p.name == pin.name) {
+                errors.push(Diagnostic::new(
+                    CHECK,
+                    "",
+                    format!("{LOCKFILE}: package {} is pinned more than once", pin.name),
+                ));
+            }
+        }
+        if errors.is_empty() {
+            Ok(Lock { packages: file.package })
+        } else {
+            Err(Diagnostics(errors))
+        }
+    }
+
+    /// The pin of package `name`.
+    pub fn pin(&self, name: &str) -> Option<&Pin> {
+        self.packages.iter().find(|p| p.name == name)
+    }
+
+    /// The text of `law.lock`: a header comment, then one `[[package]]` per pin, sorted by name.
+    pub fn to_toml(&self) -> String {
+        let mut pins: Vec<&Pin> = self.packages.iter().collect();
+        pins.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut out = String::from(
+            "# Written by `clir lock` after verifying each package; commit it.\n\
+             # A changed pin is only rewritten with `clir lock --update NAME`.\n",
+        );
+        for pin in pins {
+            out.push_str("\n[[package]]\n");
+            for (key, value) in [
+                ("name", &pin.name),
+                ("version", &pin.version),
+                ("seal", &pin.seal),
+                ("semanticHash", &pin.semantic_hash),
+            ] {
+                out.push_str(&format!("{key} = {}\n", toml::Value::String(value.clone())));
+            }
+        }
+        out
+    }
+}
+
+impl Pin {
+    /// The pin of a verified document and its bytes.
+    pub fn of(document: &Document, bytes: &[u8]) -> Pin {
+        Pin {
+            name: document.package.name.clone(),
+            version: document.package.version.clone(),
+            seal: canonical::seal(bytes),
+            semantic_hash: document.semantic_hash.clone(),
+        }
+    }
+}
+
+/// Reads `root/law.toml` and, when present, `root/law.lock`.
+pub fn load(root: &Path) -> Result<Project, Diagnostics> {
+    let manifest = root.join(MANIFEST);
+    let text = std::fs::read_to_string(&manifest).map_err(|e| {
+        Diagnostic::new(CHECK, "", format!("cannot read {}: {e}", manifest.display()))
+    })?;
+    let packages = parse_manifest(&text);
+    let lock_file = root.join(LOCKFILE);
+    let lock = match std::fs::read_to_string(&lock_file) {
+        Ok(text) => Lock::parse(&text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Lock::default()),
+        Err(e) => Err(Diagnostic::new(CHECK, "", format!("cannot read {}: {e}", lock_file.display())).into()),
+    };
+    match (packages, lock) {
+        (Ok(packages), Ok(lock)) => Ok(Project { root: root.to_path_buf(), packages, lock }),
+        (packages, lock) => {
+            let mut errors = Vec::new();
+            errors.extend(packages.err().map(|d| d.0).unwrap_or_default());
+            errors.extend(lock.err().map(|d| d.0).unwrap_or_default());
+            Err(Diagnostics(errors))
+        }
+    }
+}
+
+/// Parses the text of a `law.toml` into its packages, sorted by name.
+pub fn parse_manifest(text: &str) -> Result<Vec<PackageSpec>, Diagnostics> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| toml_error(MANIFEST, text, &e))?;
+    let mut errors = Vec::new();
+    let err = |m: String| Diagnostic::new(CHECK, "", format!("{MANIFEST}: {m}"));
+    for key in table.keys() {
+        if key != "dependencies" {
+            errors.push(err(format!("unknown key `{key}` (only [dependencies] is understood)")));
+        }
+    }
+    let deps = match table.get("dependencies") {
+        None => toml::Table::new(),
+        Some(toml::Value::Table(t)) => t.clone(),
+        Some(_) => {
+            errors.push(err("[dependencies] must be a table".into()));
+            toml::Table::new()
+        }
+    };
+    let mut packages = Vec::new();
+    for (name, value) in &deps {
+        let at = format!("dependencies.{:?}", name);
+        if let Err(m) = check_name(name) {
+            errors.push(err(format!("{at}: {m}")));
+            continue;
+        }
+        let (version, seal, semantic_hash, path) = match value {
+            toml::Value::String(v) => (Some(v.clone()), None, None, None),
+            toml::Value::Table(t) => {
+                let mut fields: [Option<String>; 4] = Default::default();
+                for (key, v) in t {
+                    let slot = match key.as_str() {
+                        "version" => 0,
+                        "seal" => 1,
+                        "semanticHash" => 2,
+                        "path" => 3,
+                        other => {
+                            errors.push(err(format!(
+                                "{at}: unknown key `{other}` (known: version, seal, semanticHash, path)"
+                            )));
+                            continue;
+                        }
+                    };
+                    match v.as_str() {
+                        Some(s) => fields[slot] = Some(s.to_string()),
+                        None => errors.push(err(format!("{at}.{key}: expected a string"))),
+                    }
+                }
+                let [version, seal, semantic_hash, path] = fields;
+                (version, seal, semantic_hash, path)
+            }
+            _ => {
+                errors.push(err(format!("{at}: expected a version string or a table")));
+                continue;
+            }
+        };
+        let Some(version) = version else {
+            errors.push(err(format!("{at}: missing `version`")));
+            continue;
+        };
+        if let Err(m) = check_version(&version) {
+            errors.push(err(format!("{at}.version: {m}")));
+            continue;
+        }
+        for (field, value) in [("seal", &seal), ("semanticHash", &semantic_hash)] {
+            if let Some(Err(m)) = value.as_deref().map(check_hash) {
+                errors.push(err(format!("{at}.{field}: {m}")));
+            }
+        }
+        let path = path
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(format!("sources/{name}-{version}.lawir.json")));
+        packages.push(PackageSpec { name: name.clone(), version, path, seal, semantic_hash });
+    }
+    if errors.is_empty() {
+        packages.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(packages)
+    } else {
+        Err(Diagnostics(errors))
+    }
+}
+
+/// The options that verify `spec` against `pin` (or, without a pin, against the inline pins
+/// of `law.toml`), with the project root for source texts.
+pub fn options_for(project: &Project, spec: &PackageSpec, pin: Option<&Pin>) -> VerifyOptions {
+    VerifyOptions {
+        seal: pin.map(|p| p.seal.clone()).or_else(|| spec.seal.clone()),
+        semantic_hash: pin.map(|p| p.semantic_hash.clone()).or_else(|| spec.semantic_hash.clone()),
+        version: Some(pin.map_or(&spec.version, |p| &p.version).clone()),
+        name: Some(spec.name.clone()),
+        root: Some(project.root.clone()),
+        strict_sources: false,
+    }
+}
+
+/// Verifies every package of the project against its pin; fails with every problem of every
+/// package, each naming the package, the field, the expected and the found value.
+pub fn verify_all(project: &Project) -> Result<Vec<VerifiedPackage>, Diagnostics> {
+    let mut verified = Vec::new();
+    let mut errors = Vec::new();
+    for spec in &project.packages {
+        match verify_package(project, spec) {
+            Ok(v) => verified.push(v),
+            Err(d) => errors.extend(d.0),
+        }
+    }
+    if errors.is_empty() {
+        Ok(verified)
+    } else {
+        Err(Diagnostics(errors))
+    }
+}
+
+/// Verifies one package of the project against its pin in `law.lock`.
+pub fn verify_package(project: &Project, spec: &PackageSpec) -> Result<VerifiedPackage, Diagnostics> {
+    let name = &spec.name;
+    let Some(pin) = project.lock.pin(name) else {
+        return Err(Diagnostic::new(
+            "pin",
+            "",
+            format!("package {name} has no pin in law.lock: review the package, then run `clir lock`"),
+        )
+        .into());
+    };
+    let mut errors = Vec::new();
+    if pin.version != spec.version {
+        errors.push(Diagnostic::new(
+            "version",
+            "",
+            format!(
+                "package {name}: version: expected {} (law.lock), found {} (law.toml): review the \
+                 package, then run `clir lock --update {name}`",
+                pin.version, spec.version
+            ),
+        ));
+    }
+    for (field, check, inline, locked) in [
+        ("seal", "seal", &spec.seal, &pin.seal),
+        ("semanticHash", "semanticHash", &spec.semantic_hash, &pin.semantic_hash),
+    ] {
+        if let Some(inline) = inline {
+            if inline != locked {
+                errors.push(Diagnostic::new(
+                    check,
+                    "",
+                    format!("package {name}: {field}: expected {locked} (law.lock), found {inline} (law.toml)"),
+                ));
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Diagnostics(errors));
+    }
+    let path = project.blob_path(spec);
+    let bytes = std::fs::read(&path).map_err(|e| {
+        Diagnostic::new("read", "", format!("package {name}: cannot read {}: {e}", spec.path.display()))
+    })?;
+    let report = verify::verify_bytes(&bytes, &options_for(project, spec, Some(pin)));
+    let warnings = report.warnings().0.iter().map(|d| in_package(name, d)).collect();
+    match report.into_document() {
+        Ok(document) => Ok(VerifiedPackage { spec: spec.clone(), pin: pin.clone(), document, bytes, warnings }),
+        Err(d) => Err(Diagnostics(d.0.iter().map(|d| in_package(name, d)).collect())),
+    }
+}
+
+/// `d` as `package NAME: check: path (node): message`.
+pub fn in_package(name: &str, d: &Diagnostic) -> Diagnostic {
+    Diagnostic::new(d.check, "", format!("package {name}: {}: {}", d.check, verify::describe(d)))
+}
+
+/// Writes `root/law.lock` (through a temporary file, so a failed write leaves the old one).
+pub fn write_lock(root: &Path, lock: &Lock) -> Result<(), Diagnostics> {
+    let path = root.join(LOCKFILE);
+    let tmp = root.join(format!("{LOCKFILE}.tmp"));
+    let io = |e: std::io::Error| Diagnostic::new(CHECK, "", format!("cannot write {}: {e}", path.display()));
+    std::fs::write(&tmp, lock.to_toml()).map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })?;
+    Ok(())
+}
+
+/// A package name: ASCII letters, digits, `.`, `_`, `-`, not starting with `.`.
+fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && !name.starts_with('.')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{name:?} is not a package name (ASCII letters, digits, `.`, `_`, `-`)"))
+    }
+}
+
+/// A version: ASCII letters, digits, `.`, `+`, `-`, starting with a digit.
+fn check_version(v: &str) -> Result<(), String> {
+    let ok = v.starts_with(|c: char| c.is_ascii_digit())
+        && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{v:?} is not a version"))
+    }
+}
+
+/// A hash pin: `sha256:` and 64 lowercase hex digits.
+fn check_hash(h: &str) -> Result<(), String> {
+    let hex = h.strip_prefix("sha256:").unwrap_or("");
+    if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        Ok(())
+    } else {
+        Err(format!("expected sha256: and 64 lowercase hex digits, found {h:?}"))
+    }
+}
+
+/// A TOML syntax or shape error, located by line and column.
+fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Diagnostics {
+    let at = match e.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let col = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+            format!("{file}:{line}:{col}")
+        }
+        None => file.to_string(),
+    };
+    Diagnostic::new(CHECK, "", format!("{at}: {}", e.message().trim_end())).into()
+}
