@@ -219,8 +219,8 @@ fn read_line(line: &str) -> Result<ReadCase, (Value, String)> {
 }
 
 /// Rules a chunk of lines as one batch; returns exactly one output line per input line, in
-/// order, and whether every line was ruled (no error line).
-pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Options) -> (Vec<String>, bool) {
+/// order, and how many of them are error lines.
+pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Options) -> (Vec<String>, usize) {
     let mut batch = Batch::new(cat.schema);
     let mut slots: Vec<Result<(Value, CaseId), String>> = Vec::with_capacity(lines.len());
     for (no, text) in lines {
@@ -235,7 +235,7 @@ pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Optio
     }
     let output = if batch.cases > 0 { pkg.evaluate(&batch) } else { Output::default() };
     let rendered = render(cat.schema, &batch, &output);
-    let mut all_ok = true;
+    let mut errors = 0;
     let out = slots
         .into_iter()
         .map(|s| match s {
@@ -249,12 +249,12 @@ pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Optio
                 ordered(&o, &["case", "concluded", "definite", "contradictions"])
             }
             Err(line) => {
-                all_ok = false;
+                errors += 1;
                 line
             }
         })
         .collect();
-    (out, all_ok)
+    (out, errors)
 }
 
 fn error_line(case: &Value, no: usize, msg: &str) -> String {

@@ -9,6 +9,7 @@ extern crate self as clir;
 pub mod batch;
 pub mod jsonl;
 pub mod rt;
+pub mod runner;
 pub mod schema;
 pub mod value;
 

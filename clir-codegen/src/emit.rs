@@ -414,9 +414,9 @@ impl<'a> Emitter<'a> {
         let schema = self.schema();
         let evaluate = self.evaluate_fn();
         let api = self.typed_api();
+        let header = self.comment(header);
         quote! {
-            #![doc = #header]
-            #![allow(unused_variables, unused_mut, clippy::all)]
+            #header
             #types
             #schema
             #api
@@ -593,6 +593,7 @@ impl<'a> Emitter<'a> {
         let nrel = Literal::usize_unsuffixed(p.relations.len());
         quote! {
             /// Rules a batch of cases: every stratum's fixpoints, in order, over all cases at once.
+            #[allow(unused_variables, unused_mut, clippy::all)]
             pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                 #body
                 let mut out = ::clir::Output {

@@ -12,6 +12,7 @@ pub mod project;
 pub mod verify;
 
 pub use diag::{Diagnostic, Diagnostics};
+pub mod build;
 pub mod emit;
 pub mod plan;
 pub mod resolve;
