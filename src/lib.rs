@@ -25,3 +25,5 @@ pub trait Package: Sync {
     /// Rules a batch of cases.
     fn evaluate(&self, batch: &Batch) -> Output;
 }
+
+include!(concat!(env!("OUT_DIR"), "/clir_packages.rs"));
