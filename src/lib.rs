@@ -7,6 +7,7 @@
 extern crate self as clir;
 
 pub mod batch;
+pub mod command;
 pub mod jsonl;
 pub mod rt;
 pub mod runner;

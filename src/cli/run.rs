@@ -1,0 +1,169 @@
+//! `clir rule --package NAME ...` with a compiled-in package, and `clir run PACKAGE.lawir.json
+//! ...`: any package compiled to native code in a cache folder keyed by its seal, then ruled.
+
+use super::{note, print_lines, report_lines, CANNOT_RUN, FAILURE};
+use clap::Args;
+use clir::command::RuleArgs;
+use clir_codegen::verify::{verify_bytes, VerifyOptions};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Options of `clir rule`.
+#[derive(Args, Debug)]
+pub struct RuleCmd {
+    /// The compiled-in package (a name of law.toml).
+    #[arg(long, value_name = "NAME")]
+    pub package: String,
+    #[command(flatten)]
+    pub args: RuleArgs,
+}
+
+/// Options of `clir run`.
+#[derive(Args, Debug)]
+pub struct RunCmd {
+    /// The package file.
+    #[arg(value_name = "PACKAGE")]
+    pub package: PathBuf,
+    #[command(flatten)]
+    pub args: RuleArgs,
+}
+
+/// Rules with a package compiled into this binary.
+pub fn rule(cmd: &RuleCmd) -> u8 {
+    let packages = clir::compiled_packages();
+    match packages.iter().find(|(name, _)| *name == cmd.package) {
+        Some((_, pkg)) => clir::command::rule(*pkg, &cmd.args),
+        None => {
+            let names: Vec<&str> = packages.iter().map(|(n, _)| *n).collect();
+            note(
+                "rule",
+                format_args!(
+                    "package `{}` is not compiled in (compiled in: {}); add it to law.toml, or use `clir run PACKAGE.lawir.json`",
+                    cmd.package,
+                    names.join(", ")
+                ),
+            );
+            CANNOT_RUN
+        }
+    }
+}
+
+/// The folder compiled packages are cached in: `$CLIR_CACHE_DIR`, else `$XDG_CACHE_HOME/clir`,
+/// else `~/.cache/clir`.
+fn cache_root() -> PathBuf {
+    if let Some(d) = std::env::var_os("CLIR_CACHE_DIR") {
+        return PathBuf::from(d);
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("clir");
+    }
+    match std::env::var_os("HOME") {
+        Some(h) => PathBuf::from(h).join(".cache").join("clir"),
+        None => std::env::temp_dir().join("clir-cache"),
+    }
+}
+
+/// Verifies, compiles (once per seal) and rules with any package file.
+pub fn run(cmd: &RunCmd) -> u8 {
+    let bytes = match std::fs::read(&cmd.package) {
+        Ok(b) => b,
+        Err(e) => {
+            note("run", format_args!("cannot read {}: {e}", cmd.package.display()));
+            return CANNOT_RUN;
+        }
+    };
+    let report = verify_bytes(&bytes, &VerifyOptions { root: Some(PathBuf::from(".")), ..Default::default() });
+    if !report.ok() {
+        print_lines(report_lines(&report).into_iter().filter(|l| l.starts_with("FAIL")));
+        note("run", format_args!("{} does not verify; nothing was built", cmd.package.display()));
+        return CANNOT_RUN;
+    }
+    let seal = clir_codegen::canonical::seal(&bytes);
+    let hex = seal.trim_start_matches("sha256:").to_string();
+    let root = cache_root();
+    let dir = root.join(&hex);
+    let bin_name = format!("clir-run-{}", &hex[..16]);
+    let target = root.join("target");
+    let binary = target.join("release").join(&bin_name);
+    if !binary.exists() {
+        let doc = match report.into_document() {
+            Ok(d) => d,
+            Err(e) => {
+                note("run", e);
+                return CANNOT_RUN;
+            }
+        };
+        let source = match clir_codegen::compile_document(&doc, &seal) {
+            Ok(s) => s,
+            Err(errors) => {
+                for e in &errors.0 {
+                    note("run", format_args!("error: {e}"));
+                }
+                return CANNOT_RUN;
+            }
+        };
+        if let Err(e) = write_crate(&dir, &bin_name, &source) {
+            note("run", format_args!("cannot write {}: {e}", dir.display()));
+            return CANNOT_RUN;
+        }
+        note("run", format_args!("building {} in {}", doc.package.name, dir.display()));
+        let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args(["build", "--release", "--manifest-path"])
+            .arg(dir.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", &target)
+            .status();
+        match status {
+            Ok(s) if s.success() => {}
+            Ok(s) => {
+                note("run", format_args!("cargo build failed ({s})"));
+                return CANNOT_RUN;
+            }
+            Err(e) => {
+                note("run", format_args!("cannot run cargo: {e}"));
+                return CANNOT_RUN;
+            }
+        }
+    }
+    let mut child = Command::new(&binary);
+    let a = &cmd.args;
+    if let Some(i) = &a.input {
+        child.arg("--input").arg(i);
+    }
+    if let Some(o) = &a.output {
+        child.arg("--output").arg(o);
+    }
+    for g in &a.grants {
+        child.arg("--grant").arg(g);
+    }
+    if a.explain {
+        child.arg("--explain");
+    }
+    if let Some(t) = a.threads {
+        child.arg("--threads").arg(t.to_string());
+    }
+    child.arg("--batch").arg(a.batch.to_string());
+    match child.status() {
+        Ok(s) => s.code().map(|c| c as u8).unwrap_or(FAILURE),
+        Err(e) => {
+            note("run", format_args!("cannot run {}: {e}", binary.display()));
+            CANNOT_RUN
+        }
+    }
+}
+
+fn write_crate(dir: &Path, bin_name: &str, source: &str) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir.join("src"))?;
+    let clir_path = env!("CARGO_MANIFEST_DIR");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{bin_name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\nclir = {{ path = {clir_path:?} }}\n\n[workspace]\n\n[profile.release]\ncodegen-units = 16\n"
+        ),
+    )?;
+    std::fs::write(dir.join("src").join("package.rs"), source)?;
+    std::fs::write(
+        dir.join("src").join("main.rs"),
+        "//! Rules cases with one package, compiled by `clir run`.\nmod package;\n\nfn main() -> std::process::ExitCode {\n    clir::command::package_main(&package::Package)\n}\n",
+    )
+}

@@ -1,0 +1,95 @@
+//! The options of `clir rule`, shared by the `clir` binary and the binaries `clir run` builds
+//! for packages that are not compiled in.
+
+use crate::jsonl::Options;
+use crate::runner::{rule_stream, RunOptions};
+use crate::Package;
+use std::io::{self, BufReader, Write};
+use std::path::PathBuf;
+
+/// Where cases come from and rulings go, and what is granted.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct RuleArgs {
+    /// Cases, one JSON object a line [default: stdin].
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Rulings, one JSON object a line, in input order [default: stdout].
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// A capability granted to this run (`judgment:AUTHORITY`); judgment facts need it.
+    #[arg(long = "grant", value_name = "CAP")]
+    pub grants: Vec<String>,
+    /// Attach to every concluded literal its derivation: rule, articles, premises, attacks.
+    #[arg(long)]
+    pub explain: bool,
+    /// Worker threads [default: one per core].
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Cases per evaluation batch.
+    #[arg(long, value_name = "N", default_value_t = 512)]
+    pub batch: usize,
+}
+
+/// Exit status: every case ruled.
+pub const OK: u8 = 0;
+/// Exit status: some case was rejected (its error line was written; the others were ruled).
+pub const SOME_REJECTED: u8 = 1;
+/// Exit status: the command could not run.
+pub const CANNOT_RUN: u8 = 2;
+
+/// Rules the cases of `args` with `pkg`; returns the exit status of CONTRACT.md.
+pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
+    let opts = RunOptions {
+        options: Options { grants: args.grants.clone(), explain: args.explain },
+        threads: args.threads,
+        batch: args.batch,
+        progress: true,
+    };
+    let input: Box<dyn io::BufRead> = match &args.input {
+        Some(p) => match std::fs::File::open(p) {
+            Ok(f) => Box::new(BufReader::with_capacity(1 << 20, f)),
+            Err(e) => return cannot_run(format!("cannot read {}: {e}", p.display())),
+        },
+        None => Box::new(io::stdin().lock()),
+    };
+    let output: Box<dyn Write> = match &args.output {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => Box::new(f),
+            Err(e) => return cannot_run(format!("cannot write {}: {e}", p.display())),
+        },
+        None => Box::new(io::stdout().lock()),
+    };
+    match rule_stream(pkg, input, output, &opts) {
+        Ok(summary) => {
+            if summary.errors > 0 {
+                let _ = writeln!(
+                    io::stderr(),
+                    "clir rule: {} cases, {} rejected (see their error lines)",
+                    summary.lines, summary.errors
+                );
+                SOME_REJECTED
+            } else {
+                OK
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => OK,
+        Err(e) => cannot_run(format!("{e}")),
+    }
+}
+
+fn cannot_run(msg: String) -> u8 {
+    let _ = writeln!(io::stderr(), "clir rule: {msg}");
+    CANNOT_RUN
+}
+
+/// `main` of a binary that rules with one package (what `clir run` builds).
+pub fn package_main(pkg: &dyn Package) -> std::process::ExitCode {
+    #[derive(clap::Parser)]
+    #[command(about = "Rule cases (JSON Lines) with one compiled law package")]
+    struct Cli {
+        #[command(flatten)]
+        args: RuleArgs,
+    }
+    let cli = <Cli as clap::Parser>::parse();
+    std::process::ExitCode::from(rule(pkg, &cli.args))
+}

@@ -1,0 +1,48 @@
+//! `generated/` holds the Rust of every compiled-in package, so that a reviewer sees in a diff
+//! what a change of the law does to the code. This test fails when a copy is stale (as
+//! rust-analyzer's sourcegen tests do); `UPDATE_GENERATED=1 cargo test --test generated_fresh`
+//! refreshes it.
+
+use clir_codegen::{build, project};
+use std::path::Path;
+
+#[test]
+fn generated_code_is_fresh() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let project = project::load(root).expect("law.toml loads");
+    let verified = project::verify_all(&project).expect("packages verify");
+    let update = std::env::var_os("UPDATE_GENERATED").is_some();
+    let mut stale = Vec::new();
+    for package in &verified {
+        let compiled = build::compile(&package.spec.name, &package.document, &package.pin.seal).expect("compiles");
+        let path = root.join("generated").join(format!("{}.rs", compiled.module));
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current != compiled.source {
+            if update {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, &compiled.source).unwrap();
+            } else {
+                stale.push(format!(
+                    "{} is stale; refresh it with `UPDATE_GENERATED=1 cargo test --test generated_fresh` \
+                     (or `cargo run -- compile {} -o {}`)",
+                    path.strip_prefix(root).unwrap_or(&path).display(),
+                    package.spec.path.display(),
+                    path.strip_prefix(root).unwrap_or(&path).display(),
+                ));
+            }
+        }
+    }
+    assert!(stale.is_empty(), "{}", stale.join("\n"));
+}
+
+/// The code `build.rs` compiled in is byte for byte the committed copy.
+#[test]
+fn build_output_is_the_committed_copy() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (name, _) in clir::compiled_packages() {
+        let module = build::module_name(name);
+        let built = std::fs::read_to_string(Path::new(env!("OUT_DIR")).join(format!("{module}.rs"))).unwrap();
+        let committed = std::fs::read_to_string(root.join("generated").join(format!("{module}.rs"))).unwrap_or_default();
+        assert!(built == committed, "generated/{module}.rs differs from what build.rs compiled in");
+    }
+}
