@@ -1,1 +1,43 @@
-fn main() {}
+//! The `clir` command (CONTRACT.md): verify packages, pin them in law.lock, compile them and
+//! rule with them. This file only parses the command line and dispatches; the commands live
+//! in `cli/`.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// CLIR law packages: verify, pin, compile and rule.
+#[derive(Parser)]
+#[command(name = "clir", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand)]
+enum Command {
+    /// Run every check of a package file (SEMANTICS §1), one line per check; exit 1 on any failure.
+    Verify(cli::verify::VerifyArgs),
+    /// Verify every package of law.toml and write law.lock; a changed pin is only rewritten with
+    /// --update NAME.
+    Lock(cli::lock::LockArgs),
+    /// Print or write the generated Rust of a package (formatted).
+    Compile(cli::compile::CompileArgs),
+    /// Batch rulings (JSON Lines in and out) with a compiled-in package.
+    Rule(cli::run::RuleCmd),
+    /// Compile any package to native code (cached by seal), then rule with it.
+    Run(cli::run::RunCmd),
+}
+
+fn main() -> ExitCode {
+    let code = match Cli::parse().command {
+        Command::Verify(args) => cli::verify::run(&args),
+        Command::Lock(args) => cli::lock::run(&args),
+        Command::Compile(args) => cli::compile::run(&args),
+        Command::Rule(args) => cli::run::rule(&args),
+        Command::Run(args) => cli::run::run(&args),
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,58 @@
+//! The subcommands of `clir`, each a `run(&Args) -> exit status`. Reports go to stdout, one line
+//! per check or package; errors that stop a command go to stderr.
+
+pub mod compile;
+pub mod lock;
+pub mod run;
+pub mod verify;
+
+use clir_codegen::verify::{describe, Outcome, Report};
+use std::io::Write;
+
+/// Exit status: everything held.
+pub const OK: u8 = 0;
+/// Exit status: something checked failed (the report says what).
+pub const FAILURE: u8 = 1;
+/// Exit status: the command could not run (bad flags, unreadable files).
+pub const CANNOT_RUN: u8 = 2;
+
+/// The status word of an outcome, padded to one width.
+pub fn status(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Pass => "ok  ",
+        Outcome::Warn => "warn",
+        Outcome::Fail => "FAIL",
+    }
+}
+
+/// The lines of a report: one per check, or one per diagnostic of a check that found some.
+pub fn report_lines(report: &Report) -> Vec<String> {
+    let width = report.checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
+    let mut lines = Vec::new();
+    for check in &report.checks {
+        let head = format!("{} {:<width$}", status(check.outcome), check.name);
+        if check.outcome == Outcome::Pass || check.diagnostics.is_empty() {
+            lines.push(format!("{head}  {}", check.detail));
+        } else {
+            lines.extend(check.diagnostics.iter().map(|d| format!("{head}  {}", describe(d))));
+        }
+    }
+    lines
+}
+
+/// Writes lines to stdout, ignoring a closed pipe (`clir verify ... | head` must not panic).
+pub fn print_lines<I: IntoIterator<Item = String>>(lines: I) {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for line in lines {
+        if writeln!(out, "{line}").is_err() {
+            return;
+        }
+    }
+    let _ = out.flush();
+}
+
+/// Writes `clir COMMAND: message` to stderr (errors and summaries).
+pub fn note(command: &str, message: impl std::fmt::Display) {
+    let _ = writeln!(std::io::stderr(), "clir {command}: {message}");
+}

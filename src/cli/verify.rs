@@ -1,0 +1,60 @@
+//! `clir verify PACKAGE [--seal H] [--semantic-hash H] [--root DIR] [--strict-sources]`.
+
+use super::{note, print_lines, report_lines, CANNOT_RUN, FAILURE, OK};
+use clap::Args;
+use clir_codegen::verify::{verify_bytes, Outcome, VerifyOptions};
+use std::path::PathBuf;
+
+/// Options of `clir verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The package file (`NAME-VERSION.lawir.json`).
+    #[arg(value_name = "PACKAGE")]
+    pub package: PathBuf,
+    /// The seal to expect (`sha256:` of the file's bytes), as the registry publishes it.
+    #[arg(long, value_name = "H")]
+    pub seal: Option<String>,
+    /// The top-level semanticHash to expect.
+    #[arg(long = "semantic-hash", value_name = "H")]
+    pub semantic_hash: Option<String>,
+    /// The folder metadata.localSources paths are resolved against [default: the current folder].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Fail, rather than warn, when a source text named by metadata.localSources is not available.
+    #[arg(long)]
+    pub strict_sources: bool,
+}
+
+/// Runs the checks and prints one line per check (one per failure of a failed check); the
+/// summary goes to stderr. Exit 0 when nothing failed, 1 on any failure, 2 when the file
+/// cannot be read.
+pub fn run(args: &VerifyArgs) -> u8 {
+    let bytes = match std::fs::read(&args.package) {
+        Ok(b) => b,
+        Err(e) => {
+            note("verify", format_args!("cannot read {}: {e}", args.package.display()));
+            return CANNOT_RUN;
+        }
+    };
+    let opts = VerifyOptions {
+        seal: args.seal.clone(),
+        semantic_hash: args.semantic_hash.clone(),
+        version: None,
+        name: None,
+        root: Some(args.root.clone().unwrap_or_else(|| PathBuf::from("."))),
+        strict_sources: args.strict_sources,
+    };
+    let report = verify_bytes(&bytes, &opts);
+    print_lines(report_lines(&report));
+    let count = |o: Outcome| report.checks.iter().filter(|c| c.outcome == o).count();
+    let (failed, warned) = (count(Outcome::Fail), count(Outcome::Warn));
+    let what = args.package.display();
+    if failed > 0 {
+        note("verify", format_args!("{what}: {failed} of {} checks failed", report.checks.len()));
+        FAILURE
+    } else {
+        let warnings = if warned == 1 { "1 warning".to_string() } else { format!("{warned} warnings") };
+        note("verify", format_args!("{what}: verified ({} checks, {warnings})", report.checks.len()));
+        OK
+    }
+}
