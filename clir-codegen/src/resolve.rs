@@ -104,6 +104,8 @@ pub enum RItem {
 pub struct RRule {
     /// Node id.
     pub id: String,
+    /// JSON path of the node (`nodes[i]`), for diagnostics.
+    pub path: String,
     /// Label text.
     pub label: String,
     /// Strength.
@@ -348,6 +350,8 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
         }
     }
     let mut rule_ix: HashMap<&str, usize> = HashMap::new();
+    // The JSON path of each priority rule of `p.superiority`.
+    let mut sup_paths: Vec<&str> = Vec::new();
     for n in &doc.nodes {
         let NodeKind::Rule(r) = &n.kind else { continue };
         match resolve_rule(&p, n, r, &ty_of, &const_ix, &rel_ix, &frag_ix) {
@@ -364,12 +368,10 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
                 let h = rule_ix.get(pr.higher.as_str());
                 let l = rule_ix.get(pr.lower.as_str());
                 match (h, l) {
-                    (Some(&h), Some(&l)) => p.superiority.push(Superiority {
-                        id: n.id.clone(),
-                        label: label(n),
-                        higher: h,
-                        lower: l,
-                    }),
+                    (Some(&h), Some(&l)) => {
+                        sup_paths.push(&n.path);
+                        p.superiority.push(Superiority { id: n.id.clone(), label: label(n), higher: h, lower: l })
+                    }
                     _ => errs.push(err(
                         n,
                         &n.path,
@@ -409,11 +411,22 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
         }
     }
     if let Some(cycle) = superiority_cycle(&p) {
-        errs.push(Diagnostic::new(
-            "resolve",
-            "nodes",
-            format!("the superiority relation is cyclic: {}", cycle.join(" > ")),
-        ));
+        let first = &p.superiority[cycle[0]];
+        let mut chain = vec![format!("`{}`", p.rules[first.higher].id)];
+        chain.extend(cycle.iter().map(|&s| format!("`{}`", p.rules[p.superiority[s].lower].id)));
+        let by: Vec<String> = cycle.iter().map(|&s| format!("`{}`", p.superiority[s].id)).collect();
+        errs.push(
+            Diagnostic::new(
+                "resolve",
+                sup_paths[cycle[0]],
+                format!(
+                    "the superiority relation is cyclic: {}, by priority rules {}",
+                    chain.join(" > "),
+                    by.join(", ")
+                ),
+            )
+            .in_node(&first.id),
+        );
     }
     if errs.is_empty() {
         Ok(p)
@@ -461,9 +474,14 @@ fn resolve_rule(
             Term::Int(i) => (RTerm::Int(*i), Ty::Integer),
         };
         if got != want {
+            let shown = match rt {
+                RTerm::Var(v) => format!("variable `{}`", vars[v].0),
+                RTerm::Const(c) => format!("constant `{}`", p.constants[c].name),
+                RTerm::Int(i) => format!("the integer {i}"),
+            };
             errs.push(e(
                 path,
-                format!("{what} has type `{}` but `{}` is expected", p.type_name(got), p.type_name(want)),
+                format!("{what} is {shown} of type `{}`, but `{}` is expected", p.type_name(got), p.type_name(want)),
             ));
             return None;
         }
@@ -485,12 +503,16 @@ fn resolve_rule(
         let mut args = Vec::new();
         for (i, (a, (pname, pty))) in l.args.iter().zip(&decl.params).enumerate() {
             let what = format!("argument `{}` of `{}`", pname, decl.name);
-            args.push(term(a, *pty, &format!("{}.args[{i}]", l.path), &what, errs)?);
+            // Every argument is checked, so one report names every mismatch of the literal.
+            args.push(term(a, *pty, &format!("{}.args[{i}]", l.path), &what, errs));
         }
+        let args = args.into_iter().collect::<Option<Vec<RTerm>>>()?;
         Some(RLiteral { rel, negative: l.negative, args })
     };
     let head = literal(&r.head, &mut errs);
     let mut body = Vec::new();
+    // The JSON path of each comparison of `body`, by body index.
+    let mut cmp_paths: HashMap<usize, &str> = HashMap::new();
     for item in &r.body {
         match item {
             ir::BodyItem::Literal(s, l) => {
@@ -502,6 +524,7 @@ fn resolve_rule(
                 let a = term(&c.left, Ty::Integer, &format!("{}.left", c.path), "the left side of a comparison", &mut errs);
                 let b = term(&c.right, Ty::Integer, &format!("{}.right", c.path), "the right side of a comparison", &mut errs);
                 if let (Some(a), Some(b)) = (a, b) {
+                    cmp_paths.insert(body.len(), &c.path);
                     body.push(RItem::Comparison(c.op, a, b));
                 }
             }
@@ -515,6 +538,11 @@ fn resolve_rule(
         }
     }
     let Some(head) = head else { return Err(errs) };
+    if !errs.is_empty() {
+        // A body literal that did not resolve is missing from `body`: a safety check now would
+        // report variables it binds as unsafe.
+        return Err(errs);
+    }
     // Safety: every variable of the head and of a comparison occurs in a body literal.
     let bound: Vec<usize> = body
         .iter()
@@ -534,15 +562,13 @@ fn resolve_rule(
     }
     for (i, item) in body.iter().enumerate() {
         if let RItem::Comparison(_, a, b) = item {
-            for t in [a, b] {
+            let path = cmp_paths.get(&i).copied().unwrap_or(n.path.as_str());
+            for (side, t) in [a, b].into_iter().enumerate() {
                 if let RTerm::Var(v) = t {
-                    if !bound.contains(v) {
+                    if !bound.contains(v) && !(side == 1 && *a == RTerm::Var(*v)) {
                         errs.push(e(
-                            &format!("{}.body", n.path),
-                            format!(
-                                "comparison variable `{}` (body item {i}) does not occur in a body literal (unsafe)",
-                                vars[*v].0
-                            ),
+                            path,
+                            format!("comparison variable `{}` does not occur in a body literal (unsafe)", vars[*v].0),
                         ));
                     }
                 }
@@ -554,6 +580,7 @@ fn resolve_rule(
     }
     Ok(RRule {
         id: n.id.clone(),
+        path: n.path.clone(),
         label: label(n),
         strength: r.strength,
         head,
@@ -564,40 +591,47 @@ fn resolve_rule(
     })
 }
 
-/// A cycle in the superiority relation, as rule ids, if there is one.
-fn superiority_cycle(p: &Program) -> Option<Vec<String>> {
+/// A cycle in the superiority relation, as the indices of its priority rules in order, if
+/// there is one.
+fn superiority_cycle(p: &Program) -> Option<Vec<usize>> {
     let n = p.rules.len();
-    let mut adj = vec![Vec::new(); n];
-    for s in &p.superiority {
-        adj[s.higher].push(s.lower);
+    // Per rule: (rule it beats, index of the priority rule saying so).
+    let mut adj: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    for (si, s) in p.superiority.iter().enumerate() {
+        adj[s.higher].push((s.lower, si));
     }
-    // 0 unvisited, 1 on stack, 2 done
+    // 0 unvisited, 1 on the path, 2 done. Iterative: a package may chain many priorities.
     let mut state = vec![0u8; n];
-    let mut stack: Vec<usize> = Vec::new();
-    fn dfs(u: usize, adj: &[Vec<usize>], state: &mut [u8], stack: &mut Vec<usize>) -> Option<Vec<usize>> {
-        state[u] = 1;
-        stack.push(u);
-        for &v in &adj[u] {
-            if state[v] == 1 {
-                let start = stack.iter().position(|&x| x == v).unwrap_or(0);
-                let mut cyc = stack[start..].to_vec();
-                cyc.push(v);
-                return Some(cyc);
-            }
-            if state[v] == 0 {
-                if let Some(c) = dfs(v, adj, state, stack) {
-                    return Some(c);
-                }
-            }
+    for root in 0..n {
+        if state[root] != 0 {
+            continue;
         }
-        stack.pop();
-        state[u] = 2;
-        None
-    }
-    for u in 0..n {
-        if state[u] == 0 {
-            if let Some(c) = dfs(u, &adj, &mut state, &mut stack) {
-                return Some(c.into_iter().map(|i| p.rules[i].id.clone()).collect());
+        // The DFS path: (rule, next edge to try), and the priority rule of each step taken.
+        let mut path: Vec<(usize, usize)> = vec![(root, 0)];
+        let mut by: Vec<usize> = Vec::new();
+        state[root] = 1;
+        while let Some(&mut (u, ref mut next)) = path.last_mut() {
+            let Some(&(v, si)) = adj[u].get(*next) else {
+                state[u] = 2;
+                path.pop();
+                by.pop();
+                continue;
+            };
+            *next += 1;
+            match state[v] {
+                1 => {
+                    // The cycle: from v's place on the path back to v.
+                    let at = path.iter().position(|&(w, _)| w == v).unwrap_or(0);
+                    let mut cycle = by[at..].to_vec();
+                    cycle.push(si);
+                    return Some(cycle);
+                }
+                0 => {
+                    state[v] = 1;
+                    path.push((v, 0));
+                    by.push(si);
+                }
+                _ => {}
             }
         }
     }

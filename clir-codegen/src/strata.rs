@@ -128,12 +128,15 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
                 chain
             ),
             _ => format!(
-                "rule `{}` uses the closure negative `~{}` in the closure's own stratum: {}; \
+                "rule `{}` uses the closure negative `~{}` (closure `{}`) in the closure's own stratum: {}; \
                  a closure negative may only be used above its predicate",
-                rule.id, p.relations[e.from].name, chain
+                rule.id,
+                p.relations[e.from].name,
+                p.closures.iter().find(|c| c.rel == e.from).map_or("", |c| c.id.as_str()),
+                chain
             ),
         };
-        errs.push(Diagnostic::new("strata", "nodes", msg).in_node(&rule.id));
+        errs.push(Diagnostic::new("strata", rule.path.clone(), msg).in_node(&rule.id));
     }
     if !errs.is_empty() {
         return Err(Diagnostics(errs));
