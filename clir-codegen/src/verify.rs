@@ -330,7 +330,11 @@ fn check_empty_list(top: &Map<String, Value>, key: &'static str, why: &str) -> C
         Some(Value::Array(items)) if items.is_empty() => pass(key, "none"),
         Some(Value::Array(items)) => fail_one(
             key,
-            Diagnostic::new(key, key, format!("must be empty, found {} entries: {why}", items.len())),
+            Diagnostic::new(
+                key,
+                key,
+                format!("must be empty, found {} {}: {why}", items.len(), if items.len() == 1 { "entry" } else { "entries" }),
+            ),
         ),
         _ => fail_one(key, Diagnostic::new(key, key, "expected an empty list")),
     }
