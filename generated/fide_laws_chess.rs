@@ -1378,6 +1378,7 @@ impl Cases {
     pub fn evaluate(&self) -> Rulings {
         Rulings {
             output: ::std::sync::Arc::new(evaluate(&self.batch)),
+            names: ::std::sync::Arc::new(self.batch.interner.clone()),
             cases: self.batch.cases,
         }
     }
@@ -2006,6 +2007,7 @@ impl Case<'_> {
 #[derive(Debug, Clone)]
 pub struct Rulings {
     output: ::std::sync::Arc<::clir::Output>,
+    names: ::std::sync::Arc<::clir::Interner>,
     cases: u32,
 }
 impl Rulings {
@@ -2013,6 +2015,7 @@ impl Rulings {
     pub fn case(&self, case: ::clir::CaseId) -> Ruling {
         Ruling {
             output: self.output.clone(),
+            names: self.names.clone(),
             case,
         }
     }
@@ -2030,9 +2033,14 @@ impl Rulings {
 #[derive(Debug, Clone)]
 pub struct Ruling {
     output: ::std::sync::Arc<::clir::Output>,
+    names: ::std::sync::Arc<::clir::Interner>,
     case: ::clir::CaseId,
 }
 impl Ruling {
+    /// Literals of any relation whose both signs are definite, written `name(a,b)`, sorted.
+    pub fn contradictions(&self) -> Vec<String> {
+        ::clir::batch::case_contradictions(&SCHEMA, &self.output, &self.names, self.case)
+    }
     ///What was concluded of `agreed_draw_has_ended_the_game`.
     pub fn agreed_draw_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
         ::clir::Conclusions {

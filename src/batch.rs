@@ -1,6 +1,6 @@
 //! Batches of cases in the flat form generated code evaluates, and their results.
 
-use crate::schema::Schema;
+use crate::schema::{RelationInfo, Schema};
 use crate::value::{CaseId, Interner, Row, Sym};
 
 /// Index of the flat rows of relation `rel` with sign `negative`.
@@ -106,4 +106,30 @@ pub fn case_rows<T: Row>(rows: &[i64], arity: usize, case: CaseId) -> Vec<T> {
         .filter(|r| r[0] == case.0 as i64)
         .map(|r| T::from_row(&r[1..]))
         .collect()
+}
+
+/// `name(a,b)`: a literal of `info` written with entity names and integers.
+pub fn literal_string(info: &RelationInfo, interner: &Interner, args: &[i64]) -> String {
+    let parts: Vec<String> = info
+        .params
+        .iter()
+        .zip(args)
+        .map(|(p, &v)| if p.integer { v.to_string() } else { interner.name(Sym(v as u32)).to_string() })
+        .collect();
+    format!("{}({})", info.name, parts.join(","))
+}
+
+/// The contradictions of `case` (literals whose both signs are `+D`), written `name(a,b)`, sorted.
+pub fn case_contradictions(schema: &Schema, out: &Output, interner: &Interner, case: CaseId) -> Vec<String> {
+    let mut v = Vec::new();
+    for (rel, info) in schema.relations.iter().enumerate() {
+        let Some(rows) = out.contradictions.get(rel) else { continue };
+        for row in rows.chunks_exact(info.params.len() + 1) {
+            if row[0] == case.0 as i64 {
+                v.push(literal_string(info, interner, &row[1..]));
+            }
+        }
+    }
+    v.sort();
+    v
 }

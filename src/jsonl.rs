@@ -1,6 +1,6 @@
 //! Cases in and rulings out as JSON Lines (CONTRACT.md), for any compiled package.
 
-use crate::batch::{slot, Batch, Output};
+use crate::batch::{literal_string, slot, Batch, Output};
 use crate::schema::{RelationKind, Schema};
 use crate::value::{CaseId, Sym};
 use crate::Package;
@@ -321,20 +321,9 @@ fn render(schema: &Schema, batch: &Batch, out: &Output) -> Vec<Rendered> {
         }
         if let Some(rows) = out.contradictions.get(rel) {
             for row in rows.chunks_exact(stride) {
-                let c = row[0] as usize;
-                if c >= n {
-                    continue;
+                if let Some(r) = result.get_mut(row[0] as usize) {
+                    r.2.push(literal_string(info, &batch.interner, &row[1..]));
                 }
-                let args: Vec<String> = info
-                    .params
-                    .iter()
-                    .zip(&row[1..])
-                    .map(|(p, &v)| match value(p, v) {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    })
-                    .collect();
-                result[c].2.push(format!("{}({})", info.name, args.join(",")));
             }
         }
     }

@@ -1018,7 +1018,11 @@ impl<'a> Emitter<'a> {
                 }
                 /// Rules every case of the batch.
                 pub fn evaluate(&self) -> Rulings {
-                    Rulings { output: ::std::sync::Arc::new(evaluate(&self.batch)), cases: self.batch.cases }
+                    Rulings {
+                        output: ::std::sync::Arc::new(evaluate(&self.batch)),
+                        names: ::std::sync::Arc::new(self.batch.interner.clone()),
+                        cases: self.batch.cases,
+                    }
                 }
             }
 
@@ -1040,13 +1044,14 @@ impl<'a> Emitter<'a> {
             #[derive(Debug, Clone)]
             pub struct Rulings {
                 output: ::std::sync::Arc<::clir::Output>,
+                names: ::std::sync::Arc<::clir::Interner>,
                 cases: u32,
             }
 
             impl Rulings {
                 /// The ruling of case `case`.
                 pub fn case(&self, case: ::clir::CaseId) -> Ruling {
-                    Ruling { output: self.output.clone(), case }
+                    Ruling { output: self.output.clone(), names: self.names.clone(), case }
                 }
                 /// Number of cases.
                 pub fn len(&self) -> usize { self.cases as usize }
@@ -1059,10 +1064,15 @@ impl<'a> Emitter<'a> {
             #[derive(Debug, Clone)]
             pub struct Ruling {
                 output: ::std::sync::Arc<::clir::Output>,
+                names: ::std::sync::Arc<::clir::Interner>,
                 case: ::clir::CaseId,
             }
 
             impl Ruling {
+                /// Literals of any relation whose both signs are definite, written `name(a,b)`, sorted.
+                pub fn contradictions(&self) -> Vec<String> {
+                    ::clir::batch::case_contradictions(&SCHEMA, &self.output, &self.names, self.case)
+                }
                 #accessors
             }
         }
