@@ -908,6 +908,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
                 },
             ],
         },
@@ -919,6 +920,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
                 },
             ],
         },
@@ -930,6 +932,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_12",
                     locator: "article/12",
+                    citation: "12.1 The arbiter shall see that the Laws of Chess are observed.",
                 },
             ],
         },
@@ -941,6 +944,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_3",
                     locator: "article/3",
+                    citation: "3.8.2 by ‘castling’. This is a move of the king and either rook of the same colour along the player’s first rank, counting as a single move of the king and executed as follows: the king is transferred from its original square two squares towards the rook on its original square, then that rook is transferred to the square the king has just crossed.",
                 },
             ],
         },
@@ -952,6 +956,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
                 },
             ],
         },
@@ -963,6 +968,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_9",
                     locator: "article/9",
+                    citation: "9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
                 },
             ],
         },
@@ -974,6 +980,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
                 },
             ],
         },
@@ -985,6 +992,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.",
                 },
             ],
         },
@@ -996,6 +1004,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.",
                 },
             ],
         },
@@ -1007,6 +1016,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_3",
                     locator: "article/3",
+                    citation: "Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance",
                 },
             ],
         },
@@ -1018,6 +1028,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_9",
                     locator: "article/9",
+                    citation: "9.3 The game is drawn, upon a correct claim by a player having the move, if:",
                 },
             ],
         },
@@ -1029,6 +1040,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_9",
                     locator: "article/9",
+                    citation: "9.5.2 If the claim is found to be correct, the game is immediately drawn.",
                 },
             ],
         },
@@ -1040,6 +1052,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_9",
                     locator: "article/9",
+                    citation: "9.6.1 the same position has appeared, as in 9.2.2 at least five times.",
                 },
             ],
         },
@@ -1165,6 +1178,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_3",
                     locator: "article/3",
+                    citation: "3.10.2 A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9.",
                 },
             ],
         },
@@ -1176,6 +1190,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_3",
                     locator: "article/3",
+                    citation: "3.10.1 A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled.",
                 },
             ],
         },
@@ -1187,6 +1202,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_4",
                     locator: "article/4",
+                    citation: "4.3.1 one or more of his/her own pieces, he/she must move the first piece touched that can be moved.",
                 },
             ],
         },
@@ -1198,6 +1214,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
                 },
             ],
         },
@@ -1209,6 +1226,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
                 },
             ],
         },
@@ -1220,6 +1238,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
                 },
             ],
         },
@@ -1231,6 +1250,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_7",
                     locator: "article/7",
+                    citation: "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
                 },
             ],
         },
@@ -1242,6 +1262,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_7",
                     locator: "article/7",
+                    citation: "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
                 },
             ],
         },
@@ -1253,6 +1274,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_7",
                     locator: "article/7",
+                    citation: "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
                 },
             ],
         },
@@ -1264,6 +1286,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_9",
                     locator: "article/9",
+                    citation: "9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
                 },
             ],
         },
@@ -1275,6 +1298,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
                 },
             ],
         },
@@ -1286,6 +1310,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_5",
                     locator: "article/5",
+                    citation: "5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
                 },
             ],
         },
@@ -1297,6 +1322,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_9",
                     locator: "article/9",
+                    citation: "9.2 The game is drawn, upon a correct claim by a player having the move, when the same position for at least the third time (not necessarily by a repetition of moves):",
                 },
             ],
         },
@@ -1308,6 +1334,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_ART_9",
                     locator: "article/9",
+                    citation: "9.5.2 If the claim is found to be correct, the game is immediately drawn.",
                 },
             ],
         },
@@ -1319,8 +1346,55 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 ::clir::AnchorInfo {
                     id: "urn:fide:laws:clir:chess#FIDE_PREFACE",
                     locator: "preface/0.2",
+                    citation: "Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision",
                 },
             ],
+        },
+    ],
+    priorities: &[
+        ::clir::PriorityInfo {
+            id: "urn:fide:laws:clir:chess#CheckmateOverSeventyFiveMoves",
+            label: "Article 9.6.2. Checkmate takes precedence over the 75-move draw",
+            higher: 5,
+            lower: 41,
+        },
+    ],
+    closures: &[
+        ::clir::ClosureInfo {
+            id: "urn:fide:laws:clir:chess#CastlingAttackClosure",
+            label: "a castling path not recorded as attacked is not attacked",
+            snapshot: "urn:fide:snapshot:castling-attack:2023-01-01",
+            complete_as_of: "2023-01-01T00:00:00Z",
+        },
+        ::clir::ClosureInfo {
+            id: "urn:fide:laws:clir:chess#CastlingBlockClosure",
+            label: "a castling path not recorded as blocked is not blocked",
+            snapshot: "urn:fide:snapshot:castling-block:2023-01-01",
+            complete_as_of: "2023-01-01T00:00:00Z",
+        },
+        ::clir::ClosureInfo {
+            id: "urn:fide:laws:clir:chess#EnPassantFlagClosure",
+            label: "an en passant right not recorded on this frame is not open",
+            snapshot: "urn:fide:snapshot:en-passant:2023-01-01",
+            complete_as_of: "2023-01-01T00:00:00Z",
+        },
+        ::clir::ClosureInfo {
+            id: "urn:fide:laws:clir:chess#MateImpossibilityClosure",
+            label: "a king not recorded as unable to be checkmated can be checkmated",
+            snapshot: "urn:fide:snapshot:mate-possibility:2023-01-01",
+            complete_as_of: "2023-01-01T00:00:00Z",
+        },
+        ::clir::ClosureInfo {
+            id: "urn:fide:laws:clir:chess#MoveLegalityClosure",
+            label: "a move not recorded as meeting Articles 3.1 to 3.9 does not meet them",
+            snapshot: "urn:fide:snapshot:move-legality:2023-01-01",
+            complete_as_of: "2023-01-01T00:00:00Z",
+        },
+        ::clir::ClosureInfo {
+            id: "urn:fide:laws:clir:chess#PieceMovedClosure",
+            label: "a piece that is not recorded as having moved has not moved",
+            snapshot: "urn:fide:snapshot:move-history:2023-01-01",
+            complete_as_of: "2023-01-01T00:00:00Z",
         },
     ],
 };
@@ -3025,23 +3099,23 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let castling_path_attacked = castling_path_attacked_input;
     let not_castling_path_attacked = not_castling_path_attacked_input;
     // Closure urn:fide:laws:clir:chess#CastlingAttackClosure (a castling path not recorded as attacked is not attacked): ~castling_path_attacked for every concluded checked_castling_side that castling_path_attacked does not even support; snapshot urn:fide:snapshot:castling-attack:2023-01-01
-    let castling_path_attacked_closed = ::clir::rt::difference(
+    let closure_0_castling_path_attacked = ::clir::rt::difference(
         &checked_castling_side,
         &castling_path_attacked,
     );
     let not_castling_path_attacked = ::clir::rt::union(
-        &[&not_castling_path_attacked, &castling_path_attacked_closed],
+        &[&not_castling_path_attacked, &closure_0_castling_path_attacked],
     );
     // Stratum 9: castling_path_blocked (+D = +S = +d)
     let castling_path_blocked = castling_path_blocked_input;
     let not_castling_path_blocked = not_castling_path_blocked_input;
     // Closure urn:fide:laws:clir:chess#CastlingBlockClosure (a castling path not recorded as blocked is not blocked): ~castling_path_blocked for every concluded checked_castling_side that castling_path_blocked does not even support; snapshot urn:fide:snapshot:castling-block:2023-01-01
-    let castling_path_blocked_closed = ::clir::rt::difference(
+    let closure_1_castling_path_blocked = ::clir::rt::difference(
         &checked_castling_side,
         &castling_path_blocked,
     );
     let not_castling_path_blocked = ::clir::rt::union(
-        &[&not_castling_path_blocked, &castling_path_blocked_closed],
+        &[&not_castling_path_blocked, &closure_1_castling_path_blocked],
     );
     let checked_game = checked_game_input;
     let not_checked_game = not_checked_game_input;
@@ -3157,12 +3231,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let en_passant_right_open = en_passant_right_open_input;
     let not_en_passant_right_open = not_en_passant_right_open_input;
     // Closure urn:fide:laws:clir:chess#EnPassantFlagClosure (an en passant right not recorded on this frame is not open): ~en_passant_right_open for every concluded checked_game that en_passant_right_open does not even support; snapshot urn:fide:snapshot:en-passant:2023-01-01
-    let en_passant_right_open_closed = ::clir::rt::difference(
+    let closure_2_en_passant_right_open = ::clir::rt::difference(
         &checked_game,
         &en_passant_right_open,
     );
     let not_en_passant_right_open = ::clir::rt::union(
-        &[&not_en_passant_right_open, &en_passant_right_open_closed],
+        &[&not_en_passant_right_open, &closure_2_en_passant_right_open],
     );
     // Stratum 22: game_won_by (+D = +S = +d)
     let (game_won_by, not_game_won_by) = {
@@ -3188,12 +3262,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let king_cannot_be_checkmated = king_cannot_be_checkmated_input;
     let not_king_cannot_be_checkmated = not_king_cannot_be_checkmated_input;
     // Closure urn:fide:laws:clir:chess#MateImpossibilityClosure (a king not recorded as unable to be checkmated can be checkmated): ~king_cannot_be_checkmated for every concluded checked_player that king_cannot_be_checkmated does not even support; snapshot urn:fide:snapshot:mate-possibility:2023-01-01
-    let king_cannot_be_checkmated_closed = ::clir::rt::difference(
+    let closure_3_king_cannot_be_checkmated = ::clir::rt::difference(
         &checked_player,
         &king_cannot_be_checkmated,
     );
     let not_king_cannot_be_checkmated = ::clir::rt::union(
-        &[&not_king_cannot_be_checkmated, &king_cannot_be_checkmated_closed],
+        &[&not_king_cannot_be_checkmated, &closure_3_king_cannot_be_checkmated],
     );
     let king_of = king_of_input;
     let not_king_of = not_king_of_input;
@@ -3201,12 +3275,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let move_meets_articles_3_1_to_3_9 = move_meets_articles_3_1_to_3_9_input;
     let not_move_meets_articles_3_1_to_3_9 = not_move_meets_articles_3_1_to_3_9_input;
     // Closure urn:fide:laws:clir:chess#MoveLegalityClosure (a move not recorded as meeting Articles 3.1 to 3.9 does not meet them): ~move_meets_articles_3_1_to_3_9 for every concluded checked_game that move_meets_articles_3_1_to_3_9 does not even support; snapshot urn:fide:snapshot:move-legality:2023-01-01
-    let move_meets_articles_3_1_to_3_9_closed = ::clir::rt::difference(
+    let closure_4_move_meets_articles_3_1_to_3_9 = ::clir::rt::difference(
         &checked_game,
         &move_meets_articles_3_1_to_3_9,
     );
     let not_move_meets_articles_3_1_to_3_9 = ::clir::rt::union(
-        &[&not_move_meets_articles_3_1_to_3_9, &move_meets_articles_3_1_to_3_9_closed],
+        &[&not_move_meets_articles_3_1_to_3_9, &closure_4_move_meets_articles_3_1_to_3_9],
     );
     // Stratum 26: illegal_move (+D = +S = +d)
     let (illegal_move, not_illegal_move) = {
@@ -3271,12 +3345,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let piece_has_moved = piece_has_moved_input;
     let not_piece_has_moved = not_piece_has_moved_input;
     // Closure urn:fide:laws:clir:chess#PieceMovedClosure (a piece that is not recorded as having moved has not moved): ~piece_has_moved for every concluded checked_piece that piece_has_moved does not even support; snapshot urn:fide:snapshot:move-history:2023-01-01
-    let piece_has_moved_closed = ::clir::rt::difference(
+    let closure_5_piece_has_moved = ::clir::rt::difference(
         &checked_piece,
         &piece_has_moved,
     );
     let not_piece_has_moved = ::clir::rt::union(
-        &[&not_piece_has_moved, &piece_has_moved_closed],
+        &[&not_piece_has_moved, &closure_5_piece_has_moved],
     );
     let piece_touched_intentionally = piece_touched_intentionally_input;
     let not_piece_touched_intentionally = not_piece_touched_intentionally_input;
@@ -5887,6 +5961,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         concluded: vec![Vec::new(); 54 * 2],
         definite: vec![Vec::new(); 54 * 2],
         contradictions: vec![Vec::new(); 54],
+        instances: Vec::new(),
     };
     out.concluded[0] = ::clir::flatten(
         agreed_draw_has_ended_the_game.iter(),
@@ -7098,5 +7173,6116 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             out.push(::clir::Column::to_flat(t.2));
         },
     );
+    if batch.explain {
+        out.instances = {
+            // Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative
+            let mut instances: Vec<::clir::Instance> = Vec::new();
+            {
+                let instances_of_agreed_draw = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_agreed_draw = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_agreed_draw));
+                    // urn:fide:laws:clir:chess#AgreedDraw: every instance with definite premises
+                    let agreed_draw_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(agreed_draw_1));
+                    agreed_draw_1
+                        .extend(
+                            both_players_have_moved
+                                .iter()
+                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                        );
+                    let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = draw_agreed
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_agreed_draw
+                            .from_join(
+                                &agreed_draw_1,
+                                &agreed_draw_2_draw_agreed,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_agreed_draw.complete()
+                };
+                for &(case, v0) in instances_of_agreed_draw.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 0,
+                                definite: true,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 5, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                                21, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_agreed_draw = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_agreed_draw = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_agreed_draw));
+                    // urn:fide:laws:clir:chess#AgreedDraw: every instance with applicable premises
+                    let agreed_draw_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(agreed_draw_1));
+                    agreed_draw_1
+                        .extend(
+                            both_players_have_moved
+                                .iter()
+                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                        );
+                    let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = draw_agreed
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_agreed_draw
+                            .from_join(
+                                &agreed_draw_1,
+                                &agreed_draw_2_draw_agreed,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_agreed_draw.complete()
+                };
+                for &(case, v0) in instances_of_agreed_draw.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 0,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 5, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                                21, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_agreed_draw_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_agreed_draw_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_agreed_draw_ends_the_game));
+                    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with definite premises
+                    let agreed_draw_ends_the_game_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(agreed_draw_ends_the_game_1));
+                    agreed_draw_ends_the_game_1
+                        .extend(
+                            both_players_have_moved
+                                .iter()
+                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                        );
+                    let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = draw_agreed
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_agreed_draw_ends_the_game
+                            .from_join(
+                                &agreed_draw_ends_the_game_1,
+                                &agreed_draw_ends_the_game_2_draw_agreed,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_agreed_draw_ends_the_game.complete()
+                };
+                for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 1,
+                                definite: true,
+                            },
+                            rel: 0,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 5, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                                21, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_agreed_draw_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_agreed_draw_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_agreed_draw_ends_the_game));
+                    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with applicable premises
+                    let agreed_draw_ends_the_game_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(agreed_draw_ends_the_game_1));
+                    agreed_draw_ends_the_game_1
+                        .extend(
+                            both_players_have_moved
+                                .iter()
+                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                        );
+                    let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = draw_agreed
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_agreed_draw_ends_the_game
+                            .from_join(
+                                &agreed_draw_ends_the_game_1,
+                                &agreed_draw_ends_the_game_2_draw_agreed,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_agreed_draw_ends_the_game.complete()
+                };
+                for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 1,
+                                definite: false,
+                            },
+                            rel: 0,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 5, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                                21, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_arbiter_sees_laws_observed = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_arbiter_sees_laws_observed = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Arbiter),
+                        >(stringify!(instances_of_arbiter_sees_laws_observed));
+                    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with definite premises
+                    let arbiter_sees_laws_observed_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (Arbiter,)),
+                        >(stringify!(arbiter_sees_laws_observed_1));
+                    arbiter_sees_laws_observed_1
+                        .extend(
+                            arbiter_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
+                        );
+                    let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = play_started
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_arbiter_sees_laws_observed
+                            .from_join(
+                                &arbiter_sees_laws_observed_1,
+                                &arbiter_sees_laws_observed_2_play_started,
+                                |&(case, v0), &(v1,), &()| (case, v0, v1),
+                            );
+                    }
+                    instances_of_arbiter_sees_laws_observed.complete()
+                };
+                for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 2,
+                                definite: true,
+                            },
+                            rel: 3,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 2, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 41,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_arbiter_sees_laws_observed = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_arbiter_sees_laws_observed = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Arbiter),
+                        >(stringify!(instances_of_arbiter_sees_laws_observed));
+                    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with applicable premises
+                    let arbiter_sees_laws_observed_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (Arbiter,)),
+                        >(stringify!(arbiter_sees_laws_observed_1));
+                    arbiter_sees_laws_observed_1
+                        .extend(
+                            arbiter_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
+                        );
+                    let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = play_started
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_arbiter_sees_laws_observed
+                            .from_join(
+                                &arbiter_sees_laws_observed_1,
+                                &arbiter_sees_laws_observed_2_play_started,
+                                |&(case, v0), &(v1,), &()| (case, v0, v1),
+                            );
+                    }
+                    instances_of_arbiter_sees_laws_observed.complete()
+                };
+                for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 2,
+                                definite: false,
+                            },
+                            rel: 3,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 2, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 41,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_castling_legal = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_castling_legal = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
+                        >(stringify!(instances_of_castling_legal));
+                    // urn:fide:laws:clir:chess#CastlingLegal: every instance with definite premises
+                    let castling_legal_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
+                        >(stringify!(castling_legal_1));
+                    castling_legal_1
+                        .extend(
+                            castling_side_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1, v2, v4)| Some((
+                                    (case, v1, v4),
+                                    (v0, v2),
+                                ))),
+                        );
+                    let castling_legal_2_rook_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player, Piece), ()),
+                    > = rook_of
+                        .iter()
+                        .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
+                        .collect();
+                    let castling_legal_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game, Player), (CastlingSide, Piece)),
+                        >(stringify!(castling_legal_2));
+                    let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game, Player), ()),
+                    > = player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
+                        .collect();
+                    let castling_legal_3 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
+                        >(stringify!(castling_legal_3));
+                    let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
+                        ((::clir::CaseId, Piece), ()),
+                    > = not_piece_has_moved
+                        .iter()
+                        .filter_map(|&(case, v4)| Some(((case, v4), ())))
+                        .collect();
+                    let castling_legal_4 = iteration
+                        .variable::<
+                            ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
+                        >(stringify!(castling_legal_4));
+                    let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
+                        ((::clir::CaseId, CastlingSide), ()),
+                    > = not_castling_path_blocked
+                        .iter()
+                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                        .collect();
+                    let castling_legal_5 = iteration
+                        .variable::<
+                            ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
+                        >(stringify!(castling_legal_5));
+                    let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
+                        ((::clir::CaseId, CastlingSide), ()),
+                    > = not_castling_path_attacked
+                        .iter()
+                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                        .collect();
+                    let castling_legal_6 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game, CastlingSide, Piece)),
+                        >(stringify!(castling_legal_6));
+                    let castling_legal_7_king_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Piece,)),
+                    > = king_of
+                        .iter()
+                        .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
+                        .collect();
+                    let castling_legal_7 = iteration
+                        .variable::<
+                            (
+                                (::clir::CaseId, Piece),
+                                (Game, Player, CastlingSide, Piece),
+                            ),
+                        >(stringify!(castling_legal_7));
+                    let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
+                        ((::clir::CaseId, Piece), ()),
+                    > = not_piece_has_moved
+                        .iter()
+                        .filter_map(|&(case, v3)| Some(((case, v3), ())))
+                        .collect();
+                    while iteration.changed() {
+                        castling_legal_2
+                            .from_join(
+                                &castling_legal_1,
+                                &castling_legal_2_rook_of,
+                                |&(case, v1, v4), &(v0, v2), &()| ((case, v0, v1), (v2, v4)),
+                            );
+                        castling_legal_3
+                            .from_join(
+                                &castling_legal_2,
+                                &castling_legal_3_player_has_the_move,
+                                |&(case, v0, v1), &(v2, v4), &()| ((case, v4), (v0, v1, v2)),
+                            );
+                        castling_legal_4
+                            .from_join(
+                                &castling_legal_3,
+                                &castling_legal_4_piece_has_moved,
+                                |&(case, v4), &(v0, v1, v2), &()| ((case, v2), (v0, v1, v4)),
+                            );
+                        castling_legal_5
+                            .from_join(
+                                &castling_legal_4,
+                                &castling_legal_5_castling_path_blocked,
+                                |&(case, v2), &(v0, v1, v4), &()| ((case, v2), (v0, v1, v4)),
+                            );
+                        castling_legal_6
+                            .from_join(
+                                &castling_legal_5,
+                                &castling_legal_6_castling_path_attacked,
+                                |&(case, v2), &(v0, v1, v4), &()| ((case, v1), (v0, v2, v4)),
+                            );
+                        castling_legal_7
+                            .from_join(
+                                &castling_legal_6,
+                                &castling_legal_7_king_of,
+                                |&(case, v1), &(v0, v2, v4), &(v3,)| (
+                                    (case, v3),
+                                    (v0, v1, v2, v4),
+                                ),
+                            );
+                        instances_of_castling_legal
+                            .from_join(
+                                &castling_legal_7,
+                                &castling_legal_8_piece_has_moved,
+                                |&(case, v3), &(v0, v1, v2, v4), &()| (
+                                    case,
+                                    v0,
+                                    v1,
+                                    v2,
+                                    v3,
+                                    v4,
+                                ),
+                            );
+                    }
+                    instances_of_castling_legal.complete()
+                };
+                for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 3,
+                                definite: true,
+                            },
+                            rel: 8,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 11, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2),
+                                ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 32,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v3)] }, ::clir::Premise { rel : 39,
+                                negative : true, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v4)] }, ::clir::Premise { rel :
+                                10, negative : true, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                                48, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 9,
+                                negative : true, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 39,
+                                negative : true, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v3)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_castling_legal = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_castling_legal = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
+                        >(stringify!(instances_of_castling_legal));
+                    // urn:fide:laws:clir:chess#CastlingLegal: every instance with applicable premises
+                    let castling_legal_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
+                        >(stringify!(castling_legal_1));
+                    castling_legal_1
+                        .extend(
+                            castling_side_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1, v2, v4)| Some((
+                                    (case, v1, v4),
+                                    (v0, v2),
+                                ))),
+                        );
+                    let castling_legal_2_rook_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player, Piece), ()),
+                    > = rook_of
+                        .iter()
+                        .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
+                        .collect();
+                    let castling_legal_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game, Player), (CastlingSide, Piece)),
+                        >(stringify!(castling_legal_2));
+                    let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game, Player), ()),
+                    > = player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
+                        .collect();
+                    let castling_legal_3 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
+                        >(stringify!(castling_legal_3));
+                    let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
+                        ((::clir::CaseId, Piece), ()),
+                    > = not_piece_has_moved
+                        .iter()
+                        .filter_map(|&(case, v4)| Some(((case, v4), ())))
+                        .collect();
+                    let castling_legal_4 = iteration
+                        .variable::<
+                            ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
+                        >(stringify!(castling_legal_4));
+                    let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
+                        ((::clir::CaseId, CastlingSide), ()),
+                    > = not_castling_path_blocked
+                        .iter()
+                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                        .collect();
+                    let castling_legal_5 = iteration
+                        .variable::<
+                            ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
+                        >(stringify!(castling_legal_5));
+                    let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
+                        ((::clir::CaseId, CastlingSide), ()),
+                    > = not_castling_path_attacked
+                        .iter()
+                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                        .collect();
+                    let castling_legal_6 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game, CastlingSide, Piece)),
+                        >(stringify!(castling_legal_6));
+                    let castling_legal_7_king_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Piece,)),
+                    > = king_of
+                        .iter()
+                        .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
+                        .collect();
+                    let castling_legal_7 = iteration
+                        .variable::<
+                            (
+                                (::clir::CaseId, Piece),
+                                (Game, Player, CastlingSide, Piece),
+                            ),
+                        >(stringify!(castling_legal_7));
+                    let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
+                        ((::clir::CaseId, Piece), ()),
+                    > = not_piece_has_moved
+                        .iter()
+                        .filter_map(|&(case, v3)| Some(((case, v3), ())))
+                        .collect();
+                    while iteration.changed() {
+                        castling_legal_2
+                            .from_join(
+                                &castling_legal_1,
+                                &castling_legal_2_rook_of,
+                                |&(case, v1, v4), &(v0, v2), &()| ((case, v0, v1), (v2, v4)),
+                            );
+                        castling_legal_3
+                            .from_join(
+                                &castling_legal_2,
+                                &castling_legal_3_player_has_the_move,
+                                |&(case, v0, v1), &(v2, v4), &()| ((case, v4), (v0, v1, v2)),
+                            );
+                        castling_legal_4
+                            .from_join(
+                                &castling_legal_3,
+                                &castling_legal_4_piece_has_moved,
+                                |&(case, v4), &(v0, v1, v2), &()| ((case, v2), (v0, v1, v4)),
+                            );
+                        castling_legal_5
+                            .from_join(
+                                &castling_legal_4,
+                                &castling_legal_5_castling_path_blocked,
+                                |&(case, v2), &(v0, v1, v4), &()| ((case, v2), (v0, v1, v4)),
+                            );
+                        castling_legal_6
+                            .from_join(
+                                &castling_legal_5,
+                                &castling_legal_6_castling_path_attacked,
+                                |&(case, v2), &(v0, v1, v4), &()| ((case, v1), (v0, v2, v4)),
+                            );
+                        castling_legal_7
+                            .from_join(
+                                &castling_legal_6,
+                                &castling_legal_7_king_of,
+                                |&(case, v1), &(v0, v2, v4), &(v3,)| (
+                                    (case, v3),
+                                    (v0, v1, v2, v4),
+                                ),
+                            );
+                        instances_of_castling_legal
+                            .from_join(
+                                &castling_legal_7,
+                                &castling_legal_8_piece_has_moved,
+                                |&(case, v3), &(v0, v1, v2, v4), &()| (
+                                    case,
+                                    v0,
+                                    v1,
+                                    v2,
+                                    v3,
+                                    v4,
+                                ),
+                            );
+                    }
+                    instances_of_castling_legal.complete()
+                };
+                for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 3,
+                                definite: false,
+                            },
+                            rel: 8,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 11, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2),
+                                ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 32,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v3)] }, ::clir::Premise { rel : 39,
+                                negative : true, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v4)] }, ::clir::Premise { rel :
+                                10, negative : true, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel
+                                : 48, negative : false, layer : ::clir::Layer::Concluded,
+                                args : vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 9,
+                                negative : true, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 39,
+                                negative : true, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v3)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_checkmate_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_checkmate_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_checkmate_ends_the_game));
+                    // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with definite premises
+                    instances_of_checkmate_ends_the_game
+                        .extend(
+                            checkmate_delivered
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_checkmate_ends_the_game.complete()
+                };
+                for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 4,
+                                definite: true,
+                            },
+                            rel: 17,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 16, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_checkmate_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_checkmate_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_checkmate_ends_the_game));
+                    // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with applicable premises
+                    instances_of_checkmate_ends_the_game
+                        .extend(
+                            checkmate_delivered
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_checkmate_ends_the_game.complete()
+                };
+                for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 4,
+                                definite: false,
+                            },
+                            rel: 17,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 16, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_checkmate_takes_precedence_over_seventy_five = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_checkmate_takes_precedence_over_seventy_five = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(
+                            stringify!(
+                                instances_of_checkmate_takes_precedence_over_seventy_five
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: every instance with applicable premises
+                    instances_of_checkmate_takes_precedence_over_seventy_five
+                        .extend(
+                            checkmate_delivered
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_checkmate_takes_precedence_over_seventy_five.complete()
+                };
+                for &(case, v0, v1) in instances_of_checkmate_takes_precedence_over_seventy_five
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 5,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: true,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 16, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_checkmate_wins = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_checkmate_wins = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_checkmate_wins));
+                    // urn:fide:laws:clir:chess#CheckmateWins: every instance with definite premises
+                    instances_of_checkmate_wins
+                        .extend(
+                            checkmate_delivered
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_checkmate_wins.complete()
+                };
+                for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 6,
+                                definite: true,
+                            },
+                            rel: 29,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 16, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_checkmate_wins = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_checkmate_wins = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_checkmate_wins));
+                    // urn:fide:laws:clir:chess#CheckmateWins: every instance with applicable premises
+                    instances_of_checkmate_wins
+                        .extend(
+                            checkmate_delivered
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_checkmate_wins.complete()
+                };
+                for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 6,
+                                definite: false,
+                            },
+                            rel: 29,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 16, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_dead_position_draws = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_dead_position_draws = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_dead_position_draws));
+                    // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with definite premises
+                    instances_of_dead_position_draws
+                        .extend(
+                            dead_position_arisen
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_dead_position_draws.complete()
+                };
+                for &(case, v0) in instances_of_dead_position_draws.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 7,
+                                definite: true,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 19, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_dead_position_draws = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_dead_position_draws = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_dead_position_draws));
+                    // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with applicable premises
+                    instances_of_dead_position_draws
+                        .extend(
+                            dead_position_arisen
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_dead_position_draws.complete()
+                };
+                for &(case, v0) in instances_of_dead_position_draws.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 7,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 19, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_dead_position_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_dead_position_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_dead_position_ends_the_game));
+                    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with definite premises
+                    instances_of_dead_position_ends_the_game
+                        .extend(
+                            dead_position_arisen
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_dead_position_ends_the_game.complete()
+                };
+                for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 8,
+                                definite: true,
+                            },
+                            rel: 20,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 19, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_dead_position_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_dead_position_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_dead_position_ends_the_game));
+                    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with applicable premises
+                    instances_of_dead_position_ends_the_game
+                        .extend(
+                            dead_position_arisen
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_dead_position_ends_the_game.complete()
+                };
+                for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 8,
+                                definite: false,
+                            },
+                            rel: 20,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 19, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_en_passant_capture_legal = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_en_passant_capture_legal = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, Piece),
+                        >(stringify!(instances_of_en_passant_capture_legal));
+                    // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with definite premises
+                    let en_passant_capture_legal_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (Player,)),
+                        >(stringify!(en_passant_capture_legal_1));
+                    en_passant_capture_legal_1
+                        .extend(
+                            player_has_the_move
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
+                        );
+                    let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = en_passant_right_open
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    let en_passant_capture_legal_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (Player,)),
+                        >(stringify!(en_passant_capture_legal_2));
+                    let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), (Piece,)),
+                    > = capturing_pawn_on_adjacent_file
+                        .iter()
+                        .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
+                        .collect();
+                    while iteration.changed() {
+                        en_passant_capture_legal_2
+                            .from_join(
+                                &en_passant_capture_legal_1,
+                                &en_passant_capture_legal_2_en_passant_right_open,
+                                |&(case, v0), &(v1,), &()| ((case, v0), (v1,)),
+                            );
+                        instances_of_en_passant_capture_legal
+                            .from_join(
+                                &en_passant_capture_legal_2,
+                                &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
+                                |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_en_passant_capture_legal.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 9,
+                                definite: true,
+                            },
+                            rel: 23,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 24, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 6,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v2)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_en_passant_capture_legal = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_en_passant_capture_legal = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, Piece),
+                        >(stringify!(instances_of_en_passant_capture_legal));
+                    // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with applicable premises
+                    let en_passant_capture_legal_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (Player,)),
+                        >(stringify!(en_passant_capture_legal_1));
+                    en_passant_capture_legal_1
+                        .extend(
+                            player_has_the_move
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
+                        );
+                    let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = en_passant_right_open
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    let en_passant_capture_legal_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (Player,)),
+                        >(stringify!(en_passant_capture_legal_2));
+                    let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), (Piece,)),
+                    > = capturing_pawn_on_adjacent_file
+                        .iter()
+                        .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
+                        .collect();
+                    while iteration.changed() {
+                        en_passant_capture_legal_2
+                            .from_join(
+                                &en_passant_capture_legal_1,
+                                &en_passant_capture_legal_2_en_passant_right_open,
+                                |&(case, v0), &(v1,), &()| ((case, v0), (v1,)),
+                            );
+                        instances_of_en_passant_capture_legal
+                            .from_join(
+                                &en_passant_capture_legal_2,
+                                &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
+                                |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_en_passant_capture_legal.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 9,
+                                definite: false,
+                            },
+                            rel: 23,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 24, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 6,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v2)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_fifty_move_claim_correct = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_fifty_move_claim_correct = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(stringify!(instances_of_fifty_move_claim_correct));
+                    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with definite premises
+                    let fifty_move_claim_correct_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(fifty_move_claim_correct_1));
+                    fifty_move_claim_correct_1
+                        .extend(
+                            player_has_the_move
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                        );
+                    let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = draw_claimed
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let fifty_move_claim_correct_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (Player,)),
+                        >(stringify!(fifty_move_claim_correct_2));
+                    let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), (i64,)),
+                    > = moves_by_each_without_pawn_or_capture
+                        .iter()
+                        .filter_map(|&(case, v0, v2)| {
+                            if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
+                        })
+                        .collect();
+                    while iteration.changed() {
+                        fifty_move_claim_correct_2
+                            .from_join(
+                                &fifty_move_claim_correct_1,
+                                &fifty_move_claim_correct_2_draw_claimed,
+                                |&(case, v1), &(v0,), &()| ((case, v0), (v1,)),
+                            );
+                        instances_of_fifty_move_claim_correct
+                            .from_join(
+                                &fifty_move_claim_correct_2,
+                                &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
+                                |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_fifty_move_claim_correct.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 10,
+                                definite: true,
+                            },
+                            rel: 26,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 22, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 35,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v2)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_fifty_move_claim_correct = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_fifty_move_claim_correct = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(stringify!(instances_of_fifty_move_claim_correct));
+                    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with applicable premises
+                    let fifty_move_claim_correct_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(fifty_move_claim_correct_1));
+                    fifty_move_claim_correct_1
+                        .extend(
+                            player_has_the_move
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                        );
+                    let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = draw_claimed
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let fifty_move_claim_correct_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (Player,)),
+                        >(stringify!(fifty_move_claim_correct_2));
+                    let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), (i64,)),
+                    > = moves_by_each_without_pawn_or_capture
+                        .iter()
+                        .filter_map(|&(case, v0, v2)| {
+                            if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
+                        })
+                        .collect();
+                    while iteration.changed() {
+                        fifty_move_claim_correct_2
+                            .from_join(
+                                &fifty_move_claim_correct_1,
+                                &fifty_move_claim_correct_2_draw_claimed,
+                                |&(case, v1), &(v0,), &()| ((case, v0), (v1,)),
+                            );
+                        instances_of_fifty_move_claim_correct
+                            .from_join(
+                                &fifty_move_claim_correct_2,
+                                &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
+                                |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_fifty_move_claim_correct.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 10,
+                                definite: false,
+                            },
+                            rel: 26,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 22, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 35,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v2)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_fifty_move_claim_draws = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_fifty_move_claim_draws = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_fifty_move_claim_draws));
+                    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with definite premises
+                    instances_of_fifty_move_claim_draws
+                        .extend(
+                            fifty_move_claim_correct
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_fifty_move_claim_draws.complete()
+                };
+                for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 11,
+                                definite: true,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 26, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_fifty_move_claim_draws = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_fifty_move_claim_draws = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_fifty_move_claim_draws));
+                    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with applicable premises
+                    instances_of_fifty_move_claim_draws
+                        .extend(
+                            fifty_move_claim_correct
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_fifty_move_claim_draws.complete()
+                };
+                for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 11,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 26, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_fivefold_automatic_draw = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_fivefold_automatic_draw = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, i64),
+                        >(stringify!(instances_of_fivefold_automatic_draw));
+                    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with definite premises
+                    instances_of_fivefold_automatic_draw
+                        .extend(
+                            position_occurrence_count
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| {
+                                    if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_fivefold_automatic_draw.complete()
+                };
+                for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 12,
+                                definite: true,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 45, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_fivefold_automatic_draw = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_fivefold_automatic_draw = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, i64),
+                        >(stringify!(instances_of_fivefold_automatic_draw));
+                    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with applicable premises
+                    instances_of_fivefold_automatic_draw
+                        .extend(
+                            position_occurrence_count
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| {
+                                    if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_fivefold_automatic_draw.complete()
+                };
+                for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 12,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 45, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_agreement_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_agreement_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_agreement_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with definite premises
+                    instances_of_game_play_conclude_by_agreement_enters
+                        .extend(
+                            valid_transition_definite
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_agreement_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 13,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_agreement_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_agreement_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_agreement_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with applicable premises
+                    instances_of_game_play_conclude_by_agreement_enters
+                        .extend(
+                            valid_transition_concluded
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_agreement_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 13,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_agreement_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_agreement_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_agreement_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with definite premises
+                    let game_play_conclude_by_agreement_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_agreement_valid_1));
+                    game_play_conclude_by_agreement_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_agreement_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_agreement_valid_2));
+                    let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = agreed_draw_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_agreement_valid_2
+                            .from_join(
+                                &game_play_conclude_by_agreement_valid_1,
+                                &game_play_conclude_by_agreement_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_agreement_valid
+                            .from_join(
+                                &game_play_conclude_by_agreement_valid_2,
+                                &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_agreement_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 14,
+                                definite: true,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 0, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_agreement_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_agreement_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_agreement_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with applicable premises
+                    let game_play_conclude_by_agreement_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_agreement_valid_1));
+                    game_play_conclude_by_agreement_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_agreement_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_agreement_valid_2));
+                    let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = agreed_draw_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_agreement_valid_2
+                            .from_join(
+                                &game_play_conclude_by_agreement_valid_1,
+                                &game_play_conclude_by_agreement_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_agreement_valid
+                            .from_join(
+                                &game_play_conclude_by_agreement_valid_2,
+                                &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_agreement_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 14,
+                                definite: false,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 0, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_checkmate_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_checkmate_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_checkmate_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with definite premises
+                    instances_of_game_play_conclude_by_checkmate_enters
+                        .extend(
+                            valid_transition_definite
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_checkmate_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 15,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_checkmate_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_checkmate_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_checkmate_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with applicable premises
+                    instances_of_game_play_conclude_by_checkmate_enters
+                        .extend(
+                            valid_transition_concluded
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_checkmate_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 15,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_checkmate_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_checkmate_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_checkmate_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with definite premises
+                    let game_play_conclude_by_checkmate_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_checkmate_valid_1));
+                    game_play_conclude_by_checkmate_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_checkmate_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_checkmate_valid_2));
+                    let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = checkmate_has_been_delivered
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_checkmate_valid_2
+                            .from_join(
+                                &game_play_conclude_by_checkmate_valid_1,
+                                &game_play_conclude_by_checkmate_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_checkmate_valid
+                            .from_join(
+                                &game_play_conclude_by_checkmate_valid_2,
+                                &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_checkmate_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 16,
+                                definite: true,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 17, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_checkmate_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_checkmate_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_checkmate_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with applicable premises
+                    let game_play_conclude_by_checkmate_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_checkmate_valid_1));
+                    game_play_conclude_by_checkmate_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_checkmate_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_checkmate_valid_2));
+                    let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = checkmate_has_been_delivered
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_checkmate_valid_2
+                            .from_join(
+                                &game_play_conclude_by_checkmate_valid_1,
+                                &game_play_conclude_by_checkmate_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_checkmate_valid
+                            .from_join(
+                                &game_play_conclude_by_checkmate_valid_2,
+                                &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_checkmate_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 16,
+                                definite: false,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 17, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_dead_position_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_dead_position_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_dead_position_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with definite premises
+                    instances_of_game_play_conclude_by_dead_position_enters
+                        .extend(
+                            valid_transition_definite
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_dead_position_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 17,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_dead_position_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_dead_position_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_dead_position_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with applicable premises
+                    instances_of_game_play_conclude_by_dead_position_enters
+                        .extend(
+                            valid_transition_concluded
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_dead_position_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 17,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_dead_position_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_dead_position_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_dead_position_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with definite premises
+                    let game_play_conclude_by_dead_position_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_dead_position_valid_1));
+                    game_play_conclude_by_dead_position_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_dead_position_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_dead_position_valid_2));
+                    let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = dead_position_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_dead_position_valid_2
+                            .from_join(
+                                &game_play_conclude_by_dead_position_valid_1,
+                                &game_play_conclude_by_dead_position_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_dead_position_valid
+                            .from_join(
+                                &game_play_conclude_by_dead_position_valid_2,
+                                &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_dead_position_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 18,
+                                definite: true,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 20, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_dead_position_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_dead_position_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_dead_position_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with applicable premises
+                    let game_play_conclude_by_dead_position_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_dead_position_valid_1));
+                    game_play_conclude_by_dead_position_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_dead_position_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_dead_position_valid_2));
+                    let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = dead_position_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_dead_position_valid_2
+                            .from_join(
+                                &game_play_conclude_by_dead_position_valid_1,
+                                &game_play_conclude_by_dead_position_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_dead_position_valid
+                            .from_join(
+                                &game_play_conclude_by_dead_position_valid_2,
+                                &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_dead_position_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 18,
+                                definite: false,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 20, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_drawn_claim_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_drawn_claim_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_drawn_claim_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with definite premises
+                    instances_of_game_play_conclude_by_drawn_claim_enters
+                        .extend(
+                            valid_transition_definite
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_drawn_claim_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 19,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_drawn_claim_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_drawn_claim_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_drawn_claim_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with applicable premises
+                    instances_of_game_play_conclude_by_drawn_claim_enters
+                        .extend(
+                            valid_transition_concluded
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_drawn_claim_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 19,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_drawn_claim_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_drawn_claim_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_drawn_claim_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with definite premises
+                    let game_play_conclude_by_drawn_claim_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
+                    game_play_conclude_by_drawn_claim_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_drawn_claim_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
+                    let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = game_drawn_definite
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_drawn_claim_valid_2
+                            .from_join(
+                                &game_play_conclude_by_drawn_claim_valid_1,
+                                &game_play_conclude_by_drawn_claim_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_drawn_claim_valid
+                            .from_join(
+                                &game_play_conclude_by_drawn_claim_valid_2,
+                                &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_drawn_claim_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 20,
+                                definite: true,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 27, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_drawn_claim_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_drawn_claim_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_drawn_claim_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with applicable premises
+                    let game_play_conclude_by_drawn_claim_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
+                    game_play_conclude_by_drawn_claim_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_drawn_claim_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
+                    let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = game_drawn_concluded
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_drawn_claim_valid_2
+                            .from_join(
+                                &game_play_conclude_by_drawn_claim_valid_1,
+                                &game_play_conclude_by_drawn_claim_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_drawn_claim_valid
+                            .from_join(
+                                &game_play_conclude_by_drawn_claim_valid_2,
+                                &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_drawn_claim_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 20,
+                                definite: false,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 27, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_resignation_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_resignation_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_resignation_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with definite premises
+                    instances_of_game_play_conclude_by_resignation_enters
+                        .extend(
+                            valid_transition_definite
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_resignation_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 21,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_resignation_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_resignation_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_resignation_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with applicable premises
+                    instances_of_game_play_conclude_by_resignation_enters
+                        .extend(
+                            valid_transition_concluded
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_resignation_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 21,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_resignation_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_resignation_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_resignation_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with definite premises
+                    let game_play_conclude_by_resignation_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_resignation_valid_1));
+                    game_play_conclude_by_resignation_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_resignation_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_resignation_valid_2));
+                    let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = resignation_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_resignation_valid_2
+                            .from_join(
+                                &game_play_conclude_by_resignation_valid_1,
+                                &game_play_conclude_by_resignation_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_resignation_valid
+                            .from_join(
+                                &game_play_conclude_by_resignation_valid_2,
+                                &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_resignation_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 22,
+                                definite: true,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 47, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_resignation_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_resignation_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_resignation_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with applicable premises
+                    let game_play_conclude_by_resignation_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_resignation_valid_1));
+                    game_play_conclude_by_resignation_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_resignation_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_resignation_valid_2));
+                    let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = resignation_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_resignation_valid_2
+                            .from_join(
+                                &game_play_conclude_by_resignation_valid_1,
+                                &game_play_conclude_by_resignation_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_resignation_valid
+                            .from_join(
+                                &game_play_conclude_by_resignation_valid_2,
+                                &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_resignation_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 22,
+                                definite: false,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 47, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_second_illegal_move_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_second_illegal_move_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_second_illegal_move_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with definite premises
+                    instances_of_game_play_conclude_by_second_illegal_move_enters
+                        .extend(
+                            valid_transition_definite
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1
+                                        == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+                                    {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_second_illegal_move_enters
+                        .complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 23,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_second_illegal_move_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_second_illegal_move_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_second_illegal_move_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with applicable premises
+                    instances_of_game_play_conclude_by_second_illegal_move_enters
+                        .extend(
+                            valid_transition_concluded
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1
+                                        == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+                                    {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_second_illegal_move_enters
+                        .complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 23,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_second_illegal_move_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_second_illegal_move_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_second_illegal_move_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with definite premises
+                    let game_play_conclude_by_second_illegal_move_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
+                    game_play_conclude_by_second_illegal_move_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1
+                                        == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+                                    {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_second_illegal_move_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
+                    let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = second_illegal_move_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_second_illegal_move_valid_2
+                            .from_join(
+                                &game_play_conclude_by_second_illegal_move_valid_1,
+                                &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_second_illegal_move_valid
+                            .from_join(
+                                &game_play_conclude_by_second_illegal_move_valid_2,
+                                &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_second_illegal_move_valid
+                        .complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 24,
+                                definite: true,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 49, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_second_illegal_move_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_second_illegal_move_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_second_illegal_move_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with applicable premises
+                    let game_play_conclude_by_second_illegal_move_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
+                    game_play_conclude_by_second_illegal_move_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1
+                                        == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+                                    {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_second_illegal_move_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
+                    let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = second_illegal_move_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_second_illegal_move_valid_2
+                            .from_join(
+                                &game_play_conclude_by_second_illegal_move_valid_1,
+                                &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_second_illegal_move_valid
+                            .from_join(
+                                &game_play_conclude_by_second_illegal_move_valid_2,
+                                &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_second_illegal_move_valid
+                        .complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 24,
+                                definite: false,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 49, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_stalemate_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_stalemate_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_stalemate_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with definite premises
+                    instances_of_game_play_conclude_by_stalemate_enters
+                        .extend(
+                            valid_transition_definite
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_stalemate_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 25,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_stalemate_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_stalemate_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_stalemate_enters
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with applicable premises
+                    instances_of_game_play_conclude_by_stalemate_enters
+                        .extend(
+                            valid_transition_concluded
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_conclude_by_stalemate_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 25,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::ENDED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
+                                }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_stalemate_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_stalemate_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_stalemate_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with definite premises
+                    let game_play_conclude_by_stalemate_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_stalemate_valid_1));
+                    game_play_conclude_by_stalemate_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_stalemate_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_stalemate_valid_2));
+                    let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = stalemate_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_stalemate_valid_2
+                            .from_join(
+                                &game_play_conclude_by_stalemate_valid_1,
+                                &game_play_conclude_by_stalemate_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_stalemate_valid
+                            .from_join(
+                                &game_play_conclude_by_stalemate_valid_2,
+                                &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_stalemate_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 26,
+                                definite: true,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 51, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_conclude_by_stalemate_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_conclude_by_stalemate_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(
+                            stringify!(
+                                instances_of_game_play_conclude_by_stalemate_valid
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with applicable premises
+                    let game_play_conclude_by_stalemate_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_stalemate_valid_1));
+                    game_play_conclude_by_stalemate_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_conclude_by_stalemate_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_conclude_by_stalemate_valid_2));
+                    let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = stalemate_has_ended_the_game
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_conclude_by_stalemate_valid_2
+                            .from_join(
+                                &game_play_conclude_by_stalemate_valid_1,
+                                &game_play_conclude_by_stalemate_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_conclude_by_stalemate_valid
+                            .from_join(
+                                &game_play_conclude_by_stalemate_valid_2,
+                                &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_conclude_by_stalemate_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 26,
+                                definite: false,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
+                                }, ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 51, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_play_move_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_play_move_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_play_move_enters));
+                    // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with definite premises
+                    instances_of_game_play_play_move_enters
+                        .extend(
+                            valid_transition_definite
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::PLAY_MOVE {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_play_move_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 27,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_play_move_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_play_move_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_play_move_enters));
+                    // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with applicable premises
+                    instances_of_game_play_play_move_enters
+                        .extend(
+                            valid_transition_concluded
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::PLAY_MOVE {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_play_move_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 27,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_play_move_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_play_move_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_play_move_valid));
+                    // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with definite premises
+                    let game_play_play_move_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_play_move_valid_1));
+                    game_play_play_move_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::PLAY_MOVE {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_play_move_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_play_move_valid_2));
+                    let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = legal_move
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_play_move_valid_2
+                            .from_join(
+                                &game_play_play_move_valid_1,
+                                &game_play_play_move_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_play_move_valid
+                            .from_join(
+                                &game_play_play_move_valid_2,
+                                &game_play_play_move_valid_3_legal_move,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_play_move_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 28,
+                                definite: true,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] },
+                                ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 33, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_play_move_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_play_move_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_play_move_valid));
+                    // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with applicable premises
+                    let game_play_play_move_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_play_move_valid_1));
+                    game_play_play_move_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::PLAY_MOVE {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::PLAYING {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_play_move_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_play_move_valid_2));
+                    let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = legal_move
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_play_move_valid_2
+                            .from_join(
+                                &game_play_play_move_valid_1,
+                                &game_play_play_move_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_play_move_valid
+                            .from_join(
+                                &game_play_play_move_valid_2,
+                                &game_play_play_move_valid_3_legal_move,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_play_move_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 28,
+                                definite: false,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] },
+                                ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                                ::clir::Premise { rel : 33, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_start_play_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_start_play_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_start_play_enters));
+                    // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with definite premises
+                    instances_of_game_play_start_play_enters
+                        .extend(
+                            valid_transition_definite
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::START_PLAY {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_start_play_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 29,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_start_play_enters = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_start_play_enters = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_start_play_enters));
+                    // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with applicable premises
+                    instances_of_game_play_start_play_enters
+                        .extend(
+                            valid_transition_concluded
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::START_PLAY {
+                                        Some((case, v0))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_start_play_enters.complete()
+                };
+                for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 29,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::PLAYING)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 53, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_start_play_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_start_play_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_start_play_valid));
+                    // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with definite premises
+                    let game_play_start_play_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_start_play_valid_1));
+                    game_play_start_play_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::START_PLAY {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::NOT_STARTED {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_start_play_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_start_play_valid_2));
+                    let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = play_started
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_start_play_valid_2
+                            .from_join(
+                                &game_play_start_play_valid_1,
+                                &game_play_start_play_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_start_play_valid
+                            .from_join(
+                                &game_play_start_play_valid_2,
+                                &game_play_start_play_valid_3_play_started,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_start_play_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 30,
+                                definite: true,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] },
+                                ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)] },
+                                ::clir::Premise { rel : 41, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_start_play_valid = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_start_play_valid = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_start_play_valid));
+                    // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with applicable premises
+                    let game_play_start_play_valid_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_start_play_valid_1));
+                    game_play_start_play_valid_1
+                        .extend(
+                            attempted_transition
+                                .iter()
+                                .filter_map(|&(case, v0, a_1)| {
+                                    if a_1 == GamePlayTransition::START_PLAY {
+                                        Some(((case, v0), ()))
+                                    } else {
+                                        None
+                                    }
+                                }),
+                        );
+                    let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = entered_state_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayState::NOT_STARTED {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    let game_play_start_play_valid_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(game_play_start_play_valid_2));
+                    let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = play_started
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        game_play_start_play_valid_2
+                            .from_join(
+                                &game_play_start_play_valid_1,
+                                &game_play_start_play_valid_2_entered_state,
+                                |&(case, v0), &(), &()| ((case, v0), ()),
+                            );
+                        instances_of_game_play_start_play_valid
+                            .from_join(
+                                &game_play_start_play_valid_2,
+                                &game_play_start_play_valid_3_play_started,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_game_play_start_play_valid.complete()
+                };
+                for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 30,
+                                definite: false,
+                            },
+                            rel: 53,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 4, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] },
+                                ::clir::Premise { rel : 25, negative : false, layer :
+                                ::clir::Layer::Supported, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)] },
+                                ::clir::Premise { rel : 41, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_initial = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_initial = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_initial));
+                    // urn:fide:laws:clir:chess#GamePlay/initial: every instance with definite premises
+                    instances_of_game_play_initial
+                        .extend(
+                            procedure_instance
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_initial.complete()
+                };
+                for &(case, v0) in instances_of_game_play_initial.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 31,
+                                definite: true,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 46, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_game_play_initial = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_game_play_initial = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_game_play_initial));
+                    // urn:fide:laws:clir:chess#GamePlay/initial: every instance with applicable premises
+                    instances_of_game_play_initial
+                        .extend(
+                            procedure_instance
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_game_play_initial.complete()
+                };
+                for &(case, v0) in instances_of_game_play_initial.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 31,
+                                definite: false,
+                            },
+                            rel: 25,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 46, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_move_is_illegal = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_move_is_illegal = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_move_is_illegal));
+                    // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with definite premises
+                    let move_is_illegal_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(move_is_illegal_1));
+                    move_is_illegal_1
+                        .extend(
+                            checked_game
+                                .iter()
+                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                        );
+                    let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = not_move_meets_articles_3_1_to_3_9
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_move_is_illegal
+                            .from_join(
+                                &move_is_illegal_1,
+                                &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_move_is_illegal.complete()
+                };
+                for &(case, v0) in instances_of_move_is_illegal.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 32,
+                                definite: true,
+                            },
+                            rel: 30,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 13, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                                34, negative : true, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_move_is_illegal = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_move_is_illegal = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_move_is_illegal));
+                    // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with applicable premises
+                    let move_is_illegal_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), ()),
+                        >(stringify!(move_is_illegal_1));
+                    move_is_illegal_1
+                        .extend(
+                            checked_game
+                                .iter()
+                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                        );
+                    let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), ()),
+                    > = not_move_meets_articles_3_1_to_3_9
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_move_is_illegal
+                            .from_join(
+                                &move_is_illegal_1,
+                                &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
+                                |&(case, v0), &(), &()| (case, v0),
+                            );
+                    }
+                    instances_of_move_is_illegal.complete()
+                };
+                for &(case, v0) in instances_of_move_is_illegal.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 32,
+                                definite: false,
+                            },
+                            rel: 30,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 13, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                                34, negative : true, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_move_is_legal = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_move_is_legal = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_move_is_legal));
+                    // urn:fide:laws:clir:chess#MoveIsLegal: every instance with definite premises
+                    instances_of_move_is_legal
+                        .extend(
+                            move_meets_articles_3_1_to_3_9
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_move_is_legal.complete()
+                };
+                for &(case, v0) in instances_of_move_is_legal.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 33,
+                                definite: true,
+                            },
+                            rel: 33,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 34, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_move_is_legal = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_move_is_legal = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_move_is_legal));
+                    // urn:fide:laws:clir:chess#MoveIsLegal: every instance with applicable premises
+                    instances_of_move_is_legal
+                        .extend(
+                            move_meets_articles_3_1_to_3_9
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_move_is_legal.complete()
+                };
+                for &(case, v0) in instances_of_move_is_legal.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 33,
+                                definite: false,
+                            },
+                            rel: 33,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 34, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_must_move_first_touched_piece = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_must_move_first_touched_piece = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, Piece),
+                        >(stringify!(instances_of_must_move_first_touched_piece));
+                    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with definite premises
+                    let must_move_first_touched_piece_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player, Piece), ()),
+                        >(stringify!(must_move_first_touched_piece_1));
+                    must_move_first_touched_piece_1
+                        .extend(
+                            own_piece_of
+                                .iter()
+                                .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ()))),
+                        );
+                    let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player, Piece), ()),
+                    > = piece_touched_intentionally
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+                        .collect();
+                    let must_move_first_touched_piece_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Piece), (Player,)),
+                        >(stringify!(must_move_first_touched_piece_2));
+                    let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
+                        ((::clir::CaseId, Piece), ()),
+                    > = piece_can_be_moved
+                        .iter()
+                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                        .collect();
+                    let must_move_first_touched_piece_3 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Piece,)),
+                        >(stringify!(must_move_first_touched_piece_3));
+                    let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Game,)),
+                    > = player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                        .collect();
+                    while iteration.changed() {
+                        must_move_first_touched_piece_2
+                            .from_join(
+                                &must_move_first_touched_piece_1,
+                                &must_move_first_touched_piece_2_piece_touched_intentionally,
+                                |&(case, v1, v2), &(), &()| ((case, v2), (v1,)),
+                            );
+                        must_move_first_touched_piece_3
+                            .from_join(
+                                &must_move_first_touched_piece_2,
+                                &must_move_first_touched_piece_3_piece_can_be_moved,
+                                |&(case, v2), &(v1,), &()| ((case, v1), (v2,)),
+                            );
+                        instances_of_must_move_first_touched_piece
+                            .from_join(
+                                &must_move_first_touched_piece_3,
+                                &must_move_first_touched_piece_4_player_has_the_move,
+                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_must_move_first_touched_piece.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 34,
+                                definite: true,
+                            },
+                            rel: 36,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 37, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 40,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 38,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_must_move_first_touched_piece = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_must_move_first_touched_piece = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, Piece),
+                        >(stringify!(instances_of_must_move_first_touched_piece));
+                    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with applicable premises
+                    let must_move_first_touched_piece_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player, Piece), ()),
+                        >(stringify!(must_move_first_touched_piece_1));
+                    must_move_first_touched_piece_1
+                        .extend(
+                            own_piece_of
+                                .iter()
+                                .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ()))),
+                        );
+                    let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player, Piece), ()),
+                    > = piece_touched_intentionally
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+                        .collect();
+                    let must_move_first_touched_piece_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Piece), (Player,)),
+                        >(stringify!(must_move_first_touched_piece_2));
+                    let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
+                        ((::clir::CaseId, Piece), ()),
+                    > = piece_can_be_moved
+                        .iter()
+                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                        .collect();
+                    let must_move_first_touched_piece_3 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Piece,)),
+                        >(stringify!(must_move_first_touched_piece_3));
+                    let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Game,)),
+                    > = player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                        .collect();
+                    while iteration.changed() {
+                        must_move_first_touched_piece_2
+                            .from_join(
+                                &must_move_first_touched_piece_1,
+                                &must_move_first_touched_piece_2_piece_touched_intentionally,
+                                |&(case, v1, v2), &(), &()| ((case, v2), (v1,)),
+                            );
+                        must_move_first_touched_piece_3
+                            .from_join(
+                                &must_move_first_touched_piece_2,
+                                &must_move_first_touched_piece_3_piece_can_be_moved,
+                                |&(case, v2), &(v1,), &()| ((case, v1), (v2,)),
+                            );
+                        instances_of_must_move_first_touched_piece
+                            .from_join(
+                                &must_move_first_touched_piece_3,
+                                &must_move_first_touched_piece_4_player_has_the_move,
+                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_must_move_first_touched_piece.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 34,
+                                definite: false,
+                            },
+                            rel: 36,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 37, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 40,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 38,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_resignation_drawn_if_mate_impossible = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_resignation_drawn_if_mate_impossible = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_resignation_drawn_if_mate_impossible));
+                    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with definite premises
+                    let resignation_drawn_if_mate_impossible_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_drawn_if_mate_impossible_1));
+                    resignation_drawn_if_mate_impossible_1
+                        .extend(
+                            player_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                        );
+                    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = king_cannot_be_checkmated
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let resignation_drawn_if_mate_impossible_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_drawn_if_mate_impossible_2));
+                    let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = player_resigned
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    while iteration.changed() {
+                        resignation_drawn_if_mate_impossible_2
+                            .from_join(
+                                &resignation_drawn_if_mate_impossible_1,
+                                &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+                                |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
+                            );
+                        instances_of_resignation_drawn_if_mate_impossible
+                            .from_join(
+                                &resignation_drawn_if_mate_impossible_2,
+                                &resignation_drawn_if_mate_impossible_3_player_resigned,
+                                |&(case, v1), &(v0,), &()| (case, v0, v1),
+                            );
+                    }
+                    instances_of_resignation_drawn_if_mate_impossible.complete()
+                };
+                for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 35,
+                                definite: true,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 31, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                43, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_resignation_drawn_if_mate_impossible = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_resignation_drawn_if_mate_impossible = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_resignation_drawn_if_mate_impossible));
+                    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with applicable premises
+                    let resignation_drawn_if_mate_impossible_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_drawn_if_mate_impossible_1));
+                    resignation_drawn_if_mate_impossible_1
+                        .extend(
+                            player_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                        );
+                    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = king_cannot_be_checkmated
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let resignation_drawn_if_mate_impossible_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_drawn_if_mate_impossible_2));
+                    let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = player_resigned
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    while iteration.changed() {
+                        resignation_drawn_if_mate_impossible_2
+                            .from_join(
+                                &resignation_drawn_if_mate_impossible_1,
+                                &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+                                |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
+                            );
+                        instances_of_resignation_drawn_if_mate_impossible
+                            .from_join(
+                                &resignation_drawn_if_mate_impossible_2,
+                                &resignation_drawn_if_mate_impossible_3_player_resigned,
+                                |&(case, v1), &(v0,), &()| (case, v0, v1),
+                            );
+                    }
+                    instances_of_resignation_drawn_if_mate_impossible.complete()
+                };
+                for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 35,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 31, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                43, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_resignation_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_resignation_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_resignation_ends_the_game));
+                    // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with definite premises
+                    let resignation_ends_the_game_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_ends_the_game_1));
+                    resignation_ends_the_game_1
+                        .extend(
+                            player_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                        );
+                    let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = player_resigned
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_resignation_ends_the_game
+                            .from_join(
+                                &resignation_ends_the_game_1,
+                                &resignation_ends_the_game_2_player_resigned,
+                                |&(case, v1), &(v0,), &()| (case, v0, v1),
+                            );
+                    }
+                    instances_of_resignation_ends_the_game.complete()
+                };
+                for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 36,
+                                definite: true,
+                            },
+                            rel: 47,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 43, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_resignation_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_resignation_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_resignation_ends_the_game));
+                    // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with applicable premises
+                    let resignation_ends_the_game_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_ends_the_game_1));
+                    resignation_ends_the_game_1
+                        .extend(
+                            player_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                        );
+                    let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = player_resigned
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_resignation_ends_the_game
+                            .from_join(
+                                &resignation_ends_the_game_1,
+                                &resignation_ends_the_game_2_player_resigned,
+                                |&(case, v1), &(v0,), &()| (case, v0, v1),
+                            );
+                    }
+                    instances_of_resignation_ends_the_game.complete()
+                };
+                for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 36,
+                                definite: false,
+                            },
+                            rel: 47,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 43, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_resignation_loses = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_resignation_loses = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_resignation_loses));
+                    // urn:fide:laws:clir:chess#ResignationLoses: every instance with definite premises
+                    let resignation_loses_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_loses_1));
+                    resignation_loses_1
+                        .extend(
+                            player_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                        );
+                    let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = not_king_cannot_be_checkmated
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let resignation_loses_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_loses_2));
+                    let resignation_loses_3_player_resigned: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = player_resigned
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    while iteration.changed() {
+                        resignation_loses_2
+                            .from_join(
+                                &resignation_loses_1,
+                                &resignation_loses_2_king_cannot_be_checkmated,
+                                |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
+                            );
+                        instances_of_resignation_loses
+                            .from_join(
+                                &resignation_loses_2,
+                                &resignation_loses_3_player_resigned,
+                                |&(case, v1), &(v0,), &()| (case, v0, v1),
+                            );
+                    }
+                    instances_of_resignation_loses.complete()
+                };
+                for &(case, v0, v1) in instances_of_resignation_loses.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 37,
+                                definite: true,
+                            },
+                            rel: 28,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 31, negative : true, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                43, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_resignation_loses = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_resignation_loses = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_resignation_loses));
+                    // urn:fide:laws:clir:chess#ResignationLoses: every instance with applicable premises
+                    let resignation_loses_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_loses_1));
+                    resignation_loses_1
+                        .extend(
+                            player_of
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                        );
+                    let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = not_king_cannot_be_checkmated
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let resignation_loses_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game,)),
+                        >(stringify!(resignation_loses_2));
+                    let resignation_loses_3_player_resigned: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = player_resigned
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    while iteration.changed() {
+                        resignation_loses_2
+                            .from_join(
+                                &resignation_loses_1,
+                                &resignation_loses_2_king_cannot_be_checkmated,
+                                |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
+                            );
+                        instances_of_resignation_loses
+                            .from_join(
+                                &resignation_loses_2,
+                                &resignation_loses_3_player_resigned,
+                                |&(case, v1), &(v0,), &()| (case, v0, v1),
+                            );
+                    }
+                    instances_of_resignation_loses.complete()
+                };
+                for &(case, v0, v1) in instances_of_resignation_loses.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 37,
+                                definite: false,
+                            },
+                            rel: 28,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 31, negative : true, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                43, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_second_illegal_move_drawn_if_mate_impossible = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_second_illegal_move_drawn_if_mate_impossible = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(
+                            stringify!(
+                                instances_of_second_illegal_move_drawn_if_mate_impossible
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with definite premises
+                    let second_illegal_move_drawn_if_mate_impossible_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
+                    second_illegal_move_drawn_if_mate_impossible_1
+                        .extend(
+                            completed_illegal_move_count
+                                .iter()
+                                .filter_map(|&(case, v1, v2)| {
+                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                                }),
+                        );
+                    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = king_cannot_be_checkmated
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let second_illegal_move_drawn_if_mate_impossible_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
+                    let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Game,)),
+                    > = player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                        .collect();
+                    while iteration.changed() {
+                        second_illegal_move_drawn_if_mate_impossible_2
+                            .from_join(
+                                &second_illegal_move_drawn_if_mate_impossible_1,
+                                &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+                                |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
+                            );
+                        instances_of_second_illegal_move_drawn_if_mate_impossible
+                            .from_join(
+                                &second_illegal_move_drawn_if_mate_impossible_2,
+                                &second_illegal_move_drawn_if_mate_impossible_3_player_of,
+                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_second_illegal_move_drawn_if_mate_impossible.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 38,
+                                definite: true,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 31, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                18, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_second_illegal_move_drawn_if_mate_impossible = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_second_illegal_move_drawn_if_mate_impossible = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(
+                            stringify!(
+                                instances_of_second_illegal_move_drawn_if_mate_impossible
+                            ),
+                        );
+                    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with applicable premises
+                    let second_illegal_move_drawn_if_mate_impossible_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
+                    second_illegal_move_drawn_if_mate_impossible_1
+                        .extend(
+                            completed_illegal_move_count
+                                .iter()
+                                .filter_map(|&(case, v1, v2)| {
+                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                                }),
+                        );
+                    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = king_cannot_be_checkmated
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let second_illegal_move_drawn_if_mate_impossible_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
+                    let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Game,)),
+                    > = player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                        .collect();
+                    while iteration.changed() {
+                        second_illegal_move_drawn_if_mate_impossible_2
+                            .from_join(
+                                &second_illegal_move_drawn_if_mate_impossible_1,
+                                &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+                                |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
+                            );
+                        instances_of_second_illegal_move_drawn_if_mate_impossible
+                            .from_join(
+                                &second_illegal_move_drawn_if_mate_impossible_2,
+                                &second_illegal_move_drawn_if_mate_impossible_3_player_of,
+                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_second_illegal_move_drawn_if_mate_impossible.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 38,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 31, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                18, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_second_illegal_move_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_second_illegal_move_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(stringify!(instances_of_second_illegal_move_ends_the_game));
+                    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with definite premises
+                    let second_illegal_move_ends_the_game_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_ends_the_game_1));
+                    second_illegal_move_ends_the_game_1
+                        .extend(
+                            completed_illegal_move_count
+                                .iter()
+                                .filter_map(|&(case, v1, v2)| {
+                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                                }),
+                        );
+                    let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Game,)),
+                    > = player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_second_illegal_move_ends_the_game
+                            .from_join(
+                                &second_illegal_move_ends_the_game_1,
+                                &second_illegal_move_ends_the_game_2_player_of,
+                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_second_illegal_move_ends_the_game.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 39,
+                                definite: true,
+                            },
+                            rel: 49,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 18, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_second_illegal_move_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_second_illegal_move_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(stringify!(instances_of_second_illegal_move_ends_the_game));
+                    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with applicable premises
+                    let second_illegal_move_ends_the_game_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_ends_the_game_1));
+                    second_illegal_move_ends_the_game_1
+                        .extend(
+                            completed_illegal_move_count
+                                .iter()
+                                .filter_map(|&(case, v1, v2)| {
+                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                                }),
+                        );
+                    let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Game,)),
+                    > = player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                        .collect();
+                    while iteration.changed() {
+                        instances_of_second_illegal_move_ends_the_game
+                            .from_join(
+                                &second_illegal_move_ends_the_game_1,
+                                &second_illegal_move_ends_the_game_2_player_of,
+                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_second_illegal_move_ends_the_game.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 39,
+                                definite: false,
+                            },
+                            rel: 49,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 18, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_second_illegal_move_loses = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_second_illegal_move_loses = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(stringify!(instances_of_second_illegal_move_loses));
+                    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with definite premises
+                    let second_illegal_move_loses_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_loses_1));
+                    second_illegal_move_loses_1
+                        .extend(
+                            completed_illegal_move_count
+                                .iter()
+                                .filter_map(|&(case, v1, v2)| {
+                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                                }),
+                        );
+                    let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = not_king_cannot_be_checkmated
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let second_illegal_move_loses_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_loses_2));
+                    let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Game,)),
+                    > = player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                        .collect();
+                    while iteration.changed() {
+                        second_illegal_move_loses_2
+                            .from_join(
+                                &second_illegal_move_loses_1,
+                                &second_illegal_move_loses_2_king_cannot_be_checkmated,
+                                |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
+                            );
+                        instances_of_second_illegal_move_loses
+                            .from_join(
+                                &second_illegal_move_loses_2,
+                                &second_illegal_move_loses_3_player_of,
+                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_second_illegal_move_loses.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 40,
+                                definite: true,
+                            },
+                            rel: 28,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 31, negative : true, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                18, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_second_illegal_move_loses = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_second_illegal_move_loses = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(stringify!(instances_of_second_illegal_move_loses));
+                    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with applicable premises
+                    let second_illegal_move_loses_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_loses_1));
+                    second_illegal_move_loses_1
+                        .extend(
+                            completed_illegal_move_count
+                                .iter()
+                                .filter_map(|&(case, v1, v2)| {
+                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                                }),
+                        );
+                    let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = not_king_cannot_be_checkmated
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    let second_illegal_move_loses_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (i64,)),
+                        >(stringify!(second_illegal_move_loses_2));
+                    let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), (Game,)),
+                    > = player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                        .collect();
+                    while iteration.changed() {
+                        second_illegal_move_loses_2
+                            .from_join(
+                                &second_illegal_move_loses_1,
+                                &second_illegal_move_loses_2_king_cannot_be_checkmated,
+                                |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
+                            );
+                        instances_of_second_illegal_move_loses
+                            .from_join(
+                                &second_illegal_move_loses_2,
+                                &second_illegal_move_loses_3_player_of,
+                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_second_illegal_move_loses.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 40,
+                                definite: false,
+                            },
+                            rel: 28,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 31, negative : true, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                18, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v1),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_seventy_five_automatic_draw = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_seventy_five_automatic_draw = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, i64),
+                        >(stringify!(instances_of_seventy_five_automatic_draw));
+                    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: every instance with applicable premises
+                    instances_of_seventy_five_automatic_draw
+                        .extend(
+                            moves_by_each_without_pawn_or_capture
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| {
+                                    if v1 >= 75i64 { Some((case, v0, v1)) } else { None }
+                                }),
+                        );
+                    while iteration.changed() {}
+                    instances_of_seventy_five_automatic_draw.complete()
+                };
+                for &(case, v0, v1) in instances_of_seventy_five_automatic_draw.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 41,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 35, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_stalemate_draws = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_stalemate_draws = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_stalemate_draws));
+                    // urn:fide:laws:clir:chess#StalemateDraws: every instance with definite premises
+                    instances_of_stalemate_draws
+                        .extend(
+                            stalemate_arisen
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_stalemate_draws.complete()
+                };
+                for &(case, v0) in instances_of_stalemate_draws.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 42,
+                                definite: true,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 50, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_stalemate_draws = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_stalemate_draws = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_stalemate_draws));
+                    // urn:fide:laws:clir:chess#StalemateDraws: every instance with applicable premises
+                    instances_of_stalemate_draws
+                        .extend(
+                            stalemate_arisen
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_stalemate_draws.complete()
+                };
+                for &(case, v0) in instances_of_stalemate_draws.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 42,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 50, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_stalemate_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_stalemate_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_stalemate_ends_the_game));
+                    // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with definite premises
+                    instances_of_stalemate_ends_the_game
+                        .extend(
+                            stalemate_arisen
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_stalemate_ends_the_game.complete()
+                };
+                for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 43,
+                                definite: true,
+                            },
+                            rel: 51,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 50, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_stalemate_ends_the_game = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_stalemate_ends_the_game = iteration
+                        .variable::<
+                            (::clir::CaseId, Game),
+                        >(stringify!(instances_of_stalemate_ends_the_game));
+                    // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with applicable premises
+                    instances_of_stalemate_ends_the_game
+                        .extend(
+                            stalemate_arisen
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_stalemate_ends_the_game.complete()
+                };
+                for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 43,
+                                definite: false,
+                            },
+                            rel: 51,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 50, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_threefold_claim_correct = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_threefold_claim_correct = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(stringify!(instances_of_threefold_claim_correct));
+                    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with definite premises
+                    let threefold_claim_correct_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (i64,)),
+                        >(stringify!(threefold_claim_correct_1));
+                    threefold_claim_correct_1
+                        .extend(
+                            position_occurrence_count
+                                .iter()
+                                .filter_map(|&(case, v0, v2)| {
+                                    if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
+                                }),
+                        );
+                    let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), (Player,)),
+                    > = player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+                        .collect();
+                    let threefold_claim_correct_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game, i64)),
+                        >(stringify!(threefold_claim_correct_2));
+                    let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = draw_claimed
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    while iteration.changed() {
+                        threefold_claim_correct_2
+                            .from_join(
+                                &threefold_claim_correct_1,
+                                &threefold_claim_correct_2_player_has_the_move,
+                                |&(case, v0), &(v2,), &(v1,)| ((case, v1), (v0, v2)),
+                            );
+                        instances_of_threefold_claim_correct
+                            .from_join(
+                                &threefold_claim_correct_2,
+                                &threefold_claim_correct_3_draw_claimed,
+                                |&(case, v1), &(v0, v2), &()| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_threefold_claim_correct.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 44,
+                                definite: true,
+                            },
+                            rel: 52,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 45, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 22,
+                                negative : false, layer : ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Definite, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_threefold_claim_correct = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_threefold_claim_correct = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player, i64),
+                        >(stringify!(instances_of_threefold_claim_correct));
+                    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with applicable premises
+                    let threefold_claim_correct_1 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Game), (i64,)),
+                        >(stringify!(threefold_claim_correct_1));
+                    threefold_claim_correct_1
+                        .extend(
+                            position_occurrence_count
+                                .iter()
+                                .filter_map(|&(case, v0, v2)| {
+                                    if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
+                                }),
+                        );
+                    let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
+                        ((::clir::CaseId, Game), (Player,)),
+                    > = player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+                        .collect();
+                    let threefold_claim_correct_2 = iteration
+                        .variable::<
+                            ((::clir::CaseId, Player), (Game, i64)),
+                        >(stringify!(threefold_claim_correct_2));
+                    let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
+                        ((::clir::CaseId, Player), ()),
+                    > = draw_claimed
+                        .iter()
+                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                        .collect();
+                    while iteration.changed() {
+                        threefold_claim_correct_2
+                            .from_join(
+                                &threefold_claim_correct_1,
+                                &threefold_claim_correct_2_player_has_the_move,
+                                |&(case, v0), &(v2,), &(v1,)| ((case, v1), (v0, v2)),
+                            );
+                        instances_of_threefold_claim_correct
+                            .from_join(
+                                &threefold_claim_correct_2,
+                                &threefold_claim_correct_3_draw_claimed,
+                                |&(case, v1), &(v0, v2), &()| (case, v0, v1, v2),
+                            );
+                    }
+                    instances_of_threefold_claim_correct.complete()
+                };
+                for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 44,
+                                definite: false,
+                            },
+                            rel: 52,
+                            negative: false,
+                            head: vec![
+                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
+                            ],
+                            premises: vec![
+                                ::clir::Premise { rel : 45, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 22,
+                                negative : false, layer : ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                                42, negative : false, layer : ::clir::Layer::Concluded, args
+                                : vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_threefold_claim_draws = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_threefold_claim_draws = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_threefold_claim_draws));
+                    // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with definite premises
+                    instances_of_threefold_claim_draws
+                        .extend(
+                            threefold_claim_correct
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_threefold_claim_draws.complete()
+                };
+                for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 45,
+                                definite: true,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 52, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_threefold_claim_draws = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_threefold_claim_draws = iteration
+                        .variable::<
+                            (::clir::CaseId, Game, Player),
+                        >(stringify!(instances_of_threefold_claim_draws));
+                    // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with applicable premises
+                    instances_of_threefold_claim_draws
+                        .extend(
+                            threefold_claim_correct
+                                .iter()
+                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_threefold_claim_draws.complete()
+                };
+                for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 45,
+                                definite: false,
+                            },
+                            rel: 27,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 52, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0),
+                                ::clir::Column::to_flat(v1)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_unregulated_case_decided_by_arbiter = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_unregulated_case_decided_by_arbiter = iteration
+                        .variable::<
+                            (::clir::CaseId, Situation),
+                        >(stringify!(instances_of_unregulated_case_decided_by_arbiter));
+                    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with definite premises
+                    instances_of_unregulated_case_decided_by_arbiter
+                        .extend(
+                            case_not_precisely_regulated
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_unregulated_case_decided_by_arbiter.complete()
+                };
+                for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 46,
+                                definite: true,
+                            },
+                            rel: 1,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 7, negative : false, layer :
+                                ::clir::Layer::Definite, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            {
+                let instances_of_unregulated_case_decided_by_arbiter = {
+                    let mut iteration = ::clir::rt::Iteration::new();
+                    let instances_of_unregulated_case_decided_by_arbiter = iteration
+                        .variable::<
+                            (::clir::CaseId, Situation),
+                        >(stringify!(instances_of_unregulated_case_decided_by_arbiter));
+                    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with applicable premises
+                    instances_of_unregulated_case_decided_by_arbiter
+                        .extend(
+                            case_not_precisely_regulated
+                                .iter()
+                                .filter_map(|&(case, v0)| Some((case, v0))),
+                        );
+                    while iteration.changed() {}
+                    instances_of_unregulated_case_decided_by_arbiter.complete()
+                };
+                for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter
+                    .iter()
+                {
+                    instances
+                        .push(::clir::Instance {
+                            case: case.0,
+                            source: ::clir::Source::Rule {
+                                rule: 46,
+                                definite: false,
+                            },
+                            rel: 1,
+                            negative: false,
+                            head: vec![::clir::Column::to_flat(v0)],
+                            premises: vec![
+                                ::clir::Premise { rel : 7, negative : false, layer :
+                                ::clir::Layer::Concluded, args :
+                                vec![::clir::Column::to_flat(v0)] }
+                            ],
+                        });
+                }
+            }
+            for &(case, a_0) in closure_0_castling_path_attacked.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 0,
+                        },
+                        rel: 9,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 12, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_1_castling_path_blocked.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 1,
+                        },
+                        rel: 10,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 12, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_2_en_passant_right_open.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 2,
+                        },
+                        rel: 24,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 13, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_3_king_cannot_be_checkmated.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 3,
+                        },
+                        rel: 31,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 15, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_4_move_meets_articles_3_1_to_3_9.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 4,
+                        },
+                        rel: 34,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 13, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_5_piece_has_moved.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 5,
+                        },
+                        rel: 39,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 14, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            instances
+        };
+    }
     out
 }

@@ -17,6 +17,8 @@ pub struct Batch {
     pub cases: u32,
     /// `facts[slot(rel, neg)]`: rows of `1 + arity` values.
     pub facts: Vec<Vec<i64>>,
+    /// Also compute the rule instances explanations are made of.
+    pub explain: bool,
 }
 
 impl Batch {
@@ -26,6 +28,7 @@ impl Batch {
             interner: Interner::with_constants(&schema.constant_names()),
             cases: 0,
             facts: vec![Vec::new(); schema.relations.len() * 2],
+            explain: false,
         }
     }
 
@@ -64,6 +67,8 @@ pub struct Output {
     pub definite: Vec<Vec<i64>>,
     /// Per relation: tuples whose both signs are `+D`.
     pub contradictions: Vec<Vec<i64>>,
+    /// With `Batch::explain`: every rule instance and closure negative.
+    pub instances: Vec<crate::explain::Instance>,
 }
 
 /// Flattens relation tuples `(case, cols..)` into rows.

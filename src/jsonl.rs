@@ -222,6 +222,7 @@ fn read_line(line: &str) -> Result<ReadCase, (Value, String)> {
 /// order, and how many of them are error lines.
 pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Options) -> (Vec<String>, usize) {
     let mut batch = Batch::new(cat.schema);
+    batch.explain = opts.explain;
     let mut slots: Vec<Result<(Value, CaseId), String>> = Vec::with_capacity(lines.len());
     for (no, text) in lines {
         let r = match read_line(text) {
@@ -246,6 +247,11 @@ pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Optio
                 o.insert("concluded".into(), Value::Object(concluded.clone()));
                 o.insert("definite".into(), Value::Object(definite.clone()));
                 o.insert("contradictions".into(), Value::Array(contradictions.iter().cloned().map(Value::String).collect()));
+                if opts.explain {
+                    let ex = crate::explain::explain_case(cat.schema, &batch, &output, id.0);
+                    o.insert("explanations".into(), Value::Object(ex));
+                    return ordered(&o, &["case", "concluded", "definite", "contradictions", "explanations"]);
+                }
                 ordered(&o, &["case", "concluded", "definite", "contradictions"])
             }
             Err(line) => {

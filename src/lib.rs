@@ -8,6 +8,7 @@ extern crate self as clir;
 
 pub mod batch;
 pub mod command;
+pub mod explain;
 pub mod jsonl;
 pub mod rt;
 pub mod runner;
@@ -16,7 +17,8 @@ pub mod value;
 
 pub use batch::{case_rows, flatten, slot, Batch, Conclusions, Output};
 pub use clir_macros::include_clir;
-pub use schema::{AnchorInfo, ConstantInfo, ParamInfo, RelationInfo, RelationKind, RuleInfo, Schema};
+pub use explain::{Instance, Layer, Premise, Source};
+pub use schema::{AnchorInfo, ClosureInfo, ConstantInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo, Schema};
 pub use value::{CaseId, Column, Interner, Row, Sym};
 
 /// A compiled package, as the batch and JSONL paths use it.

@@ -51,6 +51,34 @@ pub struct AnchorInfo {
     pub id: &'static str,
     /// Fragment locator (`article/9`).
     pub locator: &'static str,
+    /// The paragraph of the article the rule cites (its label when none is found).
+    pub citation: &'static str,
+}
+
+/// A superiority between two rules.
+#[derive(Clone, Copy, Debug)]
+pub struct PriorityInfo {
+    /// Priority rule id.
+    pub id: &'static str,
+    /// Its label.
+    pub label: &'static str,
+    /// The rule that wins (index into `rules`).
+    pub higher: u32,
+    /// The rule that loses.
+    pub lower: u32,
+}
+
+/// A closure policy, for explanations.
+#[derive(Clone, Copy, Debug)]
+pub struct ClosureInfo {
+    /// Closure policy id.
+    pub id: &'static str,
+    /// Its label.
+    pub label: &'static str,
+    /// Snapshot id (empty when none).
+    pub snapshot: &'static str,
+    /// `completeAsOf` (empty when none).
+    pub complete_as_of: &'static str,
 }
 
 /// A rule, for explanations.
@@ -81,6 +109,10 @@ pub struct Schema {
     pub constants: &'static [ConstantInfo],
     /// Rules, in declaration order.
     pub rules: &'static [RuleInfo],
+    /// Superiorities.
+    pub priorities: &'static [PriorityInfo],
+    /// Closure policies, in declaration order.
+    pub closures: &'static [ClosureInfo],
 }
 
 impl Schema {

@@ -5,7 +5,7 @@
 //! facts of one case ever meeting those of another.
 
 use crate::ir::{RelationKind, Status, Strength};
-use crate::plan::{plan_rule, RulePlan, Step};
+use crate::plan::{plan_rule, plan_rule_keeping, RulePlan, Step};
 use crate::resolve::{names, Program, RItem, RRule, RTerm, Ty};
 use crate::strata::Strata;
 use proc_macro2::{Ident, Literal, Span, TokenStream};
@@ -34,6 +34,10 @@ struct Emitter<'a> {
     s: &'a Strata,
     seal: String,
     plans: Vec<RulePlan>,
+    /// Plans that carry every variable of the rule (for explanation instances).
+    binding_plans: Vec<RulePlan>,
+    /// Emit rule blocks that produce full bindings rather than heads.
+    binding_mode: bool,
     rel_ident: Vec<String>,
     rule_ident: Vec<String>,
     type_ident: Vec<String>,
@@ -45,11 +49,15 @@ struct Emitter<'a> {
 /// Generates the formatted Rust module for a resolved, stratified program.
 pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
     let plans = p.rules.iter().map(|r| plan_rule(p, r)).collect();
+    let binding_plans =
+        p.rules.iter().map(|r| plan_rule_keeping(p, r, &(0..r.vars.len()).collect::<Vec<_>>())).collect();
     let mut e = Emitter {
         p,
         s,
         seal: seal.to_string(),
         plans,
+        binding_plans,
+        binding_mode: false,
         rel_ident: unique(p.relations.iter().map(|r| names::snake(&r.name))),
         rule_ident: unique(p.rules.iter().map(|r| names::snake(r.id.rsplit('#').next().unwrap_or(&r.id)))),
         type_ident: unique(p.types.iter().map(|t| names::camel(&t.name))),
@@ -85,6 +93,27 @@ pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The sentence of an article a rule cites: the label names `Article 9.6.2`; the paragraph of
+/// the fragment text that starts with `9.6.2` is the citation (the label itself otherwise).
+fn citation(label: &str, text: &str) -> String {
+    let number: Option<&str> = label.split_whitespace().skip_while(|w| *w != "Article").nth(1);
+    if let Some(n) = number.map(|n| n.trim_end_matches(['.', ':', ','])) {
+        if !n.is_empty() {
+            for para in text.split("\n\n") {
+                let para = para.trim();
+                if para.starts_with(n) && para[n.len()..].starts_with([' ', '\t']) {
+                    return para.to_string();
+                }
+            }
+        }
+    }
+    label.to_string()
+}
+
+fn c_arity(p: &Program, rel: usize) -> usize {
+    p.relations[rel].params.len()
 }
 
 fn unique(it: impl Iterator<Item = String>) -> Vec<String> {
@@ -224,6 +253,11 @@ impl<'a> Emitter<'a> {
     }
 
     fn head_tuple(&self, rule: &RRule) -> TokenStream {
+        if self.binding_mode {
+            let all: Vec<usize> = (0..rule.vars.len()).collect();
+            let ids = all.iter().map(|&v| self.var_ident(rule, v));
+            return quote!((case, #(#ids,)*));
+        }
         let args = rule.head.args.iter().map(|a| self.term(rule, *a));
         quote!((case, #(#args,)*))
     }
@@ -250,6 +284,11 @@ impl<'a> Emitter<'a> {
 
     fn rule_comment(&mut self, ri: usize, mode: Mode) -> TokenStream {
         let r = &self.p.rules[ri];
+        if self.binding_mode {
+            let what = if mode == Mode::Definite { "definite premises" } else { "applicable premises" };
+            let text = format!("{}: every instance with {what}", r.id);
+            return self.comment(text);
+        }
         let anchors: Vec<String> = r.anchors.iter().map(|&f| self.p.fragments[f].locator.clone()).collect();
         let strength = match r.strength {
             Strength::Strict => "strict",
@@ -294,7 +333,7 @@ impl<'a> Emitter<'a> {
     fn rule_block(&mut self, ri: usize, mode: Mode, stratum: usize, out: &Ident) -> (TokenStream, TokenStream) {
         let comment = self.rule_comment(ri, mode);
         let rule = &self.p.rules[ri];
-        let plan = self.plans[ri].clone();
+        let plan = if self.binding_mode { self.binding_plans[ri].clone() } else { self.plans[ri].clone() };
         if plan.never {
             return (comment, TokenStream::new());
         }
@@ -483,9 +522,23 @@ impl<'a> Emitter<'a> {
             let anchors = r.anchors.iter().map(|&f| {
                 let fid = lit_str(&p.fragments[f].id);
                 let loc = lit_str(&p.fragments[f].locator);
-                quote!(::clir::AnchorInfo { id: #fid, locator: #loc })
+                let cite = lit_str(&citation(&r.label, &p.fragments[f].text));
+                quote!(::clir::AnchorInfo { id: #fid, locator: #loc, citation: #cite })
             });
             quote!(::clir::RuleInfo { id: #id, label: #label, strength: #strength, anchors: &[#(#anchors),*] })
+        });
+        let priorities = p.superiority.iter().map(|x| {
+            let id = lit_str(&x.id);
+            let label = lit_str(&x.label);
+            let (h, l) = (Literal::u32_unsuffixed(x.higher as u32), Literal::u32_unsuffixed(x.lower as u32));
+            quote!(::clir::PriorityInfo { id: #id, label: #label, higher: #h, lower: #l })
+        });
+        let closures = p.closures.iter().map(|c| {
+            let id = lit_str(&c.id);
+            let label = lit_str(&c.label);
+            let snap = lit_str(c.snapshot.as_deref().unwrap_or(""));
+            let asof = lit_str(c.complete_as_of.as_deref().unwrap_or(""));
+            quote!(::clir::ClosureInfo { id: #id, label: #label, snapshot: #snap, complete_as_of: #asof })
         });
         let name = lit_str(&p.name);
         let version = lit_str(&p.version);
@@ -499,6 +552,8 @@ impl<'a> Emitter<'a> {
                 relations: &[#(#rels),*],
                 constants: &[#(#consts),*],
                 rules: &[#(#rules),*],
+                priorities: &[#(#priorities),*],
+                closures: &[#(#closures),*],
             };
 
             /// The package, for the runtime's batch and JSONL paths.
@@ -590,6 +645,7 @@ impl<'a> Emitter<'a> {
                 out.contradictions[#slot] = #flat;
             });
         }
+        let explain = self.explain_block();
         let nrel = Literal::usize_unsuffixed(p.relations.len());
         quote! {
             /// Rules a batch of cases: every stratum's fixpoints, in order, over all cases at once.
@@ -600,11 +656,132 @@ impl<'a> Emitter<'a> {
                     concluded: vec![Vec::new(); #nrel * 2],
                     definite: vec![Vec::new(); #nrel * 2],
                     contradictions: vec![Vec::new(); #nrel],
+                    instances: Vec::new(),
                 };
                 #out
+                if batch.explain {
+                    out.instances = #explain;
+                }
                 out
             }
         }
+    }
+
+    fn flat_term(&self, rule: &RRule, t: RTerm) -> TokenStream {
+        let v = self.term(rule, t);
+        match t {
+            RTerm::Int(_) => v,
+            _ => quote!(::clir::Column::to_flat(#v)),
+        }
+    }
+
+    fn premise(&self, rel: usize, negative: bool, layer: Layer, args: Vec<TokenStream>) -> TokenStream {
+        let rel = Literal::u32_unsuffixed(rel as u32);
+        let layer = match layer {
+            Layer::Definite => quote!(Definite),
+            Layer::Supported => quote!(Supported),
+            Layer::Concluded => quote!(Concluded),
+        };
+        quote!(::clir::Premise { rel: #rel, negative: #negative, layer: ::clir::Layer::#layer, args: vec![#(#args),*] })
+    }
+
+    /// Every instance of every rule over the final relations, and every closure negative:
+    /// what explanations of minimal height are chosen from.
+    fn explain_block(&mut self) -> TokenStream {
+        let p = self.p;
+        let mut stmts = TokenStream::new();
+        self.binding_mode = true;
+        for ri in 0..p.rules.len() {
+            let rule = &p.rules[ri];
+            let modes: &[Mode] = if rule.strength == Strength::Strict {
+                &[Mode::Definite, Mode::Applicable]
+            } else {
+                &[Mode::Applicable]
+            };
+            for &mode in modes {
+                let out = format_ident!("instances_of_{}", self.rule_ident[ri]);
+                let (setup, body) = self.rule_block(ri, mode, usize::MAX, &out);
+                let rule = &p.rules[ri];
+                let all: Vec<usize> = (0..rule.vars.len()).collect();
+                let cols = all.iter().map(|&v| self.ty(rule.vars[v].1));
+                let ids: Vec<Ident> = all.iter().map(|&v| self.var_ident(rule, v)).collect();
+                let head_args: Vec<TokenStream> = rule.head.args.iter().map(|a| self.flat_term(rule, *a)).collect();
+                let premises: Vec<TokenStream> = rule
+                    .body
+                    .iter()
+                    .filter_map(|it| match it {
+                        RItem::Literal(st, l) => {
+                            let layer = match (mode, st) {
+                                (Mode::Definite, _) => Layer::Definite,
+                                (_, Status::Established) => Layer::Concluded,
+                                (_, Status::Supported) => Layer::Supported,
+                            };
+                            let args = l.args.iter().map(|a| self.flat_term(rule, *a)).collect();
+                            Some(self.premise(l.rel, l.negative, layer, args))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let rix = Literal::u32_unsuffixed(ri as u32);
+                let hrel = Literal::u32_unsuffixed(rule.head.rel as u32);
+                let hneg = rule.head.negative;
+                let definite = mode == Mode::Definite;
+                stmts.extend(quote! {
+                    {
+                        let #out = {
+                            let mut iteration = ::clir::rt::Iteration::new();
+                            let #out = iteration.variable::<(::clir::CaseId, #(#cols,)*)>(stringify!(#out));
+                            #setup
+                            while iteration.changed() {
+                                #body
+                            }
+                            #out.complete()
+                        };
+                        for &(case, #(#ids,)*) in #out.iter() {
+                            instances.push(::clir::Instance {
+                                case: case.0,
+                                source: ::clir::Source::Rule { rule: #rix, definite: #definite },
+                                rel: #hrel,
+                                negative: #hneg,
+                                head: vec![#(#head_args),*],
+                                premises: vec![#(#premises),*],
+                            });
+                        }
+                    }
+                });
+            }
+        }
+        self.binding_mode = false;
+        for (ci, c) in p.closures.iter().enumerate() {
+            let closed = format_ident!("closure_{}_{}", ci, self.rel_ident[c.rel]);
+            let n = c_arity(p, c.rel);
+            let ids: Vec<Ident> = (0..n).map(|j| format_ident!("a_{}", j)).collect();
+            let flat: Vec<TokenStream> = ids.iter().map(|i| quote!(::clir::Column::to_flat(#i))).collect();
+            let dom = self.premise(c.domain, false, Layer::Concluded, flat.clone());
+            let cix = Literal::u32_unsuffixed(ci as u32);
+            let rel = Literal::u32_unsuffixed(c.rel as u32);
+            stmts.extend(quote! {
+                for &(case, #(#ids,)*) in #closed.iter() {
+                    instances.push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure { closure: #cix },
+                        rel: #rel,
+                        negative: true,
+                        head: vec![#(#flat),*],
+                        premises: vec![#dom],
+                    });
+                }
+            });
+        }
+        let comment = self.comment(
+            "Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative".to_string(),
+        );
+        quote! {{
+            #comment
+            let mut instances: Vec<::clir::Instance> = Vec::new();
+            #stmts
+            instances
+        }}
     }
 
     fn empty(&self, rel: usize) -> TokenStream {
@@ -885,7 +1062,7 @@ impl<'a> Emitter<'a> {
         ));
         let dom = self.layer_name(c.domain, false, Layer::Concluded);
         let sup = self.layer_name(c.rel, false, Layer::Supported);
-        let closed = format_ident!("{}_closed", self.rel_ident[c.rel]);
+        let closed = format_ident!("closure_{}_{}", ci, self.rel_ident[c.rel]);
         let mut stmts = quote! {
             #comment
             let #closed = ::clir::rt::difference(&#dom, &#sup);

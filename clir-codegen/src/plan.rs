@@ -53,8 +53,14 @@ fn const_count(l: &RLiteral) -> usize {
     l.args.iter().filter(|a| !matches!(a, RTerm::Var(_))).count()
 }
 
-/// Plans the joins of `rule`.
-pub fn plan_rule(_p: &Program, rule: &RRule) -> RulePlan {
+/// Plans the joins of `rule`, producing its head.
+pub fn plan_rule(p: &Program, rule: &RRule) -> RulePlan {
+    plan_rule_keeping(p, rule, &rule.head.vars())
+}
+
+/// Plans the joins of `rule`, carrying `keep` (for example every variable, for explanations)
+/// to the end.
+pub fn plan_rule_keeping(_p: &Program, rule: &RRule, keep: &[usize]) -> RulePlan {
     let mut never = rule.never;
     let lits: Vec<(usize, Status, &RLiteral)> = rule
         .body
@@ -106,7 +112,7 @@ pub fn plan_rule(_p: &Program, rule: &RRule) -> RulePlan {
         order.push(best);
     }
     // Steps: keys, carried variables, comparison placement.
-    let head_vars = rule.head.vars();
+    let head_vars = keep.to_vec();
     let mut steps: Vec<Step> = Vec::new();
     let mut bound: Vec<usize> = Vec::new();
     let mut placed: Vec<usize> = cmps

@@ -61,3 +61,41 @@ fn random_rulings_are_not_trivial() {
     eprintln!("concluded {concluded}, negative relations {negative}, contradictions {contradictions}, error lines without grant {errors}");
     assert!(concluded > 100 && negative > 10, "random facts conclude too little");
 }
+
+/// With explanations on, the rulings are the same and every concluded literal has a derivation
+/// that reaches input facts or closure policies.
+#[test]
+fn every_concluded_literal_is_explained() {
+    fn grounded(v: &Value) -> bool {
+        if v.get("unexplained").is_some() {
+            return false;
+        }
+        match v.get("premises").and_then(Value::as_array) {
+            Some(ps) => ps.iter().all(grounded),
+            None => v["fact"] == "input",
+        }
+    }
+    let mut explained = 0;
+    for &(seed, bytes, pkg) in clir_random::PACKAGES {
+        let doc = Document::parse(bytes).expect("parses");
+        let cat = Catalog::new(pkg.schema());
+        let grants: Vec<String> =
+            pkg.schema().relations.iter().filter_map(|r| r.capability.map(str::to_string)).collect();
+        let cases = clir_reference::random::facts(seed, &doc);
+        let lines: Vec<(usize, String)> = cases.iter().enumerate().map(|(i, c)| (i + 1, c.to_string())).collect();
+        let (plain, _) = rule_chunk(pkg, &cat, &lines, &Options { grants: grants.clone(), explain: false });
+        let (with, _) = rule_chunk(pkg, &cat, &lines, &Options { grants, explain: true });
+        for (p, w) in plain.iter().zip(&with) {
+            let p: Value = serde_json::from_str(p).unwrap();
+            let mut w: Value = serde_json::from_str(w).unwrap();
+            let Some(ex) = w.as_object_mut().and_then(|o| o.remove("explanations")) else { continue };
+            assert_eq!(p, w, "explanations changed the ruling of package {seed}");
+            for (k, tree) in ex.as_object().unwrap() {
+                assert!(grounded(tree), "package {seed}: {k} is not explained down to facts: {tree}");
+                explained += 1;
+            }
+        }
+    }
+    eprintln!("explained {explained} concluded literals");
+    assert!(explained > 100);
+}

@@ -1,0 +1,340 @@
+//! Explanations: for a concluded literal, a derivation of minimal height down to input facts and
+//! closure policies, with the rule, its articles, and every attack it overcame and by which
+//! priority. The rule instances come from the generated code (`Batch::explain`); this module
+//! only chooses among them.
+
+use crate::batch::{slot, Batch, Output};
+use crate::schema::{RelationInfo, Schema};
+use crate::value::{Interner, Sym};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+/// Which conclusions a premise asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// `+D`.
+    Definite,
+    /// `+S`.
+    Supported,
+    /// `+d`.
+    Concluded,
+}
+
+/// One premise of an instance.
+#[derive(Clone, Debug)]
+pub struct Premise {
+    /// Relation index.
+    pub rel: u32,
+    /// Strong negation.
+    pub negative: bool,
+    /// The layer asked for.
+    pub layer: Layer,
+    /// Arguments, flat.
+    pub args: Vec<i64>,
+}
+
+/// Where an instance comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Source {
+    /// A rule applied: over definite premises (`definite`) or applicable ones.
+    Rule {
+        /// Rule index.
+        rule: u32,
+        /// Premises are definite (a strict rule deriving `+D`).
+        definite: bool,
+    },
+    /// A closure policy derived the negative.
+    Closure {
+        /// Closure index.
+        closure: u32,
+    },
+}
+
+/// One ground application of a rule or closure in a case.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// The case.
+    pub case: u32,
+    /// Rule or closure.
+    pub source: Source,
+    /// Head relation.
+    pub rel: u32,
+    /// Head sign.
+    pub negative: bool,
+    /// Head arguments, flat.
+    pub head: Vec<i64>,
+    /// Premises.
+    pub premises: Vec<Premise>,
+}
+
+type Lit = (u32, bool, Vec<i64>);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum How {
+    Input,
+    Instance(usize),
+}
+
+struct Heights {
+    definite: HashMap<Lit, (u32, How)>,
+    supported: HashMap<Lit, (u32, usize)>,
+    concluded: HashMap<Lit, (u32, usize)>,
+}
+
+impl Heights {
+    fn get(&self, layer: Layer, l: &Lit) -> Option<u32> {
+        let d = self.definite.get(l).map(|x| x.0);
+        let other = match layer {
+            Layer::Definite => None,
+            Layer::Supported => self.supported.get(l).map(|x| x.0),
+            Layer::Concluded => self.concluded.get(l).map(|x| x.0),
+        };
+        match (d, other) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+fn better<K: std::hash::Hash + Eq, V: Copy>(m: &mut HashMap<K, (u32, V)>, k: K, h: u32, v: V) -> bool {
+    match m.get(&k) {
+        Some(&(old, _)) if old <= h => false,
+        _ => {
+            m.insert(k, (h, v));
+            true
+        }
+    }
+}
+
+/// Explanations of one case's concluded institutional literals, keyed `name(a,b)`.
+pub fn explain_case(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> Map<String, Value> {
+    let instances: Vec<&Instance> = out.instances.iter().filter(|i| i.case == case).collect();
+    let mut h = Heights { definite: HashMap::new(), supported: HashMap::new(), concluded: HashMap::new() };
+    for (rel, info) in schema.relations.iter().enumerate() {
+        for neg in [false, true] {
+            let Some(rows) = batch.facts.get(slot(rel, neg)) else { continue };
+            for row in rows.chunks_exact(info.params.len() + 1) {
+                if row[0] == case as i64 {
+                    h.definite.insert((rel as u32, neg, row[1..].to_vec()), (0, How::Input));
+                }
+            }
+        }
+    }
+    // The literals known to be concluded: premises asked at +d, and the institutional output.
+    let mut concluded_set: std::collections::HashSet<Lit> = std::collections::HashSet::new();
+    for i in &instances {
+        for p in &i.premises {
+            if p.layer == Layer::Concluded {
+                concluded_set.insert((p.rel, p.negative, p.args.clone()));
+            }
+        }
+    }
+    let mut wanted: Vec<Lit> = Vec::new();
+    for (rel, info) in schema.relations.iter().enumerate() {
+        for neg in [false, true] {
+            let Some(rows) = out.concluded.get(slot(rel, neg)) else { continue };
+            for row in rows.chunks_exact(info.params.len() + 1) {
+                if row[0] == case as i64 {
+                    let l = (rel as u32, neg, row[1..].to_vec());
+                    concluded_set.insert(l.clone());
+                    wanted.push(l);
+                }
+            }
+        }
+    }
+    // Minimal heights: relax until nothing improves (every height is bounded by the instance count).
+    loop {
+        let mut changed = false;
+        for (ix, i) in instances.iter().enumerate() {
+            let mut max = 0;
+            let mut all = true;
+            for p in &i.premises {
+                match h.get(p.layer, &(p.rel, p.negative, p.args.clone())) {
+                    Some(x) => max = max.max(x),
+                    None => {
+                        all = false;
+                        break;
+                    }
+                }
+            }
+            if !all {
+                continue;
+            }
+            let height = max + 1;
+            let head: Lit = (i.rel, i.negative, i.head.clone());
+            match i.source {
+                Source::Closure { .. } | Source::Rule { definite: true, .. } => {
+                    changed |= better(&mut h.definite, head, height, How::Instance(ix));
+                }
+                Source::Rule { rule, definite: false } => {
+                    if schema.rules[rule as usize].strength == "defeater" {
+                        continue;
+                    }
+                    changed |= better(&mut h.supported, head.clone(), height, ix);
+                    if concluded_set.contains(&head) {
+                        changed |= better(&mut h.concluded, head, height, ix);
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let ctx = Ctx { schema, names: &batch.interner, instances: &instances, h: &h };
+    let mut map = Map::new();
+    for l in wanted {
+        let key = ctx.literal(&l);
+        map.insert(key, ctx.explain(Layer::Concluded, &l, 0));
+    }
+    map
+}
+
+struct Ctx<'a> {
+    schema: &'a Schema,
+    names: &'a Interner,
+    instances: &'a [&'a Instance],
+    h: &'a Heights,
+}
+
+impl Ctx<'_> {
+    fn literal(&self, l: &Lit) -> String {
+        let info: &RelationInfo = &self.schema.relations[l.0 as usize];
+        let args: Vec<String> = info
+            .params
+            .iter()
+            .zip(&l.2)
+            .map(|(p, &v)| if p.integer { v.to_string() } else { self.names.name(Sym(v as u32)).to_string() })
+            .collect();
+        format!("{}{}({})", if l.1 { "~" } else { "" }, info.name, args.join(","))
+    }
+
+    fn rule_json(&self, rule: u32) -> Map<String, Value> {
+        let r = &self.schema.rules[rule as usize];
+        let mut m = Map::new();
+        m.insert("rule".into(), json!(r.id));
+        m.insert("label".into(), json!(r.label));
+        m.insert("strength".into(), json!(r.strength));
+        m.insert(
+            "articles".into(),
+            Value::Array(r.anchors.iter().map(|a| json!({"locator": a.locator, "citation": a.citation})).collect()),
+        );
+        m
+    }
+
+    fn explain(&self, layer: Layer, l: &Lit, depth: usize) -> Value {
+        let mut m = Map::new();
+        m.insert("literal".into(), json!(self.literal(l)));
+        if depth > 256 {
+            m.insert("truncated".into(), json!(true));
+            return Value::Object(m);
+        }
+        let d = self.h.definite.get(l).copied();
+        let other = match layer {
+            Layer::Definite => None,
+            Layer::Supported => self.h.supported.get(l).copied(),
+            Layer::Concluded => self.h.concluded.get(l).copied(),
+        };
+        let use_definite = match (d, other) {
+            (Some((hd, _)), Some((ho, _))) => hd <= ho,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        if use_definite {
+            let (_, how) = d.expect("definite");
+            m.insert("definite".into(), json!(true));
+            match how {
+                How::Input => {
+                    m.insert("fact".into(), json!("input"));
+                }
+                How::Instance(ix) => {
+                    let i = self.instances[ix];
+                    match i.source {
+                        Source::Closure { closure } => {
+                            let c = &self.schema.closures[closure as usize];
+                            m.insert("closure".into(), json!(c.id));
+                            m.insert("label".into(), json!(c.label));
+                            if !c.snapshot.is_empty() {
+                                m.insert("snapshot".into(), json!(c.snapshot));
+                            }
+                            if !c.complete_as_of.is_empty() {
+                                m.insert("complete_as_of".into(), json!(c.complete_as_of));
+                            }
+                            let positive = (l.0, false, l.2.clone());
+                            m.insert("because".into(), json!(format!("{} is not supported", self.literal(&positive))));
+                        }
+                        Source::Rule { rule, .. } => m.extend(self.rule_json(rule)),
+                    }
+                    m.insert("premises".into(), self.premises(i, depth));
+                }
+            }
+            return Value::Object(m);
+        }
+        let Some((_, ix)) = other else {
+            m.insert("unexplained".into(), json!(true));
+            return Value::Object(m);
+        };
+        let i = self.instances[ix];
+        let Source::Rule { rule, .. } = i.source else { unreachable!("applicable instances come from rules") };
+        m.insert("definite".into(), json!(false));
+        m.extend(self.rule_json(rule));
+        m.insert("premises".into(), self.premises(i, depth));
+        if layer == Layer::Concluded {
+            let attacks = self.overcame(l, rule);
+            if !attacks.is_empty() {
+                m.insert("overcame".into(), Value::Array(attacks));
+            }
+        }
+        Value::Object(m)
+    }
+
+    fn premises(&self, i: &Instance, depth: usize) -> Value {
+        Value::Array(
+            i.premises
+                .iter()
+                .map(|p| {
+                    let mut v = self.explain(p.layer, &(p.rel, p.negative, p.args.clone()), depth + 1);
+                    if p.layer == Layer::Supported {
+                        v["asked"] = json!("supported");
+                    }
+                    v
+                })
+                .collect(),
+        )
+    }
+
+    /// Every applicable rule for the complement, with the applicable rule for `l` that beats it.
+    fn overcame(&self, l: &Lit, _used: u32) -> Vec<Value> {
+        let mut out = Vec::new();
+        let applicable_for = |neg: bool| {
+            self.instances.iter().filter(move |i| {
+                i.rel == l.0
+                    && i.negative == neg
+                    && i.head == l.2
+                    && matches!(i.source, Source::Rule { definite: false, .. })
+            })
+        };
+        let mut seen = Vec::new();
+        for s in applicable_for(!l.1) {
+            let Source::Rule { rule: sr, .. } = s.source else { continue };
+            if seen.contains(&sr) {
+                continue;
+            }
+            seen.push(sr);
+            let beater = applicable_for(l.1).find_map(|t| {
+                let Source::Rule { rule: tr, .. } = t.source else { return None };
+                self.schema.priorities.iter().find(|p| p.higher == tr && p.lower == sr).map(|p| (tr, p))
+            });
+            let mut a = Map::new();
+            a.insert("attack".into(), json!(self.schema.rules[sr as usize].id));
+            a.insert("attack_label".into(), json!(self.schema.rules[sr as usize].label));
+            if let Some((tr, p)) = beater {
+                a.insert("beaten_by".into(), json!(self.schema.rules[tr as usize].id));
+                a.insert("priority".into(), json!(p.id));
+                a.insert("priority_label".into(), json!(p.label));
+            }
+            out.push(Value::Object(a));
+        }
+        out
+    }
+}
