@@ -1,0 +1,2 @@
+//! Benchmark of batch rulings (compiled vs hand-written vs ascent): being written.
+fn main() {}
