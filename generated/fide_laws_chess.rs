@@ -3213,6 +3213,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v0)| Some(((case, v0), ())))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
             agreed_draw_has_ended_the_game
                 .from_join(
                     &agreed_draw_ends_the_game_1,
@@ -3306,6 +3307,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v0)| Some(((case, v0), ())))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#MoveIsIllegal
             illegal_move
                 .from_join(
                     &move_is_illegal_1,
@@ -3386,6 +3388,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v0)| Some(((case, v0), ())))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
             arbiter_shall_see_laws_observed
                 .from_join(
                     &arbiter_sees_laws_observed_1,
@@ -3442,6 +3445,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#EnPassantCaptureLegal
             en_passant_capture_legal_2
                 .from_join(
                     &en_passant_capture_legal_1,
@@ -3501,6 +3505,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             })
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
             fifty_move_claim_correct_2
                 .from_join(
                     &fifty_move_claim_correct_1,
@@ -3568,6 +3573,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v0, v1)| Some(((case, v1), ())))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
             must_move_first_touched_piece_2
                 .from_join(
                     &must_move_first_touched_piece_1,
@@ -3664,6 +3670,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#ResignationLoses
             resignation_loses_2
                 .from_join(
                     &resignation_loses_1,
@@ -3676,6 +3683,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     &resignation_loses_3_player_resigned,
                     |&(case, v1), &(v0,), &()| (case, v0, v1),
                 );
+            // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
             second_illegal_move_loses_2
                 .from_join(
                     &second_illegal_move_loses_1,
@@ -3725,6 +3733,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v1)| Some(((case, v1), ())))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#ResignationEndsTheGame
             resignation_has_ended_the_game
                 .from_join(
                     &resignation_ends_the_game_1,
@@ -3834,6 +3843,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v3)| Some(((case, v3), ())))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#CastlingLegal
             castling_legal_2
                 .from_join(
                     &castling_legal_1,
@@ -3916,6 +3926,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
             second_illegal_move_has_ended_the_game
                 .from_join(
                     &second_illegal_move_ends_the_game_1,
@@ -3997,6 +4008,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             .filter_map(|&(case, v1)| Some(((case, v1), ())))
             .collect();
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
             threefold_claim_correct_2
                 .from_join(
                     &threefold_claim_correct_1,
@@ -4144,12 +4156,14 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     .filter_map(|&(case, v0, v1)| Some((case, v0))),
             );
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#AgreedDraw
             game_drawn_definite
                 .from_join(
                     &agreed_draw_1,
                     &agreed_draw_2_draw_agreed,
                     |&(case, v0), &(), &()| (case, v0),
                 );
+            // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
             resignation_drawn_if_mate_impossible_2
                 .from_join(
                     &resignation_drawn_if_mate_impossible_1,
@@ -4162,6 +4176,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     &resignation_drawn_if_mate_impossible_3_player_resigned,
                     |&(case, v1), &(v0,), &()| (case, v0),
                 );
+            // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
             second_illegal_move_drawn_if_mate_impossible_2
                 .from_join(
                     &second_illegal_move_drawn_if_mate_impossible_1,
@@ -4369,12 +4384,14 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     .filter_map(|&(case, v0, v1)| Some((case, v0))),
             );
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#AgreedDraw
             agreed_draw_applies
                 .from_join(
                     &agreed_draw_1,
                     &agreed_draw_2_draw_agreed,
                     |&(case, v0), &(), &()| (case, v0),
                 );
+            // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
             resignation_drawn_if_mate_impossible_2
                 .from_join(
                     &resignation_drawn_if_mate_impossible_1,
@@ -4387,6 +4404,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     &resignation_drawn_if_mate_impossible_3_player_resigned,
                     |&(case, v1), &(v0,), &()| (case, v0),
                 );
+            // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
             second_illegal_move_drawn_if_mate_impossible_2
                 .from_join(
                     &second_illegal_move_drawn_if_mate_impossible_1,
@@ -4874,6 +4892,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     ))),
             );
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_definite,
                 &entered_state_definite,
@@ -4885,6 +4904,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
             ::clir::rt::filter_map_into(
                 &entered_state_definite,
                 &game_play_conclude_by_agreement_valid_2_entered_state,
@@ -4912,6 +4932,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_AGREEMENT,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_definite,
                 &entered_state_definite,
@@ -4923,6 +4944,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
             ::clir::rt::filter_map_into(
                 &entered_state_definite,
                 &game_play_conclude_by_checkmate_valid_2_entered_state,
@@ -4950,6 +4972,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_CHECKMATE,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_definite,
                 &entered_state_definite,
@@ -4961,6 +4984,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
             ::clir::rt::filter_map_into(
                 &entered_state_definite,
                 &game_play_conclude_by_dead_position_valid_2_entered_state,
@@ -4988,6 +5012,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_DEAD_POSITION,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_definite,
                 &entered_state_definite,
@@ -4999,6 +5024,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
             ::clir::rt::filter_map_into(
                 &entered_state_definite,
                 &game_play_conclude_by_drawn_claim_valid_2_entered_state,
@@ -5026,6 +5052,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_definite,
                 &entered_state_definite,
@@ -5037,6 +5064,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
             ::clir::rt::filter_map_into(
                 &entered_state_definite,
                 &game_play_conclude_by_resignation_valid_2_entered_state,
@@ -5064,6 +5092,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_RESIGNATION,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_definite,
                 &entered_state_definite,
@@ -5075,6 +5104,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
             ::clir::rt::filter_map_into(
                 &entered_state_definite,
                 &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
@@ -5102,6 +5132,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_definite,
                 &entered_state_definite,
@@ -5113,6 +5144,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
             ::clir::rt::filter_map_into(
                 &entered_state_definite,
                 &game_play_conclude_by_stalemate_valid_2_entered_state,
@@ -5140,6 +5172,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_STALEMATE,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_definite,
                 &entered_state_definite,
@@ -5151,6 +5184,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
             ::clir::rt::filter_map_into(
                 &entered_state_definite,
                 &game_play_play_move_valid_2_entered_state,
@@ -5174,6 +5208,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     &game_play_play_move_valid_3_legal_move,
                     |&(case, v0), &(), &()| (case, v0, GamePlayTransition::PLAY_MOVE),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_definite,
                 &entered_state_definite,
@@ -5185,6 +5220,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
             ::clir::rt::filter_map_into(
                 &entered_state_definite,
                 &game_play_start_play_valid_2_entered_state,
@@ -5613,6 +5649,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     ))),
             );
         while iteration.changed() {
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_concluded,
                 &entered_state_concluded,
@@ -5624,6 +5661,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
             ::clir::rt::filter_map_into(
                 &entered_state_concluded,
                 &game_play_conclude_by_agreement_valid_2_entered_state,
@@ -5651,6 +5689,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_AGREEMENT,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_concluded,
                 &entered_state_concluded,
@@ -5662,6 +5701,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
             ::clir::rt::filter_map_into(
                 &entered_state_concluded,
                 &game_play_conclude_by_checkmate_valid_2_entered_state,
@@ -5689,6 +5729,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_CHECKMATE,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_concluded,
                 &entered_state_concluded,
@@ -5700,6 +5741,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
             ::clir::rt::filter_map_into(
                 &entered_state_concluded,
                 &game_play_conclude_by_dead_position_valid_2_entered_state,
@@ -5727,6 +5769,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_DEAD_POSITION,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_concluded,
                 &entered_state_concluded,
@@ -5738,6 +5781,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
             ::clir::rt::filter_map_into(
                 &entered_state_concluded,
                 &game_play_conclude_by_drawn_claim_valid_2_entered_state,
@@ -5765,6 +5809,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_concluded,
                 &entered_state_concluded,
@@ -5776,6 +5821,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
             ::clir::rt::filter_map_into(
                 &entered_state_concluded,
                 &game_play_conclude_by_resignation_valid_2_entered_state,
@@ -5803,6 +5849,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_RESIGNATION,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_concluded,
                 &entered_state_concluded,
@@ -5814,6 +5861,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
             ::clir::rt::filter_map_into(
                 &entered_state_concluded,
                 &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
@@ -5841,6 +5889,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_concluded,
                 &entered_state_concluded,
@@ -5852,6 +5901,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
             ::clir::rt::filter_map_into(
                 &entered_state_concluded,
                 &game_play_conclude_by_stalemate_valid_2_entered_state,
@@ -5879,6 +5929,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         GamePlayTransition::CONCLUDE_BY_STALEMATE,
                     ),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_concluded,
                 &entered_state_concluded,
@@ -5890,6 +5941,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
             ::clir::rt::filter_map_into(
                 &entered_state_concluded,
                 &game_play_play_move_valid_2_entered_state,
@@ -5913,6 +5965,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     &game_play_play_move_valid_3_legal_move,
                     |&(case, v0), &(), &()| (case, v0, GamePlayTransition::PLAY_MOVE),
                 );
+            // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
             ::clir::rt::filter_map_into(
                 &valid_transition_concluded,
                 &entered_state_concluded,
@@ -5924,6 +5977,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                     }
                 },
             );
+            // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
             ::clir::rt::filter_map_into(
                 &entered_state_concluded,
                 &game_play_start_play_valid_2_entered_state,
@@ -7202,6 +7256,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#AgreedDraw
                         instances_of_agreed_draw
                             .from_join(
                                 &agreed_draw_1,
@@ -7257,6 +7312,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#AgreedDraw
                         instances_of_agreed_draw
                             .from_join(
                                 &agreed_draw_1,
@@ -7312,6 +7368,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
                         instances_of_agreed_draw_ends_the_game
                             .from_join(
                                 &agreed_draw_ends_the_game_1,
@@ -7367,6 +7424,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
                         instances_of_agreed_draw_ends_the_game
                             .from_join(
                                 &agreed_draw_ends_the_game_1,
@@ -7422,6 +7480,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
                         instances_of_arbiter_sees_laws_observed
                             .from_join(
                                 &arbiter_sees_laws_observed_1,
@@ -7480,6 +7539,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
                         instances_of_arbiter_sees_laws_observed
                             .from_join(
                                 &arbiter_sees_laws_observed_1,
@@ -7604,6 +7664,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v3)| Some(((case, v3), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#CastlingLegal
                         castling_legal_2
                             .from_join(
                                 &castling_legal_1,
@@ -7791,6 +7852,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v3)| Some(((case, v3), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#CastlingLegal
                         castling_legal_2
                             .from_join(
                                 &castling_legal_1,
@@ -8261,6 +8323,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#EnPassantCaptureLegal
                         en_passant_capture_legal_2
                             .from_join(
                                 &en_passant_capture_legal_1,
@@ -8338,6 +8401,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#EnPassantCaptureLegal
                         en_passant_capture_legal_2
                             .from_join(
                                 &en_passant_capture_legal_1,
@@ -8417,6 +8481,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         })
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
                         fifty_move_claim_correct_2
                             .from_join(
                                 &fifty_move_claim_correct_1,
@@ -8496,6 +8561,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         })
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
                         fifty_move_claim_correct_2
                             .from_join(
                                 &fifty_move_claim_correct_1,
@@ -8847,6 +8913,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
                         game_play_conclude_by_agreement_valid_2
                             .from_join(
                                 &game_play_conclude_by_agreement_valid_1,
@@ -8945,6 +9012,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
                         game_play_conclude_by_agreement_valid_2
                             .from_join(
                                 &game_play_conclude_by_agreement_valid_1,
@@ -9149,6 +9217,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
                         game_play_conclude_by_checkmate_valid_2
                             .from_join(
                                 &game_play_conclude_by_checkmate_valid_1,
@@ -9247,6 +9316,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
                         game_play_conclude_by_checkmate_valid_2
                             .from_join(
                                 &game_play_conclude_by_checkmate_valid_1,
@@ -9451,6 +9521,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
                         game_play_conclude_by_dead_position_valid_2
                             .from_join(
                                 &game_play_conclude_by_dead_position_valid_1,
@@ -9549,6 +9620,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
                         game_play_conclude_by_dead_position_valid_2
                             .from_join(
                                 &game_play_conclude_by_dead_position_valid_1,
@@ -9753,6 +9825,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
                         game_play_conclude_by_drawn_claim_valid_2
                             .from_join(
                                 &game_play_conclude_by_drawn_claim_valid_1,
@@ -9851,6 +9924,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
                         game_play_conclude_by_drawn_claim_valid_2
                             .from_join(
                                 &game_play_conclude_by_drawn_claim_valid_1,
@@ -10055,6 +10129,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
                         game_play_conclude_by_resignation_valid_2
                             .from_join(
                                 &game_play_conclude_by_resignation_valid_1,
@@ -10153,6 +10228,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
                         game_play_conclude_by_resignation_valid_2
                             .from_join(
                                 &game_play_conclude_by_resignation_valid_1,
@@ -10365,6 +10441,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
                         game_play_conclude_by_second_illegal_move_valid_2
                             .from_join(
                                 &game_play_conclude_by_second_illegal_move_valid_1,
@@ -10466,6 +10543,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
                         game_play_conclude_by_second_illegal_move_valid_2
                             .from_join(
                                 &game_play_conclude_by_second_illegal_move_valid_1,
@@ -10671,6 +10749,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
                         game_play_conclude_by_stalemate_valid_2
                             .from_join(
                                 &game_play_conclude_by_stalemate_valid_1,
@@ -10769,6 +10848,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
                         game_play_conclude_by_stalemate_valid_2
                             .from_join(
                                 &game_play_conclude_by_stalemate_valid_1,
@@ -10955,6 +11035,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
                         game_play_play_move_valid_2
                             .from_join(
                                 &game_play_play_move_valid_1,
@@ -11047,6 +11128,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
                         game_play_play_move_valid_2
                             .from_join(
                                 &game_play_play_move_valid_1,
@@ -11231,6 +11313,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
                         game_play_start_play_valid_2
                             .from_join(
                                 &game_play_start_play_valid_1,
@@ -11323,6 +11406,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
                         game_play_start_play_valid_2
                             .from_join(
                                 &game_play_start_play_valid_1,
@@ -11471,6 +11555,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#MoveIsIllegal
                         instances_of_move_is_illegal
                             .from_join(
                                 &move_is_illegal_1,
@@ -11526,6 +11611,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0)| Some(((case, v0), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#MoveIsIllegal
                         instances_of_move_is_illegal
                             .from_join(
                                 &move_is_illegal_1,
@@ -11673,6 +11759,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
                         must_move_first_touched_piece_2
                             .from_join(
                                 &must_move_first_touched_piece_1,
@@ -11771,6 +11858,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
                         must_move_first_touched_piece_2
                             .from_join(
                                 &must_move_first_touched_piece_1,
@@ -11859,6 +11947,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v1)| Some(((case, v1), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
                         resignation_drawn_if_mate_impossible_2
                             .from_join(
                                 &resignation_drawn_if_mate_impossible_1,
@@ -11935,6 +12024,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v1)| Some(((case, v1), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
                         resignation_drawn_if_mate_impossible_2
                             .from_join(
                                 &resignation_drawn_if_mate_impossible_1,
@@ -12001,6 +12091,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v1)| Some(((case, v1), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ResignationEndsTheGame
                         instances_of_resignation_ends_the_game
                             .from_join(
                                 &resignation_ends_the_game_1,
@@ -12057,6 +12148,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v1)| Some(((case, v1), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ResignationEndsTheGame
                         instances_of_resignation_ends_the_game
                             .from_join(
                                 &resignation_ends_the_game_1,
@@ -12123,6 +12215,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v1)| Some(((case, v1), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ResignationLoses
                         resignation_loses_2
                             .from_join(
                                 &resignation_loses_1,
@@ -12199,6 +12292,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v1)| Some(((case, v1), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ResignationLoses
                         resignation_loses_2
                             .from_join(
                                 &resignation_loses_1,
@@ -12281,6 +12375,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
                         second_illegal_move_drawn_if_mate_impossible_2
                             .from_join(
                                 &second_illegal_move_drawn_if_mate_impossible_1,
@@ -12364,6 +12459,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
                         second_illegal_move_drawn_if_mate_impossible_2
                             .from_join(
                                 &second_illegal_move_drawn_if_mate_impossible_1,
@@ -12433,6 +12529,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
                         instances_of_second_illegal_move_ends_the_game
                             .from_join(
                                 &second_illegal_move_ends_the_game_1,
@@ -12494,6 +12591,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
                         instances_of_second_illegal_move_ends_the_game
                             .from_join(
                                 &second_illegal_move_ends_the_game_1,
@@ -12565,6 +12663,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
                         second_illegal_move_loses_2
                             .from_join(
                                 &second_illegal_move_loses_1,
@@ -12645,6 +12744,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
                         second_illegal_move_loses_2
                             .from_join(
                                 &second_illegal_move_loses_1,
@@ -12908,6 +13008,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v1)| Some(((case, v1), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
                         threefold_claim_correct_2
                             .from_join(
                                 &threefold_claim_correct_1,
@@ -12987,6 +13088,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         .filter_map(|&(case, v1)| Some(((case, v1), ())))
                         .collect();
                     while iteration.changed() {
+                        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
                         threefold_claim_correct_2
                             .from_join(
                                 &threefold_claim_correct_1,

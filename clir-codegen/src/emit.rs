@@ -337,7 +337,8 @@ impl<'a> Emitter<'a> {
         if plan.never {
             return (comment, TokenStream::new());
         }
-        let rid = &self.rule_ident[ri];
+        let rid = self.rule_ident[ri].clone();
+        let rid = &rid;
         let mut setup = TokenStream::new();
         let mut body = TokenStream::new();
         if plan.steps.is_empty() {
@@ -439,6 +440,10 @@ impl<'a> Emitter<'a> {
             }
             acc = Some(target);
             acc_vars = step.carry.clone();
+        }
+        if !body.is_empty() {
+            let id = self.comment(self.p.rules[ri].id.clone());
+            body = quote! { #id #body };
         }
         (quote! { #comment #setup }, body)
     }
