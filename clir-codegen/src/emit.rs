@@ -58,7 +58,11 @@ pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
         plans,
         binding_plans,
         binding_mode: false,
-        rel_ident: unique(p.relations.iter().map(|r| names::snake(&r.name))),
+        rel_ident: unique(p.relations.iter().map(|r| {
+            // Names the generated evaluation uses for itself are not free for relations.
+            let n = names::snake(&r.name);
+            if RESERVED.contains(&n.as_str()) { format!("{n}_relation") } else { n }
+        })),
         rule_ident: unique(p.rules.iter().map(|r| names::snake(r.id.rsplit('#').next().unwrap_or(&r.id)))),
         type_ident: unique(p.types.iter().map(|t| names::camel(&t.name))),
         const_ident: unique(p.constants.iter().map(|c| names::screaming(&c.name))),
@@ -115,6 +119,9 @@ fn citation(label: &str, text: &str) -> String {
 fn c_arity(p: &Program, rel: usize) -> usize {
     p.relations[rel].params.len()
 }
+
+/// Identifiers of the generated `evaluate` that a relation's name must not shadow.
+const RESERVED: &[&str] = &["batch", "case", "cases", "out", "iteration", "instances", "t", "row"];
 
 fn unique(it: impl Iterator<Item = String>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -1084,6 +1091,15 @@ impl<'a> Emitter<'a> {
         stmts
     }
 
+    /// The typed API's method name for a relation: its name, unless an entity constructor or a
+    /// method of the API already has it.
+    fn method_base(&self, rel: usize) -> String {
+        let n = names::snake(&self.p.relations[rel].name);
+        let taken = self.p.types.iter().any(|t| names::snake(&t.name) == n)
+            || ["id", "new", "case", "contradictions", "evaluate", "len", "is_empty"].contains(&n.as_str());
+        if taken { format!("{n}_fact") } else { n }
+    }
+
     fn typed_api(&self) -> TokenStream {
         let p = self.p;
         let mut methods = TokenStream::new();
@@ -1121,11 +1137,11 @@ impl<'a> Emitter<'a> {
             } else {
                 None
             };
-            let params: Vec<Ident> = r.params.iter().map(|(n, _)| ident(&names::snake(n))).collect();
+            let params: Vec<Ident> = unique(r.params.iter().map(|(n, _)| names::snake(n))).iter().map(|n| ident(n)).collect();
             let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
             let ix = Literal::usize_unsuffixed(ri);
             for neg in [false, true] {
-                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.rel_ident[ri]);
+                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.method_base(ri));
                 let doc = format!(
                     "Adds the fact `{}{}({})`{}.",
                     if neg { "~" } else { "" },
@@ -1161,7 +1177,7 @@ impl<'a> Emitter<'a> {
             let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
             let arity = Literal::usize_unsuffixed(r.params.len());
             for neg in [false, true] {
-                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.rel_ident[ri]);
+                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.method_base(ri));
                 let slot = Literal::usize_unsuffixed(ri * 2 + neg as usize);
                 let doc = format!("What was concluded of `{}{}`.", if neg { "~" } else { "" }, r.name);
                 accessors.extend(quote! {
