@@ -31,7 +31,7 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { threads: None, batch: 64, chunk: 4096 }
+        RunOptions { threads: None, batch: 64, chunk: 1024 }
     }
 }
 
@@ -51,33 +51,49 @@ pub fn run<W: Write>(
     let pool = builder.build().map_err(io::Error::other)?;
     let mut summary = Summary { threads: pool.current_num_threads(), ..Summary::default() };
     let mut out = io::BufWriter::with_capacity(1 << 20, out);
-    let mut next_index = 1;
-    let mut chunk = Vec::with_capacity(opts.chunk);
-    for (name, reader) in inputs {
-        let mut split = pgn::Splitter::new(reader, name, next_index);
-        loop {
-            let game = split.next_game()?;
-            let end = game.is_none();
-            if let Some(g) = game {
-                chunk.push(g);
-            }
-            if chunk.len() >= opts.chunk.max(1) || (end && !chunk.is_empty()) {
-                let batch = opts.batch.max(1);
-                let results: Vec<Vec<Outcome>> = pool.install(|| chunk.par_chunks(batch).map(arbitrate).collect());
-                for o in results.iter().flatten() {
-                    out.write_all(o.line.as_bytes())?;
-                    out.write_all(b"\n")?;
-                    summary.add(o);
-                    each(o);
+    let chunk_len = opts.chunk.max(1);
+    let batch = opts.batch.max(1);
+    // A reader thread cuts the input into chunks of games while the pool rules the previous one.
+    std::thread::scope(|scope| -> io::Result<()> {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Vec<pgn::RawGame>>>(1);
+        scope.spawn(move || {
+            let mut next_index = 1;
+            let mut chunk = Vec::with_capacity(chunk_len);
+            for (name, reader) in inputs {
+                let mut split = pgn::Splitter::new(reader, name, next_index);
+                loop {
+                    match split.next_game() {
+                        Ok(Some(g)) => {
+                            chunk.push(g);
+                            if chunk.len() >= chunk_len && tx.send(Ok(std::mem::take(&mut chunk))).is_err() {
+                                return;
+                            }
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    }
                 }
-                chunk.clear();
+                next_index = split.next_index();
             }
-            if end {
-                break;
+            if !chunk.is_empty() {
+                let _ = tx.send(Ok(chunk));
+            }
+        });
+        for chunk in rx {
+            let chunk = chunk?;
+            let results: Vec<Vec<Outcome>> = pool.install(|| chunk.par_chunks(batch).map(arbitrate).collect());
+            for o in results.iter().flatten() {
+                out.write_all(o.line.as_bytes())?;
+                out.write_all(b"\n")?;
+                summary.add(o);
+                each(o);
             }
         }
-        next_index = split.next_index();
-    }
+        Ok(())
+    })?;
     out.flush()?;
     summary.elapsed = start.elapsed();
     Ok(summary)

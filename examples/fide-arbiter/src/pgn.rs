@@ -54,7 +54,8 @@ impl<R: BufRead> Splitter<R> {
     fn finish(&mut self, cur: Current) -> RawGame {
         let index = self.next_index;
         self.next_index += 1;
-        RawGame { index, file: self.file.clone(), line: cur.line, text: String::from_utf8_lossy(&cur.text).into_owned() }
+        let text = String::from_utf8(cur.text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        RawGame { index, file: self.file.clone(), line: cur.line, text }
     }
 
     /// The next game, if any.
@@ -329,17 +330,16 @@ fn movetext(p: &mut Parser, rec: &mut Record) -> Result<(), String> {
             }
             b'[' => return Err("tag pair after the movetext".into()),
             _ => {
-                let raw = p.token().to_vec();
-                let tok = String::from_utf8_lossy(&raw).into_owned();
+                let tok: &str = &String::from_utf8_lossy(p.token());
                 if tok.is_empty() {
                     // A lone delimiter such as `}` is handled above; anything else is unreadable.
                     return Err(format!("unexpected character `{}`", c as char));
                 }
-                if RESULTS.contains(&tok.as_str()) {
+                if RESULTS.contains(&tok) {
                     if rec.result_token.is_some() {
                         return Err(format!("a second game result `{tok}`"));
                     }
-                    rec.result_token = Some(if tok == "½-½" { "1/2-1/2".into() } else { tok });
+                    rec.result_token = Some(if tok == "½-½" { "1/2-1/2".into() } else { tok.to_string() });
                     continue;
                 }
                 if rec.result_token.is_some() {
@@ -355,21 +355,21 @@ fn movetext(p: &mut Parser, rec: &mut Record) -> Result<(), String> {
                     }
                     if after.starts_with('-') {
                         // `0-0` / `0-0-0` castling with zeros.
-                        tok.as_str()
+                        tok
                     } else {
                         &after[dots..]
                     }
                 } else {
-                    tok.as_str()
+                    tok
                 };
                 if rest.is_empty() {
                     continue;
                 }
                 // Annotation glyphs glued to the move (`e4!?`).
                 let text = rest.trim_end_matches(['!', '?']);
-                let normalized: String = match text {
-                    "0-0" | "0-0+" | "0-0#" | "0-0-0" | "0-0-0+" | "0-0-0#" => text.replace('0', "O"),
-                    _ => text.to_string(),
+                let normalized: std::borrow::Cow<str> = match text {
+                    "0-0" | "0-0+" | "0-0#" | "0-0-0" | "0-0-0+" | "0-0-0#" => text.replace('0', "O").into(),
+                    _ => text.into(),
                 };
                 match SanPlus::from_ascii(normalized.as_bytes()) {
                     Ok(san) => {
