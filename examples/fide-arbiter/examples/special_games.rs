@@ -43,6 +43,9 @@ fn play_sans(pos: &mut Chess, sans: &str) -> Vec<Move> {
         .collect()
 }
 
+/// The last move of a walk, if one can be found.
+type Finish<'a> = &'a dyn Fn(&Chess) -> Option<Move>;
+
 /// A walk of `plies` quiet moves from `start` (after `prefix`), no position repeated, each
 /// move accepted by `allow`; then `finish` may add a last move. Tries seeds until one works.
 fn walk(
@@ -50,7 +53,7 @@ fn walk(
     prefix: &[Move],
     plies: usize,
     allow: impl Fn(&Chess, Move) -> bool,
-    finish: Option<&dyn Fn(&Chess) -> Option<Move>>,
+    finish: Option<Finish>,
 ) -> Vec<Move> {
     for seed in 1u64.. {
         let mut rng = Rng(seed);
@@ -169,6 +172,7 @@ fn sans(event: &'static str, fen: Option<&'static str>, line: &str, result: &'st
     Game { event, fen, result, termination, moves, start, tail: None }
 }
 
+#[allow(clippy::vec_init_then_push)]
 fn main() {
     let mut games = Vec::new();
     games.push(sans(

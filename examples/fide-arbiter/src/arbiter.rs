@@ -231,7 +231,7 @@ fn reason_of(p: &Prepared, kind: &str, ruled: Option<&str>, conflict: Option<&st
         ),
         "time_forfeit" => mk(
             "loss on time: Article 6.9 is not in fide.laws.chess",
-            format!("{term}"),
+            term,
         ),
         "abandoned" => mk("game abandoned (disconnection or stalled connection): no ending under the Laws", term),
         "illegal_move" => mk(

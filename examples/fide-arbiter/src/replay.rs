@@ -121,7 +121,7 @@ fn ends_of(pos: &Chess, occurrences: u32) -> Vec<BoardEnd> {
 fn move_label(start_turn: Color, start_fullmove: u32, ply: usize) -> String {
     let offset = ply + usize::from(start_turn == Color::Black);
     let number = start_fullmove as usize + offset / 2;
-    if offset % 2 == 0 {
+    if offset.is_multiple_of(2) {
         format!("{number}.")
     } else {
         format!("{number}...")
