@@ -99,10 +99,9 @@ impl Replay {
 
 fn ends_of(pos: &Chess, occurrences: u32) -> Vec<BoardEnd> {
     let mut ends = Vec::new();
-    if pos.is_checkmate() {
-        ends.push(BoardEnd::Checkmate);
-    } else if pos.is_stalemate() {
-        ends.push(BoardEnd::Stalemate);
+    // One move generation for both: checkmate is check with no legal move, stalemate no check.
+    if pos.legal_moves().is_empty() {
+        ends.push(if pos.is_check() { BoardEnd::Checkmate } else { BoardEnd::Stalemate });
     }
     if pos.is_insufficient_material() {
         ends.push(BoardEnd::DeadPosition);
