@@ -257,3 +257,92 @@ fn castling_and_en_passant_rulings_match_the_move_generator() {
     }
     assert!(checked.0 > 0 && checked.1 > 0, "{checked:?}");
 }
+
+/// The same facts through the typed API of the compiled package (`Cases`, one method per
+/// relation) rule the same result as the JSONL path the arbiter uses.
+#[test]
+fn typed_api_rules_the_same_results() {
+    use clir::packages::fide_laws_chess::{Cases, GamePlayTransition as T};
+    for name in ["special-cases.pgn", "tcec-sample.pgn"] {
+        let (outcomes, _, _) = rule(name, 2);
+        let mut cases = Cases::new();
+        let mut ids = Vec::new();
+        for o in &outcomes {
+            let facts = o.facts.as_ref().unwrap();
+            let mut c = cases.case();
+            let s = |v: &Value| v.as_str().unwrap().to_string();
+            let n = |v: &Value| v.as_i64().unwrap();
+            let (white, black) = (c.player("white"), c.player("black"));
+            let game = c.game(&format!("g{}", o.index));
+            for (rel, tuples) in &facts.0 {
+                for t in tuples {
+                    let a = t.as_array().unwrap();
+                    match *rel {
+                        "player_of" => { let p = c.player(&s(&a[1])); c.player_of(game, p); }
+                        "procedure_instance" => { c.procedure_instance(game); }
+                        "play_started" => { c.play_started(game); }
+                        "both_players_have_moved" => { c.both_players_have_moved(game); }
+                        "checked_game" => { c.checked_game(game); }
+                        "move_meets_articles_3_1_to_3_9" => { c.move_meets_articles_3_1_to_3_9(game); }
+                        "player_has_the_move" => { let p = c.player(&s(&a[1])); c.player_has_the_move(game, p); }
+                        "position_occurrence_count" => { c.position_occurrence_count(game, n(&a[1])); }
+                        "moves_by_each_without_pawn_or_capture" => { c.moves_by_each_without_pawn_or_capture(game, n(&a[1])); }
+                        "checkmate_delivered" => { let p = c.player(&s(&a[1])); c.checkmate_delivered(game, p); }
+                        "stalemate_arisen" => { c.stalemate_arisen(game); }
+                        "dead_position_arisen" => { c.dead_position_arisen(game); }
+                        "king_of" => { let (p, k) = (c.player(&s(&a[0])), c.piece(&s(&a[1]))); c.king_of(p, k); }
+                        "own_piece_of" => { let (p, k) = (c.player(&s(&a[0])), c.piece(&s(&a[1]))); c.own_piece_of(p, k); }
+                        "rook_of" => { let (p, k) = (c.player(&s(&a[0])), c.piece(&s(&a[1]))); c.rook_of(p, k); }
+                        "checked_player" => { let p = c.player(&s(&a[0])); c.checked_player(p); }
+                        "king_cannot_be_checkmated" => { let p = c.player(&s(&a[0])); c.king_cannot_be_checkmated(p); }
+                        "player_resigned" => { let p = c.player(&s(&a[0])); c.player_resigned(p); }
+                        "draw_claimed" => { let p = c.player(&s(&a[0])); c.draw_claimed(p); }
+                        "completed_illegal_move_count" => { let p = c.player(&s(&a[0])); c.completed_illegal_move_count(p, n(&a[1])); }
+                        "draw_agreed" => { c.draw_agreed(game); }
+                        "checked_piece" => { let k = c.piece(&s(&a[0])); c.checked_piece(k); }
+                        "checked_castling_side" => { let k = c.castling_side(&s(&a[0])); c.checked_castling_side(k); }
+                        "castling_path_blocked" => { let k = c.castling_side(&s(&a[0])); c.castling_path_blocked(k); }
+                        "castling_path_attacked" => { let k = c.castling_side(&s(&a[0])); c.castling_path_attacked(k); }
+                        "castling_side_of" => {
+                            let (p, side, rook) = (c.player(&s(&a[1])), c.castling_side(&s(&a[2])), c.piece(&s(&a[3])));
+                            c.castling_side_of(game, p, side, rook);
+                        }
+                        "en_passant_right_open" => { c.en_passant_right_open(game); }
+                        "capturing_pawn_on_adjacent_file" => { let k = c.piece(&s(&a[1])); c.capturing_pawn_on_adjacent_file(game, k); }
+                        "attempted_transition" => {
+                            let t = match a[1].as_str().unwrap() {
+                                "StartPlay" => T::START_PLAY,
+                                "PlayMove" => T::PLAY_MOVE,
+                                "ConcludeByCheckmate" => T::CONCLUDE_BY_CHECKMATE,
+                                "ConcludeByStalemate" => T::CONCLUDE_BY_STALEMATE,
+                                "ConcludeByDeadPosition" => T::CONCLUDE_BY_DEAD_POSITION,
+                                "ConcludeByResignation" => T::CONCLUDE_BY_RESIGNATION,
+                                "ConcludeByAgreement" => T::CONCLUDE_BY_AGREEMENT,
+                                "ConcludeByDrawnClaim" => T::CONCLUDE_BY_DRAWN_CLAIM,
+                                other => panic!("transition {other}"),
+                            };
+                            c.attempted_transition(game, t);
+                        }
+                        other => panic!("relation {other} not mapped in this test"),
+                    }
+                }
+            }
+            ids.push((c.id(), game, white, black));
+        }
+        let rulings = cases.evaluate();
+        for (o, (id, game, white, black)) in outcomes.iter().zip(ids) {
+            let r = rulings.case(id);
+            let drawn = r.game_drawn().is_concluded(&(game,));
+            let white_wins = r.game_won_by().is_concluded(&(game, white)) || r.game_lost_by().is_concluded(&(game, black));
+            let black_wins = r.game_won_by().is_concluded(&(game, black)) || r.game_lost_by().is_concluded(&(game, white));
+            let typed = match (drawn, white_wins, black_wins) {
+                (true, false, false) => Some("1/2-1/2"),
+                (false, true, false) => Some("1-0"),
+                (false, false, true) => Some("0-1"),
+                (false, false, false) => None,
+                other => panic!("game {}: conflicting typed rulings {other:?}", o.index),
+            };
+            assert_eq!(typed, o.ruled, "{name} game {}: {}", o.index, o.line);
+        }
+    }
+}
