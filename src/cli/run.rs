@@ -164,6 +164,6 @@ fn write_crate(dir: &Path, bin_name: &str, source: &str) -> std::io::Result<()> 
     std::fs::write(dir.join("src").join("package.rs"), source)?;
     std::fs::write(
         dir.join("src").join("main.rs"),
-        "//! Rules cases with one package, compiled by `clir run`.\nmod package;\n\nfn main() -> std::process::ExitCode {\n    clir::command::package_main(&package::Package)\n}\n",
+        "//! Rules cases with one package, compiled by `clir run`.\n#[allow(dead_code)]\nmod package;\n\nfn main() -> std::process::ExitCode {\n    clir::command::package_main(&package::Package)\n}\n",
     )
 }
