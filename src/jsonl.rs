@@ -1,14 +1,20 @@
 //! Cases in and rulings out as JSON Lines (CONTRACT.md), for any compiled package.
+//!
+//! A line is read straight into the batch's flat rows: names borrowed from the line, no
+//! `serde_json::Value` per fact (only the `case` value and the values an error message quotes
+//! are kept as JSON). A ruling line is written straight from the output's sorted rows.
 
 use crate::batch::{literal_string, slot, Batch, Output};
 use crate::schema::{RelationKind, Schema};
-use crate::value::{CaseId, Sym};
+use crate::value::Sym;
 use crate::Package;
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::HashMap;
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 /// What a ruling run accepts beyond the facts.
 #[derive(Debug, Clone, Default)]
@@ -26,7 +32,11 @@ pub type Line = (usize, String);
 pub struct Catalog {
     schema: &'static Schema,
     relations: HashMap<&'static str, usize>,
-    constants: HashMap<(&'static str, &'static str), u32>,
+    /// Per relation, per parameter: the constants of the parameter's type, `(name, id)`.
+    constants: Vec<Vec<Vec<(&'static str, u32)>>>,
+    /// The keys of a ruling's `concluded` and `definite` objects in the order they are written
+    /// (sorted, as a JSON object map sorts them): the slot and `"key":`.
+    keys: Vec<(usize, String)>,
 }
 
 impl Catalog {
@@ -34,12 +44,36 @@ impl Catalog {
     pub fn new(schema: &'static Schema) -> Self {
         let relations = schema.relations.iter().enumerate().map(|(i, r)| (r.name, i)).collect();
         let constants = schema
-            .constants
+            .relations
             .iter()
-            .enumerate()
-            .map(|(i, c)| ((c.ty, c.name), i as u32))
+            .map(|r| {
+                r.params
+                    .iter()
+                    .map(|p| {
+                        let of_type = schema.constants.iter().enumerate().filter(|(_, c)| !p.integer && c.ty == p.ty);
+                        of_type.map(|(i, c)| (c.name, i as u32)).collect()
+                    })
+                    .collect()
+            })
             .collect();
-        Catalog { schema, relations, constants }
+        let mut keys: Vec<(String, usize)> = Vec::new();
+        for (rel, info) in schema.relations.iter().enumerate() {
+            if info.kind == RelationKind::Institutional {
+                keys.push((info.name.to_string(), slot(rel, false)));
+                keys.push((format!("~{}", info.name), slot(rel, true)));
+            }
+        }
+        keys.sort();
+        let keys = keys
+            .into_iter()
+            .map(|(k, s)| {
+                let mut key = String::new();
+                json_str(&mut key, &k);
+                key.push(':');
+                (s, key)
+            })
+            .collect();
+        Catalog { schema, relations, constants, keys }
     }
 
     /// The schema indexed.
@@ -48,77 +82,279 @@ impl Catalog {
     }
 }
 
-/// One case read from a line, before interning.
-struct ReadCase {
+// ---------------------------------------------------------------------------------------------
+// Reading a line.
+
+/// A string, borrowed from the line unless it had escapes.
+struct Str<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// An argument of a fact as read: a string, an Integer, or anything else (kept as JSON for
+/// the error message).
+enum Arg<'a> {
+    Str(Cow<'a, str>),
+    Int(i64),
+    Other(Value),
+}
+
+impl Arg<'_> {
+    /// The argument as JSON (as an error message quotes it).
+    fn json(&self) -> Value {
+        match self {
+            Arg::Str(s) => Value::String(s.to_string()),
+            Arg::Int(i) => Value::from(*i),
+            Arg::Other(v) => v.clone(),
+        }
+    }
+}
+
+/// Builds the JSON value of whatever a visitor is handed (for what is kept only to be quoted).
+macro_rules! visit_other {
+    ($wrap:expr) => {
+        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            Ok($wrap(Value::Bool(v)))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Ok($wrap(Value::from(v)))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok($wrap(Value::String(v.to_owned())))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($wrap(Value::Null))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Self::Value, A::Error> {
+            Value::deserialize(de::value::MapAccessDeserializer::new(m)).map($wrap)
+        }
+    };
+}
+
+impl<'de> Deserialize<'de> for Arg<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Arg<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Arg<'de>, E> {
+                Ok(Arg::Other(Value::Bool(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Arg<'de>, E> {
+                Ok(Arg::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Arg<'de>, E> {
+                Ok(i64::try_from(v).map(Arg::Int).unwrap_or_else(|_| Arg::Other(Value::from(v))))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Arg<'de>, E> {
+                Ok(Arg::Other(Value::from(v)))
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Arg<'de>, E> {
+                Ok(Arg::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Arg<'de>, E> {
+                Ok(Arg::Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Arg<'de>, E> {
+                Ok(Arg::Str(Cow::Owned(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Arg<'de>, E> {
+                Ok(Arg::Other(Value::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, s: A) -> Result<Arg<'de>, A::Error> {
+                Value::deserialize(de::value::SeqAccessDeserializer::new(s)).map(Arg::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Arg<'de>, A::Error> {
+                Value::deserialize(de::value::MapAccessDeserializer::new(m)).map(Arg::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A range of a `Read`'s vectors, or the JSON value that stood where a list was expected.
+type Span = Result<(usize, usize), Value>;
+
+/// One case read from a line, before validation and interning; its vectors are reused from line
+/// to line of a chunk.
+#[derive(Default)]
+struct Read<'a> {
     case: Value,
-    facts: Vec<(String, Value)>,
+    /// Per key of `facts`: the key and its tuples (a span of `tuples`).
+    facts: Vec<(Cow<'a, str>, Span)>,
+    /// Per tuple: its arguments (a span of `args`).
+    tuples: Vec<Span>,
+    args: Vec<Arg<'a>>,
 }
 
-struct Facts(Vec<(String, Value)>);
-
-impl<'de> Deserialize<'de> for Facts {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Facts;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object of relation names to lists of tuples")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Facts, A::Error> {
-                let mut out: Vec<(String, Value)> = Vec::new();
-                while let Some(k) = m.next_key::<String>()? {
-                    if out.iter().any(|(x, _)| *x == k) {
-                        return Err(de::Error::custom(format!("duplicate key `{k}` in `facts`")));
-                    }
-                    out.push((k, m.next_value()?));
-                }
-                Ok(Facts(out))
-            }
-        }
-        d.deserialize_map(V)
+impl Read<'_> {
+    fn clear(&mut self) {
+        self.case = Value::Null;
+        self.facts.clear();
+        self.tuples.clear();
+        self.args.clear();
     }
 }
 
-impl<'de> Deserialize<'de> for ReadCase {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ReadCase;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a case object {\"case\":..., \"facts\":{...}}")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ReadCase, A::Error> {
-                let mut case: Option<Value> = None;
-                let mut facts: Option<Facts> = None;
-                while let Some(k) = m.next_key::<String>()? {
-                    match k.as_str() {
-                        "case" if case.is_none() => case = Some(m.next_value()?),
-                        "facts" if facts.is_none() => facts = Some(m.next_value()?),
-                        "case" | "facts" => return Err(de::Error::custom(format!("duplicate key `{k}`"))),
-                        other => {
-                            return Err(de::Error::custom(format!(
-                                "unknown key `{other}` (a case has only `case` and `facts`)"
-                            )))
-                        }
-                    }
-                }
-                let case = case.ok_or_else(|| de::Error::custom("missing key `case`"))?;
-                let facts = facts.ok_or_else(|| de::Error::custom("missing key `facts`"))?;
-                Ok(ReadCase { case, facts: facts.0 })
-            }
-        }
-        d.deserialize_map(V)
+/// Reads `{"case":..,"facts":{..}}`.
+struct CaseSeed<'r, 'a>(&'r mut Read<'a>);
+
+impl<'de> DeserializeSeed<'de> for CaseSeed<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
     }
 }
 
-/// Adds one parsed case to `batch`, or says why the line is an error line.
-fn add_case(cat: &Catalog, batch: &mut Batch, read: &ReadCase, opts: &Options) -> Result<CaseId, String> {
+impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a case object {\"case\":..., \"facts\":{...}}")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        let (mut case, mut facts) = (false, false);
+        while let Some(k) = m.next_key::<Str<'de>>()? {
+            match &*k.0 {
+                "case" if !case => {
+                    self.0.case = m.next_value()?;
+                    case = true;
+                }
+                "facts" if !facts => {
+                    m.next_value_seed(FactsSeed(&mut *self.0))?;
+                    facts = true;
+                }
+                "case" | "facts" => return Err(de::Error::custom(format!("duplicate key `{}`", k.0))),
+                other => {
+                    return Err(de::Error::custom(format!("unknown key `{other}` (a case has only `case` and `facts`)")))
+                }
+            }
+        }
+        if !case {
+            return Err(de::Error::custom("missing key `case`"));
+        }
+        if !facts {
+            return Err(de::Error::custom("missing key `facts`"));
+        }
+        Ok(())
+    }
+}
+
+/// Reads the `facts` object.
+struct FactsSeed<'r, 'a>(&'r mut Read<'a>);
+
+impl<'de> DeserializeSeed<'de> for FactsSeed<'_, 'de> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FactsSeed<'_, 'de> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an object of relation names to lists of tuples")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        while let Some(k) = m.next_key::<Str<'de>>()? {
+            if self.0.facts.iter().any(|(x, _)| *x == k.0) {
+                return Err(de::Error::custom(format!("duplicate key `{}` in `facts`", k.0)));
+            }
+            let span = m.next_value_seed(ListSeed { read: &mut *self.0, tuples: true })?;
+            self.0.facts.push((k.0, span));
+        }
+        Ok(())
+    }
+}
+
+/// Reads a relation's list of tuples (`tuples`) or a tuple's list of arguments; anything else
+/// is kept as JSON.
+struct ListSeed<'r, 'a> {
+    read: &'r mut Read<'a>,
+    tuples: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for ListSeed<'_, 'de> {
+    type Value = Span;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Span, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ListSeed<'_, 'de> {
+    type Value = Span;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    visit_other!(Err);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Span, A::Error> {
+        if self.tuples {
+            // A tuple's arguments go to `args` as it is read, its span to `tuples` after.
+            let start = self.read.tuples.len();
+            while let Some(t) = s.next_element_seed(ListSeed { read: &mut *self.read, tuples: false })? {
+                self.read.tuples.push(t);
+            }
+            Ok(Ok((start, self.read.tuples.len())))
+        } else {
+            let start = self.read.args.len();
+            while let Some(a) = s.next_element::<Arg<'de>>()? {
+                self.read.args.push(a);
+            }
+            Ok(Ok((start, self.read.args.len())))
+        }
+    }
+}
+
+/// A validated argument: its flat value, or the `args` index of an entity name to intern.
+#[derive(Clone, Copy)]
+enum Flat {
+    Value(i64),
+    Intern(usize),
+}
+
+/// Validates a read case and adds it to `batch`, or says why the line is an error line.
+/// `rows` and `flat` are scratch space.
+fn add_case(
+    cat: &Catalog,
+    batch: &mut Batch,
+    read: &Read,
+    opts: &Options,
+    rows: &mut Vec<(usize, bool, usize)>,
+    flat: &mut Vec<Flat>,
+) -> Result<u32, String> {
     // Validate everything before touching the batch, so an error leaves no fact behind.
-    let mut rows: Vec<(usize, bool, Vec<Result<i64, String>>)> = Vec::new();
+    rows.clear();
+    flat.clear();
     for (key, tuples) in &read.facts {
         let (negative, name) = match key.strip_prefix('~') {
             Some(n) => (true, n),
-            None => (false, key.as_str()),
+            None => (false, &**key),
         };
         let Some(&rel) = cat.relations.get(name) else {
             return Err(format!("unknown relation `{name}`"));
@@ -140,16 +376,16 @@ fn add_case(cat: &Catalog, batch: &mut Batch, read: &ReadCase, opts: &Options) -
             }
             RelationKind::Empirical => {}
         }
-        let signature = || {
-            info.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect::<Vec<_>>().join(", ")
-        };
-        let Value::Array(list) = tuples else {
+        let signature = || info.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect::<Vec<_>>().join(", ");
+        let &Ok((t0, t1)) = tuples else {
             return Err(format!("relation `{key}`: expected a list of tuples"));
         };
-        for t in list {
-            let Value::Array(args) = t else {
-                return Err(format!("relation `{key}`: each tuple must be a list of arguments, got {t}"));
+        for t in &read.tuples[t0..t1] {
+            let (a0, a1) = match t {
+                Ok(span) => *span,
+                Err(t) => return Err(format!("relation `{key}`: each tuple must be a list of arguments, got {t}")),
             };
+            let args = &read.args[a0..a1];
             if args.len() != info.params.len() {
                 return Err(format!(
                     "relation `{name}` takes {} argument{} ({}), got {}",
@@ -159,75 +395,98 @@ fn add_case(cat: &Catalog, batch: &mut Batch, read: &ReadCase, opts: &Options) -
                     args.len()
                 ));
             }
-            let mut vals = Vec::with_capacity(args.len());
-            for (a, p) in args.iter().zip(info.params) {
+            rows.push((rel, negative, flat.len()));
+            for (i, (a, p)) in args.iter().zip(info.params).enumerate() {
                 if p.integer {
-                    match a.as_i64() {
-                        Some(i) => vals.push(Ok(i)),
-                        None => {
-                            return Err(format!(
-                                "relation `{name}`: argument `{}` is an Integer, got {a}",
-                                p.name
-                            ))
+                    match a {
+                        Arg::Int(v) => flat.push(Flat::Value(*v)),
+                        _ => {
+                            return Err(format!("relation `{name}`: argument `{}` is an Integer, got {}", p.name, a.json()))
                         }
                     }
                 } else {
-                    match a.as_str() {
-                        Some(s) => match cat.constants.get(&(p.ty, s)) {
-                            Some(&c) => vals.push(Ok(c as i64)),
-                            None => vals.push(Err(s.to_string())),
+                    match a {
+                        Arg::Str(s) => match cat.constants[rel][i].iter().find(|(c, _)| *c == &**s) {
+                            Some(&(_, c)) => flat.push(Flat::Value(c as i64)),
+                            None => flat.push(Flat::Intern(a0 + i)),
                         },
-                        None => {
+                        _ => {
                             return Err(format!(
-                                "relation `{name}`: argument `{}` is a `{}` entity (a string), got {a}",
-                                p.name, p.ty
+                                "relation `{name}`: argument `{}` is a `{}` entity (a string), got {}",
+                                p.name,
+                                p.ty,
+                                a.json()
                             ))
                         }
                     }
                 }
             }
-            rows.push((rel, negative, vals));
         }
     }
     let case = batch.add_case();
-    let mut flat = Vec::new();
-    for (rel, negative, vals) in rows {
-        flat.clear();
-        for v in vals {
-            flat.push(match v {
-                Ok(i) => i,
-                Err(name) => batch.entity(&name).0 as i64,
-            });
+    let mut values = [0i64; 16];
+    let mut buf = Vec::new();
+    for &(rel, negative, start) in rows.iter() {
+        let arity = cat.schema.relations[rel].params.len();
+        let vals: &mut [i64] = if arity <= values.len() {
+            &mut values[..arity]
+        } else {
+            buf.resize(arity, 0);
+            &mut buf[..]
+        };
+        for (v, f) in vals.iter_mut().zip(&flat[start..start + arity]) {
+            *v = match *f {
+                Flat::Value(x) => x,
+                Flat::Intern(i) => match &read.args[i] {
+                    Arg::Str(s) => batch.entity(s).0 as i64,
+                    _ => unreachable!("validated as a string"),
+                },
+            };
         }
-        batch.push(case, rel, negative, &flat);
+        batch.push(case, rel, negative, vals);
     }
-    Ok(case)
+    Ok(case.0)
 }
 
-fn read_line(line: &str) -> Result<ReadCase, (Value, String)> {
-    match serde_json::from_str::<ReadCase>(line) {
-        Ok(r) => Ok(r),
+/// Reads one line into `read`; on an error, the case value (when the line is JSON) and the
+/// message.
+fn read_line<'a>(line: &'a str, read: &mut Read<'a>) -> Result<(), (Value, String)> {
+    read.clear();
+    let mut de = serde_json::Deserializer::from_str(line);
+    match CaseSeed(read).deserialize(&mut de).and_then(|()| de.end()) {
+        Ok(()) => Ok(()),
         Err(e) => {
             // Recover the case name for the error line when the JSON itself is readable.
-            let case = serde_json::from_str::<Value>(line)
-                .ok()
-                .and_then(|v| v.get("case").cloned())
-                .unwrap_or(Value::Null);
+            let case = serde_json::from_str::<Value>(line).ok().and_then(|v| v.get("case").cloned()).unwrap_or(Value::Null);
             Err((case, e.to_string()))
         }
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Ruling a chunk.
+
 /// Rules a chunk of lines as one batch; returns exactly one output line per input line, in
 /// order, and how many of them are error lines.
 pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Options) -> (Vec<String>, usize) {
+    let mut out = String::new();
+    let errors = rule_chunk_into(pkg, cat, lines, opts, &mut out);
+    (out.lines().map(str::to_string).collect(), errors)
+}
+
+/// Rules a chunk of lines as one batch, appending exactly one output line per input line (each
+/// ended by `\n`) to `out`, in order; returns how many of them are error lines.
+pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Options, out: &mut String) -> usize {
     let mut batch = Batch::new(cat.schema);
     batch.explain = opts.explain;
-    let mut slots: Vec<Result<(Value, CaseId), String>> = Vec::with_capacity(lines.len());
+    let mut read = Read::default();
+    let (mut rows, mut flat) = (Vec::new(), Vec::new());
+    // Per line: its case value and its case id in the batch, or its error line.
+    let mut slots: Vec<Result<(Value, u32), String>> = Vec::with_capacity(lines.len());
     for (no, text) in lines {
-        let r = match read_line(text) {
-            Ok(read) => match add_case(cat, &mut batch, &read, opts) {
-                Ok(id) => Ok((read.case, id)),
+        let r = match read_line(text, &mut read) {
+            Ok(()) => match add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat) {
+                Ok(id) => Ok((std::mem::take(&mut read.case), id)),
                 Err(msg) => Err(error_line(&read.case, *no, &msg)),
             },
             Err((case, msg)) => Err(error_line(&case, *no, &msg)),
@@ -235,108 +494,192 @@ pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Optio
         slots.push(r);
     }
     let output = if batch.cases > 0 { pkg.evaluate(&batch) } else { Output::default() };
-    let rendered = render(cat.schema, &batch, &output);
+    let mut w = Writer::new(cat, &batch, &output);
     let mut errors = 0;
-    let out = slots
-        .into_iter()
-        .map(|s| match s {
+    for s in slots {
+        match s {
             Ok((case, id)) => {
-                let (concluded, definite, contradictions) = &rendered[id.0 as usize];
-                let mut o = Map::new();
-                o.insert("case".into(), case);
-                o.insert("concluded".into(), Value::Object(concluded.clone()));
-                o.insert("definite".into(), Value::Object(definite.clone()));
-                o.insert("contradictions".into(), Value::Array(contradictions.iter().cloned().map(Value::String).collect()));
+                w.ruling(out, &case, id);
                 if opts.explain {
-                    let ex = crate::explain::explain_case(cat.schema, &batch, &output, id.0);
-                    o.insert("explanations".into(), Value::Object(ex));
-                    return ordered(&o, &["case", "concluded", "definite", "contradictions", "explanations"]);
+                    let ex = crate::explain::explain_case(cat.schema, &batch, &output, id);
+                    out.pop();
+                    out.push_str(",\"explanations\":");
+                    out.push_str(&Value::Object(ex).to_string());
+                    out.push('}');
                 }
-                ordered(&o, &["case", "concluded", "definite", "contradictions"])
+                out.push('\n');
             }
             Err(line) => {
                 errors += 1;
-                line
+                out.push_str(&line);
+                out.push('\n');
             }
-        })
-        .collect();
-    (out, errors)
+        }
+    }
+    errors
 }
 
 fn error_line(case: &Value, no: usize, msg: &str) -> String {
-    let mut o = Map::new();
-    o.insert("case".into(), case.clone());
-    o.insert("error".into(), Value::String(format!("line {no}: {msg}")));
-    ordered(&o, &["case", "error"])
-}
-
-/// Writes an object with its keys in the given order (CONTRACT.md's order).
-fn ordered(o: &Map<String, Value>, keys: &[&str]) -> String {
-    let mut s = String::from("{");
-    for (i, k) in keys.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(&Value::String(k.to_string()).to_string());
-        s.push(':');
-        s.push_str(&o.get(*k).cloned().unwrap_or(Value::Null).to_string());
-    }
+    let mut s = String::from("{\"case\":");
+    json_value(&mut s, case);
+    s.push_str(",\"error\":");
+    json_str(&mut s, &format!("line {no}: {msg}"));
     s.push('}');
     s
 }
 
-type Rendered = (Map<String, Value>, Map<String, Value>, Vec<String>);
+/// Writes `s` as a JSON string, as serde_json does.
+fn json_str(out: &mut String, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&Value::from(s).to_string());
+    }
+}
 
-/// Per case: `concluded`, `definite` and `contradictions` as JSON.
-fn render(schema: &Schema, batch: &Batch, out: &Output) -> Vec<Rendered> {
-    let n = batch.cases as usize;
-    let mut result: Vec<Rendered> = (0..n).map(|_| (Map::new(), Map::new(), Vec::new())).collect();
-    let value = |p: &crate::schema::ParamInfo, v: i64| -> Value {
-        if p.integer {
-            Value::from(v)
-        } else {
-            Value::String(batch.interner.name(Sym(v as u32)).to_string())
-        }
-    };
-    for (rel, info) in schema.relations.iter().enumerate() {
-        let stride = info.params.len() + 1;
-        if info.kind == RelationKind::Institutional {
-            for neg in [false, true] {
-                let key = format!("{}{}", if neg { "~" } else { "" }, info.name);
-                for (layer, rows) in [(0, &out.concluded), (1, &out.definite)] {
-                    let Some(rows) = rows.get(slot(rel, neg)) else { continue };
-                    let mut per_case: Vec<Vec<Vec<Value>>> = Vec::new();
-                    for row in rows.chunks_exact(stride) {
-                        let c = row[0] as usize;
-                        if per_case.len() <= c {
-                            per_case.resize(c + 1, Vec::new());
-                        }
-                        per_case[c].push(info.params.iter().zip(&row[1..]).map(|(p, &v)| value(p, v)).collect());
+/// Writes `v` as compact JSON.
+fn json_value(out: &mut String, v: &Value) {
+    match v {
+        Value::String(s) => json_str(out, s),
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Rows of a slot, in case order (copied and sorted only when they are not).
+fn by_case(rows: &[i64], stride: usize) -> Cow<'_, [i64]> {
+    let sorted = rows.chunks_exact(stride).zip(rows.chunks_exact(stride).skip(1)).all(|(a, b)| a[0] <= b[0]);
+    if sorted {
+        Cow::Borrowed(rows)
+    } else {
+        let mut v: Vec<&[i64]> = rows.chunks_exact(stride).collect();
+        v.sort_by_key(|r| r[0]);
+        Cow::Owned(v.concat())
+    }
+}
+
+/// Writes the ruling lines of a batch, case after case in increasing case id.
+struct Writer<'b> {
+    cat: &'b Catalog,
+    batch: &'b Batch,
+    /// Per key of `cat.keys`: (stride, concluded rows, cursor, definite rows, cursor).
+    layers: Vec<(usize, [(Cow<'b, [i64]>, usize); 2])>,
+    /// Per relation: contradiction rows and cursor.
+    contradictions: Vec<(Cow<'b, [i64]>, usize)>,
+    /// Offsets of the current case's rows in a slot.
+    tuples: Vec<usize>,
+    literals: Vec<String>,
+}
+
+impl<'b> Writer<'b> {
+    fn new(cat: &'b Catalog, batch: &'b Batch, out: &'b Output) -> Self {
+        let rows = |v: &'b Vec<Vec<i64>>, s: usize, stride: usize| by_case(v.get(s).map_or(&[][..], |r| &r[..]), stride);
+        let layers = cat
+            .keys
+            .iter()
+            .map(|&(s, _)| {
+                let stride = cat.schema.relations[s / 2].params.len() + 1;
+                (stride, [(rows(&out.concluded, s, stride), 0), (rows(&out.definite, s, stride), 0)])
+            })
+            .collect();
+        let contradictions = cat
+            .schema
+            .relations
+            .iter()
+            .enumerate()
+            .map(|(r, info)| (rows(&out.contradictions, r, info.params.len() + 1), 0))
+            .collect();
+        Writer { cat, batch, layers, contradictions, tuples: Vec::new(), literals: Vec::new() }
+    }
+
+    /// Appends the ruling line of case `id` (without `\n`).
+    fn ruling(&mut self, out: &mut String, case: &Value, id: u32) {
+        let id = id as i64;
+        out.push_str("{\"case\":");
+        json_value(out, case);
+        for (layer, name) in [(0, ",\"concluded\":{"), (1, "},\"definite\":{")] {
+            out.push_str(name);
+            let mut first = true;
+            for (k, (stride, layers)) in self.layers.iter_mut().enumerate() {
+                let (rows, cursor) = &mut layers[layer];
+                self.tuples.clear();
+                while *cursor < rows.len() && rows[*cursor] <= id {
+                    if rows[*cursor] == id {
+                        self.tuples.push(*cursor + 1);
                     }
-                    for (c, mut tuples) in per_case.into_iter().enumerate() {
-                        if tuples.is_empty() || c >= n {
-                            continue;
-                        }
-                        tuples.sort_by(|a, b| cmp_tuple(a, b));
-                        let arr = Value::Array(tuples.into_iter().map(Value::Array).collect());
-                        let target = if layer == 0 { &mut result[c].0 } else { &mut result[c].1 };
-                        target.insert(key.clone(), arr);
-                    }
+                    *cursor += *stride;
                 }
+                if self.tuples.is_empty() {
+                    continue;
+                }
+                let (slot, key) = &self.cat.keys[k];
+                let params = self.cat.schema.relations[slot / 2].params;
+                let interner = &self.batch.interner;
+                let arity = *stride - 1;
+                let rows: &[i64] = rows;
+                if self.tuples.len() > 1 {
+                    self.tuples.sort_by(|&a, &b| {
+                        for ((x, y), p) in rows[a..a + arity].iter().zip(&rows[b..b + arity]).zip(params) {
+                            let o = if p.integer || x == y {
+                                x.cmp(y)
+                            } else {
+                                interner.name(Sym(*x as u32)).as_bytes().cmp(interner.name(Sym(*y as u32)).as_bytes())
+                            };
+                            if o != Ordering::Equal {
+                                return o;
+                            }
+                        }
+                        Ordering::Equal
+                    });
+                }
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                out.push_str(key);
+                out.push('[');
+                for (i, &t) in self.tuples.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push('[');
+                    for (j, (v, p)) in rows[t..t + arity].iter().zip(params).enumerate() {
+                        if j > 0 {
+                            out.push(',');
+                        }
+                        if p.integer {
+                            let _ = write!(out, "{v}");
+                        } else {
+                            json_str(out, interner.name(Sym(*v as u32)));
+                        }
+                    }
+                    out.push(']');
+                }
+                out.push(']');
             }
         }
-        if let Some(rows) = out.contradictions.get(rel) {
-            for row in rows.chunks_exact(stride) {
-                if let Some(r) = result.get_mut(row[0] as usize) {
-                    r.2.push(literal_string(info, &batch.interner, &row[1..]));
+        out.push_str("},\"contradictions\":[");
+        self.literals.clear();
+        for (r, (rows, cursor)) in self.contradictions.iter_mut().enumerate() {
+            let info = &self.cat.schema.relations[r];
+            let stride = info.params.len() + 1;
+            while *cursor < rows.len() && rows[*cursor] <= id {
+                if rows[*cursor] == id {
+                    self.literals.push(literal_string(info, &self.batch.interner, &rows[*cursor + 1..*cursor + stride]));
                 }
+                *cursor += stride;
             }
         }
+        self.literals.sort();
+        for (i, l) in self.literals.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            json_str(out, l);
+        }
+        out.push_str("]}");
     }
-    for r in &mut result {
-        r.2.sort();
-    }
-    result
 }
 
 /// Tuple order of rulings: element-wise; Integers before entities, Integers numerically,

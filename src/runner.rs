@@ -1,7 +1,7 @@
 //! Batch rulings over a stream of JSON Lines: chunks of cases ruled in parallel, written in
 //! input order, memory bounded by the chunk in flight.
 
-use crate::jsonl::{rule_chunk, Catalog, Line, Options};
+use crate::jsonl::{rule_chunk_into, Catalog, Line, Options};
 use crate::Package;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -86,17 +86,22 @@ pub fn rule_stream(
         if chunk.is_empty() {
             break;
         }
-        let results: Vec<(Vec<String>, usize)> = pool.install(|| {
-            chunk.par_chunks(batch).map(|part| rule_chunk(pkg, &cat, part, &opts.options)).collect()
+        // Each part of the chunk is one batch, ruled into one string of lines.
+        let results: Vec<(String, usize, usize)> = pool.install(|| {
+            chunk
+                .par_chunks(batch)
+                .map(|part| {
+                    let mut s = String::with_capacity(part.iter().map(|(_, l)| l.len()).sum::<usize>());
+                    let errors = rule_chunk_into(pkg, &cat, part, &opts.options, &mut s);
+                    (s, part.len(), errors)
+                })
+                .collect()
         });
-        for (lines_out, errors) in results {
-            for l in &lines_out {
-                out.write_all(l.as_bytes())?;
-                out.write_all(b"\n")?;
-            }
-            summary.lines += lines_out.len() as u64;
+        for (lines_out, n, errors) in results {
+            out.write_all(lines_out.as_bytes())?;
+            summary.lines += n as u64;
             summary.errors += errors as u64;
-            bar.inc(lines_out.len() as u64);
+            bar.inc(n as u64);
         }
     }
     out.flush()?;
