@@ -13,8 +13,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::cmp::Ordering;
+use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
+use std::hash::{BuildHasher, Hasher};
 
 /// What a ruling run accepts beyond the facts.
 #[derive(Debug, Clone, Default)]
@@ -28,10 +30,67 @@ pub struct Options {
 /// An input line: `(line number from 1, text)`.
 pub type Line = (usize, String);
 
+/// A fast hasher for the short names of a line (relation names, entity names), seeded per
+/// process so that no input can be made to collide on purpose.
+#[derive(Clone, Copy)]
+struct Fast(u64);
+
+impl Hasher for Fast {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes(w.try_into().unwrap_or_default()));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64)
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64)
+    }
+    fn finish(&self) -> u64 {
+        // A final mix, so that the low bits the table uses depend on every input bit.
+        let mut z = self.0;
+        z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        z ^ (z >> 33)
+    }
+}
+
+impl Fast {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+#[derive(Clone, Copy)]
+struct FastState(u64);
+
+impl Default for FastState {
+    fn default() -> Self {
+        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        FastState(*SEED.get_or_init(|| RandomState::new().hash_one(0x636c_6972u64)))
+    }
+}
+
+impl BuildHasher for FastState {
+    type Hasher = Fast;
+    fn build_hasher(&self) -> Fast {
+        Fast(self.0)
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, FastState>;
+
 /// Lookup tables of a schema, built once per run.
 pub struct Catalog {
     schema: &'static Schema,
-    relations: HashMap<&'static str, usize>,
+    relations: FastMap<&'static str, usize>,
     /// Per relation, per parameter: the constants of the parameter's type, `(name, id)`.
     constants: Vec<Vec<Vec<(&'static str, u32)>>>,
     /// The keys of a ruling's `concluded` and `definite` objects in the order they are written
@@ -340,13 +399,14 @@ enum Flat {
 
 /// Validates a read case and adds it to `batch`, or says why the line is an error line.
 /// `rows` and `flat` are scratch space.
-fn add_case(
+fn add_case<'a>(
     cat: &Catalog,
     batch: &mut Batch,
-    read: &Read,
+    read: &Read<'a>,
     opts: &Options,
     rows: &mut Vec<(usize, bool, usize)>,
     flat: &mut Vec<Flat>,
+    names: &mut FastMap<&'a str, i64>,
 ) -> Result<u32, String> {
     // Validate everything before touching the batch, so an error leaves no fact behind.
     rows.clear();
@@ -438,6 +498,9 @@ fn add_case(
             *v = match *f {
                 Flat::Value(x) => x,
                 Flat::Intern(i) => match &read.args[i] {
+                    // Names borrowed from the chunk's lines are remembered for the whole chunk
+                    // in front of the batch's interner.
+                    Arg::Str(Cow::Borrowed(s)) => *names.entry(s).or_insert_with(|| batch.entity(s).0 as i64),
                     Arg::Str(s) => batch.entity(s).0 as i64,
                     _ => unreachable!("validated as a string"),
                 },
@@ -480,12 +543,12 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     let mut batch = Batch::new(cat.schema);
     batch.explain = opts.explain;
     let mut read = Read::default();
-    let (mut rows, mut flat) = (Vec::new(), Vec::new());
+    let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
     // Per line: its case value and its case id in the batch, or its error line.
     let mut slots: Vec<Result<(Value, u32), String>> = Vec::with_capacity(lines.len());
     for (no, text) in lines {
         let r = match read_line(text, &mut read) {
-            Ok(()) => match add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat) {
+            Ok(()) => match add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names) {
                 Ok(id) => Ok((std::mem::take(&mut read.case), id)),
                 Err(msg) => Err(error_line(&read.case, *no, &msg)),
             },
