@@ -5,7 +5,7 @@
 //! `game` is a copy of the example's function: the same `COUNT SEED` give the same lines
 //! (`tests/handwritten_agrees.rs` checks this against `examples/fide/games.jsonl`).
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::manual_range_patterns)]
 
 use clir::{Batch, Schema};
 use serde_json::{json, Map, Value};

@@ -622,14 +622,17 @@ fn by_case(rows: &[i64], stride: usize) -> Cow<'_, [i64]> {
     }
 }
 
+/// Rows of a slot in case order, and a cursor in them.
+type Cursor<'b> = (Cow<'b, [i64]>, usize);
+
 /// Writes the ruling lines of a batch, case after case in increasing case id.
 struct Writer<'b> {
     cat: &'b Catalog,
     batch: &'b Batch,
     /// Per key of `cat.keys`: (stride, concluded rows, cursor, definite rows, cursor).
-    layers: Vec<(usize, [(Cow<'b, [i64]>, usize); 2])>,
+    layers: Vec<(usize, [Cursor<'b>; 2])>,
     /// Per relation: contradiction rows and cursor.
-    contradictions: Vec<(Cow<'b, [i64]>, usize)>,
+    contradictions: Vec<Cursor<'b>>,
     /// Offsets of the current case's rows in a slot.
     tuples: Vec<usize>,
     literals: Vec<String>,
