@@ -486,6 +486,9 @@ fn add_case<'a>(
     let case = batch.add_case();
     let mut values = [0i64; 16];
     let mut buf = Vec::new();
+    // The few names of one case, most of them repeated from fact to fact: a linear look-up
+    // first, then the chunk's map of borrowed names, then the batch's interner.
+    let mut local: Vec<(&str, i64)> = Vec::new();
     for &(rel, negative, start) in rows.iter() {
         let arity = cat.schema.relations[rel].params.len();
         let vals: &mut [i64] = if arity <= values.len() {
@@ -500,7 +503,14 @@ fn add_case<'a>(
                 Flat::Intern(i) => match &read.args[i] {
                     // Names borrowed from the chunk's lines are remembered for the whole chunk
                     // in front of the batch's interner.
-                    Arg::Str(Cow::Borrowed(s)) => *names.entry(s).or_insert_with(|| batch.entity(s).0 as i64),
+                    Arg::Str(Cow::Borrowed(s)) => match local.iter().find(|(n, _)| n == s) {
+                        Some(&(_, id)) => id,
+                        None => {
+                            let id = *names.entry(s).or_insert_with(|| batch.entity(s).0 as i64);
+                            local.push((s, id));
+                            id
+                        }
+                    },
                     Arg::Str(s) => batch.entity(s).0 as i64,
                     _ => unreachable!("validated as a string"),
                 },
