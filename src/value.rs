@@ -125,3 +125,9 @@ macro_rules! entity_type {
         }
     };
 }
+
+entity_type!(
+    /// A value of the built-in `urn:law:std#String` type (feature `string-values`): interned
+    /// like an entity name, but a column type of its own. Cases write it as a JSON string.
+    Str
+);

@@ -13,12 +13,22 @@ pub struct Diagnostic {
     pub path: String,
     /// What is wrong, in words.
     pub message: String,
+    /// A machine-readable category, where one is defined (`unbound_variable`,
+    /// `safety_violations`, `cyclic_negation`, `arity_mismatch`, `type_mismatch`,
+    /// `feature_not_declared`, `unsupported`); see docs/EXTENSIONS.md.
+    pub code: Option<&'static str>,
 }
 
 impl Diagnostic {
     /// A diagnostic found by `check` at `path`.
     pub fn new(check: &'static str, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Diagnostic { check, node: None, path: path.into(), message: message.into() }
+        Diagnostic { check, node: None, path: path.into(), message: message.into(), code: None }
+    }
+
+    /// The same diagnostic, with the machine-readable category `code`.
+    pub fn with_code(mut self, code: &'static str) -> Self {
+        self.code = Some(code);
+        self
     }
 
     /// The same diagnostic, attributed to node `id`.

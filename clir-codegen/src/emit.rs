@@ -44,13 +44,29 @@ struct Emitter<'a> {
     const_ident: Vec<String>,
     /// Comment texts, referenced by `clir_comment!(i);` markers replaced after formatting.
     comments: Vec<String>,
+    /// Per String literal of the program: its interner id (constants first, then the strings
+    /// that are not already a name, in order).
+    string_sym: Vec<u32>,
+    /// The String literals given a schema constant of their own (after the declared constants).
+    string_consts: Vec<String>,
 }
+
+/// The variables an explanation instance of `rule` carries: every variable a positive body
+/// literal binds, in index order (variables local to a negation are never bound).
+fn binding_vars(rule: &RRule) -> Vec<usize> {
+    let mut v = rule.bound_vars();
+    v.sort_unstable();
+    v
+}
+
+/// Explanation instances are flat tuples `(case, variables..)`: Rust orders tuples of at most 12.
+const MAX_BINDING_VARS: usize = 11;
 
 /// Generates the formatted Rust module for a resolved, stratified program.
 pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
     let plans = p.rules.iter().map(|r| plan_rule(p, r)).collect();
     let binding_plans =
-        p.rules.iter().map(|r| plan_rule_keeping(p, r, &(0..r.vars.len()).collect::<Vec<_>>())).collect();
+        p.rules.iter().map(|r| plan_rule_keeping(p, r, &binding_vars(r))).collect();
     let mut e = Emitter {
         p,
         s,
@@ -67,7 +83,20 @@ pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
         type_ident: unique(p.types.iter().map(|t| names::camel(&t.name))),
         const_ident: unique(p.constants.iter().map(|c| names::screaming(&c.name))),
         comments: Vec::new(),
+        string_sym: Vec::new(),
+        string_consts: Vec::new(),
     };
+    let mut names: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();
+    for st in &p.strings {
+        match names.iter().position(|n| n == st) {
+            Some(i) => e.string_sym.push(i as u32),
+            None => {
+                e.string_sym.push(names.len() as u32);
+                names.push(st);
+                e.string_consts.push(st.clone());
+            }
+        }
+    }
     let tokens = e.module();
     let file: syn::File = match syn::parse2(tokens.clone()) {
         Ok(f) => f,
@@ -159,6 +188,7 @@ impl<'a> Emitter<'a> {
                 quote!(#id)
             }
             Ty::Integer => quote!(i64),
+            Ty::String => quote!(::clir::Str),
         }
     }
 
@@ -218,10 +248,71 @@ impl<'a> Emitter<'a> {
                 let l = Literal::i64_suffixed(i);
                 quote!(#l)
             }
+            RTerm::Str(i) => {
+                let id = Literal::u32_unsuffixed(self.string_sym[i]);
+                quote!(::clir::Str(::clir::Sym(#id)))
+            }
+            RTerm::Arith(i) => {
+                let (op, a, b) = rule.ariths[i];
+                let (a, b) = (self.term(rule, a), self.term(rule, b));
+                let f = match op {
+                    crate::ir::ArithOp::Add => quote!(wrapping_add),
+                    crate::ir::ArithOp::Sub => quote!(wrapping_sub),
+                    crate::ir::ArithOp::Mul => quote!(wrapping_mul),
+                };
+                quote!(i64::#f(#a, #b))
+            }
         }
     }
 
+    /// The name of the sorted set a negated body item of rule `ri` is tested against.
+    fn naf_set(&self, ri: usize, item: usize) -> Ident {
+        format_ident!("{}_not_{}", self.rule_ident[ri], item)
+    }
+
+    /// Before a rule's joins: for every negated item, the sorted set of its bound columns over
+    /// the final +d of the (lower) negated relation.
+    fn naf_sets(&self, ri: usize) -> TokenStream {
+        let rule = &self.p.rules[ri];
+        let mut out = TokenStream::new();
+        for (item, it) in rule.body.iter().enumerate() {
+            let RItem::Not(l) = it else { continue };
+            let shared = rule.filter_vars(it);
+            let step = Step {
+                item,
+                literal: l.clone(),
+                status: Status::Established,
+                key: Vec::new(),
+                new: Vec::new(),
+                local: Vec::new(),
+                after: Vec::new(),
+                carry: Vec::new(),
+            };
+            let (pat, conds) = self.literal_pattern(rule, &step);
+            let src = self.layer_name(l.rel, l.negative, Layer::Concluded);
+            let ids = shared.iter().map(|&v| self.var_ident(rule, v));
+            let cols: Vec<TokenStream> = shared.iter().map(|&v| self.ty(rule.vars[v].1)).collect();
+            let kept = Self::filtered(&conds, quote!((case, #(#ids,)*)));
+            let name = self.naf_set(ri, item);
+            out.extend(quote! {
+                let #name: Vec<(::clir::CaseId, #(#cols,)*)> = {
+                    let mut v: Vec<(::clir::CaseId, #(#cols,)*)> = #src.iter().filter_map(|#pat| #kept).collect();
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                };
+            });
+        }
+        out
+    }
+
     fn comparison(&self, rule: &RRule, item: usize) -> TokenStream {
+        if let RItem::Not(_) = &rule.body[item] {
+            let ri = self.p.rules.iter().position(|r| std::ptr::eq(r, rule)).expect("rule of the program");
+            let set = self.naf_set(ri, item);
+            let ids = rule.filter_vars(&rule.body[item]).into_iter().map(|v| self.var_ident(rule, v));
+            return quote!(#set.binary_search(&(case, #(#ids,)*)).is_err());
+        }
         let RItem::Comparison(op, a, b) = &rule.body[item] else { return quote!(true) };
         let (a, b) = (self.term(rule, *a), self.term(rule, *b));
         let op: TokenStream = op.symbol().parse().expect("operator");
@@ -261,7 +352,7 @@ impl<'a> Emitter<'a> {
 
     fn head_tuple(&self, rule: &RRule) -> TokenStream {
         if self.binding_mode {
-            let all: Vec<usize> = (0..rule.vars.len()).collect();
+            let all = binding_vars(rule);
             let ids = all.iter().map(|&v| self.var_ident(rule, v));
             return quote!((case, #(#ids,)*));
         }
@@ -346,14 +437,24 @@ impl<'a> Emitter<'a> {
         }
         let rid = self.rule_ident[ri].clone();
         let rid = &rid;
-        let mut setup = TokenStream::new();
+        let mut setup = self.naf_sets(ri);
         let mut body = TokenStream::new();
         if plan.steps.is_empty() {
             let head = self.head_tuple(rule);
-            setup.extend(quote! {
+            let conds: Vec<TokenStream> = (0..rule.body.len())
+                .filter(|&i| match &rule.body[i] {
+                    RItem::Not(_) => true,
+                    RItem::Comparison(_, a, b) => !matches!((a, b), (RTerm::Int(_), RTerm::Int(_))),
+                    _ => false,
+                })
+                .map(|i| self.comparison(rule, i))
+                .collect();
+            let kept = Self::filtered(&conds, head);
+            setup = quote! {
                 #comment
-                #out.extend(cases.iter().map(|&(case,)| #head));
-            });
+                #setup
+                #out.extend(cases.iter().filter_map(|&(case,)| #kept));
+            };
             return (setup, body);
         }
         let n = plan.steps.len();
@@ -420,13 +521,9 @@ impl<'a> Emitter<'a> {
                 // Comparisons across literals filter the joined tuple.
                 let mut raw_vars = step.carry.clone();
                 for &c in &step.after {
-                    if let RItem::Comparison(_, a, b) = &rule.body[c] {
-                        for t in [a, b] {
-                            if let RTerm::Var(v) = t {
-                                if !raw_vars.contains(v) {
-                                    raw_vars.push(*v);
-                                }
-                            }
+                    for v in rule.filter_vars(&rule.body[c]) {
+                        if !raw_vars.contains(&v) {
+                            raw_vars.push(v);
                         }
                     }
                 }
@@ -518,11 +615,15 @@ impl<'a> Emitter<'a> {
             };
             quote!(::clir::RelationInfo { name: #name, kind: ::clir::RelationKind::#kind, params: &[#(#params),*], capability: #cap })
         });
-        let consts = p.constants.iter().map(|c| {
-            let n = lit_str(&c.name);
-            let t = lit_str(&p.types[c.ty].name);
-            quote!(::clir::ConstantInfo { name: #n, ty: #t })
-        });
+        let consts = p
+            .constants
+            .iter()
+            .map(|c| (c.name.as_str(), p.types[c.ty].name.as_str()))
+            .chain(self.string_consts.iter().map(|s| (s.as_str(), "String")))
+            .map(|(n, t)| {
+                let (n, t) = (lit_str(n), lit_str(t));
+                quote!(::clir::ConstantInfo { name: #n, ty: #t })
+            });
         let rules = p.rules.iter().map(|r| {
             let id = lit_str(&r.id);
             let label = lit_str(&r.label);
@@ -682,7 +783,7 @@ impl<'a> Emitter<'a> {
     fn flat_term(&self, rule: &RRule, t: RTerm) -> TokenStream {
         let v = self.term(rule, t);
         match t {
-            RTerm::Int(_) => v,
+            RTerm::Int(_) | RTerm::Arith(_) => v,
             _ => quote!(::clir::Column::to_flat(#v)),
         }
     }
@@ -705,6 +806,14 @@ impl<'a> Emitter<'a> {
         self.binding_mode = true;
         for ri in 0..p.rules.len() {
             let rule = &p.rules[ri];
+            if binding_vars(rule).len() > MAX_BINDING_VARS {
+                let c = self.comment(format!(
+                    "{}: more than {MAX_BINDING_VARS} variables; its instances are not explained",
+                    rule.id
+                ));
+                stmts.extend(c);
+                continue;
+            }
             let modes: &[Mode] = if rule.strength == Strength::Strict {
                 &[Mode::Definite, Mode::Applicable]
             } else {
@@ -714,7 +823,7 @@ impl<'a> Emitter<'a> {
                 let out = format_ident!("instances_of_{}", self.rule_ident[ri]);
                 let (setup, body) = self.rule_block(ri, mode, usize::MAX, &out);
                 let rule = &p.rules[ri];
-                let all: Vec<usize> = (0..rule.vars.len()).collect();
+                let all = binding_vars(rule);
                 let cols = all.iter().map(|&v| self.ty(rule.vars[v].1));
                 let ids: Vec<Ident> = all.iter().map(|&v| self.var_ident(rule, v)).collect();
                 let head_args: Vec<TokenStream> = rule.head.args.iter().map(|a| self.flat_term(rule, *a)).collect();

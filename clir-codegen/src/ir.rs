@@ -12,6 +12,16 @@ use serde_json::{Map, Value};
 /// The built-in signed 64-bit integer type.
 pub const INTEGER_TYPE: &str = "urn:law:std#Integer";
 
+/// The built-in String type (feature `string-values`): interned text, compared by its bytes.
+pub const STRING_TYPE: &str = "urn:law:std#String";
+
+/// Feature: negation as failure (`{"kind":"not","formula":literal}` body items).
+pub const FEATURE_NAF: &str = "negation-as-failure";
+/// Feature: String `value` terms and the built-in `urn:law:std#String` type.
+pub const FEATURE_STRINGS: &str = "string-values";
+/// Feature: Integer arithmetic terms (`{"kind":"arith","op":"add"|"sub"|"mul",...}`).
+pub const FEATURE_ARITH: &str = "integer-arithmetic";
+
 /// A parsed package document: the JSON tree it came from and its typed model.
 #[derive(Debug, Clone)]
 pub struct Document {
@@ -192,6 +202,8 @@ pub enum BodyItem {
     Literal(Status, Literal),
     /// An integer comparison.
     Comparison(Comparison),
+    /// Negation as failure (feature `negation-as-failure`): the literal is not concluded.
+    Not(Literal),
 }
 
 /// A literal `p(t..)` or `~p(t..)`.
@@ -272,6 +284,52 @@ pub enum Term {
     Const(String),
     /// An Integer literal.
     Int(i64),
+    /// A String literal (feature `string-values`).
+    Str(String),
+    /// Integer arithmetic (feature `integer-arithmetic`).
+    Arith(ArithOp, Box<Term>, Box<Term>),
+}
+
+/// Integer arithmetic operators (feature `integer-arithmetic`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul`
+    Mul,
+}
+
+impl ArithOp {
+    /// The operator as written in rule text.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            ArithOp::Add => "+",
+            ArithOp::Sub => "-",
+            ArithOp::Mul => "*",
+        }
+    }
+
+    /// Applies the operator (two's-complement wraparound on overflow).
+    pub fn apply(self, a: i64, b: i64) -> i64 {
+        match self {
+            ArithOp::Add => a.wrapping_add(b),
+            ArithOp::Sub => a.wrapping_sub(b),
+            ArithOp::Mul => a.wrapping_mul(b),
+        }
+    }
+}
+
+impl Term {
+    /// Whether the term uses an extension feature, and which.
+    pub fn feature(&self) -> Option<&'static str> {
+        match self {
+            Term::Str(_) => Some(FEATURE_STRINGS),
+            Term::Arith(..) => Some(FEATURE_ARITH),
+            _ => None,
+        }
+    }
 }
 
 /// `priority_rule`: `higher` beats `lower`.
@@ -846,6 +904,16 @@ fn flatten_body(f: &Obj<'_>, out: &mut Vec<BodyItem>, is_false: &mut bool, depth
                 }
             }
         }
+        "not" => {
+            f.only(&["kind", "formula"])?;
+            let inner = f.obj("formula")?;
+            match inner.str("kind")?.as_str() {
+                "literal" => out.push(BodyItem::Not(parse_literal(&inner)?)),
+                other => {
+                    return Err(inner.err("kind", format!("`not` applies to a literal, found {other:?}")))
+                }
+            }
+        }
         "comparison" => {
             f.only(&["kind", "op", "left", "right"])?;
             let op = match f.str("op")?.as_str() {
@@ -896,13 +964,31 @@ fn parse_term(o: &Obj<'_>) -> Result<Term, Diagnostic> {
         "value" => {
             o.only(&["kind", "type", "value"])?;
             let ty = o.type_ref("type")?;
+            if ty == STRING_TYPE {
+                return match o.get("value")?.as_str() {
+                    Some(s) => Ok(Term::Str(s.to_string())),
+                    None => Err(o.err("value", "expected a string")),
+                };
+            }
             if ty != INTEGER_TYPE {
-                return Err(o.err("type", format!("unsupported value type {ty:?} (only {INTEGER_TYPE})")));
+                return Err(o.err("type", format!("unsupported value type {ty:?} (only {INTEGER_TYPE}, {STRING_TYPE})")));
             }
             match o.get("value")?.as_i64() {
                 Some(i) => Ok(Term::Int(i)),
                 None => Err(o.err("value", "expected a signed 64-bit integer")),
             }
+        }
+        "arith" => {
+            o.only(&["kind", "op", "left", "right"])?;
+            let op = match o.str("op")?.as_str() {
+                "add" => ArithOp::Add,
+                "sub" => ArithOp::Sub,
+                "mul" => ArithOp::Mul,
+                other => return Err(o.err("op", format!("unknown arithmetic operator {other:?}"))),
+            };
+            let left = parse_term(&o.obj("left")?)?;
+            let right = parse_term(&o.obj("right")?)?;
+            Ok(Term::Arith(op, Box::new(left), Box::new(right)))
         }
         other => Err(o.err("kind", format!("unknown term kind {other:?}"))),
     }

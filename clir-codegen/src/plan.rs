@@ -22,7 +22,8 @@ pub struct Step {
     pub key: Vec<usize>,
     /// Variables this literal contributes that are needed later.
     pub new: Vec<usize>,
-    /// Comparisons (body indices) over this literal's own variables, filtered in its view.
+    /// Comparisons and negations (body indices) over this literal's own variables, filtered in
+    /// its view.
     pub local: Vec<usize>,
     /// Comparisons (body indices) that become decidable only after this step's join.
     pub after: Vec<usize>,
@@ -37,16 +38,6 @@ pub struct RulePlan {
     pub steps: Vec<Step>,
     /// A comparison between constants is false, or the body holds `false`: the rule never applies.
     pub never: bool,
-}
-
-fn cmp_vars(item: &RItem) -> Vec<usize> {
-    match item {
-        RItem::Comparison(_, a, b) => [a, b]
-            .into_iter()
-            .filter_map(|t| if let RTerm::Var(v) = t { Some(*v) } else { None })
-            .collect(),
-        _ => Vec::new(),
-    }
 }
 
 fn const_count(l: &RLiteral) -> usize {
@@ -75,7 +66,7 @@ pub fn plan_rule_keeping(_p: &Program, rule: &RRule, keep: &[usize]) -> RulePlan
         .body
         .iter()
         .enumerate()
-        .filter(|(_, it)| matches!(it, RItem::Comparison(..)))
+        .filter(|(_, it)| matches!(it, RItem::Comparison(..) | RItem::Not(..)))
         .map(|(i, _)| i)
         .collect();
     for &c in &cmps {
@@ -118,7 +109,7 @@ pub fn plan_rule_keeping(_p: &Program, rule: &RRule, keep: &[usize]) -> RulePlan
     let mut placed: Vec<usize> = cmps
         .iter()
         .copied()
-        .filter(|&c| cmp_vars(&rule.body[c]).is_empty())
+        .filter(|&c| matches!(rule.body[c], RItem::Comparison(_, RTerm::Int(_), RTerm::Int(_))))
         .collect();
     for (pos, &li) in order.iter().enumerate() {
         let (item, status, lit) = lits[li];
@@ -126,7 +117,7 @@ pub fn plan_rule_keeping(_p: &Program, rule: &RRule, keep: &[usize]) -> RulePlan
         let key: Vec<usize> = vars.iter().copied().filter(|v| bound.contains(v)).collect();
         let mut local = Vec::new();
         for &c in &cmps {
-            if !placed.contains(&c) && cmp_vars(&rule.body[c]).iter().all(|v| vars.contains(v)) {
+            if !placed.contains(&c) && rule.filter_vars(&rule.body[c]).iter().all(|v| vars.contains(v)) {
                 local.push(c);
                 placed.push(c);
             }
@@ -138,7 +129,7 @@ pub fn plan_rule_keeping(_p: &Program, rule: &RRule, keep: &[usize]) -> RulePlan
         }
         let mut after = Vec::new();
         for &c in &cmps {
-            if !placed.contains(&c) && cmp_vars(&rule.body[c]).iter().all(|v| bound.contains(v)) {
+            if !placed.contains(&c) && rule.filter_vars(&rule.body[c]).iter().all(|v| bound.contains(v)) {
                 after.push(c);
                 placed.push(c);
             }
@@ -150,7 +141,7 @@ pub fn plan_rule_keeping(_p: &Program, rule: &RRule, keep: &[usize]) -> RulePlan
         }
         for &c in &cmps {
             if !placed.contains(&c) {
-                needed.extend(cmp_vars(&rule.body[c]));
+                needed.extend(rule.filter_vars(&rule.body[c]));
             }
         }
         let carry: Vec<usize> = {
@@ -158,7 +149,7 @@ pub fn plan_rule_keeping(_p: &Program, rule: &RRule, keep: &[usize]) -> RulePlan
             c.sort();
             c
         };
-        let after_needed: Vec<usize> = after.iter().flat_map(|&c| cmp_vars(&rule.body[c])).collect();
+        let after_needed: Vec<usize> = after.iter().flat_map(|&c| rule.filter_vars(&rule.body[c])).collect();
         let new: Vec<usize> = vars
             .iter()
             .copied()

@@ -2,7 +2,7 @@
 //! reference is an index and every rule is well typed and safe (SEMANTICS §2-3).
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{self, CmpOp, Document, NodeKind, RelationKind, Status, Strength, Term};
+use crate::ir::{self, ArithOp, CmpOp, Document, NodeKind, RelationKind, Status, Strength, Term};
 use std::collections::HashMap;
 
 /// The type of a column or variable.
@@ -12,6 +12,8 @@ pub enum Ty {
     Entity(usize),
     /// The built-in signed 64-bit integer.
     Integer,
+    /// The built-in String (feature `string-values`).
+    String,
 }
 
 /// A declared entity type.
@@ -62,6 +64,10 @@ pub enum RTerm {
     Const(usize),
     /// Integer literal.
     Int(i64),
+    /// String literal, by index into [`Program::strings`].
+    Str(usize),
+    /// Integer arithmetic, by index into [`RRule::ariths`].
+    Arith(usize),
 }
 
 /// A resolved literal.
@@ -97,6 +103,9 @@ pub enum RItem {
     Literal(Status, RLiteral),
     /// An integer comparison.
     Comparison(CmpOp, RTerm, RTerm),
+    /// Negation as failure: the literal is not concluded (+d). Its variables that no positive
+    /// literal binds are local to it ("there is no such value").
+    Not(RLiteral),
 }
 
 /// A resolved rule.
@@ -120,6 +129,59 @@ pub struct RRule {
     pub vars: Vec<(String, Ty)>,
     /// Anchors: fragment index.
     pub anchors: Vec<usize>,
+    /// Arithmetic terms (`RTerm::Arith` indexes here): operator and operands.
+    pub ariths: Vec<(ArithOp, RTerm, RTerm)>,
+}
+
+impl RRule {
+    /// The variables of `t` (inside arithmetic too), appended to `out` without repeats.
+    pub fn term_vars(&self, t: RTerm, out: &mut Vec<usize>) {
+        match t {
+            RTerm::Var(v) => {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+            RTerm::Arith(i) => {
+                let (_, a, b) = self.ariths[i];
+                self.term_vars(a, out);
+                self.term_vars(b, out);
+            }
+            _ => {}
+        }
+    }
+
+    /// The variables bound by the positive body literals.
+    pub fn bound_vars(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for item in &self.body {
+            if let RItem::Literal(_, l) = item {
+                for v in l.vars() {
+                    if !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The variables a filter item (comparison or negation) needs bound before it can be tested.
+    pub fn filter_vars(&self, item: &RItem) -> Vec<usize> {
+        let mut out = Vec::new();
+        match item {
+            RItem::Comparison(_, a, b) => {
+                self.term_vars(*a, &mut out);
+                self.term_vars(*b, &mut out);
+            }
+            RItem::Not(l) => {
+                let bound = self.bound_vars();
+                out = l.vars().into_iter().filter(|v| bound.contains(v)).collect();
+            }
+            RItem::Literal(..) => {}
+        }
+        out
+    }
 }
 
 /// A resolved superiority: rule `higher` beats rule `lower`.
@@ -184,6 +246,8 @@ pub struct Program {
     pub closures: Vec<Closure>,
     /// Fragments.
     pub fragments: Vec<FragmentInfo>,
+    /// String literals of the rules (feature `string-values`), in order of first use.
+    pub strings: Vec<String>,
 }
 
 impl Program {
@@ -192,6 +256,7 @@ impl Program {
         match ty {
             Ty::Entity(i) => &self.types[i].name,
             Ty::Integer => "Integer",
+            Ty::String => "String",
         }
     }
 
@@ -212,6 +277,11 @@ impl Program {
             RTerm::Var(v) => rule.vars[v].0.clone(),
             RTerm::Const(c) => self.constants[c].name.clone(),
             RTerm::Int(i) => i.to_string(),
+            RTerm::Str(i) => format!("{:?}", self.strings[i]),
+            RTerm::Arith(i) => {
+                let (op, a, b) = rule.ariths[i];
+                format!("({} {} {})", self.show_term(rule, a), op.symbol(), self.show_term(rule, b))
+            }
         }
     }
 
@@ -225,6 +295,7 @@ impl Program {
                 RItem::Comparison(op, a, b) => {
                     format!("{} {} {}", self.show_term(rule, *a), op.symbol(), self.show_term(rule, *b))
                 }
+                RItem::Not(l) => format!("not {}", self.show_literal(rule, l)),
             });
         }
         if rule.never {
@@ -259,6 +330,7 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
         superiority: Vec::new(),
         closures: Vec::new(),
         fragments: Vec::new(),
+        strings: Vec::new(),
     };
     let mut type_ix: HashMap<&str, usize> = HashMap::new();
     let mut frag_ix: HashMap<&str, usize> = HashMap::new();
@@ -285,6 +357,8 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
     let ty_of = |name: &str| -> Option<Ty> {
         if name == ir::INTEGER_TYPE {
             Some(Ty::Integer)
+        } else if name == ir::STRING_TYPE {
+            Some(Ty::String)
         } else {
             type_ix.get(name).map(|&i| Ty::Entity(i))
         }
@@ -349,12 +423,30 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
             _ => {}
         }
     }
+    // String parameters need the feature too.
+    if !doc.features.iter().any(|f| f == ir::FEATURE_STRINGS) {
+        for (ri, r) in p.relations.iter().enumerate() {
+            if r.params.iter().any(|x| x.1 == Ty::String) {
+                let path = doc.nodes.iter().find(|n| n.id == p.relations[ri].id).map(|n| n.path.clone()).unwrap_or_default();
+                errs.push(
+                    Diagnostic::new(
+                        "resolve",
+                        path,
+                        format!("relation `{}` has a String parameter, but the package does not declare the feature `{}`", r.name, ir::FEATURE_STRINGS),
+                    )
+                    .with_code("feature_not_declared")
+                    .in_node(&r.id),
+                );
+            }
+        }
+    }
     let mut rule_ix: HashMap<&str, usize> = HashMap::new();
     // The JSON path of each priority rule of `p.superiority`.
     let mut sup_paths: Vec<&str> = Vec::new();
+    let mut strings: Vec<String> = Vec::new();
     for n in &doc.nodes {
         let NodeKind::Rule(r) = &n.kind else { continue };
-        match resolve_rule(&p, n, r, &ty_of, &const_ix, &rel_ix, &frag_ix) {
+        match resolve_rule(&p, n, r, &ty_of, &const_ix, &rel_ix, &frag_ix, &doc.features, &mut strings) {
             Ok(rr) => {
                 rule_ix.insert(&n.id, p.rules.len());
                 p.rules.push(rr);
@@ -362,6 +454,7 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
             Err(mut e) => errs.append(&mut e),
         }
     }
+    p.strings = strings;
     for n in &doc.nodes {
         match &n.kind {
             NodeKind::Priority(pr) => {
@@ -435,6 +528,7 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn resolve_rule(
     p: &Program,
     n: &ir::Node,
@@ -443,86 +537,183 @@ fn resolve_rule(
     const_ix: &HashMap<&str, usize>,
     rel_ix: &HashMap<&str, usize>,
     frag_ix: &HashMap<&str, usize>,
+    features: &[String],
+    strings: &mut Vec<String>,
 ) -> Result<RRule, Vec<Diagnostic>> {
     let mut errs = Vec::new();
     let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), format!("rule `{}`: {msg}", n.id)).in_node(&n.id);
+    let has = |f: &str| features.iter().any(|x| x == f);
+    let need = |f: &'static str, path: &str, what: &str, errs: &mut Vec<Diagnostic>| {
+        if !has(f) {
+            errs.push(
+                e(path, format!("{what} needs the feature `{f}`, which the package does not declare"))
+                    .with_code("feature_not_declared"),
+            );
+        }
+    };
     let mut vars: Vec<(String, Ty)> = Vec::new();
     for (i, (name, t)) in r.variables.iter().enumerate() {
         match ty_of(t) {
-            Some(t) if !vars.iter().any(|v| &v.0 == name) => vars.push((name.clone(), t)),
+            Some(t) if !vars.iter().any(|v| &v.0 == name) => {
+                if t == Ty::String {
+                    need(ir::FEATURE_STRINGS, &format!("{}.variables[{i}].type", n.path), "a String variable", &mut errs);
+                }
+                vars.push((name.clone(), t))
+            }
             Some(_) => errs.push(e(&format!("{}.variables[{i}]", n.path), format!("variable `{name}` declared twice"))),
             None => errs.push(e(&format!("{}.variables[{i}].type", n.path), format!("variable `{name}` has unknown type `{t}`"))),
         }
     }
     let var_ix = |name: &str| vars.iter().position(|v| v.0 == name);
-    let term = |t: &Term, want: Ty, path: &str, what: &str, errs: &mut Vec<Diagnostic>| -> Option<RTerm> {
+    let mut ariths: Vec<(ArithOp, RTerm, RTerm)> = Vec::new();
+    // Resolves a term of type `want`; arithmetic operands recursively.
+    #[allow(clippy::too_many_arguments)]
+    fn term(
+        t: &Term,
+        want: Ty,
+        path: &str,
+        what: &str,
+        errs: &mut Vec<Diagnostic>,
+        cx: &TermCx<'_>,
+        ariths: &mut Vec<(ArithOp, RTerm, RTerm)>,
+        strings: &mut Vec<String>,
+    ) -> Option<RTerm> {
+        let e = |path: &str, msg: String| {
+            Diagnostic::new("resolve", path.to_string(), format!("rule `{}`: {msg}", cx.node.id)).in_node(&cx.node.id)
+        };
+        if let Some(f) = t.feature() {
+            if !cx.features.iter().any(|x| x == f) {
+                errs.push(
+                    e(path, format!("this term needs the feature `{f}`, which the package does not declare"))
+                        .with_code("feature_not_declared"),
+                );
+                return None;
+            }
+        }
         let (rt, got) = match t {
-            Term::Var(v) => match var_ix(v) {
-                Some(i) => (RTerm::Var(i), vars[i].1),
+            Term::Var(v) => match cx.vars.iter().position(|x| &x.0 == v) {
+                Some(i) => (RTerm::Var(i), cx.vars[i].1),
                 None => {
                     errs.push(e(path, format!("variable `{v}` is not declared in `variables`")));
                     return None;
                 }
             },
-            Term::Const(c) => match const_ix.get(c.as_str()) {
-                Some(&i) => (RTerm::Const(i), Ty::Entity(p.constants[i].ty)),
+            Term::Const(c) => match cx.const_ix.get(c.as_str()) {
+                Some(&i) => (RTerm::Const(i), Ty::Entity(cx.p.constants[i].ty)),
                 None => {
                     errs.push(e(path, format!("`{c}` is not a declared constant")));
                     return None;
                 }
             },
             Term::Int(i) => (RTerm::Int(*i), Ty::Integer),
+            Term::Str(s) => {
+                let i = match strings.iter().position(|x| x == s) {
+                    Some(i) => i,
+                    None => {
+                        strings.push(s.clone());
+                        strings.len() - 1
+                    }
+                };
+                (RTerm::Str(i), Ty::String)
+            }
+            Term::Arith(op, a, b) => {
+                let a = term(a, Ty::Integer, &format!("{path}.left"), "an arithmetic operand", errs, cx, ariths, strings);
+                let b = term(b, Ty::Integer, &format!("{path}.right"), "an arithmetic operand", errs, cx, ariths, strings);
+                let (a, b) = (a?, b?);
+                ariths.push((*op, a, b));
+                (RTerm::Arith(ariths.len() - 1), Ty::Integer)
+            }
         };
         if got != want {
-            let shown = match rt {
-                RTerm::Var(v) => format!("variable `{}`", vars[v].0),
-                RTerm::Const(c) => format!("constant `{}`", p.constants[c].name),
-                RTerm::Int(i) => format!("the integer {i}"),
+            let shown = match t {
+                Term::Var(v) => format!("variable `{v}`"),
+                Term::Const(c) => format!("constant `{}`", cx.const_ix.get(c.as_str()).map_or(c.as_str(), |&i| cx.p.constants[i].name.as_str())),
+                Term::Int(i) => format!("the integer {i}"),
+                Term::Str(s) => format!("the string {s:?}"),
+                Term::Arith(..) => "an arithmetic term".to_string(),
             };
-            errs.push(e(
-                path,
-                format!("{what} is {shown} of type `{}`, but `{}` is expected", p.type_name(got), p.type_name(want)),
-            ));
+            errs.push(
+                e(path, format!("{what} is {shown} of type `{}`, but `{}` is expected", cx.p.type_name(got), cx.p.type_name(want)))
+                    .with_code("type_mismatch"),
+            );
             return None;
         }
         Some(rt)
-    };
-    let literal = |l: &ir::Literal, errs: &mut Vec<Diagnostic>| -> Option<RLiteral> {
+    }
+    let cx = TermCx { p, node: n, vars: &vars, const_ix, features };
+    let _ = var_ix;
+    let literal = |l: &ir::Literal, in_body: bool, errs: &mut Vec<Diagnostic>, ariths: &mut Vec<(ArithOp, RTerm, RTerm)>, strings: &mut Vec<String>| -> Option<RLiteral> {
         let Some(&rel) = rel_ix.get(l.predicate.as_str()) else {
             errs.push(e(&format!("{}.predicate", l.path), format!("`{}` is not a declared relation", l.predicate)));
             return None;
         };
         let decl = &p.relations[rel];
         if decl.params.len() != l.args.len() {
-            errs.push(e(
-                &format!("{}.args", l.path),
-                format!("`{}` takes {} arguments, got {}", decl.name, decl.params.len(), l.args.len()),
-            ));
+            errs.push(
+                e(&format!("{}.args", l.path), format!("`{}` takes {} arguments, got {}", decl.name, decl.params.len(), l.args.len()))
+                    .with_code("arity_mismatch"),
+            );
             return None;
         }
         let mut args = Vec::new();
         for (i, (a, (pname, pty))) in l.args.iter().zip(&decl.params).enumerate() {
             let what = format!("argument `{}` of `{}`", pname, decl.name);
+            let path = format!("{}.args[{i}]", l.path);
+            if in_body {
+                if let Term::Arith(..) = a {
+                    // Arithmetic binds nothing: its variables must be bound elsewhere, and
+                    // even then it is not supported inside body literals.
+                    let mut names = Vec::new();
+                    collect_vars(a, &mut names);
+                    let bound_elsewhere = |v: &str| {
+                        r.body.iter().any(|it| match it {
+                            ir::BodyItem::Literal(_, bl) => bl.args.iter().any(|t| matches!(t, Term::Var(x) if x == v)),
+                            _ => false,
+                        })
+                    };
+                    let unbound: Vec<&String> = names.iter().filter(|v| !bound_elsewhere(v)).collect();
+                    if let Some(v) = unbound.first() {
+                        errs.push(
+                            e(&path, format!("variable `{v}` occurs only inside arithmetic, which binds nothing (unbound variable)"))
+                                .with_code("unbound_variable"),
+                        );
+                    } else {
+                        errs.push(
+                            e(&path, "arithmetic terms are only supported in heads and comparisons".to_string())
+                                .with_code("unsupported"),
+                        );
+                    }
+                    args.push(None);
+                    continue;
+                }
+            }
             // Every argument is checked, so one report names every mismatch of the literal.
-            args.push(term(a, *pty, &format!("{}.args[{i}]", l.path), &what, errs));
+            args.push(term(a, *pty, &path, &what, errs, &cx, ariths, strings));
         }
         let args = args.into_iter().collect::<Option<Vec<RTerm>>>()?;
         Some(RLiteral { rel, negative: l.negative, args })
     };
-    let head = literal(&r.head, &mut errs);
+    let head = literal(&r.head, false, &mut errs, &mut ariths, strings);
     let mut body = Vec::new();
-    // The JSON path of each comparison of `body`, by body index.
+    // The JSON path of each comparison and negation of `body`, by body index.
     let mut cmp_paths: HashMap<usize, &str> = HashMap::new();
     for item in &r.body {
         match item {
             ir::BodyItem::Literal(s, l) => {
-                if let Some(l) = literal(l, &mut errs) {
+                if let Some(l) = literal(l, true, &mut errs, &mut ariths, strings) {
                     body.push(RItem::Literal(*s, l));
                 }
             }
+            ir::BodyItem::Not(l) => {
+                need(ir::FEATURE_NAF, &l.path, "negation as failure (`not`)", &mut errs);
+                if let Some(rl) = literal(l, true, &mut errs, &mut ariths, strings) {
+                    cmp_paths.insert(body.len(), &l.path);
+                    body.push(RItem::Not(rl));
+                }
+            }
             ir::BodyItem::Comparison(c) => {
-                let a = term(&c.left, Ty::Integer, &format!("{}.left", c.path), "the left side of a comparison", &mut errs);
-                let b = term(&c.right, Ty::Integer, &format!("{}.right", c.path), "the right side of a comparison", &mut errs);
+                let a = term(&c.left, Ty::Integer, &format!("{}.left", c.path), "the left side of a comparison", &mut errs, &cx, &mut ariths, strings);
+                let b = term(&c.right, Ty::Integer, &format!("{}.right", c.path), "the right side of a comparison", &mut errs, &cx, &mut ariths, strings);
                 if let (Some(a), Some(b)) = (a, b) {
                     cmp_paths.insert(body.len(), &c.path);
                     body.push(RItem::Comparison(c.op, a, b));
@@ -543,42 +734,7 @@ fn resolve_rule(
         // report variables it binds as unsafe.
         return Err(errs);
     }
-    // Safety: every variable of the head and of a comparison occurs in a body literal.
-    let bound: Vec<usize> = body
-        .iter()
-        .filter_map(|i| match i {
-            RItem::Literal(_, l) => Some(l.vars()),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    for v in head.vars() {
-        if !bound.contains(&v) {
-            errs.push(e(
-                &format!("{}.head", n.path),
-                format!("head variable `{}` does not occur in a body literal (unsafe)", vars[v].0),
-            ));
-        }
-    }
-    for (i, item) in body.iter().enumerate() {
-        if let RItem::Comparison(_, a, b) = item {
-            let path = cmp_paths.get(&i).copied().unwrap_or(n.path.as_str());
-            for (side, t) in [a, b].into_iter().enumerate() {
-                if let RTerm::Var(v) = t {
-                    if !bound.contains(v) && !(side == 1 && *a == RTerm::Var(*v)) {
-                        errs.push(e(
-                            path,
-                            format!("comparison variable `{}` does not occur in a body literal (unsafe)", vars[*v].0),
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    if !errs.is_empty() {
-        return Err(errs);
-    }
-    Ok(RRule {
+    let rule = RRule {
         id: n.id.clone(),
         path: n.path.clone(),
         label: label(n),
@@ -588,7 +744,96 @@ fn resolve_rule(
         never: r.body_false,
         vars,
         anchors,
-    })
+        ariths,
+    };
+    // Safety: every variable of the head, of a comparison and of an arithmetic term occurs in a
+    // positive body literal; a variable of a negated literal that no positive literal binds is
+    // local to that one negation.
+    let bound = rule.bound_vars();
+    let vname = |v: usize| rule.vars[v].0.as_str();
+    // Anonymous variables (`_`, `_1`, ...: ids starting with `_`) in a head are a safety
+    // violation of their own: they can never be bound.
+    let unsafe_code = |v: usize| if vname(v).starts_with('_') { "safety_violations" } else { "unbound_variable" };
+    let mut head_vars = Vec::new();
+    for a in &rule.head.args {
+        rule.term_vars(*a, &mut head_vars);
+    }
+    for &v in &head_vars {
+        if !bound.contains(&v) {
+            errs.push(
+                e(&format!("{}.head", n.path), format!("head variable `{}` does not occur in a body literal (unsafe)", vname(v)))
+                    .with_code(unsafe_code(v)),
+            );
+        }
+    }
+    let mut negated_local: Vec<(usize, usize)> = Vec::new();
+    for (i, item) in rule.body.iter().enumerate() {
+        let path = cmp_paths.get(&i).copied().unwrap_or(n.path.as_str());
+        match item {
+            RItem::Comparison(_, a, b) => {
+                let mut vs = Vec::new();
+                rule.term_vars(*a, &mut vs);
+                let left = vs.clone();
+                rule.term_vars(*b, &mut vs);
+                for v in vs {
+                    // `x = x`-style comparisons aside, an unbound variable is unsafe.
+                    if !bound.contains(&v) && !(left.contains(&v) && *a == RTerm::Var(v) && *b == RTerm::Var(v)) {
+                        errs.push(
+                            e(path, format!("comparison variable `{}` does not occur in a body literal (unsafe)", vname(v)))
+                                .with_code("unbound_variable"),
+                        );
+                    }
+                }
+            }
+            RItem::Not(l) => {
+                for v in l.vars() {
+                    if !bound.contains(&v) {
+                        negated_local.push((v, i));
+                    }
+                }
+            }
+            RItem::Literal(..) => {}
+        }
+    }
+    for &(v, i) in &negated_local {
+        if negated_local.iter().any(|&(w, j)| w == v && j != i) {
+            let path = cmp_paths.get(&i).copied().unwrap_or(n.path.as_str());
+            errs.push(
+                e(path, format!("variable `{}` occurs only in negated literals, in more than one (unsafe)", vname(v)))
+                    .with_code("unbound_variable"),
+            );
+            break;
+        }
+    }
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    Ok(rule)
+}
+
+/// What resolving a term needs to know.
+struct TermCx<'a> {
+    p: &'a Program,
+    node: &'a ir::Node,
+    vars: &'a [(String, Ty)],
+    const_ix: &'a HashMap<&'a str, usize>,
+    features: &'a [String],
+}
+
+/// The variable names of an IR term.
+fn collect_vars(t: &Term, out: &mut Vec<String>) {
+    match t {
+        Term::Var(v) => {
+            if !out.contains(v) {
+                out.push(v.clone())
+            }
+        }
+        Term::Arith(_, a, b) => {
+            collect_vars(a, out);
+            collect_vars(b, out);
+        }
+        _ => {}
+    }
 }
 
 /// A cycle in the superiority relation, as the indices of its priority rules in order, if

@@ -99,6 +99,10 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
                 };
                 edges.push(Edge { from: l.rel, to: r.head.rel, rule: Some(ri), strict });
             }
+            if let RItem::Not(l) = item {
+                // Negation as failure reads the final +d of a lower stratum.
+                edges.push(Edge { from: l.rel, to: r.head.rel, rule: Some(ri), strict: Some("negation") });
+            }
         }
     }
     for c in &p.closures {
@@ -119,6 +123,13 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
         let rule = &p.rules[e.rule.expect("strict edges come from rules")];
         let chain = cycle_chain(p, &edges, &adj, &comp, e);
         let msg = match kind {
+            "negation" => format!(
+                "rule `{}` negates `{}` (negation as failure) in a cycle through itself: {}; \
+                 a negated predicate must lie in a lower stratum (cyclic negation)",
+                rule.id,
+                p.relations[e.from].name,
+                chain
+            ),
             "contested" => format!(
                 "predicate `{}` is contested ({}) but depends on itself through rule `{}`: {}; \
                  every body predicate of a rule for a contested predicate must lie in a lower stratum",
@@ -136,7 +147,8 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
                 chain
             ),
         };
-        errs.push(Diagnostic::new("strata", rule.path.clone(), msg).in_node(&rule.id));
+        let d = Diagnostic::new("strata", rule.path.clone(), msg).in_node(&rule.id);
+        errs.push(if kind == "negation" { d.with_code("cyclic_negation") } else { d });
     }
     if !errs.is_empty() {
         return Err(Diagnostics(errs));

@@ -21,7 +21,8 @@ use std::path::{Component, Path, PathBuf};
 pub const SCHEMA_VERSION: &str = "law.core.ir/0.2";
 
 /// The features this compiler understands; any other feature fails verification.
-pub const KNOWN_FEATURES: &[&str] = &["core-executable"];
+pub const KNOWN_FEATURES: &[&str] =
+    &["core-executable", crate::ir::FEATURE_NAF, crate::ir::FEATURE_STRINGS, crate::ir::FEATURE_ARITH];
 
 /// The deepest formula nesting the reference check follows.
 const MAX_FORMULA_DEPTH: usize = 64;
@@ -439,7 +440,7 @@ impl<'a> Decls<'a> {
     fn of(nodes: &'a [Value]) -> Decls<'a> {
         let mut d = Decls {
             kinds: HashMap::new(),
-            types: HashSet::from([INTEGER_TYPE]),
+            types: HashSet::from([INTEGER_TYPE, crate::ir::STRING_TYPE]),
             constants: HashSet::new(),
             relations: HashMap::new(),
             rules: HashSet::new(),
@@ -617,7 +618,7 @@ impl<'a> RefWalk<'a> {
                     }
                 }
             }
-            Some("status") => {
+            Some("status" | "not") => {
                 if let Some(inner) = f.get("formula") {
                     self.formula(node, inner, &format!("{path}.formula"), vars, depth + 1);
                 }
@@ -641,9 +642,12 @@ impl<'a> RefWalk<'a> {
                 Some(arity) => {
                     self.resolved += 1;
                     if lit.get("args").is_some_and(Value::is_array) {
-                        self.expect(arity == args.len(), node, format!("{path}.args"), |_| {
-                            format!("{p} takes {arity} arguments, found {}", args.len())
-                        });
+                        if arity == args.len() {
+                            self.resolved += 1;
+                        } else {
+                            let m = format!("{p} takes {arity} arguments, found {}", args.len());
+                            self.diags.push(located("references", format!("{path}.args"), node, m).with_code("arity_mismatch"));
+                        }
                     }
                 }
                 None => {
@@ -673,6 +677,13 @@ impl<'a> RefWalk<'a> {
                 }
             }
             Some("value") => self.type_ref(node, t.get("type"), format!("{path}.type")),
+            Some("arith") => {
+                for key in ["left", "right"] {
+                    if let Some(x) = t.get(key) {
+                        self.term(node, x, &format!("{path}.{key}"), vars);
+                    }
+                }
+            }
             _ => {} // reported by `parse`
         }
     }

@@ -216,6 +216,7 @@ impl Model {
                     Some(name) => T::Val(Val::Str(name.clone())),
                     None => invalid(format!("unknown constant {id}")),
                 },
+                Term::Str(_) | Term::Arith(..) => invalid("the reference evaluator covers the core language only".to_string()),
             }
         };
         let lit = |l: &ir::Literal| -> RLit {
@@ -231,6 +232,7 @@ impl Model {
                     match item {
                         BodyItem::Literal(status, l) => lits.push((*status, lit(l))),
                         BodyItem::Comparison(c) => cmps.push((c.op, term(&c.left), term(&c.right))),
+                        BodyItem::Not(_) => invalid("the reference evaluator covers the core language only".to_string()),
                     }
                 }
                 rule_ids.push(n.id.clone());

@@ -735,7 +735,7 @@ pub fn facts(seed: u64, doc: &ir::Document) -> Vec<Value> {
                 let mut terms: Vec<&Term> = r.head.args.iter().collect();
                 for item in &r.body {
                     match item {
-                        BodyItem::Literal(_, l) => terms.extend(&l.args),
+                        BodyItem::Literal(_, l) | BodyItem::Not(l) => terms.extend(&l.args),
                         BodyItem::Comparison(c) => terms.extend([&c.left, &c.right]),
                     }
                 }

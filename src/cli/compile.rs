@@ -45,7 +45,9 @@ pub fn run(args: &CompileArgs) -> u8 {
         Ok(s) => s,
         Err(errors) => {
             for e in &errors.0 {
-                note("compile", format_args!("error: {e}"));
+                // `error[code]:` when the diagnostic has a machine-readable category.
+                let code = e.code.map(|c| format!("[{c}]")).unwrap_or_default();
+                note("compile", format_args!("error{code}: {e}"));
             }
             note("compile", format_args!("{}: rejected ({} errors)", args.package.display(), errors.0.len()));
             return FAILURE;

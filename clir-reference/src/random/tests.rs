@@ -95,12 +95,13 @@ fn check_constraints(doc: &Document) -> Result<(), String> {
                 Term::Var(v) => vars.get(v.as_str()).copied().unwrap_or("undeclared").to_string(),
                 Term::Const(c) => const_types.get(c.as_str()).copied().unwrap_or("unknown").to_string(),
                 Term::Int(_) => INT.to_string(),
+                Term::Str(_) | Term::Arith(..) => "extension".to_string(),
             }
         };
         let mut lits = vec![&r.head];
         for item in &r.body {
             match item {
-                BodyItem::Literal(_, l) => lits.push(l),
+                BodyItem::Literal(_, l) | BodyItem::Not(l) => lits.push(l),
                 BodyItem::Comparison(c) => {
                     if ty(&c.left) != INT || ty(&c.right) != INT {
                         return Err(format!("{}: comparison over non-Integers", n.id));
