@@ -12,7 +12,7 @@
 //!
 //! and prints a markdown table: cases/s, the ratios compiled/hand-written and compiled/ascent
 //! (of cases/s: above 1 the compiled path is faster) and the wall-clock cost per case in ns.
-//! Each figure is the best of a few runs (more for small N).
+//! Each figure is the best of 10 runs (2 for 10^6 cases): the machine may be shared.
 //!
 //! For a profiler, `CLIR_BENCH_ONLY=WHAT` runs one measurement once, on the smallest N, with 1
 //! thread: WHAT is `memory-compiled`, `memory-handwritten`, `memory-ascent`, `jsonl-compiled`
@@ -159,7 +159,7 @@ fn main() {
     println!("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for &n in &sizes {
         let (input, batches) = cases(n, per_batch);
-        let reps = (200_000 / n).clamp(1, 10);
+        let reps = (1_000_000 / n).clamp(2, 10);
         let rate = |d: Duration| n as f64 / d.as_secs_f64();
         let mut rows = Vec::new();
         for (threads, pool) in &pools {
