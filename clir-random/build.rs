@@ -1,6 +1,6 @@
 //! Generates a fixed-seed set of random packages, compiles each with the real compiler, and
 //! writes the generated modules plus a registry into OUT_DIR. `CLIR_RANDOM_PACKAGES` sets how
-//! many (default 120).
+//! many (default 40).
 
 use clir_codegen::{build::Compiled, canonical, ir::Document};
 use std::fmt::Write;
@@ -9,7 +9,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=../clir-reference/src");
     println!("cargo:rerun-if-env-changed=CLIR_RANDOM_PACKAGES");
-    let count: u64 = std::env::var("CLIR_RANDOM_PACKAGES").ok().and_then(|s| s.parse().ok()).unwrap_or(120);
+    let count: u64 = std::env::var("CLIR_RANDOM_PACKAGES").ok().and_then(|s| s.parse().ok()).unwrap_or(40);
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let cfg = clir_reference::random::Config::default();
     let mut registry = String::from("/// Random packages: (seed, package bytes, module's Package).\npub static PACKAGES: &[(u64, &[u8], &dyn ::clir::Package)] = &[\n");
