@@ -1,9 +1,8 @@
-//! The deterministic fide.laws.chess game generator of `examples/gen_fide_games.rs`, shared by
-//! the benchmark and `tests/handwritten_agrees.rs` (`#[path]`), plus a way to put a generated
-//! case into a `clir::Batch` the way the JSONL path does (constants by name, entities interned).
-//!
-//! `game` is a copy of the example's function: the same `COUNT SEED` give the same lines
-//! (`tests/handwritten_agrees.rs` checks this against `examples/fide/games.jsonl`).
+//! The deterministic fide.laws.chess game generator, shared (`#[path]`) by
+//! `examples/gen_fide_games.rs`, the benchmark and `tests/handwritten_agrees.rs`, plus a way to
+//! put a generated case into a `clir::Batch` the way the JSONL path does (constants by name,
+//! entities interned). `tests/handwritten_agrees.rs` checks that `lines(300, 2023)` is
+//! `examples/fide/games.jsonl`.
 
 #![allow(dead_code, clippy::manual_range_patterns)]
 

@@ -1,124 +1,22 @@
 //! Writes `examples/fide/games.jsonl`: a deterministic sample of game endings as fide.laws.chess
-//! cases (CONTRACT.md "Cases in"), for the README's main job and the benchmarks.
+//! cases (CONTRACT.md "Cases in"), for the README's main job and the benchmarks. The generator
+//! itself is `benches/gen.rs`, shared with the benchmarks and their agreement test.
 //!
 //! `cargo run --example gen_fide_games -- [COUNT] [SEED] > examples/fide/games.jsonl`
 
-use serde_json::{json, Map, Value};
+#[path = "../benches/gen.rs"]
+mod gen;
 
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// One game's facts.
-fn game(i: u64, rng: &mut Rng) -> Value {
-    let g = format!("g{i}");
-    let (w, b) = ("white".to_string(), "black".to_string());
-    let mut f: Map<String, Value> = Map::new();
-    let mut add = |rel: &str, t: Value| {
-        f.entry(rel.to_string()).or_insert_with(|| json!([])).as_array_mut().unwrap().push(t);
-    };
-    add("player_of", json!([g, w]));
-    add("player_of", json!([g, b]));
-    add("procedure_instance", json!([g]));
-    add("play_started", json!([g]));
-    add("both_players_have_moved", json!([g]));
-    add("attempted_transition", json!([g, "StartPlay"]));
-    add("attempted_transition", json!([g, "PlayMove"]));
-    add("checked_game", json!([g]));
-    add("move_meets_articles_3_1_to_3_9", json!([g]));
-    add("arbiter_of", json!([g, "arbiter"]));
-    let mover = if rng.below(2) == 0 { &w } else { &b };
-    let other = if mover == &w { &b } else { &w };
-    add("player_has_the_move", json!([g, mover]));
-    let quiet = rng.below(60) as i64;
-    let occurrences = 1 + rng.below(2) as i64;
-    match rng.below(10) {
-        0 | 1 | 2 => {
-            add("checkmate_delivered", json!([g, other]));
-            add("attempted_transition", json!([g, "ConcludeByCheckmate"]));
-            // Now and then the mate comes on the move that completes 75 quiet moves.
-            let n = if rng.below(8) == 0 { 75 } else { quiet };
-            add("moves_by_each_without_pawn_or_capture", json!([g, n]));
-        }
-        3 | 4 => {
-            add("player_resigned", json!([mover]));
-            add("checked_player", json!([mover]));
-            add("attempted_transition", json!([g, "ConcludeByResignation"]));
-            if rng.below(6) == 0 {
-                add("king_cannot_be_checkmated", json!([mover]));
-            }
-            add("moves_by_each_without_pawn_or_capture", json!([g, quiet]));
-        }
-        5 => {
-            add("draw_agreed", json!([g]));
-            add("attempted_transition", json!([g, "ConcludeByAgreement"]));
-            add("moves_by_each_without_pawn_or_capture", json!([g, quiet]));
-        }
-        6 => {
-            add("stalemate_arisen", json!([g]));
-            add("attempted_transition", json!([g, "ConcludeByStalemate"]));
-        }
-        7 => {
-            add("dead_position_arisen", json!([g]));
-            add("attempted_transition", json!([g, "ConcludeByDeadPosition"]));
-        }
-        8 => {
-            // A claim: threefold or fifty moves, correct or not.
-            add("draw_claimed", json!([mover]));
-            add("attempted_transition", json!([g, "ConcludeByDrawnClaim"]));
-            add("position_occurrence_count", json!([g, 2 + rng.below(2) as i64]));
-            add("moves_by_each_without_pawn_or_capture", json!([g, 40 + rng.below(20) as i64]));
-        }
-        _ => {
-            // Automatic draws: fivefold repetition or 75 moves.
-            if rng.below(2) == 0 {
-                add("position_occurrence_count", json!([g, 5]));
-            } else {
-                add("moves_by_each_without_pawn_or_capture", json!([g, 75 + rng.below(10) as i64]));
-            }
-        }
-    }
-    if occurrences > 1 {
-        add("position_occurrence_count", json!([g, occurrences]));
-    }
-    // The final position's castling rights for the side to move.
-    let (k, r, side) = (format!("{mover}_king"), format!("{mover}_rook_h"), format!("{mover}_kingside"));
-    add("king_of", json!([mover, k]));
-    add("rook_of", json!([mover, r]));
-    add("castling_side_of", json!([g, mover, side, r]));
-    add("checked_piece", json!([k]));
-    add("checked_piece", json!([r]));
-    add("checked_castling_side", json!([side]));
-    match rng.below(4) {
-        0 => add("piece_has_moved", json!([k])),
-        1 => add("castling_path_attacked", json!([side])),
-        _ => {}
-    }
-    json!({ "case": g, "facts": f })
-}
+use std::io::Write;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let count: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(300);
     let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(2023);
-    let mut rng = Rng(seed);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for i in 1..=count {
-        use std::io::Write;
-        if writeln!(out, "{}", game(i, &mut rng)).is_err() {
+    for line in gen::lines(count, seed) {
+        if writeln!(out, "{line}").is_err() {
             return;
         }
     }
