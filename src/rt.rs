@@ -20,36 +20,23 @@ pub fn filter_map_into<T1: Ord, T2: Ord>(
 /// `datafrog::Relation::from_antijoin` returns wrong results in 2.0.1 (rust-lang/datafrog#39),
 /// so generated code calls this instead.
 pub fn difference<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>) -> Relation<T> {
-    let mut rest = &b.elements[..];
-    let mut out = Vec::new();
-    for t in a.elements.iter() {
-        while let Some(first) = rest.first() {
-            if first < t {
-                rest = &rest[1..];
-            } else {
-                break;
-            }
-        }
-        if rest.first() != Some(t) {
-            out.push(t.clone());
-        }
-    }
-    Relation::from_vec(out)
+    merge_filter(a, b, false)
 }
 
 /// The tuples in both `a` and `b`.
 pub fn intersection<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>) -> Relation<T> {
+    merge_filter(a, b, true)
+}
+
+/// The tuples of `a` whose presence in `b` is `present`, by one merge walk over both.
+fn merge_filter<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>, present: bool) -> Relation<T> {
     let mut rest = &b.elements[..];
     let mut out = Vec::new();
     for t in a.elements.iter() {
-        while let Some(first) = rest.first() {
-            if first < t {
-                rest = &rest[1..];
-            } else {
-                break;
-            }
+        while rest.first().is_some_and(|first| first < t) {
+            rest = &rest[1..];
         }
-        if rest.first() == Some(t) {
+        if (rest.first() == Some(t)) == present {
             out.push(t.clone());
         }
     }
