@@ -9,6 +9,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 _RESULTS: dict[str, tuple[str, str]] = {}
@@ -17,6 +19,18 @@ _T0 = [0.0]
 
 def pytest_sessionstart(session):  # noqa: ARG001
     _T0[0] = time.time()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):  # noqa: ARG001
+    from clir_conformance import adapter
+
+    cases = []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "yaml_test_case" in params:
+            cases.append(params["yaml_test_case"][1])
+    adapter.SUITE_CASES = cases
 
 
 def pytest_runtest_logreport(report):

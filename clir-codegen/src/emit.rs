@@ -49,6 +49,8 @@ struct Emitter<'a> {
     string_sym: Vec<u32>,
     /// The String literals given a schema constant of their own (after the declared constants).
     string_consts: Vec<String>,
+    /// Whether to generate explanation instances.
+    explanations: bool,
 }
 
 /// The variables an explanation instance of `rule` carries: every variable a positive body
@@ -64,6 +66,12 @@ const MAX_BINDING_VARS: usize = 11;
 
 /// Generates the formatted Rust module for a resolved, stratified program.
 pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
+    emit_with(p, s, seal, true)
+}
+
+/// [`emit`], optionally without the code that computes explanation instances (smaller and
+/// faster to build; `--explain` then yields no derivations).
+pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> String {
     let plans = p.rules.iter().map(|r| plan_rule(p, r)).collect();
     let binding_plans =
         p.rules.iter().map(|r| plan_rule_keeping(p, r, &binding_vars(r))).collect();
@@ -85,6 +93,7 @@ pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
         comments: Vec::new(),
         string_sym: Vec::new(),
         string_consts: Vec::new(),
+        explanations,
     };
     let mut names: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();
     for st in &p.strings {
@@ -758,7 +767,12 @@ impl<'a> Emitter<'a> {
                 out.contradictions[#slot] = #flat;
             });
         }
-        let explain = self.explain_block();
+        let explain = if self.explanations {
+            self.explain_block()
+        } else {
+            let c = self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string());
+            quote! {{ #c Vec::new() }}
+        };
         let nrel = Literal::usize_unsuffixed(p.relations.len());
         quote! {
             /// Rules a batch of cases: every stratum's fixpoints, in order, over all cases at once.

@@ -24,3 +24,10 @@ pub fn compile_document(doc: &ir::Document, seal: &str) -> Result<String, Diagno
     let strata = strata::stratify(&program)?;
     Ok(emit::emit(&program, &strata, seal))
 }
+
+/// [`compile_document`], optionally without explanation code (`clir compile --no-explanations`).
+pub fn compile_document_with(doc: &ir::Document, seal: &str, explanations: bool) -> Result<String, Diagnostics> {
+    let program = resolve::resolve(doc)?;
+    let strata = strata::stratify(&program)?;
+    Ok(emit::emit_with(&program, &strata, seal, explanations))
+}

@@ -25,12 +25,27 @@ class ClirError(Exception):
 
 
 _STATE: dict[str, Any] = {}
+# The suite's cases as pytest collected them (set by conftest.py), so the YAML is read once.
+SUITE_CASES: list[Any] | None = None
+# Translations by (object, policy): the runner hands `evaluate` the objects collected here.
+_CACHE: dict[tuple[int, str], tuple[Any, Translation]] = {}
 
 
-def _translate(obj: Any) -> Translation:
+def _translate(obj: Any, policy: str = "blocking") -> Translation:
+    hit = _CACHE.get((id(obj), policy))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    t = _translate_uncached(obj, policy)
+    _CACHE[(id(obj), policy)] = (obj, t)
+    return t
+
+
+def _translate_uncached(obj: Any, policy: str) -> Translation:
     if hasattr(obj, "rules") and hasattr(obj, "facts") and not hasattr(obj, "strict_rules"):
         return translate_program(obj)
-    return translate_theory(obj)
+    if policy not in ("blocking", "propagating"):
+        raise NotMappable(f"policy {policy!r}: clir implements ambiguity blocking (and propagation by translation) only")
+    return translate_theory(obj, propagating=policy == "propagating")
 
 
 def _prepare() -> None:
@@ -40,11 +55,15 @@ def _prepare() -> None:
 
     packages: dict[str, bytes] = {}
     cases: dict[str, list[str]] = {}
-    for _, case in discover_yaml_tests():
-        objs = [case.program or case.theory] if (case.program or case.theory) else []
-        for obj in objs:
+    cases_in = SUITE_CASES if SUITE_CASES is not None else [c for _, c in discover_yaml_tests()]
+    for case in cases_in:
+        obj = case.program or case.theory
+        if obj is None:
+            continue
+        policies = ["blocking"] + list(case.expect_per_policy or {})
+        for policy in policies:
             try:
-                t = _translate(obj)
+                t = _translate(obj, policy)
             except NotMappable:
                 continue
             packages[t.seal] = t.package_bytes
@@ -82,9 +101,7 @@ class ClirEvaluator:
     """Datalog programs and defeasible theories, ruled by code the clir compiler generated."""
 
     def evaluate(self, program_or_theory: Any, policy: Any = None) -> Any:
-        if policy is not None and getattr(policy, "value", policy) != "blocking":
-            raise NotMappable(f"policy {getattr(policy, 'value', policy)!r}: clir implements ambiguity blocking only")
-        t = _translate(program_or_theory)
+        t = _translate(program_or_theory, getattr(policy, "value", policy) or "blocking")
         r = _ruling(t)
         concluded = _section(t, r.get("concluded", {}))
         if policy is None:

@@ -29,10 +29,10 @@ def log(msg: str) -> None:
 
 
 def clir_binary() -> Path:
-    """The `clir` command of this checkout (built once, in release: it compiles ~124 packages)."""
+    """The `clir` command of this checkout (the debug build `cargo test` already made)."""
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    subprocess.run(["cargo", "build", "--release", "-q", "--bin", "clir"], cwd=REPO, check=True)
-    return target / "release" / "clir"
+    subprocess.run(["cargo", "build", "-q", "--bin", "clir"], cwd=REPO, check=True)
+    return target / "debug" / "clir"
 
 
 def compiler_hash() -> str:
@@ -76,7 +76,7 @@ def compile_all(packages: dict[str, bytes]) -> tuple[Path | None, dict[str, int]
             f = pkg_dir / f"{hexs}.lawir.json"
             f.write_bytes(packages[seal])
             out = src / f"p{i}.rs"
-            r = subprocess.run([str(clir), "compile", str(f), "-o", str(out)], capture_output=True, text=True, cwd=root)
+            r = subprocess.run([str(clir), "compile", "--no-explanations", str(f), "-o", str(out)], capture_output=True, text=True, cwd=root)
             return seal, r.returncode, r.stdout + r.stderr
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
@@ -89,49 +89,64 @@ def compile_all(packages: dict[str, bytes]) -> tuple[Path | None, dict[str, int]
                 code = m.group(1) if m else ("arity_mismatch" if re.search(r"takes \d+ arguments", text) else "rejected")
                 rejected[seal] = (code, text.strip())
         log(f"compiled {len(index)} packages ({len(rejected)} rejected) in {time.time() - t0:.1f}s")
-        mods = "\n".join(f'#[path = "p{i}.rs"]\nmod p{i};' for i in sorted(index.values()))
-        arms = "\n".join(f'        "{i}" => &p{i}::Package,' for i in sorted(index.values()))
-        (src / "main.rs").write_text(
-            "//! Every package of the conformance suite, compiled by `clir compile`; the first argument\n"
-            "//! picks the package, the rest are `clir rule`'s options.\n"
-            f"{mods}\n\n"
-            "fn main() -> std::process::ExitCode {\n"
-            "    let args: Vec<String> = std::env::args().collect();\n"
-            "    let pkg: &dyn clir::Package = match args[1].as_str() {\n"
-            f"{arms}\n"
-            '        other => panic!("no package {other}"),\n'
-            "    };\n"
-            "    let rule = clir::command::RuleArgs {\n"
-            "        input: Some(args[2].clone().into()),\n"
-            "        output: Some(args[3].clone().into()),\n"
-            "        threads: Some(1),\n"
-            "        batch: 512,\n"
-            "        ..Default::default()\n"
-            "    };\n"
-            "    std::process::ExitCode::from(clir::command::rule(pkg, &rule))\n"
-            "}\n"
-        )
+        groups = int(os.environ.get("CLIR_CONFORMANCE_CRATES", "4"))
+        members = []
+        for g in range(groups):
+            mine = sorted(i for i in index.values() if i % groups == g)
+            gsrc = root / f"s{g}" / "src"
+            gsrc.mkdir(parents=True, exist_ok=True)
+            for i in mine:
+                (gsrc / f"p{i}.rs").write_bytes((src / f"p{i}.rs").read_bytes())
+            mods = "\n".join(f'#[path = "p{i}.rs"]\nmod p{i};' for i in mine)
+            arms = "\n".join(f'        "{i}" => &p{i}::Package,' for i in mine)
+            (gsrc / "main.rs").write_text(
+                "//! Packages of the conformance suite, compiled by `clir compile`; the first argument\n"
+                "//! picks the package, then the input and output JSON Lines files.\n"
+                "#![allow(dead_code)]\n"
+                f"{mods}\n\n"
+                "fn main() -> std::process::ExitCode {\n"
+                "    let args: Vec<String> = std::env::args().collect();\n"
+                "    let pkg: &dyn clir::Package = match args[1].as_str() {\n"
+                f"{arms}\n"
+                '        other => panic!("no package {other}"),\n'
+                "    };\n"
+                "    let rule = clir::command::RuleArgs {\n"
+                "        input: Some(args[2].clone().into()),\n"
+                "        output: Some(args[3].clone().into()),\n"
+                "        threads: Some(1),\n"
+                "        batch: 512,\n"
+                "        ..Default::default()\n"
+                "    };\n"
+                "    std::process::ExitCode::from(clir::command::rule(pkg, &rule))\n"
+                "}\n"
+            )
+            (root / f"s{g}" / "Cargo.toml").write_text(
+                f'[package]\nname = "clir-conformance-s{g}"\nversion = "0.1.0"\nedition = "2021"\npublish = false\n\n'
+                f"[dependencies]\nclir = {{ path = {json.dumps(str(REPO))} }}\n"
+            )
+            members.append(f'"s{g}"')
         (root / "Cargo.toml").write_text(
-            '[package]\nname = "clir-conformance-suite"\nversion = "0.1.0"\nedition = "2021"\npublish = false\n\n'
-            f"[dependencies]\nclir = {{ path = {json.dumps(str(REPO))} }}\n\n[workspace]\n\n"
-            "[profile.release]\nopt-level = 1\ndebug = 0\ncodegen-units = 256\nincremental = false\n"
+            f"[workspace]\nmembers = [{', '.join(members)}]\nresolver = \"2\"\n\n"
+            "[profile.release]\nopt-level = 1\ndebug = 0\ncodegen-units = 64\nincremental = false\n"
         )
         t0 = time.time()
         log(f"building the dispatcher crate in {root}")
         subprocess.run(
-            ["cargo", "build", "--release", "-q", "--manifest-path", str(root / "Cargo.toml")],
+            ["cargo", "build", "--release", "-q", "--workspace", "--manifest-path", str(root / "Cargo.toml")],
             check=True,
             env={**os.environ, "CARGO_TARGET_DIR": str(work_dir() / "target")},
         )
         log(f"built in {time.time() - t0:.1f}s")
         rejected_file.write_text(json.dumps({"index": index, "rejected": rejected}))
         (root / "built").write_text("")
-    binary = work_dir() / "target" / "release" / "clir-conformance-suite"
-    # The binary is shared by every set; keep a copy per set.
-    own = root / "clir-conformance-suite"
-    if not own.exists() or not done:
-        own.write_bytes(binary.read_bytes())
-        own.chmod(0o755)
+    # The binaries are shared by every set; keep a copy per set.
+    groups = int(os.environ.get("CLIR_CONFORMANCE_CRATES", "4"))
+    for g in range(groups):
+        own = root / f"clir-conformance-s{g}"
+        if not own.exists() or not done:
+            own.write_bytes((work_dir() / "target" / "release" / f"clir-conformance-s{g}").read_bytes())
+            own.chmod(0o755)
+    own = root / "clir-conformance-s0"
     return own, index, rejected
 
 
@@ -147,7 +162,9 @@ def rule_all(binary: Path, index: dict[str, int], cases: dict[str, list[str]]) -
         fin = root / f"p{i}.in.jsonl"
         fout = root / f"p{i}.out.jsonl"
         fin.write_text("".join(l + "\n" for l in lines))
-        subprocess.run([str(binary), str(i), str(fin), str(fout)], capture_output=True)
+        groups = int(os.environ.get("CLIR_CONFORMANCE_CRATES", "4"))
+        exe = binary.parent / f"clir-conformance-s{i % groups}"
+        subprocess.run([str(exe), str(i), str(fin), str(fout)], capture_output=True)
         rulings = [json.loads(l) for l in fout.read_text().splitlines() if l.strip()]
         return [((seal, l), r) for l, r in zip(lines, rulings)]
 

@@ -46,7 +46,7 @@ class Rule:
     rid: str | None = None
 
 
-TOKEN = re.compile(r'\s*(?:(:-)|(<=|>=|!=|<|>|=)|("(?:[^"\\]|\\.)*")|(-?\d+)|([A-Za-z_][A-Za-z0-9_]*)|(.))')
+TOKEN = re.compile(r'\s*(?:(:-)|(<=|>=|!=|<|>|=)|("(?:[^"\\]|\\.)*")|(-?\d+)|([A-Za-z_][A-Za-z0-9_]*(?::[A-Za-z_][A-Za-z0-9_]*)*)|(.))')
 
 
 def tokenize(text: str) -> list[tuple[str, str]]:
@@ -198,6 +198,15 @@ def parse_rule(text: str) -> Rule:
     return Rule(head, body)
 
 
+def parse_item(text: str, wild_base: Parser) -> tuple:
+    p = Parser(text)
+    p.wild = wild_base.wild
+    item = p.body_item()
+    p.end()
+    wild_base.wild = p.wild
+    return item
+
+
 def parse_literal(text: str, wild_base: Parser | None = None) -> Atom:
     p = Parser(text)
     if wild_base is not None:
@@ -233,17 +242,21 @@ class Types:
             self.parent[ra] = rb
 
     def ty(self, x: Any) -> str:
+        if not hasattr(self, "_cls"):
+            cls_f: dict[Any, set[str]] = {}
+            cls_h: dict[Any, set[str]] = {}
+            for k in list(self.parent):
+                r = self.find(k)
+                cls_f.setdefault(r, set()).update(self.facts.get(k, ()))
+                cls_h.setdefault(r, set()).update(self.hints.get(k, ()))
+            self._cls = (cls_f, cls_h)
         r = self.find(x)
-        f: set[str] = set()
-        h: set[str] = set()
-        for k in list(self.parent):
-            if self.find(k) == r:
-                f |= self.facts.get(k, set())
-                h |= self.hints.get(k, set())
+        f = self._cls[0].get(r, set())
+        h = self._cls[1].get(r, set())
         if len(f) > 1:
-            raise NotMappable(f"a column holds both Integers and strings: {sorted(map(str, [x]))}")
+            raise NotMappable(f"a column holds both Integers and strings: {x!r}")
         if f:
-            return f.pop()
+            return next(iter(f))
         if INT in h:
             return INT
         return STR
@@ -300,7 +313,14 @@ def _var_ids(rule: Rule) -> list[str]:
     return seen
 
 
-def translate(rules: list[Rule], facts: dict[str, list[tuple]], *, theory: bool, superiority: list[tuple[str, str]] = ()) -> Translation:
+def translate(
+    rules: list[Rule],
+    facts: dict[str, list[tuple]],
+    *,
+    theory: bool,
+    superiority: list[tuple[str, str]] = (),
+    propagating: bool = False,
+) -> Translation:
     # Predicates and arities, in order of first appearance.
     preds: dict[str, int] = {}
     arity_errors: list[str] = []
@@ -467,8 +487,10 @@ def translate(rules: list[Rule], facts: dict[str, list[tuple]], *, theory: bool,
                 if never_matches(it[1]):
                     continue  # `not` of a literal that can never hold: always true
                 body_items.append({"kind": "not", "formula": lit(pid(it[1].pred), it[1].neg, [term_json(t) for t in it[1].args])})
+                sup_items.append(body_items[-1])
             else:
                 body_items.append({"kind": "comparison", "op": it[1], "left": term_json(it[2]), "right": term_json(it[3])})
+                sup_items.append(body_items[-1])
         if skip:
             dropped.append(f"rule {ri}")
             continue
@@ -483,12 +505,24 @@ def translate(rules: list[Rule], facts: dict[str, list[tuple]], *, theory: bool,
         if r.rid is not None:
             rule_ids[r.rid] = rid
         nodes.append(rule_node(rid, lit(pid(r.head.pred), r.head.neg, head_args), body_items, variables, r.strength))
+        if propagating and r.strength != "defeater":
+            # Ambiguity propagation: a rule attacks as soon as its premises are supported.
+            att = [
+                {"kind": "status", "status": "supported", "formula": b} if b["kind"] == "literal" else b
+                for b in body_items
+            ]
+            nodes.append(rule_node(f"{rid}_attack", lit(pid(r.head.pred), r.head.neg, head_args), att, variables, "defeater"))
         if theory and r.strength != "defeater":
             k = list(preds).index(r.head.pred)
             nodes.append(rule_node(f"sup{ri}", lit(f"{'sn' if r.head.neg else 's'}{k}", False, head_args), sup_items, variables, "strict"))
-    for i, (hi, lo) in enumerate(superiority):
+    pairs: list[tuple[str, str]] = []
+    for hi, lo in superiority:
         if hi not in rule_ids or lo not in rule_ids:
             raise NotMappable(f"superiority names an unknown rule: {hi} > {lo}")
+        pairs.append((rule_ids[hi], rule_ids[lo]))
+        if propagating:
+            pairs.append((rule_ids[hi], rule_ids[lo] + "_attack"))
+    for i, (hi, lo) in enumerate(pairs):
         nodes.append(
             {
                 "id": f"{ns}#sup_{i}",
@@ -497,8 +531,8 @@ def translate(rules: list[Rule], facts: dict[str, list[tuple]], *, theory: bool,
                 "labels": [],
                 "anchors": [],
                 "condition": {"kind": "boolean", "value": True},
-                "higher": {"kind": "const_ref", "id": f"{ns}#{rule_ids[hi]}"},
-                "lower": {"kind": "const_ref", "id": f"{ns}#{rule_ids[lo]}"},
+                "higher": {"kind": "const_ref", "id": f"{ns}#{hi}"},
+                "lower": {"kind": "const_ref", "id": f"{ns}#{lo}"},
                 "priorityKind": "direct",
             }
         )
@@ -549,9 +583,14 @@ def translate(rules: list[Rule], facts: dict[str, list[tuple]], *, theory: bool,
         outputs=outputs,
         support=support,
         int_columns={rel_names[p]: [t == INT for t in col_ty[p]] for p in preds},
-        herbrand={p: [sorted(consts[t], key=repr) for t in col_ty[p]] for p in preds},
+        herbrand=_herbrand(consts, col_ty) if theory else {},
         arities=dict(preds),
     )
+
+
+def _herbrand(consts: dict[str, set], col_ty: dict[str, list[str]]) -> dict[str, list[list]]:
+    ordered = {t: sorted(v, key=repr) for t, v in consts.items()}
+    return {p: [ordered[t] for t in tys] for p, tys in col_ty.items()}
 
 
 def translate_program(program: Any) -> Translation:
@@ -559,15 +598,15 @@ def translate_program(program: Any) -> Translation:
     return translate(rules, dict(program.facts), theory=False)
 
 
-def translate_theory(theory: Any) -> Translation:
+def translate_theory(theory: Any, propagating: bool = False) -> Translation:
     rules: list[Rule] = []
     for kind, strength in (("strict_rules", "strict"), ("defeasible_rules", "defeasible"), ("defeaters", "defeater")):
         for r in getattr(theory, kind):
             p = Parser("")
             head = parse_literal(r.head, p)
-            body = [("pos", parse_literal(b, p)) for b in r.body]
+            body = [parse_item(b, p) for b in r.body]
             rules.append(Rule(head, body, strength, r.id))
     for a, b in theory.conflicts:
         if not (a == "~" + b or b == "~" + a):
             raise NotMappable(f"conflict {a} / {b} is not a literal and its complement")
-    return translate(rules, dict(theory.facts), theory=True, superiority=list(theory.superiority))
+    return translate(rules, dict(theory.facts), theory=True, superiority=list(theory.superiority), propagating=propagating)

@@ -14,6 +14,10 @@ pub struct CompileArgs {
     /// Write the Rust here instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Leave out the code that computes explanations (smaller, faster to build; `--explain`
+    /// then yields no derivations).
+    #[arg(long)]
+    pub no_explanations: bool,
 }
 
 /// Verifies (without pins), compiles and prints or writes. Exit 1 when the package does not
@@ -41,7 +45,7 @@ pub fn run(args: &CompileArgs) -> u8 {
             return FAILURE;
         }
     };
-    let source = match clir_codegen::compile_document(&doc, &seal) {
+    let source = match clir_codegen::compile_document_with(&doc, &seal, !args.no_explanations) {
         Ok(s) => s,
         Err(errors) => {
             for e in &errors.0 {
