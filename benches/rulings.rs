@@ -179,7 +179,8 @@ fn main() {
             print_row(rows.last().unwrap());
         }
         for (threads, _) in &pools {
-            let opts = RunOptions { threads: Some(*threads), batch: per_batch, progress: false, ..RunOptions::default() };
+            let opts =
+                RunOptions { threads: Some(*threads), batch: per_batch, progress: false, ..RunOptions::default() };
             let (mut c, mut h) = (0, 0);
             let compiled = best(reps, || {
                 let mut out = Count(0);
@@ -194,7 +195,14 @@ fn main() {
                 h = out.0;
             });
             assert_eq!(c, h, "end to end: bytes written");
-            rows.push(Row { cases: n, threads: *threads, path: "JSONL end to end", compiled: rate(compiled), handwritten: rate(hand), ascent: None });
+            rows.push(Row {
+                cases: n,
+                threads: *threads,
+                path: "JSONL end to end",
+                compiled: rate(compiled),
+                handwritten: rate(hand),
+                ascent: None,
+            });
             print_row(rows.last().unwrap());
         }
         io::stdout().flush().unwrap();

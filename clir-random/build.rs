@@ -26,7 +26,11 @@ fn main() {
         std::fs::write(out.join(&json), &bytes).expect("write package");
         std::fs::write(out.join(format!("{module}.rs")), &source).expect("write module");
         writeln!(modules, "pub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}").unwrap();
-        writeln!(registry, "    ({seed}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{json}\")), &{module}::Package),").unwrap();
+        writeln!(
+            registry,
+            "    ({seed}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{json}\")), &{module}::Package),"
+        )
+        .unwrap();
         compiled.push(Compiled { name: format!("random.p{seed}"), module, source });
     }
     registry.push_str("];\n");

@@ -52,9 +52,7 @@ impl Batch {
 
     /// Rows of a relation and sign, typed, with their case.
     pub fn rows(&self, rel: usize, negative: bool, arity: usize) -> impl Iterator<Item = (CaseId, &[i64])> + '_ {
-        self.facts[slot(rel, negative)]
-            .chunks_exact(arity + 1)
-            .map(|r| (CaseId(r[0] as u32), &r[1..]))
+        self.facts[slot(rel, negative)].chunks_exact(arity + 1).map(|r| (CaseId(r[0] as u32), &r[1..]))
     }
 }
 
@@ -107,10 +105,7 @@ impl<T: PartialEq> Conclusions<T> {
 
 /// Rows of `case` in flat `rows` of stride `1 + arity`, decoded.
 pub fn case_rows<T: Row>(rows: &[i64], arity: usize, case: CaseId) -> Vec<T> {
-    rows.chunks_exact(arity + 1)
-        .filter(|r| r[0] == case.0 as i64)
-        .map(|r| T::from_row(&r[1..]))
-        .collect()
+    rows.chunks_exact(arity + 1).filter(|r| r[0] == case.0 as i64).map(|r| T::from_row(&r[1..])).collect()
 }
 
 /// `name(a,b)`: a literal of `info` written with entity names and integers.

@@ -65,7 +65,8 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
                 let _ = writeln!(
                     io::stderr(),
                     "clir rule: {} cases, {} rejected (see their error lines)",
-                    summary.lines, summary.errors
+                    summary.lines,
+                    summary.errors
                 );
                 SOME_REJECTED
             } else {

@@ -311,7 +311,9 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
                 }
                 "case" | "facts" => return Err(de::Error::custom(format!("duplicate key `{}`", k.0))),
                 other => {
-                    return Err(de::Error::custom(format!("unknown key `{other}` (a case has only `case` and `facts`)")))
+                    return Err(de::Error::custom(format!(
+                        "unknown key `{other}` (a case has only `case` and `facts`)"
+                    )))
                 }
             }
         }
@@ -461,7 +463,11 @@ fn add_case<'a>(
                     match a {
                         Arg::Int(v) => flat.push(Flat::Value(*v)),
                         _ => {
-                            return Err(format!("relation `{name}`: argument `{}` is an Integer, got {}", p.name, a.json()))
+                            return Err(format!(
+                                "relation `{name}`: argument `{}` is an Integer, got {}",
+                                p.name,
+                                a.json()
+                            ))
                         }
                     }
                 } else {
@@ -530,7 +536,8 @@ fn read_line<'a>(line: &'a str, read: &mut Read<'a>) -> Result<(), (Value, Strin
         Ok(()) => Ok(()),
         Err(e) => {
             // Recover the case name for the error line when the JSON itself is readable.
-            let case = serde_json::from_str::<Value>(line).ok().and_then(|v| v.get("case").cloned()).unwrap_or(Value::Null);
+            let case =
+                serde_json::from_str::<Value>(line).ok().and_then(|v| v.get("case").cloned()).unwrap_or(Value::Null);
             Err((case, e.to_string()))
         }
     }
@@ -650,7 +657,8 @@ struct Writer<'b> {
 
 impl<'b> Writer<'b> {
     fn new(cat: &'b Catalog, batch: &'b Batch, out: &'b Output) -> Self {
-        let rows = |v: &'b Vec<Vec<i64>>, s: usize, stride: usize| by_case(v.get(s).map_or(&[][..], |r| &r[..]), stride);
+        let rows =
+            |v: &'b Vec<Vec<i64>>, s: usize, stride: usize| by_case(v.get(s).map_or(&[][..], |r| &r[..]), stride);
         let layers = cat
             .keys
             .iter()
@@ -742,7 +750,11 @@ impl<'b> Writer<'b> {
             let stride = info.params.len() + 1;
             while *cursor < rows.len() && rows[*cursor] <= id {
                 if rows[*cursor] == id {
-                    self.literals.push(literal_string(info, &self.batch.interner, &rows[*cursor + 1..*cursor + stride]));
+                    self.literals.push(literal_string(
+                        info,
+                        &self.batch.interner,
+                        &rows[*cursor + 1..*cursor + stride],
+                    ));
                 }
                 *cursor += stride;
             }

@@ -18,7 +18,9 @@ pub mod value;
 pub use batch::{case_rows, flatten, slot, Batch, Conclusions, Output};
 pub use clir_macros::include_clir;
 pub use explain::{Instance, Layer, Premise, Source};
-pub use schema::{AnchorInfo, ClosureInfo, ConstantInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo, Schema};
+pub use schema::{
+    AnchorInfo, ClosureInfo, ConstantInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo, Schema,
+};
 pub use value::{CaseId, Column, Interner, Row, Str, Sym};
 
 /// A compiled package, as the batch and JSONL paths use it.

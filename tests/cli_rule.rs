@@ -35,10 +35,7 @@ fn rule_writes_one_line_per_case_in_order_and_exits_1_when_one_is_rejected() {
     assert_eq!(lines[0]["concluded"]["game_drawn"], serde_json::json!([["g"]]));
     assert_eq!(lines[1]["case"], serde_json::Value::Null);
     assert!(lines[1]["error"].as_str().unwrap().starts_with("line 3: "));
-    assert_eq!(
-        lines[2]["error"],
-        "line 4: relation `player_of` takes 2 arguments (game: Game, who: Player), got 3"
-    );
+    assert_eq!(lines[2]["error"], "line 4: relation `player_of` takes 2 arguments (game: Game, who: Player), got 3");
     assert!(lines[3]["error"].as_str().unwrap().contains("institutional"));
     assert!(lines[4]["error"].as_str().unwrap().contains("unknown key `extra`"));
     assert!(lines[5]["error"].as_str().unwrap().contains("judgment:FIDEArbiter"));
@@ -64,7 +61,8 @@ fn an_unknown_package_or_unreadable_input_cannot_run() {
 fn run_refuses_an_unverifiable_package_before_building_anything() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("bad.lawir.json");
-    let mut bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/sources/fide.laws.chess-0.1.0.lawir.json")).unwrap();
+    let mut bytes =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/sources/fide.laws.chess-0.1.0.lawir.json")).unwrap();
     bytes.push(b'\n');
     std::fs::write(&pkg, bytes).unwrap();
     let cache = dir.path().join("cache");

@@ -45,7 +45,18 @@ fn verify_published_package_prints_every_check_and_exits_0() {
     assert_eq!(lines.len(), 15, "{out}");
     assert_eq!(lines[1], format!("ok   seal           {SEAL}"));
     assert_eq!(lines[2], format!("ok   semanticHash   {SEMANTIC}"));
-    for check in ["parse", "canonical", "schemaVersion", "features", "imports", "strata", "contentHash", "textHash", "ids", "references"] {
+    for check in [
+        "parse",
+        "canonical",
+        "schemaVersion",
+        "features",
+        "imports",
+        "strata",
+        "contentHash",
+        "textHash",
+        "ids",
+        "references",
+    ] {
         assert!(lines.iter().any(|l| l.starts_with(&format!("ok   {check} "))), "{check} in\n{out}");
     }
     assert!(lines[14].starts_with("warn documentHash   nodes[31].documentHash (urn:fide:laws:clir:chess#FIDE_LAWS_2023_EN): sources/fide-chess/en.txt is not available"), "{}", lines[14]);
@@ -72,7 +83,8 @@ fn verify_reports_the_node_whose_hash_does_not_recompute() {
     assert_eq!(fails.len(), 2, "{out}");
     assert!(fails[0].starts_with("FAIL seal "), "{out}");
     assert!(
-        fails[1].starts_with("FAIL contentHash    nodes[") && fails[1].contains("(urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw): expected sha256:"),
+        fails[1].starts_with("FAIL contentHash    nodes[")
+            && fails[1].contains("(urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw): expected sha256:"),
         "{out}"
     );
     assert!(stderr(&o).contains("2 of 15 checks failed"), "{}", stderr(&o));
@@ -119,7 +131,11 @@ fn lock_pins_a_new_package_then_is_up_to_date() {
     let dir = project();
     let o = clir(dir.path(), &["lock"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
-    assert!(stdout(&o).contains(&format!("added   fide.laws.chess 0.1.0: seal {SEAL}, semanticHash {SEMANTIC}")), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(&format!("added   fide.laws.chess 0.1.0: seal {SEAL}, semanticHash {SEMANTIC}")),
+        "{}",
+        stdout(&o)
+    );
     let lock = fs::read_to_string(dir.path().join("law.lock")).unwrap();
     assert!(lock.ends_with(&format!(
         "[[package]]\nname = \"fide.laws.chess\"\nversion = \"0.1.0\"\nseal = \"{SEAL}\"\nsemanticHash = \"{SEMANTIC}\"\n"
@@ -165,7 +181,11 @@ fn lock_refuses_a_package_that_does_not_verify() {
     fs::write(dir.path().join(BLOB), bytes).unwrap();
     let o = clir(dir.path(), &["lock"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stdout(&o).contains("FAIL    fide.laws.chess 0.1.0: canonical: not canonical: first difference at byte 126369"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("FAIL    fide.laws.chess 0.1.0: canonical: not canonical: first difference at byte 126369"),
+        "{}",
+        stdout(&o)
+    );
     assert!(!dir.path().join("law.lock").exists());
 }
 

@@ -36,12 +36,12 @@ fn checkmate_on_the_75th_move_overcomes_the_automatic_draw_by_priority() {
 
 #[test]
 fn a_closure_negative_is_explained_by_its_policy_and_snapshot() {
-    let r = explain(
-        r#"{"case":"r","facts":{"player_of":[["g","b"]],"player_resigned":[["b"]],"checked_player":[["b"]]}}"#,
-    );
+    let r =
+        explain(r#"{"case":"r","facts":{"player_of":[["g","b"]],"player_resigned":[["b"]],"checked_player":[["b"]]}}"#);
     let e = &r["explanations"]["game_lost_by(g,b)"];
     assert_eq!(e["rule"], "urn:fide:laws:clir:chess#ResignationLoses");
-    let closure = e["premises"].as_array().unwrap().iter().find(|p| p["literal"] == "~king_cannot_be_checkmated(b)").unwrap();
+    let closure =
+        e["premises"].as_array().unwrap().iter().find(|p| p["literal"] == "~king_cannot_be_checkmated(b)").unwrap();
     assert!(closure["closure"].as_str().unwrap().starts_with("urn:fide:laws:clir:chess#"));
     assert!(closure["snapshot"].as_str().is_some_and(|s| !s.is_empty()));
     assert_eq!(closure["because"], "king_cannot_be_checkmated(b) is not supported");

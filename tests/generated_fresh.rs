@@ -42,7 +42,8 @@ fn build_output_is_the_committed_copy() {
     for (name, _) in clir::compiled_packages() {
         let module = build::module_name(name);
         let built = std::fs::read_to_string(Path::new(env!("OUT_DIR")).join(format!("{module}.rs"))).unwrap();
-        let committed = std::fs::read_to_string(root.join("generated").join(format!("{module}.rs"))).unwrap_or_default();
+        let committed =
+            std::fs::read_to_string(root.join("generated").join(format!("{module}.rs"))).unwrap_or_default();
         assert!(built == committed, "generated/{module}.rs differs from what build.rs compiled in");
     }
 }

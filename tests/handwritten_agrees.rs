@@ -32,7 +32,9 @@ fn hand_made() -> Vec<Value> {
         g(json!({"moves_by_each_without_pawn_or_capture": [["g", 75]]})),
         g(json!({"checkmate_delivered": [["g", "w"]], "stalemate_arisen": [["g"]]})),
         g(json!({"player_of": [["g", "b"]], "player_resigned": [["b"]], "checked_player": [["b"]]})),
-        g(json!({"player_of": [["g", "b"]], "player_resigned": [["b"]], "checked_player": [["b"]], "king_cannot_be_checkmated": [["b"]]})),
+        g(
+            json!({"player_of": [["g", "b"]], "player_resigned": [["b"]], "checked_player": [["b"]], "king_cannot_be_checkmated": [["b"]]}),
+        ),
         g(json!({"player_of": [["g", "b"]], "player_resigned": [["b"]]})),
         g(json!({"checked_game": [["g"]]})),
         g(json!({"procedure_instance": [["g"]], "play_started": [["g"]],
@@ -80,7 +82,9 @@ fn judgments() -> Vec<Value> {
 #[track_caller]
 fn assert_same(what: &str, batch: &Batch, compiled: &Output, other: &Output) {
     let name = |s: usize| format!("{}{}", if s % 2 == 1 { "~" } else { "" }, SCHEMA.relations[s / 2].name);
-    for (layer, a, b) in [("concluded", &compiled.concluded, &other.concluded), ("definite", &compiled.definite, &other.definite)] {
+    for (layer, a, b) in
+        [("concluded", &compiled.concluded, &other.concluded), ("definite", &compiled.definite, &other.definite)]
+    {
         assert_eq!(a.len(), b.len(), "{what}: number of {layer} slots");
         for s in 0..a.len() {
             assert_eq!(a[s], b[s], "{what}: {layer} {} differs (batch of {} cases)", name(s), batch.cases);
@@ -135,13 +139,20 @@ fn generated_games_agree_through_json_lines() {
     let cases: Vec<Value> = gen::games(GAMES, SEED).collect();
     let lines = agree_jsonl(&cases, false);
     // The agreement is not vacuous: the generated games reach the defeasible parts.
-    let count = |pred: &dyn Fn(&Value) -> bool| lines.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|v| pred(v)).count();
+    let count = |pred: &dyn Fn(&Value) -> bool| {
+        lines.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|v| pred(v)).count()
+    };
     let not_drawn = count(&|v| v["concluded"].get("~game_drawn").is_some());
-    let drawn_not_definite = count(&|v| v["concluded"].get("game_drawn").is_some() && v["definite"].get("game_drawn").is_none());
-    let ended = count(&|v| v["concluded"]["entered_state"].as_array().is_some_and(|a| a.iter().any(|t| t[1] == "Ended")));
+    let drawn_not_definite =
+        count(&|v| v["concluded"].get("game_drawn").is_some() && v["definite"].get("game_drawn").is_none());
+    let ended =
+        count(&|v| v["concluded"]["entered_state"].as_array().is_some_and(|a| a.iter().any(|t| t[1] == "Ended")));
     let castling = count(&|v| v["concluded"].get("castling_legal").is_some());
     let lost = count(&|v| v["concluded"].get("game_lost_by").is_some());
-    assert!(not_drawn > 100 && drawn_not_definite > 100 && ended > 1000 && castling > 1000 && lost > 100, "{not_drawn} {drawn_not_definite} {ended} {castling} {lost}");
+    assert!(
+        not_drawn > 100 && drawn_not_definite > 100 && ended > 1000 && castling > 1000 && lost > 100,
+        "{not_drawn} {drawn_not_definite} {ended} {castling} {lost}"
+    );
 }
 
 #[test]
@@ -156,7 +167,12 @@ fn hand_made_cases_agree() {
     assert_eq!(v[12]["definite"]["entered_state"], json!([["g", "NotStarted"], ["g", "Playing"]]));
     assert_eq!(
         v[14]["contradictions"],
-        json!(["completed_illegal_move_count(w,2)", "king_cannot_be_checkmated(b)", "move_meets_articles_3_1_to_3_9(g)", "player_of(g,w)"])
+        json!([
+            "completed_illegal_move_count(w,2)",
+            "king_cannot_be_checkmated(b)",
+            "move_meets_articles_3_1_to_3_9(g)",
+            "player_of(g,w)"
+        ])
     );
 }
 

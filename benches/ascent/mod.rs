@@ -318,7 +318,12 @@ pub fn evaluate(batch: &Batch) -> Output {
     p.run();
 
     let n = SCHEMA.relations.len();
-    let mut out = Output { concluded: vec![Vec::new(); 2 * n], definite: vec![Vec::new(); 2 * n], contradictions: vec![Vec::new(); n], ..Output::default() };
+    let mut out = Output {
+        concluded: vec![Vec::new(); 2 * n],
+        definite: vec![Vec::new(); 2 * n],
+        contradictions: vec![Vec::new(); n],
+        ..Output::default()
+    };
     macro_rules! both {
         ($name:literal, $rows:expr) => {{
             let s = slot(rel($name), false);

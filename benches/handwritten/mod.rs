@@ -637,12 +637,37 @@ impl<E: Ent> Ruling<E> {
     /// order of the keys of a ruling line).
     pub fn visit<S: Sink<E>>(&self, s: &mut S) {
         let none: &[E] = &[];
-        s.rel("agreed_draw_has_ended_the_game", false, &self.agreed_draw_has_ended_the_game, &self.agreed_draw_has_ended_the_game);
-        s.rel("arbiter_competent_to_decide", false, &self.arbiter_competent_to_decide, &self.arbiter_competent_to_decide);
-        s.rel("arbiter_shall_see_laws_observed", false, &self.arbiter_shall_see_laws_observed, &self.arbiter_shall_see_laws_observed);
+        s.rel(
+            "agreed_draw_has_ended_the_game",
+            false,
+            &self.agreed_draw_has_ended_the_game,
+            &self.agreed_draw_has_ended_the_game,
+        );
+        s.rel(
+            "arbiter_competent_to_decide",
+            false,
+            &self.arbiter_competent_to_decide,
+            &self.arbiter_competent_to_decide,
+        );
+        s.rel(
+            "arbiter_shall_see_laws_observed",
+            false,
+            &self.arbiter_shall_see_laws_observed,
+            &self.arbiter_shall_see_laws_observed,
+        );
         s.rel("castling_legal", false, &self.castling_legal, &self.castling_legal);
-        s.rel("checkmate_has_been_delivered", false, &self.checkmate_has_been_delivered, &self.checkmate_has_been_delivered);
-        s.rel("dead_position_has_ended_the_game", false, &self.dead_position_has_ended_the_game, &self.dead_position_has_ended_the_game);
+        s.rel(
+            "checkmate_has_been_delivered",
+            false,
+            &self.checkmate_has_been_delivered,
+            &self.checkmate_has_been_delivered,
+        );
+        s.rel(
+            "dead_position_has_ended_the_game",
+            false,
+            &self.dead_position_has_ended_the_game,
+            &self.dead_position_has_ended_the_game,
+        );
         s.rel("en_passant_capture_legal", false, &self.en_passant_capture_legal, &self.en_passant_capture_legal);
         s.rel("entered_state", false, &self.entered_state, &self.entered_state_definite);
         s.rel("fifty_move_claim_correct", false, &self.fifty_move_claim_correct, &self.fifty_move_claim_correct);
@@ -651,15 +676,30 @@ impl<E: Ent> Ruling<E> {
         s.rel("game_won_by", false, &self.game_won_by, &self.game_won_by);
         s.rel("illegal_move", false, &self.illegal_move, &self.illegal_move);
         s.rel("legal_move", false, &self.legal_move, &self.legal_move);
-        s.rel("must_move_first_touched_piece", false, &self.must_move_first_touched_piece, &self.must_move_first_touched_piece);
-        s.rel("resignation_has_ended_the_game", false, &self.resignation_has_ended_the_game, &self.resignation_has_ended_the_game);
+        s.rel(
+            "must_move_first_touched_piece",
+            false,
+            &self.must_move_first_touched_piece,
+            &self.must_move_first_touched_piece,
+        );
+        s.rel(
+            "resignation_has_ended_the_game",
+            false,
+            &self.resignation_has_ended_the_game,
+            &self.resignation_has_ended_the_game,
+        );
         s.rel(
             "second_illegal_move_has_ended_the_game",
             false,
             &self.second_illegal_move_has_ended_the_game,
             &self.second_illegal_move_has_ended_the_game,
         );
-        s.rel("stalemate_has_ended_the_game", false, &self.stalemate_has_ended_the_game, &self.stalemate_has_ended_the_game);
+        s.rel(
+            "stalemate_has_ended_the_game",
+            false,
+            &self.stalemate_has_ended_the_game,
+            &self.stalemate_has_ended_the_game,
+        );
         s.rel("threefold_claim_correct", false, &self.threefold_claim_correct, &self.threefold_claim_correct);
         s.rel("valid_transition", false, &self.valid_transition, &self.valid_transition_definite);
         s.rel("game_drawn", true, &self.not_game_drawn, none);
@@ -675,17 +715,23 @@ pub fn rule<E: Ent>(f: &Facts<E>, r: &mut Ruling<E>) {
 
     // Closure policies: a domain fact whose predicate is not given yields the explicit negative
     // (the predicates are inputs: "supported" is "given"). Explicit negatives count as well.
-    let not_attacked =
-        |k: &E| f.not_castling_path_attacked.contains(k) || (f.checked_castling_side.contains(k) && !f.castling_path_attacked.contains(k));
-    let not_blocked =
-        |k: &E| f.not_castling_path_blocked.contains(k) || (f.checked_castling_side.contains(k) && !f.castling_path_blocked.contains(k));
-    let not_moved = |p: &E| f.not_piece_has_moved.contains(p) || (f.checked_piece.contains(p) && !f.piece_has_moved.contains(p));
+    let not_attacked = |k: &E| {
+        f.not_castling_path_attacked.contains(k)
+            || (f.checked_castling_side.contains(k) && !f.castling_path_attacked.contains(k))
+    };
+    let not_blocked = |k: &E| {
+        f.not_castling_path_blocked.contains(k)
+            || (f.checked_castling_side.contains(k) && !f.castling_path_blocked.contains(k))
+    };
+    let not_moved =
+        |p: &E| f.not_piece_has_moved.contains(p) || (f.checked_piece.contains(p) && !f.piece_has_moved.contains(p));
     let not_meeting = |g: &E| {
         f.not_move_meets_articles_3_1_to_3_9.contains(g)
             || (f.checked_game.contains(g) && !f.move_meets_articles_3_1_to_3_9.contains(g))
     };
     let mate_possible = |w: &E| {
-        f.not_king_cannot_be_checkmated.contains(w) || (f.checked_player.contains(w) && !f.king_cannot_be_checkmated.contains(w))
+        f.not_king_cannot_be_checkmated.contains(w)
+            || (f.checked_player.contains(w) && !f.king_cannot_be_checkmated.contains(w))
     };
     let has_the_move = |g: &E, w: &E| f.player_has_the_move.iter().any(|(g2, w2)| g2 == g && w2 == w);
 
@@ -696,7 +742,8 @@ pub fn rule<E: Ent>(f: &Facts<E>, r: &mut Ruling<E>) {
     // Article 12.1.
     for (g, arbiter) in &f.arbiter_of {
         if f.play_started.contains(g) {
-            r.arbiter_shall_see_laws_observed.push((arbiter.clone(), g.clone())); // ArbiterSeesLawsObserved
+            r.arbiter_shall_see_laws_observed.push((arbiter.clone(), g.clone()));
+            // ArbiterSeesLawsObserved
         }
     }
     // Article 3.10: legal and illegal moves.
@@ -932,7 +979,12 @@ impl Sink<i64> for FlatSink<'_> {
 pub fn evaluate(batch: &Batch) -> Output {
     let layout = layout();
     let n = SCHEMA.relations.len();
-    let mut out = Output { concluded: vec![Vec::new(); 2 * n], definite: vec![Vec::new(); 2 * n], contradictions: vec![Vec::new(); n], ..Output::default() };
+    let mut out = Output {
+        concluded: vec![Vec::new(); 2 * n],
+        definite: vec![Vec::new(); 2 * n],
+        contradictions: vec![Vec::new(); n],
+        ..Output::default()
+    };
     // Rows of a slot come in case order from the JSONL path and the typed builder; sort a copy
     // of anything else.
     let in_order = layout.input.iter().all(|&rel| {
@@ -1032,7 +1084,11 @@ impl<'de> Visitor<'de> for LineSeed<'_, 'de> {
                     facts = true;
                 }
                 "case" | "facts" => return Err(de::Error::custom(format!("duplicate key `{}`", key.0))),
-                other => return Err(de::Error::custom(format!("unknown key `{other}` (a case has only `case` and `facts`)"))),
+                other => {
+                    return Err(de::Error::custom(format!(
+                        "unknown key `{other}` (a case has only `case` and `facts`)"
+                    )))
+                }
             }
         }
         if !facts {

@@ -32,8 +32,7 @@ fn write_value(v: &Value, out: &mut Vec<u8>) {
 
 /// Writes an object with its keys sorted, leaving out the key `skip`.
 fn write_object(map: &serde_json::Map<String, Value>, skip: Option<&str>, out: &mut Vec<u8>) {
-    let mut entries: Vec<(&String, &Value)> =
-        map.iter().filter(|(k, _)| Some(k.as_str()) != skip).collect();
+    let mut entries: Vec<(&String, &Value)> = map.iter().filter(|(k, _)| Some(k.as_str()) != skip).collect();
     entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
     out.push(b'{');
     for (i, (k, v)) in entries.into_iter().enumerate() {

@@ -73,8 +73,7 @@ pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
 /// faster to build; `--explain` then yields no derivations).
 pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> String {
     let plans = p.rules.iter().map(|r| plan_rule(p, r)).collect();
-    let binding_plans =
-        p.rules.iter().map(|r| plan_rule_keeping(p, r, &binding_vars(r))).collect();
+    let binding_plans = p.rules.iter().map(|r| plan_rule_keeping(p, r, &binding_vars(r))).collect();
     let mut e = Emitter {
         p,
         s,
@@ -85,7 +84,11 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
         rel_ident: unique(p.relations.iter().map(|r| {
             // Names the generated evaluation uses for itself are not free for relations.
             let n = names::snake(&r.name);
-            if RESERVED.contains(&n.as_str()) { format!("{n}_relation") } else { n }
+            if RESERVED.contains(&n.as_str()) {
+                format!("{n}_relation")
+            } else {
+                n
+            }
         })),
         rule_ident: unique(p.rules.iter().map(|r| names::snake(r.id.rsplit('#').next().unwrap_or(&r.id)))),
         type_ident: unique(p.types.iter().map(|t| names::camel(&t.name))),
@@ -430,8 +433,8 @@ impl<'a> Emitter<'a> {
             (Mode::Applicable, Status::Established) => Layer::Concluded,
             (Mode::Applicable, Status::Supported) => Layer::Supported,
         };
-        let dynamic = self.s.rels[l.rel].stratum == stratum
-            && !(mode == Mode::Applicable && self.s.rels[l.rel].collapsed);
+        let dynamic =
+            self.s.rels[l.rel].stratum == stratum && !(mode == Mode::Applicable && self.s.rels[l.rel].collapsed);
         (self.layer_name(l.rel, l.negative, layer), dynamic)
     }
 
@@ -959,7 +962,8 @@ impl<'a> Emitter<'a> {
         ));
         out.extend(c);
         // +D
-        let strict: Vec<usize> = st.rules.iter().copied().filter(|&r| p.rules[r].strength == Strength::Strict).collect();
+        let strict: Vec<usize> =
+            st.rules.iter().copied().filter(|&r| p.rules[r].strength == Strength::Strict).collect();
         let mut d_names = Vec::new();
         for &rel in &st.rels {
             for neg in [false, true] {
@@ -1153,16 +1157,10 @@ impl<'a> Emitter<'a> {
             ));
             let candidates = format_ident!("{}_candidates", c);
             let unbeaten = format_ident!("{}_unbeaten_attacks", c);
-            let candidates_init = if sup_apps.is_empty() {
-                self.empty(rel)
-            } else {
-                quote!(::clir::rt::union(&[#(&#sup_apps),*]))
-            };
-            let unbeaten_init = if attacks.is_empty() {
-                self.empty(rel)
-            } else {
-                quote!(::clir::rt::union(&[#(&#attacks),*]))
-            };
+            let candidates_init =
+                if sup_apps.is_empty() { self.empty(rel) } else { quote!(::clir::rt::union(&[#(&#sup_apps),*])) };
+            let unbeaten_init =
+                if attacks.is_empty() { self.empty(rel) } else { quote!(::clir::rt::union(&[#(&#attacks),*])) };
             let s_stmt = if s == c {
                 TokenStream::new()
             } else {
@@ -1220,7 +1218,11 @@ impl<'a> Emitter<'a> {
         let n = names::snake(&self.p.relations[rel].name);
         let taken = self.p.types.iter().any(|t| names::snake(&t.name) == n)
             || ["id", "new", "case", "contradictions", "evaluate", "len", "is_empty"].contains(&n.as_str());
-        if taken { format!("{n}_fact") } else { n }
+        if taken {
+            format!("{n}_fact")
+        } else {
+            n
+        }
     }
 
     fn typed_api(&self) -> TokenStream {
@@ -1260,7 +1262,8 @@ impl<'a> Emitter<'a> {
             } else {
                 None
             };
-            let params: Vec<Ident> = unique(r.params.iter().map(|(n, _)| names::snake(n))).iter().map(|n| ident(n)).collect();
+            let params: Vec<Ident> =
+                unique(r.params.iter().map(|(n, _)| names::snake(n))).iter().map(|n| ident(n)).collect();
             let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
             let ix = Literal::usize_unsuffixed(ri);
             for neg in [false, true] {

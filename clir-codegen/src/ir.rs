@@ -411,9 +411,8 @@ impl Document {
         if bytes.is_empty() {
             return Err(Diagnostic::new("parse", "", "empty file: expected a JSON object").into());
         }
-        let json: Value = serde_json::from_slice(bytes).map_err(|e| {
-            Diagnostic::new("parse", "", format!("not valid JSON: {e}"))
-        })?;
+        let json: Value =
+            serde_json::from_slice(bytes).map_err(|e| Diagnostic::new("parse", "", format!("not valid JSON: {e}")))?;
         Document::from_json(json)
     }
 
@@ -511,11 +510,7 @@ impl Document {
 
 /// The label text of a node in `language`, or its first label.
 pub fn label_text<'a>(labels: &'a [Label], language: &str) -> Option<&'a str> {
-    labels
-        .iter()
-        .find(|l| l.language == language)
-        .or_else(|| labels.first())
-        .map(|l| l.text.as_str())
+    labels.iter().find(|l| l.language == language).or_else(|| labels.first()).map(|l| l.text.as_str())
 }
 
 /// A JSON object with its path, for reading with located errors.
@@ -547,11 +542,7 @@ impl<'a> Obj<'a> {
     fn new(v: &'a Value, path: &str) -> Result<Obj<'a>, Diagnostic> {
         match v {
             Value::Object(map) => Ok(Obj { map, path: path.to_string() }),
-            other => Err(Diagnostic::new(
-                "parse",
-                path,
-                format!("expected an object, found {}", type_name(other)),
-            )),
+            other => Err(Diagnostic::new("parse", path, format!("expected an object, found {}", type_name(other)))),
         }
     }
 
@@ -608,11 +599,9 @@ impl<'a> Obj<'a> {
 
     fn arr(&self, key: &str) -> Result<Vec<(&'a Value, String)>, Diagnostic> {
         match self.get(key)? {
-            Value::Array(items) => Ok(items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (v, format!("{}[{i}]", join(&self.path, key))))
-                .collect()),
+            Value::Array(items) => {
+                Ok(items.iter().enumerate().map(|(i, v)| (v, format!("{}[{i}]", join(&self.path, key)))).collect())
+            }
             other => Err(self.err(key, format!("expected an array, found {}", type_name(other)))),
         }
     }
@@ -630,11 +619,7 @@ impl<'a> Obj<'a> {
             .into_iter()
             .map(|(v, p)| match v {
                 Value::String(s) => Ok(s.clone()),
-                other => Err(Diagnostic::new(
-                    "parse",
-                    p,
-                    format!("expected a string, found {}", type_name(other)),
-                )),
+                other => Err(Diagnostic::new("parse", p, format!("expected a string, found {}", type_name(other)))),
             })
             .collect()
     }
@@ -699,26 +684,11 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, Diagnostic> {
         }
         "symbol_decl" => parse_symbol(&o)?,
         "rule" => {
-            o.only(&allowed(&[
-                "head",
-                "body",
-                "variables",
-                "strength",
-                "scope",
-                "interpretations",
-                "anchors",
-            ]))?;
+            o.only(&allowed(&["head", "body", "variables", "strength", "scope", "interpretations", "anchors"]))?;
             NodeKind::Rule(parse_rule(&o)?)
         }
         "priority_rule" => {
-            o.only(&allowed(&[
-                "higher",
-                "lower",
-                "condition",
-                "priorityKind",
-                "reason",
-                "anchors",
-            ]))?;
+            o.only(&allowed(&["higher", "lower", "condition", "priorityKind", "reason", "anchors"]))?;
             let pk = o.str("priorityKind")?;
             if pk != "direct" {
                 return Err(o.err("priorityKind", format!("unknown priority kind {pk:?}")));
@@ -731,18 +701,9 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, Diagnostic> {
             })
         }
         "closure_policy" => {
-            o.only(&allowed(&[
-                "predicate",
-                "domain",
-                "deriveExplicitNegative",
-                "completeAsOf",
-                "snapshot",
-            ]))?;
+            o.only(&allowed(&["predicate", "domain", "deriveExplicitNegative", "completeAsOf", "snapshot"]))?;
             if !o.bool("deriveExplicitNegative")? {
-                return Err(o.err(
-                    "deriveExplicitNegative",
-                    "deriveExplicitNegative: false is not understood",
-                ));
+                return Err(o.err("deriveExplicitNegative", "deriveExplicitNegative: false is not understood"));
             }
             NodeKind::Closure(ClosurePolicy {
                 predicate: o.str("predicate")?,
@@ -753,10 +714,7 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, Diagnostic> {
         }
         "external_decl" => {
             o.only(&allowed(&["symbol", "capability", "effect", "authority"]))?;
-            NodeKind::External(ExternalDecl {
-                symbol: o.str("symbol")?,
-                capability: o.str("capability")?,
-            })
+            NodeKind::External(ExternalDecl { symbol: o.str("symbol")?, capability: o.str("capability")? })
         }
         "fragment" => {
             let mut texts = Vec::new();
@@ -774,10 +732,9 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, Diagnostic> {
         "source_work" | "source_edition" => {
             NodeKind::Provenance(Provenance { kind: kind_name.clone(), json: v.clone() })
         }
-        "publication" => NodeKind::Publication(Publication {
-            document_hash: o.opt_str("documentHash")?,
-            json: v.clone(),
-        }),
+        "publication" => {
+            NodeKind::Publication(Publication { document_hash: o.opt_str("documentHash")?, json: v.clone() })
+        }
         other => return Err(o.err("kind", format!("unknown node kind {other:?}"))),
     };
     Ok(Node { id, content_hash, path: path.to_string(), labels, kind })
@@ -807,20 +764,10 @@ fn parse_symbol(o: &Obj<'_>) -> Result<NodeKind, Diagnostic> {
             if !parameters.is_empty() {
                 return Err(o.err("parameters", "a constant takes no parameters"));
             }
-            Ok(NodeKind::Constant(ConstantDecl {
-                name: o.str("name")?,
-                return_type: o.type_ref("returnType")?,
-            }))
+            Ok(NodeKind::Constant(ConstantDecl { name: o.str("name")?, return_type: o.type_ref("returnType")? }))
         }
         "relation" => {
-            o.only(&allowed(&[
-                "name",
-                "symbolKind",
-                "parameters",
-                "relationKind",
-                "effect",
-                "judgment",
-            ]))?;
+            o.only(&allowed(&["name", "symbolKind", "parameters", "relationKind", "effect", "judgment"]))?;
             let rk = o.str("relationKind")?;
             let relation_kind = match rk.as_str() {
                 "empirical" => RelationKind::Empirical,
@@ -832,12 +779,7 @@ fn parse_symbol(o: &Obj<'_>) -> Result<NodeKind, Diagnostic> {
                 Some(j) => Some(j.str("authority")?),
                 None => None,
             };
-            Ok(NodeKind::Relation(RelationDecl {
-                name: o.str("name")?,
-                relation_kind,
-                parameters,
-                authority,
-            }))
+            Ok(NodeKind::Relation(RelationDecl { name: o.str("name")?, relation_kind, parameters, authority }))
         }
         other => Err(o.err("symbolKind", format!("unknown symbol kind {other:?}"))),
     }
@@ -899,9 +841,7 @@ fn flatten_body(f: &Obj<'_>, out: &mut Vec<BodyItem>, is_false: &mut bool, depth
             let inner = f.obj("formula")?;
             match inner.str("kind")?.as_str() {
                 "literal" => out.push(BodyItem::Literal(status, parse_literal(&inner)?)),
-                other => {
-                    return Err(inner.err("kind", format!("a status applies to a literal, found {other:?}")))
-                }
+                other => return Err(inner.err("kind", format!("a status applies to a literal, found {other:?}"))),
             }
         }
         "not" => {
@@ -909,9 +849,7 @@ fn flatten_body(f: &Obj<'_>, out: &mut Vec<BodyItem>, is_false: &mut bool, depth
             let inner = f.obj("formula")?;
             match inner.str("kind")?.as_str() {
                 "literal" => out.push(BodyItem::Not(parse_literal(&inner)?)),
-                other => {
-                    return Err(inner.err("kind", format!("`not` applies to a literal, found {other:?}")))
-                }
+                other => return Err(inner.err("kind", format!("`not` applies to a literal, found {other:?}"))),
             }
         }
         "comparison" => {
@@ -971,7 +909,9 @@ fn parse_term(o: &Obj<'_>) -> Result<Term, Diagnostic> {
                 };
             }
             if ty != INTEGER_TYPE {
-                return Err(o.err("type", format!("unsupported value type {ty:?} (only {INTEGER_TYPE}, {STRING_TYPE})")));
+                return Err(
+                    o.err("type", format!("unsupported value type {ty:?} (only {INTEGER_TYPE}, {STRING_TYPE})"))
+                );
             }
             match o.get("value")?.as_i64() {
                 Some(i) => Ok(Term::Int(i)),

@@ -201,9 +201,8 @@ impl Pin {
 /// Reads `root/law.toml` and, when present, `root/law.lock`.
 pub fn load(root: &Path) -> Result<Project, Diagnostics> {
     let manifest = root.join(MANIFEST);
-    let text = std::fs::read_to_string(&manifest).map_err(|e| {
-        Diagnostic::new(CHECK, "", format!("cannot read {}: {e}", manifest.display()))
-    })?;
+    let text = std::fs::read_to_string(&manifest)
+        .map_err(|e| Diagnostic::new(CHECK, "", format!("cannot read {}: {e}", manifest.display())))?;
     let packages = parse_manifest(&text);
     let lock_file = root.join(LOCKFILE);
     let lock = match std::fs::read_to_string(&lock_file) {
@@ -290,9 +289,8 @@ pub fn parse_manifest(text: &str) -> Result<Vec<PackageSpec>, Diagnostics> {
                 errors.push(err(format!("{at}.{field}: {m}")));
             }
         }
-        let path = path
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from(format!("sources/{name}-{version}.lawir.json")));
+        let path =
+            path.map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("sources/{name}-{version}.lawir.json")));
         packages.push(PackageSpec { name: name.clone(), version, path, seal, semantic_hash });
     }
     if errors.is_empty() {

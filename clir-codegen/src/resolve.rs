@@ -263,12 +263,7 @@ impl Program {
     /// `name(a, b)` rendering of a literal with the rule's variable names.
     pub fn show_literal(&self, rule: &RRule, lit: &RLiteral) -> String {
         let args: Vec<String> = lit.args.iter().map(|a| self.show_term(rule, *a)).collect();
-        format!(
-            "{}{}({})",
-            if lit.negative { "~" } else { "" },
-            self.relations[lit.rel].name,
-            args.join(", ")
-        )
+        format!("{}{}({})", if lit.negative { "~" } else { "" }, self.relations[lit.rel].name, args.join(", "))
     }
 
     /// A term with the rule's variable names.
@@ -317,9 +312,8 @@ fn label(n: &ir::Node) -> String {
 /// Resolves names, types and variables of a verified document; reports every failure.
 pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
     let mut errs: Vec<Diagnostic> = Vec::new();
-    let err = |node: &ir::Node, path: &str, msg: String| {
-        Diagnostic::new("resolve", path.to_string(), msg).in_node(&node.id)
-    };
+    let err =
+        |node: &ir::Node, path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&node.id);
     let mut p = Program {
         name: doc.package.name.clone(),
         version: doc.package.version.clone(),
@@ -376,7 +370,11 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
             NodeKind::Constant(c) => match ty_of(&c.return_type) {
                 Some(Ty::Entity(t)) => {
                     if p.constants.iter().any(|x| x.name == c.name) {
-                        errs.push(err(n, &format!("{}.name", n.path), format!("constant name `{}` declared twice", c.name)));
+                        errs.push(err(
+                            n,
+                            &format!("{}.name", n.path),
+                            format!("constant name `{}` declared twice", c.name),
+                        ));
                     }
                     const_ix.insert(&n.id, p.constants.len());
                     p.constants.push(ConstantInfo { id: n.id.clone(), name: c.name.clone(), ty: t });
@@ -400,7 +398,11 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
                     }
                 }
                 if p.relations.iter().any(|x| x.name == r.name) {
-                    errs.push(err(n, &format!("{}.name", n.path), format!("relation name `{}` declared twice", r.name)));
+                    errs.push(err(
+                        n,
+                        &format!("{}.name", n.path),
+                        format!("relation name `{}` declared twice", r.name),
+                    ));
                 }
                 let capability = capabilities.get(n.id.as_str()).map(|c| c.to_string());
                 if r.relation_kind == RelationKind::Judgment && capability.is_none() {
@@ -427,12 +429,17 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
     if !doc.features.iter().any(|f| f == ir::FEATURE_STRINGS) {
         for (ri, r) in p.relations.iter().enumerate() {
             if r.params.iter().any(|x| x.1 == Ty::String) {
-                let path = doc.nodes.iter().find(|n| n.id == p.relations[ri].id).map(|n| n.path.clone()).unwrap_or_default();
+                let path =
+                    doc.nodes.iter().find(|n| n.id == p.relations[ri].id).map(|n| n.path.clone()).unwrap_or_default();
                 errs.push(
                     Diagnostic::new(
                         "resolve",
                         path,
-                        format!("relation `{}` has a String parameter, but the package does not declare the feature `{}`", r.name, ir::FEATURE_STRINGS),
+                        format!(
+                            "relation `{}` has a String parameter, but the package does not declare the feature `{}`",
+                            r.name,
+                            ir::FEATURE_STRINGS
+                        ),
                     )
                     .with_code("feature_not_declared")
                     .in_node(&r.id),
@@ -541,7 +548,9 @@ fn resolve_rule(
     strings: &mut Vec<String>,
 ) -> Result<RRule, Vec<Diagnostic>> {
     let mut errs = Vec::new();
-    let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), format!("rule `{}`: {msg}", n.id)).in_node(&n.id);
+    let e = |path: &str, msg: String| {
+        Diagnostic::new("resolve", path.to_string(), format!("rule `{}`: {msg}", n.id)).in_node(&n.id)
+    };
     let has = |f: &str| features.iter().any(|x| x == f);
     let need = |f: &'static str, path: &str, what: &str, errs: &mut Vec<Diagnostic>| {
         if !has(f) {
@@ -556,12 +565,20 @@ fn resolve_rule(
         match ty_of(t) {
             Some(t) if !vars.iter().any(|v| &v.0 == name) => {
                 if t == Ty::String {
-                    need(ir::FEATURE_STRINGS, &format!("{}.variables[{i}].type", n.path), "a String variable", &mut errs);
+                    need(
+                        ir::FEATURE_STRINGS,
+                        &format!("{}.variables[{i}].type", n.path),
+                        "a String variable",
+                        &mut errs,
+                    );
                 }
                 vars.push((name.clone(), t))
             }
             Some(_) => errs.push(e(&format!("{}.variables[{i}]", n.path), format!("variable `{name}` declared twice"))),
-            None => errs.push(e(&format!("{}.variables[{i}].type", n.path), format!("variable `{name}` has unknown type `{t}`"))),
+            None => errs.push(e(
+                &format!("{}.variables[{i}].type", n.path),
+                format!("variable `{name}` has unknown type `{t}`"),
+            )),
         }
     }
     let var_ix = |name: &str| vars.iter().position(|v| v.0 == name);
@@ -617,8 +634,10 @@ fn resolve_rule(
                 (RTerm::Str(i), Ty::String)
             }
             Term::Arith(op, a, b) => {
-                let a = term(a, Ty::Integer, &format!("{path}.left"), "an arithmetic operand", errs, cx, ariths, strings);
-                let b = term(b, Ty::Integer, &format!("{path}.right"), "an arithmetic operand", errs, cx, ariths, strings);
+                let a =
+                    term(a, Ty::Integer, &format!("{path}.left"), "an arithmetic operand", errs, cx, ariths, strings);
+                let b =
+                    term(b, Ty::Integer, &format!("{path}.right"), "an arithmetic operand", errs, cx, ariths, strings);
                 let (a, b) = (a?, b?);
                 ariths.push((*op, a, b));
                 (RTerm::Arith(ariths.len() - 1), Ty::Integer)
@@ -627,14 +646,24 @@ fn resolve_rule(
         if got != want {
             let shown = match t {
                 Term::Var(v) => format!("variable `{v}`"),
-                Term::Const(c) => format!("constant `{}`", cx.const_ix.get(c.as_str()).map_or(c.as_str(), |&i| cx.p.constants[i].name.as_str())),
+                Term::Const(c) => format!(
+                    "constant `{}`",
+                    cx.const_ix.get(c.as_str()).map_or(c.as_str(), |&i| cx.p.constants[i].name.as_str())
+                ),
                 Term::Int(i) => format!("the integer {i}"),
                 Term::Str(s) => format!("the string {s:?}"),
                 Term::Arith(..) => "an arithmetic term".to_string(),
             };
             errs.push(
-                e(path, format!("{what} is {shown} of type `{}`, but `{}` is expected", cx.p.type_name(got), cx.p.type_name(want)))
-                    .with_code("type_mismatch"),
+                e(
+                    path,
+                    format!(
+                        "{what} is {shown} of type `{}`, but `{}` is expected",
+                        cx.p.type_name(got),
+                        cx.p.type_name(want)
+                    ),
+                )
+                .with_code("type_mismatch"),
             );
             return None;
         }
@@ -642,7 +671,12 @@ fn resolve_rule(
     }
     let cx = TermCx { p, node: n, vars: &vars, const_ix, features };
     let _ = var_ix;
-    let literal = |l: &ir::Literal, in_body: bool, errs: &mut Vec<Diagnostic>, ariths: &mut Vec<(ArithOp, RTerm, RTerm)>, strings: &mut Vec<String>| -> Option<RLiteral> {
+    let literal = |l: &ir::Literal,
+                   in_body: bool,
+                   errs: &mut Vec<Diagnostic>,
+                   ariths: &mut Vec<(ArithOp, RTerm, RTerm)>,
+                   strings: &mut Vec<String>|
+     -> Option<RLiteral> {
         let Some(&rel) = rel_ix.get(l.predicate.as_str()) else {
             errs.push(e(&format!("{}.predicate", l.path), format!("`{}` is not a declared relation", l.predicate)));
             return None;
@@ -650,8 +684,11 @@ fn resolve_rule(
         let decl = &p.relations[rel];
         if decl.params.len() != l.args.len() {
             errs.push(
-                e(&format!("{}.args", l.path), format!("`{}` takes {} arguments, got {}", decl.name, decl.params.len(), l.args.len()))
-                    .with_code("arity_mismatch"),
+                e(
+                    &format!("{}.args", l.path),
+                    format!("`{}` takes {} arguments, got {}", decl.name, decl.params.len(), l.args.len()),
+                )
+                .with_code("arity_mismatch"),
             );
             return None;
         }
@@ -712,8 +749,26 @@ fn resolve_rule(
                 }
             }
             ir::BodyItem::Comparison(c) => {
-                let a = term(&c.left, Ty::Integer, &format!("{}.left", c.path), "the left side of a comparison", &mut errs, &cx, &mut ariths, strings);
-                let b = term(&c.right, Ty::Integer, &format!("{}.right", c.path), "the right side of a comparison", &mut errs, &cx, &mut ariths, strings);
+                let a = term(
+                    &c.left,
+                    Ty::Integer,
+                    &format!("{}.left", c.path),
+                    "the left side of a comparison",
+                    &mut errs,
+                    &cx,
+                    &mut ariths,
+                    strings,
+                );
+                let b = term(
+                    &c.right,
+                    Ty::Integer,
+                    &format!("{}.right", c.path),
+                    "the right side of a comparison",
+                    &mut errs,
+                    &cx,
+                    &mut ariths,
+                    strings,
+                );
                 if let (Some(a), Some(b)) = (a, b) {
                     cmp_paths.insert(body.len(), &c.path);
                     body.push(RItem::Comparison(c.op, a, b));
@@ -761,8 +816,11 @@ fn resolve_rule(
     for &v in &head_vars {
         if !bound.contains(&v) {
             errs.push(
-                e(&format!("{}.head", n.path), format!("head variable `{}` does not occur in a body literal (unsafe)", vname(v)))
-                    .with_code(unsafe_code(v)),
+                e(
+                    &format!("{}.head", n.path),
+                    format!("head variable `{}` does not occur in a body literal (unsafe)", vname(v)),
+                )
+                .with_code(unsafe_code(v)),
             );
         }
     }
@@ -779,8 +837,11 @@ fn resolve_rule(
                     // `x = x`-style comparisons aside, an unbound variable is unsafe.
                     if !bound.contains(&v) && !(left.contains(&v) && *a == RTerm::Var(v) && *b == RTerm::Var(v)) {
                         errs.push(
-                            e(path, format!("comparison variable `{}` does not occur in a body literal (unsafe)", vname(v)))
-                                .with_code("unbound_variable"),
+                            e(
+                                path,
+                                format!("comparison variable `{}` does not occur in a body literal (unsafe)", vname(v)),
+                            )
+                            .with_code("unbound_variable"),
                         );
                     }
                 }

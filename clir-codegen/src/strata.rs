@@ -126,9 +126,7 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
             "negation" => format!(
                 "rule `{}` negates `{}` (negation as failure) in a cycle through itself: {}; \
                  a negated predicate must lie in a lower stratum (cyclic negation)",
-                rule.id,
-                p.relations[e.from].name,
-                chain
+                rule.id, p.relations[e.from].name, chain
             ),
             "contested" => format!(
                 "predicate `{}` is contested ({}) but depends on itself through rule `{}`: {}; \
@@ -197,11 +195,10 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
     let mut strata = Vec::new();
     for (si, &c) in order.iter().enumerate() {
         let set = &members[c];
-        let rules: Vec<usize> =
-            (0..p.rules.len()).filter(|&ri| comp[p.rules[ri].head.rel] == c).collect();
-        let recursive = rules.iter().any(|&ri| {
-            p.rules[ri].body.iter().any(|it| matches!(it, RItem::Literal(_, l) if comp[l.rel] == c))
-        });
+        let rules: Vec<usize> = (0..p.rules.len()).filter(|&ri| comp[p.rules[ri].head.rel] == c).collect();
+        let recursive = rules
+            .iter()
+            .any(|&ri| p.rules[ri].body.iter().any(|it| matches!(it, RItem::Literal(_, l) if comp[l.rel] == c)));
         let collapsed = rules.iter().all(|&ri| {
             let r = &p.rules[ri];
             r.strength == Strength::Strict

@@ -123,9 +123,7 @@ impl Report {
         match self.document {
             Some(doc) if failures.0.is_empty() => Ok(doc),
             Some(_) => Err(failures),
-            None if failures.0.is_empty() => {
-                Err(Diagnostic::new("parse", "", "the document did not parse").into())
-            }
+            None if failures.0.is_empty() => Err(Diagnostic::new("parse", "", "the document did not parse").into()),
             None => Err(failures),
         }
     }
@@ -206,8 +204,7 @@ pub fn verify_bytes(bytes: &[u8], opts: &VerifyOptions) -> Report {
     let node_count = nodes.len();
     let (parse, document) = match Document::from_json(json) {
         Ok(doc) => {
-            let detail =
-                format!("{} {}: {} nodes", doc.package.name, doc.package.version, node_count);
+            let detail = format!("{} {}: {} nodes", doc.package.name, doc.package.version, node_count);
             (pass("parse", detail), Some(doc))
         }
         Err(diags) => (fail_many("parse", "model error", diags.0), None),
@@ -215,8 +212,8 @@ pub fn verify_bytes(bytes: &[u8], opts: &VerifyOptions) -> Report {
 
     Report {
         checks: vec![
-            parse, seal, semantic, name, version, canonical, schema, features, imports, strata,
-            content, texts, ids, references, sources,
+            parse, seal, semantic, name, version, canonical, schema, features, imports, strata, content, texts, ids,
+            references, sources,
         ],
         document,
     }
@@ -296,7 +293,11 @@ fn check_schema_version(top: &Map<String, Value>) -> Check {
         ),
         None => fail_one(
             "schemaVersion",
-            Diagnostic::new("schemaVersion", "schemaVersion", format!("expected {SCHEMA_VERSION}, found no schemaVersion string")),
+            Diagnostic::new(
+                "schemaVersion",
+                "schemaVersion",
+                format!("expected {SCHEMA_VERSION}, found no schemaVersion string"),
+            ),
         ),
     }
 }
@@ -314,10 +315,7 @@ fn check_features(top: &Map<String, Value>) -> Check {
             Some(name) => diags.push(Diagnostic::new(
                 "features",
                 path,
-                format!(
-                    "feature {name:?} is not understood (must understand; known: {})",
-                    KNOWN_FEATURES.join(", ")
-                ),
+                format!("feature {name:?} is not understood (must understand; known: {})", KNOWN_FEATURES.join(", ")),
             )),
             None => diags.push(Diagnostic::new("features", path, "expected a feature name")),
         }
@@ -334,7 +332,11 @@ fn check_empty_list(top: &Map<String, Value>, key: &'static str, why: &str) -> C
             Diagnostic::new(
                 key,
                 key,
-                format!("must be empty, found {} {}: {why}", items.len(), if items.len() == 1 { "entry" } else { "entries" }),
+                format!(
+                    "must be empty, found {} {}: {why}",
+                    items.len(),
+                    if items.len() == 1 { "entry" } else { "entries" }
+                ),
             ),
         ),
         _ => fail_one(key, Diagnostic::new(key, key, "expected an empty list")),
@@ -397,7 +399,9 @@ fn check_text_hashes(nodes: &[Value]) -> Check {
                 Some(written) => {
                     diags.push(located("textHash", path, node, format!("expected {computed}, found {written}")))
                 }
-                None => diags.push(located("textHash", path, node, format!("expected {computed}, found no contentHash"))),
+                None => {
+                    diags.push(located("textHash", path, node, format!("expected {computed}, found no contentHash")))
+                }
             }
         }
     }
@@ -646,7 +650,9 @@ impl<'a> RefWalk<'a> {
                             self.resolved += 1;
                         } else {
                             let m = format!("{p} takes {arity} arguments, found {}", args.len());
-                            self.diags.push(located("references", format!("{path}.args"), node, m).with_code("arity_mismatch"));
+                            self.diags.push(
+                                located("references", format!("{path}.args"), node, m).with_code("arity_mismatch"),
+                            );
                         }
                     }
                 }
@@ -740,13 +746,19 @@ fn check_sources(top: &Map<String, Value>, nodes: &[Value], opts: &VerifyOptions
         let declared = node.get("documentHash").and_then(Value::as_str);
         let Some(rel) = sources.iter().find(|(k, _)| *k == id).map(|(_, p)| *p) else {
             if declared.is_some() {
-                let d = located(NAME, hash_path, node, "no local source text is named in metadata.localSources: not checked".into());
+                let d = located(
+                    NAME,
+                    hash_path,
+                    node,
+                    "no local source text is named in metadata.localSources: not checked".into(),
+                );
                 absent(d, &mut fails);
             }
             continue;
         };
         let Some(declared) = declared else {
-            let d = located(NAME, hash_path, node, format!("the publication has no documentHash to check {rel} against"));
+            let d =
+                located(NAME, hash_path, node, format!("the publication has no documentHash to check {rel} against"));
             absent(d, &mut fails);
             continue;
         };
@@ -770,20 +782,25 @@ fn check_sources(top: &Map<String, Value>, nodes: &[Value], opts: &VerifyOptions
                 if found == declared {
                     matched += 1;
                 } else {
-                    fails.push(located(
-                        NAME,
-                        hash_path,
-                        node,
-                        format!("{rel}: expected {declared}, found {found}"),
-                    ));
+                    fails.push(located(NAME, hash_path, node, format!("{rel}: expected {declared}, found {found}")));
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let d = located(NAME, hash_path, node, format!("{rel} is not available: documentHash {declared} not checked"));
+                let d = located(
+                    NAME,
+                    hash_path,
+                    node,
+                    format!("{rel} is not available: documentHash {declared} not checked"),
+                );
                 absent(d, &mut fails);
             }
             Err(e) => {
-                let d = located(NAME, hash_path, node, format!("{rel} cannot be read ({e}): documentHash {declared} not checked"));
+                let d = located(
+                    NAME,
+                    hash_path,
+                    node,
+                    format!("{rel} cannot be read ({e}): documentHash {declared} not checked"),
+                );
                 absent(d, &mut fails);
             }
         }

@@ -66,7 +66,10 @@ fn naf_nodes() -> Vec<Value> {
         rule(
             "R",
             lit("ok", json!([var("x")])),
-            vec![lit("person", json!([var("x")])), json!({"kind": "not", "formula": lit("banned", json!([var("x"), var("y")]))})],
+            vec![
+                lit("person", json!([var("x")])),
+                json!({"kind": "not", "formula": lit("banned", json!([var("x"), var("y")]))}),
+            ],
             &[("x", INT), ("y", INT)],
         ),
     ]
@@ -100,7 +103,12 @@ fn strings_and_arithmetic_need_their_features_and_types() {
             rel("r", "empirical", &[INT, INT]),
             rel("a", "institutional", &[INT]),
             rel("s", "institutional", &[STR]),
-            rule("R", lit("a", json!([head_arg])), vec![lit("r", json!([var("x"), var("y")]))], &[("x", INT), ("y", INT)]),
+            rule(
+                "R",
+                lit("a", json!([head_arg])),
+                vec![lit("r", json!([var("x"), var("y")]))],
+                &[("x", INT), ("y", INT)],
+            ),
             rule(
                 "S",
                 lit("s", json!([{"kind": "value", "type": {"name": STR}, "value": "ttt_obj"}])),
@@ -127,7 +135,12 @@ fn unsafe_rules_carry_their_codes() {
         vec![
             rel("q", "empirical", &[INT]),
             rel("p", "institutional", &[INT]),
-            rule("R", lit("p", json!([var(head_var)])), vec![lit("q", json!([var("y")]))], &[(head_var, INT), ("y", INT)]),
+            rule(
+                "R",
+                lit("p", json!([var(head_var)])),
+                vec![lit("q", json!([var("y")]))],
+                &[(head_var, INT), ("y", INT)],
+            ),
         ]
     };
     assert_eq!(compile(&["core-executable"], nodes("x")).unwrap_err(), vec![Some("unbound_variable")]);

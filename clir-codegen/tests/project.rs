@@ -32,7 +32,15 @@ fn the_repository_project_verifies() {
     assert_eq!(p.packages.len(), 1);
     assert_eq!(p.packages[0].path, Path::new("sources/fide.laws.chess-0.1.0.lawir.json"));
     let v = project::verify_all(&p).unwrap();
-    assert_eq!(v[0].pin, Pin { name: "fide.laws.chess".into(), version: "0.1.0".into(), seal: SEAL.into(), semantic_hash: SEMANTIC.into() });
+    assert_eq!(
+        v[0].pin,
+        Pin {
+            name: "fide.laws.chess".into(),
+            version: "0.1.0".into(),
+            seal: SEAL.into(),
+            semantic_hash: SEMANTIC.into()
+        }
+    );
     assert_eq!(v[0].bytes, SEED);
     assert_eq!(v[0].document.nodes.len(), 140);
 }
@@ -90,7 +98,10 @@ fn an_unpinned_package_fails_and_says_to_run_clir_lock() {
     let dir = temp_project();
     fs::remove_file(dir.path().join("law.lock")).unwrap();
     let err = project::verify_all(&project::load(dir.path()).unwrap()).unwrap_err();
-    assert_eq!(messages(&err), ["package fide.laws.chess has no pin in law.lock: review the package, then run `clir lock`"]);
+    assert_eq!(
+        messages(&err),
+        ["package fide.laws.chess has no pin in law.lock: review the package, then run `clir lock`"]
+    );
 }
 
 #[test]
@@ -105,7 +116,10 @@ fn inline_pins_must_agree_with_the_lock() {
     let p = project::load(dir.path()).unwrap();
     assert_eq!(p.packages[0].seal.as_deref(), Some(wrong.as_str()));
     let err = project::verify_all(&p).unwrap_err();
-    assert_eq!(messages(&err), [format!("package fide.laws.chess: seal: expected {SEAL} (law.lock), found {wrong} (law.toml)")]);
+    assert_eq!(
+        messages(&err),
+        [format!("package fide.laws.chess: seal: expected {SEAL} (law.lock), found {wrong} (law.toml)")]
+    );
 
     fs::write(
         dir.path().join("law.toml"),
@@ -121,7 +135,11 @@ fn a_missing_blob_names_the_package_and_path() {
     fs::remove_file(dir.path().join("sources/fide.laws.chess-0.1.0.lawir.json")).unwrap();
     let err = project::verify_all(&project::load(dir.path()).unwrap()).unwrap_err();
     let m = messages(&err);
-    assert!(m[0].starts_with("package fide.laws.chess: cannot read sources/fide.laws.chess-0.1.0.lawir.json: "), "{}", m[0]);
+    assert!(
+        m[0].starts_with("package fide.laws.chess: cannot read sources/fide.laws.chess-0.1.0.lawir.json: "),
+        "{}",
+        m[0]
+    );
 }
 
 #[test]
@@ -136,22 +154,32 @@ fn the_missing_source_text_is_a_warning_of_the_verified_package() {
 
 #[test]
 fn manifest_and_lock_errors_are_located() {
-    let err = project::parse_manifest("[dependencies]\n\"fide.laws.chess\" = { version = \"0.1.0\", sael = \"x\" }\n[package]\n").unwrap_err();
-    assert_eq!(messages(&err), [
-        "law.toml: unknown key `package` (only [dependencies] is understood)",
-        "law.toml: dependencies.\"fide.laws.chess\": unknown key `sael` (known: version, seal, semanticHash, path)",
-    ]);
-    let err = project::parse_manifest("[dependencies]\n\"../evil\" = \"1.0\"\n\"ok\" = { path = \"x\" }\n\"v\" = \"one\"\n").unwrap_err();
+    let err = project::parse_manifest(
+        "[dependencies]\n\"fide.laws.chess\" = { version = \"0.1.0\", sael = \"x\" }\n[package]\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        messages(&err),
+        [
+            "law.toml: unknown key `package` (only [dependencies] is understood)",
+            "law.toml: dependencies.\"fide.laws.chess\": unknown key `sael` (known: version, seal, semanticHash, path)",
+        ]
+    );
+    let err =
+        project::parse_manifest("[dependencies]\n\"../evil\" = \"1.0\"\n\"ok\" = { path = \"x\" }\n\"v\" = \"one\"\n")
+            .unwrap_err();
     assert_eq!(err.0.len(), 3, "{err}");
     let err = project::parse_manifest("[dependencies\n").unwrap_err();
     assert!(messages(&err)[0].starts_with("law.toml:1:"), "{err}");
 
-    let err = Lock::parse("[[package]]\nname = \"a\"\nversion = \"1.0\"\nseal = \"sha256:00\"\nsemanticHash = \"x\"\n").unwrap_err();
+    let err = Lock::parse("[[package]]\nname = \"a\"\nversion = \"1.0\"\nseal = \"sha256:00\"\nsemanticHash = \"x\"\n")
+        .unwrap_err();
     assert_eq!(err.0.len(), 2, "{err}");
     assert!(messages(&err)[0].contains("package[0] (a): seal: expected sha256: and 64 lowercase hex digits"), "{err}");
     let err = Lock::parse("[[package]]\nname = \"a\"\n").unwrap_err();
     assert!(messages(&err)[0].starts_with("law.lock:"), "{err}");
-    let pin = format!("[[package]]\nname = \"a\"\nversion = \"1.0\"\nseal = \"{SEAL}\"\nsemanticHash = \"{SEMANTIC}\"\n");
+    let pin =
+        format!("[[package]]\nname = \"a\"\nversion = \"1.0\"\nseal = \"{SEAL}\"\nsemanticHash = \"{SEMANTIC}\"\n");
     let err = Lock::parse(&format!("{pin}{pin}")).unwrap_err();
     assert_eq!(messages(&err), ["law.lock: package a is pinned more than once"]);
 }
@@ -166,7 +194,12 @@ fn a_project_without_law_toml_cannot_load() {
 #[test]
 fn write_lock_round_trips_sorted_by_name() {
     let dir = tempfile::tempdir().unwrap();
-    let pin = |name: &str| Pin { name: name.into(), version: "1.0.0".into(), seal: SEAL.into(), semantic_hash: SEMANTIC.into() };
+    let pin = |name: &str| Pin {
+        name: name.into(),
+        version: "1.0.0".into(),
+        seal: SEAL.into(),
+        semantic_hash: SEMANTIC.into(),
+    };
     let lock = Lock { packages: vec![pin("z.laws"), pin("a.laws")] };
     project::write_lock(dir.path(), &lock).unwrap();
     let back = Lock::parse(&fs::read_to_string(dir.path().join("law.lock")).unwrap()).unwrap();

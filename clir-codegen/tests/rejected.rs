@@ -5,9 +5,9 @@
 //! pass `verify_bytes` and fail `compile_document`; the parse-stage and reference cases fail
 //! `verify_bytes` (and, where the model still parses, `compile_document` too). No input panics.
 use clir_codegen::canonical::{canonical_bytes, node_content_hash, seal};
+use clir_codegen::compile_document;
 use clir_codegen::ir::Document;
 use clir_codegen::verify::{verify_bytes, Report, VerifyOptions};
-use clir_codegen::compile_document;
 use serde_json::{json, Value};
 
 const NS: &str = "urn:test:rejected";

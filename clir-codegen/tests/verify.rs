@@ -68,8 +68,21 @@ fn published_package_passes_every_check() {
     assert_eq!(
         names,
         [
-            "parse", "seal", "semanticHash", "name", "version", "canonical", "schemaVersion", "features",
-            "imports", "strata", "contentHash", "textHash", "ids", "references", "documentHash"
+            "parse",
+            "seal",
+            "semanticHash",
+            "name",
+            "version",
+            "canonical",
+            "schemaVersion",
+            "features",
+            "imports",
+            "strata",
+            "contentHash",
+            "textHash",
+            "ids",
+            "references",
+            "documentHash"
         ]
     );
     for c in &r.checks {
@@ -130,7 +143,11 @@ fn one_byte_changed_in_a_rule_body_fails_its_content_hash_and_the_seal() {
     let m = messages(&r, "contentHash");
     assert_eq!(m.len(), 1, "{m:?}");
     let i = index_of(&seed_json(), "#SeventyFiveAutomaticDraw");
-    assert!(m[0].starts_with(&format!("nodes[{i}] (urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw): expected sha256:")), "{}", m[0]);
+    assert!(
+        m[0].starts_with(&format!("nodes[{i}] (urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw): expected sha256:")),
+        "{}",
+        m[0]
+    );
     let written = seed_json()["nodes"][i]["contentHash"].as_str().unwrap().to_string();
     assert!(m[0].ends_with(&format!("found {written}")), "{}", m[0]);
     let seal = messages(&r, "seal");
@@ -188,10 +205,13 @@ fn unknown_feature_fails_features() {
     doc["features"] = json!(["core-executable", "time-travel"]);
     let r = verify(&bytes(&doc));
     assert_eq!(failed(&r), ["seal", "features"]);
-    assert_eq!(messages(&r, "features"), [format!(
-        "features[1]: feature \"time-travel\" is not understood (must understand; known: {})",
-        KNOWN_FEATURES.join(", ")
-    )]);
+    assert_eq!(
+        messages(&r, "features"),
+        [format!(
+            "features[1]: feature \"time-travel\" is not understood (must understand; known: {})",
+            KNOWN_FEATURES.join(", ")
+        )]
+    );
 }
 
 #[test]
@@ -215,10 +235,13 @@ fn dangling_predicate_fails_references() {
     });
     let r = verify(&b);
     assert_eq!(failed(&r), ["seal", "references"]);
-    assert_eq!(messages(&r, "references"), [format!(
-        "nodes[{i}].body.items[1].formula.predicate (urn:fide:laws:clir:chess#AgreedDraw): unknown relation \
+    assert_eq!(
+        messages(&r, "references"),
+        [format!(
+            "nodes[{i}].body.items[1].formula.predicate (urn:fide:laws:clir:chess#AgreedDraw): unknown relation \
          urn:fide:laws:clir:chess#draw_imagined: no node declares it"
-    )]);
+        )]
+    );
 }
 
 #[test]
@@ -236,10 +259,13 @@ fn wrong_literal_arity_fails_references() {
     });
     let r = verify(&b);
     assert_eq!(failed(&r), ["seal", "references"]);
-    assert_eq!(messages(&r, "references"), [format!(
-        "nodes[{i}].head.args (urn:fide:laws:clir:chess#AgreedDraw): urn:fide:laws:clir:chess#game_drawn takes 1 \
+    assert_eq!(
+        messages(&r, "references"),
+        [format!(
+            "nodes[{i}].head.args (urn:fide:laws:clir:chess#AgreedDraw): urn:fide:laws:clir:chess#game_drawn takes 1 \
          arguments, found 2"
-    )]);
+        )]
+    );
 }
 
 #[test]
@@ -255,10 +281,13 @@ fn undeclared_constant_fails_in_a_rule_but_not_as_an_authority() {
     });
     let r = verify(&b);
     assert_eq!(failed(&r), ["seal", "references"]);
-    assert_eq!(messages(&r, "references"), [format!(
-        "nodes[{i}].head.args[0].id (urn:fide:laws:clir:chess#AgreedDraw): unknown constant \
+    assert_eq!(
+        messages(&r, "references"),
+        [format!(
+            "nodes[{i}].head.args[0].id (urn:fide:laws:clir:chess#AgreedDraw): unknown constant \
          urn:fide:laws:clir:chess#NoSuchGame: no node declares it"
-    )]);
+        )]
+    );
 }
 
 #[test]
@@ -297,10 +326,13 @@ fn duplicate_node_id_fails_ids() {
     rehash(&mut doc, j);
     let r = verify(&bytes(&doc));
     assert_eq!(failed(&r), ["seal", "ids"]);
-    assert_eq!(messages(&r, "ids"), [format!(
+    assert_eq!(
+        messages(&r, "ids"),
+        [format!(
         "nodes[{j}].id (urn:fide:laws:clir:chess#AgreedDraw): duplicate node id urn:fide:laws:clir:chess#AgreedDraw, \
          first declared at nodes[{i}]"
-    )]);
+    )]
+    );
 }
 
 #[test]
@@ -319,7 +351,9 @@ fn fragment_text_edited_fails_text_hash() {
     let (b, i) = with_node("#FIDE_ART_12", |n| n["texts"][0]["text"] = json!("Article 12: the arbiter rules."));
     let r = verify(&b);
     assert_eq!(failed(&r), ["seal", "textHash"]);
-    assert!(messages(&r, "textHash")[0].starts_with(&format!("nodes[{i}].texts[0].contentHash (urn:fide:laws:clir:chess#FIDE_ART_12): expected sha256:")));
+    assert!(messages(&r, "textHash")[0].starts_with(&format!(
+        "nodes[{i}].texts[0].contentHash (urn:fide:laws:clir:chess#FIDE_ART_12): expected sha256:"
+    )));
 }
 
 #[test]

@@ -15,9 +15,7 @@ pub fn include_clir(input: TokenStream) -> TokenStream {
     let value = name.value();
     let module = module_name(&value);
     if module.is_empty() || !value.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_' || c == '-') {
-        return syn::Error::new(name.span(), format!("`{value}` is not a package name"))
-            .to_compile_error()
-            .into();
+        return syn::Error::new(name.span(), format!("`{value}` is not a package name")).to_compile_error().into();
     }
     let module = format_ident!("{}", module);
     quote! {

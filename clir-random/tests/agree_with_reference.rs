@@ -16,8 +16,7 @@ fn generated_code_agrees_with_the_reference_evaluator() {
             pkg.schema().relations.iter().filter_map(|r| r.capability.map(str::to_string)).collect();
         let opts = Options { grants: grants.clone(), explain: false };
         let cases = clir_reference::random::facts(seed, &doc);
-        let lines: Vec<(usize, String)> =
-            cases.iter().enumerate().map(|(i, c)| (i + 1, c.to_string())).collect();
+        let lines: Vec<(usize, String)> = cases.iter().enumerate().map(|(i, c)| (i + 1, c.to_string())).collect();
         // All fact sets of a package as one batch: cases must not leak into each other.
         let (out, _) = rule_chunk(pkg, &cat, &lines, &opts);
         for (case, got) in cases.iter().zip(&out) {
@@ -25,9 +24,7 @@ fn generated_code_agrees_with_the_reference_evaluator() {
             let got: Value = serde_json::from_str(got).expect("output is JSON");
             compared += 1;
             if got != want && failures.len() < 5 {
-                failures.push(format!(
-                    "package seed {seed}, case {case}\n  generated: {got}\n  reference: {want}"
-                ));
+                failures.push(format!("package seed {seed}, case {case}\n  generated: {got}\n  reference: {want}"));
             }
         }
     }

@@ -207,8 +207,11 @@ fn rejected_inputs() {
     assert!(err(json!({"case": "g", "facts": {"~no_such": [["g"]]}})).contains("no_such"));
     assert!(err(json!({"case": "g", "facts": {"game_drawn": [["g"]]}})).contains("institutional"));
     assert!(err(json!({"case": "g", "facts": {"~game_drawn": [["g"]]}})).contains("institutional"));
-    assert!(err(json!({"case": "g", "facts": {"moves_by_each_without_pawn_or_capture": [["g", "80"]]}})).contains("Integer"));
-    assert!(err(json!({"case": "g", "facts": {"moves_by_each_without_pawn_or_capture": [["g", 1.5]]}})).contains("Integer"));
+    assert!(err(json!({"case": "g", "facts": {"moves_by_each_without_pawn_or_capture": [["g", "80"]]}}))
+        .contains("Integer"));
+    assert!(
+        err(json!({"case": "g", "facts": {"moves_by_each_without_pawn_or_capture": [["g", 1.5]]}})).contains("Integer")
+    );
     assert!(err(json!({"case": "g", "facts": {"player_of": [["g", 3]]}})).contains("Player"));
     assert!(err(json!({"case": "g", "facts": {}, "extra": 1})).contains("extra"));
     assert!(err(json!({"case": "g"})).contains("facts"));
@@ -229,7 +232,12 @@ fn contradictions_of_any_relation_are_listed_sorted() {
     }));
     assert_eq!(
         out["contradictions"],
-        json!(["completed_illegal_move_count(b,10)", "completed_illegal_move_count(b,9)", "player_of(g,b)", "player_of(g,w)"])
+        json!([
+            "completed_illegal_move_count(b,10)",
+            "completed_illegal_move_count(b,9)",
+            "player_of(g,b)",
+            "player_of(g,w)"
+        ])
     );
     // Both sides are +D and so concluded: a contradiction is not a panic, and rules still fire.
     assert!(concluded(&out, "second_illegal_move_has_ended_the_game", json!(["g"])), "{out}");
@@ -244,7 +252,8 @@ fn output_tuples_are_sorted_integers_first() {
     }));
     assert_eq!(out["concluded"]["threefold_claim_correct"], json!([["g10", "a"], ["g2", "a"], ["g2", "b"]]));
     assert_eq!(out["concluded"]["game_drawn"], json!([["g10"], ["g2"]]));
-    let mut vals = vec![crate::Val::Str("a".into()), crate::Val::Int(10), crate::Val::Int(-3), crate::Val::Str("B".into())];
+    let mut vals =
+        vec![crate::Val::Str("a".into()), crate::Val::Int(10), crate::Val::Int(-3), crate::Val::Str("B".into())];
     vals.sort();
     assert_eq!(
         vals,

@@ -79,9 +79,7 @@ impl LitSet {
     }
 
     fn iter(&self) -> impl Iterator<Item = Lit> + '_ {
-        self.0.iter().flat_map(|(&(rel, neg), ts)| {
-            ts.iter().map(move |t| Lit { rel, neg, args: t.clone() })
-        })
+        self.0.iter().flat_map(|(&(rel, neg), ts)| ts.iter().map(move |t| Lit { rel, neg, args: t.clone() }))
     }
 }
 
@@ -204,9 +202,7 @@ impl Model {
             r.capability = capabilities.get(&r.id).cloned();
         }
         let rel_index = |id: &str| -> usize {
-            rels.iter()
-                .position(|r| r.id == id)
-                .unwrap_or_else(|| invalid(format!("unknown relation {id}")))
+            rels.iter().position(|r| r.id == id).unwrap_or_else(|| invalid(format!("unknown relation {id}")))
         };
         let term = |t: &Term| -> T {
             match t {
@@ -216,7 +212,9 @@ impl Model {
                     Some(name) => T::Val(Val::Str(name.clone())),
                     None => invalid(format!("unknown constant {id}")),
                 },
-                Term::Str(_) | Term::Arith(..) => invalid("the reference evaluator covers the core language only".to_string()),
+                Term::Str(_) | Term::Arith(..) => {
+                    invalid("the reference evaluator covers the core language only".to_string())
+                }
             }
         };
         let lit = |l: &ir::Literal| -> RLit {
@@ -232,7 +230,9 @@ impl Model {
                     match item {
                         BodyItem::Literal(status, l) => lits.push((*status, lit(l))),
                         BodyItem::Comparison(c) => cmps.push((c.op, term(&c.left), term(&c.right))),
-                        BodyItem::Not(_) => invalid("the reference evaluator covers the core language only".to_string()),
+                        BodyItem::Not(_) => {
+                            invalid("the reference evaluator covers the core language only".to_string())
+                        }
                     }
                 }
                 rule_ids.push(n.id.clone());
@@ -247,10 +247,7 @@ impl Model {
             }
         }
         let rule_index = |id: &str| -> usize {
-            rule_ids
-                .iter()
-                .position(|r| r == id)
-                .unwrap_or_else(|| invalid(format!("unknown rule {id}")))
+            rule_ids.iter().position(|r| r == id).unwrap_or_else(|| invalid(format!("unknown rule {id}")))
         };
         let mut superior = BTreeSet::new();
         let mut closures = Vec::new();
@@ -271,11 +268,7 @@ impl Model {
     }
 
     fn signature(&self, rel: &Rel) -> String {
-        rel.params
-            .iter()
-            .map(|(n, t)| format!("{n}: {}", self.type_name(t)))
-            .collect::<Vec<_>>()
-            .join(", ")
+        rel.params.iter().map(|(n, t)| format!("{n}: {}", self.type_name(t))).collect::<Vec<_>>().join(", ")
     }
 
     fn literal_text(&self, l: &Lit) -> String {
@@ -292,11 +285,8 @@ impl Model {
                 Some(rest) => (true, rest),
                 None => (false, key.as_str()),
             };
-            let rel_idx = self
-                .rels
-                .iter()
-                .position(|r| r.name == name)
-                .ok_or_else(|| format!("unknown relation `{name}`"))?;
+            let rel_idx =
+                self.rels.iter().position(|r| r.name == name).ok_or_else(|| format!("unknown relation `{name}`"))?;
             let rel = &self.rels[rel_idx];
             match rel.kind {
                 RelationKind::Empirical => {}
@@ -319,13 +309,10 @@ impl Model {
                     }
                 },
             }
-            let tuples = tuples
-                .as_array()
-                .ok_or_else(|| format!("`{key}` must be an array of tuples"))?;
+            let tuples = tuples.as_array().ok_or_else(|| format!("`{key}` must be an array of tuples"))?;
             for tuple in tuples {
-                let items = tuple
-                    .as_array()
-                    .ok_or_else(|| format!("a tuple of `{key}` must be an array, found {tuple}"))?;
+                let items =
+                    tuple.as_array().ok_or_else(|| format!("a tuple of `{key}` must be an array, found {tuple}"))?;
                 if items.len() != rel.params.len() {
                     return Err(format!(
                         "relation `{name}` takes {} arguments ({}), got {}",
@@ -439,9 +426,9 @@ impl Model {
             let next = (0..comps.len())
                 .find(|&c| {
                     !done[c]
-                        && comps[c].iter().all(|&p| {
-                            (0..n).all(|q| !(edges[q].contains(&p) && comp_of[q] != c && !done[comp_of[q]]))
-                        })
+                        && comps[c]
+                            .iter()
+                            .all(|&p| (0..n).all(|q| !(edges[q].contains(&p) && comp_of[q] != c && !done[comp_of[q]])))
                 })
                 .expect("the condensation of a graph is acyclic");
             done[next] = true;
@@ -479,10 +466,8 @@ impl Model {
             // 2. +S and +d: one joint least fixpoint.
             loop {
                 // The applicable ground instances of every rule of the stratum, by rule index.
-                let applicable: BTreeMap<usize, BTreeSet<Lit>> = rules
-                    .iter()
-                    .map(|&i| (i, self.instances(&self.rules[i], Mode::Applicable, &c)))
-                    .collect();
+                let applicable: BTreeMap<usize, BTreeSet<Lit>> =
+                    rules.iter().map(|&i| (i, self.instances(&self.rules[i], Mode::Applicable, &c))).collect();
                 let mut changed = false;
                 for (&i, heads) in &applicable {
                     if self.rules[i].strength == Strength::Defeater {
@@ -528,9 +513,9 @@ impl Model {
         // 3. every applicable rule s for ~q is beaten by an applicable strict or defeasible
         //    rule t for q with t > s.
         (0..self.rules.len()).filter(|&s| applies_to(s, &not_q)).all(|s| {
-            self.superior.iter().any(|&(t, lower)| {
-                lower == s && self.rules[t].strength != Strength::Defeater && applies_to(t, q)
-            })
+            self.superior
+                .iter()
+                .any(|&(t, lower)| lower == s && self.rules[t].strength != Strength::Defeater && applies_to(t, q))
         })
     }
 

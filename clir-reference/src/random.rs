@@ -328,9 +328,8 @@ impl Gen<'_> {
                 head_args.push(GTerm::Var(*self.rng.pick(&same)));
                 continue;
             }
-            let inputs: Vec<usize> = (0..self.rels.len())
-                .filter(|&r| self.rels[r].layer == 0 && self.rels[r].params.contains(ty))
-                .collect();
+            let inputs: Vec<usize> =
+                (0..self.rels.len()).filter(|&r| self.rels[r].layer == 0 && self.rels[r].params.contains(ty)).collect();
             let input = *self.rng.pick(&inputs);
             let params = self.rels[input].params.clone();
             let mut args = Vec::new();
@@ -407,11 +406,10 @@ impl Gen<'_> {
         let strength = if self.rng.chance(50) { "strict" } else { "defeasible" };
         let base = GRule {
             head: GLit { rel: reach, neg: false, args: vec![GTerm::Var(0), GTerm::Var(1)] },
-            body: vec![GItem::Lit(Some("established"), GLit {
-                rel: edge,
-                neg: false,
-                args: vec![GTerm::Var(0), GTerm::Var(1)],
-            })],
+            body: vec![GItem::Lit(
+                Some("established"),
+                GLit { rel: edge, neg: false, args: vec![GTerm::Var(0), GTerm::Var(1)] },
+            )],
             vars: vec![ty.clone(), ty.clone()],
             strength,
         };
@@ -420,11 +418,10 @@ impl Gen<'_> {
         let step = GRule {
             head: GLit { rel: reach, neg: false, args: vec![GTerm::Var(0), GTerm::Var(2)] },
             body: vec![
-                GItem::Lit(Some("established"), GLit {
-                    rel: first,
-                    neg: false,
-                    args: vec![GTerm::Var(0), GTerm::Var(1)],
-                }),
+                GItem::Lit(
+                    Some("established"),
+                    GLit { rel: first, neg: false, args: vec![GTerm::Var(0), GTerm::Var(1)] },
+                ),
                 GItem::Lit(Some(status), GLit { rel: reach, neg: false, args: vec![GTerm::Var(1), GTerm::Var(2)] }),
             ],
             vars: vec![ty.clone(), ty.clone(), ty],
@@ -583,7 +580,9 @@ impl Gen<'_> {
         match item {
             GItem::Lit(None, l) => self.literal(l),
             GItem::Lit(Some(status), l) => json!({"kind": "status", "status": status, "formula": self.literal(l)}),
-            GItem::Cmp(op, a, b) => json!({"kind": "comparison", "op": op, "left": self.term(a), "right": self.term(b)}),
+            GItem::Cmp(op, a, b) => {
+                json!({"kind": "comparison", "op": op, "left": self.term(a), "right": self.term(b)})
+            }
         }
     }
 
@@ -787,9 +786,8 @@ pub fn facts(seed: u64, doc: &ir::Document) -> Vec<Value> {
             if r.relation_kind == RelationKind::Judgment && !with_judgments {
                 continue;
             }
-            let tuple = |rng: &mut Rng| -> Value {
-                Value::Array(r.parameters.iter().map(|p| value(rng, &p.ty)).collect())
-            };
+            let tuple =
+                |rng: &mut Rng| -> Value { Value::Array(r.parameters.iter().map(|p| value(rng, &p.ty)).collect()) };
             let mut pos: Vec<Value> = Vec::new();
             for _ in 0..rng.range(0, 4) {
                 let t = tuple(&mut rng);

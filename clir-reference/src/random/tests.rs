@@ -31,7 +31,12 @@ fn check_constraints(doc: &Document) -> Result<(), String> {
         let mut bound = BTreeSet::new();
         for (_, l) in &r.lits {
             if contested(h) && level[l.rel] >= level[h] {
-                return Err(format!("rule {} for contested {} uses {} of the same stratum", r.id, name(h), name(l.rel)));
+                return Err(format!(
+                    "rule {} for contested {} uses {} of the same stratum",
+                    r.id,
+                    name(h),
+                    name(l.rel)
+                ));
             }
             if l.neg && closed.contains(&l.rel) && level[l.rel] >= level[h] {
                 return Err(format!("rule {} uses ~{} in its closure's stratum", r.id, name(l.rel)));
@@ -167,8 +172,9 @@ fn generated_features_occur_and_matter() {
         let strata = m.strata();
         let level = |r: usize| strata.iter().position(|s| s.contains(&r)).unwrap();
         let rules = &m.rules;
-        let recursive: Vec<usize> =
-            (0..rules.len()).filter(|&i| rules[i].lits.iter().any(|(_, l)| level(l.rel) == level(rules[i].head.rel))).collect();
+        let recursive: Vec<usize> = (0..rules.len())
+            .filter(|&i| rules[i].lits.iter().any(|(_, l)| level(l.rel) == level(rules[i].head.rel)))
+            .collect();
         note("recursive rule", !recursive.is_empty());
         note("negative head", rules.iter().any(|r| r.head.neg));
         note("negative body literal", rules.iter().any(|r| r.lits.iter().any(|(_, l)| l.neg)));
@@ -223,7 +229,13 @@ fn generated_features_occur_and_matter() {
 fn other_configs_make_valid_packages() {
     let configs = [
         Config { max_entity_types: 0, max_arity: 1, ..Config::default() },
-        Config { max_layers: 1, max_preds_per_layer: 1, max_rules_per_pred: 1, max_body_literals: 1, ..Config::default() },
+        Config {
+            max_layers: 1,
+            max_preds_per_layer: 1,
+            max_rules_per_pred: 1,
+            max_body_literals: 1,
+            ..Config::default()
+        },
         Config { max_layers: 5, max_preds_per_layer: 4, max_rules_per_pred: 3, ..Config::default() },
     ];
     for cfg in &configs {

@@ -75,7 +75,10 @@ fn walk(
                 .filter(|m| {
                     let mut p = pos.clone();
                     p.play_unchecked(*m);
-                    !p.is_check() && !seen.contains(&key(&p)) && !p.legal_moves().is_empty() && !p.is_insufficient_material()
+                    !p.is_check()
+                        && !seen.contains(&key(&p))
+                        && !p.legal_moves().is_empty()
+                        && !p.is_insufficient_material()
                 })
                 .collect();
             if cands.is_empty() {
@@ -165,7 +168,13 @@ fn print(round: usize, g: &Game) {
     println!();
 }
 
-fn sans(event: &'static str, fen: Option<&'static str>, line: &str, result: &'static str, termination: Option<&'static str>) -> Game {
+fn sans(
+    event: &'static str,
+    fen: Option<&'static str>,
+    line: &str,
+    result: &'static str,
+    termination: Option<&'static str>,
+) -> Game {
     let start = fen.map_or_else(Chess::default, from_fen);
     let mut pos = start.clone();
     let moves = play_sans(&mut pos, line);

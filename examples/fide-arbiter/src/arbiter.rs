@@ -86,7 +86,8 @@ fn recorded_of(rec: &Record) -> String {
 
 /// Parses, replays and derives the facts of one game.
 fn prepare(raw: &RawGame) -> Result<Prepared, (Record, String)> {
-    let rec = pgn::parse(&raw.text).map_err(|(rec, e)| (rec, format!("{}:{}: {}", raw.file, raw.line + e.line - 1, e.message)))?;
+    let rec = pgn::parse(&raw.text)
+        .map_err(|(rec, e)| (rec, format!("{}:{}: {}", raw.file, raw.line + e.line - 1, e.message)))?;
     let replay = match replay::replay(&rec) {
         Ok(r) => r,
         Err(e) => return Err((rec, format!("{}:{}: {e}", raw.file, raw.line))),
@@ -111,7 +112,9 @@ pub fn ruled_result(g: &str, ruling: &Value) -> Result<Option<&'static str>, Str
             .as_array()
             .map(|a| {
                 a.iter()
-                    .filter_map(|t| t.as_array().map(|t| t.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect()))
+                    .filter_map(|t| {
+                        t.as_array().map(|t| t.iter().map(|v| v.as_str().unwrap_or("").to_string()).collect())
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -201,7 +204,10 @@ fn reason_of(p: &Prepared, kind: &str, ruled: Option<&str>, conflict: Option<&st
                     ),
                 );
             }
-            return mk("the board decides otherwise", format!("{} decides {ruled}; the record says {}", b.name(), p.recorded));
+            return mk(
+                "the board decides otherwise",
+                format!("{} decides {ruled}; the record says {}", b.name(), p.recorded),
+            );
         }
         if let TagFacts::Resigned(c) = p.tag_facts {
             if r.pos.has_insufficient_material(!c) {
@@ -229,10 +235,7 @@ fn reason_of(p: &Prepared, kind: &str, ruled: Option<&str>, conflict: Option<&st
             "adjudicated under the tournament's rules: not an ending under the Laws",
             format!("adjudicated ({term})"),
         ),
-        "time_forfeit" => mk(
-            "loss on time: Article 6.9 is not in fide.laws.chess",
-            term,
-        ),
+        "time_forfeit" => mk("loss on time: Article 6.9 is not in fide.laws.chess", term),
         "abandoned" => mk("game abandoned (disconnection or stalled connection): no ending under the Laws", term),
         "illegal_move" => mk(
             "one illegal move ended the game under the tournament's rules: Article 7.5.5 ends a game at the second",
@@ -253,10 +256,9 @@ fn reason_of(p: &Prepared, kind: &str, ruled: Option<&str>, conflict: Option<&st
             format!("{term}; material: {}", material(&r.pos)),
         ),
         "resignation" => mk("resignation without a named or losing player", term),
-        "agreement" => mk(
-            "draw agreed before both players made a move (Article 5.2.3)",
-            format!("{} plies played", r.plies),
-        ),
+        "agreement" => {
+            mk("draw agreed before both players made a move (Article 5.2.3)", format!("{} plies played", r.plies))
+        }
         "unknown" => mk(
             "no Termination tag and the board decides nothing: the record does not say how the game ended",
             String::new(),
@@ -293,8 +295,12 @@ fn opt(s: Option<&str>) -> String {
 }
 
 fn error_outcome(raw: &RawGame, rec: &Record, msg: String) -> Outcome {
-    let (white, black, event, round) =
-        (tag_or_empty(rec, "White"), tag_or_empty(rec, "Black"), tag_or_empty(rec, "Event"), tag_or_empty(rec, "Round"));
+    let (white, black, event, round) = (
+        tag_or_empty(rec, "White"),
+        tag_or_empty(rec, "Black"),
+        tag_or_empty(rec, "Event"),
+        tag_or_empty(rec, "Round"),
+    );
     let recorded = recorded_of(rec);
     let error = msg;
     let line = format!(
@@ -354,7 +360,11 @@ pub fn arbitrate(games: &[RawGame]) -> Vec<Outcome> {
         let ruling_line = rulings.next().expect("one ruling per case");
         let ruling: Value = serde_json::from_str(&ruling_line).expect("rulings are JSON");
         if let Some(e) = ruling.get("error") {
-            out.push(error_outcome(raw, &p.rec, format!("{}:{}: the package rejected the derived case: {e}", raw.file, raw.line)));
+            out.push(error_outcome(
+                raw,
+                &p.rec,
+                format!("{}:{}: the package rejected the derived case: {e}", raw.file, raw.line),
+            ));
             continue;
         }
         let g = case_name(raw.index);
@@ -366,8 +376,12 @@ pub fn arbitrate(games: &[RawGame]) -> Vec<Outcome> {
         let kind = kind_of(&p);
         let reason = (!agrees).then(|| reason_of(&p, &kind, ruled, conflict.as_deref()));
         let board = p.replay.board();
-        let (white, black, event, round) =
-            (tag_or_empty(&p.rec, "White"), tag_or_empty(&p.rec, "Black"), tag_or_empty(&p.rec, "Event"), tag_or_empty(&p.rec, "Round"));
+        let (white, black, event, round) = (
+            tag_or_empty(&p.rec, "White"),
+            tag_or_empty(&p.rec, "Black"),
+            tag_or_empty(&p.rec, "Event"),
+            tag_or_empty(&p.rec, "Round"),
+        );
         let mut line = format!(
             "{{\"game\":{},\"white\":{},\"black\":{},\"event\":{},\"round\":{},\"recorded\":{},\"board\":{},\"ruled\":{},\"agrees\":{},\"ruling\":{},\"kind\":{},\"termination\":{},\"plies\":{}",
             raw.index,
@@ -391,7 +405,10 @@ pub fn arbitrate(games: &[RawGame]) -> Vec<Outcome> {
             line.push_str(&format!(",\"plies_after_end\":{}", p.replay.moves_after_end()));
         }
         if let Some(r) = &reason {
-            line.push_str(&format!(",\"reason\":{}", jstr(&if r.detail.is_empty() { r.class.clone() } else { format!("{}: {}", r.class, r.detail) })));
+            line.push_str(&format!(
+                ",\"reason\":{}",
+                jstr(&if r.detail.is_empty() { r.class.clone() } else { format!("{}: {}", r.class, r.detail) })
+            ));
         }
         line.push('}');
         out.push(Outcome {

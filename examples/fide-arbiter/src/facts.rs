@@ -70,7 +70,13 @@ pub fn classify(text: &str) -> TagEnding {
         TagEnding::Checkmate
     } else if has("insufficient") || has("dead position") {
         TagEnding::DeadPosition
-    } else if has("adjudicat") || has("tcec win") || has("tcec draw") || has("syzygy") || has("tb position") || has("tablebase") {
+    } else if has("adjudicat")
+        || has("tcec win")
+        || has("tcec draw")
+        || has("syzygy")
+        || has("tb position")
+        || has("tablebase")
+    {
         TagEnding::Adjudication
     } else if has("disconnect") || has("stall") || has("abandon") {
         TagEnding::Abandoned
@@ -233,7 +239,8 @@ pub fn derive(g: &str, r: &Replay, tags: TagFacts) -> Facts {
         for side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
             let Some(rook_sq) = pos.castles().rook(c, side) else { continue };
             let Some(king_sq) = board.king_of(c) else { continue };
-            let name = format!("{}_{}", player(c), if side == CastlingSide::KingSide { "kingside" } else { "queenside" });
+            let name =
+                format!("{}_{}", player(c), if side == CastlingSide::KingSide { "kingside" } else { "queenside" });
             let rook = format!("{}_rook_{}", player(c), rook_sq);
             let king = format!("{}_king", player(c));
             f.add("castling_side_of", json!([g, player(c), name, rook]));

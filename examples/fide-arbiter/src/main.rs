@@ -12,7 +12,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
-#[command(name = "fide-arbiter", version, about = "FIDE rulings for PGN game records, checked against their recorded results")]
+#[command(
+    name = "fide-arbiter",
+    version,
+    about = "FIDE rulings for PGN game records, checked against their recorded results"
+)]
 struct Args {
     /// PGN files (`-` for standard input); games are numbered from 1 across all of them.
     #[arg(required = true)]

@@ -43,7 +43,15 @@ struct Current {
 impl<R: BufRead> Splitter<R> {
     /// Splits `reader` (named `file` in messages); game indices start at `first_index`.
     pub fn new(reader: R, file: impl Into<String>, first_index: usize) -> Self {
-        Splitter { reader, file: file.into(), line_no: 0, next_index: first_index, cur: None, buf: Vec::new(), done: false }
+        Splitter {
+            reader,
+            file: file.into(),
+            line_no: 0,
+            next_index: first_index,
+            cur: None,
+            buf: Vec::new(),
+            done: false,
+        }
     }
 
     /// The index the next game will get.

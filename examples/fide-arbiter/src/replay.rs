@@ -169,7 +169,11 @@ pub fn replay(rec: &Record) -> Result<Replay, String> {
     }
     for (ply, tok) in rec.moves.iter().enumerate() {
         if matches!(tok.san.san, San::Null) {
-            return Err(format!("{} {}: a null move is not a move", move_label(start_turn, start_fullmove, ply), tok.text));
+            return Err(format!(
+                "{} {}: a null move is not a move",
+                move_label(start_turn, start_fullmove, ply),
+                tok.text
+            ));
         }
         let m = match tok.san.san.to_move(&pos) {
             Ok(m) => m,
@@ -186,7 +190,8 @@ pub fn replay(rec: &Record) -> Result<Replay, String> {
             }
         };
         let mover = pos.turn();
-        out.last_double_push = matches!(m, Move::Normal { role: Role::Pawn, from, to, .. } if from.rank().distance(to.rank()) == 2);
+        out.last_double_push =
+            matches!(m, Move::Normal { role: Role::Pawn, from, to, .. } if from.rank().distance(to.rank()) == 2);
         pos.play_unchecked(m);
         match mover {
             Color::White => out.white_moved = true,

@@ -166,7 +166,8 @@ impl Summary {
             if self.threads == 1 { "" } else { "s" }
         );
         let _ = writeln!(s);
-        let _ = writeln!(s, "{:<24} {:>7} {:>7} {:>7} {:>10}", "termination kind", "games", "agree", "differ", "no ruling");
+        let _ =
+            writeln!(s, "{:<24} {:>7} {:>7} {:>7} {:>10}", "termination kind", "games", "agree", "differ", "no ruling");
         let mut keys: Vec<&String> = self.rows.keys().collect();
         keys.sort_by_key(|k| (ROWS.iter().position(|r| r == k).unwrap_or(ROWS.len()), k.as_str()));
         let line = |s: &mut String, name: &str, r: &Row| {

@@ -100,25 +100,170 @@ fn literals(ruling: &Value, layer: &str) -> Vec<String> {
 #[test]
 fn special_cases_rule_as_the_laws_say() {
     let expect = [
-        Expect { event: "stalemate", board: Some("stalemate"), ruled: Some("1/2-1/2"), agrees: true, concluded: &["stalemate_has_ended_the_game(G)", "valid_transition(G,ConcludeByStalemate)", "entered_state(G,Ended)"], not_concluded: &[] },
-        Expect { event: "threefold repetition claimed", board: None, ruled: Some("1/2-1/2"), agrees: true, concluded: &["threefold_claim_correct(G,white)", "valid_transition(G,ConcludeByDrawnClaim)"], not_concluded: &[] },
-        Expect { event: "threefold repetition claimed too early", board: None, ruled: None, agrees: false, concluded: &[], not_concluded: &["game_drawn(G)", "entered_state(G,Ended)"] },
-        Expect { event: "threefold repetition claimed, castling rights differ", board: None, ruled: None, agrees: false, concluded: &[], not_concluded: &["game_drawn(G)"] },
-        Expect { event: "fivefold repetition", board: Some("fivefold"), ruled: Some("1/2-1/2"), agrees: true, concluded: &["game_drawn(G)"], not_concluded: &[] },
-        Expect { event: "fivefold repetition, record goes on", board: Some("fivefold"), ruled: Some("1/2-1/2"), agrees: false, concluded: &["game_drawn(G)"], not_concluded: &["game_won_by(G,white)"] },
-        Expect { event: "fifty-move rule claimed", board: None, ruled: Some("1/2-1/2"), agrees: true, concluded: &["fifty_move_claim_correct(G,white)", "valid_transition(G,ConcludeByDrawnClaim)"], not_concluded: &[] },
-        Expect { event: "fifty-move rule claimed one move early", board: None, ruled: None, agrees: false, concluded: &[], not_concluded: &["game_drawn(G)"] },
-        Expect { event: "seventy-five-move rule", board: Some("seventy_five_moves"), ruled: Some("1/2-1/2"), agrees: true, concluded: &["game_drawn(G)"], not_concluded: &[] },
-        Expect { event: "checkmate on the move that completes 75 moves", board: Some("checkmate"), ruled: Some("0-1"), agrees: true, concluded: &["game_won_by(G,black)", "~game_drawn(G)", "valid_transition(G,ConcludeByCheckmate)"], not_concluded: &["game_drawn(G)"] },
-        Expect { event: "dead position", board: Some("dead_position"), ruled: Some("1/2-1/2"), agrees: true, concluded: &["dead_position_has_ended_the_game(G)", "valid_transition(G,ConcludeByDeadPosition)"], not_concluded: &[] },
-        Expect { event: "dead position, then a loss on time recorded", board: Some("dead_position"), ruled: Some("1/2-1/2"), agrees: false, concluded: &["game_drawn(G)"], not_concluded: &["game_won_by(G,black)"] },
-        Expect { event: "en passant capture pseudo-legal but illegal", board: None, ruled: None, agrees: true, concluded: &["illegal_move(G)"], not_concluded: &["legal_move(G)", "valid_transition(G,PlayMove)"] },
-        Expect { event: "fivefold repetition counting a position with an illegal en passant capture", board: Some("fivefold"), ruled: Some("1/2-1/2"), agrees: true, concluded: &["game_drawn(G)"], not_concluded: &[] },
-        Expect { event: "final position with castling and en passant", board: None, ruled: Some("1/2-1/2"), agrees: true, concluded: &["castling_legal(G,white,white_kingside)", "en_passant_capture_legal(G,white_pawn_e5)", "agreed_draw_has_ended_the_game(G)"], not_concluded: &["castling_legal(G,white,white_queenside)"] },
-        Expect { event: "resignation", board: None, ruled: Some("1-0"), agrees: true, concluded: &["game_lost_by(G,black)", "resignation_has_ended_the_game(G)", "valid_transition(G,ConcludeByResignation)"], not_concluded: &[] },
-        Expect { event: "resignation by a player whose king cannot be checkmated", board: None, ruled: Some("1/2-1/2"), agrees: false, concluded: &["game_drawn(G)", "resignation_has_ended_the_game(G)"], not_concluded: &["game_lost_by(G,white)"] },
-        Expect { event: "draw agreed", board: None, ruled: Some("1/2-1/2"), agrees: true, concluded: &["agreed_draw_has_ended_the_game(G)", "valid_transition(G,ConcludeByAgreement)"], not_concluded: &[] },
-        Expect { event: "draw agreed before Black moved", board: None, ruled: None, agrees: false, concluded: &[], not_concluded: &["game_drawn(G)"] },
+        Expect {
+            event: "stalemate",
+            board: Some("stalemate"),
+            ruled: Some("1/2-1/2"),
+            agrees: true,
+            concluded: &[
+                "stalemate_has_ended_the_game(G)",
+                "valid_transition(G,ConcludeByStalemate)",
+                "entered_state(G,Ended)",
+            ],
+            not_concluded: &[],
+        },
+        Expect {
+            event: "threefold repetition claimed",
+            board: None,
+            ruled: Some("1/2-1/2"),
+            agrees: true,
+            concluded: &["threefold_claim_correct(G,white)", "valid_transition(G,ConcludeByDrawnClaim)"],
+            not_concluded: &[],
+        },
+        Expect {
+            event: "threefold repetition claimed too early",
+            board: None,
+            ruled: None,
+            agrees: false,
+            concluded: &[],
+            not_concluded: &["game_drawn(G)", "entered_state(G,Ended)"],
+        },
+        Expect {
+            event: "threefold repetition claimed, castling rights differ",
+            board: None,
+            ruled: None,
+            agrees: false,
+            concluded: &[],
+            not_concluded: &["game_drawn(G)"],
+        },
+        Expect {
+            event: "fivefold repetition",
+            board: Some("fivefold"),
+            ruled: Some("1/2-1/2"),
+            agrees: true,
+            concluded: &["game_drawn(G)"],
+            not_concluded: &[],
+        },
+        Expect {
+            event: "fivefold repetition, record goes on",
+            board: Some("fivefold"),
+            ruled: Some("1/2-1/2"),
+            agrees: false,
+            concluded: &["game_drawn(G)"],
+            not_concluded: &["game_won_by(G,white)"],
+        },
+        Expect {
+            event: "fifty-move rule claimed",
+            board: None,
+            ruled: Some("1/2-1/2"),
+            agrees: true,
+            concluded: &["fifty_move_claim_correct(G,white)", "valid_transition(G,ConcludeByDrawnClaim)"],
+            not_concluded: &[],
+        },
+        Expect {
+            event: "fifty-move rule claimed one move early",
+            board: None,
+            ruled: None,
+            agrees: false,
+            concluded: &[],
+            not_concluded: &["game_drawn(G)"],
+        },
+        Expect {
+            event: "seventy-five-move rule",
+            board: Some("seventy_five_moves"),
+            ruled: Some("1/2-1/2"),
+            agrees: true,
+            concluded: &["game_drawn(G)"],
+            not_concluded: &[],
+        },
+        Expect {
+            event: "checkmate on the move that completes 75 moves",
+            board: Some("checkmate"),
+            ruled: Some("0-1"),
+            agrees: true,
+            concluded: &["game_won_by(G,black)", "~game_drawn(G)", "valid_transition(G,ConcludeByCheckmate)"],
+            not_concluded: &["game_drawn(G)"],
+        },
+        Expect {
+            event: "dead position",
+            board: Some("dead_position"),
+            ruled: Some("1/2-1/2"),
+            agrees: true,
+            concluded: &["dead_position_has_ended_the_game(G)", "valid_transition(G,ConcludeByDeadPosition)"],
+            not_concluded: &[],
+        },
+        Expect {
+            event: "dead position, then a loss on time recorded",
+            board: Some("dead_position"),
+            ruled: Some("1/2-1/2"),
+            agrees: false,
+            concluded: &["game_drawn(G)"],
+            not_concluded: &["game_won_by(G,black)"],
+        },
+        Expect {
+            event: "en passant capture pseudo-legal but illegal",
+            board: None,
+            ruled: None,
+            agrees: true,
+            concluded: &["illegal_move(G)"],
+            not_concluded: &["legal_move(G)", "valid_transition(G,PlayMove)"],
+        },
+        Expect {
+            event: "fivefold repetition counting a position with an illegal en passant capture",
+            board: Some("fivefold"),
+            ruled: Some("1/2-1/2"),
+            agrees: true,
+            concluded: &["game_drawn(G)"],
+            not_concluded: &[],
+        },
+        Expect {
+            event: "final position with castling and en passant",
+            board: None,
+            ruled: Some("1/2-1/2"),
+            agrees: true,
+            concluded: &[
+                "castling_legal(G,white,white_kingside)",
+                "en_passant_capture_legal(G,white_pawn_e5)",
+                "agreed_draw_has_ended_the_game(G)",
+            ],
+            not_concluded: &["castling_legal(G,white,white_queenside)"],
+        },
+        Expect {
+            event: "resignation",
+            board: None,
+            ruled: Some("1-0"),
+            agrees: true,
+            concluded: &[
+                "game_lost_by(G,black)",
+                "resignation_has_ended_the_game(G)",
+                "valid_transition(G,ConcludeByResignation)",
+            ],
+            not_concluded: &[],
+        },
+        Expect {
+            event: "resignation by a player whose king cannot be checkmated",
+            board: None,
+            ruled: Some("1/2-1/2"),
+            agrees: false,
+            concluded: &["game_drawn(G)", "resignation_has_ended_the_game(G)"],
+            not_concluded: &["game_lost_by(G,white)"],
+        },
+        Expect {
+            event: "draw agreed",
+            board: None,
+            ruled: Some("1/2-1/2"),
+            agrees: true,
+            concluded: &["agreed_draw_has_ended_the_game(G)", "valid_transition(G,ConcludeByAgreement)"],
+            not_concluded: &[],
+        },
+        Expect {
+            event: "draw agreed before Black moved",
+            board: None,
+            ruled: None,
+            agrees: false,
+            concluded: &[],
+            not_concluded: &["game_drawn(G)"],
+        },
     ];
     let (outcomes, summary, _) = rule("special-cases.pgn", 1);
     assert!(summary.errors.is_empty(), "{:?}", summary.errors);
@@ -158,7 +303,8 @@ fn special_cases_rule_as_the_laws_say() {
 fn unreadable_games_are_error_lines_and_the_rest_go_on() {
     let out = Command::new(env!("CARGO_BIN_EXE_fide-arbiter")).arg(data("unreadable.pgn")).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let lines: Vec<Value> = String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 7);
     for (i, l) in lines.iter().enumerate() {
         assert_eq!(l["game"], i + 1);
@@ -278,37 +424,107 @@ fn typed_api_rules_the_same_results() {
                 for t in tuples {
                     let a = t.as_array().unwrap();
                     match *rel {
-                        "player_of" => { let p = c.player(&s(&a[1])); c.player_of(game, p); }
-                        "procedure_instance" => { c.procedure_instance(game); }
-                        "play_started" => { c.play_started(game); }
-                        "both_players_have_moved" => { c.both_players_have_moved(game); }
-                        "checked_game" => { c.checked_game(game); }
-                        "move_meets_articles_3_1_to_3_9" => { c.move_meets_articles_3_1_to_3_9(game); }
-                        "player_has_the_move" => { let p = c.player(&s(&a[1])); c.player_has_the_move(game, p); }
-                        "position_occurrence_count" => { c.position_occurrence_count(game, n(&a[1])); }
-                        "moves_by_each_without_pawn_or_capture" => { c.moves_by_each_without_pawn_or_capture(game, n(&a[1])); }
-                        "checkmate_delivered" => { let p = c.player(&s(&a[1])); c.checkmate_delivered(game, p); }
-                        "stalemate_arisen" => { c.stalemate_arisen(game); }
-                        "dead_position_arisen" => { c.dead_position_arisen(game); }
-                        "king_of" => { let (p, k) = (c.player(&s(&a[0])), c.piece(&s(&a[1]))); c.king_of(p, k); }
-                        "own_piece_of" => { let (p, k) = (c.player(&s(&a[0])), c.piece(&s(&a[1]))); c.own_piece_of(p, k); }
-                        "rook_of" => { let (p, k) = (c.player(&s(&a[0])), c.piece(&s(&a[1]))); c.rook_of(p, k); }
-                        "checked_player" => { let p = c.player(&s(&a[0])); c.checked_player(p); }
-                        "king_cannot_be_checkmated" => { let p = c.player(&s(&a[0])); c.king_cannot_be_checkmated(p); }
-                        "player_resigned" => { let p = c.player(&s(&a[0])); c.player_resigned(p); }
-                        "draw_claimed" => { let p = c.player(&s(&a[0])); c.draw_claimed(p); }
-                        "completed_illegal_move_count" => { let p = c.player(&s(&a[0])); c.completed_illegal_move_count(p, n(&a[1])); }
-                        "draw_agreed" => { c.draw_agreed(game); }
-                        "checked_piece" => { let k = c.piece(&s(&a[0])); c.checked_piece(k); }
-                        "checked_castling_side" => { let k = c.castling_side(&s(&a[0])); c.checked_castling_side(k); }
-                        "castling_path_blocked" => { let k = c.castling_side(&s(&a[0])); c.castling_path_blocked(k); }
-                        "castling_path_attacked" => { let k = c.castling_side(&s(&a[0])); c.castling_path_attacked(k); }
+                        "player_of" => {
+                            let p = c.player(&s(&a[1]));
+                            c.player_of(game, p);
+                        }
+                        "procedure_instance" => {
+                            c.procedure_instance(game);
+                        }
+                        "play_started" => {
+                            c.play_started(game);
+                        }
+                        "both_players_have_moved" => {
+                            c.both_players_have_moved(game);
+                        }
+                        "checked_game" => {
+                            c.checked_game(game);
+                        }
+                        "move_meets_articles_3_1_to_3_9" => {
+                            c.move_meets_articles_3_1_to_3_9(game);
+                        }
+                        "player_has_the_move" => {
+                            let p = c.player(&s(&a[1]));
+                            c.player_has_the_move(game, p);
+                        }
+                        "position_occurrence_count" => {
+                            c.position_occurrence_count(game, n(&a[1]));
+                        }
+                        "moves_by_each_without_pawn_or_capture" => {
+                            c.moves_by_each_without_pawn_or_capture(game, n(&a[1]));
+                        }
+                        "checkmate_delivered" => {
+                            let p = c.player(&s(&a[1]));
+                            c.checkmate_delivered(game, p);
+                        }
+                        "stalemate_arisen" => {
+                            c.stalemate_arisen(game);
+                        }
+                        "dead_position_arisen" => {
+                            c.dead_position_arisen(game);
+                        }
+                        "king_of" => {
+                            let (p, k) = (c.player(&s(&a[0])), c.piece(&s(&a[1])));
+                            c.king_of(p, k);
+                        }
+                        "own_piece_of" => {
+                            let (p, k) = (c.player(&s(&a[0])), c.piece(&s(&a[1])));
+                            c.own_piece_of(p, k);
+                        }
+                        "rook_of" => {
+                            let (p, k) = (c.player(&s(&a[0])), c.piece(&s(&a[1])));
+                            c.rook_of(p, k);
+                        }
+                        "checked_player" => {
+                            let p = c.player(&s(&a[0]));
+                            c.checked_player(p);
+                        }
+                        "king_cannot_be_checkmated" => {
+                            let p = c.player(&s(&a[0]));
+                            c.king_cannot_be_checkmated(p);
+                        }
+                        "player_resigned" => {
+                            let p = c.player(&s(&a[0]));
+                            c.player_resigned(p);
+                        }
+                        "draw_claimed" => {
+                            let p = c.player(&s(&a[0]));
+                            c.draw_claimed(p);
+                        }
+                        "completed_illegal_move_count" => {
+                            let p = c.player(&s(&a[0]));
+                            c.completed_illegal_move_count(p, n(&a[1]));
+                        }
+                        "draw_agreed" => {
+                            c.draw_agreed(game);
+                        }
+                        "checked_piece" => {
+                            let k = c.piece(&s(&a[0]));
+                            c.checked_piece(k);
+                        }
+                        "checked_castling_side" => {
+                            let k = c.castling_side(&s(&a[0]));
+                            c.checked_castling_side(k);
+                        }
+                        "castling_path_blocked" => {
+                            let k = c.castling_side(&s(&a[0]));
+                            c.castling_path_blocked(k);
+                        }
+                        "castling_path_attacked" => {
+                            let k = c.castling_side(&s(&a[0]));
+                            c.castling_path_attacked(k);
+                        }
                         "castling_side_of" => {
                             let (p, side, rook) = (c.player(&s(&a[1])), c.castling_side(&s(&a[2])), c.piece(&s(&a[3])));
                             c.castling_side_of(game, p, side, rook);
                         }
-                        "en_passant_right_open" => { c.en_passant_right_open(game); }
-                        "capturing_pawn_on_adjacent_file" => { let k = c.piece(&s(&a[1])); c.capturing_pawn_on_adjacent_file(game, k); }
+                        "en_passant_right_open" => {
+                            c.en_passant_right_open(game);
+                        }
+                        "capturing_pawn_on_adjacent_file" => {
+                            let k = c.piece(&s(&a[1]));
+                            c.capturing_pawn_on_adjacent_file(game, k);
+                        }
                         "attempted_transition" => {
                             let t = match a[1].as_str().unwrap() {
                                 "StartPlay" => T::START_PLAY,
@@ -333,8 +549,10 @@ fn typed_api_rules_the_same_results() {
         for (o, (id, game, white, black)) in outcomes.iter().zip(ids) {
             let r = rulings.case(id);
             let drawn = r.game_drawn().is_concluded(&(game,));
-            let white_wins = r.game_won_by().is_concluded(&(game, white)) || r.game_lost_by().is_concluded(&(game, black));
-            let black_wins = r.game_won_by().is_concluded(&(game, black)) || r.game_lost_by().is_concluded(&(game, white));
+            let white_wins =
+                r.game_won_by().is_concluded(&(game, white)) || r.game_lost_by().is_concluded(&(game, black));
+            let black_wins =
+                r.game_won_by().is_concluded(&(game, black)) || r.game_lost_by().is_concluded(&(game, white));
             let typed = match (drawn, white_wins, black_wins) {
                 (true, false, false) => Some("1/2-1/2"),
                 (false, true, false) => Some("1-0"),
