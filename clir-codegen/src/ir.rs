@@ -419,10 +419,7 @@ impl Document {
     /// Builds the model from an already parsed JSON tree.
     pub fn from_json(json: Value) -> Result<Document, Diagnostics> {
         let mut errors = Vec::new();
-        let root = match Obj::new(&json, "") {
-            Ok(r) => r,
-            Err(e) => return Err(e.into()),
-        };
+        let root = Obj::new(&json, "")?;
         let mut doc = Document {
             json: Value::Null,
             schema_version: String::new(),

@@ -137,10 +137,8 @@ impl RRule {
     /// The variables of `t` (inside arithmetic too), appended to `out` without repeats.
     pub fn term_vars(&self, t: RTerm, out: &mut Vec<usize>) {
         match t {
-            RTerm::Var(v) => {
-                if !out.contains(&v) {
-                    out.push(v);
-                }
+            RTerm::Var(v) if !out.contains(&v) => {
+                out.push(v);
             }
             RTerm::Arith(i) => {
                 let (_, a, b) = self.ariths[i];
@@ -835,7 +833,7 @@ fn resolve_rule(
                 rule.term_vars(*b, &mut vs);
                 for v in vs {
                     // `x = x`-style comparisons aside, an unbound variable is unsafe.
-                    if !bound.contains(&v) && !(left.contains(&v) && *a == RTerm::Var(v) && *b == RTerm::Var(v)) {
+                    if !bound.contains(&v) && (!left.contains(&v) || *a != RTerm::Var(v) || *b != RTerm::Var(v)) {
                         errs.push(
                             e(
                                 path,
@@ -884,11 +882,7 @@ struct TermCx<'a> {
 /// The variable names of an IR term.
 fn collect_vars(t: &Term, out: &mut Vec<String>) {
     match t {
-        Term::Var(v) => {
-            if !out.contains(v) {
-                out.push(v.clone())
-            }
-        }
+        Term::Var(v) if !out.contains(v) => out.push(v.clone()),
         Term::Arith(_, a, b) => {
             collect_vars(a, out);
             collect_vars(b, out);

@@ -210,8 +210,9 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
         for &rel in set {
             rels[rel].stratum = si;
             rels[rel].collapsed = collapsed;
-            for sign in 0..2 {
-                rels[rel].may_be_definite[sign] = rels[rel].input || strict_rules[rel][sign];
+            let input = rels[rel].input;
+            for (definite, &strict) in rels[rel].may_be_definite.iter_mut().zip(&strict_rules[rel]) {
+                *definite = input || strict;
             }
         }
         let closures = (0..p.closures.len()).filter(|&ci| comp[p.closures[ci].rel] == c).collect();

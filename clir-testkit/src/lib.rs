@@ -353,9 +353,13 @@ impl Package {
             Item::Lit(l) => self.lit(l),
             Item::Status(s, l) => json!({ "kind": "status", "status": s, "formula": self.lit(l) }),
             Item::Not(l) => json!({ "kind": "not", "formula": self.lit(l) }),
-            Item::Cmp(op, a, b) => json!({ "kind": "comparison", "op": op, "left": self.term(a), "right": self.term(b) }),
+            Item::Cmp(op, a, b) => {
+                json!({ "kind": "comparison", "op": op, "left": self.term(a), "right": self.term(b) })
+            }
             Item::Bool(b) => json!({ "kind": "boolean", "value": b }),
-            Item::And(items) => json!({ "kind": "and", "items": items.iter().map(|i| self.item(i)).collect::<Vec<_>>() }),
+            Item::And(items) => {
+                json!({ "kind": "and", "items": items.iter().map(|i| self.item(i)).collect::<Vec<_>>() })
+            }
         }
     }
 

@@ -133,7 +133,12 @@ pub fn parse(text: &str) -> Result<Package, ParseError> {
                 }
                 pkg.nodes.push(Node::Relation { id: id.clone(), name, kind, params, label });
                 if let Some(capability) = external {
-                    pkg.nodes.push(Node::External { id: format!("{id}/external"), relation: id, capability, authority });
+                    pkg.nodes.push(Node::External {
+                        id: format!("{id}/external"),
+                        relation: id,
+                        capability,
+                        authority,
+                    });
                 }
             }
             "fragment" => {
@@ -202,7 +207,8 @@ pub fn parse(text: &str) -> Result<Package, ParseError> {
     }
     let mut pkg = pkg.ok_or(ParseError { line: 1, message: "no `package NAME VERSION` statement".into() })?;
     for (line, at, stmt) in rules {
-        let rule = RuleParser { pkg: &pkg, c: Cursor::new(&stmt) }.rule().map_err(|message| ParseError { line, message })?;
+        let rule =
+            RuleParser { pkg: &pkg, c: Cursor::new(&stmt) }.rule().map_err(|message| ParseError { line, message })?;
         pkg.nodes[at] = Node::Rule(rule);
     }
     Ok(pkg)
@@ -233,8 +239,19 @@ fn statements(text: &str) -> Vec<(usize, String)> {
 /// The words that start a statement; a line that starts with any other word continues the one
 /// before.
 const KEYWORDS: [&str; 13] = [
-    "package", "namespace", "features", "type", "const", "empirical", "judgment", "institutional", "fragment",
-    "rule", "priority", "closure", "node",
+    "package",
+    "namespace",
+    "features",
+    "type",
+    "const",
+    "empirical",
+    "judgment",
+    "institutional",
+    "fragment",
+    "rule",
+    "priority",
+    "closure",
+    "node",
 ];
 
 /// `line` without a `//` comment (outside quotes and backquotes).
