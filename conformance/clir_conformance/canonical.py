@@ -38,3 +38,12 @@ def sha256(b: bytes) -> str:
 def with_content_hash(node: dict[str, Any]) -> dict[str, Any]:
     body = {k: v for k, v in node.items() if k != "contentHash"}
     return {**body, "contentHash": sha256(canonical_bytes(body))}
+
+
+EXECUTABLE = ("type_decl", "symbol_decl", "rule", "priority_rule", "closure_policy", "external_decl")
+
+
+def semantic_hash(nodes: list[dict[str, Any]]) -> str:
+    """The top-level semanticHash as this project publishes it: sha256 of the canonical JSON array
+    of the executable nodes' contentHashes, sorted."""
+    return sha256(canonical_bytes(sorted(n["contentHash"] for n in nodes if n.get("kind") in EXECUTABLE)))

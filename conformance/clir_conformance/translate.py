@@ -541,7 +541,7 @@ def translate(
         "schemaVersion": "law.core.ir/0.2",
         "package": {"name": "conformance.case", "namespace": ns, "version": "0.1.0", "semanticHash": "sha256:" + "0" * 64},
         "semanticVersion": "0.1.0",
-        "semanticHash": "sha256:" + "0" * 64,
+        "semanticHash": canonical.semantic_hash(nodes),
         "features": sorted(features, key=lambda f: (f != "core-executable", f)),
         "imports": [],
         "metadata": {},
