@@ -13,8 +13,11 @@
 //!
 //! Everything is deterministic in the seed (a splitmix64 generator, no external crate).
 
-use clir_codegen::canonical::{canonical_bytes, node_content_hash, sha256_hex};
+// The tests (random/tests.rs) check the document's bytes and hashes with these.
+#[cfg(test)]
+use clir_codegen::canonical::{canonical_bytes, node_content_hash};
 use clir_codegen::ir::{self, BodyItem, NodeKind, RelationKind, Term};
+use clir_testkit as kit;
 use serde_json::{json, Map, Value};
 
 /// The capability of the judgment relation of generated packages: pass it as a grant to rule
@@ -550,138 +553,128 @@ impl Gen<'_> {
         }
     }
 
-    // ----- JSON -----
+    // ----- The package -----
 
-    fn labels(text: &str) -> Value {
-        json!([{"language": "en", "status": "official", "text": text}])
-    }
-
-    fn term(&self, t: &GTerm) -> Value {
+    fn term(&self, t: &GTerm) -> kit::Term {
         match t {
-            GTerm::Var(v) => json!({"kind": "var", "var": format!("v{v}")}),
-            GTerm::Const(c, entity_ref) => json!({
-                "kind": if *entity_ref { "entity_ref" } else { "const_ref" },
-                "id": self.id(&self.consts[*c].0),
-            }),
-            GTerm::Int(i) => json!({"kind": "value", "type": {"name": INT}, "value": i}),
+            GTerm::Var(v) => kit::Term::Var(format!("v{v}")),
+            GTerm::Const(c, false) => kit::Term::Const(self.consts[*c].0.clone()),
+            GTerm::Const(c, true) => kit::Term::Entity(self.consts[*c].0.clone()),
+            GTerm::Int(i) => kit::Term::Int(*i),
         }
     }
 
-    fn literal(&self, l: &GLit) -> Value {
-        json!({
-            "kind": "literal",
-            "predicate": self.id(&self.rels[l.rel].name),
-            "polarity": if l.neg { "negative" } else { "positive" },
-            "args": l.args.iter().map(|t| self.term(t)).collect::<Vec<_>>(),
-        })
+    fn literal(&self, l: &GLit) -> kit::Lit {
+        kit::Lit {
+            rel: self.rels[l.rel].name.clone(),
+            negative: l.neg,
+            args: l.args.iter().map(|t| self.term(t)).collect(),
+        }
     }
 
-    fn item(&self, item: &GItem) -> Value {
+    fn item(&self, item: &GItem) -> kit::Item {
         match item {
-            GItem::Lit(None, l) => self.literal(l),
-            GItem::Lit(Some(status), l) => json!({"kind": "status", "status": status, "formula": self.literal(l)}),
-            GItem::Cmp(op, a, b) => {
-                json!({"kind": "comparison", "op": op, "left": self.term(a), "right": self.term(b)})
-            }
+            GItem::Lit(None, l) => kit::Item::Lit(self.literal(l)),
+            GItem::Lit(Some(status), l) => kit::Item::Status(status.to_string(), self.literal(l)),
+            GItem::Cmp(op, a, b) => kit::Item::Cmp(op.to_string(), self.term(a), self.term(b)),
         }
     }
 
-    fn nodes(&self) -> Vec<Value> {
-        let ns = &self.ns;
-        let mut nodes = Vec::new();
+    /// The package model: nodes sorted by id, a one-item body written without its `and`.
+    fn model(&self, name: &str) -> kit::Package {
+        let mut pkg = kit::Package::new(name, "0.1.0");
+        pkg.namespace = self.ns.clone();
+        pkg.metadata = json!({"localSources": {}});
         for (i, t) in self.types.iter().enumerate() {
-            nodes.push(json!({
-                "id": t, "kind": "type_decl", "package": ns, "name": format!("T{i}"),
-                "typeKind": "entity", "labels": Self::labels(&format!("entity type T{i}")),
-            }));
+            let local = t.rsplit('#').next().unwrap_or(t).to_string(); // T{i}
+            pkg.nodes.push(kit::Node::Type {
+                id: local,
+                name: format!("T{i}"),
+                label: Some(format!("entity type T{i}")),
+            });
         }
         for (name, ty) in &self.consts {
-            let id = self.id(name);
-            nodes.push(json!({
-                "id": id, "kind": "symbol_decl", "package": ns, "name": name, "symbolKind": "constant",
-                "parameters": [], "returnType": {"name": ty}, "value": {"id": id, "kind": "entity_ref"},
-                "labels": Self::labels(&format!("constant {name}")),
-            }));
+            pkg.nodes.push(kit::Node::Constant {
+                id: name.clone(),
+                name: name.clone(),
+                of: ty.clone(),
+                label: Some(format!("constant {name}")),
+            });
         }
         for r in &self.rels {
-            let id = self.id(&r.name);
-            let params: Vec<Value> = r
+            let params = r
                 .params
                 .iter()
                 .enumerate()
-                .map(|(i, ty)| json!({"id": format!("{id}/arg/a{i}"), "name": format!("a{i}"), "type": {"name": ty}}))
+                .map(|(i, ty)| kit::Param { id: format!("a{i}"), name: format!("a{i}"), ty: ty.clone() })
                 .collect();
             let kind = match r.kind {
-                Kind::Empirical => "empirical",
-                Kind::Judgment => "judgment",
-                Kind::Institutional => "institutional",
+                Kind::Empirical => kit::RelKind::Empirical,
+                Kind::Judgment => kit::RelKind::Judgment,
+                Kind::Institutional => kit::RelKind::Institutional,
             };
-            let mut node = json!({
-                "id": id, "kind": "symbol_decl", "package": ns, "name": r.name, "symbolKind": "relation",
-                "relationKind": kind, "parameters": params, "labels": Self::labels(&format!("relation {}", r.name)),
+            pkg.nodes.push(kit::Node::Relation {
+                id: r.name.clone(),
+                name: r.name.clone(),
+                kind,
+                params,
+                label: Some(format!("relation {}", r.name)),
             });
             if r.kind == Kind::Judgment {
-                node["effect"] = json!("judgment");
-                node["judgment"] = json!({"authority": self.id("RandomArbiter")});
-                nodes.push(json!({
-                    "id": format!("{id}/external"), "kind": "external_decl", "package": ns, "symbol": id,
-                    "capability": GRANT, "effect": "judgment",
-                    "authority": {"id": self.id("RandomArbiter"), "kind": "const_ref"},
-                    "labels": Self::labels(&format!("judgment {}", r.name)),
-                }));
+                pkg.nodes.push(kit::Node::External {
+                    id: format!("{}/external", r.name),
+                    relation: r.name.clone(),
+                    capability: GRANT.to_string(),
+                    authority: Some("RandomArbiter".to_string()),
+                });
             }
-            nodes.push(node);
         }
         for (i, r) in self.rules.iter().enumerate() {
-            let items: Vec<Value> = r.body.iter().map(|it| self.item(it)).collect();
-            let body = if items.len() == 1 { items[0].clone() } else { json!({"kind": "and", "items": items}) };
-            let vars: Vec<Value> =
-                r.vars.iter().enumerate().map(|(v, ty)| json!({"id": format!("v{v}"), "type": {"name": ty}})).collect();
-            nodes.push(json!({
-                "id": self.id(&format!("r{i}")), "kind": "rule", "package": ns, "head": self.literal(&r.head),
-                "body": body, "variables": vars, "strength": r.strength,
-                "scope": {"kind": "boolean", "value": true}, "interpretations": [], "anchors": [],
-                "labels": Self::labels(&format!("rule r{i} for {}", self.rels[r.head.rel].name)),
+            pkg.nodes.push(kit::Node::Rule(kit::Rule {
+                id: format!("r{i}"),
+                strength: r.strength.to_string(),
+                vars: r.vars.iter().enumerate().map(|(v, ty)| (format!("v{v}"), ty.clone())).collect(),
+                head: self.literal(&r.head),
+                body: r.body.iter().map(|it| self.item(it)).collect(),
+                bare_body: true,
+                label: Some(format!("rule r{i} for {}", self.rels[r.head.rel].name)),
+                anchors: Vec::new(),
             }));
         }
         for (i, (t, s)) in self.prios.iter().enumerate() {
-            nodes.push(json!({
-                "id": self.id(&format!("prio{i}")), "kind": "priority_rule", "package": ns,
-                "higher": {"id": self.id(&format!("r{t}")), "kind": "const_ref"},
-                "lower": {"id": self.id(&format!("r{s}")), "kind": "const_ref"},
-                "condition": {"kind": "boolean", "value": true}, "priorityKind": "direct",
-                "reason": self.id("lex_specialis"), "anchors": [],
-                "labels": Self::labels(&format!("r{t} beats r{s}")),
-            }));
+            pkg.nodes.push(kit::Node::Priority {
+                id: format!("prio{i}"),
+                higher: format!("r{t}"),
+                lower: format!("r{s}"),
+                label: Some(format!("r{t} beats r{s}")),
+                reason: Some("lex_specialis".to_string()),
+            });
         }
         for (p, d) in &self.closures {
-            let name = &self.rels[*p].name;
-            nodes.push(json!({
-                "id": self.id(&format!("closure_{name}")), "kind": "closure_policy", "package": ns,
-                "predicate": self.id(name), "domain": {"id": self.id(&self.rels[*d].name), "kind": "const_ref"},
-                "deriveExplicitNegative": true, "completeAsOf": "2024-01-01T00:00:00Z",
-                "snapshot": format!("urn:random:snapshot:{name}"),
-                "labels": Self::labels(&format!("{name} is closed over {}", self.rels[*d].name)),
-            }));
+            let (name, domain) = (&self.rels[*p].name, &self.rels[*d].name);
+            pkg.nodes.push(kit::Node::Closure {
+                id: format!("closure_{name}"),
+                predicate: name.clone(),
+                domain: domain.clone(),
+                label: Some(format!("{name} is closed over {domain}")),
+                complete_as_of: Some("2024-01-01T00:00:00Z".to_string()),
+                snapshot: Some(format!("urn:random:snapshot:{name}")),
+            });
         }
-        for node in &mut nodes {
-            let hash = node_content_hash(node);
-            node["contentHash"] = json!(hash);
-        }
-        nodes.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
-        nodes
+        pkg.nodes.sort_by(|a, b| a.id().cmp(&b.id()));
+        pkg
     }
 }
 
-/// A small random valid package document (`law.core.ir/0.2`, shaped like the published
-/// package), deterministic in `seed`: name `random.p<seed>`, namespace `urn:random:p<seed>`,
-/// every node with its `contentHash`. Write it with `canonical::canonical_bytes`.
-pub fn package(seed: u64, cfg: &Config) -> Value {
-    let ns = format!("urn:random:p{seed}");
+/// A small random valid package (a [`clir_testkit::Package`] model of `law.core.ir/0.2`,
+/// shaped like the published package), deterministic in `seed`: name `random.p<seed>`,
+/// namespace `urn:random:p<seed>`.
+pub fn model(seed: u64, cfg: &Config) -> kit::Package {
+    let name = format!("random.p{seed}");
     let mut g = Gen {
         rng: Rng::new(seed, 1),
         cfg,
-        ns: ns.clone(),
+        ns: format!("urn:random:p{seed}"),
         types: Vec::new(),
         consts: Vec::new(),
         ints: Vec::new(),
@@ -691,28 +684,18 @@ pub fn package(seed: u64, cfg: &Config) -> Value {
         closures: Vec::new(),
     };
     g.build();
-    let nodes = Value::Array(g.nodes());
-    json!({
-        "schemaVersion": "law.core.ir/0.2",
-        "package": {
-            "name": format!("random.p{seed}"),
-            "namespace": ns,
-            "version": "0.1.0",
-            "semanticHash": format!("sha256:{}", "0".repeat(64)),
-        },
-        "semanticVersion": "0.1.0",
-        "semanticHash": sha256_hex(&canonical_bytes(&nodes)),
-        "features": ["core-executable"],
-        "imports": [],
-        "metadata": {"localSources": {}},
-        "strata": [],
-        "nodes": nodes,
-    })
+    g.model(&name)
+}
+
+/// The document of [`model`]`(seed, cfg)`: every node with its `contentHash`, the top-level
+/// `semanticHash` computed. Write it with `canonical::canonical_bytes`.
+pub fn package(seed: u64, cfg: &Config) -> Value {
+    model(seed, cfg).document()
 }
 
 /// The canonical bytes of [`package`]`(seed, cfg)`, as a package file holds them.
 pub fn package_bytes(seed: u64, cfg: &Config) -> Vec<u8> {
-    canonical_bytes(&package(seed, cfg))
+    model(seed, cfg).bytes()
 }
 
 /// A few (1..=4) random valid case lines (CONTRACT.md "Cases in") for `doc`, deterministic in
