@@ -1,0 +1,572 @@
+//! The passes after verification, one at a time, on small packages in the test kit's notation:
+//! `resolve` (names, types, variables, safety), `strata` (dependency graph, contested
+//! predicates, closures, collapsed layers) and `plan` (join order, keys, carried variables,
+//! filter placement). The assertions are on the passes' data, never on message texts.
+
+use clir_codegen::diag::Diagnostic;
+use clir_codegen::ir::{ArithOp, CmpOp, Document, RelationKind, Status, Strength};
+use clir_codegen::plan::{plan_rule, plan_rule_keeping, RulePlan};
+use clir_codegen::resolve::{resolve, Program, RItem, RLiteral, RRule, RTerm, Ty};
+use clir_codegen::strata::{stratify, Strata};
+use clir_testkit::Package;
+
+/// The document of a package in the notation.
+fn document(text: &str) -> Document {
+    let pkg = Package::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    Document::parse(&pkg.bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// The resolved program of a package in the notation, which must resolve.
+fn program(text: &str) -> Program {
+    resolve(&document(text)).unwrap_or_else(|e| panic!("does not resolve: {e}\n{text}"))
+}
+
+/// The diagnostics `resolve` rejects the package with.
+fn resolve_errors(text: &str) -> Vec<Diagnostic> {
+    match resolve(&document(text)) {
+        Ok(_) => panic!("resolves, but should not:\n{text}"),
+        Err(e) => e.0,
+    }
+}
+
+/// The program and its strata; both must succeed.
+fn stratified(text: &str) -> (Program, Strata) {
+    let p = program(text);
+    let s = stratify(&p).unwrap_or_else(|e| panic!("does not stratify: {e}\n{text}"));
+    (p, s)
+}
+
+fn rel(p: &Program, name: &str) -> usize {
+    p.relations.iter().position(|r| r.name == name).unwrap_or_else(|| panic!("no relation {name}"))
+}
+
+fn rule_ix(p: &Program, local: &str) -> usize {
+    let suffix = format!("#{local}");
+    p.rules.iter().position(|r| r.id.ends_with(&suffix)).unwrap_or_else(|| panic!("no rule {local}"))
+}
+
+fn rule<'p>(p: &'p Program, local: &str) -> &'p RRule {
+    &p.rules[rule_ix(p, local)]
+}
+
+fn var(r: &RRule, name: &str) -> usize {
+    r.vars.iter().position(|v| v.0 == name).unwrap_or_else(|| panic!("no variable {name} in {}", r.id))
+}
+
+/// The names of the relations of each stratum, in evaluation order.
+fn stratum_names(p: &Program, s: &Strata) -> Vec<Vec<String>> {
+    s.strata.iter().map(|st| st.rels.iter().map(|&r| p.relations[r].name.clone()).collect()).collect()
+}
+
+/// The relation names of a plan's steps, in join order.
+fn join_order(p: &Program, plan: &RulePlan) -> Vec<String> {
+    plan.steps.iter().map(|s| p.relations[s.literal.rel].name.clone()).collect()
+}
+
+// ----- resolve -----
+
+const CHESS: &str = "
+package t.resolve 0.1.0
+type Game
+type Player
+const White: Player
+empirical moves(game: Game, n: Integer)
+judgment touched(who: Player) by judgment:Arbiter
+institutional won(game: Game, who: Player)
+rule W defeasible [g: Game, n: Integer, p: Player]:
+    won(g, White) :- moves(g, n), n >= 75, supported touched(p), ~won(g, p)
+rule Beats defeasible: ~won(g, p) :- moves(g, n), touched(p)
+priority P: W > Beats
+closure C: won over won2
+empirical won2(Game, Player)
+";
+
+#[test]
+fn resolve_indexes_types_constants_and_relations() {
+    let p = program(CHESS);
+    let types: Vec<&str> = p.types.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(types, ["Game", "Player"]);
+    assert_eq!(p.constants.len(), 1);
+    assert_eq!((p.constants[0].name.as_str(), p.constants[0].ty), ("White", 1));
+    assert_eq!(p.constants[0].id, "urn:t:resolve#White");
+
+    let moves = &p.relations[rel(&p, "moves")];
+    assert_eq!(moves.id, "urn:t:resolve#moves");
+    assert_eq!(moves.kind, RelationKind::Empirical);
+    assert_eq!(moves.params, [("game".to_string(), Ty::Entity(0)), ("n".to_string(), Ty::Integer)]);
+    assert_eq!(moves.capability, None);
+
+    let touched = &p.relations[rel(&p, "touched")];
+    assert_eq!(touched.kind, RelationKind::Judgment);
+    assert_eq!(touched.params, [("who".to_string(), Ty::Entity(1))]);
+    assert_eq!(touched.capability.as_deref(), Some("judgment:Arbiter"));
+
+    let won = &p.relations[rel(&p, "won")];
+    assert_eq!(won.kind, RelationKind::Institutional);
+    assert_eq!(won.params.iter().map(|x| x.1).collect::<Vec<_>>(), [Ty::Entity(0), Ty::Entity(1)]);
+    // Relations are indexed in document order, declared after use or not.
+    assert_eq!(rel(&p, "won2"), p.relations.len() - 1);
+}
+
+#[test]
+fn resolve_turns_a_rule_into_indexed_items_and_terms() {
+    let p = program(CHESS);
+    let r = rule(&p, "W");
+    assert_eq!(r.id, "urn:t:resolve#W");
+    assert_eq!(r.strength, Strength::Defeasible);
+    assert!(!r.never);
+    assert_eq!(
+        r.vars,
+        [("g".to_string(), Ty::Entity(0)), ("n".to_string(), Ty::Integer), ("p".to_string(), Ty::Entity(1))]
+    );
+    let (g, n, pl) = (var(r, "g"), var(r, "n"), var(r, "p"));
+    let (moves, touched, won) = (rel(&p, "moves"), rel(&p, "touched"), rel(&p, "won"));
+    assert_eq!(r.head, RLiteral { rel: won, negative: false, args: vec![RTerm::Var(g), RTerm::Const(0)] });
+    assert_eq!(r.body.len(), 4);
+    assert!(matches!(&r.body[0], RItem::Literal(Status::Established, l)
+        if *l == RLiteral { rel: moves, negative: false, args: vec![RTerm::Var(g), RTerm::Var(n)] }));
+    assert!(matches!(r.body[1], RItem::Comparison(CmpOp::Ge, RTerm::Var(v), RTerm::Int(75)) if v == n));
+    assert!(matches!(&r.body[2], RItem::Literal(Status::Supported, l)
+        if *l == RLiteral { rel: touched, negative: false, args: vec![RTerm::Var(pl)] }));
+    assert!(matches!(&r.body[3], RItem::Literal(Status::Established, l)
+        if *l == RLiteral { rel: won, negative: true, args: vec![RTerm::Var(g), RTerm::Var(pl)] }));
+    // Strongly negated literals bind, like positive ones.
+    assert_eq!(r.bound_vars(), [g, n, pl]);
+    assert_eq!(r.filter_vars(&r.body[1]), [n]);
+
+    let beats = rule(&p, "Beats");
+    assert!(beats.head.negative);
+    // Without `[..]`, variables are typed by the first parameter they fill.
+    assert_eq!(beats.vars.iter().map(|v| v.1).collect::<Vec<_>>(), [Ty::Entity(0), Ty::Entity(1), Ty::Integer]);
+}
+
+#[test]
+fn resolve_links_priorities_and_closures_by_index() {
+    let p = program(CHESS);
+    assert_eq!(p.superiority.len(), 1);
+    let s = &p.superiority[0];
+    assert_eq!(s.id, "urn:t:resolve#P");
+    assert_eq!((s.higher, s.lower), (rule_ix(&p, "W"), rule_ix(&p, "Beats")));
+    assert_eq!(p.closures.len(), 1);
+    let c = &p.closures[0];
+    assert_eq!((c.rel, c.domain), (rel(&p, "won"), rel(&p, "won2")));
+    assert_eq!((c.snapshot.as_deref(), c.complete_as_of.as_deref()), (None, None));
+
+    let p = program(
+        "package t.closure 0.1.0
+         empirical d(Integer)
+         institutional c(Integer)
+         rule R strict: c(x) :- d(x)
+         closure K: c over d asof \"2024-01-01T00:00:00Z\" snapshot urn:snap:1",
+    );
+    let c = &p.closures[0];
+    assert_eq!(c.id, "urn:t:closure#K");
+    assert_eq!(c.snapshot.as_deref(), Some("urn:snap:1"));
+    assert_eq!(c.complete_as_of.as_deref(), Some("2024-01-01T00:00:00Z"));
+}
+
+#[test]
+fn resolve_keeps_negation_locals_and_arithmetic_in_the_head() {
+    let p = program(
+        "package t.naf 0.1.0
+         features negation-as-failure integer-arithmetic
+         empirical person(Integer)
+         empirical banned(Integer, Integer)
+         institutional next(Integer)
+         rule R strict: next(x + 1) :- person(x), not banned(x, y), x < 10",
+    );
+    let r = rule(&p, "R");
+    let (x, y) = (var(r, "x"), var(r, "y"));
+    assert_eq!(r.head.args, [RTerm::Arith(0)]);
+    assert_eq!(r.ariths, [(ArithOp::Add, RTerm::Var(x), RTerm::Int(1))]);
+    let mut head_vars = Vec::new();
+    r.term_vars(r.head.args[0], &mut head_vars);
+    assert_eq!(head_vars, [x]);
+    assert!(matches!(&r.body[1], RItem::Not(l) if l.rel == rel(&p, "banned") && l.vars() == [x, y]));
+    // `y` is local to the negation: only the positive literals bind, and the negation needs
+    // just what they bind.
+    assert_eq!(r.bound_vars(), [x]);
+    assert_eq!(r.filter_vars(&r.body[1]), [x]);
+    assert_eq!(r.filter_vars(&r.body[2]), [x]);
+}
+
+/// The (check, code, node local id) of each diagnostic.
+fn shape(errs: &[Diagnostic]) -> Vec<(&'static str, Option<&'static str>, String)> {
+    errs.iter()
+        .map(|d| (d.check, d.code, d.node.as_deref().and_then(|n| n.rsplit('#').next()).unwrap_or("").to_string()))
+        .collect()
+}
+
+const SAFETY: &str = "
+package t.safety 0.1.0
+features negation-as-failure
+empirical a(Integer)
+empirical b(Integer, Integer)
+institutional p(Integer)
+";
+
+#[test]
+fn resolve_accepts_safe_rules() {
+    let p = program(&format!(
+        "{SAFETY}
+         rule Bound strict: p(x) :- a(x)
+         rule Strong strict: p(x) :- ~a(x)
+         rule Compared strict: p(x) :- b(x, y), x < y
+         rule Local strict: p(x) :- a(x), not b(x, y)
+         rule Fact strict: p(3)"
+    ));
+    assert_eq!(p.rules.len(), 5);
+    assert!(rule(&p, "Fact").body.is_empty());
+}
+
+#[test]
+fn resolve_rejects_unsafe_variables_with_their_codes() {
+    let cases = [
+        ("rule U strict: p(x) :- a(y)", "unbound_variable"),
+        ("rule U strict: p(x) :- a(y), x > 1", "unbound_variable"),
+        ("rule U strict: p(y) :- a(x), not b(x, y)", "unbound_variable"),
+        ("rule U strict: p(z) :- a(z), not b(z, x), not b(x, z)", "unbound_variable"),
+        ("rule U strict [_: Integer, x: Integer]: p(_) :- a(x)", "safety_violations"),
+    ];
+    for (rule, code) in cases {
+        let errs = resolve_errors(&format!("{SAFETY}\n{rule}"));
+        assert!(!errs.is_empty(), "{rule}");
+        for s in shape(&errs) {
+            assert_eq!(s, ("resolve", Some(code), "U".to_string()), "{rule}");
+        }
+    }
+}
+
+#[test]
+fn resolve_rejects_wrong_types_arity_and_names() {
+    let base = "
+package t.types 0.1.0
+type Game
+type Player
+const White: Player
+empirical g(Game)
+institutional p(Game)
+";
+    let cases = [
+        ("rule U strict: p(White) :- g(White)", Some("type_mismatch")),
+        ("rule U strict [x: Integer]: p(x) :- g(x)", Some("type_mismatch")),
+        ("rule U strict [x: Game]: p(x) :- g(x), x > 1", Some("type_mismatch")),
+        ("rule U strict: p(x) :- g(x, x)", Some("arity_mismatch")),
+    ];
+    for (rule, code) in cases {
+        let errs = resolve_errors(&format!("{base}\n{rule}"));
+        assert!(shape(&errs).iter().any(|s| *s == ("resolve", code, "U".to_string())), "{rule}: {:?}", shape(&errs));
+    }
+    // An undeclared relation is reported in the rule, which is left out of the program.
+    let errs = resolve_errors(&format!("{base}\nrule U strict: p(x) :- nothing(x)"));
+    assert_eq!(shape(&errs).iter().map(|s| (s.0, s.2.as_str())).collect::<Vec<_>>(), [("resolve", "U")]);
+}
+
+// ----- strata -----
+
+const REACH: &str = "
+package t.strata 0.1.0
+type Node
+empirical edge(Node, Node)
+institutional reach(Node, Node)
+institutional back(Node, Node)
+institutional top(Node)
+rule R1 strict: reach(x, y) :- edge(x, y)
+rule R2 strict: reach(x, z) :- back(x, y), edge(y, z)
+rule R3 STRENGTH: back(x, y) :- reach(y, x)
+rule T strict: top(x) :- reach(x, x)
+";
+
+#[test]
+fn recursion_through_uncontested_predicates_is_one_recursive_stratum() {
+    let (p, s) = stratified(&REACH.replace("STRENGTH", "defeasible"));
+    assert_eq!(stratum_names(&p, &s), [vec!["edge"], vec!["reach", "back"], vec!["top"]]);
+    let mid = &s.strata[1];
+    assert!(mid.recursive && !mid.contested);
+    let mut rules = mid.rules.clone();
+    rules.sort();
+    assert_eq!(rules, [rule_ix(&p, "R1"), rule_ix(&p, "R2"), rule_ix(&p, "R3")]);
+    assert!(!s.strata[0].recursive && s.strata[0].rules.is_empty());
+    assert!(!s.strata[2].recursive);
+    assert_eq!(s.strata[2].rules, [rule_ix(&p, "T")]);
+    for (i, st) in s.strata.iter().enumerate() {
+        for &r in &st.rels {
+            assert_eq!(s.rels[r].stratum, i);
+            assert!(!s.rels[r].contested);
+        }
+    }
+    assert!(s.rels[rel(&p, "edge")].input && !s.rels[rel(&p, "reach")].input);
+}
+
+#[test]
+fn a_contested_predicate_uses_only_lower_strata() {
+    let (p, s) = stratified(
+        "package t.contested 0.1.0
+         empirical a(Integer)
+         empirical b(Integer)
+         institutional q(Integer)
+         institutional d(Integer)
+         institutional e(Integer)
+         rule Q strict: q(x) :- a(x)
+         rule D1 defeasible: d(x) :- q(x)
+         rule D2 defeasible: ~d(x) :- b(x), q(x)
+         rule E defeasible: e(x) :- a(x)
+         rule X defeater: ~e(x) :- b(x)",
+    );
+    let (d, e) = (rel(&p, "d"), rel(&p, "e"));
+    // Rules for both signs, or a defeater alone, make a predicate contested.
+    assert!(s.rels[d].contested && s.rels[e].contested && !s.rels[rel(&p, "q")].contested);
+    assert_eq!(s.rels[d].has_rules, [true, true]);
+    assert_eq!(s.rels[e].has_rules, [true, true]);
+    for c in [d, e] {
+        let st = &s.strata[s.rels[c].stratum];
+        assert!(st.contested && !st.recursive);
+        assert_eq!(st.rels, [c]);
+        for &ri in &st.rules {
+            assert_eq!(p.rules[ri].head.rel, c);
+            for item in &p.rules[ri].body {
+                if let RItem::Literal(_, l) = item {
+                    assert!(s.rels[l.rel].stratum < s.rels[c].stratum, "{}", p.rules[ri].id);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_contested_predicate_in_a_cycle_is_rejected() {
+    let p = program(
+        "package t.cycle 0.1.0
+         empirical a(Integer)
+         institutional d(Integer)
+         institutional f(Integer)
+         rule D1 defeasible: d(x) :- f(x)
+         rule D2 defeasible: ~d(x) :- a(x)
+         rule F strict: f(x) :- d(x)",
+    );
+    let errs = stratify(&p).expect_err("d depends on itself").0;
+    assert_eq!(shape(&errs), [("strata", Some("contested_cycle"), "D1".to_string())]);
+}
+
+const CLOSURE: &str = "
+package t.closed 0.1.0
+empirical dom(Integer)
+empirical base(Integer)
+institutional c(Integer)
+institutional user(Integer)
+rule C strict: c(x) :- base(x)
+rule U strict: user(x) :- dom(x), ~c(x)
+closure K: c over dom
+";
+
+#[test]
+fn a_closure_lies_above_its_domain_and_below_its_negatives_users() {
+    let (p, s) = stratified(CLOSURE);
+    let at = |name: &str| s.rels[rel(&p, name)].stratum;
+    assert!(at("dom") < at("c") && at("base") < at("c"));
+    assert!(at("c") < at("user"));
+    assert!(s.rels[rel(&p, "c")].closed && !s.rels[rel(&p, "user")].closed);
+    for (i, st) in s.strata.iter().enumerate() {
+        assert_eq!(st.closures, if i == at("c") { vec![0] } else { vec![] });
+    }
+
+    // The closure negative used in the closure's own stratum.
+    let p = program(&CLOSURE.replace("c(x) :- base(x)", "c(x) :- base(x), user(x)"));
+    let errs = stratify(&p).expect_err("~c used in its own stratum").0;
+    assert_eq!(shape(&errs), [("strata", Some("closure_stratum"), "U".to_string())]);
+}
+
+#[test]
+fn layers_collapse_where_no_defeasible_rule_or_contest_reaches() {
+    // All strict: every stratum collapses; +S and +d coincide.
+    let (p, s) = stratified(&REACH.replace("STRENGTH", "strict"));
+    assert!(s.strata.iter().all(|st| st.collapsed));
+    for r in 0..p.relations.len() {
+        assert!(
+            s.rels[r].collapsed && s.rels[r].supported_is_concluded(false) && s.rels[r].supported_is_concluded(true)
+        );
+    }
+
+    // A defeasible rule: its stratum does not collapse, nor does a strict one above that
+    // reads it; inputs always do.
+    let (p, s) = stratified(
+        "package t.layers 0.1.0
+         empirical a(Integer)
+         institutional q(Integer)
+         institutional s(Integer)
+         institutional t(Integer)
+         rule Q defeasible: q(x) :- a(x)
+         rule S strict: s(x) :- q(x)
+         rule T strict: t(x) :- a(x)",
+    );
+    let layers = |name: &str| &s.rels[rel(&p, name)];
+    assert!(layers("a").collapsed && layers("t").collapsed);
+    assert!(!layers("q").collapsed && !layers("s").collapsed);
+    assert_eq!(layers("a").may_be_definite, [true, true]);
+    assert_eq!(layers("q").may_be_definite, [false, false]);
+    assert_eq!(layers("s").may_be_definite, [true, false]);
+    assert_eq!(layers("q").has_rules, [true, false]);
+    // Uncontested and never definite on the other side: +S of each sign is +d.
+    assert!(layers("q").supported_is_concluded(false) && layers("q").supported_is_concluded(true));
+    // s may be +D positively, so ~s is not simply its +S.
+    assert!(layers("s").supported_is_concluded(false) && !layers("s").supported_is_concluded(true));
+    let st = |name: &str| &s.strata[layers(name).stratum];
+    assert!(!st("q").collapsed && !st("s").collapsed && st("t").collapsed);
+}
+
+#[test]
+fn negation_as_failure_reads_a_lower_stratum() {
+    let (p, s) = stratified(
+        "package t.naf 0.1.0
+         features negation-as-failure
+         empirical a(Integer)
+         institutional q(Integer)
+         institutional r(Integer)
+         rule R strict: r(x) :- a(x), not q(x)
+         rule Q strict: q(x) :- a(x)",
+    );
+    assert!(s.rels[rel(&p, "q")].stratum < s.rels[rel(&p, "r")].stratum);
+}
+
+// ----- plan -----
+
+const PLAN: &str = "
+package t.plan 0.1.0
+type Game
+const G1: Game
+empirical a(Integer)
+empirical b(Integer, Integer)
+empirical c(Integer, Game)
+empirical m(Integer, Integer)
+empirical k(Integer, Integer)
+empirical t3(Integer, Integer, Game)
+institutional p(Integer)
+institutional p2(Integer, Integer)
+";
+
+fn planned(rules: &str, id: &str) -> (Program, RulePlan) {
+    let p = program(&format!("{PLAN}\n{rules}"));
+    let plan = plan_rule(&p, rule(&p, id));
+    (p, plan)
+}
+
+#[test]
+fn the_join_starts_from_the_literal_binding_most_head_variables() {
+    let (p, plan) = planned("rule R strict: p2(x, y) :- a(x), b(x, y)", "R");
+    assert_eq!(join_order(&p, &plan), ["b", "a"]);
+    let r = rule(&p, "R");
+    let (x, y) = (var(r, "x"), var(r, "y"));
+    assert_eq!(plan.steps[0].item, 1);
+    assert!(plan.steps[0].key.is_empty());
+    assert_eq!(plan.steps[1].item, 0);
+    assert_eq!(plan.steps[1].key, [x]);
+    assert_eq!(plan.steps[1].carry, [x, y]);
+    assert!(!plan.never);
+}
+
+#[test]
+fn the_join_starts_from_a_literal_with_constants_then_follows_shared_variables() {
+    let (p, plan) = planned("rule R strict: p(x) :- a(x), b(x, y), c(x, G1)", "R");
+    let r = rule(&p, "R");
+    let x = var(r, "x");
+    // c has a constant; then a shares x and adds nothing, b shares x and adds y.
+    assert_eq!(join_order(&p, &plan), ["c", "a", "b"]);
+    assert_eq!(plan.steps.iter().map(|s| s.key.clone()).collect::<Vec<_>>(), [vec![], vec![x], vec![x]]);
+    // y is only an existence check: nothing needs it.
+    assert!(plan.steps[2].new.is_empty());
+    assert!(plan.steps.iter().all(|s| s.carry == [x]));
+}
+
+#[test]
+fn the_join_order_does_not_follow_the_body_order() {
+    let lits = ["m(z, z)", "b(y, z)", "t3(x, y, G1)"];
+    for order in [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] {
+        let body: Vec<&str> = order.iter().map(|&i| lits[i]).collect();
+        let text = format!("rule R strict: p2(x, z) :- {}", body.join(", "));
+        let (p, plan) = planned(&text, "R");
+        let r = rule(&p, "R");
+        let (x, y, z) = (var(r, "x"), var(r, "y"), var(r, "z"));
+        assert_eq!(join_order(&p, &plan), ["t3", "b", "m"], "{text}");
+        let keys: Vec<Vec<usize>> = plan.steps.iter().map(|s| s.key.clone()).collect();
+        assert_eq!(keys, [vec![], vec![y], vec![z]], "{text}");
+        assert_eq!(plan.steps[0].carry, sorted(vec![x, y]), "{text}");
+        assert_eq!(plan.steps[2].carry, sorted(vec![x, z]), "{text}");
+    }
+}
+
+fn sorted(mut v: Vec<usize>) -> Vec<usize> {
+    v.sort();
+    v
+}
+
+#[test]
+fn a_comparison_filters_as_soon_as_its_variables_are_bound() {
+    let (p, plan) = planned("rule R strict: p(x) :- a(x), k(x, n), m(x, j), n < j, n >= 3", "R");
+    let r = rule(&p, "R");
+    let (x, n, j) = (var(r, "x"), var(r, "n"), var(r, "j"));
+    // k and m tie on variables (k comes first); then a, which adds nothing, before m.
+    assert_eq!(join_order(&p, &plan), ["k", "a", "m"]);
+    // `n >= 3` (item 4) needs only k's variables: filtered in k's view.
+    assert_eq!(plan.steps[0].local, [4]);
+    assert!(plan.steps[0].after.is_empty());
+    assert!(plan.steps[1].local.is_empty() && plan.steps[1].after.is_empty());
+    // `n < j` (item 3) needs k and m: filtered right after m's join, which contributes j.
+    assert!(plan.steps[2].local.is_empty());
+    assert_eq!(plan.steps[2].after, [3]);
+    assert_eq!(plan.steps[2].new, [j]);
+    // Carried: n until the comparison, then only what the head needs.
+    assert_eq!(plan.steps[0].carry, sorted(vec![x, n]));
+    assert_eq!(plan.steps[1].carry, sorted(vec![x, n]));
+    assert_eq!(plan.steps[2].carry, [x]);
+}
+
+#[test]
+fn a_negation_filters_in_the_view_of_the_literal_binding_its_variables() {
+    let p = program(&format!(
+        "{}\nrule R strict: p(x) :- a(x), b(x, y), not m(y, w)",
+        PLAN.replace("package t.plan 0.1.0", "package t.plan 0.1.0\nfeatures negation-as-failure")
+    ));
+    let r = rule(&p, "R");
+    let plan = plan_rule(&p, r);
+    assert_eq!(join_order(&p, &plan), ["b", "a"]);
+    // The negation needs y only (w is local to it): b binds it.
+    assert_eq!(r.filter_vars(&r.body[2]), [var(r, "y")]);
+    assert_eq!(plan.steps[0].local, [2]);
+    assert_eq!(plan.steps[1].carry, [var(r, "x")]);
+}
+
+#[test]
+fn carried_variables_are_what_later_steps_need_or_everything_kept() {
+    let text = format!("{PLAN}\nrule R strict: p(x) :- t3(x, y, G1), b(y, z), m(z, u)");
+    let p = program(&text);
+    let r = rule(&p, "R");
+    let (x, y, z, u) = (var(r, "x"), var(r, "y"), var(r, "z"), var(r, "u"));
+    let plan = plan_rule(&p, r);
+    assert_eq!(join_order(&p, &plan), ["t3", "b", "m"]);
+    let carry: Vec<Vec<usize>> = plan.steps.iter().map(|s| s.carry.clone()).collect();
+    assert_eq!(carry, [sorted(vec![x, y]), sorted(vec![x, z]), vec![x]]);
+    // u is only an existence check: nothing needs it.
+    assert!(plan.steps[2].new.is_empty());
+
+    // Keeping every variable (explanations): all are carried to the end.
+    let all: Vec<usize> = (0..r.vars.len()).collect();
+    let kept = plan_rule_keeping(&p, r, &all);
+    assert_eq!(join_order(&p, &kept), ["t3", "b", "m"]);
+    assert_eq!(kept.steps.last().unwrap().carry, sorted(vec![x, y, z, u]));
+    assert_eq!(kept.steps[2].new, [u]);
+}
+
+#[test]
+fn a_rule_that_cannot_apply_is_planned_as_never() {
+    let (_, plan) = planned("rule R strict: p(x) :- a(x), 1 > 2", "R");
+    assert!(plan.never);
+    let (_, plan) = planned("rule R strict: p(x) :- a(x), false", "R");
+    assert!(plan.never);
+    // A true constant comparison is decided at planning time: no step filters it.
+    let (_, plan) = planned("rule R strict: p(x) :- a(x), 1 < 2", "R");
+    assert!(!plan.never);
+    assert!(plan.steps.iter().all(|s| s.local.is_empty() && s.after.is_empty()));
+    // A rule without body literals has no steps.
+    let (_, plan) = planned("rule R strict: p(3)", "R");
+    assert!(plan.steps.is_empty() && !plan.never);
+}
