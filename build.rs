@@ -5,7 +5,7 @@
 
 use clir_codegen::build;
 use clir_codegen::project::{self, VerifiedPackage};
-use clir_codegen::Diagnostics;
+use clir_codegen::{Diagnostics, Source};
 use std::path::{Path, PathBuf};
 
 fn main() {
@@ -43,16 +43,20 @@ fn fail(diagnostics: &Diagnostics) -> ! {
 /// `include_clir!` and the CLI read.
 fn generate(verified: &[VerifiedPackage], out_dir: &Path) {
     let mut compiled = Vec::new();
-    let mut errors = Vec::new();
+    let mut rejected = false;
     for package in verified {
         let name = &package.spec.name;
         match build::compile(name, &package.document, &package.pin.seal) {
             Ok(c) => compiled.push(c),
-            Err(d) => errors.extend(d.0.iter().map(|d| project::in_package(name, d))),
+            Err(d) => {
+                eprintln!("{}", d.render("error", Source { package: Some(name), document: Some(&package.document) }));
+                rejected = true;
+            }
         }
     }
-    if !errors.is_empty() {
-        fail(&Diagnostics(errors));
+    if rejected {
+        eprintln!("error: the compiler rejected law packages of law.toml");
+        std::process::exit(1);
     }
     if let Err(e) = build::write(&compiled, out_dir) {
         eprintln!("error: cannot write generated code to {}: {e}", out_dir.display());

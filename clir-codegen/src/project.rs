@@ -386,7 +386,7 @@ pub fn verify_package(project: &Project, spec: &PackageSpec) -> Result<VerifiedP
 
 /// `d` as `package NAME: check: path (node): message`.
 pub fn in_package(name: &str, d: &Diagnostic) -> Diagnostic {
-    Diagnostic::new(d.check, "", format!("package {name}: {}: {}", d.check, verify::describe(d)))
+    Diagnostic::new(d.check, "", format!("package {name}: {}: {}", d.check, d))
 }
 
 /// Writes `root/law.lock` (through a temporary file, so a failed write leaves the old one).

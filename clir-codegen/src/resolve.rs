@@ -123,6 +123,8 @@ pub struct RRule {
     pub head: RLiteral,
     /// Body items.
     pub body: Vec<RItem>,
+    /// The JSON path of each body item, by index of `body`.
+    pub item_paths: Vec<String>,
     /// Whether the body contains `false`.
     pub never: bool,
     /// Variable names and types.
@@ -514,16 +516,12 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
         chain.extend(cycle.iter().map(|&s| format!("`{}`", p.rules[p.superiority[s].lower].id)));
         let by: Vec<String> = cycle.iter().map(|&s| format!("`{}`", p.superiority[s].id)).collect();
         errs.push(
-            Diagnostic::new(
-                "resolve",
-                sup_paths[cycle[0]],
-                format!(
-                    "the superiority relation is cyclic: {}, by priority rules {}",
-                    chain.join(" > "),
-                    by.join(", ")
-                ),
-            )
-            .in_node(&first.id),
+            Diagnostic::new("resolve", sup_paths[cycle[0]], "the superiority relation is cyclic".to_string())
+                .with_code("superiority_cycle")
+                .with_note(format!("the cycle runs {}", chain.join(" > ")))
+                .with_note(format!("by the priority rules {}", by.join(", ")))
+                .with_help("superiority must be acyclic: remove one of these priority rules")
+                .in_node(&first.id),
         );
     }
     if errs.is_empty() {
@@ -546,9 +544,7 @@ fn resolve_rule(
     strings: &mut Vec<String>,
 ) -> Result<RRule, Vec<Diagnostic>> {
     let mut errs = Vec::new();
-    let e = |path: &str, msg: String| {
-        Diagnostic::new("resolve", path.to_string(), format!("rule `{}`: {msg}", n.id)).in_node(&n.id)
-    };
+    let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&n.id);
     let has = |f: &str| features.iter().any(|x| x == f);
     let need = |f: &'static str, path: &str, what: &str, errs: &mut Vec<Diagnostic>| {
         if !has(f) {
@@ -593,9 +589,7 @@ fn resolve_rule(
         ariths: &mut Vec<(ArithOp, RTerm, RTerm)>,
         strings: &mut Vec<String>,
     ) -> Option<RTerm> {
-        let e = |path: &str, msg: String| {
-            Diagnostic::new("resolve", path.to_string(), format!("rule `{}`: {msg}", cx.node.id)).in_node(&cx.node.id)
-        };
+        let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&cx.node.id);
         if let Some(f) = t.feature() {
             if !cx.features.iter().any(|x| x == f) {
                 errs.push(
@@ -730,13 +724,14 @@ fn resolve_rule(
     };
     let head = literal(&r.head, false, &mut errs, &mut ariths, strings);
     let mut body = Vec::new();
-    // The JSON path of each comparison and negation of `body`, by body index.
+    // The JSON path of each item of `body`, by body index.
     let mut cmp_paths: HashMap<usize, &str> = HashMap::new();
     for item in &r.body {
         match item {
             ir::BodyItem::Literal(s, l) => {
-                if let Some(l) = literal(l, true, &mut errs, &mut ariths, strings) {
-                    body.push(RItem::Literal(*s, l));
+                if let Some(rl) = literal(l, true, &mut errs, &mut ariths, strings) {
+                    cmp_paths.insert(body.len(), &l.path);
+                    body.push(RItem::Literal(*s, rl));
                 }
             }
             ir::BodyItem::Not(l) => {
@@ -793,6 +788,9 @@ fn resolve_rule(
         label: label(n),
         strength: r.strength,
         head,
+        item_paths: (0..body.len())
+            .map(|i| cmp_paths.get(&i).map_or_else(|| n.path.clone(), |p| p.to_string()))
+            .collect(),
         body,
         never: r.body_false,
         vars,
@@ -807,18 +805,28 @@ fn resolve_rule(
     // Anonymous variables (`_`, `_1`, ...: ids starting with `_`) in a head are a safety
     // violation of their own: they can never be bound.
     let unsafe_code = |v: usize| if vname(v).starts_with('_') { "safety_violations" } else { "unbound_variable" };
-    let mut head_vars = Vec::new();
-    for a in &rule.head.args {
-        rule.term_vars(*a, &mut head_vars);
+    let mut head_vars: Vec<(usize, usize)> = Vec::new();
+    for (i, a) in rule.head.args.iter().enumerate() {
+        let mut vs = Vec::new();
+        rule.term_vars(*a, &mut vs);
+        for v in vs {
+            if !head_vars.iter().any(|&(w, _)| w == v) {
+                head_vars.push((v, i));
+            }
+        }
     }
-    for &v in &head_vars {
+    for &(v, arg) in &head_vars {
         if !bound.contains(&v) {
             errs.push(
                 e(
-                    &format!("{}.head", n.path),
+                    &format!("{}.head.args[{arg}]", n.path),
                     format!("head variable `{}` does not occur in a body literal (unsafe)", vname(v)),
                 )
-                .with_code(unsafe_code(v)),
+                .with_code(unsafe_code(v))
+                .with_help(format!(
+                    "bind `{}` in a positive or strongly negated body literal, or take it out of the head",
+                    vname(v)
+                )),
             );
         }
     }
@@ -834,12 +842,14 @@ fn resolve_rule(
                 for v in vs {
                     // `x = x`-style comparisons aside, an unbound variable is unsafe.
                     if !bound.contains(&v) && (!left.contains(&v) || *a != RTerm::Var(v) || *b != RTerm::Var(v)) {
+                        let side = if left.contains(&v) { "left" } else { "right" };
                         errs.push(
                             e(
-                                path,
+                                &format!("{path}.{side}"),
                                 format!("comparison variable `{}` does not occur in a body literal (unsafe)", vname(v)),
                             )
-                            .with_code("unbound_variable"),
+                            .with_code("unbound_variable")
+                            .with_help(format!("bind `{}` in a positive or strongly negated body literal", vname(v))),
                         );
                     }
                 }

@@ -63,6 +63,8 @@ struct Edge {
     from: usize,
     to: usize,
     rule: Option<usize>,
+    /// The body item of `rule` the edge comes from.
+    item: usize,
     /// The edge must go strictly upward (contested head, or a closure negative used).
     strict: Option<&'static str>,
 }
@@ -88,7 +90,7 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
 
     let mut edges: Vec<Edge> = Vec::new();
     for (ri, r) in p.rules.iter().enumerate() {
-        for item in &r.body {
+        for (ii, item) in r.body.iter().enumerate() {
             if let RItem::Literal(_, l) = item {
                 let strict = if contested[r.head.rel] {
                     Some("contested")
@@ -97,16 +99,16 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
                 } else {
                     None
                 };
-                edges.push(Edge { from: l.rel, to: r.head.rel, rule: Some(ri), strict });
+                edges.push(Edge { from: l.rel, to: r.head.rel, rule: Some(ri), item: ii, strict });
             }
             if let RItem::Not(l) = item {
                 // Negation as failure reads the final +d of a lower stratum.
-                edges.push(Edge { from: l.rel, to: r.head.rel, rule: Some(ri), strict: Some("negation") });
+                edges.push(Edge { from: l.rel, to: r.head.rel, rule: Some(ri), item: ii, strict: Some("negation") });
             }
         }
     }
     for c in &p.closures {
-        edges.push(Edge { from: c.domain, to: c.rel, rule: None, strict: None });
+        edges.push(Edge { from: c.domain, to: c.rel, rule: None, item: 0, strict: None });
     }
     let mut adj = vec![Vec::new(); n];
     for (i, e) in edges.iter().enumerate() {
@@ -122,31 +124,39 @@ pub fn stratify(p: &Program) -> Result<Strata, Diagnostics> {
         }
         let rule = &p.rules[e.rule.expect("strict edges come from rules")];
         let chain = cycle_chain(p, &edges, &adj, &comp, e);
-        let msg = match kind {
-            "negation" => format!(
-                "rule `{}` negates `{}` (negation as failure) in a cycle through itself: {}; \
-                 a negated predicate must lie in a lower stratum (cyclic negation)",
-                rule.id, p.relations[e.from].name, chain
-            ),
-            "contested" => format!(
-                "predicate `{}` is contested ({}) but depends on itself through rule `{}`: {}; \
-                 every body predicate of a rule for a contested predicate must lie in a lower stratum",
+        let d = match kind {
+            "negation" => Diagnostic::new(
+                "strata",
+                rule.item_paths[e.item].clone(),
+                format!("`{}` is negated (negation as failure) in a cycle through itself", p.relations[e.from].name),
+            )
+            .with_code("cyclic_negation")
+            .with_help("a negated predicate must lie in a lower stratum: break the cycle"),
+            "contested" => Diagnostic::new(
+                "strata",
+                rule.item_paths[e.item].clone(),
+                format!("contested predicate `{}` depends on itself", p.relations[e.to].name),
+            )
+            .with_code("contested_cycle")
+            .with_note(format!(
+                "`{}` is contested: {}",
                 p.relations[e.to].name,
-                if defeater[e.to] { "a defeater attacks it" } else { "rules exist for both signs" },
-                rule.id,
-                chain
-            ),
-            _ => format!(
-                "rule `{}` uses the closure negative `~{}` (closure `{}`) in the closure's own stratum: {}; \
-                 a closure negative may only be used above its predicate",
-                rule.id,
-                p.relations[e.from].name,
-                p.closures.iter().find(|c| c.rel == e.from).map_or("", |c| c.id.as_str()),
-                chain
-            ),
+                if defeater[e.to] { "a defeater attacks it" } else { "rules exist for both signs" }
+            ))
+            .with_help("every body predicate of a rule for a contested predicate must lie in a lower stratum"),
+            _ => Diagnostic::new(
+                "strata",
+                rule.item_paths[e.item].clone(),
+                format!(
+                    "the closure negative `~{}` (closure `{}`) is used in the closure's own stratum",
+                    p.relations[e.from].name,
+                    p.closures.iter().find(|c| c.rel == e.from).map_or("", |c| c.id.as_str()),
+                ),
+            )
+            .with_code("closure_stratum")
+            .with_help("a closure negative may only be used above its predicate"),
         };
-        let d = Diagnostic::new("strata", rule.path.clone(), msg).in_node(&rule.id);
-        errs.push(if kind == "negation" { d.with_code("cyclic_negation") } else { d });
+        errs.push(d.with_note(format!("the cycle runs {chain}")).in_node(&rule.id));
     }
     if !errs.is_empty() {
         return Err(Diagnostics(errs));

@@ -129,28 +129,6 @@ impl Report {
     }
 }
 
-/// A diagnostic as one line: `path (node): message`, leaving out what is unknown and a path
-/// that only repeats the check's name (`semanticHash`, `schemaVersion`, ...).
-pub fn describe(d: &Diagnostic) -> String {
-    let mut s = String::new();
-    if !d.path.is_empty() && d.path != d.check {
-        s.push_str(&d.path);
-    }
-    if let Some(node) = &d.node {
-        if !s.is_empty() {
-            s.push(' ');
-        }
-        s.push('(');
-        s.push_str(node);
-        s.push(')');
-    }
-    if !s.is_empty() {
-        s.push_str(": ");
-    }
-    s.push_str(&d.message);
-    s
-}
-
 /// Runs every check of SEMANTICS §1 on the bytes of a package file.
 pub fn verify_bytes(bytes: &[u8], opts: &VerifyOptions) -> Report {
     let found_seal = canonical::seal(bytes);

@@ -57,7 +57,7 @@ fn with_node(id_suffix: &str, f: impl FnOnce(&mut Value)) -> (Vec<u8>, usize) {
 }
 
 fn messages(r: &Report, check: &str) -> Vec<String> {
-    r.check(check).unwrap().diagnostics.iter().map(clir_codegen::verify::describe).collect()
+    r.check(check).unwrap().diagnostics.iter().map(ToString::to_string).collect()
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! `clir compile PACKAGE [-o FILE]`: the generated Rust of a package, formatted.
 
-use super::{note, print_lines, report_lines, CANNOT_RUN, FAILURE, OK};
+use super::{note, print_lines, write_diagnostics, MessageFormat, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
 use clir_codegen::verify::{verify_bytes, VerifyOptions};
+use clir_codegen::Source;
 use std::path::PathBuf;
 
 /// Options of `clir compile`.
@@ -18,6 +19,9 @@ pub struct CompileArgs {
     /// then yields no derivations).
     #[arg(long)]
     pub no_explanations: bool,
+    /// How errors are written to stderr: `human` (rustc style) or `json` (one object a line).
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
 }
 
 /// Verifies (without pins), compiles and prints or writes. Exit 1 when the package does not
@@ -32,27 +36,21 @@ pub fn run(args: &CompileArgs) -> u8 {
     };
     let opts = VerifyOptions { root: Some(PathBuf::from(".")), ..VerifyOptions::default() };
     let report = verify_bytes(&bytes, &opts);
-    if !report.ok() {
-        print_lines(report_lines(&report).into_iter().filter(|l| l.starts_with("FAIL")));
-        note("compile", format_args!("{} does not verify", args.package.display()));
-        return FAILURE;
-    }
     let seal = clir_codegen::canonical::seal(&bytes);
-    let doc = match report.into_document() {
-        Ok(d) => d,
-        Err(e) => {
-            note("compile", e);
+    let fmt = args.message_format;
+    let doc = match report.document.clone() {
+        Some(doc) if report.ok() => doc,
+        parsed => {
+            let src = Source { package: parsed.as_ref().map(|d| d.package.name.as_str()), document: parsed.as_ref() };
+            write_diagnostics(fmt, "error", &report.failures(), src);
+            note("compile", format_args!("{} does not verify", args.package.display()));
             return FAILURE;
         }
     };
     let source = match clir_codegen::compile_document_with(&doc, &seal, !args.no_explanations) {
         Ok(s) => s,
         Err(errors) => {
-            for e in &errors.0 {
-                // `error[code]:` when the diagnostic has a machine-readable category.
-                let code = e.code.map(|c| format!("[{c}]")).unwrap_or_default();
-                note("compile", format_args!("error{code}: {e}"));
-            }
+            write_diagnostics(fmt, "error", &errors, Source::of(&doc));
             note("compile", format_args!("{}: rejected ({} errors)", args.package.display(), errors.0.len()));
             return FAILURE;
         }

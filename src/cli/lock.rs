@@ -6,7 +6,7 @@
 use super::{note, print_lines, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
 use clir_codegen::project::{self, Lock, Pin, LOCKFILE};
-use clir_codegen::verify::{describe, verify_bytes};
+use clir_codegen::verify::verify_bytes;
 use std::path::PathBuf;
 
 /// Options of `clir lock`.
@@ -59,14 +59,14 @@ pub fn run(args: &LockArgs) -> u8 {
         };
         let report = verify_bytes(&bytes, &project::options_for(&project, spec, None));
         for w in &report.warnings().0 {
-            lines.push(line("warn", format!("{}: {}", w.check, describe(w))));
+            lines.push(line("warn", format!("{}: {}", w.check, w)));
         }
         let failures = report.failures();
         let document = match report.into_document() {
             Ok(doc) => doc,
             Err(_) => {
                 for d in &failures.0 {
-                    lines.push(line("FAIL", format!("{}: {}", d.check, describe(d))));
+                    lines.push(line("FAIL", format!("{}: {}", d.check, d)));
                 }
                 failed = true;
                 pins.extend(old.cloned());

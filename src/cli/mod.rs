@@ -6,7 +6,8 @@ pub mod lock;
 pub mod run;
 pub mod verify;
 
-use clir_codegen::verify::{describe, Outcome, Report};
+use clir_codegen::verify::{Outcome, Report};
+use clir_codegen::{Diagnostics, Source};
 use std::io::Write;
 
 /// Exit status: everything held.
@@ -34,7 +35,7 @@ pub fn report_lines(report: &Report) -> Vec<String> {
         if check.outcome == Outcome::Pass || check.diagnostics.is_empty() {
             lines.push(format!("{head}  {}", check.detail));
         } else {
-            lines.extend(check.diagnostics.iter().map(|d| format!("{head}  {}", describe(d))));
+            lines.extend(check.diagnostics.iter().map(|d| format!("{head}  {}", d)));
         }
     }
     lines
@@ -55,4 +56,26 @@ pub fn print_lines<I: IntoIterator<Item = String>>(lines: I) {
 /// Writes `clir COMMAND: message` to stderr (errors and summaries).
 pub fn note(command: &str, message: impl std::fmt::Display) {
     let _ = writeln!(std::io::stderr(), "clir {command}: {message}");
+}
+
+/// How diagnostics are written (`--message-format`), as cargo does.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MessageFormat {
+    /// rustc style: `error[code]: headline`, the location, the rule with the offending term
+    /// marked, notes and help.
+    #[default]
+    Human,
+    /// One JSON object a line, for tools.
+    Json,
+}
+
+/// Writes diagnostics to stderr in `format`: rendered, or one JSON object a line.
+pub fn write_diagnostics(format: MessageFormat, level: &str, diagnostics: &Diagnostics, src: Source<'_>) {
+    let mut err = std::io::stderr().lock();
+    for d in &diagnostics.0 {
+        let _ = match format {
+            MessageFormat::Human => writeln!(err, "{}", d.render(level, src)),
+            MessageFormat::Json => writeln!(err, "{}", d.to_json(level, src)),
+        };
+    }
 }

@@ -1,6 +1,6 @@
 //! `clir verify PACKAGE [--seal H] [--semantic-hash H] [--root DIR] [--strict-sources]`.
 
-use super::{note, print_lines, report_lines, CANNOT_RUN, FAILURE, OK};
+use super::{note, print_lines, report_lines, MessageFormat, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
 use clir_codegen::verify::{verify_bytes, Outcome, VerifyOptions};
 use std::path::PathBuf;
@@ -23,6 +23,11 @@ pub struct VerifyArgs {
     /// Fail, rather than warn, when a source text named by metadata.localSources is not available.
     #[arg(long)]
     pub strict_sources: bool,
+    /// `human`: one line per check (one per failure of a failed check); `json`: one object per
+    /// check, `{"check","outcome","detail","diagnostics":[...]}`, each diagnostic as
+    /// `clir compile --message-format json` writes it.
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
 }
 
 /// Runs the checks and prints one line per check (one per failure of a failed check); the
@@ -45,7 +50,23 @@ pub fn run(args: &VerifyArgs) -> u8 {
         strict_sources: args.strict_sources,
     };
     let report = verify_bytes(&bytes, &opts);
-    print_lines(report_lines(&report));
+    match args.message_format {
+        MessageFormat::Human => print_lines(report_lines(&report)),
+        MessageFormat::Json => {
+            let doc = report.document.as_ref();
+            let src = clir_codegen::Source { package: doc.map(|d| d.package.name.as_str()), document: doc };
+            print_lines(report.checks.iter().map(|c| {
+                let level = if c.outcome == Outcome::Warn { "warning" } else { "error" };
+                serde_json::json!({
+                    "check": c.name,
+                    "outcome": super::status(c.outcome).trim(),
+                    "detail": c.detail,
+                    "diagnostics": c.diagnostics.iter().map(|d| d.to_json(level, src)).collect::<Vec<_>>(),
+                })
+                .to_string()
+            }))
+        }
+    }
     let count = |o: Outcome| report.checks.iter().filter(|c| c.outcome == o).count();
     let (failed, warned) = (count(Outcome::Fail), count(Outcome::Warn));
     let what = args.package.display();
