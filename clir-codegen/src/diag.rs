@@ -80,6 +80,13 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// The one wording of an arity error, for every pass that finds one.
+pub fn arity_mismatch(path: impl Into<String>, relation: &str, expected: usize, got: usize) -> Diagnostic {
+    let s = if expected == 1 { "" } else { "s" };
+    Diagnostic::new("references", path, format!("`{relation}` takes {expected} argument{s}, got {got}"))
+        .with_code("arity_mismatch")
+}
+
 /// Several diagnostics reported together; a pass fails with all it found, not only the first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostics(pub Vec<Diagnostic>);

@@ -675,13 +675,9 @@ fn resolve_rule(
         };
         let decl = &p.relations[rel];
         if decl.params.len() != l.args.len() {
-            errs.push(
-                e(
-                    &format!("{}.args", l.path),
-                    format!("`{}` takes {} arguments, got {}", decl.name, decl.params.len(), l.args.len()),
-                )
-                .with_code("arity_mismatch"),
-            );
+            let d =
+                crate::diag::arity_mismatch(format!("{}.args", l.path), &decl.name, decl.params.len(), l.args.len());
+            errs.push(Diagnostic { check: "resolve", ..d }.in_node(&cx.node.id));
             return None;
         }
         let mut args = Vec::new();

@@ -413,6 +413,8 @@ struct Decls<'a> {
     constants: HashSet<&'a str>,
     /// Relation id -> arity.
     relations: HashMap<&'a str, usize>,
+    /// Relation id -> short name.
+    names: HashMap<&'a str, &'a str>,
     rules: HashSet<&'a str>,
     fragments: HashSet<&'a str>,
     publications: HashSet<&'a str>,
@@ -425,6 +427,7 @@ impl<'a> Decls<'a> {
             types: HashSet::from([INTEGER_TYPE, crate::ir::STRING_TYPE]),
             constants: HashSet::new(),
             relations: HashMap::new(),
+            names: HashMap::new(),
             rules: HashSet::new(),
             fragments: HashSet::new(),
             publications: HashSet::new(),
@@ -445,6 +448,9 @@ impl<'a> Decls<'a> {
                     Some("relation") => {
                         let arity = node.get("parameters").and_then(Value::as_array).map_or(0, Vec::len);
                         d.relations.entry(id).or_insert(arity);
+                        if let Some(name) = node.get("name").and_then(Value::as_str) {
+                            d.names.entry(id).or_insert(name);
+                        }
                     }
                     _ => {}
                 },
@@ -627,10 +633,12 @@ impl<'a> RefWalk<'a> {
                         if arity == args.len() {
                             self.resolved += 1;
                         } else {
-                            let m = format!("{p} takes {arity} arguments, found {}", args.len());
-                            self.diags.push(
-                                located("references", format!("{path}.args"), node, m).with_code("arity_mismatch"),
-                            );
+                            let name = self.decls.names.get(p).copied().unwrap_or(p);
+                            let d = crate::diag::arity_mismatch(format!("{path}.args"), name, arity, args.len());
+                            self.diags.push(match node_id(node) {
+                                Some(id) => d.in_node(id),
+                                None => d,
+                            });
                         }
                     }
                 }

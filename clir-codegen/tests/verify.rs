@@ -262,8 +262,8 @@ fn wrong_literal_arity_fails_references() {
     assert_eq!(
         messages(&r, "references"),
         [format!(
-            "nodes[{i}].head.args (urn:fide:laws:clir:chess#AgreedDraw): urn:fide:laws:clir:chess#game_drawn takes 1 \
-         arguments, found 2"
+            "nodes[{i}].head.args (urn:fide:laws:clir:chess#AgreedDraw): `game_drawn` takes 1 \
+         argument, got 2"
         )]
     );
 }
