@@ -78,7 +78,7 @@ pub fn rule(names: &Names, rule: &Rule, path: &str) -> Printed {
     p.out
 }
 
-/// Prints a literal alone: `~p(a, 3)`.
+/// Prints a literal alone: `~p(a, 3)` (`p` without arguments).
 pub fn literal(names: &Names, lit: &Literal) -> String {
     let mut p = Printer { names, out: Printed::default() };
     p.literal(lit, &lit.path);
@@ -121,11 +121,11 @@ impl Printer<'_, '_> {
                 });
             }
             BodyItem::Comparison(c) => self.spanned(c.path.clone(), |p| {
-                p.term(&c.left, format!("{}.left", c.path));
+                p.term(&c.left, format!("{}.left", c.path), false);
                 p.push(" ");
                 p.push(c.op.symbol());
                 p.push(" ");
-                p.term(&c.right, format!("{}.right", c.path));
+                p.term(&c.right, format!("{}.right", c.path), false);
             }),
         }
     }
@@ -137,18 +137,22 @@ impl Printer<'_, '_> {
             }
             let name = p.names.of(&l.predicate).to_string();
             p.push(&name);
+            if l.args.is_empty() {
+                return;
+            }
             p.push("(");
             for (i, t) in l.args.iter().enumerate() {
                 if i > 0 {
                     p.push(", ");
                 }
-                p.term(t, format!("{path}.args[{i}]"));
+                p.term(t, format!("{path}.args[{i}]"), false);
             }
             p.push(")");
         });
     }
 
-    fn term(&mut self, t: &Term, path: String) {
+    /// A term; arithmetic inside arithmetic is parenthesized.
+    fn term(&mut self, t: &Term, path: String, nested: bool) {
         self.spanned(path.clone(), |p| match t {
             Term::Var(v) => p.push(v),
             Term::Const(c) => {
@@ -158,13 +162,17 @@ impl Printer<'_, '_> {
             Term::Int(i) => p.push(&i.to_string()),
             Term::Str(s) => p.push(&serde_json::Value::String(s.clone()).to_string()),
             Term::Arith(op, a, b) => {
-                p.push("(");
-                p.term(a, format!("{path}.left"));
+                if nested {
+                    p.push("(");
+                }
+                p.term(a, format!("{path}.left"), true);
                 p.push(" ");
                 p.push(op.symbol());
                 p.push(" ");
-                p.term(b, format!("{path}.right"));
-                p.push(")");
+                p.term(b, format!("{path}.right"), true);
+                if nested {
+                    p.push(")");
+                }
             }
         });
     }
