@@ -2,7 +2,7 @@
 //! writes the generated modules plus a registry into OUT_DIR. `CLIR_RANDOM_PACKAGES` sets how
 //! many (default 40).
 
-use clir_codegen::{build::Compiled, canonical, ir::Document};
+use clir_codegen::{build::Compiled, canonical};
 use std::fmt::Write;
 
 fn main() {
@@ -17,7 +17,9 @@ fn main() {
     let mut compiled = Vec::new();
     for seed in 0..count {
         let bytes = clir_reference::random::package_bytes(seed, &cfg);
-        let doc = Document::parse(&bytes).unwrap_or_else(|e| panic!("random package {seed} does not parse: {e}"));
+        let doc = clir_codegen::verify::verify_bytes(&bytes, &Default::default())
+            .into_document()
+            .unwrap_or_else(|e| panic!("random package {seed} does not verify: {e}"));
         let seal = canonical::seal(&bytes);
         let module = format!("p{seed}");
         let source = clir_codegen::compile_document(&doc, &seal)

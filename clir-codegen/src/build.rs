@@ -28,7 +28,7 @@ pub fn module_name(package: &str) -> String {
 }
 
 /// Compiles one verified document.
-pub fn compile(name: &str, doc: &crate::ir::Document, seal: &str) -> Result<Compiled, Diagnostics> {
+pub fn compile(name: &str, doc: &crate::verify::Verified, seal: &str) -> Result<Compiled, Diagnostics> {
     Ok(Compiled { name: name.to_string(), module: module_name(name), source: crate::compile_document(doc, seal)? })
 }
 

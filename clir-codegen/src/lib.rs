@@ -22,16 +22,17 @@ pub mod emit;
 pub mod plan;
 pub mod resolve;
 pub mod strata;
+pub mod validate;
 
 /// Compiles a parsed (and verified) document to formatted Rust: resolve, stratify, plan, emit.
-pub fn compile_document(doc: &ir::Document, seal: &str) -> Result<String, Diagnostics> {
+pub fn compile_document(doc: &verify::Verified, seal: &str) -> Result<String, Diagnostics> {
     let program = resolve::resolve(doc)?;
     let strata = strata::stratify(&program)?;
     Ok(emit::emit(&program, &strata, seal))
 }
 
 /// [`compile_document`], optionally without explanation code (`clir compile --no-explanations`).
-pub fn compile_document_with(doc: &ir::Document, seal: &str, explanations: bool) -> Result<String, Diagnostics> {
+pub fn compile_document_with(doc: &verify::Verified, seal: &str, explanations: bool) -> Result<String, Diagnostics> {
     let program = resolve::resolve(doc)?;
     let strata = strata::stratify(&program)?;
     Ok(emit::emit_with(&program, &strata, seal, explanations))

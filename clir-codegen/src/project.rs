@@ -88,8 +88,8 @@ pub struct VerifiedPackage {
     pub spec: PackageSpec,
     /// The pin it matched.
     pub pin: Pin,
-    /// The parsed document.
-    pub document: Document,
+    /// The verified document.
+    pub document: crate::verify::Verified,
     /// The blob's bytes (canonical, sealed).
     pub bytes: Vec<u8>,
     /// Checks that only warned (e.g. a source text that is not available), as

@@ -3,6 +3,7 @@
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{self, ArithOp, CmpOp, Document, NodeKind, RelationKind, Status, Strength, Term};
+use crate::verify::Verified;
 use std::collections::HashMap;
 
 /// The type of a column or variable.
@@ -305,12 +306,26 @@ impl Program {
     }
 }
 
+/// A failure verification should have caught: resolve relies on a [`Verified`] document and
+/// reports, rather than panics on, anything the validator let through.
+fn internal(node: &str, path: &str, what: &str) -> Diagnostic {
+    Diagnostic::new(
+        "resolve",
+        path.to_string(),
+        format!("internal error: {what}, which verification should have rejected; please report it"),
+    )
+    .with_code("internal")
+    .in_node(node)
+}
+
 fn label(n: &ir::Node) -> String {
     ir::label_text(&n.labels, "en").unwrap_or("").to_string()
 }
 
-/// Resolves names, types and variables of a verified document; reports every failure.
-pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
+/// Resolves the names, types and variables of a verified document into indices, and checks what
+/// verification does not: features used, safety, superiority, judgment capabilities.
+pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
+    let doc: &Document = doc;
     let mut errs: Vec<Diagnostic> = Vec::new();
     let err =
         |node: &ir::Node, path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&node.id);
@@ -331,9 +346,6 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
     for n in &doc.nodes {
         match &n.kind {
             NodeKind::TypeDecl(t) => {
-                if p.types.iter().any(|x| x.name == t.name) {
-                    errs.push(err(n, &format!("{}.name", n.path), format!("type name `{}` declared twice", t.name)));
-                }
                 type_ix.insert(&n.id, p.types.len());
                 p.types.push(TypeInfo { id: n.id.clone(), name: t.name.clone(), label: label(n) });
             }
@@ -369,40 +381,20 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
         match &n.kind {
             NodeKind::Constant(c) => match ty_of(&c.return_type) {
                 Some(Ty::Entity(t)) => {
-                    if p.constants.iter().any(|x| x.name == c.name) {
-                        errs.push(err(
-                            n,
-                            &format!("{}.name", n.path),
-                            format!("constant name `{}` declared twice", c.name),
-                        ));
-                    }
                     const_ix.insert(&n.id, p.constants.len());
                     p.constants.push(ConstantInfo { id: n.id.clone(), name: c.name.clone(), ty: t });
                 }
-                _ => errs.push(err(
-                    n,
-                    &format!("{}.returnType", n.path),
-                    format!("constant `{}` must have a declared entity type, found `{}`", c.name, c.return_type),
-                )),
+                _ => errs.push(internal(&n.id, &n.path, "a constant without an entity type")),
             },
             NodeKind::Relation(r) => {
                 let mut params = Vec::new();
                 for (i, prm) in r.parameters.iter().enumerate() {
                     match ty_of(&prm.ty) {
                         Some(t) => params.push((prm.name.clone(), t)),
-                        None => errs.push(err(
-                            n,
-                            &format!("{}.parameters[{i}].type", n.path),
-                            format!("relation `{}`: unknown type `{}`", r.name, prm.ty),
-                        )),
+                        None => {
+                            errs.push(internal(&n.id, &format!("{}.parameters[{i}]", n.path), "an undeclared type"))
+                        }
                     }
-                }
-                if p.relations.iter().any(|x| x.name == r.name) {
-                    errs.push(err(
-                        n,
-                        &format!("{}.name", n.path),
-                        format!("relation name `{}` declared twice", r.name),
-                    ));
                 }
                 let capability = capabilities.get(n.id.as_str()).map(|c| c.to_string());
                 if r.relation_kind == RelationKind::Judgment && capability.is_none() {
@@ -472,32 +464,15 @@ pub fn resolve(doc: &Document) -> Result<Program, Diagnostics> {
                         sup_paths.push(&n.path);
                         p.superiority.push(Superiority { id: n.id.clone(), label: label(n), higher: h, lower: l })
                     }
-                    _ => errs.push(err(
-                        n,
-                        &n.path,
-                        format!("priority `{}`: `{}` or `{}` is not a rule", n.id, pr.higher, pr.lower),
-                    )),
+                    _ => errs.push(internal(&n.id, &n.path, "a priority between unresolved rules")),
                 }
             }
             NodeKind::Closure(c) => {
                 let (Some(&rel), Some(&domain)) = (rel_ix.get(c.predicate.as_str()), rel_ix.get(c.domain.as_str()))
                 else {
-                    errs.push(err(n, &n.path, format!("closure `{}`: predicate or domain is not a relation", n.id)));
+                    errs.push(internal(&n.id, &n.path, "a closure over an undeclared relation"));
                     continue;
                 };
-                let pt: Vec<Ty> = p.relations[rel].params.iter().map(|x| x.1).collect();
-                let dt: Vec<Ty> = p.relations[domain].params.iter().map(|x| x.1).collect();
-                if pt != dt {
-                    errs.push(err(
-                        n,
-                        &format!("{}.domain", n.path),
-                        format!(
-                            "closure `{}`: domain `{}` must have the parameter types of `{}`",
-                            n.id, p.relations[domain].name, p.relations[rel].name
-                        ),
-                    ));
-                    continue;
-                }
                 p.closures.push(Closure {
                     id: n.id.clone(),
                     label: label(n),
@@ -568,10 +543,10 @@ fn resolve_rule(
                 }
                 vars.push((name.clone(), t))
             }
-            Some(_) => errs.push(e(&format!("{}.variables[{i}]", n.path), format!("variable `{name}` declared twice"))),
-            None => errs.push(e(
-                &format!("{}.variables[{i}].type", n.path),
-                format!("variable `{name}` has unknown type `{t}`"),
+            _ => errs.push(internal(
+                &n.id,
+                &format!("{}.variables[{i}]", n.path),
+                "a variable declared twice or of no type",
             )),
         }
     }
@@ -603,14 +578,14 @@ fn resolve_rule(
             Term::Var(v) => match cx.vars.iter().position(|x| &x.0 == v) {
                 Some(i) => (RTerm::Var(i), cx.vars[i].1),
                 None => {
-                    errs.push(e(path, format!("variable `{v}` is not declared in `variables`")));
+                    errs.push(internal(&cx.node.id, path, "an undeclared variable"));
                     return None;
                 }
             },
             Term::Const(c) => match cx.const_ix.get(c.as_str()) {
                 Some(&i) => (RTerm::Const(i), Ty::Entity(cx.p.constants[i].ty)),
                 None => {
-                    errs.push(e(path, format!("`{c}` is not a declared constant")));
+                    errs.push(internal(&cx.node.id, path, "an undeclared constant"));
                     return None;
                 }
             },
@@ -636,27 +611,7 @@ fn resolve_rule(
             }
         };
         if got != want {
-            let shown = match t {
-                Term::Var(v) => format!("variable `{v}`"),
-                Term::Const(c) => format!(
-                    "constant `{}`",
-                    cx.const_ix.get(c.as_str()).map_or(c.as_str(), |&i| cx.p.constants[i].name.as_str())
-                ),
-                Term::Int(i) => format!("the integer {i}"),
-                Term::Str(s) => format!("the string {s:?}"),
-                Term::Arith(..) => "an arithmetic term".to_string(),
-            };
-            errs.push(
-                e(
-                    path,
-                    format!(
-                        "{what} is {shown} of type `{}`, but `{}` is expected",
-                        cx.p.type_name(got),
-                        cx.p.type_name(want)
-                    ),
-                )
-                .with_code("type_mismatch"),
-            );
+            errs.push(internal(&cx.node.id, path, &format!("{what} of the wrong type")));
             return None;
         }
         Some(rt)
@@ -669,17 +624,12 @@ fn resolve_rule(
                    ariths: &mut Vec<(ArithOp, RTerm, RTerm)>,
                    strings: &mut Vec<String>|
      -> Option<RLiteral> {
-        let Some(&rel) = rel_ix.get(l.predicate.as_str()) else {
-            errs.push(e(&format!("{}.predicate", l.path), format!("`{}` is not a declared relation", l.predicate)));
+        let Some(&rel) = rel_ix.get(l.predicate.as_str()).filter(|&&rel| p.relations[rel].params.len() == l.args.len())
+        else {
+            errs.push(internal(&cx.node.id, &l.path, "a literal of an undeclared relation or the wrong arity"));
             return None;
         };
         let decl = &p.relations[rel];
-        if decl.params.len() != l.args.len() {
-            let d =
-                crate::diag::arity_mismatch(format!("{}.args", l.path), &decl.name, decl.params.len(), l.args.len());
-            errs.push(Diagnostic { check: "resolve", ..d }.in_node(&cx.node.id));
-            return None;
-        }
         let mut args = Vec::new();
         for (i, (a, (pname, pty))) in l.args.iter().zip(&decl.params).enumerate() {
             let what = format!("argument `{}` of `{}`", pname, decl.name);
@@ -769,7 +719,7 @@ fn resolve_rule(
     for (i, a) in r.anchors.iter().enumerate() {
         match frag_ix.get(a.as_str()) {
             Some(&f) => anchors.push(f),
-            None => errs.push(e(&format!("{}.anchors[{i}]", n.path), format!("anchor `{a}` is not a fragment"))),
+            None => errs.push(internal(&n.id, &format!("{}.anchors[{i}]", n.path), "an anchor that is not a fragment")),
         }
     }
     let Some(head) = head else { return Err(errs) };

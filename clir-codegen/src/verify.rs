@@ -12,9 +12,10 @@
 
 use crate::canonical;
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{Document, INTEGER_TYPE};
+use crate::ir::Document;
+use crate::validate;
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 
 /// The only schema version this compiler understands.
@@ -23,9 +24,6 @@ pub const SCHEMA_VERSION: &str = "law.core.ir/0.2";
 /// The features this compiler understands; any other feature fails verification.
 pub const KNOWN_FEATURES: &[&str] =
     &["core-executable", crate::ir::FEATURE_NAF, crate::ir::FEATURE_STRINGS, crate::ir::FEATURE_ARITH];
-
-/// The deepest formula nesting the reference check follows.
-const MAX_FORMULA_DEPTH: usize = 64;
 
 /// What a verification is compared against.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -118,14 +116,35 @@ impl Report {
     }
 
     /// The model, when every check passed (or only warned); otherwise all the failures.
-    pub fn into_document(self) -> Result<Document, Diagnostics> {
+    pub fn into_document(self) -> Result<Verified, Diagnostics> {
         let failures = self.failures();
         match self.document {
-            Some(doc) if failures.0.is_empty() => Ok(doc),
+            Some(doc) if failures.0.is_empty() => Ok(Verified(doc)),
             Some(_) => Err(failures),
             None if failures.0.is_empty() => Err(Diagnostic::new("parse", "", "the document did not parse").into()),
             None => Err(failures),
         }
+    }
+}
+
+/// A document that passed verification: its references, arities and types hold (the
+/// validator of [`crate::validate`]), its hashes recompute, its features are understood. The
+/// compiler's passes take this type and rely on it. Only [`Report::into_document`] makes one.
+#[derive(Debug, Clone)]
+pub struct Verified(Document);
+
+impl Verified {
+    /// The model.
+    pub fn document(&self) -> &Document {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Verified {
+    type Target = Document;
+
+    fn deref(&self) -> &Document {
+        &self.0
     }
 }
 
@@ -175,7 +194,6 @@ pub fn verify_bytes(bytes: &[u8], opts: &VerifyOptions) -> Report {
     let content = check_node_hashes(nodes);
     let texts = check_text_hashes(nodes);
     let ids = check_ids(nodes);
-    let references = check_references(top, nodes);
     let sources = check_sources(top, nodes, opts);
 
     // The model last: it takes the JSON tree.
@@ -186,6 +204,19 @@ pub fn verify_bytes(bytes: &[u8], opts: &VerifyOptions) -> Report {
             (pass("parse", detail), Some(doc))
         }
         Err(diags) => (fail_many("parse", "model error", diags.0), None),
+    };
+    let references = match &document {
+        Some(doc) => {
+            let v = validate::validate(doc);
+            let detail = format!("{} references, arities and types hold", v.held);
+            from_diagnostics(validate::CHECK, detail, "dangling references, wrong arities or types", v.diagnostics)
+        }
+        None => Check {
+            name: validate::CHECK,
+            outcome: Outcome::Warn,
+            detail: "not checked: the document does not parse".into(),
+            diagnostics: Vec::new(),
+        },
     };
 
     Report {
@@ -403,305 +434,6 @@ fn check_ids(nodes: &[Value]) -> Check {
         }
     }
     from_diagnostics("ids", format!("{} distinct", first.len()), "duplicate node ids", diags)
-}
-
-/// What the nodes of a document declare, by id.
-struct Decls<'a> {
-    /// Node id -> kind of its first declaration.
-    kinds: HashMap<&'a str, &'a str>,
-    types: HashSet<&'a str>,
-    constants: HashSet<&'a str>,
-    /// Relation id -> arity.
-    relations: HashMap<&'a str, usize>,
-    /// Relation id -> short name.
-    names: HashMap<&'a str, &'a str>,
-    rules: HashSet<&'a str>,
-    fragments: HashSet<&'a str>,
-    publications: HashSet<&'a str>,
-}
-
-impl<'a> Decls<'a> {
-    fn of(nodes: &'a [Value]) -> Decls<'a> {
-        let mut d = Decls {
-            kinds: HashMap::new(),
-            types: HashSet::from([INTEGER_TYPE, crate::ir::STRING_TYPE]),
-            constants: HashSet::new(),
-            relations: HashMap::new(),
-            names: HashMap::new(),
-            rules: HashSet::new(),
-            fragments: HashSet::new(),
-            publications: HashSet::new(),
-        };
-        for node in nodes {
-            let (Some(id), Some(kind)) = (node_id(node), node.get("kind").and_then(Value::as_str)) else {
-                continue;
-            };
-            d.kinds.entry(id).or_insert(kind);
-            match kind {
-                "type_decl" => {
-                    d.types.insert(id);
-                }
-                "symbol_decl" => match node.get("symbolKind").and_then(Value::as_str) {
-                    Some("constant") => {
-                        d.constants.insert(id);
-                    }
-                    Some("relation") => {
-                        let arity = node.get("parameters").and_then(Value::as_array).map_or(0, Vec::len);
-                        d.relations.entry(id).or_insert(arity);
-                        if let Some(name) = node.get("name").and_then(Value::as_str) {
-                            d.names.entry(id).or_insert(name);
-                        }
-                    }
-                    _ => {}
-                },
-                "rule" => {
-                    d.rules.insert(id);
-                }
-                "fragment" => {
-                    d.fragments.insert(id);
-                }
-                "publication" => {
-                    d.publications.insert(id);
-                }
-                _ => {}
-            }
-        }
-        d
-    }
-
-    /// Why `id` is not a `what`: undeclared, or declared as something else.
-    fn not_a(&self, id: &str, what: &str) -> String {
-        match self.kinds.get(id) {
-            Some(kind) => format!("{id} is a {kind}, not a {what}"),
-            None => format!("unknown {what} {id}: no node declares it"),
-        }
-    }
-}
-
-/// The referential-integrity walk: every diagnostic it finds and how many references held.
-struct RefWalk<'a> {
-    decls: Decls<'a>,
-    diags: Vec<Diagnostic>,
-    resolved: usize,
-}
-
-impl<'a> RefWalk<'a> {
-    fn fail(&mut self, node: &Value, path: String, message: String) {
-        self.diags.push(located("references", path, node, message));
-    }
-
-    /// `ok` counts a resolved reference; otherwise reports `message()` at `path`.
-    fn expect(&mut self, ok: bool, node: &Value, path: String, message: impl FnOnce(&Decls<'a>) -> String) {
-        if ok {
-            self.resolved += 1;
-        } else {
-            let m = message(&self.decls);
-            self.fail(node, path, m);
-        }
-    }
-
-    /// A `{"name": type}` reference at `v` (path `path`).
-    fn type_ref(&mut self, node: &Value, v: Option<&Value>, path: String) {
-        let Some(name) = v.and_then(|t| t.get("name")).and_then(Value::as_str) else { return };
-        let ok = self.decls.types.contains(name);
-        self.expect(ok, node, format!("{path}.name"), |d| d.not_a(name, "type"));
-    }
-
-    fn id_list(&mut self, node: &Value, key: &str, path: &str, target: Target) {
-        let Some(items) = node.get(key).and_then(Value::as_array) else { return };
-        for (k, item) in items.iter().enumerate() {
-            let Some(id) = item.as_str() else { continue };
-            self.target(node, id, format!("{path}.{key}[{k}]"), target);
-        }
-    }
-
-    fn target(&mut self, node: &Value, id: &str, path: String, target: Target) {
-        let (ok, what) = match target {
-            Target::Rule => (self.decls.rules.contains(id), "rule"),
-            Target::Fragment => (self.decls.fragments.contains(id), "fragment"),
-            Target::Relation => (self.decls.relations.contains_key(id), "relation"),
-        };
-        self.expect(ok, node, path, |d| d.not_a(id, what));
-    }
-
-    fn node(&mut self, node: &'a Value, i: usize) {
-        let path = format!("nodes[{i}]");
-        let Some(kind) = node.get("kind").and_then(Value::as_str) else { return };
-        match kind {
-            "symbol_decl" => {
-                if let Some(params) = node.get("parameters").and_then(Value::as_array) {
-                    for (k, p) in params.iter().enumerate() {
-                        self.type_ref(node, p.get("type"), format!("{path}.parameters[{k}].type"));
-                    }
-                }
-                if node.get("returnType").is_some() {
-                    self.type_ref(node, node.get("returnType"), format!("{path}.returnType"));
-                }
-            }
-            "rule" => self.rule(node, &path),
-            "priority_rule" => {
-                for key in ["higher", "lower"] {
-                    if let Some(id) = node.get(key).and_then(|r| r.get("id")).and_then(Value::as_str) {
-                        self.target(node, id, format!("{path}.{key}.id"), Target::Rule);
-                    }
-                }
-                self.id_list(node, "anchors", &path, Target::Fragment);
-            }
-            "closure_policy" => {
-                let predicate = node.get("predicate").and_then(Value::as_str);
-                let domain = node.get("domain").and_then(|r| r.get("id")).and_then(Value::as_str);
-                if let Some(p) = predicate {
-                    self.target(node, p, format!("{path}.predicate"), Target::Relation);
-                }
-                if let Some(d) = domain {
-                    self.target(node, d, format!("{path}.domain.id"), Target::Relation);
-                }
-                if let (Some(p), Some(d)) = (predicate, domain) {
-                    if let (Some(&pa), Some(&da)) = (self.decls.relations.get(p), self.decls.relations.get(d)) {
-                        self.expect(pa == da, node, format!("{path}.domain.id"), |_| {
-                            format!("the domain {d} has {da} parameters, the closed predicate {p} has {pa}: they must be equal")
-                        });
-                    }
-                }
-            }
-            "external_decl" => {
-                if let Some(s) = node.get("symbol").and_then(Value::as_str) {
-                    self.target(node, s, format!("{path}.symbol"), Target::Relation);
-                }
-            }
-            // Provenance and declarations without references; `authority`, `jurisdiction` and
-            // the like are non-executable and may name undeclared ids.
-            _ => {}
-        }
-    }
-
-    fn rule(&mut self, node: &'a Value, path: &str) {
-        let mut vars: HashSet<&str> = HashSet::new();
-        if let Some(list) = node.get("variables").and_then(Value::as_array) {
-            for (k, v) in list.iter().enumerate() {
-                if let Some(id) = v.get("id").and_then(Value::as_str) {
-                    vars.insert(id);
-                }
-                self.type_ref(node, v.get("type"), format!("{path}.variables[{k}].type"));
-            }
-        }
-        if let Some(head) = node.get("head") {
-            self.formula(node, head, &format!("{path}.head"), &vars, 0);
-        }
-        if let Some(body) = node.get("body") {
-            self.formula(node, body, &format!("{path}.body"), &vars, 0);
-        }
-        self.id_list(node, "anchors", path, Target::Fragment);
-    }
-
-    fn formula(&mut self, node: &Value, f: &Value, path: &str, vars: &HashSet<&str>, depth: usize) {
-        if depth > MAX_FORMULA_DEPTH {
-            return; // reported by `parse`
-        }
-        match f.get("kind").and_then(Value::as_str) {
-            Some("and") => {
-                if let Some(items) = f.get("items").and_then(Value::as_array) {
-                    for (k, item) in items.iter().enumerate() {
-                        self.formula(node, item, &format!("{path}.items[{k}]"), vars, depth + 1);
-                    }
-                }
-            }
-            Some("status" | "not") => {
-                if let Some(inner) = f.get("formula") {
-                    self.formula(node, inner, &format!("{path}.formula"), vars, depth + 1);
-                }
-            }
-            Some("literal") => self.literal(node, f, path, vars),
-            Some("comparison") => {
-                for key in ["left", "right"] {
-                    if let Some(t) = f.get(key) {
-                        self.term(node, t, &format!("{path}.{key}"), vars);
-                    }
-                }
-            }
-            _ => {} // `boolean`, or reported by `parse`
-        }
-    }
-
-    fn literal(&mut self, node: &Value, lit: &Value, path: &str, vars: &HashSet<&str>) {
-        let args: &[Value] = lit.get("args").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
-        if let Some(p) = lit.get("predicate").and_then(Value::as_str) {
-            match self.decls.relations.get(p).copied() {
-                Some(arity) => {
-                    self.resolved += 1;
-                    if lit.get("args").is_some_and(Value::is_array) {
-                        if arity == args.len() {
-                            self.resolved += 1;
-                        } else {
-                            let name = self.decls.names.get(p).copied().unwrap_or(p);
-                            let d = crate::diag::arity_mismatch(format!("{path}.args"), name, arity, args.len());
-                            self.diags.push(match node_id(node) {
-                                Some(id) => d.in_node(id),
-                                None => d,
-                            });
-                        }
-                    }
-                }
-                None => {
-                    let m = self.decls.not_a(p, "relation");
-                    self.fail(node, format!("{path}.predicate"), m);
-                }
-            }
-        }
-        for (k, a) in args.iter().enumerate() {
-            self.term(node, a, &format!("{path}.args[{k}]"), vars);
-        }
-    }
-
-    fn term(&mut self, node: &Value, t: &Value, path: &str, vars: &HashSet<&str>) {
-        match t.get("kind").and_then(Value::as_str) {
-            Some("var") => {
-                if let Some(v) = t.get("var").and_then(Value::as_str) {
-                    self.expect(vars.contains(v), node, format!("{path}.var"), |_| {
-                        format!("variable {v} is not among the rule's variables")
-                    });
-                }
-            }
-            Some("const_ref" | "entity_ref") => {
-                if let Some(id) = t.get("id").and_then(Value::as_str) {
-                    let ok = self.decls.constants.contains(id);
-                    self.expect(ok, node, format!("{path}.id"), |d| d.not_a(id, "constant"));
-                }
-            }
-            Some("value") => self.type_ref(node, t.get("type"), format!("{path}.type")),
-            Some("arith") => {
-                for key in ["left", "right"] {
-                    if let Some(x) = t.get(key) {
-                        self.term(node, x, &format!("{path}.{key}"), vars);
-                    }
-                }
-            }
-            _ => {} // reported by `parse`
-        }
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Target {
-    Rule,
-    Fragment,
-    Relation,
-}
-
-fn check_references(top: &Map<String, Value>, nodes: &[Value]) -> Check {
-    let mut walk = RefWalk { decls: Decls::of(nodes), diags: Vec::new(), resolved: 0 };
-    for (i, node) in nodes.iter().enumerate() {
-        walk.node(node, i);
-    }
-    if let Some(sources) = top.get("metadata").and_then(|m| m.get("localSources")).and_then(Value::as_object) {
-        for id in sources.keys() {
-            let ok = walk.decls.publications.contains(id.as_str());
-            let path = format!("metadata.localSources.{id}");
-            walk.expect(ok, &Value::Null, path, |d| d.not_a(id, "publication"));
-        }
-    }
-    let detail = format!("{} references resolve", walk.resolved);
-    from_diagnostics("references", detail, "dangling or ill-formed references", walk.diags)
 }
 
 /// `documentHash` of each publication against the sha256 of its local source text.

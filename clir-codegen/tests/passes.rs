@@ -8,12 +8,13 @@ use clir_codegen::ir::{ArithOp, CmpOp, Document, RelationKind, Status, Strength}
 use clir_codegen::plan::{plan_rule, plan_rule_keeping, RulePlan};
 use clir_codegen::resolve::{resolve, Program, RItem, RLiteral, RRule, RTerm, Ty};
 use clir_codegen::strata::{stratify, Strata};
+use clir_codegen::verify::{verify_bytes, Verified, VerifyOptions};
 use clir_testkit::Package;
 
-/// The document of a package in the notation.
-fn document(text: &str) -> Document {
+/// The verified document of a package in the notation.
+fn document(text: &str) -> Verified {
     let pkg = Package::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    Document::parse(&pkg.bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    verify_bytes(&pkg.bytes(), &VerifyOptions::default()).into_document().unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
 /// The resolved program of a package in the notation, which must resolve.
@@ -237,8 +238,15 @@ fn resolve_rejects_unsafe_variables_with_their_codes() {
     }
 }
 
+/// The validator's findings for a package in the notation (which must parse).
+fn validation_errors(text: &str) -> Vec<Diagnostic> {
+    let pkg = Package::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let doc = Document::parse(&pkg.bytes()).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    clir_codegen::validate::validate(&doc).diagnostics
+}
+
 #[test]
-fn resolve_rejects_wrong_types_arity_and_names() {
+fn the_validator_rejects_wrong_types_arity_and_names() {
     let base = "
 package t.types 0.1.0
 type Game
@@ -252,14 +260,21 @@ institutional p(Game)
         ("rule U strict [x: Integer]: p(x) :- g(x)", Some("type_mismatch")),
         ("rule U strict [x: Game]: p(x) :- g(x), x > 1", Some("type_mismatch")),
         ("rule U strict: p(x) :- g(x, x)", Some("arity_mismatch")),
+        ("rule U strict: p(x) :- nothing(x)", None),
     ];
     for (rule, code) in cases {
-        let errs = resolve_errors(&format!("{base}\n{rule}"));
-        assert!(shape(&errs).iter().any(|s| *s == ("resolve", code, "U".to_string())), "{rule}: {:?}", shape(&errs));
+        let errs = validation_errors(&format!("{base}\n{rule}"));
+        assert!(shape(&errs).iter().any(|s| *s == ("references", code, "U".to_string())), "{rule}: {:?}", shape(&errs));
+        // Verification fails, so the passes after it never see the package.
+        let bytes = Package::parse(&format!("{base}\n{rule}")).unwrap().bytes();
+        assert!(verify_bytes(&bytes, &VerifyOptions::default()).into_document().is_err(), "{rule}");
     }
-    // An undeclared relation is reported in the rule, which is left out of the program.
-    let errs = resolve_errors(&format!("{base}\nrule U strict: p(x) :- nothing(x)"));
-    assert_eq!(shape(&errs).iter().map(|s| (s.0, s.2.as_str())).collect::<Vec<_>>(), [("resolve", "U")]);
+    // A name declared twice, and a closure whose domain has other parameter types.
+    let errs = validation_errors(&format!("{base}\ninstitutional p(Game) id p2"));
+    assert_eq!(shape(&errs), [("references", None, "p2".to_string())]);
+    assert!(validation_errors(&format!("{base}\nclosure C: p over g")).is_empty());
+    let errs = validation_errors(&format!("{base}\ninstitutional g2(Player)\nclosure C: p over g2"));
+    assert_eq!(shape(&errs), [("references", None, "C".to_string())]);
 }
 
 // ----- strata -----

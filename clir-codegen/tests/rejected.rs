@@ -1,13 +1,11 @@
 //! Packages the compiler must reject: golden files. Each `tests/rejected/<case>.clir` is a
 //! package in the test kit's notation with one defect; `<case>.err` is what clir reports, in
 //! the rendered form users see (`clir compile`, build scripts). A package that verifies must fail
-//! to compile; one that fails verification but still parses is compiled anyway, and both reports
-//! are pinned. No input may panic.
+//! to compile (only verified documents reach the compiler). No input may panic.
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p clir-codegen --test rejected` rewrites the `.err` files.
 
 use clir_codegen::canonical::seal;
-use clir_codegen::ir::Document;
 use clir_codegen::verify::{verify_bytes, VerifyOptions};
 use clir_codegen::{compile_document, Source};
 use std::path::{Path, PathBuf};
@@ -16,29 +14,20 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rejected")
 }
 
-/// What clir reports for the package of `text`: verification failures, and the compiler's
-/// errors when the document parses.
+/// What clir reports for the package of `text`: the verification failures, or, for a package
+/// that verifies, the compiler's errors.
 fn report(text: &str) -> Result<String, String> {
     let pkg = clir_testkit::Package::parse(text).map_err(|e| format!("the notation does not parse: {e}"))?;
     let bytes = pkg.bytes();
     let verified = verify_bytes(&bytes, &VerifyOptions::default());
-    let parsed = Document::parse(&bytes).ok();
+    let parsed = verified.document.clone();
     let src = Source { package: Some(&pkg.name), document: parsed.as_ref() };
-    let mut out = String::new();
     if !verified.ok() {
-        out.push_str(&verified.failures().render("error", src));
+        return Ok(verified.failures().render("error", src));
     }
-    let Some(doc) = &parsed else { return Ok(out) };
-    match compile_document(doc, &seal(&bytes)) {
-        Ok(_) if verified.ok() => Err("the package compiled; it must be rejected".into()),
-        Ok(_) => Ok(out),
-        Err(d) => {
-            if !verified.ok() {
-                out.push_str("\n// the parsed model, compiled anyway:\n\n");
-            }
-            out.push_str(&d.render("error", src));
-            Ok(out)
-        }
+    match compile_document(&verified.into_document().map_err(|e| e.to_string())?, &seal(&bytes)) {
+        Ok(_) => Err("the package compiled; it must be rejected".into()),
+        Err(d) => Ok(d.render("error", src)),
     }
 }
 

@@ -309,7 +309,8 @@ fn dangling_priority_anchor_closure_and_external_references_fail() {
     for needle in [
         "lower.id (urn:fide:laws:clir:chess#CheckmateOverSeventyFiveMoves): unknown rule urn:fide:laws:clir:chess#NoRule",
         "anchors[0] (urn:fide:laws:clir:chess#AgreedDraw): unknown fragment urn:fide:laws:clir:chess#FIDE_ART_99",
-        "domain.id (urn:fide:laws:clir:chess#CastlingAttackClosure): the domain urn:fide:laws:clir:chess#player_of has 2 parameters",
+        "domain.id (urn:fide:laws:clir:chess#CastlingAttackClosure): the domain `player_of` of a closure must have the \
+         parameter types of `castling_path_attacked`",
         "symbol (urn:fide:laws:clir:chess#case_not_precisely_regulated/external): unknown relation urn:fide:laws:clir:chess#nothing",
         "variables[0].type.name (urn:fide:laws:clir:chess#AgreedDraw): unknown type urn:fide:laws:clir:chess#Gaem",
     ] {

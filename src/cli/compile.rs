@@ -38,12 +38,17 @@ pub fn run(args: &CompileArgs) -> u8 {
     let report = verify_bytes(&bytes, &opts);
     let seal = clir_codegen::canonical::seal(&bytes);
     let fmt = args.message_format;
-    let doc = match report.document.clone() {
-        Some(doc) if report.ok() => doc,
-        parsed => {
-            let src = Source { package: parsed.as_ref().map(|d| d.package.name.as_str()), document: parsed.as_ref() };
-            write_diagnostics(fmt, "error", &report.failures(), src);
-            note("compile", format_args!("{} does not verify", args.package.display()));
+    if !report.ok() {
+        let parsed = report.document.as_ref();
+        let src = Source { package: parsed.map(|d| d.package.name.as_str()), document: parsed };
+        write_diagnostics(fmt, "error", &report.failures(), src);
+        note("compile", format_args!("{} does not verify", args.package.display()));
+        return FAILURE;
+    }
+    let doc = match report.into_document() {
+        Ok(doc) => doc,
+        Err(e) => {
+            write_diagnostics(fmt, "error", &e, Source::default());
             return FAILURE;
         }
     };
