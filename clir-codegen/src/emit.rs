@@ -8,6 +8,7 @@ use crate::ir::{RelationKind, Status, Strength};
 use crate::plan::{plan_rule, plan_rule_keeping, RulePlan, Step};
 use crate::resolve::{names, Program, RItem, RRule, RTerm, Ty};
 use crate::strata::Strata;
+use crate::text::{comment_text, string_literal};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
@@ -117,22 +118,22 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
     };
     let text = prettyplease::unparse(&file);
     let mut out = String::with_capacity(text.len() + 4096);
+    // Every doc and literal of package text was escaped to one inert line, so a line that is
+    // exactly a marker is one of ours; each line of its comment is escaped again.
     for line in text.lines() {
         let t = line.trim_start();
-        if let Some(rest) = t.strip_prefix("clir_comment!(") {
-            if let Some(num) = rest.strip_suffix(");") {
-                if let Ok(i) = num.parse::<usize>() {
-                    let indent = &line[..line.len() - t.len()];
-                    for c in e.comments[i].lines() {
-                        if c.is_empty() {
-                            out.push_str(&format!("{indent}//\n"));
-                        } else {
-                            out.push_str(&format!("{indent}// {c}\n"));
-                        }
-                    }
-                    continue;
+        let marker = t.strip_prefix("clir_comment!(").and_then(|r| r.strip_suffix(");")).and_then(|n| n.parse().ok());
+        if let Some(comment) = marker.and_then(|i: usize| e.comments.get(i)) {
+            let indent = &line[..line.len() - t.len()];
+            for c in comment.split('\n') {
+                let c = comment_text(c);
+                if c.is_empty() {
+                    out.push_str(&format!("{indent}//\n"));
+                } else {
+                    out.push_str(&format!("{indent}// {c}\n"));
                 }
             }
+            continue;
         }
         out.push_str(line);
         out.push('\n');
@@ -180,10 +181,6 @@ fn unique(it: impl Iterator<Item = String>) -> Vec<String> {
 
 fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
-}
-
-fn lit_str(s: &str) -> Literal {
-    Literal::string(s)
 }
 
 impl<'a> Emitter<'a> {
@@ -588,11 +585,11 @@ impl<'a> Emitter<'a> {
         let mut out = TokenStream::new();
         for (i, t) in self.p.types.iter().enumerate() {
             let id = ident(&self.type_ident[i]);
-            let doc = format!("Entity type `{}`: {}", t.name, t.label);
+            let doc = comment_text(&format!("Entity type `{}`: {}", t.name, t.label));
             let consts = self.p.constants.iter().enumerate().filter(|(_, c)| c.ty == i).map(|(ci, c)| {
                 let k = ident(&self.const_ident[ci]);
                 let idx = Literal::u32_unsuffixed(ci as u32);
-                let doc = format!("The constant `{}`.", c.name);
+                let doc = comment_text(&format!("The constant `{}`.", c.name));
                 quote! { #[doc = #doc] pub const #k: #id = #id(::clir::Sym(#idx)); }
             });
             out.extend(quote! {
@@ -606,21 +603,21 @@ impl<'a> Emitter<'a> {
     fn schema(&self) -> TokenStream {
         let p = self.p;
         let rels = p.relations.iter().map(|r| {
-            let name = lit_str(&r.name);
+            let name = string_literal(&r.name);
             let kind = match r.kind {
                 RelationKind::Empirical => quote!(Empirical),
                 RelationKind::Judgment => quote!(Judgment),
                 RelationKind::Institutional => quote!(Institutional),
             };
             let params = r.params.iter().map(|(n, t)| {
-                let n = lit_str(n);
-                let tn = lit_str(p.type_name(*t));
+                let n = string_literal(n);
+                let tn = string_literal(p.type_name(*t));
                 let int = *t == Ty::Integer;
                 quote!(::clir::ParamInfo { name: #n, ty: #tn, integer: #int })
             });
             let cap = match &r.capability {
                 Some(c) => {
-                    let c = lit_str(c);
+                    let c = string_literal(c);
                     quote!(Some(#c))
                 }
                 None => quote!(None),
@@ -633,41 +630,41 @@ impl<'a> Emitter<'a> {
             .map(|c| (c.name.as_str(), p.types[c.ty].name.as_str()))
             .chain(self.string_consts.iter().map(|s| (s.as_str(), "String")))
             .map(|(n, t)| {
-                let (n, t) = (lit_str(n), lit_str(t));
+                let (n, t) = (string_literal(n), string_literal(t));
                 quote!(::clir::ConstantInfo { name: #n, ty: #t })
             });
         let rules = p.rules.iter().map(|r| {
-            let id = lit_str(&r.id);
-            let label = lit_str(&r.label);
-            let strength = lit_str(match r.strength {
+            let id = string_literal(&r.id);
+            let label = string_literal(&r.label);
+            let strength = string_literal(match r.strength {
                 Strength::Strict => "strict",
                 Strength::Defeasible => "defeasible",
                 Strength::Defeater => "defeater",
             });
             let anchors = r.anchors.iter().map(|&f| {
-                let fid = lit_str(&p.fragments[f].id);
-                let loc = lit_str(&p.fragments[f].locator);
-                let cite = lit_str(&citation(&r.label, &p.fragments[f].text));
+                let fid = string_literal(&p.fragments[f].id);
+                let loc = string_literal(&p.fragments[f].locator);
+                let cite = string_literal(&citation(&r.label, &p.fragments[f].text));
                 quote!(::clir::AnchorInfo { id: #fid, locator: #loc, citation: #cite })
             });
             quote!(::clir::RuleInfo { id: #id, label: #label, strength: #strength, anchors: &[#(#anchors),*] })
         });
         let priorities = p.superiority.iter().map(|x| {
-            let id = lit_str(&x.id);
-            let label = lit_str(&x.label);
+            let id = string_literal(&x.id);
+            let label = string_literal(&x.label);
             let (h, l) = (Literal::u32_unsuffixed(x.higher as u32), Literal::u32_unsuffixed(x.lower as u32));
             quote!(::clir::PriorityInfo { id: #id, label: #label, higher: #h, lower: #l })
         });
         let closures = p.closures.iter().map(|c| {
-            let id = lit_str(&c.id);
-            let label = lit_str(&c.label);
-            let snap = lit_str(c.snapshot.as_deref().unwrap_or(""));
-            let asof = lit_str(c.complete_as_of.as_deref().unwrap_or(""));
+            let id = string_literal(&c.id);
+            let label = string_literal(&c.label);
+            let snap = string_literal(c.snapshot.as_deref().unwrap_or(""));
+            let asof = string_literal(c.complete_as_of.as_deref().unwrap_or(""));
             quote!(::clir::ClosureInfo { id: #id, label: #label, snapshot: #snap, complete_as_of: #asof })
         });
-        let name = lit_str(&p.name);
-        let version = lit_str(&p.version);
-        let seal = lit_str(&self.seal);
+        let name = string_literal(&p.name);
+        let version = string_literal(&p.version);
+        let seal = string_literal(&self.seal);
         quote! {
             /// What this package declares: relations, constants and rules.
             pub static SCHEMA: ::clir::Schema = ::clir::Schema {
@@ -1239,10 +1236,10 @@ impl<'a> Emitter<'a> {
                     Some((_, g)) => g.clone(),
                     None => {
                         let g = format_ident!("{}Grant", names::camel(cap));
-                        let doc = format!(
+                        let doc = comment_text(&format!(
                             "The grant of capability `{cap}`: holding one is what allows judgment facts of that authority to be given."
-                        );
-                        let capl = lit_str(cap);
+                        ));
+                        let capl = string_literal(cap);
                         grants.extend(quote! {
                             #[doc = #doc]
                             #[derive(Debug, Clone, Copy)]
@@ -1268,13 +1265,13 @@ impl<'a> Emitter<'a> {
             let ix = Literal::usize_unsuffixed(ri);
             for neg in [false, true] {
                 let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.method_base(ri));
-                let doc = format!(
+                let doc = comment_text(&format!(
                     "Adds the fact `{}{}({})`{}.",
                     if neg { "~" } else { "" },
                     r.name,
                     r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect::<Vec<_>>().join(", "),
                     if r.label.is_empty() { String::new() } else { format!(": {}", r.label) }
-                );
+                ));
                 let grant_arg = grant.as_ref().map(|g| quote!(_grant: &#g,));
                 methods.extend(quote! {
                     #[doc = #doc]
@@ -1289,7 +1286,10 @@ impl<'a> Emitter<'a> {
         for (ti, t) in p.types.iter().enumerate() {
             let ty = ident(&self.type_ident[ti]);
             let m = ident(&names::snake(&t.name));
-            let doc = format!("The `{}` entity named `name` (a constant of that name when one is declared).", t.name);
+            let doc = comment_text(&format!(
+                "The `{}` entity named `name` (a constant of that name when one is declared).",
+                t.name
+            ));
             entity_ctors.extend(quote! {
                 #[doc = #doc]
                 pub fn #m(&mut self, name: &str) -> #ty { #ty(self.batch.entity(name)) }
@@ -1305,7 +1305,7 @@ impl<'a> Emitter<'a> {
             for neg in [false, true] {
                 let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.method_base(ri));
                 let slot = Literal::usize_unsuffixed(ri * 2 + neg as usize);
-                let doc = format!("What was concluded of `{}{}`.", if neg { "~" } else { "" }, r.name);
+                let doc = comment_text(&format!("What was concluded of `{}{}`.", if neg { "~" } else { "" }, r.name));
                 accessors.extend(quote! {
                     #[doc = #doc]
                     pub fn #m(&self) -> ::clir::Conclusions<(#(#tys,)*)> {

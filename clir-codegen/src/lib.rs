@@ -22,6 +22,7 @@ pub mod emit;
 pub mod plan;
 pub mod resolve;
 pub mod strata;
+pub mod text;
 pub mod validate;
 
 /// Compiles a parsed (and verified) document to formatted Rust: resolve, stratify, plan, emit.
