@@ -51,6 +51,9 @@ pub fn validate(doc: &Document) -> Validation {
     v.out
 }
 
+/// A relation's parameters: (name, type id).
+type Params<'d> = Vec<(&'d str, &'d str)>;
+
 /// What the nodes declare, by id.
 struct Decls<'d> {
     /// Id -> kind of its first declaration.
@@ -60,7 +63,7 @@ struct Decls<'d> {
     /// Constant id -> (name, type id).
     constants: HashMap<&'d str, (&'d str, &'d str)>,
     /// Relation id -> (name, parameters as (name, type id)).
-    relations: HashMap<&'d str, (&'d str, Vec<(&'d str, &'d str)>)>,
+    relations: HashMap<&'d str, (&'d str, Params<'d>)>,
     rules: HashSet<&'d str>,
     fragments: HashSet<&'d str>,
 }
