@@ -1,6 +1,7 @@
 //! Generates a fixed-seed set of random packages, compiles each with the real compiler, and
 //! writes the generated modules plus a registry into OUT_DIR. `CLIR_RANDOM_PACKAGES` sets how
-//! many (default 40).
+//! many (default 40); `CLIR_RANDOM_ADVERSARIAL` how many more, named from an adversarial
+//! alphabet (default 24, seeds from 1000 on).
 
 use clir_codegen::{build::Compiled, canonical};
 use std::fmt::Write;
@@ -9,14 +10,18 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=../clir-reference/src");
     println!("cargo:rerun-if-env-changed=CLIR_RANDOM_PACKAGES");
+    println!("cargo:rerun-if-env-changed=CLIR_RANDOM_ADVERSARIAL");
+    let adversarial: u64 = std::env::var("CLIR_RANDOM_ADVERSARIAL").ok().and_then(|s| s.parse().ok()).unwrap_or(24);
     let count: u64 = std::env::var("CLIR_RANDOM_PACKAGES").ok().and_then(|s| s.parse().ok()).unwrap_or(40);
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-    let cfg = clir_reference::random::Config::default();
+    let plain = clir_reference::random::Config::default();
+    let hostile = clir_reference::random::Config { adversarial: true, ..plain.clone() };
     let mut registry = String::from("/// Random packages: (seed, package bytes, module's Package).\npub static PACKAGES: &[(u64, &[u8], &dyn ::clir::Package)] = &[\n");
     let mut modules = String::new();
     let mut compiled = Vec::new();
-    for seed in 0..count {
-        let bytes = clir_reference::random::package_bytes(seed, &cfg);
+    let seeds = (0..count).map(|s| (s, &plain)).chain((1000..1000 + adversarial).map(|s| (s, &hostile)));
+    for (seed, cfg) in seeds {
+        let bytes = clir_reference::random::package_bytes(seed, cfg);
         let doc = clir_codegen::verify::verify_bytes(&bytes, &Default::default())
             .into_document()
             .unwrap_or_else(|e| panic!("random package {seed} does not verify: {e}"));
@@ -27,7 +32,12 @@ fn main() {
         let json = format!("p{seed}.lawir.json");
         std::fs::write(out.join(&json), &bytes).expect("write package");
         std::fs::write(out.join(format!("{module}.rs")), &source).expect("write module");
-        writeln!(modules, "pub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}").unwrap();
+        // Adversarial packages name things `foo`, `self_`, `NotE`: their names, not the compiler's.
+        writeln!(
+            modules,
+            "#[allow(clippy::disallowed_names, non_snake_case, non_camel_case_types)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
+        )
+        .unwrap();
         writeln!(
             registry,
             "    ({seed}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{json}\")), &{module}::Package),"

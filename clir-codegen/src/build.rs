@@ -40,8 +40,10 @@ pub fn registry_source(compiled: &[Compiled]) -> String {
     s.push_str("/// The packages compiled in from law.toml, one module each.\npub mod packages {\n");
     for c in compiled {
         s.push_str(&format!(
-            "    /// Package `{}`.\n    pub mod {} {{\n        include!(concat!(env!(\"OUT_DIR\"), \"/{}.rs\"));\n    }}\n",
-            c.name, c.module, c.module
+            "    /// Package `{}`.\n    #[allow(clippy::disallowed_names, non_snake_case, non_camel_case_types)]\n    pub mod {} {{\n        include!(concat!(env!(\"OUT_DIR\"), \"/{}.rs\"));\n    }}\n",
+            crate::text::comment_text(&c.name),
+            c.module,
+            c.module
         ));
     }
     s.push_str("}\n\n");

@@ -6,7 +6,7 @@
 
 use crate::ir::{RelationKind, Status, Strength};
 use crate::plan::{plan_rule, plan_rule_keeping, RulePlan, Step};
-use crate::resolve::{names, Program, RItem, RRule, RTerm, Ty};
+use crate::resolve::{Program, RItem, RRule, RTerm, Ty};
 use crate::strata::Strata;
 use crate::text::{comment_text, string_literal};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
@@ -43,6 +43,10 @@ struct Emitter<'a> {
     rule_ident: Vec<String>,
     type_ident: Vec<String>,
     const_ident: Vec<String>,
+    /// Per rule, its variables' identifiers.
+    var_ident: Vec<Vec<String>>,
+    /// Every identifier of the module (the one allocator).
+    names: crate::names::ModuleNames,
     /// Comment texts, referenced by `clir_comment!(i);` markers replaced after formatting.
     comments: Vec<String>,
     /// Per String literal of the program: its interner id (constants first, then the strings
@@ -75,6 +79,7 @@ pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
 pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> String {
     let plans = p.rules.iter().map(|r| plan_rule(p, r)).collect();
     let binding_plans = p.rules.iter().map(|r| plan_rule_keeping(p, r, &binding_vars(r))).collect();
+    let names = crate::names::ModuleNames::allocate(p);
     let mut e = Emitter {
         p,
         s,
@@ -82,18 +87,12 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
         plans,
         binding_plans,
         binding_mode: false,
-        rel_ident: unique(p.relations.iter().map(|r| {
-            // Names the generated evaluation uses for itself are not free for relations.
-            let n = names::snake(&r.name);
-            if RESERVED.contains(&n.as_str()) {
-                format!("{n}_relation")
-            } else {
-                n
-            }
-        })),
-        rule_ident: unique(p.rules.iter().map(|r| names::snake(r.id.rsplit('#').next().unwrap_or(&r.id)))),
-        type_ident: unique(p.types.iter().map(|t| names::camel(&t.name))),
-        const_ident: unique(p.constants.iter().map(|c| names::screaming(&c.name))),
+        rel_ident: names.relations.clone(),
+        rule_ident: names.rules.clone(),
+        type_ident: names.types.clone(),
+        const_ident: names.constants.clone(),
+        var_ident: p.rules.iter().map(|r| names.variables(r)).collect(),
+        names,
         comments: Vec::new(),
         string_sym: Vec::new(),
         string_consts: Vec::new(),
@@ -162,23 +161,6 @@ fn c_arity(p: &Program, rel: usize) -> usize {
     p.relations[rel].params.len()
 }
 
-/// Identifiers of the generated `evaluate` that a relation's name must not shadow.
-const RESERVED: &[&str] = &["batch", "case", "cases", "out", "iteration", "instances", "t", "row"];
-
-fn unique(it: impl Iterator<Item = String>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for s in it {
-        let mut cand = s.clone();
-        let mut k = 2;
-        while out.contains(&cand) {
-            cand = format!("{s}_{k}");
-            k += 1;
-        }
-        out.push(cand);
-    }
-    out
-}
-
 fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
 }
@@ -236,10 +218,8 @@ impl<'a> Emitter<'a> {
     }
 
     fn var_ident(&self, rule: &RRule, v: usize) -> Ident {
-        let base = names::snake(&rule.vars[v].0);
-        let clash = rule.vars.iter().take(v).any(|(n, _)| names::snake(n) == base);
-        let base = if base == "case" || base.starts_with("a_") || clash { format!("{base}_{v}") } else { base };
-        ident(&base)
+        let ri = self.p.rules.iter().position(|r| std::ptr::eq(r, rule)).expect("a rule of the program");
+        ident(&self.var_ident[ri][v])
     }
 
     fn term(&self, rule: &RRule, t: RTerm) -> TokenStream {
@@ -1212,14 +1192,7 @@ impl<'a> Emitter<'a> {
     /// The typed API's method name for a relation: its name, unless an entity constructor or a
     /// method of the API already has it.
     fn method_base(&self, rel: usize) -> String {
-        let n = names::snake(&self.p.relations[rel].name);
-        let taken = self.p.types.iter().any(|t| names::snake(&t.name) == n)
-            || ["id", "new", "case", "contradictions", "evaluate", "len", "is_empty"].contains(&n.as_str());
-        if taken {
-            format!("{n}_fact")
-        } else {
-            n
-        }
+        self.names.methods[rel].clone()
     }
 
     fn typed_api(&self) -> TokenStream {
@@ -1235,7 +1208,7 @@ impl<'a> Emitter<'a> {
                 let g = match grant_types.iter().find(|(c, _)| c == cap) {
                     Some((_, g)) => g.clone(),
                     None => {
-                        let g = format_ident!("{}Grant", names::camel(cap));
+                        let g = ident(self.names.grant(cap).expect("every capability has a grant type"));
                         let doc = comment_text(&format!(
                             "The grant of capability `{cap}`: holding one is what allows judgment facts of that authority to be given."
                         ));
@@ -1260,7 +1233,7 @@ impl<'a> Emitter<'a> {
                 None
             };
             let params: Vec<Ident> =
-                unique(r.params.iter().map(|(n, _)| names::snake(n))).iter().map(|n| ident(n)).collect();
+                crate::names::parameters(r.params.iter().map(|(n, _)| n.as_str())).iter().map(|n| ident(n)).collect();
             let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
             let ix = Literal::usize_unsuffixed(ri);
             for neg in [false, true] {
@@ -1285,7 +1258,7 @@ impl<'a> Emitter<'a> {
         let mut entity_ctors = TokenStream::new();
         for (ti, t) in p.types.iter().enumerate() {
             let ty = ident(&self.type_ident[ti]);
-            let m = ident(&names::snake(&t.name));
+            let m = ident(&self.names.entity_methods[ti]);
             let doc = comment_text(&format!(
                 "The `{}` entity named `name` (a constant of that name when one is declared).",
                 t.name

@@ -19,6 +19,7 @@ pub mod verify;
 pub use diag::{Diagnostic, Diagnostics, Source};
 pub mod build;
 pub mod emit;
+pub mod names;
 pub mod plan;
 pub mod resolve;
 pub mod strata;

@@ -43,6 +43,10 @@ pub struct Config {
     pub max_body_literals: usize,
     /// Arity of relations (1..=this).
     pub max_arity: usize,
+    /// Name everything from an adversarial alphabet (keywords, the runtime's and the typed
+    /// API's names, `not_`/`_definite`/`_input` affixes, case and punctuation variants, CR, bidi
+    /// controls, `*/`, comment markers), distinct within each kind.
+    pub adversarial: bool,
 }
 
 impl Default for Config {
@@ -55,6 +59,7 @@ impl Default for Config {
             max_rules_per_pred: 2,
             max_body_literals: 3,
             max_arity: 3,
+            adversarial: false,
         }
     }
 }
@@ -684,7 +689,136 @@ pub fn model(seed: u64, cfg: &Config) -> kit::Package {
         closures: Vec::new(),
     };
     g.build();
-    g.model(&name)
+    let mut pkg = g.model(&name);
+    if cfg.adversarial {
+        adversarial_names(&mut pkg, &mut Rng::new(seed, 7));
+    }
+    pkg
+}
+
+/// The pieces adversarial names are made of.
+const CORES: &[&str] = &[
+    "p",
+    "q",
+    "x",
+    "X",
+    "x_1",
+    "e",
+    "NotE",
+    "case",
+    "Case",
+    "Cases",
+    "Ruling",
+    "Rulings",
+    "Package",
+    "Id",
+    "Vec",
+    "Some",
+    "None",
+    "Default",
+    "self",
+    "type",
+    "fn",
+    "batch",
+    "out",
+    "row",
+    "t",
+    "iteration",
+    "instances",
+    "closure_0_p",
+    "a_0",
+    "r1_1",
+    "A-B",
+    "A_B",
+    "a-b",
+    "a_b",
+    "*/",
+    "/*",
+    "clir_comment!(1);",
+    "x\r",
+    "\u{202e}x",
+    "\u{2066}y",
+    "new",
+    "len",
+    "id",
+    "Foo",
+    "foo",
+    "Grant",
+];
+const PREFIXES: &[&str] = &["", "", "not_", "Not"];
+const SUFFIXES: &[&str] = &["", "", "_definite", "_input", "_concluded", "_supported", "_fact", "_2", "_applies"];
+
+/// Renames the types, constants, relations, parameters, rules and variables of `pkg` with
+/// names drawn from an adversarial alphabet, distinct within each kind (ids of types, constants
+/// and relations stay, so references hold).
+fn adversarial_names(pkg: &mut kit::Package, rng: &mut Rng) {
+    let mut draw = |taken: &mut Vec<String>, forbidden: &[&str]| -> String {
+        for _ in 0..40 {
+            let n = format!("{}{}{}", rng.pick(PREFIXES), rng.pick(CORES), rng.pick(SUFFIXES));
+            if !taken.contains(&n) && !forbidden.contains(&n.as_str()) {
+                taken.push(n.clone());
+                return n;
+            }
+        }
+        let n = format!("{}_{}", rng.pick(CORES), taken.len());
+        taken.push(n.clone());
+        n
+    };
+    let (mut types, mut consts, mut rels, mut rules) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut rule_ids: Vec<(String, String)> = Vec::new();
+    for node in &mut pkg.nodes {
+        match node {
+            // `Integer` and `String` name the built-in types in the kit.
+            kit::Node::Type { name, .. } => *name = draw(&mut types, &["Integer", "String"]),
+            kit::Node::Constant { name, .. } => *name = draw(&mut consts, &[]),
+            kit::Node::Relation { name, params, .. } => {
+                *name = draw(&mut rels, &[]);
+                let mut taken = Vec::new();
+                for p in params {
+                    p.name = draw(&mut taken, &[]);
+                }
+            }
+            kit::Node::Rule(r) => {
+                let id = draw(&mut rules, &[]);
+                rule_ids.push((r.id.clone(), id.clone()));
+                r.id = id;
+                let mut taken = Vec::new();
+                let renamed: Vec<(String, String)> =
+                    r.vars.iter().map(|(v, _)| (v.clone(), draw(&mut taken, &[]))).collect();
+                for (v, (_, new)) in r.vars.iter_mut().zip(&renamed) {
+                    v.0 = new.clone();
+                }
+                let rename = |t: &mut kit::Term| {
+                    if let kit::Term::Var(v) = t {
+                        *v = renamed.iter().find(|(old, _)| old == v).map(|(_, n)| n.clone()).unwrap_or(v.clone());
+                    }
+                };
+                r.head.args.iter_mut().for_each(rename);
+                for item in &mut r.body {
+                    match item {
+                        kit::Item::Lit(l) | kit::Item::Status(_, l) | kit::Item::Not(l) => {
+                            l.args.iter_mut().for_each(rename)
+                        }
+                        kit::Item::Cmp(_, a, b) => {
+                            rename(a);
+                            rename(b);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for node in &mut pkg.nodes {
+        if let kit::Node::Priority { higher, lower, .. } = node {
+            for r in [higher, lower] {
+                if let Some((_, new)) = rule_ids.iter().find(|(old, _)| old == r) {
+                    *r = new.clone();
+                }
+            }
+        }
+    }
 }
 
 /// The document of [`model`]`(seed, cfg)`: every node with its `contentHash`, the top-level

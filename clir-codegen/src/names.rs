@@ -1,0 +1,263 @@
+//! The one name allocator of a generated module: every package name (types, constants,
+//! relations and the layers derived from them, rules and their temporaries, variables,
+//! capabilities, typed-API methods) mapped to a unique Rust identifier, disjoint from the
+//! runtime's and the typed API's own names and from every other derived name. Clashes are
+//! resolved deterministically (declaration order; `_2`, `_3`, ... appended), so the same package
+//! always gets the same names.
+
+use crate::resolve::names::{camel, screaming, snake};
+use crate::resolve::{Program, RRule};
+use std::collections::HashSet;
+
+/// Locals of the generated evaluation that no relation layer may take.
+const LOCALS: &[&str] = &["batch", "case", "cases", "out", "iteration", "instances", "t", "row"];
+
+/// Names in a generated module's scope that no entity type or grant may take: the typed API's
+/// own types and what generated code uses unqualified from the prelude.
+const MODULE_TYPES: &[&str] = &[
+    "Case",
+    "Cases",
+    "Ruling",
+    "Rulings",
+    "Package",
+    "Self",
+    "Vec",
+    "Some",
+    "None",
+    "String",
+    "Option",
+    "Default",
+    "Ok",
+    "Err",
+    "Result",
+    "Box",
+    "Sized",
+    "Clone",
+    "Copy",
+    "Send",
+    "Sync",
+    "Iterator",
+    "IntoIterator",
+    "From",
+    "Into",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Drop",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "Hash",
+    "Debug",
+    "ToString",
+    "ToOwned",
+    "AsRef",
+    "Extend",
+    "SCHEMA",
+];
+
+/// Methods of the typed API's `Case` and `Ruling` that no relation or entity type may take.
+const METHODS: &[&str] = &["id", "new", "case", "contradictions", "evaluate", "len", "is_empty", "batch"];
+
+/// The layers and temporaries the evaluation derives from a relation's identifier `c`.
+fn relation_derived(c: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for sign in ["", "not_"] {
+        for layer in ["", "_definite", "_concluded", "_supported"] {
+            let l = format!("{sign}{c}{layer}");
+            out.push(format!("{l}_candidates"));
+            out.push(format!("{l}_unbeaten_attacks"));
+            out.push(l);
+        }
+        out.push(format!("{sign}{c}_input"));
+    }
+    out.push(format!("{c}_contradicted"));
+    out
+}
+
+/// Whether `name` lies in the space of temporaries of the rule with identifier `r`:
+/// `r_applies`, `instances_of_r`, `r_<digit>...`, `r_not_<digit>...`.
+fn in_rule_space(r: &str, name: &str) -> bool {
+    let after =
+        |prefix: &str| name.strip_prefix(prefix).is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    name == format!("{r}_applies")
+        || name == format!("instances_of_{r}")
+        || after(&format!("{r}_"))
+        || after(&format!("{r}_not_"))
+}
+
+/// The closures' own `a_<i>`.
+fn is_closure_local(c: &str) -> bool {
+    c.strip_prefix("a_").is_some_and(|i| i.chars().all(|d| d.is_ascii_digit()))
+}
+
+/// The first candidate that `free` accepts: the `alternatives` (or `base` when there are none),
+/// then `base_2`, `base_3`, ... `free` holds for all but finitely many names, so this ends.
+fn claim(base: &str, alternatives: &[String], free: impl Fn(&str) -> bool) -> String {
+    claim_numbered(base, alternatives, |k| format!("{base}_{k}"), free)
+}
+
+/// [`claim`] with other numbered candidates: a name in a rule's space of temporaries
+/// (`r_<digit>..`) stays there whatever is appended, so those number in front (`v2_x`).
+fn claim_numbered(
+    base: &str,
+    alternatives: &[String],
+    numbered: impl Fn(u64) -> String,
+    free: impl Fn(&str) -> bool,
+) -> String {
+    alternatives
+        .iter()
+        .cloned()
+        .chain(std::iter::once(base.to_string()).filter(|_| alternatives.is_empty()))
+        .chain((2..).map(numbered))
+        .find(|c| free(c))
+        .expect("an unbounded sequence of candidates")
+}
+
+/// Every identifier of one generated module.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleNames {
+    /// Per relation: the identifier its layers derive from (`p` -> `p`, `not_p_input`, ...).
+    pub relations: Vec<String>,
+    /// Per rule: the identifier its temporaries derive from.
+    pub rules: Vec<String>,
+    /// Per entity type: its `CamelCase` type.
+    pub types: Vec<String>,
+    /// Per constant: its associated const.
+    pub constants: Vec<String>,
+    /// Per relation: the typed API's method (`not_` + it for the negative sign).
+    pub methods: Vec<String>,
+    /// Per entity type: the `Case` method that names an entity.
+    pub entity_methods: Vec<String>,
+    /// Per capability, in order of first use: its grant type.
+    pub grants: Vec<(String, String)>,
+    /// The evaluation's locals and every relation-derived one, for variables to avoid.
+    locals: HashSet<String>,
+}
+
+impl ModuleNames {
+    /// Allocates every name of `p`.
+    pub fn allocate(p: &Program) -> ModuleNames {
+        let mut n = ModuleNames::default();
+        let mut locals: HashSet<String> = LOCALS.iter().map(|s| s.to_string()).collect();
+        for r in &p.relations {
+            let base = snake(&r.name);
+            // Closures' temporaries are `closure_<i>_<relation>`.
+            let base = if base.starts_with("closure_") { format!("rel_{base}") } else { base };
+            let alternatives = if LOCALS.contains(&base.as_str()) { vec![format!("{base}_relation")] } else { vec![] };
+            let c = claim(&base, &alternatives, |c| relation_derived(c).iter().all(|d| !locals.contains(d)));
+            locals.extend(relation_derived(&c));
+            n.relations.push(c);
+        }
+        let mut rules: Vec<String> = Vec::new();
+        for r in &p.rules {
+            let base = snake(r.id.rsplit('#').next().unwrap_or(&r.id));
+            // A rule's identifier only prefixes its temporaries: it may equal a relation's.
+            let c = claim_numbered(
+                &base,
+                &[],
+                |k| format!("r{k}_{base}"),
+                |c| {
+                    !locals.iter().any(|l| in_rule_space(c, l))
+                        && !rules.iter().any(|q| q == c || in_rule_space(q, c) || in_rule_space(c, q))
+                },
+            );
+            rules.push(c);
+        }
+        n.rules = rules;
+        n.locals = locals;
+
+        let mut types: HashSet<String> = MODULE_TYPES.iter().map(|s| s.to_string()).collect();
+        for t in &p.types {
+            let c = claim(&camel(&t.name), &[], |c| !types.contains(c));
+            types.insert(c.clone());
+            n.types.push(c);
+        }
+        for r in &p.relations {
+            if let Some(cap) = &r.capability {
+                if !n.grants.iter().any(|(k, _)| k == cap) {
+                    let c = claim(&format!("{}Grant", camel(cap)), &[], |c| !types.contains(c));
+                    types.insert(c.clone());
+                    n.grants.push((cap.clone(), c));
+                }
+            }
+        }
+        let mut consts: HashSet<(usize, String)> = HashSet::new();
+        for k in &p.constants {
+            let c = claim(&screaming(&k.name), &[], |c| !consts.contains(&(k.ty, c.to_string())) && c != "CAPABILITY");
+            consts.insert((k.ty, c.clone()));
+            n.constants.push(c);
+        }
+
+        let mut methods: HashSet<String> = METHODS.iter().map(|s| s.to_string()).collect();
+        for t in &p.types {
+            let c = claim(&snake(&t.name), &[], |c| !methods.contains(c));
+            methods.insert(c.clone());
+            n.entity_methods.push(c);
+        }
+        for r in &p.relations {
+            let base = snake(&r.name);
+            let both = |c: &str| [c.to_string(), format!("not_{c}")];
+            let c =
+                claim(&base, &[base.clone(), format!("{base}_fact")], |c| both(c).iter().all(|m| !methods.contains(m)));
+            methods.extend(both(&c));
+            n.methods.push(c);
+        }
+        n
+    }
+
+    /// The identifiers of `rule`'s variables: snake case, unique in the rule, clear of the
+    /// evaluation's locals and of the closures' own `a_<i>`.
+    pub fn variables(&self, rule: &RRule) -> Vec<String> {
+        let mut taken: Vec<String> = Vec::new();
+        for (i, (name, _)) in rule.vars.iter().enumerate() {
+            let base = snake(name);
+            let alternatives = vec![base.clone(), format!("{base}_{i}")];
+            let c = claim_numbered(
+                &base,
+                &alternatives,
+                |k| format!("v{k}_{base}"),
+                |c| {
+                    !taken.iter().any(|t| t == c)
+                        && !self.locals.contains(c)
+                        && !self.rules.iter().any(|r| in_rule_space(r, c))
+                        && !is_closure_local(c)
+                },
+            );
+            taken.push(c);
+        }
+        taken
+    }
+
+    /// The grant type of capability `cap`.
+    pub fn grant(&self, cap: &str) -> Option<&str> {
+        self.grants.iter().find(|(k, _)| k == cap).map(|(_, g)| g.as_str())
+    }
+}
+
+/// The identifiers of a typed-API method's parameters, from the relation's parameter names:
+/// snake case, unique, clear of the method's own `_grant`.
+pub fn parameters<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut taken: Vec<String> = Vec::new();
+    for name in names {
+        let base = snake(name);
+        let c = claim(&base, &[], |c| c != "_grant" && !taken.iter().any(|t| t == c));
+        taken.push(c);
+    }
+    taken
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claims_end_when_every_numbered_name_is_a_rule_temporary() {
+        // Rule `x`'s temporaries are `x_<digit>..`: a variable `x_0` must still get a name.
+        let c = claim_numbered("x_0", &[], |k| format!("v{k}_x_0"), |c| !in_rule_space("x", c));
+        assert_eq!(c, "v2_x_0");
+        assert!(in_rule_space("r", "r_1_edge") && in_rule_space("r", "r_not_0") && in_rule_space("r", "r_applies"));
+        assert!(!in_rule_space("r", "r_input") && !in_rule_space("r", "r"));
+    }
+}
