@@ -33,6 +33,15 @@ pub fn validate(doc: &Document) -> Validation {
             NodeKind::Relation(r) => Some(("relation", r.name.as_str())),
             _ => None,
         };
+        if let NodeKind::Relation(r) = &node.kind {
+            if r.name.is_empty() || r.name.starts_with('~') {
+                let m = format!(
+                    "relation name {:?} cannot be given in a case line: a leading `~` marks a negative fact",
+                    r.name
+                );
+                v.fail(node, format!("{}.name", node.path), m);
+            }
+        }
         if let Some((what, name)) = declared {
             if let Some(first) = names.insert((what, name), &node.id) {
                 v.fail(
