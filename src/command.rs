@@ -22,12 +22,25 @@ pub struct RuleArgs {
     /// Attach to every concluded literal its derivation: rule, articles, premises, attacks.
     #[arg(long)]
     pub explain: bool,
-    /// Worker threads [default: one per core].
-    #[arg(long, value_name = "N")]
+    /// Worker threads, 1 to 512 [default: one per core].
+    #[arg(long, value_name = "N", value_parser = in_range::<1, MAX_THREADS>)]
     pub threads: Option<usize>,
-    /// Cases per evaluation batch.
-    #[arg(long, value_name = "N", default_value_t = 512)]
+    /// Cases per evaluation batch, 1 to 1048576.
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = in_range::<1, MAX_BATCH>)]
     pub batch: usize,
+}
+
+/// The most worker threads `--threads` accepts.
+pub const MAX_THREADS: usize = 512;
+/// The largest batch `--batch` accepts.
+pub const MAX_BATCH: usize = 1 << 20;
+
+/// A whole number from `LO` to `HI` (clap reports anything else, exit 2).
+fn in_range<const LO: usize, const HI: usize>(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (LO..=HI).contains(&n) => Ok(n),
+        _ => Err(format!("expected a whole number from {LO} to {HI}")),
+    }
 }
 
 /// Exit status: every case ruled.
@@ -45,21 +58,47 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         batch: args.batch,
         progress: true,
     };
-    let input: Box<dyn io::BufRead> = match &args.input {
+    let dash = |p: &Option<PathBuf>| p.as_ref().filter(|p| p.as_os_str() != "-").cloned();
+    let (input_path, output_path) = (dash(&args.input), dash(&args.output));
+    let input: Box<dyn io::BufRead> = match &input_path {
         Some(p) => match std::fs::File::open(p) {
             Ok(f) => Box::new(BufReader::with_capacity(1 << 20, f)),
             Err(e) => return cannot_run(format!("cannot read {}: {e}", p.display())),
         },
         None => Box::new(io::stdin().lock()),
     };
-    let output: Box<dyn Write> = match &args.output {
-        Some(p) => match std::fs::File::create(p) {
-            Ok(f) => Box::new(f),
-            Err(e) => return cannot_run(format!("cannot write {}: {e}", p.display())),
-        },
+    // A file is written beside its target and renamed over it when complete: a failed run
+    // leaves the target as it was, and the output may be the input.
+    let mut temp: Option<(PathBuf, PathBuf)> = None;
+    let output: Box<dyn Write> = match &output_path {
+        Some(p) => {
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+            match std::fs::File::create(&tmp) {
+                Ok(f) => {
+                    temp = Some((tmp, p.clone()));
+                    Box::new(f)
+                }
+                Err(e) => return cannot_run(format!("cannot write {}: {e}", p.display())),
+            }
+        }
         None => Box::new(io::stdout().lock()),
     };
-    match rule_stream(pkg, input, output, &opts) {
+    let outcome = rule_stream(pkg, input, output, &opts);
+    if let Some((tmp, target)) = temp {
+        let renamed = match &outcome {
+            Ok(_) => std::fs::rename(&tmp, &target),
+            Err(_) => Ok(()),
+        };
+        if outcome.is_err() || renamed.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        if let Err(e) = renamed {
+            return cannot_run(format!("cannot write {}: {e}", target.display()));
+        }
+    }
+    match outcome {
         Ok(summary) => {
             if summary.errors > 0 {
                 let _ = writeln!(

@@ -493,8 +493,10 @@ fn add_case<'a>(
     let mut values = [0i64; 16];
     let mut buf = Vec::new();
     // The few names of one case, most of them repeated from fact to fact: a linear look-up
-    // first, then the chunk's map of borrowed names, then the batch's interner.
-    let mut local: Vec<(&str, i64)> = Vec::new();
+    // among the first LOCAL_NAMES of them, then the chunk's map of borrowed names (a hash map:
+    // a case of 10^5 distinct names costs linear time), then the batch's interner.
+    const LOCAL_NAMES: usize = 16;
+    let mut local: Vec<(&str, i64)> = Vec::with_capacity(LOCAL_NAMES);
     for &(rel, negative, start) in rows.iter() {
         let arity = cat.schema.relations[rel].params.len();
         let vals: &mut [i64] = if arity <= values.len() {
@@ -513,7 +515,9 @@ fn add_case<'a>(
                         Some(&(_, id)) => id,
                         None => {
                             let id = *names.entry(s).or_insert_with(|| batch.entity(s).0 as i64);
-                            local.push((s, id));
+                            if local.len() < LOCAL_NAMES {
+                                local.push((s, id));
+                            }
                             id
                         }
                     },

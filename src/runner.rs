@@ -75,7 +75,9 @@ pub fn rule_stream(
                 Err(e) if e.kind() == io::ErrorKind::InvalidData => "\u{0}not UTF-8".to_string(),
                 Err(e) => return Err(e),
             };
-            if line.trim().is_empty() {
+            // Blank means JSON's white space only: a line of other white space (NBSP, U+2028)
+            // is a case, and gets its error line.
+            if line.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
                 continue;
             }
             chunk.push((no, line));

@@ -11,7 +11,8 @@ fn clir(args: &[&str], stdin: &str) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("clir runs");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    // A command that refuses its flags exits before it reads its input.
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     let out = child.wait_with_output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
@@ -75,4 +76,55 @@ fn run_refuses_an_unverifiable_package_before_building_anything() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL"));
     assert!(!cache.exists(), "nothing may be built for a package that does not verify");
+}
+
+const STALEMATE: &str = "{\"case\":\"a\",\"facts\":{\"stalemate_arisen\":[[\"g\"]]}}\n";
+
+#[test]
+fn output_may_be_the_input_and_a_file_is_replaced_only_when_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("cases.jsonl");
+    std::fs::write(&f, STALEMATE.repeat(3)).unwrap();
+    let f = f.to_str().unwrap();
+    let (code, out, err) = clir(&["rule", "--package", "fide.laws.chess", "--input", f, "--output", f], "");
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    let written = std::fs::read_to_string(f).unwrap();
+    assert_eq!(written.lines().count(), 3, "{written}");
+    assert!(written.lines().all(|l| l.contains("\"game_drawn\":[[\"g\"]]")), "{written}");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file is left behind");
+}
+
+#[test]
+fn dash_is_stdin_and_stdout() {
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess", "--input", "-", "--output", "-"], STALEMATE);
+    assert_eq!(code, 0);
+    assert!(out.contains("\"game_drawn\":[[\"g\"]]"), "{out}");
+}
+
+#[test]
+fn threads_and_batch_are_bounded() {
+    for flags in [["--threads", "100000"], ["--threads", "0"], ["--batch", "0"], ["--batch", "1099511627776"]] {
+        let mut args = vec!["rule", "--package", "fide.laws.chess"];
+        args.extend(flags);
+        let (code, _, err) = clir(&args, STALEMATE);
+        assert_eq!(code, 2, "{flags:?}: {err}");
+        assert!(err.contains("expected a whole number from"), "{flags:?}: {err}");
+    }
+}
+
+#[test]
+fn a_line_of_other_white_space_is_a_case_with_its_error_line() {
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess"], "\u{a0}\n \t\r\n\u{2028}\n");
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), 2, "NBSP and U+2028 lines are cases; a line of spaces and tabs is blank: {out}");
+}
+
+#[test]
+fn a_case_of_many_distinct_names_is_ruled() {
+    // Per-case name look-up is a hash map: 10^5 distinct names in one case are ruled, not refused.
+    let rows: Vec<String> = (0..100_000).map(|i| format!("[\"g\",\"p{i}\"]")).collect();
+    let line = format!("{{\"case\":\"big\",\"facts\":{{\"player_of\":[{}]}}}}\n", rows.join(","));
+    let (code, out, err) = clir(&["rule", "--package", "fide.laws.chess"], &line);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 1);
 }

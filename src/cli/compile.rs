@@ -1,6 +1,6 @@
 //! `clir compile PACKAGE [-o FILE]`: the generated Rust of a package, formatted.
 
-use super::{note, print_lines, write_diagnostics, MessageFormat, CANNOT_RUN, FAILURE, OK};
+use super::{note, write_diagnostics, write_file_atomically, write_stdout, MessageFormat, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
 use clir_codegen::verify::{verify_bytes, VerifyOptions};
 use clir_codegen::Source;
@@ -60,17 +60,15 @@ pub fn run(args: &CompileArgs) -> u8 {
             return FAILURE;
         }
     };
-    match &args.output {
-        Some(path) => match std::fs::write(path, &source) {
-            Ok(()) => OK,
-            Err(e) => {
-                note("compile", format_args!("cannot write {}: {e}", path.display()));
-                CANNOT_RUN
-            }
-        },
-        None => {
-            print_lines(source.lines().map(str::to_string));
-            OK
+    let written = match &args.output {
+        Some(path) => write_file_atomically(path, source.as_bytes()).map_err(|e| (path.display().to_string(), e)),
+        None => write_stdout(&source).map_err(|e| ("stdout".to_string(), e)),
+    };
+    match written {
+        Ok(()) => OK,
+        Err((to, e)) => {
+            note("compile", format_args!("cannot write {to}: {e}"));
+            CANNOT_RUN
         }
     }
 }

@@ -79,3 +79,28 @@ pub fn write_diagnostics(format: MessageFormat, level: &str, diagnostics: &Diagn
         };
     }
 }
+
+/// Writes `text` to stdout and flushes it. A reader that stopped (a broken pipe, as `| head`)
+/// ends the output quietly; any other failure (a full disk, a closed stdout) is an error.
+pub fn write_stdout(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// Writes `text` to `path` through a temporary file beside it, renamed over it once complete:
+/// a failed write never leaves a truncated file, and `path` may be one of the inputs.
+pub fn write_file_atomically(path: &std::path::Path, text: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = std::fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(text).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
