@@ -14,6 +14,8 @@ fn main() {
     for file in [project::MANIFEST, project::LOCKFILE] {
         println!("cargo:rerun-if-changed={}", root.join(file).display());
     }
+    // The identity of this build of the compiler and runtime: `clir run` keys its cache by it.
+    println!("cargo:rustc-env=CLIR_BUILD_ID={}", build_id(&root));
     // Package blobs and the source texts their documentHash names.
     println!("cargo:rerun-if-changed={}", root.join("sources").display());
 
@@ -62,4 +64,33 @@ fn generate(verified: &[VerifiedPackage], out_dir: &Path) {
         eprintln!("error: cannot write generated code to {}: {e}", out_dir.display());
         std::process::exit(1);
     }
+}
+
+/// sha256 over the compiler's and the runtime's sources (paths and bytes, in sorted order).
+fn build_id(root: &Path) -> String {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    for dir in ["src", "clir-codegen/src"] {
+        println!("cargo:rerun-if-changed={}", root.join(dir).display());
+        walk(&root.join(dir), &mut files);
+    }
+    files.sort();
+    let mut all = Vec::new();
+    for f in files {
+        all.extend_from_slice(f.strip_prefix(root).unwrap_or(&f).to_string_lossy().as_bytes());
+        all.push(0);
+        all.extend_from_slice(&std::fs::read(&f).unwrap_or_default());
+        all.push(0);
+    }
+    clir_codegen::canonical::sha256_hex(&all).trim_start_matches("sha256:").to_string()
 }

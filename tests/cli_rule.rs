@@ -128,3 +128,32 @@ fn a_case_of_many_distinct_names_is_ruled() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 1);
 }
+
+#[test]
+fn run_refuses_a_cache_others_can_write_and_has_no_shared_fallback() {
+    use std::os::unix::fs::PermissionsExt;
+    let blob = concat!(env!("CARGO_MANIFEST_DIR"), "/sources/fide.laws.chess-0.1.0.lawir.json");
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    std::fs::create_dir(&cache).unwrap();
+    std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["run", blob])
+        .env("CLIR_CACHE_DIR", &cache)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("can be written by others"), "{out:?}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["run", blob])
+        .env_remove("CLIR_CACHE_DIR")
+        .env_remove("XDG_CACHE_HOME")
+        .env_remove("HOME")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("set CLIR_CACHE_DIR"), "{out:?}");
+}

@@ -1,7 +1,7 @@
 //! `clir rule --package NAME ...` with a compiled-in package, and `clir run PACKAGE.lawir.json
 //! ...`: any package compiled to native code in a cache folder keyed by its seal, then ruled.
 
-use super::{note, print_lines, report_lines, CANNOT_RUN, FAILURE};
+use super::{note, print_lines, report_lines, CANNOT_RUN};
 use clap::Args;
 use clir::command::RuleArgs;
 use clir_codegen::verify::{verify_bytes, VerifyOptions};
@@ -49,18 +49,70 @@ pub fn rule(cmd: &RuleCmd) -> u8 {
 }
 
 /// The folder compiled packages are cached in: `$CLIR_CACHE_DIR`, else `$XDG_CACHE_HOME/clir`,
-/// else `~/.cache/clir`.
-fn cache_root() -> PathBuf {
+/// else `~/.cache/clir`; never a shared folder such as /tmp.
+fn cache_root() -> Result<PathBuf, String> {
     if let Some(d) = std::env::var_os("CLIR_CACHE_DIR") {
-        return PathBuf::from(d);
+        return Ok(PathBuf::from(d));
     }
     if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("clir");
+        return Ok(PathBuf::from(d).join("clir"));
     }
     match std::env::var_os("HOME") {
-        Some(h) => PathBuf::from(h).join(".cache").join("clir"),
-        None => std::env::temp_dir().join("clir-cache"),
+        Some(h) => Ok(PathBuf::from(h).join(".cache").join("clir")),
+        None => Err("no cache folder: set CLIR_CACHE_DIR (or HOME)".into()),
     }
+}
+
+/// Creates the cache folder private (0700) and checks that it is: owned by this user, and
+/// written by nobody else. A binary from a folder others can write would run their code.
+fn private_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let meta = std::fs::metadata(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let me = std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(meta.uid());
+    if meta.uid() != me {
+        return Err(format!(
+            "{} belongs to another user (uid {}): refusing to run binaries from it",
+            dir.display(),
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "{} can be written by others (mode {:o}): refusing to run binaries from it; `chmod 700` it",
+            dir.display(),
+            meta.mode() & 0o777
+        ));
+    }
+    Ok(())
+}
+
+/// The sha256 of a file, `None` when it cannot be read.
+fn file_hash(path: &Path) -> Option<String> {
+    std::fs::read(path).ok().map(|b| clir_codegen::canonical::sha256_hex(&b))
+}
+
+/// The name of a signal that ended a child.
+fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        15 => "SIGTERM",
+        _ => return format!("signal {sig}"),
+    };
+    format!("{name} (signal {sig})")
 }
 
 /// Verifies, compiles (once per seal) and rules with any package file.
@@ -80,12 +132,36 @@ pub fn run(cmd: &RunCmd) -> u8 {
     }
     let seal = clir_codegen::canonical::seal(&bytes);
     let hex = seal.trim_start_matches("sha256:").to_string();
-    let root = cache_root();
-    let dir = root.join(&hex);
+    let root = match cache_root() {
+        Ok(r) => r,
+        Err(e) => {
+            note("run", e);
+            return CANNOT_RUN;
+        }
+    };
+    if let Err(e) = private_dir(&root) {
+        note("run", e);
+        return CANNOT_RUN;
+    }
+    // Keyed by the package's seal and by this clir's version and build: an upgraded or rebuilt
+    // clir never runs a binary an older one made.
+    let key = format!("{}-{}-{}", &hex[..32], env!("CARGO_PKG_VERSION"), &env!("CLIR_BUILD_ID")[..16]);
+    let dir = root.join(&key);
     let bin_name = format!("clir-run-{}", &hex[..16]);
     let target = root.join("target");
     let binary = target.join("release").join(&bin_name);
-    if !binary.exists() {
+    let recorded = dir.join("binary.sha256");
+    // One build at a time per cache: two runs never rewrite a crate under each other.
+    let lock = match std::fs::File::create(root.join(".lock")).and_then(|f| f.lock().map(|()| f)) {
+        Ok(f) => f,
+        Err(e) => {
+            note("run", format_args!("cannot lock {}: {e}", root.join(".lock").display()));
+            return CANNOT_RUN;
+        }
+    };
+    let fresh =
+        std::fs::read_to_string(&recorded).ok().is_some_and(|h| Some(h.trim().to_string()) == file_hash(&binary));
+    if !fresh {
         let doc = match report.into_document() {
             Ok(d) => d,
             Err(e) => {
@@ -96,9 +172,7 @@ pub fn run(cmd: &RunCmd) -> u8 {
         let source = match clir_codegen::compile_document(&doc, &seal) {
             Ok(s) => s,
             Err(errors) => {
-                for e in &errors.0 {
-                    note("run", format_args!("error: {e}"));
-                }
+                eprint!("{}", errors.render("error", clir_codegen::Source::of(&doc)));
                 return CANNOT_RUN;
             }
         };
@@ -123,7 +197,15 @@ pub fn run(cmd: &RunCmd) -> u8 {
                 return CANNOT_RUN;
             }
         }
+        match file_hash(&binary).map(|h| std::fs::write(&recorded, h)) {
+            Some(Ok(())) => {}
+            _ => {
+                note("run", format_args!("cannot record the hash of {}", binary.display()));
+                return CANNOT_RUN;
+            }
+        }
     }
+    drop(lock);
     let mut child = Command::new(&binary);
     let a = &cmd.args;
     if let Some(i) = &a.input {
@@ -143,7 +225,15 @@ pub fn run(cmd: &RunCmd) -> u8 {
     }
     child.arg("--batch").arg(a.batch.to_string());
     match child.status() {
-        Ok(s) => s.code().map(|c| c as u8).unwrap_or(FAILURE),
+        Ok(s) => match s.code() {
+            Some(c) => c as u8,
+            None => {
+                use std::os::unix::process::ExitStatusExt;
+                let how = s.signal().map_or_else(|| "no exit status".to_string(), signal_name);
+                note("run", format_args!("{} was killed by {how}", binary.display()));
+                CANNOT_RUN
+            }
+        },
         Err(e) => {
             note("run", format_args!("cannot run {}: {e}", binary.display()));
             CANNOT_RUN
