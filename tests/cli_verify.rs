@@ -207,3 +207,15 @@ fn lock_cannot_run_without_law_toml_or_blob() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(p.path().join("law.lock").exists());
 }
+
+#[test]
+fn a_fifo_or_a_device_is_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pkg.lawir.json");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for path in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let o = clir(dir.path(), &["verify", path]);
+        assert_eq!(o.status.code(), Some(2), "{path}: {}", stderr(&o));
+        assert!(stderr(&o).contains("not a regular file"), "{path}: {}", stderr(&o));
+    }
+}

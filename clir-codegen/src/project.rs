@@ -373,7 +373,7 @@ pub fn verify_package(project: &Project, spec: &PackageSpec) -> Result<VerifiedP
         return Err(Diagnostics(errors));
     }
     let path = project.blob_path(spec);
-    let bytes = std::fs::read(&path).map_err(|e| {
+    let bytes = read_regular_file(&path).map_err(|e| {
         Diagnostic::new("read", "", format!("package {name}: cannot read {}: {e}", spec.path.display()))
     })?;
     let report = verify::verify_bytes(&bytes, &options_for(project, spec, Some(pin)));
@@ -447,4 +447,27 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> Diagnostics {
         None => file.to_string(),
     };
     Diagnostic::new(CHECK, "", format!("{at}: {}", e.message().trim_end())).into()
+}
+
+/// The largest package file or source text clir reads.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Reads a package file or source text: a regular file of at most [`MAX_FILE_BYTES`] (a FIFO
+/// would block and `/dev/zero` would never end, so neither is read).
+pub fn read_regular_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind, Read};
+    let not_regular = || Error::new(ErrorKind::InvalidInput, "not a regular file");
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = std::fs::File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(not_regular());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Error::new(ErrorKind::InvalidData, format!("larger than {} MiB", MAX_FILE_BYTES >> 20)));
+    }
+    Ok(bytes)
 }

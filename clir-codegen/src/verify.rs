@@ -494,7 +494,7 @@ fn check_sources(top: &Map<String, Value>, nodes: &[Value], opts: &VerifyOptions
             Some(root) => root.join(rel_path),
             None => rel_path.to_path_buf(),
         };
-        match std::fs::read(&full) {
+        match crate::project::read_regular_file(&full) {
             Ok(text) => {
                 let found = canonical::sha256_hex(&text);
                 if found == declared {

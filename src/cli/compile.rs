@@ -27,7 +27,7 @@ pub struct CompileArgs {
 /// Verifies (without pins), compiles and prints or writes. Exit 1 when the package does not
 /// verify or the compiler rejects it, 2 when a file cannot be read or written.
 pub fn run(args: &CompileArgs) -> u8 {
-    let bytes = match std::fs::read(&args.package) {
+    let bytes = match clir_codegen::project::read_regular_file(&args.package) {
         Ok(b) => b,
         Err(e) => {
             note("compile", format_args!("cannot read {}: {e}", args.package.display()));

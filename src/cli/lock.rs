@@ -48,7 +48,7 @@ pub fn run(args: &LockArgs) -> u8 {
         let name = &spec.name;
         let line = |status: &str, text: String| format!("{status:<7} {name} {}: {text}", spec.version);
         let old = project.lock.pin(name);
-        let bytes = match std::fs::read(project.blob_path(spec)) {
+        let bytes = match clir_codegen::project::read_regular_file(&project.blob_path(spec)) {
             Ok(b) => b,
             Err(e) => {
                 lines.push(line("FAIL", format!("cannot read {}: {e}", spec.path.display())));

@@ -117,7 +117,7 @@ fn signal_name(sig: i32) -> String {
 
 /// Verifies, compiles (once per seal) and rules with any package file.
 pub fn run(cmd: &RunCmd) -> u8 {
-    let bytes = match std::fs::read(&cmd.package) {
+    let bytes = match clir_codegen::project::read_regular_file(&cmd.package) {
         Ok(b) => b,
         Err(e) => {
             note("run", format_args!("cannot read {}: {e}", cmd.package.display()));

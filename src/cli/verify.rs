@@ -34,7 +34,7 @@ pub struct VerifyArgs {
 /// summary goes to stderr. Exit 0 when nothing failed, 1 on any failure, 2 when the file
 /// cannot be read.
 pub fn run(args: &VerifyArgs) -> u8 {
-    let bytes = match std::fs::read(&args.package) {
+    let bytes = match clir_codegen::project::read_regular_file(&args.package) {
         Ok(b) => b,
         Err(e) => {
             note("verify", format_args!("cannot read {}: {e}", args.package.display()));
