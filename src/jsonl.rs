@@ -568,6 +568,10 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     // Per line: its case value and its case id in the batch, or its error line.
     let mut slots: Vec<Result<(Value, u32), String>> = Vec::with_capacity(lines.len());
     for (no, text) in lines {
+        if let Some(why) = text.strip_prefix(UNREADABLE) {
+            slots.push(Err(error_line(&Value::Null, *no, why)));
+            continue;
+        }
         let r = match read_line(text, &mut read) {
             Ok(()) => match add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names) {
                 Ok(id) => Ok((std::mem::take(&mut read.case), id)),
@@ -601,6 +605,15 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
         }
     }
     errors
+}
+
+/// How a reader marks a line it could not read as text (a NUL cannot start a JSON line).
+const UNREADABLE: &str = "\u{0}clir-unreadable:";
+
+/// A line that could not be read as text (not UTF-8, too long), for [`rule_chunk_into`]: it
+/// gets the error line `line N: why`.
+pub fn unreadable(why: &str) -> String {
+    format!("{UNREADABLE}{why}")
 }
 
 fn error_line(case: &Value, no: usize, msg: &str) -> String {

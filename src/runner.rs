@@ -5,7 +5,7 @@ use crate::jsonl::{rule_chunk_into, Catalog, Line, Options};
 use crate::Package;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, BufRead, IsTerminal, Read, Write};
 
 /// How a stream is ruled.
 #[derive(Debug, Clone)]
@@ -33,6 +33,52 @@ pub struct Summary {
     pub lines: u64,
     /// Error lines among them.
     pub errors: u64,
+}
+
+/// The longest input line read; a longer one is skipped and gets its error line.
+pub const MAX_LINE_BYTES: usize = 256 << 20;
+/// A chunk of lines in flight holds at most about this many bytes of input (and at least one line).
+pub const MAX_CHUNK_BYTES: usize = 64 << 20;
+
+/// The next line of `input` without its line break, `None` at the end. A line that is not
+/// UTF-8 or is longer than [`MAX_LINE_BYTES`] comes back as an unreadable line
+/// ([`crate::jsonl::unreadable`]): it is still a case, and gets its error line.
+fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Option<String>> {
+    buf.clear();
+    let n = Read::take(&mut *input, max as u64 + 1).read_until(b'\n', buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() > max && buf.last() != Some(&b'\n') {
+        // Skip the rest of the line without holding it.
+        loop {
+            let avail = input.fill_buf()?;
+            if avail.is_empty() {
+                break;
+            }
+            match avail.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    input.consume(i + 1);
+                    break;
+                }
+                None => {
+                    let len = avail.len();
+                    input.consume(len);
+                }
+            }
+        }
+        return Ok(Some(crate::jsonl::unreadable(&format!("the line is longer than {max} bytes"))));
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        if buf.last() == Some(&b'\r') {
+            buf.pop();
+        }
+    }
+    Ok(Some(match std::str::from_utf8(buf) {
+        Ok(s) => s.to_string(),
+        Err(e) => crate::jsonl::unreadable(&format!("the line is not UTF-8 (invalid byte at {})", e.valid_up_to())),
+    }))
 }
 
 /// Rules every non-blank line of `input`, writing exactly one line per case to `output`.
@@ -63,27 +109,22 @@ pub fn rule_stream(
     let mut out = io::BufWriter::with_capacity(1 << 20, output);
     let mut summary = Summary::default();
     let mut chunk: Vec<Line> = Vec::with_capacity(chunk_lines);
-    let mut lines = input.lines();
+    let mut input = input;
+    let mut buf: Vec<u8> = Vec::new();
     let mut no = 0usize;
     loop {
         chunk.clear();
-        for line in lines.by_ref() {
+        let mut chunk_bytes = 0usize;
+        while chunk.len() < chunk_lines && chunk_bytes < MAX_CHUNK_BYTES {
+            let Some(line) = next_line(&mut input, &mut buf, MAX_LINE_BYTES)? else { break };
             no += 1;
-            let line = match line {
-                Ok(l) => l,
-                // A line that is not UTF-8 is still a case: it gets its error line.
-                Err(e) if e.kind() == io::ErrorKind::InvalidData => "\u{0}not UTF-8".to_string(),
-                Err(e) => return Err(e),
-            };
             // Blank means JSON's white space only: a line of other white space (NBSP, U+2028)
             // is a case, and gets its error line.
             if line.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
                 continue;
             }
+            chunk_bytes += line.len();
             chunk.push((no, line));
-            if chunk.len() == chunk_lines {
-                break;
-            }
         }
         if chunk.is_empty() {
             break;
@@ -109,4 +150,25 @@ pub fn rule_stream(
     out.flush()?;
     bar.finish_and_clear();
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_too_long_or_not_utf8_are_cases_with_a_reason() {
+        let mut input = io::Cursor::new(b"short\r\n0123456789abcdef\nok\n\xff\xfe\nlast".to_vec());
+        let mut buf = Vec::new();
+        let mut lines = Vec::new();
+        while let Some(l) = next_line(&mut input, &mut buf, 8).unwrap() {
+            lines.push(l);
+        }
+        assert_eq!(lines[0], "short");
+        assert_eq!(lines[1], crate::jsonl::unreadable("the line is longer than 8 bytes"));
+        assert_eq!(lines[2], "ok", "the rest of a long line is skipped, the next line read");
+        assert_eq!(lines[3], crate::jsonl::unreadable("the line is not UTF-8 (invalid byte at 0)"));
+        assert_eq!(lines[4], "last");
+        assert_eq!(lines.len(), 5);
+    }
 }

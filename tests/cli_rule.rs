@@ -157,3 +157,20 @@ fn run_refuses_a_cache_others_can_write_and_has_no_shared_fallback() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("set CLIR_CACHE_DIR"), "{out:?}");
 }
+
+#[test]
+fn a_line_that_is_not_utf8_says_so() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["rule", "--package", "fide.laws.chess"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"{\"case\":\"a\",\"facts\":{}}\n\xff\xfe\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[1], r#"{"case":null,"error":"line 2: the line is not UTF-8 (invalid byte at 0)"}"#);
+}
