@@ -75,9 +75,13 @@ fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Res
             buf.pop();
         }
     }
-    Ok(Some(match std::str::from_utf8(buf) {
-        Ok(s) => s.to_string(),
-        Err(e) => crate::jsonl::unreadable(&format!("the line is not UTF-8 (invalid byte at {})", e.valid_up_to())),
+    // The line's bytes become its String without a copy (as `BufRead::lines` does).
+    Ok(Some(match String::from_utf8(std::mem::take(buf)) {
+        Ok(s) => s,
+        Err(e) => crate::jsonl::unreadable(&format!(
+            "the line is not UTF-8 (invalid byte at {})",
+            e.utf8_error().valid_up_to()
+        )),
     }))
 }
 
