@@ -210,9 +210,47 @@ macro_rules! visit_other {
             Ok($wrap(Value::Null))
         }
         fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Self::Value, A::Error> {
-            Value::deserialize(de::value::MapAccessDeserializer::new(m)).map($wrap)
+            strict_map(m).map($wrap)
         }
     };
+}
+
+/// A JSON value read as serde_json's `Value` is, except that an object with a duplicate key is
+/// an error (the `case` value is echoed into the ruling: it must be what the line says).
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Strict;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            visit_other!(Strict);
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
+                let mut items = Vec::new();
+                while let Some(Strict(v)) = seq.next_element()? {
+                    items.push(v);
+                }
+                Ok(Strict(Value::Array(items)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Reads an object of [`Strict`] values, refusing a duplicate key.
+fn strict_map<'de, A: MapAccess<'de>>(mut m: A) -> Result<Value, A::Error> {
+    let mut map = serde_json::Map::new();
+    while let Some(k) = m.next_key::<String>()? {
+        let Strict(v) = m.next_value()?;
+        if map.contains_key(&k) {
+            return Err(de::Error::custom(format!("duplicate key `{k}` in the `case` value")));
+        }
+        map.insert(k, v);
+    }
+    Ok(Value::Object(map))
 }
 
 impl<'de> Deserialize<'de> for Arg<'de> {
@@ -302,7 +340,7 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
         while let Some(k) = m.next_key::<Str<'de>>()? {
             match &*k.0 {
                 "case" if !case => {
-                    self.0.case = m.next_value()?;
+                    self.0.case = m.next_value::<Strict>()?.0;
                     case = true;
                 }
                 "facts" if !facts => {

@@ -174,3 +174,15 @@ fn a_line_that_is_not_utf8_says_so() {
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[1], r#"{"case":null,"error":"line 2: the line is not UTF-8 (invalid byte at 0)"}"#);
 }
+
+#[test]
+fn a_duplicate_key_inside_the_case_value_is_an_error_line() {
+    let (code, out, _) = clir(
+        &["rule", "--package", "fide.laws.chess"],
+        "{\"case\":{\"id\":1,\"id\":2},\"facts\":{}}\n{\"case\":{\"id\":[{\"a\":1}]},\"facts\":{}}\n",
+    );
+    assert_eq!(code, 1);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].contains("duplicate key `id` in the `case` value"), "{out}");
+    assert!(lines[1].starts_with("{\"case\":{\"id\":[{\"a\":1}]},\"concluded\""), "{out}");
+}
