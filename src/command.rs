@@ -72,9 +72,7 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
     let mut temp: Option<(PathBuf, PathBuf)> = None;
     let output: Box<dyn Write> = match &output_path {
         Some(p) => {
-            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+            let tmp = temp_beside(p);
             match std::fs::File::create(&tmp) {
                 Ok(f) => {
                     temp = Some((tmp, p.clone()));
@@ -115,6 +113,14 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => OK,
         Err(e) => cannot_run(format!("{e}")),
     }
+}
+
+/// The temporary file an output to `path` is written to before it is renamed over `path`: in
+/// the same folder (so the rename is atomic), hidden, named by this process.
+pub fn temp_beside(path: &std::path::Path) -> PathBuf {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dir.join(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 fn cannot_run(msg: String) -> u8 {

@@ -45,6 +45,8 @@ struct Emitter<'a> {
     const_ident: Vec<String>,
     /// Per rule, its variables' identifiers.
     var_ident: Vec<Vec<String>>,
+    /// Rule id -> index in `p.rules`.
+    rule_index: std::collections::HashMap<&'a str, usize>,
     /// Every identifier of the module (the one allocator).
     names: crate::names::ModuleNames,
     /// Comment texts, referenced by `clir_comment!(i);` markers replaced after formatting.
@@ -92,6 +94,7 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
         type_ident: names.types.clone(),
         const_ident: names.constants.clone(),
         var_ident: p.rules.iter().map(|r| names.variables(r)).collect(),
+        rule_index: p.rules.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect(),
         names,
         comments: Vec::new(),
         string_sym: Vec::new(),
@@ -218,7 +221,8 @@ impl<'a> Emitter<'a> {
     }
 
     fn var_ident(&self, rule: &RRule, v: usize) -> Ident {
-        let ri = self.p.rules.iter().position(|r| std::ptr::eq(r, rule)).expect("a rule of the program");
+        // Rule ids are unique (verification checks them): a look-up, not a scan per variable.
+        let ri = self.rule_index[rule.id.as_str()];
         ident(&self.var_ident[ri][v])
     }
 

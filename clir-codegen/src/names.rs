@@ -79,12 +79,12 @@ fn relation_derived(c: &str) -> Vec<String> {
 /// Whether `name` lies in the space of temporaries of the rule with identifier `r`:
 /// `r_applies`, `instances_of_r`, `r_<digit>...`, `r_not_<digit>...`.
 fn in_rule_space(r: &str, name: &str) -> bool {
-    let after =
-        |prefix: &str| name.strip_prefix(prefix).is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
-    name == format!("{r}_applies")
-        || name == format!("instances_of_{r}")
-        || after(&format!("{r}_"))
-        || after(&format!("{r}_not_"))
+    // No allocation: this runs for every rule against every local.
+    let digit = |s: &str| s.starts_with(|c: char| c.is_ascii_digit());
+    if let Some(rest) = name.strip_prefix(r).and_then(|x| x.strip_prefix('_')) {
+        return rest == "applies" || digit(rest) || rest.strip_prefix("not_").is_some_and(digit);
+    }
+    name.strip_prefix("instances_of_") == Some(r)
 }
 
 /// The closures' own `a_<i>`.

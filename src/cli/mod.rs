@@ -93,9 +93,7 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
 /// Writes `text` to `path` through a temporary file beside it, renamed over it once complete:
 /// a failed write never leaves a truncated file, and `path` may be one of the inputs.
 pub fn write_file_atomically(path: &std::path::Path, text: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let tmp = clir::command::temp_beside(path);
     let result = std::fs::File::create(&tmp)
         .and_then(|mut f| f.write_all(text).and_then(|()| f.sync_all()))
         .and_then(|()| std::fs::rename(&tmp, path));
