@@ -25,9 +25,11 @@ mod gen;
 #[path = "handwritten/mod.rs"]
 mod handwritten;
 
-use clir::packages::fide_laws_chess::{self as fide, SCHEMA};
+clir::include_clir!("fide.laws.chess");
+
 use clir::runner::{rule_stream, RunOptions};
 use clir::{Batch, Output};
+use fide_laws_chess::{self as fide, SCHEMA};
 use rayon::prelude::*;
 use std::hint::black_box;
 use std::io::{self, Write};

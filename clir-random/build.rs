@@ -3,7 +3,7 @@
 //! many (default 40); `CLIR_RANDOM_ADVERSARIAL` how many more, named from an adversarial
 //! alphabet (default 24, seeds from 1000 on).
 
-use clir_codegen::{build::Compiled, canonical};
+use clir_codegen::canonical;
 use std::fmt::Write;
 
 fn main() {
@@ -18,7 +18,6 @@ fn main() {
     let hostile = clir_reference::random::Config { adversarial: true, ..plain.clone() };
     let mut registry = String::from("/// Random packages: (seed, package bytes, module's Package).\npub static PACKAGES: &[(u64, &[u8], &dyn ::clir::Package)] = &[\n");
     let mut modules = String::new();
-    let mut compiled = Vec::new();
     let seeds = (0..count).map(|s| (s, &plain)).chain((1000..1000 + adversarial).map(|s| (s, &hostile)));
     for (seed, cfg) in seeds {
         let bytes = clir_reference::random::package_bytes(seed, cfg);
@@ -43,7 +42,6 @@ fn main() {
             "    ({seed}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{json}\")), &{module}::Package),"
         )
         .unwrap();
-        compiled.push(Compiled { name: format!("random.p{seed}"), module, source });
     }
     registry.push_str("];\n");
     std::fs::write(out.join("random_packages.rs"), modules + &registry).expect("write registry");

@@ -108,15 +108,35 @@ pub fn case_rows<T: Row>(rows: &[i64], arity: usize, case: CaseId) -> Vec<T> {
     rows.chunks_exact(arity + 1).filter(|r| r[0] == case.0 as i64).map(|r| T::from_row(&r[1..])).collect()
 }
 
-/// `name(a,b)`: a literal of `info` written with entity names and integers.
+/// `name(a,b)`: a literal of `info` written with integers and entity names, each name as
+/// [`entity_text`] writes it.
 pub fn literal_string(info: &RelationInfo, interner: &Interner, args: &[i64]) -> String {
-    let parts: Vec<String> = info
-        .params
-        .iter()
-        .zip(args)
-        .map(|(p, &v)| if p.integer { v.to_string() } else { interner.name(Sym(v as u32)).to_string() })
-        .collect();
-    format!("{}({})", info.name, parts.join(","))
+    let mut out = format!("{}(", info.name);
+    for (i, (p, &v)) in info.params.iter().zip(args).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if p.integer {
+            out.push_str(&v.to_string());
+        } else {
+            out.push_str(&entity_text(interner.name(Sym(v as u32))));
+        }
+    }
+    out.push(')');
+    out
+}
+
+/// An entity name inside a written literal: bare when that cannot be misread, else as a JSON
+/// string (empty, or holding `,`, `(`, `)`, `"`, a backslash, white space or a control character), so
+/// that two different literals are never written alike (docs/DECISIONS.md).
+pub fn entity_text(name: &str) -> std::borrow::Cow<'_, str> {
+    let plain = !name.is_empty()
+        && !name.chars().any(|c| matches!(c, ',' | '(' | ')' | '"' | '\\') || c.is_whitespace() || c.is_control());
+    if plain {
+        std::borrow::Cow::Borrowed(name)
+    } else {
+        std::borrow::Cow::Owned(serde_json::Value::String(name.to_string()).to_string())
+    }
 }
 
 /// The contradictions of `case` (literals whose both signs are `+D`), written `name(a,b)`, sorted.

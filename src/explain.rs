@@ -4,8 +4,8 @@
 //! only chooses among them.
 
 use crate::batch::{slot, Batch, Output};
-use crate::schema::{RelationInfo, Schema};
-use crate::value::{Interner, Sym};
+use crate::schema::Schema;
+use crate::value::Interner;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
@@ -199,14 +199,12 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn literal(&self, l: &Lit) -> String {
-        let info: &RelationInfo = &self.schema.relations[l.0 as usize];
-        let args: Vec<String> = info
-            .params
-            .iter()
-            .zip(&l.2)
-            .map(|(p, &v)| if p.integer { v.to_string() } else { self.names.name(Sym(v as u32)).to_string() })
-            .collect();
-        format!("{}{}({})", if l.1 { "~" } else { "" }, info.name, args.join(","))
+        let text = crate::batch::literal_string(&self.schema.relations[l.0 as usize], self.names, &l.2);
+        if l.1 {
+            format!("~{text}")
+        } else {
+            text
+        }
     }
 
     fn rule_json(&self, rule: u32) -> Map<String, Value> {

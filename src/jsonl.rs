@@ -271,6 +271,11 @@ impl<'de> Deserialize<'de> for Arg<'de> {
                 Ok(i64::try_from(v).map(Arg::Int).unwrap_or_else(|_| Arg::Other(Value::from(v))))
             }
             fn visit_f64<E: de::Error>(self, v: f64) -> Result<Arg<'de>, E> {
+                // serde_json reads the JSON integer `-0` as the float -0.0 (and cannot tell it
+                // from `-0.0`): it is the Integer 0 (docs/DECISIONS.md).
+                if v == 0.0 && v.is_sign_negative() {
+                    return Ok(Arg::Int(0));
+                }
                 Ok(Arg::Other(Value::from(v)))
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Arg<'de>, E> {
@@ -437,6 +442,9 @@ enum Flat {
     Intern(usize),
 }
 
+/// The most facts (tuples, positive and negative) one case may give (docs/SECURITY.md).
+pub const MAX_FACTS_PER_CASE: usize = 10_000_000;
+
 /// Validates a read case and adds it to `batch`, or says why the line is an error line.
 /// `rows` and `flat` are scratch space.
 fn add_case<'a>(
@@ -448,6 +456,9 @@ fn add_case<'a>(
     flat: &mut Vec<Flat>,
     names: &mut FastMap<&'a str, i64>,
 ) -> Result<u32, String> {
+    if read.tuples.len() > MAX_FACTS_PER_CASE {
+        return Err(format!("the case has {} facts; at most {MAX_FACTS_PER_CASE} are accepted", read.tuples.len()));
+    }
     // Validate everything before touching the batch, so an error leaves no fact behind.
     rows.clear();
     flat.clear();

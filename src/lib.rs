@@ -1,12 +1,15 @@
 //! clir: CLIR law packages compiled to native datafrog code.
 //!
-//! This crate is the runtime generated modules use (interning, case batches, JSONL, explanations)
-//! and the home of the packages compiled in by `build.rs` from `law.toml`. Bring one into scope
-//! with [`include_clir!`].
+//! This crate is the runtime generated modules use: interning, case batches, JSON Lines,
+//! explanations. It holds no law package: a crate lists its packages in its own `law.toml`, its
+//! `build.rs` compiles them (`clir_codegen::build::run()`), and [`include_clir!`] brings one into
+//! scope. The `command` feature adds the `clir rule` command line for one package
+//! ([`command::package_main`]); the default `cli` feature builds the `clir` binary.
 
 extern crate self as clir;
 
 pub mod batch;
+#[cfg(feature = "command")]
 pub mod command;
 pub mod explain;
 pub mod jsonl;
@@ -30,5 +33,3 @@ pub trait Package: Sync {
     /// Rules a batch of cases.
     fn evaluate(&self, batch: &Batch) -> Output;
 }
-
-include!(concat!(env!("OUT_DIR"), "/clir_packages.rs"));

@@ -4,6 +4,11 @@
 
 mod cli;
 
+/// The packages of this repository's law.toml, compiled in by build.rs: `clir rule --package`.
+mod packages {
+    include!(concat!(env!("OUT_DIR"), "/clir/packages.rs"));
+}
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

@@ -3,9 +3,8 @@
 
 use crate::jsonl::{rule_chunk_into, Catalog, Line, Options};
 use crate::Package;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use std::io::{self, BufRead, IsTerminal, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 
 /// How a stream is ruled.
 #[derive(Debug, Clone)]
@@ -100,16 +99,7 @@ pub fn rule_stream(
     let cat = Catalog::new(pkg.schema());
     let batch = opts.batch.max(1);
     let chunk_lines = batch * pool.current_num_threads() * 4;
-    let bar = if opts.progress && io::stderr().is_terminal() {
-        let b = ProgressBar::new_spinner();
-        b.set_style(
-            ProgressStyle::with_template("{spinner} {human_pos} cases ruled ({per_sec}) {elapsed}")
-                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-        );
-        b
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = Progress::new(opts.progress);
     let mut out = io::BufWriter::with_capacity(1 << 20, output);
     let mut summary = Summary::default();
     let mut chunk: Vec<Line> = Vec::with_capacity(chunk_lines);
@@ -148,12 +138,53 @@ pub fn rule_stream(
             out.write_all(lines_out.as_bytes())?;
             summary.lines += n as u64;
             summary.errors += errors as u64;
-            bar.inc(n as u64);
+            bar.ruled(n as u64);
         }
     }
     out.flush()?;
-    bar.finish_and_clear();
+    bar.finish();
     Ok(summary)
+}
+
+/// The progress line on stderr, when it is a terminal and the `command` feature brings
+/// indicatif; nothing otherwise.
+struct Progress {
+    #[cfg(feature = "command")]
+    bar: indicatif::ProgressBar,
+}
+
+impl Progress {
+    #[cfg(feature = "command")]
+    fn new(show: bool) -> Progress {
+        use indicatif::{ProgressBar, ProgressStyle};
+        use std::io::IsTerminal;
+        let bar = if show && io::stderr().is_terminal() {
+            let b = ProgressBar::new_spinner();
+            b.set_style(
+                ProgressStyle::with_template("{spinner} {human_pos} cases ruled ({per_sec}) {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            b
+        } else {
+            ProgressBar::hidden()
+        };
+        Progress { bar }
+    }
+
+    #[cfg(not(feature = "command"))]
+    fn new(_show: bool) -> Progress {
+        Progress {}
+    }
+
+    fn ruled(&self, _cases: u64) {
+        #[cfg(feature = "command")]
+        self.bar.inc(_cases);
+    }
+
+    fn finish(&self) {
+        #[cfg(feature = "command")]
+        self.bar.finish_and_clear();
+    }
 }
 
 #[cfg(test)]

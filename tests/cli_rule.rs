@@ -130,6 +130,21 @@ fn a_case_of_many_distinct_names_is_ruled() {
 }
 
 #[test]
+fn a_case_of_a_million_facts_is_ruled_and_one_beyond_the_limit_is_an_error_line() {
+    let facts = |n: usize| format!("[{}[\"g\"]]", "[\"g\"],".repeat(n - 1));
+    let input = format!(
+        "{{\"case\":1,\"facts\":{{\"stalemate_arisen\":{}}}}}\n{{\"case\":2,\"facts\":{{\"stalemate_arisen\":{}}}}}\n",
+        facts(1_000_000),
+        facts(clir::jsonl::MAX_FACTS_PER_CASE + 1)
+    );
+    let (code, out, err) = clir(&["rule", "--package", "fide.laws.chess"], &input);
+    assert_eq!(code, 1, "{err}");
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["concluded"]["game_drawn"], serde_json::json!([["g"]]));
+    assert_eq!(lines[1]["error"], "line 2: the case has 10000001 facts; at most 10000000 are accepted");
+}
+
+#[test]
 fn run_refuses_a_cache_others_can_write_and_has_no_shared_fallback() {
     use std::os::unix::fs::PermissionsExt;
     let blob = concat!(env!("CARGO_MANIFEST_DIR"), "/sources/fide.laws.chess-0.1.0.lawir.json");
@@ -185,4 +200,34 @@ fn a_duplicate_key_inside_the_case_value_is_an_error_line() {
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].contains("duplicate key `id` in the `case` value"), "{out}");
     assert!(lines[1].starts_with("{\"case\":{\"id\":[{\"a\":1}]},\"concluded\""), "{out}");
+}
+
+#[test]
+fn minus_zero_is_the_integer_zero_and_a_fraction_is_not_an_integer() {
+    let input = concat!(
+        "{\"case\":\"a\",\"facts\":{\"position_occurrence_count\":[[\"g\",-0]]}}\n",
+        "{\"case\":\"b\",\"facts\":{\"position_occurrence_count\":[[\"g\",0.5]]}}\n",
+    );
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess"], input);
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(code, 1, "{out}");
+    assert!(lines[0].get("error").is_none(), "{out}");
+    assert_eq!(lines[1]["error"], "line 2: relation `position_occurrence_count`: argument `n` is an Integer, got 0.5");
+}
+
+#[test]
+fn entity_names_that_could_be_misread_are_quoted_in_written_literals() {
+    // In game `g,a` player `b` resigns, in game `g` player `a,b`: bare, both losses would be
+    // written `game_lost_by(g,a,b)` and their explanations would share one key.
+    let input = concat!(
+        "{\"case\":1,\"facts\":{\"player_of\":[[\"g,a\",\"b\"],[\"g\",\"a,b\"]],",
+        "\"player_resigned\":[[\"b\"],[\"a,b\"]],\"~king_cannot_be_checkmated\":[[\"b\"],[\"a,b\"]]}}\n",
+    );
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess", "--explain"], input);
+    assert_eq!(code, 0, "{out}");
+    let line: serde_json::Value = serde_json::from_str(out.trim_end()).unwrap();
+    assert_eq!(line["concluded"]["game_lost_by"], serde_json::json!([["g", "a,b"], ["g,a", "b"]]));
+    let keys: Vec<&String> =
+        line["explanations"].as_object().unwrap().keys().filter(|k| k.starts_with("game_lost_by")).collect();
+    assert_eq!(keys, ["game_lost_by(\"g,a\",b)", "game_lost_by(g,\"a,b\")"]);
 }

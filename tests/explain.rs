@@ -2,7 +2,9 @@
 //! the articles cited and the attacks overcome.
 
 use clir::jsonl::{rule_chunk, Catalog, Options};
-use clir::packages::fide_laws_chess::Package;
+clir::include_clir!("fide.laws.chess");
+
+use fide_laws_chess::Package;
 use serde_json::Value;
 
 fn explain(case: &str) -> Value {

@@ -3,9 +3,11 @@
 //! with the test-only reference evaluator (`clir_reference::evaluate`).
 
 use clir::jsonl::{rule_chunk, Catalog, Options};
-use clir::packages::fide_laws_chess::Package;
+clir::include_clir!("fide.laws.chess");
+
 use clir::Package as _;
 use clir_codegen::ir::Document;
+use fide_laws_chess::Package;
 use serde_json::{json, Value};
 
 const FIDE: &[u8] = include_bytes!("../sources/fide.laws.chess-0.1.0.lawir.json");

@@ -13,9 +13,11 @@ mod gen;
 #[path = "../benches/handwritten/mod.rs"]
 mod handwritten;
 
-use clir::packages::fide_laws_chess::{self as fide, SCHEMA};
+clir::include_clir!("fide.laws.chess");
+
 use clir::runner::{rule_stream, RunOptions};
 use clir::{Batch, Output};
+use fide_laws_chess::{self as fide, SCHEMA};
 use serde_json::{json, Value};
 
 const GAMES: u64 = 10_000;

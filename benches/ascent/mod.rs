@@ -12,8 +12,8 @@
 
 #![allow(dead_code, clippy::all)]
 
+use crate::fide_laws_chess::{GamePlayState, GamePlayTransition, SCHEMA};
 use ascent::ascent;
-use clir::packages::fide_laws_chess::{GamePlayState, GamePlayTransition, SCHEMA};
 use clir::{slot, Batch, Output};
 
 type C = u32;

@@ -18,7 +18,7 @@
 
 #![allow(dead_code)]
 
-use clir::packages::fide_laws_chess::{GamePlayState, GamePlayTransition, SCHEMA};
+use crate::fide_laws_chess::{GamePlayState, GamePlayTransition, SCHEMA};
 use clir::{slot, Batch, Output};
 use rayon::prelude::*;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};

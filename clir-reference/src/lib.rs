@@ -35,9 +35,18 @@ impl Val {
         }
     }
 
+    /// The value inside a written literal (CONTRACT.md; an entity name that could be misread is
+    /// a JSON string: docs/DECISIONS.md 14).
     fn to_text(&self) -> String {
         match self {
             Val::Int(i) => i.to_string(),
+            Val::Str(s)
+                if s.is_empty()
+                    || s.chars()
+                        .any(|c| matches!(c, ',' | '(' | ')' | '"' | '\\') || c.is_whitespace() || c.is_control()) =>
+            {
+                Value::String(s.clone()).to_string()
+            }
             Val::Str(s) => s.clone(),
         }
     }

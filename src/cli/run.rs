@@ -30,7 +30,7 @@ pub struct RunCmd {
 
 /// Rules with a package compiled into this binary.
 pub fn rule(cmd: &RuleCmd) -> u8 {
-    let packages = clir::compiled_packages();
+    let packages = crate::packages::compiled_packages();
     match packages.iter().find(|(name, _)| *name == cmd.package) {
         Some((_, pkg)) => clir::command::rule(*pkg, &cmd.args),
         None => {

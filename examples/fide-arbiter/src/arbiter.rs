@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 /// The compiled package every ruling goes through.
 pub fn package() -> &'static dyn Package {
-    &clir::packages::fide_laws_chess::Package
+    &crate::fide_laws_chess::Package
 }
 
 fn catalog() -> &'static Catalog {

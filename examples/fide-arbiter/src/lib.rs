@@ -11,6 +11,9 @@ pub mod pgn;
 pub mod replay;
 pub mod summary;
 
+// fide.laws.chess, compiled by this crate's build.rs from its law.toml.
+clir::include_clir!("fide.laws.chess");
+
 use rayon::prelude::*;
 use std::io::{self, BufRead, Write};
 use std::time::Instant;

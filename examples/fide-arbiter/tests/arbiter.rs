@@ -408,7 +408,7 @@ fn castling_and_en_passant_rulings_match_the_move_generator() {
 /// relation) rule the same result as the JSONL path the arbiter uses.
 #[test]
 fn typed_api_rules_the_same_results() {
-    use clir::packages::fide_laws_chess::{Cases, GamePlayTransition as T};
+    use fide_arbiter::fide_laws_chess::{Cases, GamePlayTransition as T};
     for name in ["special-cases.pgn", "tcec-sample.pgn"] {
         let (outcomes, _, _) = rule(name, 2);
         let mut cases = Cases::new();
