@@ -101,6 +101,10 @@ pub enum Node {
     },
     /// `fragment` (an article text that rules anchor to).
     Fragment { id: String, locator: String, text: String },
+    /// `publication` of a source text kept with the package: `path` (relative to the project
+    /// root) becomes its `metadata.localSources` entry, `document_hash` its `documentHash`
+    /// (see [`Package::hash_sources`]).
+    Publication { id: String, path: String, label: Option<String>, document_hash: Option<String> },
     /// A node given as JSON, kept as is (its `contentHash` is computed).
     Raw(Value),
 }
@@ -331,6 +335,16 @@ impl Package {
                     "contentHash": sha256_hex(text.as_bytes()), "language": "en", "status": "official", "text": text,
                 }],
             }),
+            Node::Publication { id, label, document_hash, .. } => {
+                let mut v = json!({
+                    "id": self.id(id), "kind": "publication", "package": ns, "labels": labels(label),
+                    "mediaType": "text/plain; charset=utf-8",
+                });
+                if let Some(h) = document_hash {
+                    v["documentHash"] = json!(h);
+                }
+                v
+            }
             Node::Raw(v) => v.clone(),
         };
         if v.is_object() {
@@ -380,6 +394,38 @@ impl Package {
         semantic_hash_of(&self.node_values())
     }
 
+    /// `metadata`, with a `localSources` entry (publication id -> path) for every
+    /// [`Node::Publication`] added to what [`Package::metadata`] holds.
+    pub fn metadata_value(&self) -> Value {
+        let mut metadata = self.metadata.clone();
+        for node in &self.nodes {
+            let Node::Publication { id, path, .. } = node else { continue };
+            if !metadata.is_object() {
+                metadata = json!({});
+            }
+            let sources = metadata.as_object_mut().unwrap().entry("localSources").or_insert_with(|| json!({}));
+            if !sources.is_object() {
+                *sources = json!({});
+            }
+            sources[self.id(id)] = json!(path);
+        }
+        metadata
+    }
+
+    /// Sets the `documentHash` of every publication to the sha256 of its source text, read
+    /// from `root` joined with its path (`root` is the project root, the folder of `law.toml`).
+    pub fn hash_sources(&mut self, root: &std::path::Path) -> std::io::Result<()> {
+        for node in &mut self.nodes {
+            if let Node::Publication { path, document_hash, .. } = node {
+                let full = root.join(path.as_str());
+                let text = std::fs::read(&full)
+                    .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", full.display())))?;
+                *document_hash = Some(sha256_hex(&text));
+            }
+        }
+        Ok(())
+    }
+
     /// The whole document.
     pub fn document(&self) -> Value {
         let nodes = self.node_values();
@@ -396,7 +442,7 @@ impl Package {
         doc.insert("semanticHash".into(), json!(semantic_hash_of(&nodes)));
         doc.insert("features".into(), json!(self.feature_list()));
         doc.insert("imports".into(), json!([]));
-        doc.insert("metadata".into(), self.metadata.clone());
+        doc.insert("metadata".into(), self.metadata_value());
         doc.insert("strata".into(), json!([]));
         doc.insert("nodes".into(), Value::Array(nodes));
         Value::Object(doc)
@@ -433,7 +479,8 @@ impl Node {
             | Node::External { id, .. }
             | Node::Priority { id, .. }
             | Node::Closure { id, .. }
-            | Node::Fragment { id, .. } => id,
+            | Node::Fragment { id, .. }
+            | Node::Publication { id, .. } => id,
             Node::Rule(r) => &r.id,
             Node::Raw(_) => return None,
         })

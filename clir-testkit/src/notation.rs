@@ -11,6 +11,7 @@
 //! institutional p0_edge(Integer, Integer) id p0   // unnamed parameters a0.., node id p0
 //! judgment touched(who: Player) by judgment:Arbiter authority Arbiter
 //! fragment ART_9 article/9 "9.6 The game is drawn ..."
+//! publication LAWS_EN sources/laws/en.txt "the laws, English" hash sha256:..  // hash optional
 //! rule Draw defeasible "Article 9.6.2" @ART_9 [g: Game, n: Integer]:
 //!     game_drawn(g) :- moves(g, n), n >= 75, supported started(g), not ~p(g)
 //! priority MateFirst: Mate > Draw "checkmate takes precedence"
@@ -28,6 +29,10 @@
 //! variable's type is that of the first parameter it fills (head first), or Integer when it
 //! only occurs in comparisons. Types and relations may be used before they are declared; an
 //! undeclared name still becomes an id of the package (for packages that must be rejected).
+//!
+//! A `publication` names a source text kept with the package: its path (relative to the
+//! project root) becomes the `metadata.localSources` entry of the publication, and `hash` its
+//! `documentHash`; without `hash`, [`Package::hash_sources`] computes it from the file.
 
 use crate::{Item, Lit, Node, Package, Param, RelKind, Rule, Term};
 use std::fmt;
@@ -147,6 +152,23 @@ pub fn parse(text: &str) -> Result<Package, ParseError> {
                 let text = c.string_opt().map_err(err)?.ok_or_else(|| err("the fragment's text, in quotes".into()))?;
                 pkg.nodes.push(Node::Fragment { id, locator, text });
             }
+            "publication" => {
+                let id = c.name().map_err(err)?;
+                let path = c.word().ok_or_else(|| err("`publication ID PATH`".into()))?;
+                let (mut label, mut document_hash) = (None, None);
+                loop {
+                    if let Some(l) = c.string_opt().map_err(err)? {
+                        label = Some(l);
+                    } else if c.eat_word("hash") {
+                        document_hash = Some(c.word().ok_or_else(|| err("`hash sha256:HEX`".into()))?);
+                    } else if c.at_end() {
+                        break;
+                    } else {
+                        return Err(err(format!("unexpected `{}` in a publication", c.rest())));
+                    }
+                }
+                pkg.nodes.push(Node::Publication { id, path, label, document_hash });
+            }
             "rule" => {
                 // A placeholder, filled in below once every constant and relation is declared.
                 rules.push((line, pkg.nodes.len(), stmt.clone()));
@@ -238,7 +260,7 @@ fn statements(text: &str) -> Vec<(usize, String)> {
 
 /// The words that start a statement; a line that starts with any other word continues the one
 /// before.
-const KEYWORDS: [&str; 13] = [
+const KEYWORDS: [&str; 14] = [
     "package",
     "namespace",
     "features",
@@ -248,6 +270,7 @@ const KEYWORDS: [&str; 13] = [
     "judgment",
     "institutional",
     "fragment",
+    "publication",
     "rule",
     "priority",
     "closure",
@@ -668,6 +691,41 @@ closure C: p over p
         assert_eq!(doc["nodes"][6]["kind"], "external_decl");
         assert_eq!(doc["nodes"][4]["parameters"][1]["id"], "urn:test:kit#po/arg/1");
         assert_eq!(doc["nodes"][4]["parameters"][1]["name"], "a1");
+    }
+
+    #[test]
+    fn a_publication_names_its_source_text_and_its_hash() {
+        let dir = std::env::temp_dir().join(format!("clir-testkit-publication-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("texts")).unwrap();
+        std::fs::write(dir.join("texts/en.txt"), "Article 1. Text.\n").unwrap();
+        let notation = r#"package test.sources 0.1.0
+            type Item
+            empirical held(item: Item)
+            institutional kept(item: Item)
+            fragment ART_1 article/1 "Article 1. Text."
+            publication RULES_EN texts/en.txt "the rules, English"
+            rule Keep strict @ART_1: kept(i) :- held(i)"#;
+        let mut pkg = parse(notation).unwrap();
+        let doc = pkg.document();
+        assert_eq!(doc["metadata"]["localSources"]["urn:test:sources#RULES_EN"], "texts/en.txt");
+        assert_eq!(doc["nodes"][4]["kind"], "publication");
+        assert!(doc["nodes"][4].get("documentHash").is_none());
+        let opts = clir_codegen::verify::VerifyOptions { root: Some(dir.clone()), ..Default::default() };
+        let unhashed = clir_codegen::verify::verify_bytes(&pkg.bytes(), &opts);
+        assert_eq!(unhashed.check("documentHash").unwrap().outcome, clir_codegen::verify::Outcome::Warn);
+
+        pkg.hash_sources(&dir).unwrap();
+        let hash = clir_codegen::canonical::sha256_hex(b"Article 1. Text.\n");
+        assert_eq!(pkg.document()["nodes"][4]["documentHash"], hash.as_str());
+        let report = clir_codegen::verify::verify_bytes(&pkg.bytes(), &opts);
+        assert!(report.checks.iter().all(|c| c.outcome == clir_codegen::verify::Outcome::Pass), "{report:?}");
+        // The hash written in the notation is the same document; a wrong one fails verification.
+        let written = parse(&notation.replace(r#"English""#, &format!(r#"English" hash {hash}"#))).unwrap();
+        assert_eq!(written.bytes(), pkg.bytes());
+        let wrong = parse(&notation.replace(r#"English""#, r#"English" hash sha256:00"#)).unwrap();
+        let report = clir_codegen::verify::verify_bytes(&wrong.bytes(), &opts);
+        assert_eq!(report.failed_checks(), ["documentHash"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
