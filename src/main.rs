@@ -34,6 +34,9 @@ enum Command {
     Rule(cli::run::RuleCmd),
     /// Compile any package to native code (cached by seal), then rule with it.
     Run(cli::run::RunCmd),
+    /// Scaffold a crate that compiles its own law packages (Cargo.toml, build.rs, law.toml,
+    /// src/main.rs); `clir add` then adds a package to it.
+    New(cli::new::NewArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Compile(args) => cli::compile::run(&args),
         Command::Rule(args) => cli::run::rule(&args),
         Command::Run(args) => cli::run::run(&args),
+        Command::New(args) => cli::new::run(&args),
     };
     ExitCode::from(code)
 }

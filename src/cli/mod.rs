@@ -3,7 +3,9 @@
 
 pub mod compile;
 pub mod lock;
+pub mod new;
 pub mod run;
+pub mod runtime;
 pub mod verify;
 
 use clir_codegen::verify::{Outcome, Report};

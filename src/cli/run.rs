@@ -50,7 +50,7 @@ pub fn rule(cmd: &RuleCmd) -> u8 {
 
 /// The folder compiled packages are cached in: `$CLIR_CACHE_DIR`, else `$XDG_CACHE_HOME/clir`,
 /// else `~/.cache/clir`; never a shared folder such as /tmp.
-fn cache_root() -> Result<PathBuf, String> {
+pub fn cache_root() -> Result<PathBuf, String> {
     if let Some(d) = std::env::var_os("CLIR_CACHE_DIR") {
         return Ok(PathBuf::from(d));
     }
@@ -65,7 +65,7 @@ fn cache_root() -> Result<PathBuf, String> {
 
 /// Creates the cache folder private (0700) and checks that it is: owned by this user, and
 /// written by nobody else. A binary from a folder others can write would run their code.
-fn private_dir(dir: &Path) -> Result<(), String> {
+pub fn private_dir(dir: &Path) -> Result<(), String> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     std::fs::DirBuilder::new()
         .recursive(true)
@@ -145,7 +145,7 @@ pub fn run(cmd: &RunCmd) -> u8 {
     }
     // Keyed by the package's seal and by this clir's version and build: an upgraded or rebuilt
     // clir never runs a binary an older one made.
-    let key = format!("{}-{}-{}", &hex[..32], env!("CARGO_PKG_VERSION"), &env!("CLIR_BUILD_ID")[..16]);
+    let key = format!("{}-{}", &hex[..32], super::runtime::identity());
     let dir = root.join(&key);
     let bin_name = format!("clir-run-{}", &hex[..16]);
     let target = root.join("target");
@@ -176,7 +176,14 @@ pub fn run(cmd: &RunCmd) -> u8 {
                 return CANNOT_RUN;
             }
         };
-        if let Err(e) = write_crate(&dir, &bin_name, &source) {
+        let runtime = match super::runtime::install(&root) {
+            Ok(r) => r,
+            Err(e) => {
+                note("run", format_args!("cannot write the runtime into {}: {e}", root.display()));
+                return CANNOT_RUN;
+            }
+        };
+        if let Err(e) = write_crate(&dir, &runtime, &bin_name, &source) {
             note("run", format_args!("cannot write {}: {e}", dir.display()));
             return CANNOT_RUN;
         }
@@ -241,16 +248,23 @@ pub fn run(cmd: &RunCmd) -> u8 {
     }
 }
 
-fn write_crate(dir: &Path, bin_name: &str, source: &str) -> std::io::Result<()> {
+/// The crate of one package: its generated module and a `main` ruling with it, against the
+/// runtime this clir carries.
+fn write_crate(dir: &Path, runtime: &Path, bin_name: &str, source: &str) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
-    let clir_path = env!("CARGO_MANIFEST_DIR");
+    let clir = runtime.join("clir");
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"{bin_name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nclir = {{ path = {clir_path:?} }}\n\n[workspace]\n\n[profile.release]\ncodegen-units = 16\n"
+             [dependencies]\nclir = {{ path = {:?}, default-features = false, features = [\"command\"] }}\n\n\
+             [workspace]\n\n[profile.release]\ncodegen-units = 16\n",
+            clir.display().to_string()
         ),
     )?;
+    if !dir.join("Cargo.lock").exists() {
+        std::fs::write(dir.join("Cargo.lock"), super::runtime::lockfile())?;
+    }
     std::fs::write(dir.join("src").join("package.rs"), source)?;
     std::fs::write(
         dir.join("src").join("main.rs"),

@@ -1,0 +1,85 @@
+//! `clir new PATH`: scaffolds a crate that compiles its own law packages: Cargo.toml, build.rs
+//! (`clir_codegen::build::run()`), an empty law.toml and a `main` that rules JSON Lines cases
+//! with its package, so that `clir new x && cd x && clir add P && cargo run` works. Until clir
+//! is published, the dependencies point by path at the runtime this `clir` carries (written into
+//! its cache, see `runtime`).
+
+use super::{note, CANNOT_RUN, OK};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// Options of `clir new`.
+#[derive(Args, Debug)]
+pub struct NewArgs {
+    /// The crate's folder; its last component is the crate's name.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+}
+
+const BUILD_RS: &str = include_str!("scaffold/build.rs.txt");
+const LAW_TOML: &str = include_str!("scaffold/law.toml.txt");
+const MAIN_RS: &str = include_str!("scaffold/main.rs.txt");
+
+/// Writes the crate; exit 2 when the folder exists, the name is not a crate name, or a file
+/// cannot be written.
+pub fn run(args: &NewArgs) -> u8 {
+    match scaffold(&args.path) {
+        Ok(name) => {
+            println!("created crate `{name}` in {}", args.path.display());
+            println!("next: cd {} && clir add PACKAGE.lawir.json && cargo run < cases.jsonl", args.path.display());
+            OK
+        }
+        Err(e) => {
+            note("new", e);
+            CANNOT_RUN
+        }
+    }
+}
+
+fn scaffold(path: &Path) -> Result<String, String> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let valid = name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid {
+        return Err(format!("`{name}` is not a crate name (ASCII letters, digits, `-`, `_`, starting with a letter)"));
+    }
+    if path.exists() {
+        return Err(format!("{} already exists", path.display()));
+    }
+    let cache = super::run::cache_root()?;
+    super::run::private_dir(&cache)?;
+    let runtime = super::runtime::install(&cache)
+        .map_err(|e| format!("cannot write the runtime into {}: {e}", cache.display()))?;
+    let manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+         # Until clir is published, `clir` and `clir-codegen` are the copies this clir ({}) carries,\n\
+         # written into its cache; then they become `clir = {{ version = \"0.1\", default-features = false }}`\n\
+         # and `clir-codegen = \"0.1\"`.\n\
+         [dependencies]\nclir = {{ path = {:?}, default-features = false }}\n\n\
+         [build-dependencies]\nclir-codegen = {{ path = {:?} }}\n",
+        super::runtime::identity(),
+        runtime.join("clir").display().to_string(),
+        runtime.join("clir-codegen").display().to_string(),
+    );
+    let files: [(&str, &str); 6] = [
+        ("Cargo.toml", &manifest),
+        ("build.rs", BUILD_RS),
+        ("law.toml", LAW_TOML),
+        ("src/main.rs", MAIN_RS),
+        (".gitignore", "/target\n"),
+        ("Cargo.lock", super::runtime::lockfile()),
+    ];
+    let written = (|| -> std::io::Result<()> {
+        std::fs::create_dir_all(path.join("src"))?;
+        std::fs::create_dir_all(path.join("sources"))?;
+        for (file, text) in files {
+            std::fs::write(path.join(file), text)?;
+        }
+        Ok(())
+    })();
+    written.map_err(|e| {
+        let _ = std::fs::remove_dir_all(path);
+        format!("cannot write {}: {e}", path.display())
+    })?;
+    Ok(name)
+}

@@ -1,0 +1,80 @@
+//! The runtime an installed `clir` carries: the sources of the `clir` library, `clir-macros` and
+//! `clir-codegen` (embedded by build.rs, with stand-alone manifests and this build's Cargo.lock),
+//! written once into the cache so that the crates `clir run` builds and `clir new` scaffolds
+//! depend on them by path, never on the checkout clir was built from.
+
+use std::path::{Path, PathBuf};
+
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/runtime_files.rs"));
+}
+
+/// This clir's version and build identity, as the runtime folder and the cache keys name it.
+pub fn identity() -> String {
+    format!("{}-{}", env!("CARGO_PKG_VERSION"), &env!("CLIR_BUILD_ID")[..16])
+}
+
+/// Where the runtime is (or will be) under the cache folder `cache`.
+pub fn dir(cache: &Path) -> PathBuf {
+    cache.join("runtime").join(identity())
+}
+
+/// Writes the runtime under `cache` unless a complete copy is there; returns its folder, whose
+/// `clir/`, `clir-macros/` and `clir-codegen/` are the crates. The copy is written beside and
+/// renamed into place, so a reader never sees half of it.
+pub fn install(cache: &Path) -> std::io::Result<PathBuf> {
+    let dir = dir(cache);
+    if dir.join(".complete").is_file() {
+        return Ok(dir);
+    }
+    let parent = dir.parent().expect("runtime folder has a parent");
+    std::fs::create_dir_all(parent)?;
+    let tmp = parent.join(format!(".{}.{}.tmp", identity(), std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let written = (|| {
+        for (path, text) in embedded::FILES {
+            let file = tmp.join(path);
+            std::fs::create_dir_all(file.parent().expect("a file has a folder"))?;
+            std::fs::write(file, text)?;
+        }
+        std::fs::write(tmp.join(".complete"), identity())
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(e);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    match std::fs::rename(&tmp, &dir) {
+        Ok(()) => Ok(dir),
+        // Another run installed it meanwhile.
+        Err(_) if dir.join(".complete").is_file() => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            Ok(dir)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The workspace Cargo.lock this clir was built with: a crate built against the runtime starts
+/// from it, so it resolves to the same versions (and builds offline from the registry cache).
+pub fn lockfile() -> &'static str {
+    embedded::FILES.iter().find(|(p, _)| *p == "Cargo.lock").map(|(_, t)| *t).unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runtime_holds_the_library_not_the_command_line() {
+        let paths: Vec<&str> = embedded::FILES.iter().map(|(p, _)| *p).collect();
+        for needed in ["clir/src/lib.rs", "clir/src/runner.rs", "clir-macros/src/lib.rs", "clir-codegen/src/build.rs"] {
+            assert!(paths.contains(&needed), "{needed} missing from {paths:?}");
+        }
+        assert!(!paths.iter().any(|p| p.starts_with("clir/src/cli") || *p == "clir/src/main.rs"));
+        let manifest = embedded::FILES.iter().find(|(p, _)| *p == "clir/Cargo.toml").unwrap().1;
+        assert!(!manifest.contains("clir-codegen") && !manifest.contains("[[bin]]"), "{manifest}");
+        assert!(!manifest.contains(env!("CARGO_MANIFEST_DIR")), "no path into the checkout: {manifest}");
+        assert!(!lockfile().is_empty());
+    }
+}
