@@ -28,6 +28,9 @@ enum Command {
     /// Verify every package of law.toml and write law.lock; a changed pin is only rewritten with
     /// --update NAME.
     Lock(cli::lock::LockArgs),
+    /// Verify a package file, copy it byte-exact to sources/<name>-<version>.lawir.json, list it in
+    /// law.toml and pin it in law.lock, printing the pin for review; a changed pin only with --update.
+    Add(cli::add::AddArgs),
     /// Print or write the generated Rust of a package (formatted).
     Compile(cli::compile::CompileArgs),
     /// Batch rulings (JSON Lines in and out) with a compiled-in package.
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
     let code = match Cli::parse().command {
         Command::Verify(args) => cli::verify::run(&args),
         Command::Lock(args) => cli::lock::run(&args),
+        Command::Add(args) => cli::add::run(&args),
         Command::Compile(args) => cli::compile::run(&args),
         Command::Rule(args) => cli::run::rule(&args),
         Command::Run(args) => cli::run::run(&args),

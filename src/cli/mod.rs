@@ -1,6 +1,7 @@
 //! The subcommands of `clir`, each a `run(&Args) -> exit status`. Reports go to stdout, one line
 //! per check or package; errors that stop a command go to stderr.
 
+pub mod add;
 pub mod compile;
 pub mod lock;
 pub mod new;

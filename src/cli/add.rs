@@ -1,0 +1,463 @@
+//! `clir add PACKAGE [--root DIR] [--update]`: verifies a package file, copies it byte-exact to
+//! `sources/<name>-<version>.lawir.json`, lists it in law.toml and pins it in law.lock, printing
+//! the pin for review. A package that does not verify is refused; so is a package that would
+//! change what is already listed, pinned or stored under its name, unless `--update`. Nothing is
+//! written until every check passed; each file is replaced whole (written beside, then renamed),
+//! and a failed write undoes the ones before it.
+//!
+//! law.toml is edited as text: one line is appended to its `[dependencies]` table (or, with
+//! `--update`, the package's own line is replaced), so its comments and order stay as they were;
+//! the result is parsed again and must list exactly the packages it listed before plus this one.
+
+use super::{note, print_lines, report_lines, write_file_atomically, CANNOT_RUN, FAILURE, OK};
+use clap::Args;
+use clir_codegen::project::{self, read_regular_file, Lock, PackageSpec, Pin, LOCKFILE, MANIFEST};
+use clir_codegen::verify::{verify_bytes, Outcome, Report, VerifyOptions};
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+/// Options of `clir add`.
+#[derive(Args, Debug)]
+pub struct AddArgs {
+    /// The package file (`NAME-VERSION.lawir.json`, from anywhere; it is copied into sources/).
+    #[arg(value_name = "PACKAGE")]
+    pub package: PathBuf,
+    /// The project folder, holding law.toml (created when missing), law.lock and sources/
+    /// [default: the current folder]. metadata.localSources paths are resolved against it.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Replace what the project holds under the package's name when it differs (another
+    /// version or seal in law.toml, law.lock or sources/); without it such a change is refused.
+    #[arg(long)]
+    pub update: bool,
+}
+
+/// The law.toml `clir add` writes when there is none.
+const NEW_MANIFEST: &str = "# The law packages this project compiles in, each `\"NAME\" = \"VERSION\"` with its blob at
+# sources/NAME-VERSION.lawir.json and its pins in law.lock (CONTRACT.md). Add one with
+# `clir add PACKAGE.lawir.json`; after editing by hand, run `clir lock`.
+
+[dependencies]
+";
+
+/// Runs the command: 0 when the package was added (or already was), 1 when it was refused (it
+/// does not verify, law.toml cannot list its name, or it changes a pin without `--update`), 2
+/// when a file cannot be read or written (or law.toml cannot be edited safely).
+pub fn run(args: &AddArgs) -> u8 {
+    let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    if !root.is_dir() {
+        note("add", format_args!("{} is not a folder", root.display()));
+        return CANNOT_RUN;
+    }
+    let bytes = match read_regular_file(&args.package) {
+        Ok(b) => b,
+        Err(e) => {
+            note("add", format_args!("cannot read {}: {e}", args.package.display()));
+            return CANNOT_RUN;
+        }
+    };
+
+    // 1. The package verifies.
+    let report = verify_bytes(&bytes, &VerifyOptions { root: Some(root.clone()), ..VerifyOptions::default() });
+    if !report.ok() {
+        print_lines(report_lines(&not_passed(&report)));
+        let failed = report.failed_checks().len();
+        note(
+            "add",
+            format_args!(
+                "{}: does not verify ({failed} of {} checks failed); nothing written",
+                args.package.display(),
+                report.checks.len()
+            ),
+        );
+        return FAILURE;
+    }
+    let warnings = report.warnings();
+    let document = match report.into_document() {
+        Ok(d) => d,
+        Err(errors) => {
+            for d in &errors.0 {
+                note("add", d);
+            }
+            return FAILURE;
+        }
+    };
+    let new = Pin::of(&document, &bytes);
+    let (name, version) = (new.name.as_str(), new.version.as_str());
+    let line = |status: &str, text: String| format!("{status:<7} {name} {version}: {text}");
+    let mut lines: Vec<String> = warnings.0.iter().map(|w| line("warn", format!("{}: {}", w.check, w))).collect();
+
+    // 2. law.toml can list it: the entry, parsed as law.toml parses it (name and version checks).
+    let entry = format!("{} = {}", toml_string(name), toml_string(version));
+    let spec = match project::parse_manifest(&format!("[dependencies]\n{entry}\n")) {
+        Ok(mut specs) if specs.len() == 1 => specs.remove(0),
+        Ok(_) => unreachable!("one entry is one package"),
+        Err(errors) => {
+            lines.extend(errors.0.iter().map(|d| line("FAIL", d.to_string())));
+            print_lines(lines);
+            note("add", format_args!("law.toml cannot list package {name:?} {version:?}; nothing written"));
+            return FAILURE;
+        }
+    };
+
+    // 3. What the project holds now.
+    let manifest_path = root.join(MANIFEST);
+    let lock_path = root.join(LOCKFILE);
+    let manifest = match std::fs::read_to_string(&manifest_path) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return cannot_run(lines, format!("cannot read {}: {e}", manifest_path.display())),
+    };
+    let listed = match manifest.as_deref().map(project::parse_manifest) {
+        None => Vec::new(),
+        Some(Ok(listed)) => listed,
+        Some(Err(errors)) => return cannot_run(lines, joined(&errors)),
+    };
+    let lock = match std::fs::read_to_string(&lock_path) {
+        Ok(text) => match Lock::parse(&text) {
+            Ok(lock) => lock,
+            Err(errors) => return cannot_run(lines, joined(&errors)),
+        },
+        Err(e) if e.kind() == ErrorKind::NotFound => Lock::default(),
+        Err(e) => return cannot_run(lines, format!("cannot read {}: {e}", lock_path.display())),
+    };
+    let old_spec = listed.iter().find(|p| p.name == name);
+    let old_pin = lock.pin(name);
+    // The law.toml entry stays when it asks for this version and its inline pins (if any) agree;
+    // the blob then lives where it says.
+    let keep_entry = old_spec.filter(|s| {
+        s.version == version
+            && s.seal.as_ref().is_none_or(|h| *h == new.seal)
+            && s.semantic_hash.as_ref().is_none_or(|h| *h == new.semantic_hash)
+    });
+    let blob_rel = keep_entry.map_or(&spec.path, |s| &s.path).clone();
+    let blob_path = root.join(&blob_rel);
+    let old_blob = match read_regular_file(&blob_path) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return cannot_run(lines, format!("cannot read {}: {e}", blob_path.display())),
+    };
+
+    // 4. A change of what is listed, pinned or stored under this name needs --update.
+    let mut changes = Vec::new();
+    if let Some(old) = old_spec {
+        for (field, was, now) in [
+            ("version", Some(&old.version), &new.version),
+            ("seal", old.seal.as_ref(), &new.seal),
+            ("semanticHash", old.semantic_hash.as_ref(), &new.semantic_hash),
+        ] {
+            if let Some(was) = was.filter(|was| *was != now) {
+                changes.push(format!("{MANIFEST} {field}: old {was}, new {now}"));
+            }
+        }
+    }
+    if let Some(old) = old_pin {
+        for (field, was, now) in [
+            ("version", &old.version, &new.version),
+            ("seal", &old.seal, &new.seal),
+            ("semanticHash", &old.semantic_hash, &new.semantic_hash),
+        ] {
+            if was != now {
+                changes.push(format!("{LOCKFILE} {field}: old {was}, new {now}"));
+            }
+        }
+    }
+    if let Some(old) = old_blob.as_ref().filter(|old| **old != bytes) {
+        let (was, now) = (clir_codegen::canonical::seal(old), &new.seal);
+        changes.push(format!("{} seal: old {was}, new {now}", blob_rel.display()));
+    }
+    let status = if changes.is_empty() { "added" } else { "updated" };
+    if !changes.is_empty() && !args.update {
+        lines.extend(changes.iter().map(|c| line("changed", c.clone())));
+        lines.push(line(
+            "FAIL",
+            format!("the pin changed: review the package, then run `clir add --update {}`", args.package.display()),
+        ));
+        print_lines(lines);
+        note("add", "nothing written");
+        return FAILURE;
+    }
+    lines.extend(changes.iter().map(|c| line(status, c.clone())));
+
+    // 5. The new texts, checked before anything is written.
+    let write_blob = old_blob.as_deref() != Some(bytes.as_slice());
+    let new_lock = (old_pin != Some(&new)).then(|| {
+        let mut packages: Vec<Pin> = lock.packages.iter().filter(|p| p.name != name).cloned().collect();
+        packages.push(new.clone());
+        Lock { packages }
+    });
+    let new_manifest = if keep_entry.is_some() {
+        None
+    } else {
+        let text = manifest.as_deref().unwrap_or(NEW_MANIFEST);
+        let edited = match old_spec {
+            Some(_) => replace_entry(text, name, &entry),
+            None => Some((insert_entry(text, &entry), None)),
+        };
+        let mut expected: Vec<PackageSpec> = listed.iter().filter(|p| p.name != name).cloned().collect();
+        expected.push(spec.clone());
+        expected.sort_by(|a, b| a.name.cmp(&b.name));
+        match edited {
+            Some((text, was)) if project::parse_manifest(&text).as_ref() == Ok(&expected) => Some((text, was)),
+            _ => {
+                return cannot_run(
+                    lines,
+                    format!(
+                        "cannot edit {} without changing the rest of it: add the line {entry} to its \
+                         [dependencies] by hand, then run `clir lock`",
+                        manifest_path.display()
+                    ),
+                )
+            }
+        }
+    };
+
+    if !write_blob && new_lock.is_none() && new_manifest.is_none() {
+        lines.push(line("ok", format!("already added (seal {}, semanticHash {})", new.seal, new.semantic_hash)));
+        print_lines(lines);
+        note("add", format_args!("{name} {version} is already added; nothing written"));
+        return OK;
+    }
+    lines.push(line(status, format!("seal {}, semanticHash {}", new.seal, new.semantic_hash)));
+
+    // 6. The writes: the blob, then law.lock, then law.toml (which makes the build use them).
+    let shown = |rel: &Path| {
+        if root == Path::new(".") {
+            rel.display().to_string()
+        } else {
+            root.join(rel).display().to_string()
+        }
+    };
+    let mut undo = Undo::default();
+    if write_blob {
+        let result = undo.create_dirs(blob_path.parent()).and_then(|()| undo.write(&blob_path, &bytes, old_blob));
+        if let Err(e) = result {
+            return undo.failed(lines, format!("cannot write {}: {e}", blob_path.display()));
+        }
+        lines.push(format!("{:<7} {} ({} bytes)", "wrote", shown(&blob_rel), bytes.len()));
+    }
+    if let Some(new_lock) = &new_lock {
+        let previous = std::fs::read(&lock_path).ok();
+        match project::write_lock(&root, new_lock) {
+            Ok(()) => undo.written.push((lock_path.clone(), previous)),
+            Err(errors) => return undo.failed(lines, joined(&errors)),
+        }
+        lines.push(format!("{:<7} {}", "wrote", shown(Path::new(LOCKFILE))));
+    }
+    if let Some((text, was)) = &new_manifest {
+        if let Err(e) = undo.write(&manifest_path, text.as_bytes(), manifest.clone().map(String::into_bytes)) {
+            return undo.failed(lines, format!("cannot write {}: {e}", manifest_path.display()));
+        }
+        let was = was.as_ref().map(|w| format!(" (was {w})")).unwrap_or_default();
+        lines.push(format!("{:<7} {}: {entry}{was}", "wrote", shown(Path::new(MANIFEST))));
+    }
+    print_lines(lines);
+    note("add", format_args!("{status} {name} {version}: review the pin, then commit law.toml, law.lock and the blob"));
+    OK
+}
+
+/// The checks that did not pass (failed or warned), in report order.
+fn not_passed(report: &Report) -> Report {
+    Report { checks: report.checks.iter().filter(|c| c.outcome != Outcome::Pass).cloned().collect(), document: None }
+}
+
+/// `s` as a TOML basic string. A JSON string is one: the escapes serde_json writes (`\"`, `\\`,
+/// `\n`, `\t`, `\r`, `\b`, `\f`, `\u00XX`) are TOML's.
+fn toml_string(s: &str) -> String {
+    serde_json::to_string(s).expect("a string serializes")
+}
+
+fn joined(errors: &clir_codegen::Diagnostics) -> String {
+    errors.0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("\n")
+}
+
+/// Prints the lines gathered so far, then the reason the command cannot run.
+fn cannot_run(lines: Vec<String>, message: String) -> u8 {
+    print_lines(lines);
+    for m in message.lines() {
+        note("add", m);
+    }
+    note("add", "nothing written");
+    CANNOT_RUN
+}
+
+/// The files and folders written so far, to remove or restore when a later write fails.
+#[derive(Default)]
+struct Undo {
+    /// Each file written and what it held before (`None`: it did not exist).
+    written: Vec<(PathBuf, Option<Vec<u8>>)>,
+    /// Folders created, outermost first.
+    created: Vec<PathBuf>,
+}
+
+impl Undo {
+    fn create_dirs(&mut self, dir: Option<&Path>) -> std::io::Result<()> {
+        let Some(dir) = dir.filter(|d| !d.as_os_str().is_empty()) else { return Ok(()) };
+        let missing: Vec<PathBuf> = dir.ancestors().take_while(|d| !d.exists()).map(Path::to_path_buf).collect();
+        std::fs::create_dir_all(dir)?;
+        self.created.extend(missing.into_iter().rev());
+        Ok(())
+    }
+
+    fn write(&mut self, path: &Path, bytes: &[u8], previous: Option<Vec<u8>>) -> std::io::Result<()> {
+        write_file_atomically(path, bytes)?;
+        self.written.push((path.to_path_buf(), previous));
+        Ok(())
+    }
+
+    /// Undoes every write (newest first), reports `message` and returns the exit status.
+    fn failed(self, lines: Vec<String>, message: String) -> u8 {
+        for (path, previous) in self.written.iter().rev() {
+            let undone = match previous {
+                None => std::fs::remove_file(path),
+                Some(bytes) => write_file_atomically(path, bytes),
+            };
+            if let Err(e) = undone {
+                note("add", format_args!("cannot restore {}: {e}", path.display()));
+            }
+        }
+        for dir in self.created.iter().rev() {
+            let _ = std::fs::remove_dir(dir);
+        }
+        cannot_run(lines, message)
+    }
+}
+
+/// Whether `line` starts a table (`[..]` or `[[..]]`).
+fn is_header(line: &str) -> bool {
+    line.trim_start().starts_with('[')
+}
+
+/// Whether `line` is the `[dependencies]` table header (in any spelling TOML allows, with a
+/// comment or not): a header that law.toml's parser reads as an empty package list.
+fn is_dependencies_header(line: &str) -> bool {
+    is_header(line) && project::parse_manifest(line).is_ok_and(|specs| specs.is_empty())
+}
+
+/// Whether `line` holds a key or value (not blank, not only a comment).
+fn is_content(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && !t.starts_with('#')
+}
+
+/// The line ending the file uses.
+fn line_ending(text: &str) -> &'static str {
+    if text.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// The `[dependencies]` table of `lines`: the index of its header and the end of its lines.
+fn dependencies_table(lines: &[&str]) -> Option<(usize, usize)> {
+    let header = lines.iter().position(|l| is_dependencies_header(l))?;
+    let end = lines[header + 1..].iter().position(|l| is_header(l)).map_or(lines.len(), |i| header + 1 + i);
+    Some((header, end))
+}
+
+/// `text` with `entry` appended to its `[dependencies]` table, after the table's last key (a
+/// comment or blank lines before the next table stay with it); a table is appended when there
+/// is none.
+fn insert_entry(text: &str, entry: &str) -> String {
+    let eol = line_ending(text);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let Some((header, end)) = dependencies_table(&lines) else {
+        let mut out = text.to_string();
+        if !out.is_empty() {
+            if !out.ends_with('\n') {
+                out.push_str(eol);
+            }
+            out.push_str(eol);
+        }
+        out.push_str(&format!("[dependencies]{eol}{entry}{eol}"));
+        return out;
+    };
+    let after = (header + 1..end).rev().find(|&i| is_content(lines[i])).unwrap_or(header);
+    let mut out = String::with_capacity(text.len() + entry.len() + 2);
+    for (i, l) in lines.iter().enumerate() {
+        out.push_str(l);
+        if i == after {
+            if !l.ends_with('\n') {
+                out.push_str(eol);
+            }
+            out.push_str(entry);
+            out.push_str(eol);
+        }
+    }
+    out
+}
+
+/// `text` with the one line of `[dependencies]` that lists `name` replaced by `entry` (its
+/// indentation and a trailing comment kept), and the line it replaced; `None` when no single
+/// line lists it (a table of its own, a value over several lines).
+fn replace_entry(text: &str, name: &str, entry: &str) -> Option<(String, Option<String>)> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let (header, end) = dependencies_table(&lines)?;
+    let lists = |line: &str| {
+        project::parse_manifest(&format!("[dependencies]\n{line}\n"))
+            .is_ok_and(|specs| specs.len() == 1 && specs[0].name == name)
+    };
+    let at = (header + 1..end).find(|&i| lists(lines[i].trim_end_matches(['\n', '\r'])))?;
+    let old = lines[at];
+    let body = old.trim_end_matches(['\n', '\r']);
+    let ending = &old[body.len()..];
+    let indent = &body[..body.len() - body.trim_start().len()];
+    let plain = format!("{indent}{entry}");
+    let new = match body.find('#') {
+        Some(i) => {
+            let with_comment = format!("{plain}{}", &body[body[..i].trim_end().len()..]);
+            if lists(&with_comment) {
+                with_comment
+            } else {
+                plain
+            }
+        }
+        None => plain,
+    };
+    let mut out = String::with_capacity(text.len() + entry.len());
+    for (i, l) in lines.iter().enumerate() {
+        if i == at {
+            out.push_str(&new);
+            out.push_str(ending);
+        } else {
+            out.push_str(l);
+        }
+    }
+    Some((out, Some(body.trim().to_string())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENTRY: &str = "\"b.pkg\" = \"0.2.0\"";
+
+    #[test]
+    fn an_entry_goes_after_the_last_key_of_dependencies() {
+        let text = "# head\n[dependencies]\n\"a.pkg\" = \"0.1.0\" # why\n\n# about the next\n";
+        assert_eq!(
+            insert_entry(text, ENTRY),
+            "# head\n[dependencies]\n\"a.pkg\" = \"0.1.0\" # why\n\"b.pkg\" = \"0.2.0\"\n\n# about the next\n"
+        );
+        assert_eq!(insert_entry("[ dependencies ] # x", ENTRY), "[ dependencies ] # x\n\"b.pkg\" = \"0.2.0\"\n");
+        assert_eq!(
+            insert_entry("# only a comment", ENTRY),
+            "# only a comment\n\n[dependencies]\n\"b.pkg\" = \"0.2.0\"\n"
+        );
+        assert_eq!(insert_entry("", ENTRY), "[dependencies]\n\"b.pkg\" = \"0.2.0\"\n");
+        assert_eq!(insert_entry("[dependencies]\r\n", ENTRY), "[dependencies]\r\n\"b.pkg\" = \"0.2.0\"\r\n");
+    }
+
+    #[test]
+    fn an_entry_is_replaced_on_its_own_line() {
+        let text = "[dependencies]\n\"a.pkg\" = \"0.1.0\"\n  'b.pkg' = \"0.1.0\"   # pinned for the 2023 rules\n";
+        let (out, was) = replace_entry(text, "b.pkg", ENTRY).unwrap();
+        assert_eq!(
+            out,
+            "[dependencies]\n\"a.pkg\" = \"0.1.0\"\n  \"b.pkg\" = \"0.2.0\"   # pinned for the 2023 rules\n"
+        );
+        assert_eq!(was.as_deref(), Some("'b.pkg' = \"0.1.0\"   # pinned for the 2023 rules"));
+        assert!(replace_entry("[dependencies.\"b.pkg\"]\nversion = \"0.1.0\"\n", "b.pkg", ENTRY).is_none());
+    }
+}
