@@ -122,7 +122,7 @@ def compile_all(packages: dict[str, bytes]) -> tuple[Path | None, dict[str, int]
             )
             (root / f"s{g}" / "Cargo.toml").write_text(
                 f'[package]\nname = "clir-conformance-s{g}"\nversion = "0.1.0"\nedition = "2021"\npublish = false\n\n'
-                f"[dependencies]\nclir = {{ path = {json.dumps(str(REPO))} }}\n"
+                f"[dependencies]\nclir = {{ path = {json.dumps(str(REPO))}, default-features = false, features = [\"command\"] }}\n"
             )
             members.append(f'"s{g}"')
         (root / "Cargo.toml").write_text(
