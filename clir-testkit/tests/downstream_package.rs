@@ -173,11 +173,15 @@ fn the_reference_evaluator_rules_the_example_cases_as_the_rules_say() {
         assert_eq!(r["contradictions"], json!([]), "{r}");
     }
 
-    // `cases | downstream --jsonl --grant judgment:Librarian` writes exactly these lines.
+    // `downstream --jsonl --grant judgment:Librarian < cases.jsonl` writes exactly these lines
+    // (its keys in the order the runtime writes them).
     let mut lines = String::new();
     for r in &rulings {
-        lines.push_str(&r.to_string());
-        lines.push('\n');
+        let fields: Vec<String> = ["case", "concluded", "definite", "contradictions", "error"]
+            .iter()
+            .filter_map(|k| Some(format!("{}:{}", json!(k), r.get(*k)?)))
+            .collect();
+        lines.push_str(&format!("{{{}}}\n", fields.join(",")));
     }
     fresh(&root().join("rulings.jsonl"), lines.as_bytes());
 }
