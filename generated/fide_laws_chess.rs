@@ -3064,6 +3064,1993 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let not_capturing_pawn_on_adjacent_file = not_capturing_pawn_on_adjacent_file_input;
     let case_not_precisely_regulated = case_not_precisely_regulated_input;
     let not_case_not_precisely_regulated = not_case_not_precisely_regulated_input;
+    let (arbiter_competent_to_decide, not_arbiter_competent_to_decide) = evaluate_stratum_5(
+        &case_not_precisely_regulated,
+    );
+    let castling_side_of = castling_side_of_input;
+    let not_castling_side_of = not_castling_side_of_input;
+    let checked_castling_side = checked_castling_side_input;
+    let not_checked_castling_side = not_checked_castling_side_input;
+    let (
+        castling_path_attacked,
+        not_castling_path_attacked,
+        closure_0_castling_path_attacked,
+    ) = evaluate_stratum_8(
+        castling_path_attacked_input,
+        not_castling_path_attacked_input,
+        &checked_castling_side,
+    );
+    let (
+        castling_path_blocked,
+        not_castling_path_blocked,
+        closure_1_castling_path_blocked,
+    ) = evaluate_stratum_9(
+        castling_path_blocked_input,
+        not_castling_path_blocked_input,
+        &checked_castling_side,
+    );
+    let checked_game = checked_game_input;
+    let not_checked_game = not_checked_game_input;
+    let checked_piece = checked_piece_input;
+    let not_checked_piece = not_checked_piece_input;
+    let checked_player = checked_player_input;
+    let not_checked_player = not_checked_player_input;
+    let checkmate_delivered = checkmate_delivered_input;
+    let not_checkmate_delivered = not_checkmate_delivered_input;
+    let (checkmate_has_been_delivered, not_checkmate_has_been_delivered) = evaluate_stratum_14(
+        &checkmate_delivered,
+    );
+    let completed_illegal_move_count = completed_illegal_move_count_input;
+    let not_completed_illegal_move_count = not_completed_illegal_move_count_input;
+    let dead_position_arisen = dead_position_arisen_input;
+    let not_dead_position_arisen = not_dead_position_arisen_input;
+    let (dead_position_has_ended_the_game, not_dead_position_has_ended_the_game) = evaluate_stratum_17(
+        &dead_position_arisen,
+    );
+    let draw_agreed = draw_agreed_input;
+    let not_draw_agreed = not_draw_agreed_input;
+    let (agreed_draw_has_ended_the_game, not_agreed_draw_has_ended_the_game) = evaluate_stratum_19(
+        &both_players_have_moved,
+        &draw_agreed,
+    );
+    let draw_claimed = draw_claimed_input;
+    let not_draw_claimed = not_draw_claimed_input;
+    let (
+        en_passant_right_open,
+        not_en_passant_right_open,
+        closure_2_en_passant_right_open,
+    ) = evaluate_stratum_21(
+        en_passant_right_open_input,
+        not_en_passant_right_open_input,
+        &checked_game,
+    );
+    let (game_won_by, not_game_won_by) = evaluate_stratum_22(&checkmate_delivered);
+    let (
+        king_cannot_be_checkmated,
+        not_king_cannot_be_checkmated,
+        closure_3_king_cannot_be_checkmated,
+    ) = evaluate_stratum_23(
+        king_cannot_be_checkmated_input,
+        not_king_cannot_be_checkmated_input,
+        &checked_player,
+    );
+    let king_of = king_of_input;
+    let not_king_of = not_king_of_input;
+    let (
+        move_meets_articles_3_1_to_3_9,
+        not_move_meets_articles_3_1_to_3_9,
+        closure_4_move_meets_articles_3_1_to_3_9,
+    ) = evaluate_stratum_25(
+        move_meets_articles_3_1_to_3_9_input,
+        not_move_meets_articles_3_1_to_3_9_input,
+        &checked_game,
+    );
+    let (illegal_move, not_illegal_move) = evaluate_stratum_26(
+        &checked_game,
+        &not_move_meets_articles_3_1_to_3_9,
+    );
+    let (legal_move, not_legal_move) = evaluate_stratum_27(
+        &move_meets_articles_3_1_to_3_9,
+    );
+    let moves_by_each_without_pawn_or_capture = moves_by_each_without_pawn_or_capture_input;
+    let not_moves_by_each_without_pawn_or_capture = not_moves_by_each_without_pawn_or_capture_input;
+    let own_piece_of = own_piece_of_input;
+    let not_own_piece_of = not_own_piece_of_input;
+    let piece_can_be_moved = piece_can_be_moved_input;
+    let not_piece_can_be_moved = not_piece_can_be_moved_input;
+    let (piece_has_moved, not_piece_has_moved, closure_5_piece_has_moved) = evaluate_stratum_31(
+        piece_has_moved_input,
+        not_piece_has_moved_input,
+        &checked_piece,
+    );
+    let piece_touched_intentionally = piece_touched_intentionally_input;
+    let not_piece_touched_intentionally = not_piece_touched_intentionally_input;
+    let play_started = play_started_input;
+    let not_play_started = not_play_started_input;
+    let (arbiter_shall_see_laws_observed, not_arbiter_shall_see_laws_observed) = evaluate_stratum_34(
+        &arbiter_of,
+        &play_started,
+    );
+    let player_has_the_move = player_has_the_move_input;
+    let not_player_has_the_move = not_player_has_the_move_input;
+    let (en_passant_capture_legal, not_en_passant_capture_legal) = evaluate_stratum_36(
+        &capturing_pawn_on_adjacent_file,
+        &en_passant_right_open,
+        &player_has_the_move,
+    );
+    let (fifty_move_claim_correct, not_fifty_move_claim_correct) = evaluate_stratum_37(
+        &draw_claimed,
+        &moves_by_each_without_pawn_or_capture,
+        &player_has_the_move,
+    );
+    let (must_move_first_touched_piece, not_must_move_first_touched_piece) = evaluate_stratum_38(
+        &own_piece_of,
+        &piece_can_be_moved,
+        &piece_touched_intentionally,
+        &player_has_the_move,
+    );
+    let player_of = player_of_input;
+    let not_player_of = not_player_of_input;
+    let player_resigned = player_resigned_input;
+    let not_player_resigned = not_player_resigned_input;
+    let (game_lost_by, not_game_lost_by) = evaluate_stratum_41(
+        &completed_illegal_move_count,
+        &not_king_cannot_be_checkmated,
+        &player_of,
+        &player_resigned,
+    );
+    let position_occurrence_count = position_occurrence_count_input;
+    let not_position_occurrence_count = not_position_occurrence_count_input;
+    let procedure_instance = procedure_instance_input;
+    let not_procedure_instance = not_procedure_instance_input;
+    let (resignation_has_ended_the_game, not_resignation_has_ended_the_game) = evaluate_stratum_44(
+        &player_of,
+        &player_resigned,
+    );
+    let rook_of = rook_of_input;
+    let not_rook_of = not_rook_of_input;
+    let (castling_legal, not_castling_legal) = evaluate_stratum_46(
+        &castling_side_of,
+        &not_castling_path_attacked,
+        &not_castling_path_blocked,
+        &king_of,
+        &not_piece_has_moved,
+        &player_has_the_move,
+        &rook_of,
+    );
+    let (
+        second_illegal_move_has_ended_the_game,
+        not_second_illegal_move_has_ended_the_game,
+    ) = evaluate_stratum_47(&completed_illegal_move_count, &player_of);
+    let stalemate_arisen = stalemate_arisen_input;
+    let not_stalemate_arisen = not_stalemate_arisen_input;
+    let (stalemate_has_ended_the_game, not_stalemate_has_ended_the_game) = evaluate_stratum_49(
+        &stalemate_arisen,
+    );
+    let (threefold_claim_correct, not_threefold_claim_correct) = evaluate_stratum_50(
+        &draw_claimed,
+        &player_has_the_move,
+        &position_occurrence_count,
+    );
+    let (
+        game_drawn_definite,
+        game_drawn_supported,
+        game_drawn_concluded,
+        not_game_drawn_definite,
+        not_game_drawn_supported,
+        not_game_drawn_concluded,
+    ) = evaluate_stratum_51(
+        &both_players_have_moved,
+        &checkmate_delivered,
+        &completed_illegal_move_count,
+        &dead_position_arisen,
+        &draw_agreed,
+        &king_cannot_be_checkmated,
+        &moves_by_each_without_pawn_or_capture,
+        &fifty_move_claim_correct,
+        &player_of,
+        &player_resigned,
+        &position_occurrence_count,
+        &stalemate_arisen,
+        &threefold_claim_correct,
+    );
+    let (
+        entered_state_definite,
+        entered_state_concluded,
+        not_entered_state_definite,
+        not_entered_state_supported,
+        not_entered_state_concluded,
+        valid_transition_definite,
+        valid_transition_concluded,
+        not_valid_transition_definite,
+        not_valid_transition_supported,
+        not_valid_transition_concluded,
+    ) = evaluate_stratum_52(
+        &attempted_transition,
+        &checkmate_has_been_delivered,
+        &dead_position_has_ended_the_game,
+        &agreed_draw_has_ended_the_game,
+        &legal_move,
+        &play_started,
+        &procedure_instance,
+        &resignation_has_ended_the_game,
+        &second_illegal_move_has_ended_the_game,
+        &stalemate_has_ended_the_game,
+        &game_drawn_definite,
+        &game_drawn_concluded,
+    );
+    let mut out = ::clir::Output {
+        concluded: vec![Vec::new(); 54 * 2],
+        definite: vec![Vec::new(); 54 * 2],
+        contradictions: vec![Vec::new(); 54],
+        instances: Vec::new(),
+    };
+    out.concluded[0] = ::clir::flatten(
+        agreed_draw_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[0] = ::clir::flatten(
+        agreed_draw_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[1] = ::clir::flatten(
+        not_agreed_draw_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[1] = ::clir::flatten(
+        not_agreed_draw_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let agreed_draw_has_ended_the_game_contradicted = ::clir::rt::intersection(
+        &agreed_draw_has_ended_the_game,
+        &not_agreed_draw_has_ended_the_game,
+    );
+    out.contradictions[0] = ::clir::flatten(
+        agreed_draw_has_ended_the_game_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[2] = ::clir::flatten(
+        arbiter_competent_to_decide.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[2] = ::clir::flatten(
+        arbiter_competent_to_decide.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[3] = ::clir::flatten(
+        not_arbiter_competent_to_decide.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[3] = ::clir::flatten(
+        not_arbiter_competent_to_decide.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let arbiter_competent_to_decide_contradicted = ::clir::rt::intersection(
+        &arbiter_competent_to_decide,
+        &not_arbiter_competent_to_decide,
+    );
+    out.contradictions[1] = ::clir::flatten(
+        arbiter_competent_to_decide_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let arbiter_of_contradicted = ::clir::rt::intersection(&arbiter_of, &not_arbiter_of);
+    out.contradictions[2] = ::clir::flatten(
+        arbiter_of_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[6] = ::clir::flatten(
+        arbiter_shall_see_laws_observed.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[6] = ::clir::flatten(
+        arbiter_shall_see_laws_observed.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[7] = ::clir::flatten(
+        not_arbiter_shall_see_laws_observed.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[7] = ::clir::flatten(
+        not_arbiter_shall_see_laws_observed.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let arbiter_shall_see_laws_observed_contradicted = ::clir::rt::intersection(
+        &arbiter_shall_see_laws_observed,
+        &not_arbiter_shall_see_laws_observed,
+    );
+    out.contradictions[3] = ::clir::flatten(
+        arbiter_shall_see_laws_observed_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let attempted_transition_contradicted = ::clir::rt::intersection(
+        &attempted_transition,
+        &not_attempted_transition,
+    );
+    out.contradictions[4] = ::clir::flatten(
+        attempted_transition_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let both_players_have_moved_contradicted = ::clir::rt::intersection(
+        &both_players_have_moved,
+        &not_both_players_have_moved,
+    );
+    out.contradictions[5] = ::clir::flatten(
+        both_players_have_moved_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let capturing_pawn_on_adjacent_file_contradicted = ::clir::rt::intersection(
+        &capturing_pawn_on_adjacent_file,
+        &not_capturing_pawn_on_adjacent_file,
+    );
+    out.contradictions[6] = ::clir::flatten(
+        capturing_pawn_on_adjacent_file_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let case_not_precisely_regulated_contradicted = ::clir::rt::intersection(
+        &case_not_precisely_regulated,
+        &not_case_not_precisely_regulated,
+    );
+    out.contradictions[7] = ::clir::flatten(
+        case_not_precisely_regulated_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[16] = ::clir::flatten(
+        castling_legal.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+            out.push(::clir::Column::to_flat(t.3));
+        },
+    );
+    out.definite[16] = ::clir::flatten(
+        castling_legal.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+            out.push(::clir::Column::to_flat(t.3));
+        },
+    );
+    out.concluded[17] = ::clir::flatten(
+        not_castling_legal.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+            out.push(::clir::Column::to_flat(t.3));
+        },
+    );
+    out.definite[17] = ::clir::flatten(
+        not_castling_legal.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+            out.push(::clir::Column::to_flat(t.3));
+        },
+    );
+    let castling_legal_contradicted = ::clir::rt::intersection(
+        &castling_legal,
+        &not_castling_legal,
+    );
+    out.contradictions[8] = ::clir::flatten(
+        castling_legal_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+            out.push(::clir::Column::to_flat(t.3));
+        },
+    );
+    let castling_path_attacked_contradicted = ::clir::rt::intersection(
+        &castling_path_attacked,
+        &not_castling_path_attacked,
+    );
+    out.contradictions[9] = ::clir::flatten(
+        castling_path_attacked_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let castling_path_blocked_contradicted = ::clir::rt::intersection(
+        &castling_path_blocked,
+        &not_castling_path_blocked,
+    );
+    out.contradictions[10] = ::clir::flatten(
+        castling_path_blocked_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let castling_side_of_contradicted = ::clir::rt::intersection(
+        &castling_side_of,
+        &not_castling_side_of,
+    );
+    out.contradictions[11] = ::clir::flatten(
+        castling_side_of_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+            out.push(::clir::Column::to_flat(t.3));
+            out.push(::clir::Column::to_flat(t.4));
+        },
+    );
+    let checked_castling_side_contradicted = ::clir::rt::intersection(
+        &checked_castling_side,
+        &not_checked_castling_side,
+    );
+    out.contradictions[12] = ::clir::flatten(
+        checked_castling_side_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let checked_game_contradicted = ::clir::rt::intersection(
+        &checked_game,
+        &not_checked_game,
+    );
+    out.contradictions[13] = ::clir::flatten(
+        checked_game_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let checked_piece_contradicted = ::clir::rt::intersection(
+        &checked_piece,
+        &not_checked_piece,
+    );
+    out.contradictions[14] = ::clir::flatten(
+        checked_piece_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let checked_player_contradicted = ::clir::rt::intersection(
+        &checked_player,
+        &not_checked_player,
+    );
+    out.contradictions[15] = ::clir::flatten(
+        checked_player_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let checkmate_delivered_contradicted = ::clir::rt::intersection(
+        &checkmate_delivered,
+        &not_checkmate_delivered,
+    );
+    out.contradictions[16] = ::clir::flatten(
+        checkmate_delivered_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[34] = ::clir::flatten(
+        checkmate_has_been_delivered.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[34] = ::clir::flatten(
+        checkmate_has_been_delivered.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[35] = ::clir::flatten(
+        not_checkmate_has_been_delivered.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[35] = ::clir::flatten(
+        not_checkmate_has_been_delivered.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let checkmate_has_been_delivered_contradicted = ::clir::rt::intersection(
+        &checkmate_has_been_delivered,
+        &not_checkmate_has_been_delivered,
+    );
+    out.contradictions[17] = ::clir::flatten(
+        checkmate_has_been_delivered_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let completed_illegal_move_count_contradicted = ::clir::rt::intersection(
+        &completed_illegal_move_count,
+        &not_completed_illegal_move_count,
+    );
+    out.contradictions[18] = ::clir::flatten(
+        completed_illegal_move_count_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let dead_position_arisen_contradicted = ::clir::rt::intersection(
+        &dead_position_arisen,
+        &not_dead_position_arisen,
+    );
+    out.contradictions[19] = ::clir::flatten(
+        dead_position_arisen_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[40] = ::clir::flatten(
+        dead_position_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[40] = ::clir::flatten(
+        dead_position_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[41] = ::clir::flatten(
+        not_dead_position_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[41] = ::clir::flatten(
+        not_dead_position_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let dead_position_has_ended_the_game_contradicted = ::clir::rt::intersection(
+        &dead_position_has_ended_the_game,
+        &not_dead_position_has_ended_the_game,
+    );
+    out.contradictions[20] = ::clir::flatten(
+        dead_position_has_ended_the_game_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let draw_agreed_contradicted = ::clir::rt::intersection(
+        &draw_agreed,
+        &not_draw_agreed,
+    );
+    out.contradictions[21] = ::clir::flatten(
+        draw_agreed_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let draw_claimed_contradicted = ::clir::rt::intersection(
+        &draw_claimed,
+        &not_draw_claimed,
+    );
+    out.contradictions[22] = ::clir::flatten(
+        draw_claimed_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[46] = ::clir::flatten(
+        en_passant_capture_legal.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[46] = ::clir::flatten(
+        en_passant_capture_legal.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[47] = ::clir::flatten(
+        not_en_passant_capture_legal.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[47] = ::clir::flatten(
+        not_en_passant_capture_legal.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let en_passant_capture_legal_contradicted = ::clir::rt::intersection(
+        &en_passant_capture_legal,
+        &not_en_passant_capture_legal,
+    );
+    out.contradictions[23] = ::clir::flatten(
+        en_passant_capture_legal_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let en_passant_right_open_contradicted = ::clir::rt::intersection(
+        &en_passant_right_open,
+        &not_en_passant_right_open,
+    );
+    out.contradictions[24] = ::clir::flatten(
+        en_passant_right_open_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[50] = ::clir::flatten(
+        entered_state_concluded.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[50] = ::clir::flatten(
+        entered_state_definite.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[51] = ::clir::flatten(
+        not_entered_state_concluded.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[51] = ::clir::flatten(
+        not_entered_state_definite.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let entered_state_contradicted = ::clir::rt::intersection(
+        &entered_state_definite,
+        &not_entered_state_definite,
+    );
+    out.contradictions[25] = ::clir::flatten(
+        entered_state_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[52] = ::clir::flatten(
+        fifty_move_claim_correct.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[52] = ::clir::flatten(
+        fifty_move_claim_correct.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[53] = ::clir::flatten(
+        not_fifty_move_claim_correct.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[53] = ::clir::flatten(
+        not_fifty_move_claim_correct.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let fifty_move_claim_correct_contradicted = ::clir::rt::intersection(
+        &fifty_move_claim_correct,
+        &not_fifty_move_claim_correct,
+    );
+    out.contradictions[26] = ::clir::flatten(
+        fifty_move_claim_correct_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[54] = ::clir::flatten(
+        game_drawn_concluded.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[54] = ::clir::flatten(
+        game_drawn_definite.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[55] = ::clir::flatten(
+        not_game_drawn_concluded.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[55] = ::clir::flatten(
+        not_game_drawn_definite.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let game_drawn_contradicted = ::clir::rt::intersection(
+        &game_drawn_definite,
+        &not_game_drawn_definite,
+    );
+    out.contradictions[27] = ::clir::flatten(
+        game_drawn_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[56] = ::clir::flatten(
+        game_lost_by.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[56] = ::clir::flatten(
+        game_lost_by.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[57] = ::clir::flatten(
+        not_game_lost_by.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[57] = ::clir::flatten(
+        not_game_lost_by.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let game_lost_by_contradicted = ::clir::rt::intersection(
+        &game_lost_by,
+        &not_game_lost_by,
+    );
+    out.contradictions[28] = ::clir::flatten(
+        game_lost_by_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[58] = ::clir::flatten(
+        game_won_by.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[58] = ::clir::flatten(
+        game_won_by.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[59] = ::clir::flatten(
+        not_game_won_by.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[59] = ::clir::flatten(
+        not_game_won_by.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let game_won_by_contradicted = ::clir::rt::intersection(
+        &game_won_by,
+        &not_game_won_by,
+    );
+    out.contradictions[29] = ::clir::flatten(
+        game_won_by_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[60] = ::clir::flatten(
+        illegal_move.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[60] = ::clir::flatten(
+        illegal_move.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[61] = ::clir::flatten(
+        not_illegal_move.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[61] = ::clir::flatten(
+        not_illegal_move.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let illegal_move_contradicted = ::clir::rt::intersection(
+        &illegal_move,
+        &not_illegal_move,
+    );
+    out.contradictions[30] = ::clir::flatten(
+        illegal_move_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let king_cannot_be_checkmated_contradicted = ::clir::rt::intersection(
+        &king_cannot_be_checkmated,
+        &not_king_cannot_be_checkmated,
+    );
+    out.contradictions[31] = ::clir::flatten(
+        king_cannot_be_checkmated_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let king_of_contradicted = ::clir::rt::intersection(&king_of, &not_king_of);
+    out.contradictions[32] = ::clir::flatten(
+        king_of_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[66] = ::clir::flatten(
+        legal_move.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[66] = ::clir::flatten(
+        legal_move.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[67] = ::clir::flatten(
+        not_legal_move.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[67] = ::clir::flatten(
+        not_legal_move.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let legal_move_contradicted = ::clir::rt::intersection(&legal_move, &not_legal_move);
+    out.contradictions[33] = ::clir::flatten(
+        legal_move_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let move_meets_articles_3_1_to_3_9_contradicted = ::clir::rt::intersection(
+        &move_meets_articles_3_1_to_3_9,
+        &not_move_meets_articles_3_1_to_3_9,
+    );
+    out.contradictions[34] = ::clir::flatten(
+        move_meets_articles_3_1_to_3_9_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let moves_by_each_without_pawn_or_capture_contradicted = ::clir::rt::intersection(
+        &moves_by_each_without_pawn_or_capture,
+        &not_moves_by_each_without_pawn_or_capture,
+    );
+    out.contradictions[35] = ::clir::flatten(
+        moves_by_each_without_pawn_or_capture_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[72] = ::clir::flatten(
+        must_move_first_touched_piece.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[72] = ::clir::flatten(
+        must_move_first_touched_piece.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[73] = ::clir::flatten(
+        not_must_move_first_touched_piece.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[73] = ::clir::flatten(
+        not_must_move_first_touched_piece.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let must_move_first_touched_piece_contradicted = ::clir::rt::intersection(
+        &must_move_first_touched_piece,
+        &not_must_move_first_touched_piece,
+    );
+    out.contradictions[36] = ::clir::flatten(
+        must_move_first_touched_piece_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let own_piece_of_contradicted = ::clir::rt::intersection(
+        &own_piece_of,
+        &not_own_piece_of,
+    );
+    out.contradictions[37] = ::clir::flatten(
+        own_piece_of_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let piece_can_be_moved_contradicted = ::clir::rt::intersection(
+        &piece_can_be_moved,
+        &not_piece_can_be_moved,
+    );
+    out.contradictions[38] = ::clir::flatten(
+        piece_can_be_moved_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let piece_has_moved_contradicted = ::clir::rt::intersection(
+        &piece_has_moved,
+        &not_piece_has_moved,
+    );
+    out.contradictions[39] = ::clir::flatten(
+        piece_has_moved_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let piece_touched_intentionally_contradicted = ::clir::rt::intersection(
+        &piece_touched_intentionally,
+        &not_piece_touched_intentionally,
+    );
+    out.contradictions[40] = ::clir::flatten(
+        piece_touched_intentionally_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let play_started_contradicted = ::clir::rt::intersection(
+        &play_started,
+        &not_play_started,
+    );
+    out.contradictions[41] = ::clir::flatten(
+        play_started_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let player_has_the_move_contradicted = ::clir::rt::intersection(
+        &player_has_the_move,
+        &not_player_has_the_move,
+    );
+    out.contradictions[42] = ::clir::flatten(
+        player_has_the_move_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let player_of_contradicted = ::clir::rt::intersection(&player_of, &not_player_of);
+    out.contradictions[43] = ::clir::flatten(
+        player_of_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let player_resigned_contradicted = ::clir::rt::intersection(
+        &player_resigned,
+        &not_player_resigned,
+    );
+    out.contradictions[44] = ::clir::flatten(
+        player_resigned_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let position_occurrence_count_contradicted = ::clir::rt::intersection(
+        &position_occurrence_count,
+        &not_position_occurrence_count,
+    );
+    out.contradictions[45] = ::clir::flatten(
+        position_occurrence_count_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let procedure_instance_contradicted = ::clir::rt::intersection(
+        &procedure_instance,
+        &not_procedure_instance,
+    );
+    out.contradictions[46] = ::clir::flatten(
+        procedure_instance_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[94] = ::clir::flatten(
+        resignation_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[94] = ::clir::flatten(
+        resignation_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[95] = ::clir::flatten(
+        not_resignation_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[95] = ::clir::flatten(
+        not_resignation_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let resignation_has_ended_the_game_contradicted = ::clir::rt::intersection(
+        &resignation_has_ended_the_game,
+        &not_resignation_has_ended_the_game,
+    );
+    out.contradictions[47] = ::clir::flatten(
+        resignation_has_ended_the_game_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let rook_of_contradicted = ::clir::rt::intersection(&rook_of, &not_rook_of);
+    out.contradictions[48] = ::clir::flatten(
+        rook_of_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[98] = ::clir::flatten(
+        second_illegal_move_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[98] = ::clir::flatten(
+        second_illegal_move_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[99] = ::clir::flatten(
+        not_second_illegal_move_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[99] = ::clir::flatten(
+        not_second_illegal_move_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let second_illegal_move_has_ended_the_game_contradicted = ::clir::rt::intersection(
+        &second_illegal_move_has_ended_the_game,
+        &not_second_illegal_move_has_ended_the_game,
+    );
+    out.contradictions[49] = ::clir::flatten(
+        second_illegal_move_has_ended_the_game_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let stalemate_arisen_contradicted = ::clir::rt::intersection(
+        &stalemate_arisen,
+        &not_stalemate_arisen,
+    );
+    out.contradictions[50] = ::clir::flatten(
+        stalemate_arisen_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[102] = ::clir::flatten(
+        stalemate_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[102] = ::clir::flatten(
+        stalemate_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[103] = ::clir::flatten(
+        not_stalemate_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.definite[103] = ::clir::flatten(
+        not_stalemate_has_ended_the_game.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    let stalemate_has_ended_the_game_contradicted = ::clir::rt::intersection(
+        &stalemate_has_ended_the_game,
+        &not_stalemate_has_ended_the_game,
+    );
+    out.contradictions[51] = ::clir::flatten(
+        stalemate_has_ended_the_game_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+        },
+    );
+    out.concluded[104] = ::clir::flatten(
+        threefold_claim_correct.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[104] = ::clir::flatten(
+        threefold_claim_correct.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[105] = ::clir::flatten(
+        not_threefold_claim_correct.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[105] = ::clir::flatten(
+        not_threefold_claim_correct.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let threefold_claim_correct_contradicted = ::clir::rt::intersection(
+        &threefold_claim_correct,
+        &not_threefold_claim_correct,
+    );
+    out.contradictions[52] = ::clir::flatten(
+        threefold_claim_correct_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[106] = ::clir::flatten(
+        valid_transition_concluded.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[106] = ::clir::flatten(
+        valid_transition_definite.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.concluded[107] = ::clir::flatten(
+        not_valid_transition_concluded.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    out.definite[107] = ::clir::flatten(
+        not_valid_transition_definite.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    let valid_transition_contradicted = ::clir::rt::intersection(
+        &valid_transition_definite,
+        &not_valid_transition_definite,
+    );
+    out.contradictions[53] = ::clir::flatten(
+        valid_transition_contradicted.iter(),
+        |out, t| {
+            out.push(t.0.0 as i64);
+            out.push(::clir::Column::to_flat(t.1));
+            out.push(::clir::Column::to_flat(t.2));
+        },
+    );
+    if batch.explain {
+        out.instances = {
+            // Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative
+            let mut instances: Vec<::clir::Instance> = Vec::new();
+            explain_agreed_draw_definite(
+                &mut instances,
+                &both_players_have_moved,
+                &draw_agreed,
+            );
+            explain_agreed_draw_applicable(
+                &mut instances,
+                &both_players_have_moved,
+                &draw_agreed,
+            );
+            explain_agreed_draw_ends_the_game_definite(
+                &mut instances,
+                &both_players_have_moved,
+                &draw_agreed,
+            );
+            explain_agreed_draw_ends_the_game_applicable(
+                &mut instances,
+                &both_players_have_moved,
+                &draw_agreed,
+            );
+            explain_arbiter_sees_laws_observed_definite(
+                &mut instances,
+                &arbiter_of,
+                &play_started,
+            );
+            explain_arbiter_sees_laws_observed_applicable(
+                &mut instances,
+                &arbiter_of,
+                &play_started,
+            );
+            explain_castling_legal_definite(
+                &mut instances,
+                &castling_side_of,
+                &not_castling_path_attacked,
+                &not_castling_path_blocked,
+                &king_of,
+                &not_piece_has_moved,
+                &player_has_the_move,
+                &rook_of,
+            );
+            explain_castling_legal_applicable(
+                &mut instances,
+                &castling_side_of,
+                &not_castling_path_attacked,
+                &not_castling_path_blocked,
+                &king_of,
+                &not_piece_has_moved,
+                &player_has_the_move,
+                &rook_of,
+            );
+            explain_checkmate_ends_the_game_definite(
+                &mut instances,
+                &checkmate_delivered,
+            );
+            explain_checkmate_ends_the_game_applicable(
+                &mut instances,
+                &checkmate_delivered,
+            );
+            explain_checkmate_takes_precedence_over_seventy_five_applicable(
+                &mut instances,
+                &checkmate_delivered,
+            );
+            explain_checkmate_wins_definite(&mut instances, &checkmate_delivered);
+            explain_checkmate_wins_applicable(&mut instances, &checkmate_delivered);
+            explain_dead_position_draws_definite(&mut instances, &dead_position_arisen);
+            explain_dead_position_draws_applicable(
+                &mut instances,
+                &dead_position_arisen,
+            );
+            explain_dead_position_ends_the_game_definite(
+                &mut instances,
+                &dead_position_arisen,
+            );
+            explain_dead_position_ends_the_game_applicable(
+                &mut instances,
+                &dead_position_arisen,
+            );
+            explain_en_passant_capture_legal_definite(
+                &mut instances,
+                &capturing_pawn_on_adjacent_file,
+                &en_passant_right_open,
+                &player_has_the_move,
+            );
+            explain_en_passant_capture_legal_applicable(
+                &mut instances,
+                &capturing_pawn_on_adjacent_file,
+                &en_passant_right_open,
+                &player_has_the_move,
+            );
+            explain_fifty_move_claim_correct_definite(
+                &mut instances,
+                &draw_claimed,
+                &moves_by_each_without_pawn_or_capture,
+                &player_has_the_move,
+            );
+            explain_fifty_move_claim_correct_applicable(
+                &mut instances,
+                &draw_claimed,
+                &moves_by_each_without_pawn_or_capture,
+                &player_has_the_move,
+            );
+            explain_fifty_move_claim_draws_definite(
+                &mut instances,
+                &fifty_move_claim_correct,
+            );
+            explain_fifty_move_claim_draws_applicable(
+                &mut instances,
+                &fifty_move_claim_correct,
+            );
+            explain_fivefold_automatic_draw_definite(
+                &mut instances,
+                &position_occurrence_count,
+            );
+            explain_fivefold_automatic_draw_applicable(
+                &mut instances,
+                &position_occurrence_count,
+            );
+            explain_game_play_conclude_by_agreement_enters_definite(
+                &mut instances,
+                &valid_transition_definite,
+            );
+            explain_game_play_conclude_by_agreement_enters_applicable(
+                &mut instances,
+                &valid_transition_concluded,
+            );
+            explain_game_play_conclude_by_agreement_valid_definite(
+                &mut instances,
+                &attempted_transition,
+                &agreed_draw_has_ended_the_game,
+                &entered_state_definite,
+            );
+            explain_game_play_conclude_by_agreement_valid_applicable(
+                &mut instances,
+                &attempted_transition,
+                &agreed_draw_has_ended_the_game,
+                &entered_state_concluded,
+            );
+            explain_game_play_conclude_by_checkmate_enters_definite(
+                &mut instances,
+                &valid_transition_definite,
+            );
+            explain_game_play_conclude_by_checkmate_enters_applicable(
+                &mut instances,
+                &valid_transition_concluded,
+            );
+            explain_game_play_conclude_by_checkmate_valid_definite(
+                &mut instances,
+                &attempted_transition,
+                &checkmate_has_been_delivered,
+                &entered_state_definite,
+            );
+            explain_game_play_conclude_by_checkmate_valid_applicable(
+                &mut instances,
+                &attempted_transition,
+                &checkmate_has_been_delivered,
+                &entered_state_concluded,
+            );
+            explain_game_play_conclude_by_dead_position_enters_definite(
+                &mut instances,
+                &valid_transition_definite,
+            );
+            explain_game_play_conclude_by_dead_position_enters_applicable(
+                &mut instances,
+                &valid_transition_concluded,
+            );
+            explain_game_play_conclude_by_dead_position_valid_definite(
+                &mut instances,
+                &attempted_transition,
+                &dead_position_has_ended_the_game,
+                &entered_state_definite,
+            );
+            explain_game_play_conclude_by_dead_position_valid_applicable(
+                &mut instances,
+                &attempted_transition,
+                &dead_position_has_ended_the_game,
+                &entered_state_concluded,
+            );
+            explain_game_play_conclude_by_drawn_claim_enters_definite(
+                &mut instances,
+                &valid_transition_definite,
+            );
+            explain_game_play_conclude_by_drawn_claim_enters_applicable(
+                &mut instances,
+                &valid_transition_concluded,
+            );
+            explain_game_play_conclude_by_drawn_claim_valid_definite(
+                &mut instances,
+                &attempted_transition,
+                &game_drawn_definite,
+                &entered_state_definite,
+            );
+            explain_game_play_conclude_by_drawn_claim_valid_applicable(
+                &mut instances,
+                &attempted_transition,
+                &game_drawn_concluded,
+                &entered_state_concluded,
+            );
+            explain_game_play_conclude_by_resignation_enters_definite(
+                &mut instances,
+                &valid_transition_definite,
+            );
+            explain_game_play_conclude_by_resignation_enters_applicable(
+                &mut instances,
+                &valid_transition_concluded,
+            );
+            explain_game_play_conclude_by_resignation_valid_definite(
+                &mut instances,
+                &attempted_transition,
+                &resignation_has_ended_the_game,
+                &entered_state_definite,
+            );
+            explain_game_play_conclude_by_resignation_valid_applicable(
+                &mut instances,
+                &attempted_transition,
+                &resignation_has_ended_the_game,
+                &entered_state_concluded,
+            );
+            explain_game_play_conclude_by_second_illegal_move_enters_definite(
+                &mut instances,
+                &valid_transition_definite,
+            );
+            explain_game_play_conclude_by_second_illegal_move_enters_applicable(
+                &mut instances,
+                &valid_transition_concluded,
+            );
+            explain_game_play_conclude_by_second_illegal_move_valid_definite(
+                &mut instances,
+                &attempted_transition,
+                &second_illegal_move_has_ended_the_game,
+                &entered_state_definite,
+            );
+            explain_game_play_conclude_by_second_illegal_move_valid_applicable(
+                &mut instances,
+                &attempted_transition,
+                &second_illegal_move_has_ended_the_game,
+                &entered_state_concluded,
+            );
+            explain_game_play_conclude_by_stalemate_enters_definite(
+                &mut instances,
+                &valid_transition_definite,
+            );
+            explain_game_play_conclude_by_stalemate_enters_applicable(
+                &mut instances,
+                &valid_transition_concluded,
+            );
+            explain_game_play_conclude_by_stalemate_valid_definite(
+                &mut instances,
+                &attempted_transition,
+                &stalemate_has_ended_the_game,
+                &entered_state_definite,
+            );
+            explain_game_play_conclude_by_stalemate_valid_applicable(
+                &mut instances,
+                &attempted_transition,
+                &stalemate_has_ended_the_game,
+                &entered_state_concluded,
+            );
+            explain_game_play_play_move_enters_definite(
+                &mut instances,
+                &valid_transition_definite,
+            );
+            explain_game_play_play_move_enters_applicable(
+                &mut instances,
+                &valid_transition_concluded,
+            );
+            explain_game_play_play_move_valid_definite(
+                &mut instances,
+                &attempted_transition,
+                &legal_move,
+                &entered_state_definite,
+            );
+            explain_game_play_play_move_valid_applicable(
+                &mut instances,
+                &attempted_transition,
+                &legal_move,
+                &entered_state_concluded,
+            );
+            explain_game_play_start_play_enters_definite(
+                &mut instances,
+                &valid_transition_definite,
+            );
+            explain_game_play_start_play_enters_applicable(
+                &mut instances,
+                &valid_transition_concluded,
+            );
+            explain_game_play_start_play_valid_definite(
+                &mut instances,
+                &attempted_transition,
+                &play_started,
+                &entered_state_definite,
+            );
+            explain_game_play_start_play_valid_applicable(
+                &mut instances,
+                &attempted_transition,
+                &play_started,
+                &entered_state_concluded,
+            );
+            explain_game_play_initial_definite(&mut instances, &procedure_instance);
+            explain_game_play_initial_applicable(&mut instances, &procedure_instance);
+            explain_move_is_illegal_definite(
+                &mut instances,
+                &checked_game,
+                &not_move_meets_articles_3_1_to_3_9,
+            );
+            explain_move_is_illegal_applicable(
+                &mut instances,
+                &checked_game,
+                &not_move_meets_articles_3_1_to_3_9,
+            );
+            explain_move_is_legal_definite(
+                &mut instances,
+                &move_meets_articles_3_1_to_3_9,
+            );
+            explain_move_is_legal_applicable(
+                &mut instances,
+                &move_meets_articles_3_1_to_3_9,
+            );
+            explain_must_move_first_touched_piece_definite(
+                &mut instances,
+                &own_piece_of,
+                &piece_can_be_moved,
+                &piece_touched_intentionally,
+                &player_has_the_move,
+            );
+            explain_must_move_first_touched_piece_applicable(
+                &mut instances,
+                &own_piece_of,
+                &piece_can_be_moved,
+                &piece_touched_intentionally,
+                &player_has_the_move,
+            );
+            explain_resignation_drawn_if_mate_impossible_definite(
+                &mut instances,
+                &king_cannot_be_checkmated,
+                &player_of,
+                &player_resigned,
+            );
+            explain_resignation_drawn_if_mate_impossible_applicable(
+                &mut instances,
+                &king_cannot_be_checkmated,
+                &player_of,
+                &player_resigned,
+            );
+            explain_resignation_ends_the_game_definite(
+                &mut instances,
+                &player_of,
+                &player_resigned,
+            );
+            explain_resignation_ends_the_game_applicable(
+                &mut instances,
+                &player_of,
+                &player_resigned,
+            );
+            explain_resignation_loses_definite(
+                &mut instances,
+                &not_king_cannot_be_checkmated,
+                &player_of,
+                &player_resigned,
+            );
+            explain_resignation_loses_applicable(
+                &mut instances,
+                &not_king_cannot_be_checkmated,
+                &player_of,
+                &player_resigned,
+            );
+            explain_second_illegal_move_drawn_if_mate_impossible_definite(
+                &mut instances,
+                &completed_illegal_move_count,
+                &king_cannot_be_checkmated,
+                &player_of,
+            );
+            explain_second_illegal_move_drawn_if_mate_impossible_applicable(
+                &mut instances,
+                &completed_illegal_move_count,
+                &king_cannot_be_checkmated,
+                &player_of,
+            );
+            explain_second_illegal_move_ends_the_game_definite(
+                &mut instances,
+                &completed_illegal_move_count,
+                &player_of,
+            );
+            explain_second_illegal_move_ends_the_game_applicable(
+                &mut instances,
+                &completed_illegal_move_count,
+                &player_of,
+            );
+            explain_second_illegal_move_loses_definite(
+                &mut instances,
+                &completed_illegal_move_count,
+                &not_king_cannot_be_checkmated,
+                &player_of,
+            );
+            explain_second_illegal_move_loses_applicable(
+                &mut instances,
+                &completed_illegal_move_count,
+                &not_king_cannot_be_checkmated,
+                &player_of,
+            );
+            explain_seventy_five_automatic_draw_applicable(
+                &mut instances,
+                &moves_by_each_without_pawn_or_capture,
+            );
+            explain_stalemate_draws_definite(&mut instances, &stalemate_arisen);
+            explain_stalemate_draws_applicable(&mut instances, &stalemate_arisen);
+            explain_stalemate_ends_the_game_definite(&mut instances, &stalemate_arisen);
+            explain_stalemate_ends_the_game_applicable(
+                &mut instances,
+                &stalemate_arisen,
+            );
+            explain_threefold_claim_correct_definite(
+                &mut instances,
+                &draw_claimed,
+                &player_has_the_move,
+                &position_occurrence_count,
+            );
+            explain_threefold_claim_correct_applicable(
+                &mut instances,
+                &draw_claimed,
+                &player_has_the_move,
+                &position_occurrence_count,
+            );
+            explain_threefold_claim_draws_definite(
+                &mut instances,
+                &threefold_claim_correct,
+            );
+            explain_threefold_claim_draws_applicable(
+                &mut instances,
+                &threefold_claim_correct,
+            );
+            explain_unregulated_case_decided_by_arbiter_definite(
+                &mut instances,
+                &case_not_precisely_regulated,
+            );
+            explain_unregulated_case_decided_by_arbiter_applicable(
+                &mut instances,
+                &case_not_precisely_regulated,
+            );
+            for &(case, a_0) in closure_0_castling_path_attacked.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 0,
+                        },
+                        rel: 9,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 12, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_1_castling_path_blocked.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 1,
+                        },
+                        rel: 10,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 12, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_2_en_passant_right_open.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 2,
+                        },
+                        rel: 24,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 13, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_3_king_cannot_be_checkmated.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 3,
+                        },
+                        rel: 31,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 15, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_4_move_meets_articles_3_1_to_3_9.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 4,
+                        },
+                        rel: 34,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 13, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            for &(case, a_0) in closure_5_piece_has_moved.iter() {
+                instances
+                    .push(::clir::Instance {
+                        case: case.0,
+                        source: ::clir::Source::Closure {
+                            closure: 5,
+                        },
+                        rel: 39,
+                        negative: true,
+                        head: vec![::clir::Column::to_flat(a_0)],
+                        premises: vec![
+                            ::clir::Premise { rel : 14, negative : false, layer :
+                            ::clir::Layer::Concluded, args :
+                            vec![::clir::Column::to_flat(a_0)] }
+                        ],
+                    });
+            }
+            instances
+        };
+    }
+    out
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_5(
+    case_not_precisely_regulated: &::clir::rt::Relation<(::clir::CaseId, Situation)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Situation)>,
+    ::clir::rt::Relation<(::clir::CaseId, Situation)>,
+) {
     // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
     let (arbiter_competent_to_decide, not_arbiter_competent_to_decide) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3091,10 +5078,20 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_arbiter_competent_to_decide.complete(),
         )
     };
-    let castling_side_of = castling_side_of_input;
-    let not_castling_side_of = not_castling_side_of_input;
-    let checked_castling_side = checked_castling_side_input;
-    let not_checked_castling_side = not_checked_castling_side_input;
+    (arbiter_competent_to_decide, not_arbiter_competent_to_decide)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_8(
+    castling_path_attacked_input: ::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    not_castling_path_attacked_input: ::clir::rt::Relation<
+        (::clir::CaseId, CastlingSide),
+    >,
+    checked_castling_side: &::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    ::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    ::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+) {
     // Stratum 8: castling_path_attacked (+D = +S = +d)
     let castling_path_attacked = castling_path_attacked_input;
     let not_castling_path_attacked = not_castling_path_attacked_input;
@@ -3106,6 +5103,24 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let not_castling_path_attacked = ::clir::rt::union(
         &[&not_castling_path_attacked, &closure_0_castling_path_attacked],
     );
+    (
+        castling_path_attacked,
+        not_castling_path_attacked,
+        closure_0_castling_path_attacked,
+    )
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_9(
+    castling_path_blocked_input: ::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    not_castling_path_blocked_input: ::clir::rt::Relation<
+        (::clir::CaseId, CastlingSide),
+    >,
+    checked_castling_side: &::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    ::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    ::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+) {
     // Stratum 9: castling_path_blocked (+D = +S = +d)
     let castling_path_blocked = castling_path_blocked_input;
     let not_castling_path_blocked = not_castling_path_blocked_input;
@@ -3117,14 +5132,15 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let not_castling_path_blocked = ::clir::rt::union(
         &[&not_castling_path_blocked, &closure_1_castling_path_blocked],
     );
-    let checked_game = checked_game_input;
-    let not_checked_game = not_checked_game_input;
-    let checked_piece = checked_piece_input;
-    let not_checked_piece = not_checked_piece_input;
-    let checked_player = checked_player_input;
-    let not_checked_player = not_checked_player_input;
-    let checkmate_delivered = checkmate_delivered_input;
-    let not_checkmate_delivered = not_checkmate_delivered_input;
+    (castling_path_blocked, not_castling_path_blocked, closure_1_castling_path_blocked)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_14(
+    checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
     let (checkmate_has_been_delivered, not_checkmate_has_been_delivered) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3150,10 +5166,15 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_checkmate_has_been_delivered.complete(),
         )
     };
-    let completed_illegal_move_count = completed_illegal_move_count_input;
-    let not_completed_illegal_move_count = not_completed_illegal_move_count_input;
-    let dead_position_arisen = dead_position_arisen_input;
-    let not_dead_position_arisen = not_dead_position_arisen_input;
+    (checkmate_has_been_delivered, not_checkmate_has_been_delivered)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_17(
+    dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
     let (dead_position_has_ended_the_game, not_dead_position_has_ended_the_game) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3179,8 +5200,16 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_dead_position_has_ended_the_game.complete(),
         )
     };
-    let draw_agreed = draw_agreed_input;
-    let not_draw_agreed = not_draw_agreed_input;
+    (dead_position_has_ended_the_game, not_dead_position_has_ended_the_game)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_19(
+    both_players_have_moved: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
     let (agreed_draw_has_ended_the_game, not_agreed_draw_has_ended_the_game) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3226,8 +5255,18 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_agreed_draw_has_ended_the_game.complete(),
         )
     };
-    let draw_claimed = draw_claimed_input;
-    let not_draw_claimed = not_draw_claimed_input;
+    (agreed_draw_has_ended_the_game, not_agreed_draw_has_ended_the_game)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_21(
+    en_passant_right_open_input: ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    not_en_passant_right_open_input: ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    checked_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 21: en_passant_right_open (+D = +S = +d)
     let en_passant_right_open = en_passant_right_open_input;
     let not_en_passant_right_open = not_en_passant_right_open_input;
@@ -3239,6 +5278,15 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let not_en_passant_right_open = ::clir::rt::union(
         &[&not_en_passant_right_open, &closure_2_en_passant_right_open],
     );
+    (en_passant_right_open, not_en_passant_right_open, closure_2_en_passant_right_open)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_22(
+    checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
     // Stratum 22: game_won_by (+D = +S = +d)
     let (game_won_by, not_game_won_by) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3259,6 +5307,18 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         while iteration.changed() {}
         (game_won_by.complete(), not_game_won_by.complete())
     };
+    (game_won_by, not_game_won_by)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_23(
+    king_cannot_be_checkmated_input: ::clir::rt::Relation<(::clir::CaseId, Player)>,
+    not_king_cannot_be_checkmated_input: ::clir::rt::Relation<(::clir::CaseId, Player)>,
+    checked_player: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Player)>,
+    ::clir::rt::Relation<(::clir::CaseId, Player)>,
+    ::clir::rt::Relation<(::clir::CaseId, Player)>,
+) {
     // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
     let king_cannot_be_checkmated = king_cannot_be_checkmated_input;
     let not_king_cannot_be_checkmated = not_king_cannot_be_checkmated_input;
@@ -3270,8 +5330,24 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let not_king_cannot_be_checkmated = ::clir::rt::union(
         &[&not_king_cannot_be_checkmated, &closure_3_king_cannot_be_checkmated],
     );
-    let king_of = king_of_input;
-    let not_king_of = not_king_of_input;
+    (
+        king_cannot_be_checkmated,
+        not_king_cannot_be_checkmated,
+        closure_3_king_cannot_be_checkmated,
+    )
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_25(
+    move_meets_articles_3_1_to_3_9_input: ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    not_move_meets_articles_3_1_to_3_9_input: ::clir::rt::Relation<
+        (::clir::CaseId, Game),
+    >,
+    checked_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
     let move_meets_articles_3_1_to_3_9 = move_meets_articles_3_1_to_3_9_input;
     let not_move_meets_articles_3_1_to_3_9 = not_move_meets_articles_3_1_to_3_9_input;
@@ -3283,6 +5359,20 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let not_move_meets_articles_3_1_to_3_9 = ::clir::rt::union(
         &[&not_move_meets_articles_3_1_to_3_9, &closure_4_move_meets_articles_3_1_to_3_9],
     );
+    (
+        move_meets_articles_3_1_to_3_9,
+        not_move_meets_articles_3_1_to_3_9,
+        closure_4_move_meets_articles_3_1_to_3_9,
+    )
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_26(
+    checked_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    not_move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 26: illegal_move (+D = +S = +d)
     let (illegal_move, not_illegal_move) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3317,6 +5407,15 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         }
         (illegal_move.complete(), not_illegal_move.complete())
     };
+    (illegal_move, not_illegal_move)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_27(
+    move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 27: legal_move (+D = +S = +d)
     let (legal_move, not_legal_move) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3337,12 +5436,18 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         while iteration.changed() {}
         (legal_move.complete(), not_legal_move.complete())
     };
-    let moves_by_each_without_pawn_or_capture = moves_by_each_without_pawn_or_capture_input;
-    let not_moves_by_each_without_pawn_or_capture = not_moves_by_each_without_pawn_or_capture_input;
-    let own_piece_of = own_piece_of_input;
-    let not_own_piece_of = not_own_piece_of_input;
-    let piece_can_be_moved = piece_can_be_moved_input;
-    let not_piece_can_be_moved = not_piece_can_be_moved_input;
+    (legal_move, not_legal_move)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_31(
+    piece_has_moved_input: ::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    not_piece_has_moved_input: ::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    checked_piece: &::clir::rt::Relation<(::clir::CaseId, Piece)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    ::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    ::clir::rt::Relation<(::clir::CaseId, Piece)>,
+) {
     // Stratum 31: piece_has_moved (+D = +S = +d)
     let piece_has_moved = piece_has_moved_input;
     let not_piece_has_moved = not_piece_has_moved_input;
@@ -3354,10 +5459,16 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let not_piece_has_moved = ::clir::rt::union(
         &[&not_piece_has_moved, &closure_5_piece_has_moved],
     );
-    let piece_touched_intentionally = piece_touched_intentionally_input;
-    let not_piece_touched_intentionally = not_piece_touched_intentionally_input;
-    let play_started = play_started_input;
-    let not_play_started = not_play_started_input;
+    (piece_has_moved, not_piece_has_moved, closure_5_piece_has_moved)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_34(
+    arbiter_of: &::clir::rt::Relation<(::clir::CaseId, Game, Arbiter)>,
+    play_started: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Arbiter, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Arbiter, Game)>,
+) {
     // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
     let (arbiter_shall_see_laws_observed, not_arbiter_shall_see_laws_observed) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3401,8 +5512,19 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_arbiter_shall_see_laws_observed.complete(),
         )
     };
-    let player_has_the_move = player_has_the_move_input;
-    let not_player_has_the_move = not_player_has_the_move_input;
+    (arbiter_shall_see_laws_observed, not_arbiter_shall_see_laws_observed)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_36(
+    capturing_pawn_on_adjacent_file: &::clir::rt::Relation<
+        (::clir::CaseId, Game, Piece),
+    >,
+    en_passant_right_open: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game, Piece)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, Piece)>,
+) {
     // Stratum 36: en_passant_capture_legal (+D = +S = +d)
     let (en_passant_capture_legal, not_en_passant_capture_legal) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3461,6 +5583,19 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         }
         (en_passant_capture_legal.complete(), not_en_passant_capture_legal.complete())
     };
+    (en_passant_capture_legal, not_en_passant_capture_legal)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_37(
+    draw_claimed: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    moves_by_each_without_pawn_or_capture: &::clir::rt::Relation<
+        (::clir::CaseId, Game, i64),
+    >,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
     // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
     let (fifty_move_claim_correct, not_fifty_move_claim_correct) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3521,6 +5656,18 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         }
         (fifty_move_claim_correct.complete(), not_fifty_move_claim_correct.complete())
     };
+    (fifty_move_claim_correct, not_fifty_move_claim_correct)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_38(
+    own_piece_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    piece_can_be_moved: &::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    piece_touched_intentionally: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    ::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+) {
     // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
     let (must_move_first_touched_piece, not_must_move_first_touched_piece) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3598,10 +5745,18 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_must_move_first_touched_piece.complete(),
         )
     };
-    let player_of = player_of_input;
-    let not_player_of = not_player_of_input;
-    let player_resigned = player_resigned_input;
-    let not_player_resigned = not_player_resigned_input;
+    (must_move_first_touched_piece, not_must_move_first_touched_piece)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_41(
+    completed_illegal_move_count: &::clir::rt::Relation<(::clir::CaseId, Player, i64)>,
+    not_king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
     // Stratum 41: game_lost_by (+D = +S = +d)
     let (game_lost_by, not_game_lost_by) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3699,10 +5854,16 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         }
         (game_lost_by.complete(), not_game_lost_by.complete())
     };
-    let position_occurrence_count = position_occurrence_count_input;
-    let not_position_occurrence_count = not_position_occurrence_count_input;
-    let procedure_instance = procedure_instance_input;
-    let not_procedure_instance = not_procedure_instance_input;
+    (game_lost_by, not_game_lost_by)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_44(
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
     let (resignation_has_ended_the_game, not_resignation_has_ended_the_game) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3746,8 +5907,23 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_resignation_has_ended_the_game.complete(),
         )
     };
-    let rook_of = rook_of_input;
-    let not_rook_of = not_rook_of_input;
+    (resignation_has_ended_the_game, not_resignation_has_ended_the_game)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_46(
+    castling_side_of: &::clir::rt::Relation<
+        (::clir::CaseId, Game, Player, CastlingSide, Piece),
+    >,
+    not_castling_path_attacked: &::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    not_castling_path_blocked: &::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    king_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    not_piece_has_moved: &::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    rook_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player, CastlingSide)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player, CastlingSide)>,
+) {
     // Stratum 46: castling_legal (+D = +S = +d)
     let (castling_legal, not_castling_legal) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3889,6 +6065,16 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         }
         (castling_legal.complete(), not_castling_legal.complete())
     };
+    (castling_legal, not_castling_legal)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_47(
+    completed_illegal_move_count: &::clir::rt::Relation<(::clir::CaseId, Player, i64)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
     let (
         second_illegal_move_has_ended_the_game,
@@ -3939,8 +6125,15 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_second_illegal_move_has_ended_the_game.complete(),
         )
     };
-    let stalemate_arisen = stalemate_arisen_input;
-    let not_stalemate_arisen = not_stalemate_arisen_input;
+    (second_illegal_move_has_ended_the_game, not_second_illegal_move_has_ended_the_game)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_49(
+    stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
     let (stalemate_has_ended_the_game, not_stalemate_has_ended_the_game) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -3964,6 +6157,17 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_stalemate_has_ended_the_game.complete(),
         )
     };
+    (stalemate_has_ended_the_game, not_stalemate_has_ended_the_game)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_50(
+    draw_claimed: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
     // Stratum 50: threefold_claim_correct (+D = +S = +d)
     let (threefold_claim_correct, not_threefold_claim_correct) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -4024,6 +6228,33 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         }
         (threefold_claim_correct.complete(), not_threefold_claim_correct.complete())
     };
+    (threefold_claim_correct, not_threefold_claim_correct)
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_51(
+    both_players_have_moved: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    completed_illegal_move_count: &::clir::rt::Relation<(::clir::CaseId, Player, i64)>,
+    dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    moves_by_each_without_pawn_or_capture: &::clir::rt::Relation<
+        (::clir::CaseId, Game, i64),
+    >,
+    fifty_move_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
+    stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    threefold_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
     // Stratum 51: game_drawn (contested: +D, then applicability of each rule and team defeat)
     let (game_drawn_definite, not_game_drawn_definite) = {
         let mut iteration = ::clir::rt::Iteration::new();
@@ -4510,6 +6741,45 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             ),
         ],
     );
+    (
+        game_drawn_definite,
+        game_drawn_supported,
+        game_drawn_concluded,
+        not_game_drawn_definite,
+        not_game_drawn_supported,
+        not_game_drawn_concluded,
+    )
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn evaluate_stratum_52(
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    checkmate_has_been_delivered: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    dead_position_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    agreed_draw_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    legal_move: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    play_started: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    procedure_instance: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    resignation_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    second_illegal_move_has_ended_the_game: &::clir::rt::Relation<
+        (::clir::CaseId, Game),
+    >,
+    stalemate_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    game_drawn_definite: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    game_drawn_concluded: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) -> (
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayTransition)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayTransition)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayTransition)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayTransition)>,
+    ::clir::rt::Relation<(::clir::CaseId, Game, GamePlayTransition)>,
+) {
     // Stratum 52: entered_state, valid_transition, recursive (+D, then the joint +S/+d fixpoint)
     let (
         entered_state_definite,
@@ -6011,7380 +8281,6484 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
             not_valid_transition_supported.complete(),
         )
     };
-    let mut out = ::clir::Output {
-        concluded: vec![Vec::new(); 54 * 2],
-        definite: vec![Vec::new(); 54 * 2],
-        contradictions: vec![Vec::new(); 54],
-        instances: Vec::new(),
-    };
-    out.concluded[0] = ::clir::flatten(
-        agreed_draw_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[0] = ::clir::flatten(
-        agreed_draw_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[1] = ::clir::flatten(
-        not_agreed_draw_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[1] = ::clir::flatten(
-        not_agreed_draw_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let agreed_draw_has_ended_the_game_contradicted = ::clir::rt::intersection(
-        &agreed_draw_has_ended_the_game,
-        &not_agreed_draw_has_ended_the_game,
-    );
-    out.contradictions[0] = ::clir::flatten(
-        agreed_draw_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[2] = ::clir::flatten(
-        arbiter_competent_to_decide.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[2] = ::clir::flatten(
-        arbiter_competent_to_decide.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[3] = ::clir::flatten(
-        not_arbiter_competent_to_decide.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[3] = ::clir::flatten(
-        not_arbiter_competent_to_decide.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let arbiter_competent_to_decide_contradicted = ::clir::rt::intersection(
-        &arbiter_competent_to_decide,
-        &not_arbiter_competent_to_decide,
-    );
-    out.contradictions[1] = ::clir::flatten(
-        arbiter_competent_to_decide_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let arbiter_of_contradicted = ::clir::rt::intersection(&arbiter_of, &not_arbiter_of);
-    out.contradictions[2] = ::clir::flatten(
-        arbiter_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[6] = ::clir::flatten(
-        arbiter_shall_see_laws_observed.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[6] = ::clir::flatten(
-        arbiter_shall_see_laws_observed.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[7] = ::clir::flatten(
-        not_arbiter_shall_see_laws_observed.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[7] = ::clir::flatten(
-        not_arbiter_shall_see_laws_observed.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let arbiter_shall_see_laws_observed_contradicted = ::clir::rt::intersection(
-        &arbiter_shall_see_laws_observed,
-        &not_arbiter_shall_see_laws_observed,
-    );
-    out.contradictions[3] = ::clir::flatten(
-        arbiter_shall_see_laws_observed_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let attempted_transition_contradicted = ::clir::rt::intersection(
-        &attempted_transition,
-        &not_attempted_transition,
-    );
-    out.contradictions[4] = ::clir::flatten(
-        attempted_transition_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let both_players_have_moved_contradicted = ::clir::rt::intersection(
-        &both_players_have_moved,
-        &not_both_players_have_moved,
-    );
-    out.contradictions[5] = ::clir::flatten(
-        both_players_have_moved_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let capturing_pawn_on_adjacent_file_contradicted = ::clir::rt::intersection(
-        &capturing_pawn_on_adjacent_file,
-        &not_capturing_pawn_on_adjacent_file,
-    );
-    out.contradictions[6] = ::clir::flatten(
-        capturing_pawn_on_adjacent_file_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let case_not_precisely_regulated_contradicted = ::clir::rt::intersection(
-        &case_not_precisely_regulated,
-        &not_case_not_precisely_regulated,
-    );
-    out.contradictions[7] = ::clir::flatten(
-        case_not_precisely_regulated_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[16] = ::clir::flatten(
-        castling_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    out.definite[16] = ::clir::flatten(
-        castling_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    out.concluded[17] = ::clir::flatten(
-        not_castling_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    out.definite[17] = ::clir::flatten(
-        not_castling_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    let castling_legal_contradicted = ::clir::rt::intersection(
-        &castling_legal,
-        &not_castling_legal,
-    );
-    out.contradictions[8] = ::clir::flatten(
-        castling_legal_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    let castling_path_attacked_contradicted = ::clir::rt::intersection(
-        &castling_path_attacked,
-        &not_castling_path_attacked,
-    );
-    out.contradictions[9] = ::clir::flatten(
-        castling_path_attacked_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let castling_path_blocked_contradicted = ::clir::rt::intersection(
-        &castling_path_blocked,
-        &not_castling_path_blocked,
-    );
-    out.contradictions[10] = ::clir::flatten(
-        castling_path_blocked_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let castling_side_of_contradicted = ::clir::rt::intersection(
-        &castling_side_of,
-        &not_castling_side_of,
-    );
-    out.contradictions[11] = ::clir::flatten(
-        castling_side_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-            out.push(::clir::Column::to_flat(t.4));
-        },
-    );
-    let checked_castling_side_contradicted = ::clir::rt::intersection(
-        &checked_castling_side,
-        &not_checked_castling_side,
-    );
-    out.contradictions[12] = ::clir::flatten(
-        checked_castling_side_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checked_game_contradicted = ::clir::rt::intersection(
-        &checked_game,
-        &not_checked_game,
-    );
-    out.contradictions[13] = ::clir::flatten(
-        checked_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checked_piece_contradicted = ::clir::rt::intersection(
-        &checked_piece,
-        &not_checked_piece,
-    );
-    out.contradictions[14] = ::clir::flatten(
-        checked_piece_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checked_player_contradicted = ::clir::rt::intersection(
-        &checked_player,
-        &not_checked_player,
-    );
-    out.contradictions[15] = ::clir::flatten(
-        checked_player_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checkmate_delivered_contradicted = ::clir::rt::intersection(
-        &checkmate_delivered,
-        &not_checkmate_delivered,
-    );
-    out.contradictions[16] = ::clir::flatten(
-        checkmate_delivered_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[34] = ::clir::flatten(
-        checkmate_has_been_delivered.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[34] = ::clir::flatten(
-        checkmate_has_been_delivered.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[35] = ::clir::flatten(
-        not_checkmate_has_been_delivered.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[35] = ::clir::flatten(
-        not_checkmate_has_been_delivered.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checkmate_has_been_delivered_contradicted = ::clir::rt::intersection(
-        &checkmate_has_been_delivered,
-        &not_checkmate_has_been_delivered,
-    );
-    out.contradictions[17] = ::clir::flatten(
-        checkmate_has_been_delivered_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let completed_illegal_move_count_contradicted = ::clir::rt::intersection(
-        &completed_illegal_move_count,
-        &not_completed_illegal_move_count,
-    );
-    out.contradictions[18] = ::clir::flatten(
-        completed_illegal_move_count_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let dead_position_arisen_contradicted = ::clir::rt::intersection(
-        &dead_position_arisen,
-        &not_dead_position_arisen,
-    );
-    out.contradictions[19] = ::clir::flatten(
-        dead_position_arisen_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[40] = ::clir::flatten(
-        dead_position_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[40] = ::clir::flatten(
-        dead_position_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[41] = ::clir::flatten(
-        not_dead_position_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[41] = ::clir::flatten(
-        not_dead_position_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let dead_position_has_ended_the_game_contradicted = ::clir::rt::intersection(
-        &dead_position_has_ended_the_game,
-        &not_dead_position_has_ended_the_game,
-    );
-    out.contradictions[20] = ::clir::flatten(
-        dead_position_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let draw_agreed_contradicted = ::clir::rt::intersection(
-        &draw_agreed,
-        &not_draw_agreed,
-    );
-    out.contradictions[21] = ::clir::flatten(
-        draw_agreed_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let draw_claimed_contradicted = ::clir::rt::intersection(
-        &draw_claimed,
-        &not_draw_claimed,
-    );
-    out.contradictions[22] = ::clir::flatten(
-        draw_claimed_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[46] = ::clir::flatten(
-        en_passant_capture_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[46] = ::clir::flatten(
-        en_passant_capture_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[47] = ::clir::flatten(
-        not_en_passant_capture_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[47] = ::clir::flatten(
-        not_en_passant_capture_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let en_passant_capture_legal_contradicted = ::clir::rt::intersection(
-        &en_passant_capture_legal,
-        &not_en_passant_capture_legal,
-    );
-    out.contradictions[23] = ::clir::flatten(
-        en_passant_capture_legal_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let en_passant_right_open_contradicted = ::clir::rt::intersection(
-        &en_passant_right_open,
-        &not_en_passant_right_open,
-    );
-    out.contradictions[24] = ::clir::flatten(
-        en_passant_right_open_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[50] = ::clir::flatten(
-        entered_state_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[50] = ::clir::flatten(
-        entered_state_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[51] = ::clir::flatten(
-        not_entered_state_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[51] = ::clir::flatten(
-        not_entered_state_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let entered_state_contradicted = ::clir::rt::intersection(
-        &entered_state_definite,
-        &not_entered_state_definite,
-    );
-    out.contradictions[25] = ::clir::flatten(
-        entered_state_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[52] = ::clir::flatten(
-        fifty_move_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[52] = ::clir::flatten(
-        fifty_move_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[53] = ::clir::flatten(
-        not_fifty_move_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[53] = ::clir::flatten(
-        not_fifty_move_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let fifty_move_claim_correct_contradicted = ::clir::rt::intersection(
-        &fifty_move_claim_correct,
-        &not_fifty_move_claim_correct,
-    );
-    out.contradictions[26] = ::clir::flatten(
-        fifty_move_claim_correct_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[54] = ::clir::flatten(
-        game_drawn_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[54] = ::clir::flatten(
-        game_drawn_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[55] = ::clir::flatten(
-        not_game_drawn_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[55] = ::clir::flatten(
-        not_game_drawn_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let game_drawn_contradicted = ::clir::rt::intersection(
-        &game_drawn_definite,
-        &not_game_drawn_definite,
-    );
-    out.contradictions[27] = ::clir::flatten(
-        game_drawn_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[56] = ::clir::flatten(
-        game_lost_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[56] = ::clir::flatten(
-        game_lost_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[57] = ::clir::flatten(
-        not_game_lost_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[57] = ::clir::flatten(
-        not_game_lost_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let game_lost_by_contradicted = ::clir::rt::intersection(
-        &game_lost_by,
-        &not_game_lost_by,
-    );
-    out.contradictions[28] = ::clir::flatten(
-        game_lost_by_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[58] = ::clir::flatten(
-        game_won_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[58] = ::clir::flatten(
-        game_won_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[59] = ::clir::flatten(
-        not_game_won_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[59] = ::clir::flatten(
-        not_game_won_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let game_won_by_contradicted = ::clir::rt::intersection(
-        &game_won_by,
-        &not_game_won_by,
-    );
-    out.contradictions[29] = ::clir::flatten(
-        game_won_by_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[60] = ::clir::flatten(
-        illegal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[60] = ::clir::flatten(
-        illegal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[61] = ::clir::flatten(
-        not_illegal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[61] = ::clir::flatten(
-        not_illegal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let illegal_move_contradicted = ::clir::rt::intersection(
-        &illegal_move,
-        &not_illegal_move,
-    );
-    out.contradictions[30] = ::clir::flatten(
-        illegal_move_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let king_cannot_be_checkmated_contradicted = ::clir::rt::intersection(
-        &king_cannot_be_checkmated,
-        &not_king_cannot_be_checkmated,
-    );
-    out.contradictions[31] = ::clir::flatten(
-        king_cannot_be_checkmated_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let king_of_contradicted = ::clir::rt::intersection(&king_of, &not_king_of);
-    out.contradictions[32] = ::clir::flatten(
-        king_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[66] = ::clir::flatten(
-        legal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[66] = ::clir::flatten(
-        legal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[67] = ::clir::flatten(
-        not_legal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[67] = ::clir::flatten(
-        not_legal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let legal_move_contradicted = ::clir::rt::intersection(&legal_move, &not_legal_move);
-    out.contradictions[33] = ::clir::flatten(
-        legal_move_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let move_meets_articles_3_1_to_3_9_contradicted = ::clir::rt::intersection(
-        &move_meets_articles_3_1_to_3_9,
-        &not_move_meets_articles_3_1_to_3_9,
-    );
-    out.contradictions[34] = ::clir::flatten(
-        move_meets_articles_3_1_to_3_9_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let moves_by_each_without_pawn_or_capture_contradicted = ::clir::rt::intersection(
-        &moves_by_each_without_pawn_or_capture,
-        &not_moves_by_each_without_pawn_or_capture,
-    );
-    out.contradictions[35] = ::clir::flatten(
-        moves_by_each_without_pawn_or_capture_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[72] = ::clir::flatten(
-        must_move_first_touched_piece.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[72] = ::clir::flatten(
-        must_move_first_touched_piece.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[73] = ::clir::flatten(
-        not_must_move_first_touched_piece.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[73] = ::clir::flatten(
-        not_must_move_first_touched_piece.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let must_move_first_touched_piece_contradicted = ::clir::rt::intersection(
-        &must_move_first_touched_piece,
-        &not_must_move_first_touched_piece,
-    );
-    out.contradictions[36] = ::clir::flatten(
-        must_move_first_touched_piece_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let own_piece_of_contradicted = ::clir::rt::intersection(
-        &own_piece_of,
-        &not_own_piece_of,
-    );
-    out.contradictions[37] = ::clir::flatten(
-        own_piece_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let piece_can_be_moved_contradicted = ::clir::rt::intersection(
-        &piece_can_be_moved,
-        &not_piece_can_be_moved,
-    );
-    out.contradictions[38] = ::clir::flatten(
-        piece_can_be_moved_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let piece_has_moved_contradicted = ::clir::rt::intersection(
-        &piece_has_moved,
-        &not_piece_has_moved,
-    );
-    out.contradictions[39] = ::clir::flatten(
-        piece_has_moved_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let piece_touched_intentionally_contradicted = ::clir::rt::intersection(
-        &piece_touched_intentionally,
-        &not_piece_touched_intentionally,
-    );
-    out.contradictions[40] = ::clir::flatten(
-        piece_touched_intentionally_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let play_started_contradicted = ::clir::rt::intersection(
-        &play_started,
-        &not_play_started,
-    );
-    out.contradictions[41] = ::clir::flatten(
-        play_started_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let player_has_the_move_contradicted = ::clir::rt::intersection(
-        &player_has_the_move,
-        &not_player_has_the_move,
-    );
-    out.contradictions[42] = ::clir::flatten(
-        player_has_the_move_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let player_of_contradicted = ::clir::rt::intersection(&player_of, &not_player_of);
-    out.contradictions[43] = ::clir::flatten(
-        player_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let player_resigned_contradicted = ::clir::rt::intersection(
-        &player_resigned,
-        &not_player_resigned,
-    );
-    out.contradictions[44] = ::clir::flatten(
-        player_resigned_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let position_occurrence_count_contradicted = ::clir::rt::intersection(
-        &position_occurrence_count,
-        &not_position_occurrence_count,
-    );
-    out.contradictions[45] = ::clir::flatten(
-        position_occurrence_count_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let procedure_instance_contradicted = ::clir::rt::intersection(
-        &procedure_instance,
-        &not_procedure_instance,
-    );
-    out.contradictions[46] = ::clir::flatten(
-        procedure_instance_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[94] = ::clir::flatten(
-        resignation_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[94] = ::clir::flatten(
-        resignation_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[95] = ::clir::flatten(
-        not_resignation_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[95] = ::clir::flatten(
-        not_resignation_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let resignation_has_ended_the_game_contradicted = ::clir::rt::intersection(
-        &resignation_has_ended_the_game,
-        &not_resignation_has_ended_the_game,
-    );
-    out.contradictions[47] = ::clir::flatten(
-        resignation_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let rook_of_contradicted = ::clir::rt::intersection(&rook_of, &not_rook_of);
-    out.contradictions[48] = ::clir::flatten(
-        rook_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[98] = ::clir::flatten(
-        second_illegal_move_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[98] = ::clir::flatten(
-        second_illegal_move_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[99] = ::clir::flatten(
-        not_second_illegal_move_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[99] = ::clir::flatten(
-        not_second_illegal_move_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let second_illegal_move_has_ended_the_game_contradicted = ::clir::rt::intersection(
-        &second_illegal_move_has_ended_the_game,
-        &not_second_illegal_move_has_ended_the_game,
-    );
-    out.contradictions[49] = ::clir::flatten(
-        second_illegal_move_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let stalemate_arisen_contradicted = ::clir::rt::intersection(
-        &stalemate_arisen,
-        &not_stalemate_arisen,
-    );
-    out.contradictions[50] = ::clir::flatten(
-        stalemate_arisen_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[102] = ::clir::flatten(
-        stalemate_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[102] = ::clir::flatten(
-        stalemate_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[103] = ::clir::flatten(
-        not_stalemate_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[103] = ::clir::flatten(
-        not_stalemate_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let stalemate_has_ended_the_game_contradicted = ::clir::rt::intersection(
-        &stalemate_has_ended_the_game,
-        &not_stalemate_has_ended_the_game,
-    );
-    out.contradictions[51] = ::clir::flatten(
-        stalemate_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[104] = ::clir::flatten(
-        threefold_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[104] = ::clir::flatten(
-        threefold_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[105] = ::clir::flatten(
-        not_threefold_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[105] = ::clir::flatten(
-        not_threefold_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let threefold_claim_correct_contradicted = ::clir::rt::intersection(
-        &threefold_claim_correct,
-        &not_threefold_claim_correct,
-    );
-    out.contradictions[52] = ::clir::flatten(
-        threefold_claim_correct_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[106] = ::clir::flatten(
-        valid_transition_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[106] = ::clir::flatten(
-        valid_transition_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[107] = ::clir::flatten(
-        not_valid_transition_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[107] = ::clir::flatten(
-        not_valid_transition_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let valid_transition_contradicted = ::clir::rt::intersection(
-        &valid_transition_definite,
-        &not_valid_transition_definite,
-    );
-    out.contradictions[53] = ::clir::flatten(
-        valid_transition_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    if batch.explain {
-        out.instances = {
-            // Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative
-            let mut instances: Vec<::clir::Instance> = Vec::new();
-            {
-                let instances_of_agreed_draw = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_agreed_draw = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_agreed_draw));
-                    // urn:fide:laws:clir:chess#AgreedDraw: every instance with definite premises
-                    let agreed_draw_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(agreed_draw_1));
-                    agreed_draw_1
-                        .extend(
-                            both_players_have_moved
-                                .iter()
-                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                        );
-                    let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = draw_agreed
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#AgreedDraw
-                        instances_of_agreed_draw
-                            .from_join(
-                                &agreed_draw_1,
-                                &agreed_draw_2_draw_agreed,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_agreed_draw.complete()
-                };
-                for &(case, v0) in instances_of_agreed_draw.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 0,
-                                definite: true,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 5, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
-                                21, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_agreed_draw = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_agreed_draw = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_agreed_draw));
-                    // urn:fide:laws:clir:chess#AgreedDraw: every instance with applicable premises
-                    let agreed_draw_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(agreed_draw_1));
-                    agreed_draw_1
-                        .extend(
-                            both_players_have_moved
-                                .iter()
-                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                        );
-                    let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = draw_agreed
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#AgreedDraw
-                        instances_of_agreed_draw
-                            .from_join(
-                                &agreed_draw_1,
-                                &agreed_draw_2_draw_agreed,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_agreed_draw.complete()
-                };
-                for &(case, v0) in instances_of_agreed_draw.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 0,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 5, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
-                                21, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_agreed_draw_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_agreed_draw_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_agreed_draw_ends_the_game));
-                    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with definite premises
-                    let agreed_draw_ends_the_game_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(agreed_draw_ends_the_game_1));
-                    agreed_draw_ends_the_game_1
-                        .extend(
-                            both_players_have_moved
-                                .iter()
-                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                        );
-                    let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = draw_agreed
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-                        instances_of_agreed_draw_ends_the_game
-                            .from_join(
-                                &agreed_draw_ends_the_game_1,
-                                &agreed_draw_ends_the_game_2_draw_agreed,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_agreed_draw_ends_the_game.complete()
-                };
-                for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 1,
-                                definite: true,
-                            },
-                            rel: 0,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 5, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
-                                21, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_agreed_draw_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_agreed_draw_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_agreed_draw_ends_the_game));
-                    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with applicable premises
-                    let agreed_draw_ends_the_game_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(agreed_draw_ends_the_game_1));
-                    agreed_draw_ends_the_game_1
-                        .extend(
-                            both_players_have_moved
-                                .iter()
-                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                        );
-                    let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = draw_agreed
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-                        instances_of_agreed_draw_ends_the_game
-                            .from_join(
-                                &agreed_draw_ends_the_game_1,
-                                &agreed_draw_ends_the_game_2_draw_agreed,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_agreed_draw_ends_the_game.complete()
-                };
-                for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 1,
-                                definite: false,
-                            },
-                            rel: 0,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 5, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
-                                21, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_arbiter_sees_laws_observed = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_arbiter_sees_laws_observed = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Arbiter),
-                        >(stringify!(instances_of_arbiter_sees_laws_observed));
-                    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with definite premises
-                    let arbiter_sees_laws_observed_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (Arbiter,)),
-                        >(stringify!(arbiter_sees_laws_observed_1));
-                    arbiter_sees_laws_observed_1
-                        .extend(
-                            arbiter_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
-                        );
-                    let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = play_started
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-                        instances_of_arbiter_sees_laws_observed
-                            .from_join(
-                                &arbiter_sees_laws_observed_1,
-                                &arbiter_sees_laws_observed_2_play_started,
-                                |&(case, v0), &(v1,), &()| (case, v0, v1),
-                            );
-                    }
-                    instances_of_arbiter_sees_laws_observed.complete()
-                };
-                for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 2,
-                                definite: true,
-                            },
-                            rel: 3,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 2, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 41,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_arbiter_sees_laws_observed = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_arbiter_sees_laws_observed = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Arbiter),
-                        >(stringify!(instances_of_arbiter_sees_laws_observed));
-                    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with applicable premises
-                    let arbiter_sees_laws_observed_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (Arbiter,)),
-                        >(stringify!(arbiter_sees_laws_observed_1));
-                    arbiter_sees_laws_observed_1
-                        .extend(
-                            arbiter_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
-                        );
-                    let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = play_started
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-                        instances_of_arbiter_sees_laws_observed
-                            .from_join(
-                                &arbiter_sees_laws_observed_1,
-                                &arbiter_sees_laws_observed_2_play_started,
-                                |&(case, v0), &(v1,), &()| (case, v0, v1),
-                            );
-                    }
-                    instances_of_arbiter_sees_laws_observed.complete()
-                };
-                for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 2,
-                                definite: false,
-                            },
-                            rel: 3,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 2, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 41,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_castling_legal = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_castling_legal = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
-                        >(stringify!(instances_of_castling_legal));
-                    // urn:fide:laws:clir:chess#CastlingLegal: every instance with definite premises
-                    let castling_legal_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
-                        >(stringify!(castling_legal_1));
-                    castling_legal_1
-                        .extend(
-                            castling_side_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1, v2, v4)| Some((
-                                    (case, v1, v4),
-                                    (v0, v2),
-                                ))),
-                        );
-                    let castling_legal_2_rook_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player, Piece), ()),
-                    > = rook_of
-                        .iter()
-                        .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
-                        .collect();
-                    let castling_legal_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game, Player), (CastlingSide, Piece)),
-                        >(stringify!(castling_legal_2));
-                    let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game, Player), ()),
-                    > = player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
-                        .collect();
-                    let castling_legal_3 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
-                        >(stringify!(castling_legal_3));
-                    let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
-                        ((::clir::CaseId, Piece), ()),
-                    > = not_piece_has_moved
-                        .iter()
-                        .filter_map(|&(case, v4)| Some(((case, v4), ())))
-                        .collect();
-                    let castling_legal_4 = iteration
-                        .variable::<
-                            ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
-                        >(stringify!(castling_legal_4));
-                    let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
-                        ((::clir::CaseId, CastlingSide), ()),
-                    > = not_castling_path_blocked
-                        .iter()
-                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                        .collect();
-                    let castling_legal_5 = iteration
-                        .variable::<
-                            ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
-                        >(stringify!(castling_legal_5));
-                    let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
-                        ((::clir::CaseId, CastlingSide), ()),
-                    > = not_castling_path_attacked
-                        .iter()
-                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                        .collect();
-                    let castling_legal_6 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game, CastlingSide, Piece)),
-                        >(stringify!(castling_legal_6));
-                    let castling_legal_7_king_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Piece,)),
-                    > = king_of
-                        .iter()
-                        .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
-                        .collect();
-                    let castling_legal_7 = iteration
-                        .variable::<
-                            (
-                                (::clir::CaseId, Piece),
-                                (Game, Player, CastlingSide, Piece),
-                            ),
-                        >(stringify!(castling_legal_7));
-                    let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
-                        ((::clir::CaseId, Piece), ()),
-                    > = not_piece_has_moved
-                        .iter()
-                        .filter_map(|&(case, v3)| Some(((case, v3), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#CastlingLegal
-                        castling_legal_2
-                            .from_join(
-                                &castling_legal_1,
-                                &castling_legal_2_rook_of,
-                                |&(case, v1, v4), &(v0, v2), &()| ((case, v0, v1), (v2, v4)),
-                            );
-                        castling_legal_3
-                            .from_join(
-                                &castling_legal_2,
-                                &castling_legal_3_player_has_the_move,
-                                |&(case, v0, v1), &(v2, v4), &()| ((case, v4), (v0, v1, v2)),
-                            );
-                        castling_legal_4
-                            .from_join(
-                                &castling_legal_3,
-                                &castling_legal_4_piece_has_moved,
-                                |&(case, v4), &(v0, v1, v2), &()| ((case, v2), (v0, v1, v4)),
-                            );
-                        castling_legal_5
-                            .from_join(
-                                &castling_legal_4,
-                                &castling_legal_5_castling_path_blocked,
-                                |&(case, v2), &(v0, v1, v4), &()| ((case, v2), (v0, v1, v4)),
-                            );
-                        castling_legal_6
-                            .from_join(
-                                &castling_legal_5,
-                                &castling_legal_6_castling_path_attacked,
-                                |&(case, v2), &(v0, v1, v4), &()| ((case, v1), (v0, v2, v4)),
-                            );
-                        castling_legal_7
-                            .from_join(
-                                &castling_legal_6,
-                                &castling_legal_7_king_of,
-                                |&(case, v1), &(v0, v2, v4), &(v3,)| (
-                                    (case, v3),
-                                    (v0, v1, v2, v4),
-                                ),
-                            );
-                        instances_of_castling_legal
-                            .from_join(
-                                &castling_legal_7,
-                                &castling_legal_8_piece_has_moved,
-                                |&(case, v3), &(v0, v1, v2, v4), &()| (
-                                    case,
-                                    v0,
-                                    v1,
-                                    v2,
-                                    v3,
-                                    v4,
-                                ),
-                            );
-                    }
-                    instances_of_castling_legal.complete()
-                };
-                for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 3,
-                                definite: true,
-                            },
-                            rel: 8,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 11, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2),
-                                ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 32,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v3)] }, ::clir::Premise { rel : 39,
-                                negative : true, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v4)] }, ::clir::Premise { rel :
-                                10, negative : true, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
-                                48, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 9,
-                                negative : true, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 39,
-                                negative : true, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v3)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_castling_legal = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_castling_legal = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
-                        >(stringify!(instances_of_castling_legal));
-                    // urn:fide:laws:clir:chess#CastlingLegal: every instance with applicable premises
-                    let castling_legal_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
-                        >(stringify!(castling_legal_1));
-                    castling_legal_1
-                        .extend(
-                            castling_side_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1, v2, v4)| Some((
-                                    (case, v1, v4),
-                                    (v0, v2),
-                                ))),
-                        );
-                    let castling_legal_2_rook_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player, Piece), ()),
-                    > = rook_of
-                        .iter()
-                        .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
-                        .collect();
-                    let castling_legal_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game, Player), (CastlingSide, Piece)),
-                        >(stringify!(castling_legal_2));
-                    let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game, Player), ()),
-                    > = player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
-                        .collect();
-                    let castling_legal_3 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
-                        >(stringify!(castling_legal_3));
-                    let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
-                        ((::clir::CaseId, Piece), ()),
-                    > = not_piece_has_moved
-                        .iter()
-                        .filter_map(|&(case, v4)| Some(((case, v4), ())))
-                        .collect();
-                    let castling_legal_4 = iteration
-                        .variable::<
-                            ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
-                        >(stringify!(castling_legal_4));
-                    let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
-                        ((::clir::CaseId, CastlingSide), ()),
-                    > = not_castling_path_blocked
-                        .iter()
-                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                        .collect();
-                    let castling_legal_5 = iteration
-                        .variable::<
-                            ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
-                        >(stringify!(castling_legal_5));
-                    let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
-                        ((::clir::CaseId, CastlingSide), ()),
-                    > = not_castling_path_attacked
-                        .iter()
-                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                        .collect();
-                    let castling_legal_6 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game, CastlingSide, Piece)),
-                        >(stringify!(castling_legal_6));
-                    let castling_legal_7_king_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Piece,)),
-                    > = king_of
-                        .iter()
-                        .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
-                        .collect();
-                    let castling_legal_7 = iteration
-                        .variable::<
-                            (
-                                (::clir::CaseId, Piece),
-                                (Game, Player, CastlingSide, Piece),
-                            ),
-                        >(stringify!(castling_legal_7));
-                    let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
-                        ((::clir::CaseId, Piece), ()),
-                    > = not_piece_has_moved
-                        .iter()
-                        .filter_map(|&(case, v3)| Some(((case, v3), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#CastlingLegal
-                        castling_legal_2
-                            .from_join(
-                                &castling_legal_1,
-                                &castling_legal_2_rook_of,
-                                |&(case, v1, v4), &(v0, v2), &()| ((case, v0, v1), (v2, v4)),
-                            );
-                        castling_legal_3
-                            .from_join(
-                                &castling_legal_2,
-                                &castling_legal_3_player_has_the_move,
-                                |&(case, v0, v1), &(v2, v4), &()| ((case, v4), (v0, v1, v2)),
-                            );
-                        castling_legal_4
-                            .from_join(
-                                &castling_legal_3,
-                                &castling_legal_4_piece_has_moved,
-                                |&(case, v4), &(v0, v1, v2), &()| ((case, v2), (v0, v1, v4)),
-                            );
-                        castling_legal_5
-                            .from_join(
-                                &castling_legal_4,
-                                &castling_legal_5_castling_path_blocked,
-                                |&(case, v2), &(v0, v1, v4), &()| ((case, v2), (v0, v1, v4)),
-                            );
-                        castling_legal_6
-                            .from_join(
-                                &castling_legal_5,
-                                &castling_legal_6_castling_path_attacked,
-                                |&(case, v2), &(v0, v1, v4), &()| ((case, v1), (v0, v2, v4)),
-                            );
-                        castling_legal_7
-                            .from_join(
-                                &castling_legal_6,
-                                &castling_legal_7_king_of,
-                                |&(case, v1), &(v0, v2, v4), &(v3,)| (
-                                    (case, v3),
-                                    (v0, v1, v2, v4),
-                                ),
-                            );
-                        instances_of_castling_legal
-                            .from_join(
-                                &castling_legal_7,
-                                &castling_legal_8_piece_has_moved,
-                                |&(case, v3), &(v0, v1, v2, v4), &()| (
-                                    case,
-                                    v0,
-                                    v1,
-                                    v2,
-                                    v3,
-                                    v4,
-                                ),
-                            );
-                    }
-                    instances_of_castling_legal.complete()
-                };
-                for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 3,
-                                definite: false,
-                            },
-                            rel: 8,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 11, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2),
-                                ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 32,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v3)] }, ::clir::Premise { rel : 39,
-                                negative : true, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v4)] }, ::clir::Premise { rel :
-                                10, negative : true, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel
-                                : 48, negative : false, layer : ::clir::Layer::Concluded,
-                                args : vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 9,
-                                negative : true, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 39,
-                                negative : true, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v3)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_checkmate_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_checkmate_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_checkmate_ends_the_game));
-                    // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with definite premises
-                    instances_of_checkmate_ends_the_game
-                        .extend(
-                            checkmate_delivered
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_checkmate_ends_the_game.complete()
-                };
-                for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 4,
-                                definite: true,
-                            },
-                            rel: 17,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 16, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_checkmate_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_checkmate_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_checkmate_ends_the_game));
-                    // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with applicable premises
-                    instances_of_checkmate_ends_the_game
-                        .extend(
-                            checkmate_delivered
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_checkmate_ends_the_game.complete()
-                };
-                for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 4,
-                                definite: false,
-                            },
-                            rel: 17,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 16, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_checkmate_takes_precedence_over_seventy_five = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_checkmate_takes_precedence_over_seventy_five = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(
-                            stringify!(
-                                instances_of_checkmate_takes_precedence_over_seventy_five
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: every instance with applicable premises
-                    instances_of_checkmate_takes_precedence_over_seventy_five
-                        .extend(
-                            checkmate_delivered
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_checkmate_takes_precedence_over_seventy_five.complete()
-                };
-                for &(case, v0, v1) in instances_of_checkmate_takes_precedence_over_seventy_five
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 5,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: true,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 16, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_checkmate_wins = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_checkmate_wins = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_checkmate_wins));
-                    // urn:fide:laws:clir:chess#CheckmateWins: every instance with definite premises
-                    instances_of_checkmate_wins
-                        .extend(
-                            checkmate_delivered
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_checkmate_wins.complete()
-                };
-                for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 6,
-                                definite: true,
-                            },
-                            rel: 29,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 16, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_checkmate_wins = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_checkmate_wins = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_checkmate_wins));
-                    // urn:fide:laws:clir:chess#CheckmateWins: every instance with applicable premises
-                    instances_of_checkmate_wins
-                        .extend(
-                            checkmate_delivered
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_checkmate_wins.complete()
-                };
-                for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 6,
-                                definite: false,
-                            },
-                            rel: 29,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 16, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_dead_position_draws = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_dead_position_draws = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_dead_position_draws));
-                    // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with definite premises
-                    instances_of_dead_position_draws
-                        .extend(
-                            dead_position_arisen
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_dead_position_draws.complete()
-                };
-                for &(case, v0) in instances_of_dead_position_draws.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 7,
-                                definite: true,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 19, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_dead_position_draws = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_dead_position_draws = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_dead_position_draws));
-                    // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with applicable premises
-                    instances_of_dead_position_draws
-                        .extend(
-                            dead_position_arisen
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_dead_position_draws.complete()
-                };
-                for &(case, v0) in instances_of_dead_position_draws.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 7,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 19, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_dead_position_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_dead_position_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_dead_position_ends_the_game));
-                    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with definite premises
-                    instances_of_dead_position_ends_the_game
-                        .extend(
-                            dead_position_arisen
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_dead_position_ends_the_game.complete()
-                };
-                for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 8,
-                                definite: true,
-                            },
-                            rel: 20,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 19, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_dead_position_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_dead_position_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_dead_position_ends_the_game));
-                    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with applicable premises
-                    instances_of_dead_position_ends_the_game
-                        .extend(
-                            dead_position_arisen
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_dead_position_ends_the_game.complete()
-                };
-                for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 8,
-                                definite: false,
-                            },
-                            rel: 20,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 19, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_en_passant_capture_legal = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_en_passant_capture_legal = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, Piece),
-                        >(stringify!(instances_of_en_passant_capture_legal));
-                    // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with definite premises
-                    let en_passant_capture_legal_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (Player,)),
-                        >(stringify!(en_passant_capture_legal_1));
-                    en_passant_capture_legal_1
-                        .extend(
-                            player_has_the_move
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
-                        );
-                    let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = en_passant_right_open
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    let en_passant_capture_legal_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (Player,)),
-                        >(stringify!(en_passant_capture_legal_2));
-                    let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), (Piece,)),
-                    > = capturing_pawn_on_adjacent_file
-                        .iter()
-                        .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-                        en_passant_capture_legal_2
-                            .from_join(
-                                &en_passant_capture_legal_1,
-                                &en_passant_capture_legal_2_en_passant_right_open,
-                                |&(case, v0), &(v1,), &()| ((case, v0), (v1,)),
-                            );
-                        instances_of_en_passant_capture_legal
-                            .from_join(
-                                &en_passant_capture_legal_2,
-                                &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
-                                |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_en_passant_capture_legal.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 9,
-                                definite: true,
-                            },
-                            rel: 23,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 24, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 6,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v2)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_en_passant_capture_legal = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_en_passant_capture_legal = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, Piece),
-                        >(stringify!(instances_of_en_passant_capture_legal));
-                    // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with applicable premises
-                    let en_passant_capture_legal_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (Player,)),
-                        >(stringify!(en_passant_capture_legal_1));
-                    en_passant_capture_legal_1
-                        .extend(
-                            player_has_the_move
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
-                        );
-                    let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = en_passant_right_open
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    let en_passant_capture_legal_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (Player,)),
-                        >(stringify!(en_passant_capture_legal_2));
-                    let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), (Piece,)),
-                    > = capturing_pawn_on_adjacent_file
-                        .iter()
-                        .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-                        en_passant_capture_legal_2
-                            .from_join(
-                                &en_passant_capture_legal_1,
-                                &en_passant_capture_legal_2_en_passant_right_open,
-                                |&(case, v0), &(v1,), &()| ((case, v0), (v1,)),
-                            );
-                        instances_of_en_passant_capture_legal
-                            .from_join(
-                                &en_passant_capture_legal_2,
-                                &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
-                                |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_en_passant_capture_legal.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 9,
-                                definite: false,
-                            },
-                            rel: 23,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 24, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 6,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v2)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_fifty_move_claim_correct = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_fifty_move_claim_correct = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(stringify!(instances_of_fifty_move_claim_correct));
-                    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with definite premises
-                    let fifty_move_claim_correct_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(fifty_move_claim_correct_1));
-                    fifty_move_claim_correct_1
-                        .extend(
-                            player_has_the_move
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                        );
-                    let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = draw_claimed
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let fifty_move_claim_correct_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (Player,)),
-                        >(stringify!(fifty_move_claim_correct_2));
-                    let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), (i64,)),
-                    > = moves_by_each_without_pawn_or_capture
-                        .iter()
-                        .filter_map(|&(case, v0, v2)| {
-                            if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
-                        })
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-                        fifty_move_claim_correct_2
-                            .from_join(
-                                &fifty_move_claim_correct_1,
-                                &fifty_move_claim_correct_2_draw_claimed,
-                                |&(case, v1), &(v0,), &()| ((case, v0), (v1,)),
-                            );
-                        instances_of_fifty_move_claim_correct
-                            .from_join(
-                                &fifty_move_claim_correct_2,
-                                &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
-                                |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_fifty_move_claim_correct.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 10,
-                                definite: true,
-                            },
-                            rel: 26,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 22, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 35,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v2)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_fifty_move_claim_correct = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_fifty_move_claim_correct = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(stringify!(instances_of_fifty_move_claim_correct));
-                    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with applicable premises
-                    let fifty_move_claim_correct_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(fifty_move_claim_correct_1));
-                    fifty_move_claim_correct_1
-                        .extend(
-                            player_has_the_move
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                        );
-                    let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = draw_claimed
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let fifty_move_claim_correct_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (Player,)),
-                        >(stringify!(fifty_move_claim_correct_2));
-                    let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), (i64,)),
-                    > = moves_by_each_without_pawn_or_capture
-                        .iter()
-                        .filter_map(|&(case, v0, v2)| {
-                            if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
-                        })
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-                        fifty_move_claim_correct_2
-                            .from_join(
-                                &fifty_move_claim_correct_1,
-                                &fifty_move_claim_correct_2_draw_claimed,
-                                |&(case, v1), &(v0,), &()| ((case, v0), (v1,)),
-                            );
-                        instances_of_fifty_move_claim_correct
-                            .from_join(
-                                &fifty_move_claim_correct_2,
-                                &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
-                                |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_fifty_move_claim_correct.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 10,
-                                definite: false,
-                            },
-                            rel: 26,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 22, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 35,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v2)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_fifty_move_claim_draws = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_fifty_move_claim_draws = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_fifty_move_claim_draws));
-                    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with definite premises
-                    instances_of_fifty_move_claim_draws
-                        .extend(
-                            fifty_move_claim_correct
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_fifty_move_claim_draws.complete()
-                };
-                for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 11,
-                                definite: true,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 26, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_fifty_move_claim_draws = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_fifty_move_claim_draws = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_fifty_move_claim_draws));
-                    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with applicable premises
-                    instances_of_fifty_move_claim_draws
-                        .extend(
-                            fifty_move_claim_correct
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_fifty_move_claim_draws.complete()
-                };
-                for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 11,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 26, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_fivefold_automatic_draw = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_fivefold_automatic_draw = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, i64),
-                        >(stringify!(instances_of_fivefold_automatic_draw));
-                    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with definite premises
-                    instances_of_fivefold_automatic_draw
-                        .extend(
-                            position_occurrence_count
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| {
-                                    if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_fivefold_automatic_draw.complete()
-                };
-                for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 12,
-                                definite: true,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 45, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_fivefold_automatic_draw = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_fivefold_automatic_draw = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, i64),
-                        >(stringify!(instances_of_fivefold_automatic_draw));
-                    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with applicable premises
-                    instances_of_fivefold_automatic_draw
-                        .extend(
-                            position_occurrence_count
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| {
-                                    if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_fivefold_automatic_draw.complete()
-                };
-                for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 12,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 45, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_agreement_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_agreement_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_agreement_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with definite premises
-                    instances_of_game_play_conclude_by_agreement_enters
-                        .extend(
-                            valid_transition_definite
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_agreement_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 13,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_agreement_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_agreement_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_agreement_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with applicable premises
-                    instances_of_game_play_conclude_by_agreement_enters
-                        .extend(
-                            valid_transition_concluded
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_agreement_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 13,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_agreement_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_agreement_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_agreement_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with definite premises
-                    let game_play_conclude_by_agreement_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_agreement_valid_1));
-                    game_play_conclude_by_agreement_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_agreement_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_agreement_valid_2));
-                    let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = agreed_draw_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-                        game_play_conclude_by_agreement_valid_2
-                            .from_join(
-                                &game_play_conclude_by_agreement_valid_1,
-                                &game_play_conclude_by_agreement_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_agreement_valid
-                            .from_join(
-                                &game_play_conclude_by_agreement_valid_2,
-                                &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_agreement_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 14,
-                                definite: true,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 0, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_agreement_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_agreement_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_agreement_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with applicable premises
-                    let game_play_conclude_by_agreement_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_agreement_valid_1));
-                    game_play_conclude_by_agreement_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_agreement_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_agreement_valid_2));
-                    let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = agreed_draw_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-                        game_play_conclude_by_agreement_valid_2
-                            .from_join(
-                                &game_play_conclude_by_agreement_valid_1,
-                                &game_play_conclude_by_agreement_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_agreement_valid
-                            .from_join(
-                                &game_play_conclude_by_agreement_valid_2,
-                                &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_agreement_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 14,
-                                definite: false,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 0, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_checkmate_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_checkmate_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_checkmate_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with definite premises
-                    instances_of_game_play_conclude_by_checkmate_enters
-                        .extend(
-                            valid_transition_definite
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_checkmate_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 15,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_checkmate_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_checkmate_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_checkmate_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with applicable premises
-                    instances_of_game_play_conclude_by_checkmate_enters
-                        .extend(
-                            valid_transition_concluded
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_checkmate_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 15,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_checkmate_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_checkmate_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_checkmate_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with definite premises
-                    let game_play_conclude_by_checkmate_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_checkmate_valid_1));
-                    game_play_conclude_by_checkmate_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_checkmate_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_checkmate_valid_2));
-                    let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = checkmate_has_been_delivered
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-                        game_play_conclude_by_checkmate_valid_2
-                            .from_join(
-                                &game_play_conclude_by_checkmate_valid_1,
-                                &game_play_conclude_by_checkmate_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_checkmate_valid
-                            .from_join(
-                                &game_play_conclude_by_checkmate_valid_2,
-                                &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_checkmate_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 16,
-                                definite: true,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 17, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_checkmate_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_checkmate_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_checkmate_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with applicable premises
-                    let game_play_conclude_by_checkmate_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_checkmate_valid_1));
-                    game_play_conclude_by_checkmate_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_checkmate_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_checkmate_valid_2));
-                    let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = checkmate_has_been_delivered
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-                        game_play_conclude_by_checkmate_valid_2
-                            .from_join(
-                                &game_play_conclude_by_checkmate_valid_1,
-                                &game_play_conclude_by_checkmate_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_checkmate_valid
-                            .from_join(
-                                &game_play_conclude_by_checkmate_valid_2,
-                                &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_checkmate_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 16,
-                                definite: false,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 17, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_dead_position_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_dead_position_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_dead_position_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with definite premises
-                    instances_of_game_play_conclude_by_dead_position_enters
-                        .extend(
-                            valid_transition_definite
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_dead_position_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 17,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_dead_position_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_dead_position_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_dead_position_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with applicable premises
-                    instances_of_game_play_conclude_by_dead_position_enters
-                        .extend(
-                            valid_transition_concluded
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_dead_position_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 17,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_dead_position_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_dead_position_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_dead_position_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with definite premises
-                    let game_play_conclude_by_dead_position_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_dead_position_valid_1));
-                    game_play_conclude_by_dead_position_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_dead_position_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_dead_position_valid_2));
-                    let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = dead_position_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-                        game_play_conclude_by_dead_position_valid_2
-                            .from_join(
-                                &game_play_conclude_by_dead_position_valid_1,
-                                &game_play_conclude_by_dead_position_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_dead_position_valid
-                            .from_join(
-                                &game_play_conclude_by_dead_position_valid_2,
-                                &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_dead_position_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 18,
-                                definite: true,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 20, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_dead_position_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_dead_position_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_dead_position_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with applicable premises
-                    let game_play_conclude_by_dead_position_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_dead_position_valid_1));
-                    game_play_conclude_by_dead_position_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_dead_position_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_dead_position_valid_2));
-                    let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = dead_position_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-                        game_play_conclude_by_dead_position_valid_2
-                            .from_join(
-                                &game_play_conclude_by_dead_position_valid_1,
-                                &game_play_conclude_by_dead_position_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_dead_position_valid
-                            .from_join(
-                                &game_play_conclude_by_dead_position_valid_2,
-                                &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_dead_position_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 18,
-                                definite: false,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 20, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_drawn_claim_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_drawn_claim_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_drawn_claim_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with definite premises
-                    instances_of_game_play_conclude_by_drawn_claim_enters
-                        .extend(
-                            valid_transition_definite
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_drawn_claim_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 19,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_drawn_claim_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_drawn_claim_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_drawn_claim_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with applicable premises
-                    instances_of_game_play_conclude_by_drawn_claim_enters
-                        .extend(
-                            valid_transition_concluded
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_drawn_claim_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 19,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_drawn_claim_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_drawn_claim_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_drawn_claim_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with definite premises
-                    let game_play_conclude_by_drawn_claim_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
-                    game_play_conclude_by_drawn_claim_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_drawn_claim_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
-                    let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = game_drawn_definite
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-                        game_play_conclude_by_drawn_claim_valid_2
-                            .from_join(
-                                &game_play_conclude_by_drawn_claim_valid_1,
-                                &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_drawn_claim_valid
-                            .from_join(
-                                &game_play_conclude_by_drawn_claim_valid_2,
-                                &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_drawn_claim_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 20,
-                                definite: true,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 27, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_drawn_claim_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_drawn_claim_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_drawn_claim_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with applicable premises
-                    let game_play_conclude_by_drawn_claim_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
-                    game_play_conclude_by_drawn_claim_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_drawn_claim_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
-                    let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = game_drawn_concluded
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-                        game_play_conclude_by_drawn_claim_valid_2
-                            .from_join(
-                                &game_play_conclude_by_drawn_claim_valid_1,
-                                &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_drawn_claim_valid
-                            .from_join(
-                                &game_play_conclude_by_drawn_claim_valid_2,
-                                &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_drawn_claim_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 20,
-                                definite: false,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 27, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_resignation_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_resignation_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_resignation_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with definite premises
-                    instances_of_game_play_conclude_by_resignation_enters
-                        .extend(
-                            valid_transition_definite
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_resignation_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 21,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_resignation_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_resignation_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_resignation_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with applicable premises
-                    instances_of_game_play_conclude_by_resignation_enters
-                        .extend(
-                            valid_transition_concluded
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_resignation_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 21,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_resignation_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_resignation_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_resignation_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with definite premises
-                    let game_play_conclude_by_resignation_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_resignation_valid_1));
-                    game_play_conclude_by_resignation_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_resignation_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_resignation_valid_2));
-                    let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = resignation_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-                        game_play_conclude_by_resignation_valid_2
-                            .from_join(
-                                &game_play_conclude_by_resignation_valid_1,
-                                &game_play_conclude_by_resignation_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_resignation_valid
-                            .from_join(
-                                &game_play_conclude_by_resignation_valid_2,
-                                &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_resignation_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 22,
-                                definite: true,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 47, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_resignation_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_resignation_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_resignation_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with applicable premises
-                    let game_play_conclude_by_resignation_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_resignation_valid_1));
-                    game_play_conclude_by_resignation_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_resignation_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_resignation_valid_2));
-                    let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = resignation_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-                        game_play_conclude_by_resignation_valid_2
-                            .from_join(
-                                &game_play_conclude_by_resignation_valid_1,
-                                &game_play_conclude_by_resignation_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_resignation_valid
-                            .from_join(
-                                &game_play_conclude_by_resignation_valid_2,
-                                &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_resignation_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 22,
-                                definite: false,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 47, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_second_illegal_move_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_second_illegal_move_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_second_illegal_move_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with definite premises
-                    instances_of_game_play_conclude_by_second_illegal_move_enters
-                        .extend(
-                            valid_transition_definite
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1
-                                        == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
-                                    {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_second_illegal_move_enters
-                        .complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 23,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_second_illegal_move_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_second_illegal_move_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_second_illegal_move_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with applicable premises
-                    instances_of_game_play_conclude_by_second_illegal_move_enters
-                        .extend(
-                            valid_transition_concluded
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1
-                                        == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
-                                    {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_second_illegal_move_enters
-                        .complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 23,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_second_illegal_move_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_second_illegal_move_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_second_illegal_move_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with definite premises
-                    let game_play_conclude_by_second_illegal_move_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
-                    game_play_conclude_by_second_illegal_move_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1
-                                        == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
-                                    {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_second_illegal_move_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
-                    let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = second_illegal_move_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-                        game_play_conclude_by_second_illegal_move_valid_2
-                            .from_join(
-                                &game_play_conclude_by_second_illegal_move_valid_1,
-                                &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_second_illegal_move_valid
-                            .from_join(
-                                &game_play_conclude_by_second_illegal_move_valid_2,
-                                &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_second_illegal_move_valid
-                        .complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 24,
-                                definite: true,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 49, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_second_illegal_move_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_second_illegal_move_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_second_illegal_move_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with applicable premises
-                    let game_play_conclude_by_second_illegal_move_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
-                    game_play_conclude_by_second_illegal_move_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1
-                                        == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
-                                    {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_second_illegal_move_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
-                    let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = second_illegal_move_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-                        game_play_conclude_by_second_illegal_move_valid_2
-                            .from_join(
-                                &game_play_conclude_by_second_illegal_move_valid_1,
-                                &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_second_illegal_move_valid
-                            .from_join(
-                                &game_play_conclude_by_second_illegal_move_valid_2,
-                                &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_second_illegal_move_valid
-                        .complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 24,
-                                definite: false,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 49, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_stalemate_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_stalemate_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_stalemate_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with definite premises
-                    instances_of_game_play_conclude_by_stalemate_enters
-                        .extend(
-                            valid_transition_definite
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_stalemate_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 25,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_stalemate_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_stalemate_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_stalemate_enters
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with applicable premises
-                    instances_of_game_play_conclude_by_stalemate_enters
-                        .extend(
-                            valid_transition_concluded
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_conclude_by_stalemate_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 25,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::ENDED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
-                                }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_stalemate_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_stalemate_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_stalemate_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with definite premises
-                    let game_play_conclude_by_stalemate_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_stalemate_valid_1));
-                    game_play_conclude_by_stalemate_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_stalemate_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_stalemate_valid_2));
-                    let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = stalemate_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-                        game_play_conclude_by_stalemate_valid_2
-                            .from_join(
-                                &game_play_conclude_by_stalemate_valid_1,
-                                &game_play_conclude_by_stalemate_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_stalemate_valid
-                            .from_join(
-                                &game_play_conclude_by_stalemate_valid_2,
-                                &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_stalemate_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 26,
-                                definite: true,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 51, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_conclude_by_stalemate_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_conclude_by_stalemate_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(
-                            stringify!(
-                                instances_of_game_play_conclude_by_stalemate_valid
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with applicable premises
-                    let game_play_conclude_by_stalemate_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_stalemate_valid_1));
-                    game_play_conclude_by_stalemate_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_conclude_by_stalemate_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_conclude_by_stalemate_valid_2));
-                    let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = stalemate_has_ended_the_game
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-                        game_play_conclude_by_stalemate_valid_2
-                            .from_join(
-                                &game_play_conclude_by_stalemate_valid_1,
-                                &game_play_conclude_by_stalemate_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_conclude_by_stalemate_valid
-                            .from_join(
-                                &game_play_conclude_by_stalemate_valid_2,
-                                &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_conclude_by_stalemate_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 26,
-                                definite: false,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
-                                }, ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 51, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_play_move_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_play_move_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_play_move_enters));
-                    // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with definite premises
-                    instances_of_game_play_play_move_enters
-                        .extend(
-                            valid_transition_definite
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::PLAY_MOVE {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_play_move_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 27,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_play_move_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_play_move_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_play_move_enters));
-                    // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with applicable premises
-                    instances_of_game_play_play_move_enters
-                        .extend(
-                            valid_transition_concluded
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::PLAY_MOVE {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_play_move_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 27,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_play_move_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_play_move_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_play_move_valid));
-                    // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with definite premises
-                    let game_play_play_move_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_play_move_valid_1));
-                    game_play_play_move_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::PLAY_MOVE {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_play_move_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_play_move_valid_2));
-                    let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = legal_move
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-                        game_play_play_move_valid_2
-                            .from_join(
-                                &game_play_play_move_valid_1,
-                                &game_play_play_move_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_play_move_valid
-                            .from_join(
-                                &game_play_play_move_valid_2,
-                                &game_play_play_move_valid_3_legal_move,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_play_move_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 28,
-                                definite: true,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] },
-                                ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 33, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_play_move_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_play_move_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_play_move_valid));
-                    // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with applicable premises
-                    let game_play_play_move_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_play_move_valid_1));
-                    game_play_play_move_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::PLAY_MOVE {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::PLAYING {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_play_move_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_play_move_valid_2));
-                    let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = legal_move
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-                        game_play_play_move_valid_2
-                            .from_join(
-                                &game_play_play_move_valid_1,
-                                &game_play_play_move_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_play_move_valid
-                            .from_join(
-                                &game_play_play_move_valid_2,
-                                &game_play_play_move_valid_3_legal_move,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_play_move_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 28,
-                                definite: false,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] },
-                                ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                                ::clir::Premise { rel : 33, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_start_play_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_start_play_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_start_play_enters));
-                    // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with definite premises
-                    instances_of_game_play_start_play_enters
-                        .extend(
-                            valid_transition_definite
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::START_PLAY {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_start_play_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 29,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_start_play_enters = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_start_play_enters = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_start_play_enters));
-                    // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with applicable premises
-                    instances_of_game_play_start_play_enters
-                        .extend(
-                            valid_transition_concluded
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::START_PLAY {
-                                        Some((case, v0))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_start_play_enters.complete()
-                };
-                for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 29,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::PLAYING)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 53, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_start_play_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_start_play_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_start_play_valid));
-                    // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with definite premises
-                    let game_play_start_play_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_start_play_valid_1));
-                    game_play_start_play_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::START_PLAY {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::NOT_STARTED {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_start_play_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_start_play_valid_2));
-                    let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = play_started
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-                        game_play_start_play_valid_2
-                            .from_join(
-                                &game_play_start_play_valid_1,
-                                &game_play_start_play_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_start_play_valid
-                            .from_join(
-                                &game_play_start_play_valid_2,
-                                &game_play_start_play_valid_3_play_started,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_start_play_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 30,
-                                definite: true,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] },
-                                ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)] },
-                                ::clir::Premise { rel : 41, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_start_play_valid = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_start_play_valid = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_start_play_valid));
-                    // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with applicable premises
-                    let game_play_start_play_valid_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_start_play_valid_1));
-                    game_play_start_play_valid_1
-                        .extend(
-                            attempted_transition
-                                .iter()
-                                .filter_map(|&(case, v0, a_1)| {
-                                    if a_1 == GamePlayTransition::START_PLAY {
-                                        Some(((case, v0), ()))
-                                    } else {
-                                        None
-                                    }
-                                }),
-                        );
-                    let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = entered_state_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayState::NOT_STARTED {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        })
-                        .collect();
-                    let game_play_start_play_valid_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(game_play_start_play_valid_2));
-                    let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = play_started
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-                        game_play_start_play_valid_2
-                            .from_join(
-                                &game_play_start_play_valid_1,
-                                &game_play_start_play_valid_2_entered_state,
-                                |&(case, v0), &(), &()| ((case, v0), ()),
-                            );
-                        instances_of_game_play_start_play_valid
-                            .from_join(
-                                &game_play_start_play_valid_2,
-                                &game_play_start_play_valid_3_play_started,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_game_play_start_play_valid.complete()
-                };
-                for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 30,
-                                definite: false,
-                            },
-                            rel: 53,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 4, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] },
-                                ::clir::Premise { rel : 25, negative : false, layer :
-                                ::clir::Layer::Supported, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)] },
-                                ::clir::Premise { rel : 41, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_initial = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_initial = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_initial));
-                    // urn:fide:laws:clir:chess#GamePlay/initial: every instance with definite premises
-                    instances_of_game_play_initial
-                        .extend(
-                            procedure_instance
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_initial.complete()
-                };
-                for &(case, v0) in instances_of_game_play_initial.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 31,
-                                definite: true,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 46, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_game_play_initial = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_game_play_initial = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_game_play_initial));
-                    // urn:fide:laws:clir:chess#GamePlay/initial: every instance with applicable premises
-                    instances_of_game_play_initial
-                        .extend(
-                            procedure_instance
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_game_play_initial.complete()
-                };
-                for &(case, v0) in instances_of_game_play_initial.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 31,
-                                definite: false,
-                            },
-                            rel: 25,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 46, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_move_is_illegal = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_move_is_illegal = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_move_is_illegal));
-                    // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with definite premises
-                    let move_is_illegal_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(move_is_illegal_1));
-                    move_is_illegal_1
-                        .extend(
-                            checked_game
-                                .iter()
-                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                        );
-                    let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = not_move_meets_articles_3_1_to_3_9
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#MoveIsIllegal
-                        instances_of_move_is_illegal
-                            .from_join(
-                                &move_is_illegal_1,
-                                &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_move_is_illegal.complete()
-                };
-                for &(case, v0) in instances_of_move_is_illegal.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 32,
-                                definite: true,
-                            },
-                            rel: 30,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 13, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
-                                34, negative : true, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_move_is_illegal = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_move_is_illegal = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_move_is_illegal));
-                    // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with applicable premises
-                    let move_is_illegal_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), ()),
-                        >(stringify!(move_is_illegal_1));
-                    move_is_illegal_1
-                        .extend(
-                            checked_game
-                                .iter()
-                                .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                        );
-                    let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), ()),
-                    > = not_move_meets_articles_3_1_to_3_9
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#MoveIsIllegal
-                        instances_of_move_is_illegal
-                            .from_join(
-                                &move_is_illegal_1,
-                                &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
-                                |&(case, v0), &(), &()| (case, v0),
-                            );
-                    }
-                    instances_of_move_is_illegal.complete()
-                };
-                for &(case, v0) in instances_of_move_is_illegal.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 32,
-                                definite: false,
-                            },
-                            rel: 30,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 13, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
-                                34, negative : true, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_move_is_legal = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_move_is_legal = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_move_is_legal));
-                    // urn:fide:laws:clir:chess#MoveIsLegal: every instance with definite premises
-                    instances_of_move_is_legal
-                        .extend(
-                            move_meets_articles_3_1_to_3_9
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_move_is_legal.complete()
-                };
-                for &(case, v0) in instances_of_move_is_legal.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 33,
-                                definite: true,
-                            },
-                            rel: 33,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 34, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_move_is_legal = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_move_is_legal = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_move_is_legal));
-                    // urn:fide:laws:clir:chess#MoveIsLegal: every instance with applicable premises
-                    instances_of_move_is_legal
-                        .extend(
-                            move_meets_articles_3_1_to_3_9
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_move_is_legal.complete()
-                };
-                for &(case, v0) in instances_of_move_is_legal.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 33,
-                                definite: false,
-                            },
-                            rel: 33,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 34, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_must_move_first_touched_piece = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_must_move_first_touched_piece = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, Piece),
-                        >(stringify!(instances_of_must_move_first_touched_piece));
-                    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with definite premises
-                    let must_move_first_touched_piece_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player, Piece), ()),
-                        >(stringify!(must_move_first_touched_piece_1));
-                    must_move_first_touched_piece_1
-                        .extend(
-                            own_piece_of
-                                .iter()
-                                .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ()))),
-                        );
-                    let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player, Piece), ()),
-                    > = piece_touched_intentionally
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-                        .collect();
-                    let must_move_first_touched_piece_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Piece), (Player,)),
-                        >(stringify!(must_move_first_touched_piece_2));
-                    let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
-                        ((::clir::CaseId, Piece), ()),
-                    > = piece_can_be_moved
-                        .iter()
-                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                        .collect();
-                    let must_move_first_touched_piece_3 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Piece,)),
-                        >(stringify!(must_move_first_touched_piece_3));
-                    let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Game,)),
-                    > = player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
-                        must_move_first_touched_piece_2
-                            .from_join(
-                                &must_move_first_touched_piece_1,
-                                &must_move_first_touched_piece_2_piece_touched_intentionally,
-                                |&(case, v1, v2), &(), &()| ((case, v2), (v1,)),
-                            );
-                        must_move_first_touched_piece_3
-                            .from_join(
-                                &must_move_first_touched_piece_2,
-                                &must_move_first_touched_piece_3_piece_can_be_moved,
-                                |&(case, v2), &(v1,), &()| ((case, v1), (v2,)),
-                            );
-                        instances_of_must_move_first_touched_piece
-                            .from_join(
-                                &must_move_first_touched_piece_3,
-                                &must_move_first_touched_piece_4_player_has_the_move,
-                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_must_move_first_touched_piece.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 34,
-                                definite: true,
-                            },
-                            rel: 36,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 37, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 40,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 38,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_must_move_first_touched_piece = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_must_move_first_touched_piece = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, Piece),
-                        >(stringify!(instances_of_must_move_first_touched_piece));
-                    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with applicable premises
-                    let must_move_first_touched_piece_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player, Piece), ()),
-                        >(stringify!(must_move_first_touched_piece_1));
-                    must_move_first_touched_piece_1
-                        .extend(
-                            own_piece_of
-                                .iter()
-                                .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ()))),
-                        );
-                    let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player, Piece), ()),
-                    > = piece_touched_intentionally
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-                        .collect();
-                    let must_move_first_touched_piece_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Piece), (Player,)),
-                        >(stringify!(must_move_first_touched_piece_2));
-                    let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
-                        ((::clir::CaseId, Piece), ()),
-                    > = piece_can_be_moved
-                        .iter()
-                        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                        .collect();
-                    let must_move_first_touched_piece_3 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Piece,)),
-                        >(stringify!(must_move_first_touched_piece_3));
-                    let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Game,)),
-                    > = player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
-                        must_move_first_touched_piece_2
-                            .from_join(
-                                &must_move_first_touched_piece_1,
-                                &must_move_first_touched_piece_2_piece_touched_intentionally,
-                                |&(case, v1, v2), &(), &()| ((case, v2), (v1,)),
-                            );
-                        must_move_first_touched_piece_3
-                            .from_join(
-                                &must_move_first_touched_piece_2,
-                                &must_move_first_touched_piece_3_piece_can_be_moved,
-                                |&(case, v2), &(v1,), &()| ((case, v1), (v2,)),
-                            );
-                        instances_of_must_move_first_touched_piece
-                            .from_join(
-                                &must_move_first_touched_piece_3,
-                                &must_move_first_touched_piece_4_player_has_the_move,
-                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_must_move_first_touched_piece.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 34,
-                                definite: false,
-                            },
-                            rel: 36,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 37, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 40,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 38,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_resignation_drawn_if_mate_impossible = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_resignation_drawn_if_mate_impossible = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_resignation_drawn_if_mate_impossible));
-                    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with definite premises
-                    let resignation_drawn_if_mate_impossible_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_drawn_if_mate_impossible_1));
-                    resignation_drawn_if_mate_impossible_1
-                        .extend(
-                            player_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                        );
-                    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = king_cannot_be_checkmated
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let resignation_drawn_if_mate_impossible_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_drawn_if_mate_impossible_2));
-                    let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = player_resigned
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-                        resignation_drawn_if_mate_impossible_2
-                            .from_join(
-                                &resignation_drawn_if_mate_impossible_1,
-                                &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                                |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                            );
-                        instances_of_resignation_drawn_if_mate_impossible
-                            .from_join(
-                                &resignation_drawn_if_mate_impossible_2,
-                                &resignation_drawn_if_mate_impossible_3_player_resigned,
-                                |&(case, v1), &(v0,), &()| (case, v0, v1),
-                            );
-                    }
-                    instances_of_resignation_drawn_if_mate_impossible.complete()
-                };
-                for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 35,
-                                definite: true,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 31, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                43, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_resignation_drawn_if_mate_impossible = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_resignation_drawn_if_mate_impossible = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_resignation_drawn_if_mate_impossible));
-                    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with applicable premises
-                    let resignation_drawn_if_mate_impossible_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_drawn_if_mate_impossible_1));
-                    resignation_drawn_if_mate_impossible_1
-                        .extend(
-                            player_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                        );
-                    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = king_cannot_be_checkmated
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let resignation_drawn_if_mate_impossible_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_drawn_if_mate_impossible_2));
-                    let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = player_resigned
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-                        resignation_drawn_if_mate_impossible_2
-                            .from_join(
-                                &resignation_drawn_if_mate_impossible_1,
-                                &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                                |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                            );
-                        instances_of_resignation_drawn_if_mate_impossible
-                            .from_join(
-                                &resignation_drawn_if_mate_impossible_2,
-                                &resignation_drawn_if_mate_impossible_3_player_resigned,
-                                |&(case, v1), &(v0,), &()| (case, v0, v1),
-                            );
-                    }
-                    instances_of_resignation_drawn_if_mate_impossible.complete()
-                };
-                for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 35,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 31, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                43, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_resignation_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_resignation_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_resignation_ends_the_game));
-                    // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with definite premises
-                    let resignation_ends_the_game_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_ends_the_game_1));
-                    resignation_ends_the_game_1
-                        .extend(
-                            player_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                        );
-                    let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = player_resigned
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ResignationEndsTheGame
-                        instances_of_resignation_ends_the_game
-                            .from_join(
-                                &resignation_ends_the_game_1,
-                                &resignation_ends_the_game_2_player_resigned,
-                                |&(case, v1), &(v0,), &()| (case, v0, v1),
-                            );
-                    }
-                    instances_of_resignation_ends_the_game.complete()
-                };
-                for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 36,
-                                definite: true,
-                            },
-                            rel: 47,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 43, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_resignation_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_resignation_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_resignation_ends_the_game));
-                    // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with applicable premises
-                    let resignation_ends_the_game_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_ends_the_game_1));
-                    resignation_ends_the_game_1
-                        .extend(
-                            player_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                        );
-                    let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = player_resigned
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ResignationEndsTheGame
-                        instances_of_resignation_ends_the_game
-                            .from_join(
-                                &resignation_ends_the_game_1,
-                                &resignation_ends_the_game_2_player_resigned,
-                                |&(case, v1), &(v0,), &()| (case, v0, v1),
-                            );
-                    }
-                    instances_of_resignation_ends_the_game.complete()
-                };
-                for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 36,
-                                definite: false,
-                            },
-                            rel: 47,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 43, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_resignation_loses = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_resignation_loses = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_resignation_loses));
-                    // urn:fide:laws:clir:chess#ResignationLoses: every instance with definite premises
-                    let resignation_loses_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_loses_1));
-                    resignation_loses_1
-                        .extend(
-                            player_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                        );
-                    let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = not_king_cannot_be_checkmated
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let resignation_loses_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_loses_2));
-                    let resignation_loses_3_player_resigned: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = player_resigned
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ResignationLoses
-                        resignation_loses_2
-                            .from_join(
-                                &resignation_loses_1,
-                                &resignation_loses_2_king_cannot_be_checkmated,
-                                |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                            );
-                        instances_of_resignation_loses
-                            .from_join(
-                                &resignation_loses_2,
-                                &resignation_loses_3_player_resigned,
-                                |&(case, v1), &(v0,), &()| (case, v0, v1),
-                            );
-                    }
-                    instances_of_resignation_loses.complete()
-                };
-                for &(case, v0, v1) in instances_of_resignation_loses.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 37,
-                                definite: true,
-                            },
-                            rel: 28,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 31, negative : true, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                43, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_resignation_loses = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_resignation_loses = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_resignation_loses));
-                    // urn:fide:laws:clir:chess#ResignationLoses: every instance with applicable premises
-                    let resignation_loses_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_loses_1));
-                    resignation_loses_1
-                        .extend(
-                            player_of
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                        );
-                    let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = not_king_cannot_be_checkmated
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let resignation_loses_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game,)),
-                        >(stringify!(resignation_loses_2));
-                    let resignation_loses_3_player_resigned: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = player_resigned
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ResignationLoses
-                        resignation_loses_2
-                            .from_join(
-                                &resignation_loses_1,
-                                &resignation_loses_2_king_cannot_be_checkmated,
-                                |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                            );
-                        instances_of_resignation_loses
-                            .from_join(
-                                &resignation_loses_2,
-                                &resignation_loses_3_player_resigned,
-                                |&(case, v1), &(v0,), &()| (case, v0, v1),
-                            );
-                    }
-                    instances_of_resignation_loses.complete()
-                };
-                for &(case, v0, v1) in instances_of_resignation_loses.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 37,
-                                definite: false,
-                            },
-                            rel: 28,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 31, negative : true, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                43, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_second_illegal_move_drawn_if_mate_impossible = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_second_illegal_move_drawn_if_mate_impossible = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(
-                            stringify!(
-                                instances_of_second_illegal_move_drawn_if_mate_impossible
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with definite premises
-                    let second_illegal_move_drawn_if_mate_impossible_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
-                    second_illegal_move_drawn_if_mate_impossible_1
-                        .extend(
-                            completed_illegal_move_count
-                                .iter()
-                                .filter_map(|&(case, v1, v2)| {
-                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                                }),
-                        );
-                    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = king_cannot_be_checkmated
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let second_illegal_move_drawn_if_mate_impossible_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
-                    let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Game,)),
-                    > = player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
-                        second_illegal_move_drawn_if_mate_impossible_2
-                            .from_join(
-                                &second_illegal_move_drawn_if_mate_impossible_1,
-                                &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                                |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
-                            );
-                        instances_of_second_illegal_move_drawn_if_mate_impossible
-                            .from_join(
-                                &second_illegal_move_drawn_if_mate_impossible_2,
-                                &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_second_illegal_move_drawn_if_mate_impossible.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 38,
-                                definite: true,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 31, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                18, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_second_illegal_move_drawn_if_mate_impossible = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_second_illegal_move_drawn_if_mate_impossible = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(
-                            stringify!(
-                                instances_of_second_illegal_move_drawn_if_mate_impossible
-                            ),
-                        );
-                    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with applicable premises
-                    let second_illegal_move_drawn_if_mate_impossible_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
-                    second_illegal_move_drawn_if_mate_impossible_1
-                        .extend(
-                            completed_illegal_move_count
-                                .iter()
-                                .filter_map(|&(case, v1, v2)| {
-                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                                }),
-                        );
-                    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = king_cannot_be_checkmated
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let second_illegal_move_drawn_if_mate_impossible_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
-                    let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Game,)),
-                    > = player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
-                        second_illegal_move_drawn_if_mate_impossible_2
-                            .from_join(
-                                &second_illegal_move_drawn_if_mate_impossible_1,
-                                &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                                |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
-                            );
-                        instances_of_second_illegal_move_drawn_if_mate_impossible
-                            .from_join(
-                                &second_illegal_move_drawn_if_mate_impossible_2,
-                                &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_second_illegal_move_drawn_if_mate_impossible.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 38,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 31, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                18, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_second_illegal_move_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_second_illegal_move_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(stringify!(instances_of_second_illegal_move_ends_the_game));
-                    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with definite premises
-                    let second_illegal_move_ends_the_game_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_ends_the_game_1));
-                    second_illegal_move_ends_the_game_1
-                        .extend(
-                            completed_illegal_move_count
-                                .iter()
-                                .filter_map(|&(case, v1, v2)| {
-                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                                }),
-                        );
-                    let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Game,)),
-                    > = player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
-                        instances_of_second_illegal_move_ends_the_game
-                            .from_join(
-                                &second_illegal_move_ends_the_game_1,
-                                &second_illegal_move_ends_the_game_2_player_of,
-                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_second_illegal_move_ends_the_game.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 39,
-                                definite: true,
-                            },
-                            rel: 49,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 18, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_second_illegal_move_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_second_illegal_move_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(stringify!(instances_of_second_illegal_move_ends_the_game));
-                    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with applicable premises
-                    let second_illegal_move_ends_the_game_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_ends_the_game_1));
-                    second_illegal_move_ends_the_game_1
-                        .extend(
-                            completed_illegal_move_count
-                                .iter()
-                                .filter_map(|&(case, v1, v2)| {
-                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                                }),
-                        );
-                    let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Game,)),
-                    > = player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
-                        instances_of_second_illegal_move_ends_the_game
-                            .from_join(
-                                &second_illegal_move_ends_the_game_1,
-                                &second_illegal_move_ends_the_game_2_player_of,
-                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_second_illegal_move_ends_the_game.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 39,
-                                definite: false,
-                            },
-                            rel: 49,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 18, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_second_illegal_move_loses = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_second_illegal_move_loses = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(stringify!(instances_of_second_illegal_move_loses));
-                    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with definite premises
-                    let second_illegal_move_loses_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_loses_1));
-                    second_illegal_move_loses_1
-                        .extend(
-                            completed_illegal_move_count
-                                .iter()
-                                .filter_map(|&(case, v1, v2)| {
-                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                                }),
-                        );
-                    let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = not_king_cannot_be_checkmated
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let second_illegal_move_loses_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_loses_2));
-                    let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Game,)),
-                    > = player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
-                        second_illegal_move_loses_2
-                            .from_join(
-                                &second_illegal_move_loses_1,
-                                &second_illegal_move_loses_2_king_cannot_be_checkmated,
-                                |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
-                            );
-                        instances_of_second_illegal_move_loses
-                            .from_join(
-                                &second_illegal_move_loses_2,
-                                &second_illegal_move_loses_3_player_of,
-                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_second_illegal_move_loses.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 40,
-                                definite: true,
-                            },
-                            rel: 28,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 31, negative : true, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                18, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_second_illegal_move_loses = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_second_illegal_move_loses = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(stringify!(instances_of_second_illegal_move_loses));
-                    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with applicable premises
-                    let second_illegal_move_loses_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_loses_1));
-                    second_illegal_move_loses_1
-                        .extend(
-                            completed_illegal_move_count
-                                .iter()
-                                .filter_map(|&(case, v1, v2)| {
-                                    if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                                }),
-                        );
-                    let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = not_king_cannot_be_checkmated
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    let second_illegal_move_loses_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (i64,)),
-                        >(stringify!(second_illegal_move_loses_2));
-                    let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), (Game,)),
-                    > = player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
-                        second_illegal_move_loses_2
-                            .from_join(
-                                &second_illegal_move_loses_1,
-                                &second_illegal_move_loses_2_king_cannot_be_checkmated,
-                                |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
-                            );
-                        instances_of_second_illegal_move_loses
-                            .from_join(
-                                &second_illegal_move_loses_2,
-                                &second_illegal_move_loses_3_player_of,
-                                |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_second_illegal_move_loses.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 40,
-                                definite: false,
-                            },
-                            rel: 28,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 31, negative : true, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                18, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v1),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_seventy_five_automatic_draw = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_seventy_five_automatic_draw = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, i64),
-                        >(stringify!(instances_of_seventy_five_automatic_draw));
-                    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: every instance with applicable premises
-                    instances_of_seventy_five_automatic_draw
-                        .extend(
-                            moves_by_each_without_pawn_or_capture
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| {
-                                    if v1 >= 75i64 { Some((case, v0, v1)) } else { None }
-                                }),
-                        );
-                    while iteration.changed() {}
-                    instances_of_seventy_five_automatic_draw.complete()
-                };
-                for &(case, v0, v1) in instances_of_seventy_five_automatic_draw.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 41,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 35, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_stalemate_draws = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_stalemate_draws = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_stalemate_draws));
-                    // urn:fide:laws:clir:chess#StalemateDraws: every instance with definite premises
-                    instances_of_stalemate_draws
-                        .extend(
-                            stalemate_arisen
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_stalemate_draws.complete()
-                };
-                for &(case, v0) in instances_of_stalemate_draws.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 42,
-                                definite: true,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 50, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_stalemate_draws = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_stalemate_draws = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_stalemate_draws));
-                    // urn:fide:laws:clir:chess#StalemateDraws: every instance with applicable premises
-                    instances_of_stalemate_draws
-                        .extend(
-                            stalemate_arisen
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_stalemate_draws.complete()
-                };
-                for &(case, v0) in instances_of_stalemate_draws.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 42,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 50, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_stalemate_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_stalemate_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_stalemate_ends_the_game));
-                    // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with definite premises
-                    instances_of_stalemate_ends_the_game
-                        .extend(
-                            stalemate_arisen
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_stalemate_ends_the_game.complete()
-                };
-                for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 43,
-                                definite: true,
-                            },
-                            rel: 51,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 50, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_stalemate_ends_the_game = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_stalemate_ends_the_game = iteration
-                        .variable::<
-                            (::clir::CaseId, Game),
-                        >(stringify!(instances_of_stalemate_ends_the_game));
-                    // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with applicable premises
-                    instances_of_stalemate_ends_the_game
-                        .extend(
-                            stalemate_arisen
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_stalemate_ends_the_game.complete()
-                };
-                for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 43,
-                                definite: false,
-                            },
-                            rel: 51,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 50, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_threefold_claim_correct = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_threefold_claim_correct = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(stringify!(instances_of_threefold_claim_correct));
-                    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with definite premises
-                    let threefold_claim_correct_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (i64,)),
-                        >(stringify!(threefold_claim_correct_1));
-                    threefold_claim_correct_1
-                        .extend(
-                            position_occurrence_count
-                                .iter()
-                                .filter_map(|&(case, v0, v2)| {
-                                    if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
-                                }),
-                        );
-                    let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), (Player,)),
-                    > = player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-                        .collect();
-                    let threefold_claim_correct_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game, i64)),
-                        >(stringify!(threefold_claim_correct_2));
-                    let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = draw_claimed
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-                        threefold_claim_correct_2
-                            .from_join(
-                                &threefold_claim_correct_1,
-                                &threefold_claim_correct_2_player_has_the_move,
-                                |&(case, v0), &(v2,), &(v1,)| ((case, v1), (v0, v2)),
-                            );
-                        instances_of_threefold_claim_correct
-                            .from_join(
-                                &threefold_claim_correct_2,
-                                &threefold_claim_correct_3_draw_claimed,
-                                |&(case, v1), &(v0, v2), &()| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_threefold_claim_correct.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 44,
-                                definite: true,
-                            },
-                            rel: 52,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 45, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 22,
-                                negative : false, layer : ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Definite, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_threefold_claim_correct = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_threefold_claim_correct = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player, i64),
-                        >(stringify!(instances_of_threefold_claim_correct));
-                    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with applicable premises
-                    let threefold_claim_correct_1 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Game), (i64,)),
-                        >(stringify!(threefold_claim_correct_1));
-                    threefold_claim_correct_1
-                        .extend(
-                            position_occurrence_count
-                                .iter()
-                                .filter_map(|&(case, v0, v2)| {
-                                    if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
-                                }),
-                        );
-                    let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
-                        ((::clir::CaseId, Game), (Player,)),
-                    > = player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-                        .collect();
-                    let threefold_claim_correct_2 = iteration
-                        .variable::<
-                            ((::clir::CaseId, Player), (Game, i64)),
-                        >(stringify!(threefold_claim_correct_2));
-                    let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
-                        ((::clir::CaseId, Player), ()),
-                    > = draw_claimed
-                        .iter()
-                        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                        .collect();
-                    while iteration.changed() {
-                        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-                        threefold_claim_correct_2
-                            .from_join(
-                                &threefold_claim_correct_1,
-                                &threefold_claim_correct_2_player_has_the_move,
-                                |&(case, v0), &(v2,), &(v1,)| ((case, v1), (v0, v2)),
-                            );
-                        instances_of_threefold_claim_correct
-                            .from_join(
-                                &threefold_claim_correct_2,
-                                &threefold_claim_correct_3_draw_claimed,
-                                |&(case, v1), &(v0, v2), &()| (case, v0, v1, v2),
-                            );
-                    }
-                    instances_of_threefold_claim_correct.complete()
-                };
-                for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 44,
-                                definite: false,
-                            },
-                            rel: 52,
-                            negative: false,
-                            head: vec![
-                                ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)
-                            ],
-                            premises: vec![
-                                ::clir::Premise { rel : 45, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 22,
-                                negative : false, layer : ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
-                                42, negative : false, layer : ::clir::Layer::Concluded, args
-                                : vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_threefold_claim_draws = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_threefold_claim_draws = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_threefold_claim_draws));
-                    // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with definite premises
-                    instances_of_threefold_claim_draws
-                        .extend(
-                            threefold_claim_correct
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_threefold_claim_draws.complete()
-                };
-                for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 45,
-                                definite: true,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 52, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_threefold_claim_draws = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_threefold_claim_draws = iteration
-                        .variable::<
-                            (::clir::CaseId, Game, Player),
-                        >(stringify!(instances_of_threefold_claim_draws));
-                    // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with applicable premises
-                    instances_of_threefold_claim_draws
-                        .extend(
-                            threefold_claim_correct
-                                .iter()
-                                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_threefold_claim_draws.complete()
-                };
-                for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 45,
-                                definite: false,
-                            },
-                            rel: 27,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 52, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0),
-                                ::clir::Column::to_flat(v1)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_unregulated_case_decided_by_arbiter = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_unregulated_case_decided_by_arbiter = iteration
-                        .variable::<
-                            (::clir::CaseId, Situation),
-                        >(stringify!(instances_of_unregulated_case_decided_by_arbiter));
-                    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with definite premises
-                    instances_of_unregulated_case_decided_by_arbiter
-                        .extend(
-                            case_not_precisely_regulated
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_unregulated_case_decided_by_arbiter.complete()
-                };
-                for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 46,
-                                definite: true,
-                            },
-                            rel: 1,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 7, negative : false, layer :
-                                ::clir::Layer::Definite, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            {
-                let instances_of_unregulated_case_decided_by_arbiter = {
-                    let mut iteration = ::clir::rt::Iteration::new();
-                    let instances_of_unregulated_case_decided_by_arbiter = iteration
-                        .variable::<
-                            (::clir::CaseId, Situation),
-                        >(stringify!(instances_of_unregulated_case_decided_by_arbiter));
-                    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with applicable premises
-                    instances_of_unregulated_case_decided_by_arbiter
-                        .extend(
-                            case_not_precisely_regulated
-                                .iter()
-                                .filter_map(|&(case, v0)| Some((case, v0))),
-                        );
-                    while iteration.changed() {}
-                    instances_of_unregulated_case_decided_by_arbiter.complete()
-                };
-                for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter
-                    .iter()
-                {
-                    instances
-                        .push(::clir::Instance {
-                            case: case.0,
-                            source: ::clir::Source::Rule {
-                                rule: 46,
-                                definite: false,
-                            },
-                            rel: 1,
-                            negative: false,
-                            head: vec![::clir::Column::to_flat(v0)],
-                            premises: vec![
-                                ::clir::Premise { rel : 7, negative : false, layer :
-                                ::clir::Layer::Concluded, args :
-                                vec![::clir::Column::to_flat(v0)] }
-                            ],
-                        });
-                }
-            }
-            for &(case, a_0) in closure_0_castling_path_attacked.iter() {
-                instances
-                    .push(::clir::Instance {
-                        case: case.0,
-                        source: ::clir::Source::Closure {
-                            closure: 0,
-                        },
-                        rel: 9,
-                        negative: true,
-                        head: vec![::clir::Column::to_flat(a_0)],
-                        premises: vec![
-                            ::clir::Premise { rel : 12, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
-                            vec![::clir::Column::to_flat(a_0)] }
-                        ],
-                    });
-            }
-            for &(case, a_0) in closure_1_castling_path_blocked.iter() {
-                instances
-                    .push(::clir::Instance {
-                        case: case.0,
-                        source: ::clir::Source::Closure {
-                            closure: 1,
-                        },
-                        rel: 10,
-                        negative: true,
-                        head: vec![::clir::Column::to_flat(a_0)],
-                        premises: vec![
-                            ::clir::Premise { rel : 12, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
-                            vec![::clir::Column::to_flat(a_0)] }
-                        ],
-                    });
-            }
-            for &(case, a_0) in closure_2_en_passant_right_open.iter() {
-                instances
-                    .push(::clir::Instance {
-                        case: case.0,
-                        source: ::clir::Source::Closure {
-                            closure: 2,
-                        },
-                        rel: 24,
-                        negative: true,
-                        head: vec![::clir::Column::to_flat(a_0)],
-                        premises: vec![
-                            ::clir::Premise { rel : 13, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
-                            vec![::clir::Column::to_flat(a_0)] }
-                        ],
-                    });
-            }
-            for &(case, a_0) in closure_3_king_cannot_be_checkmated.iter() {
-                instances
-                    .push(::clir::Instance {
-                        case: case.0,
-                        source: ::clir::Source::Closure {
-                            closure: 3,
-                        },
-                        rel: 31,
-                        negative: true,
-                        head: vec![::clir::Column::to_flat(a_0)],
-                        premises: vec![
-                            ::clir::Premise { rel : 15, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
-                            vec![::clir::Column::to_flat(a_0)] }
-                        ],
-                    });
-            }
-            for &(case, a_0) in closure_4_move_meets_articles_3_1_to_3_9.iter() {
-                instances
-                    .push(::clir::Instance {
-                        case: case.0,
-                        source: ::clir::Source::Closure {
-                            closure: 4,
-                        },
-                        rel: 34,
-                        negative: true,
-                        head: vec![::clir::Column::to_flat(a_0)],
-                        premises: vec![
-                            ::clir::Premise { rel : 13, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
-                            vec![::clir::Column::to_flat(a_0)] }
-                        ],
-                    });
-            }
-            for &(case, a_0) in closure_5_piece_has_moved.iter() {
-                instances
-                    .push(::clir::Instance {
-                        case: case.0,
-                        source: ::clir::Source::Closure {
-                            closure: 5,
-                        },
-                        rel: 39,
-                        negative: true,
-                        head: vec![::clir::Column::to_flat(a_0)],
-                        premises: vec![
-                            ::clir::Premise { rel : 14, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
-                            vec![::clir::Column::to_flat(a_0)] }
-                        ],
-                    });
-            }
-            instances
+    (
+        entered_state_definite,
+        entered_state_concluded,
+        not_entered_state_definite,
+        not_entered_state_supported,
+        not_entered_state_concluded,
+        valid_transition_definite,
+        valid_transition_concluded,
+        not_valid_transition_definite,
+        not_valid_transition_supported,
+        not_valid_transition_concluded,
+    )
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_agreed_draw_definite(
+    instances: &mut Vec<::clir::Instance>,
+    both_players_have_moved: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_agreed_draw = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_agreed_draw = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_agreed_draw));
+            // urn:fide:laws:clir:chess#AgreedDraw: every instance with definite premises
+            let agreed_draw_1 = iteration
+                .variable::<((::clir::CaseId, Game), ())>(stringify!(agreed_draw_1));
+            agreed_draw_1
+                .extend(
+                    both_players_have_moved
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                );
+            let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = draw_agreed
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#AgreedDraw
+                instances_of_agreed_draw
+                    .from_join(
+                        &agreed_draw_1,
+                        &agreed_draw_2_draw_agreed,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_agreed_draw.complete()
         };
+        for &(case, v0) in instances_of_agreed_draw.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 0,
+                        definite: true,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 5, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }, ::clir::Premise { rel : 21, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
     }
-    out
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_agreed_draw_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    both_players_have_moved: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_agreed_draw = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_agreed_draw = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_agreed_draw));
+            // urn:fide:laws:clir:chess#AgreedDraw: every instance with applicable premises
+            let agreed_draw_1 = iteration
+                .variable::<((::clir::CaseId, Game), ())>(stringify!(agreed_draw_1));
+            agreed_draw_1
+                .extend(
+                    both_players_have_moved
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                );
+            let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = draw_agreed
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#AgreedDraw
+                instances_of_agreed_draw
+                    .from_join(
+                        &agreed_draw_1,
+                        &agreed_draw_2_draw_agreed,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_agreed_draw.complete()
+        };
+        for &(case, v0) in instances_of_agreed_draw.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 0,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 5, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel : 21,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_agreed_draw_ends_the_game_definite(
+    instances: &mut Vec<::clir::Instance>,
+    both_players_have_moved: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_agreed_draw_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_agreed_draw_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_agreed_draw_ends_the_game));
+            // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with definite premises
+            let agreed_draw_ends_the_game_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(agreed_draw_ends_the_game_1));
+            agreed_draw_ends_the_game_1
+                .extend(
+                    both_players_have_moved
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                );
+            let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = draw_agreed
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
+                instances_of_agreed_draw_ends_the_game
+                    .from_join(
+                        &agreed_draw_ends_the_game_1,
+                        &agreed_draw_ends_the_game_2_draw_agreed,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_agreed_draw_ends_the_game.complete()
+        };
+        for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 1,
+                        definite: true,
+                    },
+                    rel: 0,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 5, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }, ::clir::Premise { rel : 21, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_agreed_draw_ends_the_game_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    both_players_have_moved: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_agreed_draw_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_agreed_draw_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_agreed_draw_ends_the_game));
+            // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with applicable premises
+            let agreed_draw_ends_the_game_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(agreed_draw_ends_the_game_1));
+            agreed_draw_ends_the_game_1
+                .extend(
+                    both_players_have_moved
+                        .iter()
+                        .filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                );
+            let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = draw_agreed
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
+                instances_of_agreed_draw_ends_the_game
+                    .from_join(
+                        &agreed_draw_ends_the_game_1,
+                        &agreed_draw_ends_the_game_2_draw_agreed,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_agreed_draw_ends_the_game.complete()
+        };
+        for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 1,
+                        definite: false,
+                    },
+                    rel: 0,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 5, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel : 21,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_arbiter_sees_laws_observed_definite(
+    instances: &mut Vec<::clir::Instance>,
+    arbiter_of: &::clir::rt::Relation<(::clir::CaseId, Game, Arbiter)>,
+    play_started: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_arbiter_sees_laws_observed = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_arbiter_sees_laws_observed = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Arbiter),
+                >(stringify!(instances_of_arbiter_sees_laws_observed));
+            // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with definite premises
+            let arbiter_sees_laws_observed_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (Arbiter,)),
+                >(stringify!(arbiter_sees_laws_observed_1));
+            arbiter_sees_laws_observed_1
+                .extend(
+                    arbiter_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
+                );
+            let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = play_started
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
+                instances_of_arbiter_sees_laws_observed
+                    .from_join(
+                        &arbiter_sees_laws_observed_1,
+                        &arbiter_sees_laws_observed_2_play_started,
+                        |&(case, v0), &(v1,), &()| (case, v0, v1),
+                    );
+            }
+            instances_of_arbiter_sees_laws_observed.complete()
+        };
+        for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 2,
+                        definite: true,
+                    },
+                    rel: 3,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 2, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 41,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_arbiter_sees_laws_observed_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    arbiter_of: &::clir::rt::Relation<(::clir::CaseId, Game, Arbiter)>,
+    play_started: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_arbiter_sees_laws_observed = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_arbiter_sees_laws_observed = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Arbiter),
+                >(stringify!(instances_of_arbiter_sees_laws_observed));
+            // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with applicable premises
+            let arbiter_sees_laws_observed_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (Arbiter,)),
+                >(stringify!(arbiter_sees_laws_observed_1));
+            arbiter_sees_laws_observed_1
+                .extend(
+                    arbiter_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
+                );
+            let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = play_started
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
+                instances_of_arbiter_sees_laws_observed
+                    .from_join(
+                        &arbiter_sees_laws_observed_1,
+                        &arbiter_sees_laws_observed_2_play_started,
+                        |&(case, v0), &(v1,), &()| (case, v0, v1),
+                    );
+            }
+            instances_of_arbiter_sees_laws_observed.complete()
+        };
+        for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 2,
+                        definite: false,
+                    },
+                    rel: 3,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 2, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : 41, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_castling_legal_definite(
+    instances: &mut Vec<::clir::Instance>,
+    castling_side_of: &::clir::rt::Relation<
+        (::clir::CaseId, Game, Player, CastlingSide, Piece),
+    >,
+    not_castling_path_attacked: &::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    not_castling_path_blocked: &::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    king_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    not_piece_has_moved: &::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    rook_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+) {
+    {
+        let instances_of_castling_legal = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_castling_legal = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
+                >(stringify!(instances_of_castling_legal));
+            // urn:fide:laws:clir:chess#CastlingLegal: every instance with definite premises
+            let castling_legal_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
+                >(stringify!(castling_legal_1));
+            castling_legal_1
+                .extend(
+                    castling_side_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1, v2, v4)| Some((
+                            (case, v1, v4),
+                            (v0, v2),
+                        ))),
+                );
+            let castling_legal_2_rook_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player, Piece), ()),
+            > = rook_of
+                .iter()
+                .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
+                .collect();
+            let castling_legal_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game, Player), (CastlingSide, Piece)),
+                >(stringify!(castling_legal_2));
+            let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
+                ((::clir::CaseId, Game, Player), ()),
+            > = player_has_the_move
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
+                .collect();
+            let castling_legal_3 = iteration
+                .variable::<
+                    ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
+                >(stringify!(castling_legal_3));
+            let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
+                ((::clir::CaseId, Piece), ()),
+            > = not_piece_has_moved
+                .iter()
+                .filter_map(|&(case, v4)| Some(((case, v4), ())))
+                .collect();
+            let castling_legal_4 = iteration
+                .variable::<
+                    ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
+                >(stringify!(castling_legal_4));
+            let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
+                ((::clir::CaseId, CastlingSide), ()),
+            > = not_castling_path_blocked
+                .iter()
+                .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                .collect();
+            let castling_legal_5 = iteration
+                .variable::<
+                    ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
+                >(stringify!(castling_legal_5));
+            let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
+                ((::clir::CaseId, CastlingSide), ()),
+            > = not_castling_path_attacked
+                .iter()
+                .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                .collect();
+            let castling_legal_6 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game, CastlingSide, Piece)),
+                >(stringify!(castling_legal_6));
+            let castling_legal_7_king_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Piece,)),
+            > = king_of
+                .iter()
+                .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
+                .collect();
+            let castling_legal_7 = iteration
+                .variable::<
+                    ((::clir::CaseId, Piece), (Game, Player, CastlingSide, Piece)),
+                >(stringify!(castling_legal_7));
+            let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
+                ((::clir::CaseId, Piece), ()),
+            > = not_piece_has_moved
+                .iter()
+                .filter_map(|&(case, v3)| Some(((case, v3), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#CastlingLegal
+                castling_legal_2
+                    .from_join(
+                        &castling_legal_1,
+                        &castling_legal_2_rook_of,
+                        |&(case, v1, v4), &(v0, v2), &()| ((case, v0, v1), (v2, v4)),
+                    );
+                castling_legal_3
+                    .from_join(
+                        &castling_legal_2,
+                        &castling_legal_3_player_has_the_move,
+                        |&(case, v0, v1), &(v2, v4), &()| ((case, v4), (v0, v1, v2)),
+                    );
+                castling_legal_4
+                    .from_join(
+                        &castling_legal_3,
+                        &castling_legal_4_piece_has_moved,
+                        |&(case, v4), &(v0, v1, v2), &()| ((case, v2), (v0, v1, v4)),
+                    );
+                castling_legal_5
+                    .from_join(
+                        &castling_legal_4,
+                        &castling_legal_5_castling_path_blocked,
+                        |&(case, v2), &(v0, v1, v4), &()| ((case, v2), (v0, v1, v4)),
+                    );
+                castling_legal_6
+                    .from_join(
+                        &castling_legal_5,
+                        &castling_legal_6_castling_path_attacked,
+                        |&(case, v2), &(v0, v1, v4), &()| ((case, v1), (v0, v2, v4)),
+                    );
+                castling_legal_7
+                    .from_join(
+                        &castling_legal_6,
+                        &castling_legal_7_king_of,
+                        |&(case, v1), &(v0, v2, v4), &(v3,)| (
+                            (case, v3),
+                            (v0, v1, v2, v4),
+                        ),
+                    );
+                instances_of_castling_legal
+                    .from_join(
+                        &castling_legal_7,
+                        &castling_legal_8_piece_has_moved,
+                        |&(case, v3), &(v0, v1, v2, v4), &()| (case, v0, v1, v2, v3, v4),
+                    );
+            }
+            instances_of_castling_legal.complete()
+        };
+        for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 3,
+                        definite: true,
+                    },
+                    rel: 8,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v2)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 11, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2),
+                        ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v3)] },
+                        ::clir::Premise { rel : 39, negative : true, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v4)]
+                        }, ::clir::Premise { rel : 10, negative : true, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v2)]
+                        }, ::clir::Premise { rel : 48, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 9,
+                        negative : true, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 42,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : 39, negative : true, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v3)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_castling_legal_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    castling_side_of: &::clir::rt::Relation<
+        (::clir::CaseId, Game, Player, CastlingSide, Piece),
+    >,
+    not_castling_path_attacked: &::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    not_castling_path_blocked: &::clir::rt::Relation<(::clir::CaseId, CastlingSide)>,
+    king_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    not_piece_has_moved: &::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    rook_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+) {
+    {
+        let instances_of_castling_legal = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_castling_legal = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
+                >(stringify!(instances_of_castling_legal));
+            // urn:fide:laws:clir:chess#CastlingLegal: every instance with applicable premises
+            let castling_legal_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
+                >(stringify!(castling_legal_1));
+            castling_legal_1
+                .extend(
+                    castling_side_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1, v2, v4)| Some((
+                            (case, v1, v4),
+                            (v0, v2),
+                        ))),
+                );
+            let castling_legal_2_rook_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player, Piece), ()),
+            > = rook_of
+                .iter()
+                .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
+                .collect();
+            let castling_legal_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game, Player), (CastlingSide, Piece)),
+                >(stringify!(castling_legal_2));
+            let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
+                ((::clir::CaseId, Game, Player), ()),
+            > = player_has_the_move
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
+                .collect();
+            let castling_legal_3 = iteration
+                .variable::<
+                    ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
+                >(stringify!(castling_legal_3));
+            let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
+                ((::clir::CaseId, Piece), ()),
+            > = not_piece_has_moved
+                .iter()
+                .filter_map(|&(case, v4)| Some(((case, v4), ())))
+                .collect();
+            let castling_legal_4 = iteration
+                .variable::<
+                    ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
+                >(stringify!(castling_legal_4));
+            let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
+                ((::clir::CaseId, CastlingSide), ()),
+            > = not_castling_path_blocked
+                .iter()
+                .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                .collect();
+            let castling_legal_5 = iteration
+                .variable::<
+                    ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
+                >(stringify!(castling_legal_5));
+            let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
+                ((::clir::CaseId, CastlingSide), ()),
+            > = not_castling_path_attacked
+                .iter()
+                .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                .collect();
+            let castling_legal_6 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game, CastlingSide, Piece)),
+                >(stringify!(castling_legal_6));
+            let castling_legal_7_king_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Piece,)),
+            > = king_of
+                .iter()
+                .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
+                .collect();
+            let castling_legal_7 = iteration
+                .variable::<
+                    ((::clir::CaseId, Piece), (Game, Player, CastlingSide, Piece)),
+                >(stringify!(castling_legal_7));
+            let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
+                ((::clir::CaseId, Piece), ()),
+            > = not_piece_has_moved
+                .iter()
+                .filter_map(|&(case, v3)| Some(((case, v3), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#CastlingLegal
+                castling_legal_2
+                    .from_join(
+                        &castling_legal_1,
+                        &castling_legal_2_rook_of,
+                        |&(case, v1, v4), &(v0, v2), &()| ((case, v0, v1), (v2, v4)),
+                    );
+                castling_legal_3
+                    .from_join(
+                        &castling_legal_2,
+                        &castling_legal_3_player_has_the_move,
+                        |&(case, v0, v1), &(v2, v4), &()| ((case, v4), (v0, v1, v2)),
+                    );
+                castling_legal_4
+                    .from_join(
+                        &castling_legal_3,
+                        &castling_legal_4_piece_has_moved,
+                        |&(case, v4), &(v0, v1, v2), &()| ((case, v2), (v0, v1, v4)),
+                    );
+                castling_legal_5
+                    .from_join(
+                        &castling_legal_4,
+                        &castling_legal_5_castling_path_blocked,
+                        |&(case, v2), &(v0, v1, v4), &()| ((case, v2), (v0, v1, v4)),
+                    );
+                castling_legal_6
+                    .from_join(
+                        &castling_legal_5,
+                        &castling_legal_6_castling_path_attacked,
+                        |&(case, v2), &(v0, v1, v4), &()| ((case, v1), (v0, v2, v4)),
+                    );
+                castling_legal_7
+                    .from_join(
+                        &castling_legal_6,
+                        &castling_legal_7_king_of,
+                        |&(case, v1), &(v0, v2, v4), &(v3,)| (
+                            (case, v3),
+                            (v0, v1, v2, v4),
+                        ),
+                    );
+                instances_of_castling_legal
+                    .from_join(
+                        &castling_legal_7,
+                        &castling_legal_8_piece_has_moved,
+                        |&(case, v3), &(v0, v1, v2, v4), &()| (case, v0, v1, v2, v3, v4),
+                    );
+            }
+            instances_of_castling_legal.complete()
+        };
+        for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 3,
+                        definite: false,
+                    },
+                    rel: 8,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v2)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 11, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v2), ::clir::Column::to_flat(v4)] },
+                        ::clir::Premise { rel : 32, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v3)] },
+                        ::clir::Premise { rel : 39, negative : true, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 10,
+                        negative : true, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 48,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v4)] },
+                        ::clir::Premise { rel : 9, negative : true, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 42,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : 39, negative : true, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v3)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_checkmate_ends_the_game_definite(
+    instances: &mut Vec<::clir::Instance>,
+    checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_checkmate_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_checkmate_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_checkmate_ends_the_game));
+            // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with definite premises
+            instances_of_checkmate_ends_the_game
+                .extend(
+                    checkmate_delivered
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                );
+            while iteration.changed() {}
+            instances_of_checkmate_ends_the_game.complete()
+        };
+        for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 4,
+                        definite: true,
+                    },
+                    rel: 17,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 16, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_checkmate_ends_the_game_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_checkmate_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_checkmate_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_checkmate_ends_the_game));
+            // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with applicable premises
+            instances_of_checkmate_ends_the_game
+                .extend(
+                    checkmate_delivered
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                );
+            while iteration.changed() {}
+            instances_of_checkmate_ends_the_game.complete()
+        };
+        for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 4,
+                        definite: false,
+                    },
+                    rel: 17,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 16, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_checkmate_takes_precedence_over_seventy_five_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_checkmate_takes_precedence_over_seventy_five = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_checkmate_takes_precedence_over_seventy_five = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_checkmate_takes_precedence_over_seventy_five));
+            // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: every instance with applicable premises
+            instances_of_checkmate_takes_precedence_over_seventy_five
+                .extend(
+                    checkmate_delivered
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                );
+            while iteration.changed() {}
+            instances_of_checkmate_takes_precedence_over_seventy_five.complete()
+        };
+        for &(case, v0, v1) in instances_of_checkmate_takes_precedence_over_seventy_five
+            .iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 5,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: true,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 16, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_checkmate_wins_definite(
+    instances: &mut Vec<::clir::Instance>,
+    checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_checkmate_wins = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_checkmate_wins = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_checkmate_wins));
+            // urn:fide:laws:clir:chess#CheckmateWins: every instance with definite premises
+            instances_of_checkmate_wins
+                .extend(
+                    checkmate_delivered
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                );
+            while iteration.changed() {}
+            instances_of_checkmate_wins.complete()
+        };
+        for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 6,
+                        definite: true,
+                    },
+                    rel: 29,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 16, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_checkmate_wins_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_checkmate_wins = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_checkmate_wins = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_checkmate_wins));
+            // urn:fide:laws:clir:chess#CheckmateWins: every instance with applicable premises
+            instances_of_checkmate_wins
+                .extend(
+                    checkmate_delivered
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                );
+            while iteration.changed() {}
+            instances_of_checkmate_wins.complete()
+        };
+        for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 6,
+                        definite: false,
+                    },
+                    rel: 29,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 16, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_dead_position_draws_definite(
+    instances: &mut Vec<::clir::Instance>,
+    dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_dead_position_draws = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_dead_position_draws = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_dead_position_draws));
+            // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with definite premises
+            instances_of_dead_position_draws
+                .extend(
+                    dead_position_arisen
+                        .iter()
+                        .filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_dead_position_draws.complete()
+        };
+        for &(case, v0) in instances_of_dead_position_draws.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 7,
+                        definite: true,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 19, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_dead_position_draws_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_dead_position_draws = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_dead_position_draws = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_dead_position_draws));
+            // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with applicable premises
+            instances_of_dead_position_draws
+                .extend(
+                    dead_position_arisen
+                        .iter()
+                        .filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_dead_position_draws.complete()
+        };
+        for &(case, v0) in instances_of_dead_position_draws.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 7,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 19, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_dead_position_ends_the_game_definite(
+    instances: &mut Vec<::clir::Instance>,
+    dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_dead_position_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_dead_position_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_dead_position_ends_the_game));
+            // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with definite premises
+            instances_of_dead_position_ends_the_game
+                .extend(
+                    dead_position_arisen
+                        .iter()
+                        .filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_dead_position_ends_the_game.complete()
+        };
+        for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 8,
+                        definite: true,
+                    },
+                    rel: 20,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 19, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_dead_position_ends_the_game_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_dead_position_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_dead_position_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_dead_position_ends_the_game));
+            // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with applicable premises
+            instances_of_dead_position_ends_the_game
+                .extend(
+                    dead_position_arisen
+                        .iter()
+                        .filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_dead_position_ends_the_game.complete()
+        };
+        for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 8,
+                        definite: false,
+                    },
+                    rel: 20,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 19, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_en_passant_capture_legal_definite(
+    instances: &mut Vec<::clir::Instance>,
+    capturing_pawn_on_adjacent_file: &::clir::rt::Relation<
+        (::clir::CaseId, Game, Piece),
+    >,
+    en_passant_right_open: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_en_passant_capture_legal = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_en_passant_capture_legal = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, Piece),
+                >(stringify!(instances_of_en_passant_capture_legal));
+            // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with definite premises
+            let en_passant_capture_legal_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (Player,)),
+                >(stringify!(en_passant_capture_legal_1));
+            en_passant_capture_legal_1
+                .extend(
+                    player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
+                );
+            let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = en_passant_right_open
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            let en_passant_capture_legal_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (Player,)),
+                >(stringify!(en_passant_capture_legal_2));
+            let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), (Piece,)),
+            > = capturing_pawn_on_adjacent_file
+                .iter()
+                .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#EnPassantCaptureLegal
+                en_passant_capture_legal_2
+                    .from_join(
+                        &en_passant_capture_legal_1,
+                        &en_passant_capture_legal_2_en_passant_right_open,
+                        |&(case, v0), &(v1,), &()| ((case, v0), (v1,)),
+                    );
+                instances_of_en_passant_capture_legal
+                    .from_join(
+                        &en_passant_capture_legal_2,
+                        &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
+                        |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_en_passant_capture_legal.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 9,
+                        definite: true,
+                    },
+                    rel: 23,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)],
+                    premises: vec![
+                        ::clir::Premise { rel : 24, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }, ::clir::Premise { rel : 42, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 6,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_en_passant_capture_legal_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    capturing_pawn_on_adjacent_file: &::clir::rt::Relation<
+        (::clir::CaseId, Game, Piece),
+    >,
+    en_passant_right_open: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_en_passant_capture_legal = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_en_passant_capture_legal = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, Piece),
+                >(stringify!(instances_of_en_passant_capture_legal));
+            // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with applicable premises
+            let en_passant_capture_legal_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (Player,)),
+                >(stringify!(en_passant_capture_legal_1));
+            en_passant_capture_legal_1
+                .extend(
+                    player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
+                );
+            let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = en_passant_right_open
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            let en_passant_capture_legal_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (Player,)),
+                >(stringify!(en_passant_capture_legal_2));
+            let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), (Piece,)),
+            > = capturing_pawn_on_adjacent_file
+                .iter()
+                .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#EnPassantCaptureLegal
+                en_passant_capture_legal_2
+                    .from_join(
+                        &en_passant_capture_legal_1,
+                        &en_passant_capture_legal_2_en_passant_right_open,
+                        |&(case, v0), &(v1,), &()| ((case, v0), (v1,)),
+                    );
+                instances_of_en_passant_capture_legal
+                    .from_join(
+                        &en_passant_capture_legal_2,
+                        &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
+                        |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_en_passant_capture_legal.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 9,
+                        definite: false,
+                    },
+                    rel: 23,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)],
+                    premises: vec![
+                        ::clir::Premise { rel : 24, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel : 42,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : 6, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_fifty_move_claim_correct_definite(
+    instances: &mut Vec<::clir::Instance>,
+    draw_claimed: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    moves_by_each_without_pawn_or_capture: &::clir::rt::Relation<
+        (::clir::CaseId, Game, i64),
+    >,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_fifty_move_claim_correct = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_fifty_move_claim_correct = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_fifty_move_claim_correct));
+            // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with definite premises
+            let fifty_move_claim_correct_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(fifty_move_claim_correct_1));
+            fifty_move_claim_correct_1
+                .extend(
+                    player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                );
+            let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = draw_claimed
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let fifty_move_claim_correct_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (Player,)),
+                >(stringify!(fifty_move_claim_correct_2));
+            let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), (i64,)),
+            > = moves_by_each_without_pawn_or_capture
+                .iter()
+                .filter_map(|&(case, v0, v2)| {
+                    if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
+                })
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
+                fifty_move_claim_correct_2
+                    .from_join(
+                        &fifty_move_claim_correct_1,
+                        &fifty_move_claim_correct_2_draw_claimed,
+                        |&(case, v1), &(v0,), &()| ((case, v0), (v1,)),
+                    );
+                instances_of_fifty_move_claim_correct
+                    .from_join(
+                        &fifty_move_claim_correct_2,
+                        &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
+                        |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_fifty_move_claim_correct.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 10,
+                        definite: true,
+                    },
+                    rel: 26,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 22, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
+                        }, ::clir::Premise { rel : 42, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 35,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_fifty_move_claim_correct_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    draw_claimed: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    moves_by_each_without_pawn_or_capture: &::clir::rt::Relation<
+        (::clir::CaseId, Game, i64),
+    >,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_fifty_move_claim_correct = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_fifty_move_claim_correct = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_fifty_move_claim_correct));
+            // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with applicable premises
+            let fifty_move_claim_correct_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(fifty_move_claim_correct_1));
+            fifty_move_claim_correct_1
+                .extend(
+                    player_has_the_move
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                );
+            let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = draw_claimed
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let fifty_move_claim_correct_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (Player,)),
+                >(stringify!(fifty_move_claim_correct_2));
+            let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), (i64,)),
+            > = moves_by_each_without_pawn_or_capture
+                .iter()
+                .filter_map(|&(case, v0, v2)| {
+                    if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
+                })
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
+                fifty_move_claim_correct_2
+                    .from_join(
+                        &fifty_move_claim_correct_1,
+                        &fifty_move_claim_correct_2_draw_claimed,
+                        |&(case, v1), &(v0,), &()| ((case, v0), (v1,)),
+                    );
+                instances_of_fifty_move_claim_correct
+                    .from_join(
+                        &fifty_move_claim_correct_2,
+                        &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
+                        |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_fifty_move_claim_correct.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 10,
+                        definite: false,
+                    },
+                    rel: 26,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 22, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 42,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : 35, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_fifty_move_claim_draws_definite(
+    instances: &mut Vec<::clir::Instance>,
+    fifty_move_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_fifty_move_claim_draws = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_fifty_move_claim_draws = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_fifty_move_claim_draws));
+            // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with definite premises
+            instances_of_fifty_move_claim_draws
+                .extend(
+                    fifty_move_claim_correct
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                );
+            while iteration.changed() {}
+            instances_of_fifty_move_claim_draws.complete()
+        };
+        for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 11,
+                        definite: true,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 26, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_fifty_move_claim_draws_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    fifty_move_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_fifty_move_claim_draws = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_fifty_move_claim_draws = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_fifty_move_claim_draws));
+            // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with applicable premises
+            instances_of_fifty_move_claim_draws
+                .extend(
+                    fifty_move_claim_correct
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                );
+            while iteration.changed() {}
+            instances_of_fifty_move_claim_draws.complete()
+        };
+        for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 11,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 26, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_fivefold_automatic_draw_definite(
+    instances: &mut Vec<::clir::Instance>,
+    position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
+) {
+    {
+        let instances_of_fivefold_automatic_draw = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_fivefold_automatic_draw = iteration
+                .variable::<
+                    (::clir::CaseId, Game, i64),
+                >(stringify!(instances_of_fivefold_automatic_draw));
+            // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with definite premises
+            instances_of_fivefold_automatic_draw
+                .extend(
+                    position_occurrence_count
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| {
+                            if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_fivefold_automatic_draw.complete()
+        };
+        for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 12,
+                        definite: true,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 45, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_fivefold_automatic_draw_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
+) {
+    {
+        let instances_of_fivefold_automatic_draw = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_fivefold_automatic_draw = iteration
+                .variable::<
+                    (::clir::CaseId, Game, i64),
+                >(stringify!(instances_of_fivefold_automatic_draw));
+            // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with applicable premises
+            instances_of_fivefold_automatic_draw
+                .extend(
+                    position_occurrence_count
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| {
+                            if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_fivefold_automatic_draw.complete()
+        };
+        for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 12,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 45, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_agreement_enters_definite(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_definite: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_agreement_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_agreement_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_agreement_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with definite premises
+            instances_of_game_play_conclude_by_agreement_enters
+                .extend(
+                    valid_transition_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_agreement_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 13,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_agreement_enters_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_concluded: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_agreement_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_agreement_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_agreement_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with applicable premises
+            instances_of_game_play_conclude_by_agreement_enters
+                .extend(
+                    valid_transition_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_agreement_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 13,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_agreement_valid_definite(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    agreed_draw_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_agreement_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_agreement_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_agreement_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with definite premises
+            let game_play_conclude_by_agreement_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_agreement_valid_1));
+            game_play_conclude_by_agreement_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_definite
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_agreement_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_agreement_valid_2));
+            let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = agreed_draw_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
+                game_play_conclude_by_agreement_valid_2
+                    .from_join(
+                        &game_play_conclude_by_agreement_valid_1,
+                        &game_play_conclude_by_agreement_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_agreement_valid
+                    .from_join(
+                        &game_play_conclude_by_agreement_valid_2,
+                        &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_agreement_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 14,
+                        definite: true,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 0, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_agreement_valid_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    agreed_draw_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_agreement_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_agreement_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_agreement_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with applicable premises
+            let game_play_conclude_by_agreement_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_agreement_valid_1));
+            game_play_conclude_by_agreement_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_agreement_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_agreement_valid_2));
+            let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = agreed_draw_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
+                game_play_conclude_by_agreement_valid_2
+                    .from_join(
+                        &game_play_conclude_by_agreement_valid_1,
+                        &game_play_conclude_by_agreement_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_agreement_valid
+                    .from_join(
+                        &game_play_conclude_by_agreement_valid_2,
+                        &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_agreement_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 14,
+                        definite: false,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 0, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_checkmate_enters_definite(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_definite: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_checkmate_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_checkmate_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_checkmate_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with definite premises
+            instances_of_game_play_conclude_by_checkmate_enters
+                .extend(
+                    valid_transition_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_checkmate_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 15,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_checkmate_enters_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_concluded: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_checkmate_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_checkmate_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_checkmate_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with applicable premises
+            instances_of_game_play_conclude_by_checkmate_enters
+                .extend(
+                    valid_transition_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_checkmate_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 15,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_checkmate_valid_definite(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    checkmate_has_been_delivered: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_checkmate_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_checkmate_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_checkmate_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with definite premises
+            let game_play_conclude_by_checkmate_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_checkmate_valid_1));
+            game_play_conclude_by_checkmate_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_definite
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_checkmate_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_checkmate_valid_2));
+            let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = checkmate_has_been_delivered
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
+                game_play_conclude_by_checkmate_valid_2
+                    .from_join(
+                        &game_play_conclude_by_checkmate_valid_1,
+                        &game_play_conclude_by_checkmate_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_checkmate_valid
+                    .from_join(
+                        &game_play_conclude_by_checkmate_valid_2,
+                        &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_checkmate_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 16,
+                        definite: true,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 17, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_checkmate_valid_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    checkmate_has_been_delivered: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_checkmate_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_checkmate_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_checkmate_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with applicable premises
+            let game_play_conclude_by_checkmate_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_checkmate_valid_1));
+            game_play_conclude_by_checkmate_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_checkmate_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_checkmate_valid_2));
+            let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = checkmate_has_been_delivered
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
+                game_play_conclude_by_checkmate_valid_2
+                    .from_join(
+                        &game_play_conclude_by_checkmate_valid_1,
+                        &game_play_conclude_by_checkmate_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_checkmate_valid
+                    .from_join(
+                        &game_play_conclude_by_checkmate_valid_2,
+                        &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_checkmate_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 16,
+                        definite: false,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 17, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_dead_position_enters_definite(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_definite: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_dead_position_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_dead_position_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_dead_position_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with definite premises
+            instances_of_game_play_conclude_by_dead_position_enters
+                .extend(
+                    valid_transition_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_dead_position_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters.iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 17,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_dead_position_enters_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_concluded: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_dead_position_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_dead_position_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_dead_position_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with applicable premises
+            instances_of_game_play_conclude_by_dead_position_enters
+                .extend(
+                    valid_transition_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_dead_position_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters.iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 17,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_dead_position_valid_definite(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    dead_position_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_dead_position_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_dead_position_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_dead_position_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with definite premises
+            let game_play_conclude_by_dead_position_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_dead_position_valid_1));
+            game_play_conclude_by_dead_position_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_definite
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_dead_position_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_dead_position_valid_2));
+            let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = dead_position_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
+                game_play_conclude_by_dead_position_valid_2
+                    .from_join(
+                        &game_play_conclude_by_dead_position_valid_1,
+                        &game_play_conclude_by_dead_position_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_dead_position_valid
+                    .from_join(
+                        &game_play_conclude_by_dead_position_valid_2,
+                        &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_dead_position_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid.iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 18,
+                        definite: true,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 20, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_dead_position_valid_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    dead_position_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_dead_position_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_dead_position_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_dead_position_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with applicable premises
+            let game_play_conclude_by_dead_position_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_dead_position_valid_1));
+            game_play_conclude_by_dead_position_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_dead_position_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_dead_position_valid_2));
+            let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = dead_position_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
+                game_play_conclude_by_dead_position_valid_2
+                    .from_join(
+                        &game_play_conclude_by_dead_position_valid_1,
+                        &game_play_conclude_by_dead_position_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_dead_position_valid
+                    .from_join(
+                        &game_play_conclude_by_dead_position_valid_2,
+                        &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_dead_position_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid.iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 18,
+                        definite: false,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 20, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_drawn_claim_enters_definite(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_definite: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_drawn_claim_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_drawn_claim_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_drawn_claim_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with definite premises
+            instances_of_game_play_conclude_by_drawn_claim_enters
+                .extend(
+                    valid_transition_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_drawn_claim_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 19,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_drawn_claim_enters_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_concluded: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_drawn_claim_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_drawn_claim_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_drawn_claim_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with applicable premises
+            instances_of_game_play_conclude_by_drawn_claim_enters
+                .extend(
+                    valid_transition_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_drawn_claim_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 19,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_drawn_claim_valid_definite(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    game_drawn_definite: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_drawn_claim_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_drawn_claim_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_drawn_claim_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with definite premises
+            let game_play_conclude_by_drawn_claim_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
+            game_play_conclude_by_drawn_claim_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_definite
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_drawn_claim_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
+            let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = game_drawn_definite
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
+                game_play_conclude_by_drawn_claim_valid_2
+                    .from_join(
+                        &game_play_conclude_by_drawn_claim_valid_1,
+                        &game_play_conclude_by_drawn_claim_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_drawn_claim_valid
+                    .from_join(
+                        &game_play_conclude_by_drawn_claim_valid_2,
+                        &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_drawn_claim_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 20,
+                        definite: true,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 27, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_drawn_claim_valid_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    game_drawn_concluded: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_drawn_claim_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_drawn_claim_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_drawn_claim_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with applicable premises
+            let game_play_conclude_by_drawn_claim_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
+            game_play_conclude_by_drawn_claim_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_drawn_claim_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
+            let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = game_drawn_concluded
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
+                game_play_conclude_by_drawn_claim_valid_2
+                    .from_join(
+                        &game_play_conclude_by_drawn_claim_valid_1,
+                        &game_play_conclude_by_drawn_claim_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_drawn_claim_valid
+                    .from_join(
+                        &game_play_conclude_by_drawn_claim_valid_2,
+                        &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_drawn_claim_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 20,
+                        definite: false,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 27, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_resignation_enters_definite(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_definite: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_resignation_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_resignation_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_resignation_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with definite premises
+            instances_of_game_play_conclude_by_resignation_enters
+                .extend(
+                    valid_transition_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_resignation_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 21,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_resignation_enters_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_concluded: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_resignation_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_resignation_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_resignation_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with applicable premises
+            instances_of_game_play_conclude_by_resignation_enters
+                .extend(
+                    valid_transition_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_resignation_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 21,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_resignation_valid_definite(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    resignation_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_resignation_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_resignation_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_resignation_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with definite premises
+            let game_play_conclude_by_resignation_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_resignation_valid_1));
+            game_play_conclude_by_resignation_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_definite
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_resignation_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_resignation_valid_2));
+            let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = resignation_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
+                game_play_conclude_by_resignation_valid_2
+                    .from_join(
+                        &game_play_conclude_by_resignation_valid_1,
+                        &game_play_conclude_by_resignation_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_resignation_valid
+                    .from_join(
+                        &game_play_conclude_by_resignation_valid_2,
+                        &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_resignation_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 22,
+                        definite: true,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 47, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_resignation_valid_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    resignation_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_resignation_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_resignation_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_resignation_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with applicable premises
+            let game_play_conclude_by_resignation_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_resignation_valid_1));
+            game_play_conclude_by_resignation_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_resignation_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_resignation_valid_2));
+            let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = resignation_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
+                game_play_conclude_by_resignation_valid_2
+                    .from_join(
+                        &game_play_conclude_by_resignation_valid_1,
+                        &game_play_conclude_by_resignation_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_resignation_valid
+                    .from_join(
+                        &game_play_conclude_by_resignation_valid_2,
+                        &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_resignation_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 22,
+                        definite: false,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 47, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_second_illegal_move_enters_definite(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_definite: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_second_illegal_move_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_second_illegal_move_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(
+                    stringify!(
+                        instances_of_game_play_conclude_by_second_illegal_move_enters
+                    ),
+                );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with definite premises
+            instances_of_game_play_conclude_by_second_illegal_move_enters
+                .extend(
+                    valid_transition_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+                            {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_second_illegal_move_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
+            .iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 23,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_second_illegal_move_enters_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_concluded: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_second_illegal_move_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_second_illegal_move_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(
+                    stringify!(
+                        instances_of_game_play_conclude_by_second_illegal_move_enters
+                    ),
+                );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with applicable premises
+            instances_of_game_play_conclude_by_second_illegal_move_enters
+                .extend(
+                    valid_transition_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+                            {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_second_illegal_move_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
+            .iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 23,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_second_illegal_move_valid_definite(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    second_illegal_move_has_ended_the_game: &::clir::rt::Relation<
+        (::clir::CaseId, Game),
+    >,
+    entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_second_illegal_move_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_second_illegal_move_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(
+                    stringify!(
+                        instances_of_game_play_conclude_by_second_illegal_move_valid
+                    ),
+                );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with definite premises
+            let game_play_conclude_by_second_illegal_move_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
+            game_play_conclude_by_second_illegal_move_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+                            {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_definite
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_second_illegal_move_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
+            let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = second_illegal_move_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
+                game_play_conclude_by_second_illegal_move_valid_2
+                    .from_join(
+                        &game_play_conclude_by_second_illegal_move_valid_1,
+                        &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_second_illegal_move_valid
+                    .from_join(
+                        &game_play_conclude_by_second_illegal_move_valid_2,
+                        &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_second_illegal_move_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
+            .iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 24,
+                        definite: true,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 49, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_second_illegal_move_valid_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    second_illegal_move_has_ended_the_game: &::clir::rt::Relation<
+        (::clir::CaseId, Game),
+    >,
+    entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_second_illegal_move_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_second_illegal_move_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(
+                    stringify!(
+                        instances_of_game_play_conclude_by_second_illegal_move_valid
+                    ),
+                );
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with applicable premises
+            let game_play_conclude_by_second_illegal_move_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
+            game_play_conclude_by_second_illegal_move_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+                            {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_second_illegal_move_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
+            let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = second_illegal_move_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
+                game_play_conclude_by_second_illegal_move_valid_2
+                    .from_join(
+                        &game_play_conclude_by_second_illegal_move_valid_1,
+                        &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_second_illegal_move_valid
+                    .from_join(
+                        &game_play_conclude_by_second_illegal_move_valid_2,
+                        &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_second_illegal_move_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
+            .iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 24,
+                        definite: false,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 49, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_stalemate_enters_definite(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_definite: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_stalemate_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_stalemate_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_stalemate_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with definite premises
+            instances_of_game_play_conclude_by_stalemate_enters
+                .extend(
+                    valid_transition_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_stalemate_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 25,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_stalemate_enters_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_concluded: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_conclude_by_stalemate_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_stalemate_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_stalemate_enters));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with applicable premises
+            instances_of_game_play_conclude_by_stalemate_enters
+                .extend(
+                    valid_transition_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_conclude_by_stalemate_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 25,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_stalemate_valid_definite(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    stalemate_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_stalemate_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_stalemate_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_stalemate_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with definite premises
+            let game_play_conclude_by_stalemate_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_stalemate_valid_1));
+            game_play_conclude_by_stalemate_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_definite
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_stalemate_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_stalemate_valid_2));
+            let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = stalemate_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
+                game_play_conclude_by_stalemate_valid_2
+                    .from_join(
+                        &game_play_conclude_by_stalemate_valid_1,
+                        &game_play_conclude_by_stalemate_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_stalemate_valid
+                    .from_join(
+                        &game_play_conclude_by_stalemate_valid_2,
+                        &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_stalemate_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 26,
+                        definite: true,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 51, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_conclude_by_stalemate_valid_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    stalemate_has_ended_the_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_conclude_by_stalemate_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_conclude_by_stalemate_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_conclude_by_stalemate_valid));
+            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with applicable premises
+            let game_play_conclude_by_stalemate_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_stalemate_valid_1));
+            game_play_conclude_by_stalemate_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_conclude_by_stalemate_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_conclude_by_stalemate_valid_2));
+            let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = stalemate_has_ended_the_game
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
+                game_play_conclude_by_stalemate_valid_2
+                    .from_join(
+                        &game_play_conclude_by_stalemate_valid_1,
+                        &game_play_conclude_by_stalemate_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_conclude_by_stalemate_valid
+                    .from_join(
+                        &game_play_conclude_by_stalemate_valid_2,
+                        &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_conclude_by_stalemate_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 26,
+                        definite: false,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
+                        }, ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 51, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_play_move_enters_definite(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_definite: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_play_move_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_play_move_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_play_move_enters));
+            // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with definite premises
+            instances_of_game_play_play_move_enters
+                .extend(
+                    valid_transition_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::PLAY_MOVE {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_play_move_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 27,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_play_move_enters_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_concluded: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_play_move_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_play_move_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_play_move_enters));
+            // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with applicable premises
+            instances_of_game_play_play_move_enters
+                .extend(
+                    valid_transition_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::PLAY_MOVE {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_play_move_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 27,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_play_move_valid_definite(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    legal_move: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_play_move_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_play_move_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_play_move_valid));
+            // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with definite premises
+            let game_play_play_move_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_play_move_valid_1));
+            game_play_play_move_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::PLAY_MOVE {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_definite
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_play_move_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_play_move_valid_2));
+            let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = legal_move
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
+                game_play_play_move_valid_2
+                    .from_join(
+                        &game_play_play_move_valid_1,
+                        &game_play_play_move_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_play_move_valid
+                    .from_join(
+                        &game_play_play_move_valid_2,
+                        &game_play_play_move_valid_3_legal_move,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_play_move_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 28,
+                        definite: true,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] },
+                        ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 33, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_play_move_valid_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    legal_move: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_play_move_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_play_move_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_play_move_valid));
+            // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with applicable premises
+            let game_play_play_move_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_play_move_valid_1));
+            game_play_play_move_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::PLAY_MOVE {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::PLAYING {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_play_move_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_play_move_valid_2));
+            let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = legal_move
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
+                game_play_play_move_valid_2
+                    .from_join(
+                        &game_play_play_move_valid_1,
+                        &game_play_play_move_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_play_move_valid
+                    .from_join(
+                        &game_play_play_move_valid_2,
+                        &game_play_play_move_valid_3_legal_move,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_play_move_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 28,
+                        definite: false,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] },
+                        ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)] },
+                        ::clir::Premise { rel : 33, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_start_play_enters_definite(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_definite: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_start_play_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_start_play_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_start_play_enters));
+            // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with definite premises
+            instances_of_game_play_start_play_enters
+                .extend(
+                    valid_transition_definite
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::START_PLAY {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_start_play_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 29,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_start_play_enters_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    valid_transition_concluded: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+) {
+    {
+        let instances_of_game_play_start_play_enters = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_start_play_enters = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_start_play_enters));
+            // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with applicable premises
+            instances_of_game_play_start_play_enters
+                .extend(
+                    valid_transition_concluded
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::START_PLAY {
+                                Some((case, v0))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_start_play_enters.complete()
+        };
+        for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 29,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 53, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_start_play_valid_definite(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    play_started: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_start_play_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_start_play_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_start_play_valid));
+            // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with definite premises
+            let game_play_start_play_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_start_play_valid_1));
+            game_play_start_play_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::START_PLAY {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_definite
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::NOT_STARTED {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_start_play_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_start_play_valid_2));
+            let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = play_started
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
+                game_play_start_play_valid_2
+                    .from_join(
+                        &game_play_start_play_valid_1,
+                        &game_play_start_play_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_start_play_valid
+                    .from_join(
+                        &game_play_start_play_valid_2,
+                        &game_play_start_play_valid_3_play_started,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_start_play_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 30,
+                        definite: true,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] },
+                        ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::NOT_STARTED)] },
+                        ::clir::Premise { rel : 41, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_start_play_valid_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    attempted_transition: &::clir::rt::Relation<
+        (::clir::CaseId, Game, GamePlayTransition),
+    >,
+    play_started: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
+) {
+    {
+        let instances_of_game_play_start_play_valid = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_start_play_valid = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_start_play_valid));
+            // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with applicable premises
+            let game_play_start_play_valid_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_start_play_valid_1));
+            game_play_start_play_valid_1
+                .extend(
+                    attempted_transition
+                        .iter()
+                        .filter_map(|&(case, v0, a_1)| {
+                            if a_1 == GamePlayTransition::START_PLAY {
+                                Some(((case, v0), ()))
+                            } else {
+                                None
+                            }
+                        }),
+                );
+            let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = entered_state_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayState::NOT_STARTED {
+                        Some(((case, v0), ()))
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let game_play_start_play_valid_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), ()),
+                >(stringify!(game_play_start_play_valid_2));
+            let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = play_started
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
+                game_play_start_play_valid_2
+                    .from_join(
+                        &game_play_start_play_valid_1,
+                        &game_play_start_play_valid_2_entered_state,
+                        |&(case, v0), &(), &()| ((case, v0), ()),
+                    );
+                instances_of_game_play_start_play_valid
+                    .from_join(
+                        &game_play_start_play_valid_2,
+                        &game_play_start_play_valid_3_play_started,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_game_play_start_play_valid.complete()
+        };
+        for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 30,
+                        definite: false,
+                    },
+                    rel: 53,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 4, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] },
+                        ::clir::Premise { rel : 25, negative : false, layer :
+                        ::clir::Layer::Supported, args :
+                        vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::NOT_STARTED)] },
+                        ::clir::Premise { rel : 41, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_initial_definite(
+    instances: &mut Vec<::clir::Instance>,
+    procedure_instance: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_game_play_initial = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_initial = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_initial));
+            // urn:fide:laws:clir:chess#GamePlay/initial: every instance with definite premises
+            instances_of_game_play_initial
+                .extend(
+                    procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_initial.complete()
+        };
+        for &(case, v0) in instances_of_game_play_initial.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 31,
+                        definite: true,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 46, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_game_play_initial_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    procedure_instance: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_game_play_initial = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_game_play_initial = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_game_play_initial));
+            // urn:fide:laws:clir:chess#GamePlay/initial: every instance with applicable premises
+            instances_of_game_play_initial
+                .extend(
+                    procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_game_play_initial.complete()
+        };
+        for &(case, v0) in instances_of_game_play_initial.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 31,
+                        definite: false,
+                    },
+                    rel: 25,
+                    negative: false,
+                    head: vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
+                    ],
+                    premises: vec![
+                        ::clir::Premise { rel : 46, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_move_is_illegal_definite(
+    instances: &mut Vec<::clir::Instance>,
+    checked_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    not_move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_move_is_illegal = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_move_is_illegal = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_move_is_illegal));
+            // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with definite premises
+            let move_is_illegal_1 = iteration
+                .variable::<((::clir::CaseId, Game), ())>(stringify!(move_is_illegal_1));
+            move_is_illegal_1
+                .extend(
+                    checked_game.iter().filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                );
+            let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = not_move_meets_articles_3_1_to_3_9
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#MoveIsIllegal
+                instances_of_move_is_illegal
+                    .from_join(
+                        &move_is_illegal_1,
+                        &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_move_is_illegal.complete()
+        };
+        for &(case, v0) in instances_of_move_is_illegal.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 32,
+                        definite: true,
+                    },
+                    rel: 30,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 13, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }, ::clir::Premise { rel : 34, negative : true, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_move_is_illegal_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    checked_game: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+    not_move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_move_is_illegal = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_move_is_illegal = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_move_is_illegal));
+            // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with applicable premises
+            let move_is_illegal_1 = iteration
+                .variable::<((::clir::CaseId, Game), ())>(stringify!(move_is_illegal_1));
+            move_is_illegal_1
+                .extend(
+                    checked_game.iter().filter_map(|&(case, v0)| Some(((case, v0), ()))),
+                );
+            let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), ()),
+            > = not_move_meets_articles_3_1_to_3_9
+                .iter()
+                .filter_map(|&(case, v0)| Some(((case, v0), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#MoveIsIllegal
+                instances_of_move_is_illegal
+                    .from_join(
+                        &move_is_illegal_1,
+                        &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
+                        |&(case, v0), &(), &()| (case, v0),
+                    );
+            }
+            instances_of_move_is_illegal.complete()
+        };
+        for &(case, v0) in instances_of_move_is_illegal.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 32,
+                        definite: false,
+                    },
+                    rel: 30,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 13, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel : 34,
+                        negative : true, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_move_is_legal_definite(
+    instances: &mut Vec<::clir::Instance>,
+    move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_move_is_legal = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_move_is_legal = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_move_is_legal));
+            // urn:fide:laws:clir:chess#MoveIsLegal: every instance with definite premises
+            instances_of_move_is_legal
+                .extend(
+                    move_meets_articles_3_1_to_3_9
+                        .iter()
+                        .filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_move_is_legal.complete()
+        };
+        for &(case, v0) in instances_of_move_is_legal.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 33,
+                        definite: true,
+                    },
+                    rel: 33,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 34, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_move_is_legal_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_move_is_legal = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_move_is_legal = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_move_is_legal));
+            // urn:fide:laws:clir:chess#MoveIsLegal: every instance with applicable premises
+            instances_of_move_is_legal
+                .extend(
+                    move_meets_articles_3_1_to_3_9
+                        .iter()
+                        .filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_move_is_legal.complete()
+        };
+        for &(case, v0) in instances_of_move_is_legal.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 33,
+                        definite: false,
+                    },
+                    rel: 33,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 34, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_must_move_first_touched_piece_definite(
+    instances: &mut Vec<::clir::Instance>,
+    own_piece_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    piece_can_be_moved: &::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    piece_touched_intentionally: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_must_move_first_touched_piece = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_must_move_first_touched_piece = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, Piece),
+                >(stringify!(instances_of_must_move_first_touched_piece));
+            // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with definite premises
+            let must_move_first_touched_piece_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player, Piece), ()),
+                >(stringify!(must_move_first_touched_piece_1));
+            must_move_first_touched_piece_1
+                .extend(
+                    own_piece_of
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ()))),
+                );
+            let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
+                ((::clir::CaseId, Player, Piece), ()),
+            > = piece_touched_intentionally
+                .iter()
+                .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+                .collect();
+            let must_move_first_touched_piece_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Piece), (Player,)),
+                >(stringify!(must_move_first_touched_piece_2));
+            let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
+                ((::clir::CaseId, Piece), ()),
+            > = piece_can_be_moved
+                .iter()
+                .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                .collect();
+            let must_move_first_touched_piece_3 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Piece,)),
+                >(stringify!(must_move_first_touched_piece_3));
+            let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Game,)),
+            > = player_has_the_move
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
+                must_move_first_touched_piece_2
+                    .from_join(
+                        &must_move_first_touched_piece_1,
+                        &must_move_first_touched_piece_2_piece_touched_intentionally,
+                        |&(case, v1, v2), &(), &()| ((case, v2), (v1,)),
+                    );
+                must_move_first_touched_piece_3
+                    .from_join(
+                        &must_move_first_touched_piece_2,
+                        &must_move_first_touched_piece_3_piece_can_be_moved,
+                        |&(case, v2), &(v1,), &()| ((case, v1), (v2,)),
+                    );
+                instances_of_must_move_first_touched_piece
+                    .from_join(
+                        &must_move_first_touched_piece_3,
+                        &must_move_first_touched_piece_4_player_has_the_move,
+                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_must_move_first_touched_piece.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 34,
+                        definite: true,
+                    },
+                    rel: 36,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)],
+                    premises: vec![
+                        ::clir::Premise { rel : 37, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 40,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : 38, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v2)]
+                        }, ::clir::Premise { rel : 42, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_must_move_first_touched_piece_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    own_piece_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    piece_can_be_moved: &::clir::rt::Relation<(::clir::CaseId, Piece)>,
+    piece_touched_intentionally: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_must_move_first_touched_piece = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_must_move_first_touched_piece = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, Piece),
+                >(stringify!(instances_of_must_move_first_touched_piece));
+            // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with applicable premises
+            let must_move_first_touched_piece_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player, Piece), ()),
+                >(stringify!(must_move_first_touched_piece_1));
+            must_move_first_touched_piece_1
+                .extend(
+                    own_piece_of
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ()))),
+                );
+            let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
+                ((::clir::CaseId, Player, Piece), ()),
+            > = piece_touched_intentionally
+                .iter()
+                .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+                .collect();
+            let must_move_first_touched_piece_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Piece), (Player,)),
+                >(stringify!(must_move_first_touched_piece_2));
+            let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
+                ((::clir::CaseId, Piece), ()),
+            > = piece_can_be_moved
+                .iter()
+                .filter_map(|&(case, v2)| Some(((case, v2), ())))
+                .collect();
+            let must_move_first_touched_piece_3 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Piece,)),
+                >(stringify!(must_move_first_touched_piece_3));
+            let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Game,)),
+            > = player_has_the_move
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
+                must_move_first_touched_piece_2
+                    .from_join(
+                        &must_move_first_touched_piece_1,
+                        &must_move_first_touched_piece_2_piece_touched_intentionally,
+                        |&(case, v1, v2), &(), &()| ((case, v2), (v1,)),
+                    );
+                must_move_first_touched_piece_3
+                    .from_join(
+                        &must_move_first_touched_piece_2,
+                        &must_move_first_touched_piece_3_piece_can_be_moved,
+                        |&(case, v2), &(v1,), &()| ((case, v1), (v2,)),
+                    );
+                instances_of_must_move_first_touched_piece
+                    .from_join(
+                        &must_move_first_touched_piece_3,
+                        &must_move_first_touched_piece_4_player_has_the_move,
+                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_must_move_first_touched_piece.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 34,
+                        definite: false,
+                    },
+                    rel: 36,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)],
+                    premises: vec![
+                        ::clir::Premise { rel : 37, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : 40, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : 38, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 42,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_resignation_drawn_if_mate_impossible_definite(
+    instances: &mut Vec<::clir::Instance>,
+    king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+) {
+    {
+        let instances_of_resignation_drawn_if_mate_impossible = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_resignation_drawn_if_mate_impossible = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_resignation_drawn_if_mate_impossible));
+            // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with definite premises
+            let resignation_drawn_if_mate_impossible_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_drawn_if_mate_impossible_1));
+            resignation_drawn_if_mate_impossible_1
+                .extend(
+                    player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                );
+            let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = king_cannot_be_checkmated
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let resignation_drawn_if_mate_impossible_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_drawn_if_mate_impossible_2));
+            let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = player_resigned
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
+                resignation_drawn_if_mate_impossible_2
+                    .from_join(
+                        &resignation_drawn_if_mate_impossible_1,
+                        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+                        |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
+                    );
+                instances_of_resignation_drawn_if_mate_impossible
+                    .from_join(
+                        &resignation_drawn_if_mate_impossible_2,
+                        &resignation_drawn_if_mate_impossible_3_player_resigned,
+                        |&(case, v1), &(v0,), &()| (case, v0, v1),
+                    );
+            }
+            instances_of_resignation_drawn_if_mate_impossible.complete()
+        };
+        for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 35,
+                        definite: true,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 31, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
+                        }, ::clir::Premise { rel : 43, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_resignation_drawn_if_mate_impossible_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+) {
+    {
+        let instances_of_resignation_drawn_if_mate_impossible = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_resignation_drawn_if_mate_impossible = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_resignation_drawn_if_mate_impossible));
+            // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with applicable premises
+            let resignation_drawn_if_mate_impossible_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_drawn_if_mate_impossible_1));
+            resignation_drawn_if_mate_impossible_1
+                .extend(
+                    player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                );
+            let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = king_cannot_be_checkmated
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let resignation_drawn_if_mate_impossible_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_drawn_if_mate_impossible_2));
+            let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = player_resigned
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
+                resignation_drawn_if_mate_impossible_2
+                    .from_join(
+                        &resignation_drawn_if_mate_impossible_1,
+                        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+                        |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
+                    );
+                instances_of_resignation_drawn_if_mate_impossible
+                    .from_join(
+                        &resignation_drawn_if_mate_impossible_2,
+                        &resignation_drawn_if_mate_impossible_3_player_resigned,
+                        |&(case, v1), &(v0,), &()| (case, v0, v1),
+                    );
+            }
+            instances_of_resignation_drawn_if_mate_impossible.complete()
+        };
+        for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 35,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 31, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 43,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : 44, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_resignation_ends_the_game_definite(
+    instances: &mut Vec<::clir::Instance>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+) {
+    {
+        let instances_of_resignation_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_resignation_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_resignation_ends_the_game));
+            // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with definite premises
+            let resignation_ends_the_game_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_ends_the_game_1));
+            resignation_ends_the_game_1
+                .extend(
+                    player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                );
+            let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = player_resigned
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ResignationEndsTheGame
+                instances_of_resignation_ends_the_game
+                    .from_join(
+                        &resignation_ends_the_game_1,
+                        &resignation_ends_the_game_2_player_resigned,
+                        |&(case, v1), &(v0,), &()| (case, v0, v1),
+                    );
+            }
+            instances_of_resignation_ends_the_game.complete()
+        };
+        for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 36,
+                        definite: true,
+                    },
+                    rel: 47,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 43, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_resignation_ends_the_game_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+) {
+    {
+        let instances_of_resignation_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_resignation_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_resignation_ends_the_game));
+            // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with applicable premises
+            let resignation_ends_the_game_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_ends_the_game_1));
+            resignation_ends_the_game_1
+                .extend(
+                    player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                );
+            let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = player_resigned
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ResignationEndsTheGame
+                instances_of_resignation_ends_the_game
+                    .from_join(
+                        &resignation_ends_the_game_1,
+                        &resignation_ends_the_game_2_player_resigned,
+                        |&(case, v1), &(v0,), &()| (case, v0, v1),
+                    );
+            }
+            instances_of_resignation_ends_the_game.complete()
+        };
+        for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 36,
+                        definite: false,
+                    },
+                    rel: 47,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 43, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : 44, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_resignation_loses_definite(
+    instances: &mut Vec<::clir::Instance>,
+    not_king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+) {
+    {
+        let instances_of_resignation_loses = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_resignation_loses = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_resignation_loses));
+            // urn:fide:laws:clir:chess#ResignationLoses: every instance with definite premises
+            let resignation_loses_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_loses_1));
+            resignation_loses_1
+                .extend(
+                    player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                );
+            let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = not_king_cannot_be_checkmated
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let resignation_loses_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_loses_2));
+            let resignation_loses_3_player_resigned: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = player_resigned
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ResignationLoses
+                resignation_loses_2
+                    .from_join(
+                        &resignation_loses_1,
+                        &resignation_loses_2_king_cannot_be_checkmated,
+                        |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
+                    );
+                instances_of_resignation_loses
+                    .from_join(
+                        &resignation_loses_2,
+                        &resignation_loses_3_player_resigned,
+                        |&(case, v1), &(v0,), &()| (case, v0, v1),
+                    );
+            }
+            instances_of_resignation_loses.complete()
+        };
+        for &(case, v0, v1) in instances_of_resignation_loses.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 37,
+                        definite: true,
+                    },
+                    rel: 28,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 31, negative : true, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
+                        }, ::clir::Premise { rel : 43, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_resignation_loses_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    not_king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+) {
+    {
+        let instances_of_resignation_loses = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_resignation_loses = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_resignation_loses));
+            // urn:fide:laws:clir:chess#ResignationLoses: every instance with applicable premises
+            let resignation_loses_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_loses_1));
+            resignation_loses_1
+                .extend(
+                    player_of
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
+                );
+            let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = not_king_cannot_be_checkmated
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let resignation_loses_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game,)),
+                >(stringify!(resignation_loses_2));
+            let resignation_loses_3_player_resigned: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = player_resigned
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ResignationLoses
+                resignation_loses_2
+                    .from_join(
+                        &resignation_loses_1,
+                        &resignation_loses_2_king_cannot_be_checkmated,
+                        |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
+                    );
+                instances_of_resignation_loses
+                    .from_join(
+                        &resignation_loses_2,
+                        &resignation_loses_3_player_resigned,
+                        |&(case, v1), &(v0,), &()| (case, v0, v1),
+                    );
+            }
+            instances_of_resignation_loses.complete()
+        };
+        for &(case, v0, v1) in instances_of_resignation_loses.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 37,
+                        definite: false,
+                    },
+                    rel: 28,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 31, negative : true, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 43,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : 44, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_second_illegal_move_drawn_if_mate_impossible_definite(
+    instances: &mut Vec<::clir::Instance>,
+    completed_illegal_move_count: &::clir::rt::Relation<(::clir::CaseId, Player, i64)>,
+    king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_second_illegal_move_drawn_if_mate_impossible = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_second_illegal_move_drawn_if_mate_impossible = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_second_illegal_move_drawn_if_mate_impossible));
+            // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with definite premises
+            let second_illegal_move_drawn_if_mate_impossible_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
+            second_illegal_move_drawn_if_mate_impossible_1
+                .extend(
+                    completed_illegal_move_count
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| {
+                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                        }),
+                );
+            let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = king_cannot_be_checkmated
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let second_illegal_move_drawn_if_mate_impossible_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
+            let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Game,)),
+            > = player_of
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
+                second_illegal_move_drawn_if_mate_impossible_2
+                    .from_join(
+                        &second_illegal_move_drawn_if_mate_impossible_1,
+                        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+                        |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
+                    );
+                instances_of_second_illegal_move_drawn_if_mate_impossible
+                    .from_join(
+                        &second_illegal_move_drawn_if_mate_impossible_2,
+                        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
+                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_second_illegal_move_drawn_if_mate_impossible.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
+            .iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 38,
+                        definite: true,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 31, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
+                        }, ::clir::Premise { rel : 18, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_second_illegal_move_drawn_if_mate_impossible_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    completed_illegal_move_count: &::clir::rt::Relation<(::clir::CaseId, Player, i64)>,
+    king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_second_illegal_move_drawn_if_mate_impossible = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_second_illegal_move_drawn_if_mate_impossible = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_second_illegal_move_drawn_if_mate_impossible));
+            // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with applicable premises
+            let second_illegal_move_drawn_if_mate_impossible_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
+            second_illegal_move_drawn_if_mate_impossible_1
+                .extend(
+                    completed_illegal_move_count
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| {
+                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                        }),
+                );
+            let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = king_cannot_be_checkmated
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let second_illegal_move_drawn_if_mate_impossible_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
+            let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Game,)),
+            > = player_of
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
+                second_illegal_move_drawn_if_mate_impossible_2
+                    .from_join(
+                        &second_illegal_move_drawn_if_mate_impossible_1,
+                        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+                        |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
+                    );
+                instances_of_second_illegal_move_drawn_if_mate_impossible
+                    .from_join(
+                        &second_illegal_move_drawn_if_mate_impossible_2,
+                        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
+                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_second_illegal_move_drawn_if_mate_impossible.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
+            .iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 38,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 31, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 18,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : 43, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_second_illegal_move_ends_the_game_definite(
+    instances: &mut Vec<::clir::Instance>,
+    completed_illegal_move_count: &::clir::rt::Relation<(::clir::CaseId, Player, i64)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_second_illegal_move_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_second_illegal_move_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_second_illegal_move_ends_the_game));
+            // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with definite premises
+            let second_illegal_move_ends_the_game_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_ends_the_game_1));
+            second_illegal_move_ends_the_game_1
+                .extend(
+                    completed_illegal_move_count
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| {
+                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                        }),
+                );
+            let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Game,)),
+            > = player_of
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
+                instances_of_second_illegal_move_ends_the_game
+                    .from_join(
+                        &second_illegal_move_ends_the_game_1,
+                        &second_illegal_move_ends_the_game_2_player_of,
+                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_second_illegal_move_ends_the_game.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game.iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 39,
+                        definite: true,
+                    },
+                    rel: 49,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 18, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_second_illegal_move_ends_the_game_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    completed_illegal_move_count: &::clir::rt::Relation<(::clir::CaseId, Player, i64)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_second_illegal_move_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_second_illegal_move_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_second_illegal_move_ends_the_game));
+            // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with applicable premises
+            let second_illegal_move_ends_the_game_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_ends_the_game_1));
+            second_illegal_move_ends_the_game_1
+                .extend(
+                    completed_illegal_move_count
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| {
+                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                        }),
+                );
+            let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Game,)),
+            > = player_of
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
+                instances_of_second_illegal_move_ends_the_game
+                    .from_join(
+                        &second_illegal_move_ends_the_game_1,
+                        &second_illegal_move_ends_the_game_2_player_of,
+                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_second_illegal_move_ends_the_game.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game.iter()
+        {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 39,
+                        definite: false,
+                    },
+                    rel: 49,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 18, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : 43, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_second_illegal_move_loses_definite(
+    instances: &mut Vec<::clir::Instance>,
+    completed_illegal_move_count: &::clir::rt::Relation<(::clir::CaseId, Player, i64)>,
+    not_king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_second_illegal_move_loses = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_second_illegal_move_loses = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_second_illegal_move_loses));
+            // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with definite premises
+            let second_illegal_move_loses_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_loses_1));
+            second_illegal_move_loses_1
+                .extend(
+                    completed_illegal_move_count
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| {
+                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                        }),
+                );
+            let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = not_king_cannot_be_checkmated
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let second_illegal_move_loses_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_loses_2));
+            let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Game,)),
+            > = player_of
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
+                second_illegal_move_loses_2
+                    .from_join(
+                        &second_illegal_move_loses_1,
+                        &second_illegal_move_loses_2_king_cannot_be_checkmated,
+                        |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
+                    );
+                instances_of_second_illegal_move_loses
+                    .from_join(
+                        &second_illegal_move_loses_2,
+                        &second_illegal_move_loses_3_player_of,
+                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_second_illegal_move_loses.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 40,
+                        definite: true,
+                    },
+                    rel: 28,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 31, negative : true, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
+                        }, ::clir::Premise { rel : 18, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_second_illegal_move_loses_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    completed_illegal_move_count: &::clir::rt::Relation<(::clir::CaseId, Player, i64)>,
+    not_king_cannot_be_checkmated: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_second_illegal_move_loses = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_second_illegal_move_loses = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_second_illegal_move_loses));
+            // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with applicable premises
+            let second_illegal_move_loses_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_loses_1));
+            second_illegal_move_loses_1
+                .extend(
+                    completed_illegal_move_count
+                        .iter()
+                        .filter_map(|&(case, v1, v2)| {
+                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+                        }),
+                );
+            let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = not_king_cannot_be_checkmated
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            let second_illegal_move_loses_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (i64,)),
+                >(stringify!(second_illegal_move_loses_2));
+            let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), (Game,)),
+            > = player_of
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
+                second_illegal_move_loses_2
+                    .from_join(
+                        &second_illegal_move_loses_1,
+                        &second_illegal_move_loses_2_king_cannot_be_checkmated,
+                        |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
+                    );
+                instances_of_second_illegal_move_loses
+                    .from_join(
+                        &second_illegal_move_loses_2,
+                        &second_illegal_move_loses_3_player_of,
+                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_second_illegal_move_loses.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 40,
+                        definite: false,
+                    },
+                    rel: 28,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 31, negative : true, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 18,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : 43, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_seventy_five_automatic_draw_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    moves_by_each_without_pawn_or_capture: &::clir::rt::Relation<
+        (::clir::CaseId, Game, i64),
+    >,
+) {
+    {
+        let instances_of_seventy_five_automatic_draw = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_seventy_five_automatic_draw = iteration
+                .variable::<
+                    (::clir::CaseId, Game, i64),
+                >(stringify!(instances_of_seventy_five_automatic_draw));
+            // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: every instance with applicable premises
+            instances_of_seventy_five_automatic_draw
+                .extend(
+                    moves_by_each_without_pawn_or_capture
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| {
+                            if v1 >= 75i64 { Some((case, v0, v1)) } else { None }
+                        }),
+                );
+            while iteration.changed() {}
+            instances_of_seventy_five_automatic_draw.complete()
+        };
+        for &(case, v0, v1) in instances_of_seventy_five_automatic_draw.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 41,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 35, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_stalemate_draws_definite(
+    instances: &mut Vec<::clir::Instance>,
+    stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_stalemate_draws = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_stalemate_draws = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_stalemate_draws));
+            // urn:fide:laws:clir:chess#StalemateDraws: every instance with definite premises
+            instances_of_stalemate_draws
+                .extend(
+                    stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_stalemate_draws.complete()
+        };
+        for &(case, v0) in instances_of_stalemate_draws.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 42,
+                        definite: true,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 50, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_stalemate_draws_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_stalemate_draws = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_stalemate_draws = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_stalemate_draws));
+            // urn:fide:laws:clir:chess#StalemateDraws: every instance with applicable premises
+            instances_of_stalemate_draws
+                .extend(
+                    stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_stalemate_draws.complete()
+        };
+        for &(case, v0) in instances_of_stalemate_draws.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 42,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 50, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_stalemate_ends_the_game_definite(
+    instances: &mut Vec<::clir::Instance>,
+    stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_stalemate_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_stalemate_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_stalemate_ends_the_game));
+            // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with definite premises
+            instances_of_stalemate_ends_the_game
+                .extend(
+                    stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_stalemate_ends_the_game.complete()
+        };
+        for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 43,
+                        definite: true,
+                    },
+                    rel: 51,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 50, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_stalemate_ends_the_game_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
+) {
+    {
+        let instances_of_stalemate_ends_the_game = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_stalemate_ends_the_game = iteration
+                .variable::<
+                    (::clir::CaseId, Game),
+                >(stringify!(instances_of_stalemate_ends_the_game));
+            // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with applicable premises
+            instances_of_stalemate_ends_the_game
+                .extend(
+                    stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_stalemate_ends_the_game.complete()
+        };
+        for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 43,
+                        definite: false,
+                    },
+                    rel: 51,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 50, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_threefold_claim_correct_definite(
+    instances: &mut Vec<::clir::Instance>,
+    draw_claimed: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
+) {
+    {
+        let instances_of_threefold_claim_correct = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_threefold_claim_correct = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_threefold_claim_correct));
+            // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with definite premises
+            let threefold_claim_correct_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (i64,)),
+                >(stringify!(threefold_claim_correct_1));
+            threefold_claim_correct_1
+                .extend(
+                    position_occurrence_count
+                        .iter()
+                        .filter_map(|&(case, v0, v2)| {
+                            if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
+                        }),
+                );
+            let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), (Player,)),
+            > = player_has_the_move
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+                .collect();
+            let threefold_claim_correct_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game, i64)),
+                >(stringify!(threefold_claim_correct_2));
+            let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = draw_claimed
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
+                threefold_claim_correct_2
+                    .from_join(
+                        &threefold_claim_correct_1,
+                        &threefold_claim_correct_2_player_has_the_move,
+                        |&(case, v0), &(v2,), &(v1,)| ((case, v1), (v0, v2)),
+                    );
+                instances_of_threefold_claim_correct
+                    .from_join(
+                        &threefold_claim_correct_2,
+                        &threefold_claim_correct_3_draw_claimed,
+                        |&(case, v1), &(v0, v2), &()| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_threefold_claim_correct.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 44,
+                        definite: true,
+                    },
+                    rel: 52,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 45, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 22,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 42,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_threefold_claim_correct_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    draw_claimed: &::clir::rt::Relation<(::clir::CaseId, Player)>,
+    player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+    position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
+) {
+    {
+        let instances_of_threefold_claim_correct = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_threefold_claim_correct = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player, i64),
+                >(stringify!(instances_of_threefold_claim_correct));
+            // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with applicable premises
+            let threefold_claim_correct_1 = iteration
+                .variable::<
+                    ((::clir::CaseId, Game), (i64,)),
+                >(stringify!(threefold_claim_correct_1));
+            threefold_claim_correct_1
+                .extend(
+                    position_occurrence_count
+                        .iter()
+                        .filter_map(|&(case, v0, v2)| {
+                            if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
+                        }),
+                );
+            let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
+                ((::clir::CaseId, Game), (Player,)),
+            > = player_has_the_move
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+                .collect();
+            let threefold_claim_correct_2 = iteration
+                .variable::<
+                    ((::clir::CaseId, Player), (Game, i64)),
+                >(stringify!(threefold_claim_correct_2));
+            let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
+                ((::clir::CaseId, Player), ()),
+            > = draw_claimed
+                .iter()
+                .filter_map(|&(case, v1)| Some(((case, v1), ())))
+                .collect();
+            while iteration.changed() {
+                // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
+                threefold_claim_correct_2
+                    .from_join(
+                        &threefold_claim_correct_1,
+                        &threefold_claim_correct_2_player_has_the_move,
+                        |&(case, v0), &(v2,), &(v1,)| ((case, v1), (v0, v2)),
+                    );
+                instances_of_threefold_claim_correct
+                    .from_join(
+                        &threefold_claim_correct_2,
+                        &threefold_claim_correct_3_draw_claimed,
+                        |&(case, v1), &(v0, v2), &()| (case, v0, v1, v2),
+                    );
+            }
+            instances_of_threefold_claim_correct.complete()
+        };
+        for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 44,
+                        definite: false,
+                    },
+                    rel: 52,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises: vec![
+                        ::clir::Premise { rel : 45, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : 22, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 42,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_threefold_claim_draws_definite(
+    instances: &mut Vec<::clir::Instance>,
+    threefold_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_threefold_claim_draws = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_threefold_claim_draws = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_threefold_claim_draws));
+            // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with definite premises
+            instances_of_threefold_claim_draws
+                .extend(
+                    threefold_claim_correct
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                );
+            while iteration.changed() {}
+            instances_of_threefold_claim_draws.complete()
+        };
+        for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 45,
+                        definite: true,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 52, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_threefold_claim_draws_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    threefold_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
+) {
+    {
+        let instances_of_threefold_claim_draws = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_threefold_claim_draws = iteration
+                .variable::<
+                    (::clir::CaseId, Game, Player),
+                >(stringify!(instances_of_threefold_claim_draws));
+            // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with applicable premises
+            instances_of_threefold_claim_draws
+                .extend(
+                    threefold_claim_correct
+                        .iter()
+                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+                );
+            while iteration.changed() {}
+            instances_of_threefold_claim_draws.complete()
+        };
+        for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 45,
+                        definite: false,
+                    },
+                    rel: 27,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 52, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_unregulated_case_decided_by_arbiter_definite(
+    instances: &mut Vec<::clir::Instance>,
+    case_not_precisely_regulated: &::clir::rt::Relation<(::clir::CaseId, Situation)>,
+) {
+    {
+        let instances_of_unregulated_case_decided_by_arbiter = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_unregulated_case_decided_by_arbiter = iteration
+                .variable::<
+                    (::clir::CaseId, Situation),
+                >(stringify!(instances_of_unregulated_case_decided_by_arbiter));
+            // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with definite premises
+            instances_of_unregulated_case_decided_by_arbiter
+                .extend(
+                    case_not_precisely_regulated
+                        .iter()
+                        .filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_unregulated_case_decided_by_arbiter.complete()
+        };
+        for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 46,
+                        definite: true,
+                    },
+                    rel: 1,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 7, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
+                        }
+                    ],
+                });
+        }
+    }
+}
+#[allow(unused_variables, unused_mut, clippy::all)]
+fn explain_unregulated_case_decided_by_arbiter_applicable(
+    instances: &mut Vec<::clir::Instance>,
+    case_not_precisely_regulated: &::clir::rt::Relation<(::clir::CaseId, Situation)>,
+) {
+    {
+        let instances_of_unregulated_case_decided_by_arbiter = {
+            let mut iteration = ::clir::rt::Iteration::new();
+            let instances_of_unregulated_case_decided_by_arbiter = iteration
+                .variable::<
+                    (::clir::CaseId, Situation),
+                >(stringify!(instances_of_unregulated_case_decided_by_arbiter));
+            // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with applicable premises
+            instances_of_unregulated_case_decided_by_arbiter
+                .extend(
+                    case_not_precisely_regulated
+                        .iter()
+                        .filter_map(|&(case, v0)| Some((case, v0))),
+                );
+            while iteration.changed() {}
+            instances_of_unregulated_case_decided_by_arbiter.complete()
+        };
+        for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter.iter() {
+            instances
+                .push(::clir::Instance {
+                    case: case.0,
+                    source: ::clir::Source::Rule {
+                        rule: 46,
+                        definite: false,
+                    },
+                    rel: 1,
+                    negative: false,
+                    head: vec![::clir::Column::to_flat(v0)],
+                    premises: vec![
+                        ::clir::Premise { rel : 7, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }
+                    ],
+                });
+        }
+    }
 }

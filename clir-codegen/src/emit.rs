@@ -58,6 +58,50 @@ struct Emitter<'a> {
     string_consts: Vec<String>,
     /// Whether to generate explanation instances.
     explanations: bool,
+    /// The functions `evaluate` calls: one per stratum with rules, one per rule's explanation
+    /// instances, so that no function grows with the package.
+    items: TokenStream,
+}
+
+/// The relations `evaluate` has bound so far, in order: what an outlined function may take.
+#[derive(Default)]
+struct Bound {
+    /// Name, type, and whether it is moved in (an input relation, read by one stratum only).
+    names: Vec<(Ident, TokenStream, bool)>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl Bound {
+    fn bind(&mut self, name: Ident, ty: TokenStream, moved: bool) {
+        let key = name.to_string();
+        match self.index.get(&key) {
+            Some(&i) => self.names[i] = (name, ty, moved),
+            None => {
+                self.index.insert(key, self.names.len());
+                self.names.push((name, ty, moved));
+            }
+        }
+    }
+
+    /// The bound names `body` mentions, in binding order.
+    fn used_by(&self, body: &TokenStream) -> Vec<&(Ident, TokenStream, bool)> {
+        fn walk(ts: &TokenStream, out: &mut std::collections::HashSet<String>) {
+            for tt in ts.clone() {
+                match tt {
+                    proc_macro2::TokenTree::Ident(i) => {
+                        out.insert(i.to_string());
+                    }
+                    proc_macro2::TokenTree::Group(g) => walk(&g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        walk(body, &mut seen);
+        let mut used: Vec<usize> = seen.iter().filter_map(|n| self.index.get(n).copied()).collect();
+        used.sort_unstable();
+        used.into_iter().map(|i| &self.names[i]).collect()
+    }
 }
 
 /// The variables an explanation instance of `rule` carries: every variable a positive body
@@ -100,6 +144,7 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
         string_sym: Vec::new(),
         string_consts: Vec::new(),
         explanations,
+        items: TokenStream::new(),
     };
     let mut names: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();
     for st in &p.strings {
@@ -556,12 +601,14 @@ impl<'a> Emitter<'a> {
         let evaluate = self.evaluate_fn();
         let api = self.typed_api();
         let header = self.comment(header);
+        let items = std::mem::take(&mut self.items);
         quote! {
             #header
             #types
             #schema
             #api
             #evaluate
+            #items
         }
     }
 
@@ -679,10 +726,12 @@ impl<'a> Emitter<'a> {
     fn evaluate_fn(&mut self) -> TokenStream {
         let p = self.p;
         let mut body = TokenStream::new();
+        let mut bound = Bound::default();
         body.extend(quote! {
             let cases: ::clir::rt::Relation<(::clir::CaseId,)> =
                 (0..batch.cases).map(|c| (::clir::CaseId(c),)).collect();
         });
+        bound.bind(format_ident!("cases"), quote!(::clir::rt::Relation<(::clir::CaseId,)>), false);
         // Input facts.
         for (ri, r) in p.relations.iter().enumerate() {
             if r.kind == RelationKind::Institutional {
@@ -699,6 +748,7 @@ impl<'a> Emitter<'a> {
             let cols: Vec<TokenStream> = cols.collect();
             for neg in [false, true] {
                 let name = self.input_name(ri, neg);
+                bound.bind(name.clone(), quote!(::clir::rt::Relation<#ty>), true);
                 let slot = Literal::usize_unsuffixed(ri * 2 + neg as usize);
                 body.extend(quote! {
                     let #name: ::clir::rt::Relation<#ty> = batch.facts[#slot]
@@ -710,7 +760,18 @@ impl<'a> Emitter<'a> {
         }
         for si in 0..self.s.strata.len() {
             let block = self.stratum(si);
-            body.extend(block);
+            let st = &self.s.strata[si];
+            let outputs = self.stratum_outputs(si);
+            if st.rules.is_empty() && st.closures.is_empty() {
+                // Input facts only: a few moves, inline.
+                body.extend(block);
+            } else {
+                let name = format_ident!("evaluate_stratum_{}", si);
+                body.extend(self.outline(name, block, &outputs, &bound, None));
+            }
+            for (name, ty) in outputs {
+                bound.bind(name, ty, false);
+            }
         }
         // Output.
         let mut out = TokenStream::new();
@@ -752,7 +813,7 @@ impl<'a> Emitter<'a> {
             });
         }
         let explain = if self.explanations {
-            self.explain_block()
+            self.explain_block(&bound)
         } else {
             let c = self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string());
             quote! {{ #c Vec::new() }}
@@ -778,6 +839,81 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The relations stratum `si` binds for what follows: each layer of its relations (both
+    /// signs) and its closures' negatives.
+    fn stratum_outputs(&self, si: usize) -> Vec<(Ident, TokenStream)> {
+        let st = &self.s.strata[si];
+        let mut out: Vec<(Ident, TokenStream)> = Vec::new();
+        let mut add = |name: Ident, ty: TokenStream| {
+            if !out.iter().any(|(n, _)| *n == name) {
+                out.push((name, ty));
+            }
+        };
+        for &rel in &st.rels {
+            let ty = self.tuple_ty(rel);
+            for neg in [false, true] {
+                for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
+                    add(self.layer_name(rel, neg, layer), quote!(::clir::rt::Relation<#ty>));
+                }
+            }
+        }
+        for &ci in &st.closures {
+            let c = &self.p.closures[ci];
+            let ty = self.tuple_ty(c.rel);
+            add(format_ident!("closure_{}_{}", ci, self.rel_ident[c.rel]), quote!(::clir::rt::Relation<#ty>));
+        }
+        out
+    }
+
+    /// Moves `body` into a function of the module named `name` that takes the bound relations
+    /// it reads (by reference; input relations by value) and returns `outputs`; returns the
+    /// statement of `evaluate` that calls it. `extra` is a first parameter and its argument.
+    fn outline(
+        &mut self,
+        name: Ident,
+        body: TokenStream,
+        outputs: &[(Ident, TokenStream)],
+        bound: &Bound,
+        extra: Option<(TokenStream, TokenStream)>,
+    ) -> TokenStream {
+        let used = bound.used_by(&body);
+        let mut params = Vec::new();
+        let mut args = Vec::new();
+        if let Some((param, arg)) = extra {
+            params.push(param);
+            args.push(arg);
+        }
+        for (n, ty, moved) in used {
+            if *moved {
+                params.push(quote!(#n: #ty));
+                args.push(quote!(#n));
+            } else {
+                params.push(quote!(#n: &#ty));
+                args.push(quote!(&#n));
+            }
+        }
+        let names: Vec<&Ident> = outputs.iter().map(|(n, _)| n).collect();
+        let types: Vec<&TokenStream> = outputs.iter().map(|(_, t)| t).collect();
+        if outputs.is_empty() {
+            self.items.extend(quote! {
+                #[allow(unused_variables, unused_mut, clippy::all)]
+                fn #name(#(#params),*) {
+                    #body
+                }
+            });
+            quote! { #name(#(#args),*); }
+        } else {
+            self.items.extend(quote! {
+                #[allow(unused_variables, unused_mut, clippy::all)]
+                fn #name(#(#params),*) -> (#(#types,)*) {
+                    #body
+                    (#(#names,)*)
+                }
+            });
+            quote! { let (#(#names,)*) = #name(#(#args),*); }
+        }
+    }
+
     fn flat_term(&self, rule: &RRule, t: RTerm) -> TokenStream {
         let v = self.term(rule, t);
         match t {
@@ -798,7 +934,7 @@ impl<'a> Emitter<'a> {
 
     /// Every instance of every rule over the final relations, and every closure negative:
     /// what explanations of minimal height are chosen from.
-    fn explain_block(&mut self) -> TokenStream {
+    fn explain_block(&mut self, bound: &Bound) -> TokenStream {
         let p = self.p;
         let mut stmts = TokenStream::new();
         self.binding_mode = true;
@@ -845,7 +981,7 @@ impl<'a> Emitter<'a> {
                 let hrel = Literal::u32_unsuffixed(rule.head.rel as u32);
                 let hneg = rule.head.negative;
                 let definite = mode == Mode::Definite;
-                stmts.extend(quote! {
+                let block = quote! {
                     {
                         let #out = {
                             let mut iteration = ::clir::rt::Iteration::new();
@@ -867,7 +1003,11 @@ impl<'a> Emitter<'a> {
                             });
                         }
                     }
-                });
+                };
+                let layer = if definite { "definite" } else { "applicable" };
+                let name = format_ident!("explain_{}_{}", self.rule_ident[ri], layer);
+                let instances = (quote!(instances: &mut Vec<::clir::Instance>), quote!(&mut instances));
+                stmts.extend(self.outline(name, block, &[], bound, Some(instances)));
             }
         }
         self.binding_mode = false;
