@@ -59,6 +59,114 @@ impl Player {}
     #[doc = "Entity type `Situation`: situation arising during a game"] Situation
 );
 impl Situation {}
+///`agreed_draw_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+pub const REL_AGREED_DRAW_HAS_ENDED_THE_GAME: usize = 0;
+///`arbiter_competent_to_decide`: its index in [`SCHEMA`]`.relations`.
+pub const REL_ARBITER_COMPETENT_TO_DECIDE: usize = 1;
+///`arbiter_of`: its index in [`SCHEMA`]`.relations`.
+pub const REL_ARBITER_OF: usize = 2;
+///`arbiter_shall_see_laws_observed`: its index in [`SCHEMA`]`.relations`.
+pub const REL_ARBITER_SHALL_SEE_LAWS_OBSERVED: usize = 3;
+///`attempted_transition`: its index in [`SCHEMA`]`.relations`.
+pub const REL_ATTEMPTED_TRANSITION: usize = 4;
+///`both_players_have_moved`: its index in [`SCHEMA`]`.relations`.
+pub const REL_BOTH_PLAYERS_HAVE_MOVED: usize = 5;
+///`capturing_pawn_on_adjacent_file`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CAPTURING_PAWN_ON_ADJACENT_FILE: usize = 6;
+///`case_not_precisely_regulated`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CASE_NOT_PRECISELY_REGULATED: usize = 7;
+///`castling_legal`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CASTLING_LEGAL: usize = 8;
+///`castling_path_attacked`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CASTLING_PATH_ATTACKED: usize = 9;
+///`castling_path_blocked`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CASTLING_PATH_BLOCKED: usize = 10;
+///`castling_side_of`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CASTLING_SIDE_OF: usize = 11;
+///`checked_castling_side`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CHECKED_CASTLING_SIDE: usize = 12;
+///`checked_game`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CHECKED_GAME: usize = 13;
+///`checked_piece`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CHECKED_PIECE: usize = 14;
+///`checked_player`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CHECKED_PLAYER: usize = 15;
+///`checkmate_delivered`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CHECKMATE_DELIVERED: usize = 16;
+///`checkmate_has_been_delivered`: its index in [`SCHEMA`]`.relations`.
+pub const REL_CHECKMATE_HAS_BEEN_DELIVERED: usize = 17;
+///`completed_illegal_move_count`: its index in [`SCHEMA`]`.relations`.
+pub const REL_COMPLETED_ILLEGAL_MOVE_COUNT: usize = 18;
+///`dead_position_arisen`: its index in [`SCHEMA`]`.relations`.
+pub const REL_DEAD_POSITION_ARISEN: usize = 19;
+///`dead_position_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+pub const REL_DEAD_POSITION_HAS_ENDED_THE_GAME: usize = 20;
+///`draw_agreed`: its index in [`SCHEMA`]`.relations`.
+pub const REL_DRAW_AGREED: usize = 21;
+///`draw_claimed`: its index in [`SCHEMA`]`.relations`.
+pub const REL_DRAW_CLAIMED: usize = 22;
+///`en_passant_capture_legal`: its index in [`SCHEMA`]`.relations`.
+pub const REL_EN_PASSANT_CAPTURE_LEGAL: usize = 23;
+///`en_passant_right_open`: its index in [`SCHEMA`]`.relations`.
+pub const REL_EN_PASSANT_RIGHT_OPEN: usize = 24;
+///`entered_state`: its index in [`SCHEMA`]`.relations`.
+pub const REL_ENTERED_STATE: usize = 25;
+///`fifty_move_claim_correct`: its index in [`SCHEMA`]`.relations`.
+pub const REL_FIFTY_MOVE_CLAIM_CORRECT: usize = 26;
+///`game_drawn`: its index in [`SCHEMA`]`.relations`.
+pub const REL_GAME_DRAWN: usize = 27;
+///`game_lost_by`: its index in [`SCHEMA`]`.relations`.
+pub const REL_GAME_LOST_BY: usize = 28;
+///`game_won_by`: its index in [`SCHEMA`]`.relations`.
+pub const REL_GAME_WON_BY: usize = 29;
+///`illegal_move`: its index in [`SCHEMA`]`.relations`.
+pub const REL_ILLEGAL_MOVE: usize = 30;
+///`king_cannot_be_checkmated`: its index in [`SCHEMA`]`.relations`.
+pub const REL_KING_CANNOT_BE_CHECKMATED: usize = 31;
+///`king_of`: its index in [`SCHEMA`]`.relations`.
+pub const REL_KING_OF: usize = 32;
+///`legal_move`: its index in [`SCHEMA`]`.relations`.
+pub const REL_LEGAL_MOVE: usize = 33;
+///`move_meets_articles_3_1_to_3_9`: its index in [`SCHEMA`]`.relations`.
+pub const REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9: usize = 34;
+///`moves_by_each_without_pawn_or_capture`: its index in [`SCHEMA`]`.relations`.
+pub const REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE: usize = 35;
+///`must_move_first_touched_piece`: its index in [`SCHEMA`]`.relations`.
+pub const REL_MUST_MOVE_FIRST_TOUCHED_PIECE: usize = 36;
+///`own_piece_of`: its index in [`SCHEMA`]`.relations`.
+pub const REL_OWN_PIECE_OF: usize = 37;
+///`piece_can_be_moved`: its index in [`SCHEMA`]`.relations`.
+pub const REL_PIECE_CAN_BE_MOVED: usize = 38;
+///`piece_has_moved`: its index in [`SCHEMA`]`.relations`.
+pub const REL_PIECE_HAS_MOVED: usize = 39;
+///`piece_touched_intentionally`: its index in [`SCHEMA`]`.relations`.
+pub const REL_PIECE_TOUCHED_INTENTIONALLY: usize = 40;
+///`play_started`: its index in [`SCHEMA`]`.relations`.
+pub const REL_PLAY_STARTED: usize = 41;
+///`player_has_the_move`: its index in [`SCHEMA`]`.relations`.
+pub const REL_PLAYER_HAS_THE_MOVE: usize = 42;
+///`player_of`: its index in [`SCHEMA`]`.relations`.
+pub const REL_PLAYER_OF: usize = 43;
+///`player_resigned`: its index in [`SCHEMA`]`.relations`.
+pub const REL_PLAYER_RESIGNED: usize = 44;
+///`position_occurrence_count`: its index in [`SCHEMA`]`.relations`.
+pub const REL_POSITION_OCCURRENCE_COUNT: usize = 45;
+///`procedure_instance`: its index in [`SCHEMA`]`.relations`.
+pub const REL_PROCEDURE_INSTANCE: usize = 46;
+///`resignation_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+pub const REL_RESIGNATION_HAS_ENDED_THE_GAME: usize = 47;
+///`rook_of`: its index in [`SCHEMA`]`.relations`.
+pub const REL_ROOK_OF: usize = 48;
+///`second_illegal_move_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+pub const REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME: usize = 49;
+///`stalemate_arisen`: its index in [`SCHEMA`]`.relations`.
+pub const REL_STALEMATE_ARISEN: usize = 50;
+///`stalemate_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+pub const REL_STALEMATE_HAS_ENDED_THE_GAME: usize = 51;
+///`threefold_claim_correct`: its index in [`SCHEMA`]`.relations`.
+pub const REL_THREEFOLD_CLAIM_CORRECT: usize = 52;
+///`valid_transition`: its index in [`SCHEMA`]`.relations`.
+pub const REL_VALID_TRANSITION: usize = 53;
 /// What this package declares: relations, constants and rules.
 pub static SCHEMA: ::clir::Schema = ::clir::Schema {
     package: "fide.laws.chess",
@@ -1505,7 +1613,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                2,
+                REL_ARBITER_OF,
                 false,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(arb)],
             );
@@ -1516,7 +1624,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                2,
+                REL_ARBITER_OF,
                 true,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(arb)],
             );
@@ -1531,7 +1639,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                4,
+                REL_ATTEMPTED_TRANSITION,
                 false,
                 &[::clir::Column::to_flat(instance), ::clir::Column::to_flat(transition)],
             );
@@ -1546,7 +1654,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                4,
+                REL_ATTEMPTED_TRANSITION,
                 true,
                 &[::clir::Column::to_flat(instance), ::clir::Column::to_flat(transition)],
             );
@@ -1554,12 +1662,24 @@ impl Case<'_> {
     }
     ///Adds the fact `both_players_have_moved(game: Game)`: both players have made at least one move.
     pub fn both_players_have_moved(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 5, false, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_BOTH_PLAYERS_HAVE_MOVED,
+                false,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
     ///Adds the fact `~both_players_have_moved(game: Game)`: both players have made at least one move.
     pub fn not_both_players_have_moved(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 5, true, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_BOTH_PLAYERS_HAVE_MOVED,
+                true,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
     ///Adds the fact `capturing_pawn_on_adjacent_file(game: Game, pawn: Piece)`: the pawn occupies a square on the same rank and an adjacent file to the pawn that has just advanced two squares.
@@ -1571,7 +1691,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                6,
+                REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
                 false,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(pawn)],
             );
@@ -1586,7 +1706,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                6,
+                REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
                 true,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(pawn)],
             );
@@ -1598,7 +1718,13 @@ impl Case<'_> {
         _grant: &JudgmentFideArbiterGrant,
         situation: Situation,
     ) -> &mut Self {
-        self.batch.push(self.case, 7, false, &[::clir::Column::to_flat(situation)]);
+        self.batch
+            .push(
+                self.case,
+                REL_CASE_NOT_PRECISELY_REGULATED,
+                false,
+                &[::clir::Column::to_flat(situation)],
+            );
         self
     }
     ///Adds the fact `~case_not_precisely_regulated(situation: Situation)`: the case is not precisely regulated by an Article of the Laws.
@@ -1607,27 +1733,57 @@ impl Case<'_> {
         _grant: &JudgmentFideArbiterGrant,
         situation: Situation,
     ) -> &mut Self {
-        self.batch.push(self.case, 7, true, &[::clir::Column::to_flat(situation)]);
+        self.batch
+            .push(
+                self.case,
+                REL_CASE_NOT_PRECISELY_REGULATED,
+                true,
+                &[::clir::Column::to_flat(situation)],
+            );
         self
     }
     ///Adds the fact `castling_path_attacked(side: CastlingSide)`: the king's square, the square it must cross, or the square it is to occupy is attacked.
     pub fn castling_path_attacked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.push(self.case, 9, false, &[::clir::Column::to_flat(side)]);
+        self.batch
+            .push(
+                self.case,
+                REL_CASTLING_PATH_ATTACKED,
+                false,
+                &[::clir::Column::to_flat(side)],
+            );
         self
     }
     ///Adds the fact `~castling_path_attacked(side: CastlingSide)`: the king's square, the square it must cross, or the square it is to occupy is attacked.
     pub fn not_castling_path_attacked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.push(self.case, 9, true, &[::clir::Column::to_flat(side)]);
+        self.batch
+            .push(
+                self.case,
+                REL_CASTLING_PATH_ATTACKED,
+                true,
+                &[::clir::Column::to_flat(side)],
+            );
         self
     }
     ///Adds the fact `castling_path_blocked(side: CastlingSide)`: there is a piece between the king and the rook with which castling is to be effected.
     pub fn castling_path_blocked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.push(self.case, 10, false, &[::clir::Column::to_flat(side)]);
+        self.batch
+            .push(
+                self.case,
+                REL_CASTLING_PATH_BLOCKED,
+                false,
+                &[::clir::Column::to_flat(side)],
+            );
         self
     }
     ///Adds the fact `~castling_path_blocked(side: CastlingSide)`: there is a piece between the king and the rook with which castling is to be effected.
     pub fn not_castling_path_blocked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.push(self.case, 10, true, &[::clir::Column::to_flat(side)]);
+        self.batch
+            .push(
+                self.case,
+                REL_CASTLING_PATH_BLOCKED,
+                true,
+                &[::clir::Column::to_flat(side)],
+            );
         self
     }
     ///Adds the fact `castling_side_of(game: Game, who: Player, side: CastlingSide, rook: Piece)`: the player is considering castling with that rook on that side.
@@ -1641,7 +1797,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                11,
+                REL_CASTLING_SIDE_OF,
                 false,
                 &[
                     ::clir::Column::to_flat(game),
@@ -1663,7 +1819,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                11,
+                REL_CASTLING_SIDE_OF,
                 true,
                 &[
                     ::clir::Column::to_flat(game),
@@ -1676,42 +1832,65 @@ impl Case<'_> {
     }
     ///Adds the fact `checked_castling_side(side: CastlingSide)`: the castling side is in the closed domain of path facts.
     pub fn checked_castling_side(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.push(self.case, 12, false, &[::clir::Column::to_flat(side)]);
+        self.batch
+            .push(
+                self.case,
+                REL_CHECKED_CASTLING_SIDE,
+                false,
+                &[::clir::Column::to_flat(side)],
+            );
         self
     }
     ///Adds the fact `~checked_castling_side(side: CastlingSide)`: the castling side is in the closed domain of path facts.
     pub fn not_checked_castling_side(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.push(self.case, 12, true, &[::clir::Column::to_flat(side)]);
+        self.batch
+            .push(
+                self.case,
+                REL_CHECKED_CASTLING_SIDE,
+                true,
+                &[::clir::Column::to_flat(side)],
+            );
         self
     }
     ///Adds the fact `checked_game(game: Game)`: the game is in the closed domain of protocol facts.
     pub fn checked_game(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 13, false, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(self.case, REL_CHECKED_GAME, false, &[::clir::Column::to_flat(game)]);
         self
     }
     ///Adds the fact `~checked_game(game: Game)`: the game is in the closed domain of protocol facts.
     pub fn not_checked_game(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 13, true, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(self.case, REL_CHECKED_GAME, true, &[::clir::Column::to_flat(game)]);
         self
     }
     ///Adds the fact `checked_piece(piece: Piece)`: the piece is in the closed domain of move history.
     pub fn checked_piece(&mut self, piece: Piece) -> &mut Self {
-        self.batch.push(self.case, 14, false, &[::clir::Column::to_flat(piece)]);
+        self.batch
+            .push(
+                self.case,
+                REL_CHECKED_PIECE,
+                false,
+                &[::clir::Column::to_flat(piece)],
+            );
         self
     }
     ///Adds the fact `~checked_piece(piece: Piece)`: the piece is in the closed domain of move history.
     pub fn not_checked_piece(&mut self, piece: Piece) -> &mut Self {
-        self.batch.push(self.case, 14, true, &[::clir::Column::to_flat(piece)]);
+        self.batch
+            .push(self.case, REL_CHECKED_PIECE, true, &[::clir::Column::to_flat(piece)]);
         self
     }
     ///Adds the fact `checked_player(who: Player)`: the player is in the closed domain of mate-possibility facts.
     pub fn checked_player(&mut self, who: Player) -> &mut Self {
-        self.batch.push(self.case, 15, false, &[::clir::Column::to_flat(who)]);
+        self.batch
+            .push(self.case, REL_CHECKED_PLAYER, false, &[::clir::Column::to_flat(who)]);
         self
     }
     ///Adds the fact `~checked_player(who: Player)`: the player is in the closed domain of mate-possibility facts.
     pub fn not_checked_player(&mut self, who: Player) -> &mut Self {
-        self.batch.push(self.case, 15, true, &[::clir::Column::to_flat(who)]);
+        self.batch
+            .push(self.case, REL_CHECKED_PLAYER, true, &[::clir::Column::to_flat(who)]);
         self
     }
     ///Adds the fact `checkmate_delivered(game: Game, who: Player)`: the player has checkmated the opponent's king.
@@ -1719,7 +1898,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                16,
+                REL_CHECKMATE_DELIVERED,
                 false,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
             );
@@ -1730,7 +1909,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                16,
+                REL_CHECKMATE_DELIVERED,
                 true,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
             );
@@ -1741,7 +1920,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                18,
+                REL_COMPLETED_ILLEGAL_MOVE_COUNT,
                 false,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(n)],
             );
@@ -1756,7 +1935,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                18,
+                REL_COMPLETED_ILLEGAL_MOVE_COUNT,
                 true,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(n)],
             );
@@ -1764,52 +1943,92 @@ impl Case<'_> {
     }
     ///Adds the fact `dead_position_arisen(game: Game)`: a position has arisen in which neither player can checkmate the opponent's king with any series of legal moves.
     pub fn dead_position_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 19, false, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_DEAD_POSITION_ARISEN,
+                false,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
     ///Adds the fact `~dead_position_arisen(game: Game)`: a position has arisen in which neither player can checkmate the opponent's king with any series of legal moves.
     pub fn not_dead_position_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 19, true, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_DEAD_POSITION_ARISEN,
+                true,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
     ///Adds the fact `draw_agreed(game: Game)`: the two players have agreed a draw during the game.
     pub fn draw_agreed(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 21, false, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(self.case, REL_DRAW_AGREED, false, &[::clir::Column::to_flat(game)]);
         self
     }
     ///Adds the fact `~draw_agreed(game: Game)`: the two players have agreed a draw during the game.
     pub fn not_draw_agreed(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 21, true, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(self.case, REL_DRAW_AGREED, true, &[::clir::Column::to_flat(game)]);
         self
     }
     ///Adds the fact `draw_claimed(who: Player)`: the player has claimed a draw.
     pub fn draw_claimed(&mut self, who: Player) -> &mut Self {
-        self.batch.push(self.case, 22, false, &[::clir::Column::to_flat(who)]);
+        self.batch
+            .push(self.case, REL_DRAW_CLAIMED, false, &[::clir::Column::to_flat(who)]);
         self
     }
     ///Adds the fact `~draw_claimed(who: Player)`: the player has claimed a draw.
     pub fn not_draw_claimed(&mut self, who: Player) -> &mut Self {
-        self.batch.push(self.case, 22, true, &[::clir::Column::to_flat(who)]);
+        self.batch
+            .push(self.case, REL_DRAW_CLAIMED, true, &[::clir::Column::to_flat(who)]);
         self
     }
     ///Adds the fact `en_passant_right_open(game: Game)`: an en passant capture is available on this move.
     pub fn en_passant_right_open(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 24, false, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_EN_PASSANT_RIGHT_OPEN,
+                false,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
     ///Adds the fact `~en_passant_right_open(game: Game)`: an en passant capture is available on this move.
     pub fn not_en_passant_right_open(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 24, true, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_EN_PASSANT_RIGHT_OPEN,
+                true,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
     ///Adds the fact `king_cannot_be_checkmated(who: Player)`: the opponent cannot checkmate this player's king by any possible series of legal moves.
     pub fn king_cannot_be_checkmated(&mut self, who: Player) -> &mut Self {
-        self.batch.push(self.case, 31, false, &[::clir::Column::to_flat(who)]);
+        self.batch
+            .push(
+                self.case,
+                REL_KING_CANNOT_BE_CHECKMATED,
+                false,
+                &[::clir::Column::to_flat(who)],
+            );
         self
     }
     ///Adds the fact `~king_cannot_be_checkmated(who: Player)`: the opponent cannot checkmate this player's king by any possible series of legal moves.
     pub fn not_king_cannot_be_checkmated(&mut self, who: Player) -> &mut Self {
-        self.batch.push(self.case, 31, true, &[::clir::Column::to_flat(who)]);
+        self.batch
+            .push(
+                self.case,
+                REL_KING_CANNOT_BE_CHECKMATED,
+                true,
+                &[::clir::Column::to_flat(who)],
+            );
         self
     }
     ///Adds the fact `king_of(who: Player, king: Piece)`: the piece is that player's king.
@@ -1817,7 +2036,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                32,
+                REL_KING_OF,
                 false,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(king)],
             );
@@ -1828,7 +2047,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                32,
+                REL_KING_OF,
                 true,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(king)],
             );
@@ -1836,12 +2055,24 @@ impl Case<'_> {
     }
     ///Adds the fact `move_meets_articles_3_1_to_3_9(game: Game)`: the attempted move meets the relevant requirements of Articles 3.1 to 3.9.
     pub fn move_meets_articles_3_1_to_3_9(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 34, false, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+                false,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
     ///Adds the fact `~move_meets_articles_3_1_to_3_9(game: Game)`: the attempted move meets the relevant requirements of Articles 3.1 to 3.9.
     pub fn not_move_meets_articles_3_1_to_3_9(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 34, true, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+                true,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
     ///Adds the fact `moves_by_each_without_pawn_or_capture(game: Game, n: Integer)`: this many moves by each player have been made without the movement of any pawn and without any capture.
@@ -1853,7 +2084,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                35,
+                REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
                 false,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(n)],
             );
@@ -1868,7 +2099,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                35,
+                REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
                 true,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(n)],
             );
@@ -1879,7 +2110,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                37,
+                REL_OWN_PIECE_OF,
                 false,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(piece)],
             );
@@ -1890,7 +2121,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                37,
+                REL_OWN_PIECE_OF,
                 true,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(piece)],
             );
@@ -1898,22 +2129,46 @@ impl Case<'_> {
     }
     ///Adds the fact `piece_can_be_moved(piece: Piece)`: the piece can be moved.
     pub fn piece_can_be_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch.push(self.case, 38, false, &[::clir::Column::to_flat(piece)]);
+        self.batch
+            .push(
+                self.case,
+                REL_PIECE_CAN_BE_MOVED,
+                false,
+                &[::clir::Column::to_flat(piece)],
+            );
         self
     }
     ///Adds the fact `~piece_can_be_moved(piece: Piece)`: the piece can be moved.
     pub fn not_piece_can_be_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch.push(self.case, 38, true, &[::clir::Column::to_flat(piece)]);
+        self.batch
+            .push(
+                self.case,
+                REL_PIECE_CAN_BE_MOVED,
+                true,
+                &[::clir::Column::to_flat(piece)],
+            );
         self
     }
     ///Adds the fact `piece_has_moved(piece: Piece)`: the piece has already moved.
     pub fn piece_has_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch.push(self.case, 39, false, &[::clir::Column::to_flat(piece)]);
+        self.batch
+            .push(
+                self.case,
+                REL_PIECE_HAS_MOVED,
+                false,
+                &[::clir::Column::to_flat(piece)],
+            );
         self
     }
     ///Adds the fact `~piece_has_moved(piece: Piece)`: the piece has already moved.
     pub fn not_piece_has_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch.push(self.case, 39, true, &[::clir::Column::to_flat(piece)]);
+        self.batch
+            .push(
+                self.case,
+                REL_PIECE_HAS_MOVED,
+                true,
+                &[::clir::Column::to_flat(piece)],
+            );
         self
     }
     ///Adds the fact `piece_touched_intentionally(who: Player, piece: Piece)`: the player having the move touched the piece with the intention of moving or capturing.
@@ -1926,7 +2181,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                40,
+                REL_PIECE_TOUCHED_INTENTIONALLY,
                 false,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(piece)],
             );
@@ -1942,7 +2197,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                40,
+                REL_PIECE_TOUCHED_INTENTIONALLY,
                 true,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(piece)],
             );
@@ -1950,12 +2205,14 @@ impl Case<'_> {
     }
     ///Adds the fact `play_started(game: Game)`: the game has been started.
     pub fn play_started(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 41, false, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(self.case, REL_PLAY_STARTED, false, &[::clir::Column::to_flat(game)]);
         self
     }
     ///Adds the fact `~play_started(game: Game)`: the game has been started.
     pub fn not_play_started(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 41, true, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(self.case, REL_PLAY_STARTED, true, &[::clir::Column::to_flat(game)]);
         self
     }
     ///Adds the fact `player_has_the_move(game: Game, who: Player)`: the player has the move.
@@ -1963,7 +2220,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                42,
+                REL_PLAYER_HAS_THE_MOVE,
                 false,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
             );
@@ -1974,7 +2231,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                42,
+                REL_PLAYER_HAS_THE_MOVE,
                 true,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
             );
@@ -1985,7 +2242,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                43,
+                REL_PLAYER_OF,
                 false,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
             );
@@ -1996,7 +2253,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                43,
+                REL_PLAYER_OF,
                 true,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
             );
@@ -2004,12 +2261,19 @@ impl Case<'_> {
     }
     ///Adds the fact `player_resigned(who: Player)`: the player has declared that he/she resigns.
     pub fn player_resigned(&mut self, who: Player) -> &mut Self {
-        self.batch.push(self.case, 44, false, &[::clir::Column::to_flat(who)]);
+        self.batch
+            .push(
+                self.case,
+                REL_PLAYER_RESIGNED,
+                false,
+                &[::clir::Column::to_flat(who)],
+            );
         self
     }
     ///Adds the fact `~player_resigned(who: Player)`: the player has declared that he/she resigns.
     pub fn not_player_resigned(&mut self, who: Player) -> &mut Self {
-        self.batch.push(self.case, 44, true, &[::clir::Column::to_flat(who)]);
+        self.batch
+            .push(self.case, REL_PLAYER_RESIGNED, true, &[::clir::Column::to_flat(who)]);
         self
     }
     ///Adds the fact `position_occurrence_count(game: Game, n: Integer)`: the same position has appeared this many times.
@@ -2017,7 +2281,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                45,
+                REL_POSITION_OCCURRENCE_COUNT,
                 false,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(n)],
             );
@@ -2028,7 +2292,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                45,
+                REL_POSITION_OCCURRENCE_COUNT,
                 true,
                 &[::clir::Column::to_flat(game), ::clir::Column::to_flat(n)],
             );
@@ -2036,12 +2300,24 @@ impl Case<'_> {
     }
     ///Adds the fact `procedure_instance(instance: Game)`.
     pub fn procedure_instance(&mut self, instance: Game) -> &mut Self {
-        self.batch.push(self.case, 46, false, &[::clir::Column::to_flat(instance)]);
+        self.batch
+            .push(
+                self.case,
+                REL_PROCEDURE_INSTANCE,
+                false,
+                &[::clir::Column::to_flat(instance)],
+            );
         self
     }
     ///Adds the fact `~procedure_instance(instance: Game)`.
     pub fn not_procedure_instance(&mut self, instance: Game) -> &mut Self {
-        self.batch.push(self.case, 46, true, &[::clir::Column::to_flat(instance)]);
+        self.batch
+            .push(
+                self.case,
+                REL_PROCEDURE_INSTANCE,
+                true,
+                &[::clir::Column::to_flat(instance)],
+            );
         self
     }
     ///Adds the fact `rook_of(who: Player, rook: Piece)`: the piece is that player's rook.
@@ -2049,7 +2325,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                48,
+                REL_ROOK_OF,
                 false,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(rook)],
             );
@@ -2060,7 +2336,7 @@ impl Case<'_> {
         self.batch
             .push(
                 self.case,
-                48,
+                REL_ROOK_OF,
                 true,
                 &[::clir::Column::to_flat(who), ::clir::Column::to_flat(rook)],
             );
@@ -2068,12 +2344,24 @@ impl Case<'_> {
     }
     ///Adds the fact `stalemate_arisen(game: Game)`: the player to move has no legal move and his/her king is not in check.
     pub fn stalemate_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 50, false, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_STALEMATE_ARISEN,
+                false,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
     ///Adds the fact `~stalemate_arisen(game: Game)`: the player to move has no legal move and his/her king is not in check.
     pub fn not_stalemate_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch.push(self.case, 50, true, &[::clir::Column::to_flat(game)]);
+        self.batch
+            .push(
+                self.case,
+                REL_STALEMATE_ARISEN,
+                true,
+                &[::clir::Column::to_flat(game)],
+            );
         self
     }
 }
@@ -2117,297 +2405,179 @@ impl Ruling {
     }
     ///What was concluded of `agreed_draw_has_ended_the_game`.
     pub fn agreed_draw_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[0], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[0], 1, self.case),
-        }
+        self.output.conclusions(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, self.case)
     }
     ///What was concluded of `~agreed_draw_has_ended_the_game`.
     pub fn not_agreed_draw_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[1], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[1], 1, self.case),
-        }
+        self.output.conclusions(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, true, self.case)
     }
     ///What was concluded of `arbiter_competent_to_decide`.
     pub fn arbiter_competent_to_decide(&self) -> ::clir::Conclusions<(Situation,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[2], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[2], 1, self.case),
-        }
+        self.output.conclusions(REL_ARBITER_COMPETENT_TO_DECIDE, false, self.case)
     }
     ///What was concluded of `~arbiter_competent_to_decide`.
     pub fn not_arbiter_competent_to_decide(&self) -> ::clir::Conclusions<(Situation,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[3], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[3], 1, self.case),
-        }
+        self.output.conclusions(REL_ARBITER_COMPETENT_TO_DECIDE, true, self.case)
     }
     ///What was concluded of `arbiter_shall_see_laws_observed`.
     pub fn arbiter_shall_see_laws_observed(
         &self,
     ) -> ::clir::Conclusions<(Arbiter, Game)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[6], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[6], 2, self.case),
-        }
+        self.output.conclusions(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false, self.case)
     }
     ///What was concluded of `~arbiter_shall_see_laws_observed`.
     pub fn not_arbiter_shall_see_laws_observed(
         &self,
     ) -> ::clir::Conclusions<(Arbiter, Game)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[7], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[7], 2, self.case),
-        }
+        self.output.conclusions(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, true, self.case)
     }
     ///What was concluded of `castling_legal`.
     pub fn castling_legal(&self) -> ::clir::Conclusions<(Game, Player, CastlingSide)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[16], 3, self.case),
-            definite: ::clir::case_rows(&self.output.definite[16], 3, self.case),
-        }
+        self.output.conclusions(REL_CASTLING_LEGAL, false, self.case)
     }
     ///What was concluded of `~castling_legal`.
     pub fn not_castling_legal(
         &self,
     ) -> ::clir::Conclusions<(Game, Player, CastlingSide)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[17], 3, self.case),
-            definite: ::clir::case_rows(&self.output.definite[17], 3, self.case),
-        }
+        self.output.conclusions(REL_CASTLING_LEGAL, true, self.case)
     }
     ///What was concluded of `checkmate_has_been_delivered`.
     pub fn checkmate_has_been_delivered(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[34], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[34], 1, self.case),
-        }
+        self.output.conclusions(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, self.case)
     }
     ///What was concluded of `~checkmate_has_been_delivered`.
     pub fn not_checkmate_has_been_delivered(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[35], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[35], 1, self.case),
-        }
+        self.output.conclusions(REL_CHECKMATE_HAS_BEEN_DELIVERED, true, self.case)
     }
     ///What was concluded of `dead_position_has_ended_the_game`.
     pub fn dead_position_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[40], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[40], 1, self.case),
-        }
+        self.output.conclusions(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, self.case)
     }
     ///What was concluded of `~dead_position_has_ended_the_game`.
     pub fn not_dead_position_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[41], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[41], 1, self.case),
-        }
+        self.output.conclusions(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, true, self.case)
     }
     ///What was concluded of `en_passant_capture_legal`.
     pub fn en_passant_capture_legal(&self) -> ::clir::Conclusions<(Game, Piece)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[46], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[46], 2, self.case),
-        }
+        self.output.conclusions(REL_EN_PASSANT_CAPTURE_LEGAL, false, self.case)
     }
     ///What was concluded of `~en_passant_capture_legal`.
     pub fn not_en_passant_capture_legal(&self) -> ::clir::Conclusions<(Game, Piece)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[47], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[47], 2, self.case),
-        }
+        self.output.conclusions(REL_EN_PASSANT_CAPTURE_LEGAL, true, self.case)
     }
     ///What was concluded of `entered_state`.
     pub fn entered_state(&self) -> ::clir::Conclusions<(Game, GamePlayState)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[50], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[50], 2, self.case),
-        }
+        self.output.conclusions(REL_ENTERED_STATE, false, self.case)
     }
     ///What was concluded of `~entered_state`.
     pub fn not_entered_state(&self) -> ::clir::Conclusions<(Game, GamePlayState)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[51], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[51], 2, self.case),
-        }
+        self.output.conclusions(REL_ENTERED_STATE, true, self.case)
     }
     ///What was concluded of `fifty_move_claim_correct`.
     pub fn fifty_move_claim_correct(&self) -> ::clir::Conclusions<(Game, Player)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[52], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[52], 2, self.case),
-        }
+        self.output.conclusions(REL_FIFTY_MOVE_CLAIM_CORRECT, false, self.case)
     }
     ///What was concluded of `~fifty_move_claim_correct`.
     pub fn not_fifty_move_claim_correct(&self) -> ::clir::Conclusions<(Game, Player)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[53], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[53], 2, self.case),
-        }
+        self.output.conclusions(REL_FIFTY_MOVE_CLAIM_CORRECT, true, self.case)
     }
     ///What was concluded of `game_drawn`.
     pub fn game_drawn(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[54], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[54], 1, self.case),
-        }
+        self.output.conclusions(REL_GAME_DRAWN, false, self.case)
     }
     ///What was concluded of `~game_drawn`.
     pub fn not_game_drawn(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[55], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[55], 1, self.case),
-        }
+        self.output.conclusions(REL_GAME_DRAWN, true, self.case)
     }
     ///What was concluded of `game_lost_by`.
     pub fn game_lost_by(&self) -> ::clir::Conclusions<(Game, Player)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[56], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[56], 2, self.case),
-        }
+        self.output.conclusions(REL_GAME_LOST_BY, false, self.case)
     }
     ///What was concluded of `~game_lost_by`.
     pub fn not_game_lost_by(&self) -> ::clir::Conclusions<(Game, Player)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[57], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[57], 2, self.case),
-        }
+        self.output.conclusions(REL_GAME_LOST_BY, true, self.case)
     }
     ///What was concluded of `game_won_by`.
     pub fn game_won_by(&self) -> ::clir::Conclusions<(Game, Player)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[58], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[58], 2, self.case),
-        }
+        self.output.conclusions(REL_GAME_WON_BY, false, self.case)
     }
     ///What was concluded of `~game_won_by`.
     pub fn not_game_won_by(&self) -> ::clir::Conclusions<(Game, Player)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[59], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[59], 2, self.case),
-        }
+        self.output.conclusions(REL_GAME_WON_BY, true, self.case)
     }
     ///What was concluded of `illegal_move`.
     pub fn illegal_move(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[60], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[60], 1, self.case),
-        }
+        self.output.conclusions(REL_ILLEGAL_MOVE, false, self.case)
     }
     ///What was concluded of `~illegal_move`.
     pub fn not_illegal_move(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[61], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[61], 1, self.case),
-        }
+        self.output.conclusions(REL_ILLEGAL_MOVE, true, self.case)
     }
     ///What was concluded of `legal_move`.
     pub fn legal_move(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[66], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[66], 1, self.case),
-        }
+        self.output.conclusions(REL_LEGAL_MOVE, false, self.case)
     }
     ///What was concluded of `~legal_move`.
     pub fn not_legal_move(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[67], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[67], 1, self.case),
-        }
+        self.output.conclusions(REL_LEGAL_MOVE, true, self.case)
     }
     ///What was concluded of `must_move_first_touched_piece`.
     pub fn must_move_first_touched_piece(&self) -> ::clir::Conclusions<(Player, Piece)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[72], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[72], 2, self.case),
-        }
+        self.output.conclusions(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false, self.case)
     }
     ///What was concluded of `~must_move_first_touched_piece`.
     pub fn not_must_move_first_touched_piece(
         &self,
     ) -> ::clir::Conclusions<(Player, Piece)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[73], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[73], 2, self.case),
-        }
+        self.output.conclusions(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, true, self.case)
     }
     ///What was concluded of `resignation_has_ended_the_game`.
     pub fn resignation_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[94], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[94], 1, self.case),
-        }
+        self.output.conclusions(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, self.case)
     }
     ///What was concluded of `~resignation_has_ended_the_game`.
     pub fn not_resignation_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[95], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[95], 1, self.case),
-        }
+        self.output.conclusions(REL_RESIGNATION_HAS_ENDED_THE_GAME, true, self.case)
     }
     ///What was concluded of `second_illegal_move_has_ended_the_game`.
     pub fn second_illegal_move_has_ended_the_game(
         &self,
     ) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[98], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[98], 1, self.case),
-        }
+        self.output
+            .conclusions(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, self.case)
     }
     ///What was concluded of `~second_illegal_move_has_ended_the_game`.
     pub fn not_second_illegal_move_has_ended_the_game(
         &self,
     ) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[99], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[99], 1, self.case),
-        }
+        self.output
+            .conclusions(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, true, self.case)
     }
     ///What was concluded of `stalemate_has_ended_the_game`.
     pub fn stalemate_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[102], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[102], 1, self.case),
-        }
+        self.output.conclusions(REL_STALEMATE_HAS_ENDED_THE_GAME, false, self.case)
     }
     ///What was concluded of `~stalemate_has_ended_the_game`.
     pub fn not_stalemate_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[103], 1, self.case),
-            definite: ::clir::case_rows(&self.output.definite[103], 1, self.case),
-        }
+        self.output.conclusions(REL_STALEMATE_HAS_ENDED_THE_GAME, true, self.case)
     }
     ///What was concluded of `threefold_claim_correct`.
     pub fn threefold_claim_correct(&self) -> ::clir::Conclusions<(Game, Player)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[104], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[104], 2, self.case),
-        }
+        self.output.conclusions(REL_THREEFOLD_CLAIM_CORRECT, false, self.case)
     }
     ///What was concluded of `~threefold_claim_correct`.
     pub fn not_threefold_claim_correct(&self) -> ::clir::Conclusions<(Game, Player)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[105], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[105], 2, self.case),
-        }
+        self.output.conclusions(REL_THREEFOLD_CLAIM_CORRECT, true, self.case)
     }
     ///What was concluded of `valid_transition`.
     pub fn valid_transition(&self) -> ::clir::Conclusions<(Game, GamePlayTransition)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[106], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[106], 2, self.case),
-        }
+        self.output.conclusions(REL_VALID_TRANSITION, false, self.case)
     }
     ///What was concluded of `~valid_transition`.
     pub fn not_valid_transition(
         &self,
     ) -> ::clir::Conclusions<(Game, GamePlayTransition)> {
-        ::clir::Conclusions {
-            concluded: ::clir::case_rows(&self.output.concluded[107], 2, self.case),
-            definite: ::clir::case_rows(&self.output.definite[107], 2, self.case),
-        }
+        self.output.conclusions(REL_VALID_TRANSITION, true, self.case)
     }
 }
 /// Rules a batch of cases: every stratum's fixpoints, in order, over all cases at once.
@@ -2416,644 +2586,160 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let cases: ::clir::rt::Relation<(::clir::CaseId,)> = (0..batch.cases)
         .map(|c| (::clir::CaseId(c),))
         .collect();
-    let arbiter_of_input: ::clir::rt::Relation<(::clir::CaseId, Game, Arbiter)> = batch
-        .facts[4]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Arbiter as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_arbiter_of_input: ::clir::rt::Relation<(::clir::CaseId, Game, Arbiter)> = batch
-        .facts[5]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Arbiter as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let attempted_transition_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, GamePlayTransition),
-    > = batch
-        .facts[8]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <GamePlayTransition as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_attempted_transition_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, GamePlayTransition),
-    > = batch
-        .facts[9]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <GamePlayTransition as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let both_players_have_moved_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[10]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_both_players_have_moved_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game),
-    > = batch
-        .facts[11]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let capturing_pawn_on_adjacent_file_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, Piece),
-    > = batch
-        .facts[12]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_capturing_pawn_on_adjacent_file_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, Piece),
-    > = batch
-        .facts[13]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let case_not_precisely_regulated_input: ::clir::rt::Relation<
-        (::clir::CaseId, Situation),
-    > = batch
-        .facts[14]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Situation as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_case_not_precisely_regulated_input: ::clir::rt::Relation<
-        (::clir::CaseId, Situation),
-    > = batch
-        .facts[15]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Situation as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let castling_path_attacked_input: ::clir::rt::Relation<
-        (::clir::CaseId, CastlingSide),
-    > = batch
-        .facts[18]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <CastlingSide as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_castling_path_attacked_input: ::clir::rt::Relation<
-        (::clir::CaseId, CastlingSide),
-    > = batch
-        .facts[19]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <CastlingSide as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let castling_path_blocked_input: ::clir::rt::Relation<
-        (::clir::CaseId, CastlingSide),
-    > = batch
-        .facts[20]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <CastlingSide as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_castling_path_blocked_input: ::clir::rt::Relation<
-        (::clir::CaseId, CastlingSide),
-    > = batch
-        .facts[21]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <CastlingSide as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let castling_side_of_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, Player, CastlingSide, Piece),
-    > = batch
-        .facts[22]
-        .chunks_exact(5)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Player as ::clir::Column>::from_flat(row[2]),
-            <CastlingSide as ::clir::Column>::from_flat(row[3]),
-            <Piece as ::clir::Column>::from_flat(row[4]),
-        ))
-        .collect();
-    let not_castling_side_of_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, Player, CastlingSide, Piece),
-    > = batch
-        .facts[23]
-        .chunks_exact(5)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Player as ::clir::Column>::from_flat(row[2]),
-            <CastlingSide as ::clir::Column>::from_flat(row[3]),
-            <Piece as ::clir::Column>::from_flat(row[4]),
-        ))
-        .collect();
-    let checked_castling_side_input: ::clir::rt::Relation<
-        (::clir::CaseId, CastlingSide),
-    > = batch
-        .facts[24]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <CastlingSide as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_checked_castling_side_input: ::clir::rt::Relation<
-        (::clir::CaseId, CastlingSide),
-    > = batch
-        .facts[25]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <CastlingSide as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let checked_game_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[26]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_checked_game_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[27]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let checked_piece_input: ::clir::rt::Relation<(::clir::CaseId, Piece)> = batch
-        .facts[28]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Piece as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_checked_piece_input: ::clir::rt::Relation<(::clir::CaseId, Piece)> = batch
-        .facts[29]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Piece as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let checked_player_input: ::clir::rt::Relation<(::clir::CaseId, Player)> = batch
-        .facts[30]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_checked_player_input: ::clir::rt::Relation<(::clir::CaseId, Player)> = batch
-        .facts[31]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let checkmate_delivered_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, Player),
-    > = batch
-        .facts[32]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Player as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_checkmate_delivered_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, Player),
-    > = batch
-        .facts[33]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Player as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let completed_illegal_move_count_input: ::clir::rt::Relation<
-        (::clir::CaseId, Player, i64),
-    > = batch
-        .facts[36]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <i64 as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_completed_illegal_move_count_input: ::clir::rt::Relation<
-        (::clir::CaseId, Player, i64),
-    > = batch
-        .facts[37]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <i64 as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let dead_position_arisen_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[38]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_dead_position_arisen_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[39]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let draw_agreed_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[42]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_draw_agreed_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[43]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let draw_claimed_input: ::clir::rt::Relation<(::clir::CaseId, Player)> = batch
-        .facts[44]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_draw_claimed_input: ::clir::rt::Relation<(::clir::CaseId, Player)> = batch
-        .facts[45]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let en_passant_right_open_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[48]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_en_passant_right_open_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[49]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let king_cannot_be_checkmated_input: ::clir::rt::Relation<
-        (::clir::CaseId, Player),
-    > = batch
-        .facts[62]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_king_cannot_be_checkmated_input: ::clir::rt::Relation<
-        (::clir::CaseId, Player),
-    > = batch
-        .facts[63]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let king_of_input: ::clir::rt::Relation<(::clir::CaseId, Player, Piece)> = batch
-        .facts[64]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_king_of_input: ::clir::rt::Relation<(::clir::CaseId, Player, Piece)> = batch
-        .facts[65]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let move_meets_articles_3_1_to_3_9_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game),
-    > = batch
-        .facts[68]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_move_meets_articles_3_1_to_3_9_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game),
-    > = batch
-        .facts[69]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let moves_by_each_without_pawn_or_capture_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, i64),
-    > = batch
-        .facts[70]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <i64 as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_moves_by_each_without_pawn_or_capture_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, i64),
-    > = batch
-        .facts[71]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <i64 as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let own_piece_of_input: ::clir::rt::Relation<(::clir::CaseId, Player, Piece)> = batch
-        .facts[74]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_own_piece_of_input: ::clir::rt::Relation<(::clir::CaseId, Player, Piece)> = batch
-        .facts[75]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let piece_can_be_moved_input: ::clir::rt::Relation<(::clir::CaseId, Piece)> = batch
-        .facts[76]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Piece as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_piece_can_be_moved_input: ::clir::rt::Relation<(::clir::CaseId, Piece)> = batch
-        .facts[77]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Piece as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let piece_has_moved_input: ::clir::rt::Relation<(::clir::CaseId, Piece)> = batch
-        .facts[78]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Piece as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_piece_has_moved_input: ::clir::rt::Relation<(::clir::CaseId, Piece)> = batch
-        .facts[79]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Piece as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let piece_touched_intentionally_input: ::clir::rt::Relation<
-        (::clir::CaseId, Player, Piece),
-    > = batch
-        .facts[80]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_piece_touched_intentionally_input: ::clir::rt::Relation<
-        (::clir::CaseId, Player, Piece),
-    > = batch
-        .facts[81]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let play_started_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[82]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_play_started_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[83]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let player_has_the_move_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, Player),
-    > = batch
-        .facts[84]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Player as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_player_has_the_move_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, Player),
-    > = batch
-        .facts[85]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Player as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let player_of_input: ::clir::rt::Relation<(::clir::CaseId, Game, Player)> = batch
-        .facts[86]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Player as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_player_of_input: ::clir::rt::Relation<(::clir::CaseId, Game, Player)> = batch
-        .facts[87]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <Player as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let player_resigned_input: ::clir::rt::Relation<(::clir::CaseId, Player)> = batch
-        .facts[88]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_player_resigned_input: ::clir::rt::Relation<(::clir::CaseId, Player)> = batch
-        .facts[89]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let position_occurrence_count_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, i64),
-    > = batch
-        .facts[90]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <i64 as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_position_occurrence_count_input: ::clir::rt::Relation<
-        (::clir::CaseId, Game, i64),
-    > = batch
-        .facts[91]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-            <i64 as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let procedure_instance_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[92]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_procedure_instance_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[93]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let rook_of_input: ::clir::rt::Relation<(::clir::CaseId, Player, Piece)> = batch
-        .facts[96]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let not_rook_of_input: ::clir::rt::Relation<(::clir::CaseId, Player, Piece)> = batch
-        .facts[97]
-        .chunks_exact(3)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Player as ::clir::Column>::from_flat(row[1]),
-            <Piece as ::clir::Column>::from_flat(row[2]),
-        ))
-        .collect();
-    let stalemate_arisen_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[100]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
-    let not_stalemate_arisen_input: ::clir::rt::Relation<(::clir::CaseId, Game)> = batch
-        .facts[101]
-        .chunks_exact(2)
-        .map(|row| (
-            ::clir::CaseId(row[0] as u32),
-            <Game as ::clir::Column>::from_flat(row[1]),
-        ))
-        .collect();
+    let arbiter_of_input = batch
+        .input::<(::clir::CaseId, Game, Arbiter)>(REL_ARBITER_OF, false);
+    let not_arbiter_of_input = batch
+        .input::<(::clir::CaseId, Game, Arbiter)>(REL_ARBITER_OF, true);
+    let attempted_transition_input = batch
+        .input::<
+            (::clir::CaseId, Game, GamePlayTransition),
+        >(REL_ATTEMPTED_TRANSITION, false);
+    let not_attempted_transition_input = batch
+        .input::<
+            (::clir::CaseId, Game, GamePlayTransition),
+        >(REL_ATTEMPTED_TRANSITION, true);
+    let both_players_have_moved_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, false);
+    let not_both_players_have_moved_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, true);
+    let capturing_pawn_on_adjacent_file_input = batch
+        .input::<
+            (::clir::CaseId, Game, Piece),
+        >(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
+    let not_capturing_pawn_on_adjacent_file_input = batch
+        .input::<
+            (::clir::CaseId, Game, Piece),
+        >(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
+    let case_not_precisely_regulated_input = batch
+        .input::<(::clir::CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, false);
+    let not_case_not_precisely_regulated_input = batch
+        .input::<(::clir::CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, true);
+    let castling_path_attacked_input = batch
+        .input::<(::clir::CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, false);
+    let not_castling_path_attacked_input = batch
+        .input::<(::clir::CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, true);
+    let castling_path_blocked_input = batch
+        .input::<(::clir::CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, false);
+    let not_castling_path_blocked_input = batch
+        .input::<(::clir::CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, true);
+    let castling_side_of_input = batch
+        .input::<
+            (::clir::CaseId, Game, Player, CastlingSide, Piece),
+        >(REL_CASTLING_SIDE_OF, false);
+    let not_castling_side_of_input = batch
+        .input::<
+            (::clir::CaseId, Game, Player, CastlingSide, Piece),
+        >(REL_CASTLING_SIDE_OF, true);
+    let checked_castling_side_input = batch
+        .input::<(::clir::CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, false);
+    let not_checked_castling_side_input = batch
+        .input::<(::clir::CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, true);
+    let checked_game_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_CHECKED_GAME, false);
+    let not_checked_game_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_CHECKED_GAME, true);
+    let checked_piece_input = batch
+        .input::<(::clir::CaseId, Piece)>(REL_CHECKED_PIECE, false);
+    let not_checked_piece_input = batch
+        .input::<(::clir::CaseId, Piece)>(REL_CHECKED_PIECE, true);
+    let checked_player_input = batch
+        .input::<(::clir::CaseId, Player)>(REL_CHECKED_PLAYER, false);
+    let not_checked_player_input = batch
+        .input::<(::clir::CaseId, Player)>(REL_CHECKED_PLAYER, true);
+    let checkmate_delivered_input = batch
+        .input::<(::clir::CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, false);
+    let not_checkmate_delivered_input = batch
+        .input::<(::clir::CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, true);
+    let completed_illegal_move_count_input = batch
+        .input::<(::clir::CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
+    let not_completed_illegal_move_count_input = batch
+        .input::<(::clir::CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
+    let dead_position_arisen_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_DEAD_POSITION_ARISEN, false);
+    let not_dead_position_arisen_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_DEAD_POSITION_ARISEN, true);
+    let draw_agreed_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_DRAW_AGREED, false);
+    let not_draw_agreed_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_DRAW_AGREED, true);
+    let draw_claimed_input = batch
+        .input::<(::clir::CaseId, Player)>(REL_DRAW_CLAIMED, false);
+    let not_draw_claimed_input = batch
+        .input::<(::clir::CaseId, Player)>(REL_DRAW_CLAIMED, true);
+    let en_passant_right_open_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, false);
+    let not_en_passant_right_open_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, true);
+    let king_cannot_be_checkmated_input = batch
+        .input::<(::clir::CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, false);
+    let not_king_cannot_be_checkmated_input = batch
+        .input::<(::clir::CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, true);
+    let king_of_input = batch
+        .input::<(::clir::CaseId, Player, Piece)>(REL_KING_OF, false);
+    let not_king_of_input = batch
+        .input::<(::clir::CaseId, Player, Piece)>(REL_KING_OF, true);
+    let move_meets_articles_3_1_to_3_9_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
+    let not_move_meets_articles_3_1_to_3_9_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
+    let moves_by_each_without_pawn_or_capture_input = batch
+        .input::<
+            (::clir::CaseId, Game, i64),
+        >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
+    let not_moves_by_each_without_pawn_or_capture_input = batch
+        .input::<
+            (::clir::CaseId, Game, i64),
+        >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
+    let own_piece_of_input = batch
+        .input::<(::clir::CaseId, Player, Piece)>(REL_OWN_PIECE_OF, false);
+    let not_own_piece_of_input = batch
+        .input::<(::clir::CaseId, Player, Piece)>(REL_OWN_PIECE_OF, true);
+    let piece_can_be_moved_input = batch
+        .input::<(::clir::CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, false);
+    let not_piece_can_be_moved_input = batch
+        .input::<(::clir::CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, true);
+    let piece_has_moved_input = batch
+        .input::<(::clir::CaseId, Piece)>(REL_PIECE_HAS_MOVED, false);
+    let not_piece_has_moved_input = batch
+        .input::<(::clir::CaseId, Piece)>(REL_PIECE_HAS_MOVED, true);
+    let piece_touched_intentionally_input = batch
+        .input::<
+            (::clir::CaseId, Player, Piece),
+        >(REL_PIECE_TOUCHED_INTENTIONALLY, false);
+    let not_piece_touched_intentionally_input = batch
+        .input::<(::clir::CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, true);
+    let play_started_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_PLAY_STARTED, false);
+    let not_play_started_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_PLAY_STARTED, true);
+    let player_has_the_move_input = batch
+        .input::<(::clir::CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, false);
+    let not_player_has_the_move_input = batch
+        .input::<(::clir::CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, true);
+    let player_of_input = batch
+        .input::<(::clir::CaseId, Game, Player)>(REL_PLAYER_OF, false);
+    let not_player_of_input = batch
+        .input::<(::clir::CaseId, Game, Player)>(REL_PLAYER_OF, true);
+    let player_resigned_input = batch
+        .input::<(::clir::CaseId, Player)>(REL_PLAYER_RESIGNED, false);
+    let not_player_resigned_input = batch
+        .input::<(::clir::CaseId, Player)>(REL_PLAYER_RESIGNED, true);
+    let position_occurrence_count_input = batch
+        .input::<(::clir::CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, false);
+    let not_position_occurrence_count_input = batch
+        .input::<(::clir::CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, true);
+    let procedure_instance_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_PROCEDURE_INSTANCE, false);
+    let not_procedure_instance_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_PROCEDURE_INSTANCE, true);
+    let rook_of_input = batch
+        .input::<(::clir::CaseId, Player, Piece)>(REL_ROOK_OF, false);
+    let not_rook_of_input = batch
+        .input::<(::clir::CaseId, Player, Piece)>(REL_ROOK_OF, true);
+    let stalemate_arisen_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_STALEMATE_ARISEN, false);
+    let not_stalemate_arisen_input = batch
+        .input::<(::clir::CaseId, Game)>(REL_STALEMATE_ARISEN, true);
     let arbiter_of = arbiter_of_input;
     let not_arbiter_of = not_arbiter_of_input;
     let attempted_transition = attempted_transition_input;
@@ -3279,1221 +2965,369 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         &game_drawn_definite,
         &game_drawn_concluded,
     );
-    let mut out = ::clir::Output {
-        concluded: vec![Vec::new(); 54 * 2],
-        definite: vec![Vec::new(); 54 * 2],
-        contradictions: vec![Vec::new(); 54],
-        instances: Vec::new(),
-    };
-    out.concluded[0] = ::clir::flatten(
-        agreed_draw_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    let mut out = ::clir::Output::new(SCHEMA.relations.len());
+    out.conclude(
+        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
+        false,
+        &agreed_draw_has_ended_the_game,
+        &agreed_draw_has_ended_the_game,
     );
-    out.definite[0] = ::clir::flatten(
-        agreed_draw_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.conclude(
+        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
+        true,
+        &not_agreed_draw_has_ended_the_game,
+        &not_agreed_draw_has_ended_the_game,
     );
-    out.concluded[1] = ::clir::flatten(
-        not_agreed_draw_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[1] = ::clir::flatten(
-        not_agreed_draw_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let agreed_draw_has_ended_the_game_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
         &agreed_draw_has_ended_the_game,
         &not_agreed_draw_has_ended_the_game,
     );
-    out.contradictions[0] = ::clir::flatten(
-        agreed_draw_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.conclude(
+        REL_ARBITER_COMPETENT_TO_DECIDE,
+        false,
+        &arbiter_competent_to_decide,
+        &arbiter_competent_to_decide,
     );
-    out.concluded[2] = ::clir::flatten(
-        arbiter_competent_to_decide.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.conclude(
+        REL_ARBITER_COMPETENT_TO_DECIDE,
+        true,
+        &not_arbiter_competent_to_decide,
+        &not_arbiter_competent_to_decide,
     );
-    out.definite[2] = ::clir::flatten(
-        arbiter_competent_to_decide.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[3] = ::clir::flatten(
-        not_arbiter_competent_to_decide.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[3] = ::clir::flatten(
-        not_arbiter_competent_to_decide.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let arbiter_competent_to_decide_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_ARBITER_COMPETENT_TO_DECIDE,
         &arbiter_competent_to_decide,
         &not_arbiter_competent_to_decide,
     );
-    out.contradictions[1] = ::clir::flatten(
-        arbiter_competent_to_decide_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.contradict(REL_ARBITER_OF, &arbiter_of, &not_arbiter_of);
+    out.conclude(
+        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
+        false,
+        &arbiter_shall_see_laws_observed,
+        &arbiter_shall_see_laws_observed,
     );
-    let arbiter_of_contradicted = ::clir::rt::intersection(&arbiter_of, &not_arbiter_of);
-    out.contradictions[2] = ::clir::flatten(
-        arbiter_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.conclude(
+        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
+        true,
+        &not_arbiter_shall_see_laws_observed,
+        &not_arbiter_shall_see_laws_observed,
     );
-    out.concluded[6] = ::clir::flatten(
-        arbiter_shall_see_laws_observed.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[6] = ::clir::flatten(
-        arbiter_shall_see_laws_observed.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[7] = ::clir::flatten(
-        not_arbiter_shall_see_laws_observed.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[7] = ::clir::flatten(
-        not_arbiter_shall_see_laws_observed.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let arbiter_shall_see_laws_observed_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
         &arbiter_shall_see_laws_observed,
         &not_arbiter_shall_see_laws_observed,
     );
-    out.contradictions[3] = ::clir::flatten(
-        arbiter_shall_see_laws_observed_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let attempted_transition_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_ATTEMPTED_TRANSITION,
         &attempted_transition,
         &not_attempted_transition,
     );
-    out.contradictions[4] = ::clir::flatten(
-        attempted_transition_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let both_players_have_moved_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_BOTH_PLAYERS_HAVE_MOVED,
         &both_players_have_moved,
         &not_both_players_have_moved,
     );
-    out.contradictions[5] = ::clir::flatten(
-        both_players_have_moved_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let capturing_pawn_on_adjacent_file_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
         &capturing_pawn_on_adjacent_file,
         &not_capturing_pawn_on_adjacent_file,
     );
-    out.contradictions[6] = ::clir::flatten(
-        capturing_pawn_on_adjacent_file_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let case_not_precisely_regulated_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_CASE_NOT_PRECISELY_REGULATED,
         &case_not_precisely_regulated,
         &not_case_not_precisely_regulated,
     );
-    out.contradictions[7] = ::clir::flatten(
-        case_not_precisely_regulated_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[16] = ::clir::flatten(
-        castling_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    out.definite[16] = ::clir::flatten(
-        castling_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    out.concluded[17] = ::clir::flatten(
-        not_castling_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    out.definite[17] = ::clir::flatten(
-        not_castling_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    let castling_legal_contradicted = ::clir::rt::intersection(
-        &castling_legal,
-        &not_castling_legal,
-    );
-    out.contradictions[8] = ::clir::flatten(
-        castling_legal_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-        },
-    );
-    let castling_path_attacked_contradicted = ::clir::rt::intersection(
+    out.conclude(REL_CASTLING_LEGAL, false, &castling_legal, &castling_legal);
+    out.conclude(REL_CASTLING_LEGAL, true, &not_castling_legal, &not_castling_legal);
+    out.contradict(REL_CASTLING_LEGAL, &castling_legal, &not_castling_legal);
+    out.contradict(
+        REL_CASTLING_PATH_ATTACKED,
         &castling_path_attacked,
         &not_castling_path_attacked,
     );
-    out.contradictions[9] = ::clir::flatten(
-        castling_path_attacked_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let castling_path_blocked_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_CASTLING_PATH_BLOCKED,
         &castling_path_blocked,
         &not_castling_path_blocked,
     );
-    out.contradictions[10] = ::clir::flatten(
-        castling_path_blocked_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let castling_side_of_contradicted = ::clir::rt::intersection(
-        &castling_side_of,
-        &not_castling_side_of,
-    );
-    out.contradictions[11] = ::clir::flatten(
-        castling_side_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-            out.push(::clir::Column::to_flat(t.3));
-            out.push(::clir::Column::to_flat(t.4));
-        },
-    );
-    let checked_castling_side_contradicted = ::clir::rt::intersection(
+    out.contradict(REL_CASTLING_SIDE_OF, &castling_side_of, &not_castling_side_of);
+    out.contradict(
+        REL_CHECKED_CASTLING_SIDE,
         &checked_castling_side,
         &not_checked_castling_side,
     );
-    out.contradictions[12] = ::clir::flatten(
-        checked_castling_side_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checked_game_contradicted = ::clir::rt::intersection(
-        &checked_game,
-        &not_checked_game,
-    );
-    out.contradictions[13] = ::clir::flatten(
-        checked_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checked_piece_contradicted = ::clir::rt::intersection(
-        &checked_piece,
-        &not_checked_piece,
-    );
-    out.contradictions[14] = ::clir::flatten(
-        checked_piece_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checked_player_contradicted = ::clir::rt::intersection(
-        &checked_player,
-        &not_checked_player,
-    );
-    out.contradictions[15] = ::clir::flatten(
-        checked_player_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checkmate_delivered_contradicted = ::clir::rt::intersection(
+    out.contradict(REL_CHECKED_GAME, &checked_game, &not_checked_game);
+    out.contradict(REL_CHECKED_PIECE, &checked_piece, &not_checked_piece);
+    out.contradict(REL_CHECKED_PLAYER, &checked_player, &not_checked_player);
+    out.contradict(
+        REL_CHECKMATE_DELIVERED,
         &checkmate_delivered,
         &not_checkmate_delivered,
     );
-    out.contradictions[16] = ::clir::flatten(
-        checkmate_delivered_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.conclude(
+        REL_CHECKMATE_HAS_BEEN_DELIVERED,
+        false,
+        &checkmate_has_been_delivered,
+        &checkmate_has_been_delivered,
     );
-    out.concluded[34] = ::clir::flatten(
-        checkmate_has_been_delivered.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.conclude(
+        REL_CHECKMATE_HAS_BEEN_DELIVERED,
+        true,
+        &not_checkmate_has_been_delivered,
+        &not_checkmate_has_been_delivered,
     );
-    out.definite[34] = ::clir::flatten(
-        checkmate_has_been_delivered.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[35] = ::clir::flatten(
-        not_checkmate_has_been_delivered.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[35] = ::clir::flatten(
-        not_checkmate_has_been_delivered.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let checkmate_has_been_delivered_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_CHECKMATE_HAS_BEEN_DELIVERED,
         &checkmate_has_been_delivered,
         &not_checkmate_has_been_delivered,
     );
-    out.contradictions[17] = ::clir::flatten(
-        checkmate_has_been_delivered_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let completed_illegal_move_count_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_COMPLETED_ILLEGAL_MOVE_COUNT,
         &completed_illegal_move_count,
         &not_completed_illegal_move_count,
     );
-    out.contradictions[18] = ::clir::flatten(
-        completed_illegal_move_count_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let dead_position_arisen_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_DEAD_POSITION_ARISEN,
         &dead_position_arisen,
         &not_dead_position_arisen,
     );
-    out.contradictions[19] = ::clir::flatten(
-        dead_position_arisen_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.conclude(
+        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
+        false,
+        &dead_position_has_ended_the_game,
+        &dead_position_has_ended_the_game,
     );
-    out.concluded[40] = ::clir::flatten(
-        dead_position_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.conclude(
+        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
+        true,
+        &not_dead_position_has_ended_the_game,
+        &not_dead_position_has_ended_the_game,
     );
-    out.definite[40] = ::clir::flatten(
-        dead_position_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[41] = ::clir::flatten(
-        not_dead_position_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[41] = ::clir::flatten(
-        not_dead_position_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let dead_position_has_ended_the_game_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
         &dead_position_has_ended_the_game,
         &not_dead_position_has_ended_the_game,
     );
-    out.contradictions[20] = ::clir::flatten(
-        dead_position_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.contradict(REL_DRAW_AGREED, &draw_agreed, &not_draw_agreed);
+    out.contradict(REL_DRAW_CLAIMED, &draw_claimed, &not_draw_claimed);
+    out.conclude(
+        REL_EN_PASSANT_CAPTURE_LEGAL,
+        false,
+        &en_passant_capture_legal,
+        &en_passant_capture_legal,
     );
-    let draw_agreed_contradicted = ::clir::rt::intersection(
-        &draw_agreed,
-        &not_draw_agreed,
+    out.conclude(
+        REL_EN_PASSANT_CAPTURE_LEGAL,
+        true,
+        &not_en_passant_capture_legal,
+        &not_en_passant_capture_legal,
     );
-    out.contradictions[21] = ::clir::flatten(
-        draw_agreed_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let draw_claimed_contradicted = ::clir::rt::intersection(
-        &draw_claimed,
-        &not_draw_claimed,
-    );
-    out.contradictions[22] = ::clir::flatten(
-        draw_claimed_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[46] = ::clir::flatten(
-        en_passant_capture_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[46] = ::clir::flatten(
-        en_passant_capture_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[47] = ::clir::flatten(
-        not_en_passant_capture_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[47] = ::clir::flatten(
-        not_en_passant_capture_legal.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let en_passant_capture_legal_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_EN_PASSANT_CAPTURE_LEGAL,
         &en_passant_capture_legal,
         &not_en_passant_capture_legal,
     );
-    out.contradictions[23] = ::clir::flatten(
-        en_passant_capture_legal_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let en_passant_right_open_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_EN_PASSANT_RIGHT_OPEN,
         &en_passant_right_open,
         &not_en_passant_right_open,
     );
-    out.contradictions[24] = ::clir::flatten(
-        en_passant_right_open_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.conclude(
+        REL_ENTERED_STATE,
+        false,
+        &entered_state_concluded,
+        &entered_state_definite,
     );
-    out.concluded[50] = ::clir::flatten(
-        entered_state_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.conclude(
+        REL_ENTERED_STATE,
+        true,
+        &not_entered_state_concluded,
+        &not_entered_state_definite,
     );
-    out.definite[50] = ::clir::flatten(
-        entered_state_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[51] = ::clir::flatten(
-        not_entered_state_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[51] = ::clir::flatten(
-        not_entered_state_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let entered_state_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_ENTERED_STATE,
         &entered_state_definite,
         &not_entered_state_definite,
     );
-    out.contradictions[25] = ::clir::flatten(
-        entered_state_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.conclude(
+        REL_FIFTY_MOVE_CLAIM_CORRECT,
+        false,
+        &fifty_move_claim_correct,
+        &fifty_move_claim_correct,
     );
-    out.concluded[52] = ::clir::flatten(
-        fifty_move_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.conclude(
+        REL_FIFTY_MOVE_CLAIM_CORRECT,
+        true,
+        &not_fifty_move_claim_correct,
+        &not_fifty_move_claim_correct,
     );
-    out.definite[52] = ::clir::flatten(
-        fifty_move_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[53] = ::clir::flatten(
-        not_fifty_move_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[53] = ::clir::flatten(
-        not_fifty_move_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let fifty_move_claim_correct_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_FIFTY_MOVE_CLAIM_CORRECT,
         &fifty_move_claim_correct,
         &not_fifty_move_claim_correct,
     );
-    out.contradictions[26] = ::clir::flatten(
-        fifty_move_claim_correct_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[54] = ::clir::flatten(
-        game_drawn_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[54] = ::clir::flatten(
-        game_drawn_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[55] = ::clir::flatten(
-        not_game_drawn_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[55] = ::clir::flatten(
-        not_game_drawn_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let game_drawn_contradicted = ::clir::rt::intersection(
-        &game_drawn_definite,
+    out.conclude(REL_GAME_DRAWN, false, &game_drawn_concluded, &game_drawn_definite);
+    out.conclude(
+        REL_GAME_DRAWN,
+        true,
+        &not_game_drawn_concluded,
         &not_game_drawn_definite,
     );
-    out.contradictions[27] = ::clir::flatten(
-        game_drawn_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[56] = ::clir::flatten(
-        game_lost_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[56] = ::clir::flatten(
-        game_lost_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[57] = ::clir::flatten(
-        not_game_lost_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[57] = ::clir::flatten(
-        not_game_lost_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let game_lost_by_contradicted = ::clir::rt::intersection(
-        &game_lost_by,
-        &not_game_lost_by,
-    );
-    out.contradictions[28] = ::clir::flatten(
-        game_lost_by_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[58] = ::clir::flatten(
-        game_won_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[58] = ::clir::flatten(
-        game_won_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[59] = ::clir::flatten(
-        not_game_won_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[59] = ::clir::flatten(
-        not_game_won_by.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let game_won_by_contradicted = ::clir::rt::intersection(
-        &game_won_by,
-        &not_game_won_by,
-    );
-    out.contradictions[29] = ::clir::flatten(
-        game_won_by_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[60] = ::clir::flatten(
-        illegal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[60] = ::clir::flatten(
-        illegal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[61] = ::clir::flatten(
-        not_illegal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[61] = ::clir::flatten(
-        not_illegal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let illegal_move_contradicted = ::clir::rt::intersection(
-        &illegal_move,
-        &not_illegal_move,
-    );
-    out.contradictions[30] = ::clir::flatten(
-        illegal_move_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let king_cannot_be_checkmated_contradicted = ::clir::rt::intersection(
+    out.contradict(REL_GAME_DRAWN, &game_drawn_definite, &not_game_drawn_definite);
+    out.conclude(REL_GAME_LOST_BY, false, &game_lost_by, &game_lost_by);
+    out.conclude(REL_GAME_LOST_BY, true, &not_game_lost_by, &not_game_lost_by);
+    out.contradict(REL_GAME_LOST_BY, &game_lost_by, &not_game_lost_by);
+    out.conclude(REL_GAME_WON_BY, false, &game_won_by, &game_won_by);
+    out.conclude(REL_GAME_WON_BY, true, &not_game_won_by, &not_game_won_by);
+    out.contradict(REL_GAME_WON_BY, &game_won_by, &not_game_won_by);
+    out.conclude(REL_ILLEGAL_MOVE, false, &illegal_move, &illegal_move);
+    out.conclude(REL_ILLEGAL_MOVE, true, &not_illegal_move, &not_illegal_move);
+    out.contradict(REL_ILLEGAL_MOVE, &illegal_move, &not_illegal_move);
+    out.contradict(
+        REL_KING_CANNOT_BE_CHECKMATED,
         &king_cannot_be_checkmated,
         &not_king_cannot_be_checkmated,
     );
-    out.contradictions[31] = ::clir::flatten(
-        king_cannot_be_checkmated_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let king_of_contradicted = ::clir::rt::intersection(&king_of, &not_king_of);
-    out.contradictions[32] = ::clir::flatten(
-        king_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[66] = ::clir::flatten(
-        legal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[66] = ::clir::flatten(
-        legal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[67] = ::clir::flatten(
-        not_legal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[67] = ::clir::flatten(
-        not_legal_move.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let legal_move_contradicted = ::clir::rt::intersection(&legal_move, &not_legal_move);
-    out.contradictions[33] = ::clir::flatten(
-        legal_move_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let move_meets_articles_3_1_to_3_9_contradicted = ::clir::rt::intersection(
+    out.contradict(REL_KING_OF, &king_of, &not_king_of);
+    out.conclude(REL_LEGAL_MOVE, false, &legal_move, &legal_move);
+    out.conclude(REL_LEGAL_MOVE, true, &not_legal_move, &not_legal_move);
+    out.contradict(REL_LEGAL_MOVE, &legal_move, &not_legal_move);
+    out.contradict(
+        REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
         &move_meets_articles_3_1_to_3_9,
         &not_move_meets_articles_3_1_to_3_9,
     );
-    out.contradictions[34] = ::clir::flatten(
-        move_meets_articles_3_1_to_3_9_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let moves_by_each_without_pawn_or_capture_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
         &moves_by_each_without_pawn_or_capture,
         &not_moves_by_each_without_pawn_or_capture,
     );
-    out.contradictions[35] = ::clir::flatten(
-        moves_by_each_without_pawn_or_capture_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.conclude(
+        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
+        false,
+        &must_move_first_touched_piece,
+        &must_move_first_touched_piece,
     );
-    out.concluded[72] = ::clir::flatten(
-        must_move_first_touched_piece.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.conclude(
+        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
+        true,
+        &not_must_move_first_touched_piece,
+        &not_must_move_first_touched_piece,
     );
-    out.definite[72] = ::clir::flatten(
-        must_move_first_touched_piece.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[73] = ::clir::flatten(
-        not_must_move_first_touched_piece.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[73] = ::clir::flatten(
-        not_must_move_first_touched_piece.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let must_move_first_touched_piece_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
         &must_move_first_touched_piece,
         &not_must_move_first_touched_piece,
     );
-    out.contradictions[36] = ::clir::flatten(
-        must_move_first_touched_piece_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let own_piece_of_contradicted = ::clir::rt::intersection(
-        &own_piece_of,
-        &not_own_piece_of,
-    );
-    out.contradictions[37] = ::clir::flatten(
-        own_piece_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let piece_can_be_moved_contradicted = ::clir::rt::intersection(
-        &piece_can_be_moved,
-        &not_piece_can_be_moved,
-    );
-    out.contradictions[38] = ::clir::flatten(
-        piece_can_be_moved_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let piece_has_moved_contradicted = ::clir::rt::intersection(
-        &piece_has_moved,
-        &not_piece_has_moved,
-    );
-    out.contradictions[39] = ::clir::flatten(
-        piece_has_moved_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let piece_touched_intentionally_contradicted = ::clir::rt::intersection(
+    out.contradict(REL_OWN_PIECE_OF, &own_piece_of, &not_own_piece_of);
+    out.contradict(REL_PIECE_CAN_BE_MOVED, &piece_can_be_moved, &not_piece_can_be_moved);
+    out.contradict(REL_PIECE_HAS_MOVED, &piece_has_moved, &not_piece_has_moved);
+    out.contradict(
+        REL_PIECE_TOUCHED_INTENTIONALLY,
         &piece_touched_intentionally,
         &not_piece_touched_intentionally,
     );
-    out.contradictions[40] = ::clir::flatten(
-        piece_touched_intentionally_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let play_started_contradicted = ::clir::rt::intersection(
-        &play_started,
-        &not_play_started,
-    );
-    out.contradictions[41] = ::clir::flatten(
-        play_started_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let player_has_the_move_contradicted = ::clir::rt::intersection(
+    out.contradict(REL_PLAY_STARTED, &play_started, &not_play_started);
+    out.contradict(
+        REL_PLAYER_HAS_THE_MOVE,
         &player_has_the_move,
         &not_player_has_the_move,
     );
-    out.contradictions[42] = ::clir::flatten(
-        player_has_the_move_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let player_of_contradicted = ::clir::rt::intersection(&player_of, &not_player_of);
-    out.contradictions[43] = ::clir::flatten(
-        player_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let player_resigned_contradicted = ::clir::rt::intersection(
-        &player_resigned,
-        &not_player_resigned,
-    );
-    out.contradictions[44] = ::clir::flatten(
-        player_resigned_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let position_occurrence_count_contradicted = ::clir::rt::intersection(
+    out.contradict(REL_PLAYER_OF, &player_of, &not_player_of);
+    out.contradict(REL_PLAYER_RESIGNED, &player_resigned, &not_player_resigned);
+    out.contradict(
+        REL_POSITION_OCCURRENCE_COUNT,
         &position_occurrence_count,
         &not_position_occurrence_count,
     );
-    out.contradictions[45] = ::clir::flatten(
-        position_occurrence_count_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.contradict(REL_PROCEDURE_INSTANCE, &procedure_instance, &not_procedure_instance);
+    out.conclude(
+        REL_RESIGNATION_HAS_ENDED_THE_GAME,
+        false,
+        &resignation_has_ended_the_game,
+        &resignation_has_ended_the_game,
     );
-    let procedure_instance_contradicted = ::clir::rt::intersection(
-        &procedure_instance,
-        &not_procedure_instance,
+    out.conclude(
+        REL_RESIGNATION_HAS_ENDED_THE_GAME,
+        true,
+        &not_resignation_has_ended_the_game,
+        &not_resignation_has_ended_the_game,
     );
-    out.contradictions[46] = ::clir::flatten(
-        procedure_instance_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[94] = ::clir::flatten(
-        resignation_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[94] = ::clir::flatten(
-        resignation_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[95] = ::clir::flatten(
-        not_resignation_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[95] = ::clir::flatten(
-        not_resignation_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let resignation_has_ended_the_game_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_RESIGNATION_HAS_ENDED_THE_GAME,
         &resignation_has_ended_the_game,
         &not_resignation_has_ended_the_game,
     );
-    out.contradictions[47] = ::clir::flatten(
-        resignation_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.contradict(REL_ROOK_OF, &rook_of, &not_rook_of);
+    out.conclude(
+        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
+        false,
+        &second_illegal_move_has_ended_the_game,
+        &second_illegal_move_has_ended_the_game,
     );
-    let rook_of_contradicted = ::clir::rt::intersection(&rook_of, &not_rook_of);
-    out.contradictions[48] = ::clir::flatten(
-        rook_of_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.conclude(
+        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
+        true,
+        &not_second_illegal_move_has_ended_the_game,
+        &not_second_illegal_move_has_ended_the_game,
     );
-    out.concluded[98] = ::clir::flatten(
-        second_illegal_move_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[98] = ::clir::flatten(
-        second_illegal_move_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[99] = ::clir::flatten(
-        not_second_illegal_move_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[99] = ::clir::flatten(
-        not_second_illegal_move_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let second_illegal_move_has_ended_the_game_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
         &second_illegal_move_has_ended_the_game,
         &not_second_illegal_move_has_ended_the_game,
     );
-    out.contradictions[49] = ::clir::flatten(
-        second_illegal_move_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.contradict(REL_STALEMATE_ARISEN, &stalemate_arisen, &not_stalemate_arisen);
+    out.conclude(
+        REL_STALEMATE_HAS_ENDED_THE_GAME,
+        false,
+        &stalemate_has_ended_the_game,
+        &stalemate_has_ended_the_game,
     );
-    let stalemate_arisen_contradicted = ::clir::rt::intersection(
-        &stalemate_arisen,
-        &not_stalemate_arisen,
+    out.conclude(
+        REL_STALEMATE_HAS_ENDED_THE_GAME,
+        true,
+        &not_stalemate_has_ended_the_game,
+        &not_stalemate_has_ended_the_game,
     );
-    out.contradictions[50] = ::clir::flatten(
-        stalemate_arisen_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[102] = ::clir::flatten(
-        stalemate_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[102] = ::clir::flatten(
-        stalemate_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.concluded[103] = ::clir::flatten(
-        not_stalemate_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    out.definite[103] = ::clir::flatten(
-        not_stalemate_has_ended_the_game.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
-    );
-    let stalemate_has_ended_the_game_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_STALEMATE_HAS_ENDED_THE_GAME,
         &stalemate_has_ended_the_game,
         &not_stalemate_has_ended_the_game,
     );
-    out.contradictions[51] = ::clir::flatten(
-        stalemate_has_ended_the_game_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-        },
+    out.conclude(
+        REL_THREEFOLD_CLAIM_CORRECT,
+        false,
+        &threefold_claim_correct,
+        &threefold_claim_correct,
     );
-    out.concluded[104] = ::clir::flatten(
-        threefold_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.conclude(
+        REL_THREEFOLD_CLAIM_CORRECT,
+        true,
+        &not_threefold_claim_correct,
+        &not_threefold_claim_correct,
     );
-    out.definite[104] = ::clir::flatten(
-        threefold_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[105] = ::clir::flatten(
-        not_threefold_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[105] = ::clir::flatten(
-        not_threefold_claim_correct.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let threefold_claim_correct_contradicted = ::clir::rt::intersection(
+    out.contradict(
+        REL_THREEFOLD_CLAIM_CORRECT,
         &threefold_claim_correct,
         &not_threefold_claim_correct,
     );
-    out.contradictions[52] = ::clir::flatten(
-        threefold_claim_correct_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[106] = ::clir::flatten(
-        valid_transition_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[106] = ::clir::flatten(
-        valid_transition_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.concluded[107] = ::clir::flatten(
-        not_valid_transition_concluded.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    out.definite[107] = ::clir::flatten(
-        not_valid_transition_definite.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
-    );
-    let valid_transition_contradicted = ::clir::rt::intersection(
+    out.conclude(
+        REL_VALID_TRANSITION,
+        false,
+        &valid_transition_concluded,
         &valid_transition_definite,
+    );
+    out.conclude(
+        REL_VALID_TRANSITION,
+        true,
+        &not_valid_transition_concluded,
         &not_valid_transition_definite,
     );
-    out.contradictions[53] = ::clir::flatten(
-        valid_transition_contradicted.iter(),
-        |out, t| {
-            out.push(t.0.0 as i64);
-            out.push(::clir::Column::to_flat(t.1));
-            out.push(::clir::Column::to_flat(t.2));
-        },
+    out.contradict(
+        REL_VALID_TRANSITION,
+        &valid_transition_definite,
+        &not_valid_transition_definite,
     );
     if batch.explain {
         out.instances = {
@@ -4944,12 +3778,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         source: ::clir::Source::Closure {
                             closure: 0,
                         },
-                        rel: 9,
+                        rel: REL_CASTLING_PATH_ATTACKED as u32,
                         negative: true,
                         head: vec![::clir::Column::to_flat(a_0)],
                         premises: vec![
-                            ::clir::Premise { rel : 12, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
+                            ::clir::Premise { rel : REL_CHECKED_CASTLING_SIDE as u32,
+                            negative : false, layer : ::clir::Layer::Concluded, args :
                             vec![::clir::Column::to_flat(a_0)] }
                         ],
                     });
@@ -4961,12 +3795,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         source: ::clir::Source::Closure {
                             closure: 1,
                         },
-                        rel: 10,
+                        rel: REL_CASTLING_PATH_BLOCKED as u32,
                         negative: true,
                         head: vec![::clir::Column::to_flat(a_0)],
                         premises: vec![
-                            ::clir::Premise { rel : 12, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
+                            ::clir::Premise { rel : REL_CHECKED_CASTLING_SIDE as u32,
+                            negative : false, layer : ::clir::Layer::Concluded, args :
                             vec![::clir::Column::to_flat(a_0)] }
                         ],
                     });
@@ -4978,12 +3812,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         source: ::clir::Source::Closure {
                             closure: 2,
                         },
-                        rel: 24,
+                        rel: REL_EN_PASSANT_RIGHT_OPEN as u32,
                         negative: true,
                         head: vec![::clir::Column::to_flat(a_0)],
                         premises: vec![
-                            ::clir::Premise { rel : 13, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
+                            ::clir::Premise { rel : REL_CHECKED_GAME as u32, negative :
+                            false, layer : ::clir::Layer::Concluded, args :
                             vec![::clir::Column::to_flat(a_0)] }
                         ],
                     });
@@ -4995,12 +3829,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         source: ::clir::Source::Closure {
                             closure: 3,
                         },
-                        rel: 31,
+                        rel: REL_KING_CANNOT_BE_CHECKMATED as u32,
                         negative: true,
                         head: vec![::clir::Column::to_flat(a_0)],
                         premises: vec![
-                            ::clir::Premise { rel : 15, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
+                            ::clir::Premise { rel : REL_CHECKED_PLAYER as u32, negative :
+                            false, layer : ::clir::Layer::Concluded, args :
                             vec![::clir::Column::to_flat(a_0)] }
                         ],
                     });
@@ -5012,12 +3846,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         source: ::clir::Source::Closure {
                             closure: 4,
                         },
-                        rel: 34,
+                        rel: REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9 as u32,
                         negative: true,
                         head: vec![::clir::Column::to_flat(a_0)],
                         premises: vec![
-                            ::clir::Premise { rel : 13, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
+                            ::clir::Premise { rel : REL_CHECKED_GAME as u32, negative :
+                            false, layer : ::clir::Layer::Concluded, args :
                             vec![::clir::Column::to_flat(a_0)] }
                         ],
                     });
@@ -5029,12 +3863,12 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                         source: ::clir::Source::Closure {
                             closure: 5,
                         },
-                        rel: 39,
+                        rel: REL_PIECE_HAS_MOVED as u32,
                         negative: true,
                         head: vec![::clir::Column::to_flat(a_0)],
                         premises: vec![
-                            ::clir::Premise { rel : 14, negative : false, layer :
-                            ::clir::Layer::Concluded, args :
+                            ::clir::Premise { rel : REL_CHECKED_PIECE as u32, negative :
+                            false, layer : ::clir::Layer::Concluded, args :
                             vec![::clir::Column::to_flat(a_0)] }
                         ],
                     });
@@ -5052,32 +3886,24 @@ fn evaluate_stratum_5(
     ::clir::rt::Relation<(::clir::CaseId, Situation)>,
 ) {
     // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
-    let (arbiter_competent_to_decide, not_arbiter_competent_to_decide) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let arbiter_competent_to_decide = iteration
-            .variable::<
-                (::clir::CaseId, Situation),
-            >(stringify!(arbiter_competent_to_decide));
-        let not_arbiter_competent_to_decide = iteration
-            .variable::<
-                (::clir::CaseId, Situation),
-            >(stringify!(not_arbiter_competent_to_decide));
-        // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter (strict), preface/0.2
-        // Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
-        // arbiter_competent_to_decide(v0) <- case_not_precisely_regulated(v0)
-        // join order: case_not_precisely_regulated(v0); +D from definite premises
-        arbiter_competent_to_decide
-            .extend(
-                case_not_precisely_regulated
-                    .iter()
-                    .filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        while iteration.changed() {}
-        (
-            arbiter_competent_to_decide.complete(),
-            not_arbiter_competent_to_decide.complete(),
-        )
-    };
+    let mut arbiter_competent_to_decide: Vec<(::clir::CaseId, Situation)> = Vec::new();
+    let mut not_arbiter_competent_to_decide: Vec<(::clir::CaseId, Situation)> = Vec::new();
+    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter (strict), preface/0.2
+    // Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
+    // arbiter_competent_to_decide(v0) <- case_not_precisely_regulated(v0)
+    // join order: case_not_precisely_regulated(v0); +D from definite premises
+    arbiter_competent_to_decide
+        .extend(
+            case_not_precisely_regulated
+                .iter()
+                .filter_map(|&(case, v0)| Some((case, v0))),
+        );
+    let arbiter_competent_to_decide = ::clir::rt::Relation::from_vec(
+        arbiter_competent_to_decide,
+    );
+    let not_arbiter_competent_to_decide = ::clir::rt::Relation::from_vec(
+        not_arbiter_competent_to_decide,
+    );
     (arbiter_competent_to_decide, not_arbiter_competent_to_decide)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5142,30 +3968,22 @@ fn evaluate_stratum_14(
     ::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
-    let (checkmate_has_been_delivered, not_checkmate_has_been_delivered) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let checkmate_has_been_delivered = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(checkmate_has_been_delivered));
-        let not_checkmate_has_been_delivered = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(not_checkmate_has_been_delivered));
-        // urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
-        // Article 5.1.1. Checkmate immediately ends the game
-        // checkmate_has_been_delivered(v0) <- checkmate_delivered(v0, v1)
-        // join order: checkmate_delivered(v0, v1); +D from definite premises
-        checkmate_has_been_delivered
-            .extend(
-                checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
-            );
-        while iteration.changed() {}
-        (
-            checkmate_has_been_delivered.complete(),
-            not_checkmate_has_been_delivered.complete(),
-        )
-    };
+    let mut checkmate_has_been_delivered: Vec<(::clir::CaseId, Game)> = Vec::new();
+    let mut not_checkmate_has_been_delivered: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
+    // Article 5.1.1. Checkmate immediately ends the game
+    // checkmate_has_been_delivered(v0) <- checkmate_delivered(v0, v1)
+    // join order: checkmate_delivered(v0, v1); +D from definite premises
+    checkmate_has_been_delivered
+        .extend(
+            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
+        );
+    let checkmate_has_been_delivered = ::clir::rt::Relation::from_vec(
+        checkmate_has_been_delivered,
+    );
+    let not_checkmate_has_been_delivered = ::clir::rt::Relation::from_vec(
+        not_checkmate_has_been_delivered,
+    );
     (checkmate_has_been_delivered, not_checkmate_has_been_delivered)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5176,30 +3994,20 @@ fn evaluate_stratum_17(
     ::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
-    let (dead_position_has_ended_the_game, not_dead_position_has_ended_the_game) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let dead_position_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(dead_position_has_ended_the_game));
-        let not_dead_position_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(not_dead_position_has_ended_the_game));
-        // urn:fide:laws:clir:chess#DeadPositionEndsTheGame (strict), article/5
-        // Article 5.2.2. A dead position immediately ends the game
-        // dead_position_has_ended_the_game(v0) <- dead_position_arisen(v0)
-        // join order: dead_position_arisen(v0); +D from definite premises
-        dead_position_has_ended_the_game
-            .extend(
-                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        while iteration.changed() {}
-        (
-            dead_position_has_ended_the_game.complete(),
-            not_dead_position_has_ended_the_game.complete(),
-        )
-    };
+    let mut dead_position_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    let mut not_dead_position_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame (strict), article/5
+    // Article 5.2.2. A dead position immediately ends the game
+    // dead_position_has_ended_the_game(v0) <- dead_position_arisen(v0)
+    // join order: dead_position_arisen(v0); +D from definite premises
+    dead_position_has_ended_the_game
+        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    let dead_position_has_ended_the_game = ::clir::rt::Relation::from_vec(
+        dead_position_has_ended_the_game,
+    );
+    let not_dead_position_has_ended_the_game = ::clir::rt::Relation::from_vec(
+        not_dead_position_has_ended_the_game,
+    );
     (dead_position_has_ended_the_game, not_dead_position_has_ended_the_game)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5211,50 +4019,33 @@ fn evaluate_stratum_19(
     ::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
-    let (agreed_draw_has_ended_the_game, not_agreed_draw_has_ended_the_game) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let agreed_draw_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(agreed_draw_has_ended_the_game));
-        let not_agreed_draw_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(not_agreed_draw_has_ended_the_game));
-        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame (strict), article/5
-        // Article 5.2.3. An agreed draw immediately ends the game
-        // agreed_draw_has_ended_the_game(v0) <- both_players_have_moved(v0), draw_agreed(v0)
-        // join order: both_players_have_moved(v0) ⋈ draw_agreed(v0); +D from definite premises
-        let agreed_draw_ends_the_game_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Game), ()),
-            >(stringify!(agreed_draw_ends_the_game_1));
-        agreed_draw_ends_the_game_1
-            .extend(
-                both_players_have_moved
-                    .iter()
-                    .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-            );
-        let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
-            ((::clir::CaseId, Game), ()),
-        > = draw_agreed
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-            agreed_draw_has_ended_the_game
-                .from_join(
-                    &agreed_draw_ends_the_game_1,
-                    &agreed_draw_ends_the_game_2_draw_agreed,
-                    |&(case, v0), &(), &()| (case, v0),
-                );
-        }
-        (
-            agreed_draw_has_ended_the_game.complete(),
-            not_agreed_draw_has_ended_the_game.complete(),
-        )
-    };
+    let mut agreed_draw_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    let mut not_agreed_draw_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame (strict), article/5
+    // Article 5.2.3. An agreed draw immediately ends the game
+    // agreed_draw_has_ended_the_game(v0) <- both_players_have_moved(v0), draw_agreed(v0)
+    // join order: both_players_have_moved(v0) ⋈ draw_agreed(v0); +D from definite premises
+    let agreed_draw_ends_the_game_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Game), ()),
+    > = both_players_have_moved
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
+        ((::clir::CaseId, Game), ()),
+    > = draw_agreed.iter().filter_map(|&(case, v0)| Some(((case, v0), ()))).collect();
+    ::clir::rt::join_into(
+        &agreed_draw_ends_the_game_1,
+        &agreed_draw_ends_the_game_2_draw_agreed,
+        &mut agreed_draw_has_ended_the_game,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let agreed_draw_has_ended_the_game = ::clir::rt::Relation::from_vec(
+        agreed_draw_has_ended_the_game,
+    );
+    let not_agreed_draw_has_ended_the_game = ::clir::rt::Relation::from_vec(
+        not_agreed_draw_has_ended_the_game,
+    );
     (agreed_draw_has_ended_the_game, not_agreed_draw_has_ended_the_game)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5288,25 +4079,18 @@ fn evaluate_stratum_22(
     ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     // Stratum 22: game_won_by (+D = +S = +d)
-    let (game_won_by, not_game_won_by) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let game_won_by = iteration
-            .variable::<(::clir::CaseId, Game, Player)>(stringify!(game_won_by));
-        let not_game_won_by = iteration
-            .variable::<(::clir::CaseId, Game, Player)>(stringify!(not_game_won_by));
-        // urn:fide:laws:clir:chess#CheckmateWins (strict), article/5
-        // Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
-        // game_won_by(v0, v1) <- checkmate_delivered(v0, v1)
-        // join order: checkmate_delivered(v0, v1); +D from definite premises
-        game_won_by
-            .extend(
-                checkmate_delivered
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        while iteration.changed() {}
-        (game_won_by.complete(), not_game_won_by.complete())
-    };
+    let mut game_won_by: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+    let mut not_game_won_by: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#CheckmateWins (strict), article/5
+    // Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
+    // game_won_by(v0, v1) <- checkmate_delivered(v0, v1)
+    // join order: checkmate_delivered(v0, v1); +D from definite premises
+    game_won_by
+        .extend(
+            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+        );
+    let game_won_by = ::clir::rt::Relation::from_vec(game_won_by);
+    let not_game_won_by = ::clir::rt::Relation::from_vec(not_game_won_by);
     (game_won_by, not_game_won_by)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5374,39 +4158,30 @@ fn evaluate_stratum_26(
     ::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     // Stratum 26: illegal_move (+D = +S = +d)
-    let (illegal_move, not_illegal_move) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let illegal_move = iteration
-            .variable::<(::clir::CaseId, Game)>(stringify!(illegal_move));
-        let not_illegal_move = iteration
-            .variable::<(::clir::CaseId, Game)>(stringify!(not_illegal_move));
-        // urn:fide:laws:clir:chess#MoveIsIllegal (strict), article/3
-        // Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
-        // illegal_move(v0) <- checked_game(v0), ~move_meets_articles_3_1_to_3_9(v0)
-        // join order: checked_game(v0) ⋈ ~move_meets_articles_3_1_to_3_9(v0); +D from definite premises
-        let move_is_illegal_1 = iteration
-            .variable::<((::clir::CaseId, Game), ())>(stringify!(move_is_illegal_1));
-        move_is_illegal_1
-            .extend(
-                checked_game.iter().filter_map(|&(case, v0)| Some(((case, v0), ()))),
-            );
-        let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
-            ((::clir::CaseId, Game), ()),
-        > = not_move_meets_articles_3_1_to_3_9
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#MoveIsIllegal
-            illegal_move
-                .from_join(
-                    &move_is_illegal_1,
-                    &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
-                    |&(case, v0), &(), &()| (case, v0),
-                );
-        }
-        (illegal_move.complete(), not_illegal_move.complete())
-    };
+    let mut illegal_move: Vec<(::clir::CaseId, Game)> = Vec::new();
+    let mut not_illegal_move: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#MoveIsIllegal (strict), article/3
+    // Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
+    // illegal_move(v0) <- checked_game(v0), ~move_meets_articles_3_1_to_3_9(v0)
+    // join order: checked_game(v0) ⋈ ~move_meets_articles_3_1_to_3_9(v0); +D from definite premises
+    let move_is_illegal_1: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = checked_game
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
+        ((::clir::CaseId, Game), ()),
+    > = not_move_meets_articles_3_1_to_3_9
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &move_is_illegal_1,
+        &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
+        &mut illegal_move,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let illegal_move = ::clir::rt::Relation::from_vec(illegal_move);
+    let not_illegal_move = ::clir::rt::Relation::from_vec(not_illegal_move);
     (illegal_move, not_illegal_move)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5417,25 +4192,20 @@ fn evaluate_stratum_27(
     ::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     // Stratum 27: legal_move (+D = +S = +d)
-    let (legal_move, not_legal_move) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let legal_move = iteration
-            .variable::<(::clir::CaseId, Game)>(stringify!(legal_move));
-        let not_legal_move = iteration
-            .variable::<(::clir::CaseId, Game)>(stringify!(not_legal_move));
-        // urn:fide:laws:clir:chess#MoveIsLegal (strict), article/3
-        // Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
-        // legal_move(v0) <- move_meets_articles_3_1_to_3_9(v0)
-        // join order: move_meets_articles_3_1_to_3_9(v0); +D from definite premises
-        legal_move
-            .extend(
-                move_meets_articles_3_1_to_3_9
-                    .iter()
-                    .filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        while iteration.changed() {}
-        (legal_move.complete(), not_legal_move.complete())
-    };
+    let mut legal_move: Vec<(::clir::CaseId, Game)> = Vec::new();
+    let mut not_legal_move: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#MoveIsLegal (strict), article/3
+    // Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
+    // legal_move(v0) <- move_meets_articles_3_1_to_3_9(v0)
+    // join order: move_meets_articles_3_1_to_3_9(v0); +D from definite premises
+    legal_move
+        .extend(
+            move_meets_articles_3_1_to_3_9
+                .iter()
+                .filter_map(|&(case, v0)| Some((case, v0))),
+        );
+    let legal_move = ::clir::rt::Relation::from_vec(legal_move);
+    let not_legal_move = ::clir::rt::Relation::from_vec(not_legal_move);
     (legal_move, not_legal_move)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5470,48 +4240,33 @@ fn evaluate_stratum_34(
     ::clir::rt::Relation<(::clir::CaseId, Arbiter, Game)>,
 ) {
     // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
-    let (arbiter_shall_see_laws_observed, not_arbiter_shall_see_laws_observed) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let arbiter_shall_see_laws_observed = iteration
-            .variable::<
-                (::clir::CaseId, Arbiter, Game),
-            >(stringify!(arbiter_shall_see_laws_observed));
-        let not_arbiter_shall_see_laws_observed = iteration
-            .variable::<
-                (::clir::CaseId, Arbiter, Game),
-            >(stringify!(not_arbiter_shall_see_laws_observed));
-        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved (strict), article/12
-        // Article 12.1. The arbiter shall see that the Laws of Chess are observed
-        // arbiter_shall_see_laws_observed(v1, v0) <- arbiter_of(v0, v1), play_started(v0)
-        // join order: arbiter_of(v0, v1) ⋈ play_started(v0); +D from definite premises
-        let arbiter_sees_laws_observed_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Game), (Arbiter,)),
-            >(stringify!(arbiter_sees_laws_observed_1));
-        arbiter_sees_laws_observed_1
-            .extend(
-                arbiter_of.iter().filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
-            );
-        let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
-            ((::clir::CaseId, Game), ()),
-        > = play_started
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-            arbiter_shall_see_laws_observed
-                .from_join(
-                    &arbiter_sees_laws_observed_1,
-                    &arbiter_sees_laws_observed_2_play_started,
-                    |&(case, v0), &(v1,), &()| (case, v1, v0),
-                );
-        }
-        (
-            arbiter_shall_see_laws_observed.complete(),
-            not_arbiter_shall_see_laws_observed.complete(),
-        )
-    };
+    let mut arbiter_shall_see_laws_observed: Vec<(::clir::CaseId, Arbiter, Game)> = Vec::new();
+    let mut not_arbiter_shall_see_laws_observed: Vec<(::clir::CaseId, Arbiter, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved (strict), article/12
+    // Article 12.1. The arbiter shall see that the Laws of Chess are observed
+    // arbiter_shall_see_laws_observed(v1, v0) <- arbiter_of(v0, v1), play_started(v0)
+    // join order: arbiter_of(v0, v1) ⋈ play_started(v0); +D from definite premises
+    let arbiter_sees_laws_observed_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Game), (Arbiter,)),
+    > = arbiter_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+        .collect();
+    let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
+        ((::clir::CaseId, Game), ()),
+    > = play_started.iter().filter_map(|&(case, v0)| Some(((case, v0), ()))).collect();
+    ::clir::rt::join_into(
+        &arbiter_sees_laws_observed_1,
+        &arbiter_sees_laws_observed_2_play_started,
+        &mut arbiter_shall_see_laws_observed,
+        |&(case, v0), &(v1,), &()| Some((case, v1, v0)),
+    );
+    let arbiter_shall_see_laws_observed = ::clir::rt::Relation::from_vec(
+        arbiter_shall_see_laws_observed,
+    );
+    let not_arbiter_shall_see_laws_observed = ::clir::rt::Relation::from_vec(
+        not_arbiter_shall_see_laws_observed,
+    );
     (arbiter_shall_see_laws_observed, not_arbiter_shall_see_laws_observed)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5526,63 +4281,45 @@ fn evaluate_stratum_36(
     ::clir::rt::Relation<(::clir::CaseId, Game, Piece)>,
 ) {
     // Stratum 36: en_passant_capture_legal (+D = +S = +d)
-    let (en_passant_capture_legal, not_en_passant_capture_legal) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let en_passant_capture_legal = iteration
-            .variable::<
-                (::clir::CaseId, Game, Piece),
-            >(stringify!(en_passant_capture_legal));
-        let not_en_passant_capture_legal = iteration
-            .variable::<
-                (::clir::CaseId, Game, Piece),
-            >(stringify!(not_en_passant_capture_legal));
-        // urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
-        // Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
-        // en_passant_capture_legal(v0, v2) <- en_passant_right_open(v0), player_has_the_move(v0, v1), capturing_pawn_on_adjacent_file(v0, v2)
-        // join order: player_has_the_move(v0, v1) ⋈ en_passant_right_open(v0) ⋈ capturing_pawn_on_adjacent_file(v0, v2); +D from definite premises
-        let en_passant_capture_legal_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Game), ()),
-            >(stringify!(en_passant_capture_legal_1));
-        en_passant_capture_legal_1
-            .extend(
-                player_has_the_move
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some(((case, v0), ()))),
-            );
-        let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
-            ((::clir::CaseId, Game), ()),
-        > = en_passant_right_open
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let en_passant_capture_legal_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Game), ()),
-            >(stringify!(en_passant_capture_legal_2));
-        let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
-            ((::clir::CaseId, Game), (Piece,)),
-        > = capturing_pawn_on_adjacent_file
-            .iter()
-            .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-            en_passant_capture_legal_2
-                .from_join(
-                    &en_passant_capture_legal_1,
-                    &en_passant_capture_legal_2_en_passant_right_open,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            en_passant_capture_legal
-                .from_join(
-                    &en_passant_capture_legal_2,
-                    &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
-                    |&(case, v0), &(), &(v2,)| (case, v0, v2),
-                );
-        }
-        (en_passant_capture_legal.complete(), not_en_passant_capture_legal.complete())
-    };
+    let mut en_passant_capture_legal: Vec<(::clir::CaseId, Game, Piece)> = Vec::new();
+    let mut not_en_passant_capture_legal: Vec<(::clir::CaseId, Game, Piece)> = Vec::new();
+    // urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
+    // Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
+    // en_passant_capture_legal(v0, v2) <- en_passant_right_open(v0), player_has_the_move(v0, v1), capturing_pawn_on_adjacent_file(v0, v2)
+    // join order: player_has_the_move(v0, v1) ⋈ en_passant_right_open(v0) ⋈ capturing_pawn_on_adjacent_file(v0, v2); +D from definite premises
+    let en_passant_capture_legal_1: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v0), ())))
+        .collect();
+    let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
+        ((::clir::CaseId, Game), ()),
+    > = en_passant_right_open
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    let en_passant_capture_legal_2 = ::clir::rt::join(
+        &en_passant_capture_legal_1,
+        &en_passant_capture_legal_2_en_passant_right_open,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
+        ((::clir::CaseId, Game), (Piece,)),
+    > = capturing_pawn_on_adjacent_file
+        .iter()
+        .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
+        .collect();
+    ::clir::rt::join_into(
+        &en_passant_capture_legal_2,
+        &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
+        &mut en_passant_capture_legal,
+        |&(case, v0), &(), &(v2,)| Some((case, v0, v2)),
+    );
+    let en_passant_capture_legal = ::clir::rt::Relation::from_vec(
+        en_passant_capture_legal,
+    );
+    let not_en_passant_capture_legal = ::clir::rt::Relation::from_vec(
+        not_en_passant_capture_legal,
+    );
     (en_passant_capture_legal, not_en_passant_capture_legal)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5597,65 +4334,46 @@ fn evaluate_stratum_37(
     ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
-    let (fifty_move_claim_correct, not_fifty_move_claim_correct) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let fifty_move_claim_correct = iteration
-            .variable::<
-                (::clir::CaseId, Game, Player),
-            >(stringify!(fifty_move_claim_correct));
-        let not_fifty_move_claim_correct = iteration
-            .variable::<
-                (::clir::CaseId, Game, Player),
-            >(stringify!(not_fifty_move_claim_correct));
-        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect (strict), article/9
-        // Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
-        // fifty_move_claim_correct(v0, v1) <- v2 >= 50, draw_claimed(v1), player_has_the_move(v0, v1), moves_by_each_without_pawn_or_capture(v0, v2)
-        // join order: player_has_the_move(v0, v1) ⋈ draw_claimed(v1) ⋈ moves_by_each_without_pawn_or_capture(v0, v2); +D from definite premises
-        let fifty_move_claim_correct_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game,)),
-            >(stringify!(fifty_move_claim_correct_1));
-        fifty_move_claim_correct_1
-            .extend(
-                player_has_the_move
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-            );
-        let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = draw_claimed
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let fifty_move_claim_correct_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Game), (Player,)),
-            >(stringify!(fifty_move_claim_correct_2));
-        let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
-            ((::clir::CaseId, Game), ()),
-        > = moves_by_each_without_pawn_or_capture
-            .iter()
-            .filter_map(|&(case, v0, v2)| {
-                if v2 >= 50i64 { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-            fifty_move_claim_correct_2
-                .from_join(
-                    &fifty_move_claim_correct_1,
-                    &fifty_move_claim_correct_2_draw_claimed,
-                    |&(case, v1), &(v0,), &()| ((case, v0), (v1,)),
-                );
-            fifty_move_claim_correct
-                .from_join(
-                    &fifty_move_claim_correct_2,
-                    &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
-                    |&(case, v0), &(v1,), &()| (case, v0, v1),
-                );
-        }
-        (fifty_move_claim_correct.complete(), not_fifty_move_claim_correct.complete())
-    };
+    let mut fifty_move_claim_correct: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+    let mut not_fifty_move_claim_correct: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect (strict), article/9
+    // Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
+    // fifty_move_claim_correct(v0, v1) <- v2 >= 50, draw_claimed(v1), player_has_the_move(v0, v1), moves_by_each_without_pawn_or_capture(v0, v2)
+    // join order: player_has_the_move(v0, v1) ⋈ draw_claimed(v1) ⋈ moves_by_each_without_pawn_or_capture(v0, v2); +D from definite premises
+    let fifty_move_claim_correct_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), (Game,)),
+    > = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = draw_claimed.iter().filter_map(|&(case, v1)| Some(((case, v1), ()))).collect();
+    let fifty_move_claim_correct_2 = ::clir::rt::join(
+        &fifty_move_claim_correct_1,
+        &fifty_move_claim_correct_2_draw_claimed,
+        |&(case, v1), &(v0,), &()| Some(((case, v0), (v1,))),
+    );
+    let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
+        ((::clir::CaseId, Game), ()),
+    > = moves_by_each_without_pawn_or_capture
+        .iter()
+        .filter_map(|&(case, v0, v2)| {
+            if v2 >= 50i64 { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    ::clir::rt::join_into(
+        &fifty_move_claim_correct_2,
+        &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
+        &mut fifty_move_claim_correct,
+        |&(case, v0), &(v1,), &()| Some((case, v0, v1)),
+    );
+    let fifty_move_claim_correct = ::clir::rt::Relation::from_vec(
+        fifty_move_claim_correct,
+    );
+    let not_fifty_move_claim_correct = ::clir::rt::Relation::from_vec(
+        not_fifty_move_claim_correct,
+    );
     (fifty_move_claim_correct, not_fifty_move_claim_correct)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5669,82 +4387,58 @@ fn evaluate_stratum_38(
     ::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
 ) {
     // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
-    let (must_move_first_touched_piece, not_must_move_first_touched_piece) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let must_move_first_touched_piece = iteration
-            .variable::<
-                (::clir::CaseId, Player, Piece),
-            >(stringify!(must_move_first_touched_piece));
-        let not_must_move_first_touched_piece = iteration
-            .variable::<
-                (::clir::CaseId, Player, Piece),
-            >(stringify!(not_must_move_first_touched_piece));
-        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
-        // Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
-        // must_move_first_touched_piece(v1, v2) <- own_piece_of(v1, v2), piece_touched_intentionally(v1, v2), piece_can_be_moved(v2), player_has_the_move(v0, v1)
-        // join order: own_piece_of(v1, v2) ⋈ piece_touched_intentionally(v1, v2) ⋈ piece_can_be_moved(v2) ⋈ player_has_the_move(v0, v1); +D from definite premises
-        let must_move_first_touched_piece_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player, Piece), ()),
-            >(stringify!(must_move_first_touched_piece_1));
-        must_move_first_touched_piece_1
-            .extend(
-                own_piece_of
-                    .iter()
-                    .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ()))),
-            );
-        let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
-            ((::clir::CaseId, Player, Piece), ()),
-        > = piece_touched_intentionally
-            .iter()
-            .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-            .collect();
-        let must_move_first_touched_piece_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Piece), (Player,)),
-            >(stringify!(must_move_first_touched_piece_2));
-        let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
-            ((::clir::CaseId, Piece), ()),
-        > = piece_can_be_moved
-            .iter()
-            .filter_map(|&(case, v2)| Some(((case, v2), ())))
-            .collect();
-        let must_move_first_touched_piece_3 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Piece,)),
-            >(stringify!(must_move_first_touched_piece_3));
-        let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), ())))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
-            must_move_first_touched_piece_2
-                .from_join(
-                    &must_move_first_touched_piece_1,
-                    &must_move_first_touched_piece_2_piece_touched_intentionally,
-                    |&(case, v1, v2), &(), &()| ((case, v2), (v1,)),
-                );
-            must_move_first_touched_piece_3
-                .from_join(
-                    &must_move_first_touched_piece_2,
-                    &must_move_first_touched_piece_3_piece_can_be_moved,
-                    |&(case, v2), &(v1,), &()| ((case, v1), (v2,)),
-                );
-            must_move_first_touched_piece
-                .from_join(
-                    &must_move_first_touched_piece_3,
-                    &must_move_first_touched_piece_4_player_has_the_move,
-                    |&(case, v1), &(v2,), &()| (case, v1, v2),
-                );
-        }
-        (
-            must_move_first_touched_piece.complete(),
-            not_must_move_first_touched_piece.complete(),
-        )
-    };
+    let mut must_move_first_touched_piece: Vec<(::clir::CaseId, Player, Piece)> = Vec::new();
+    let mut not_must_move_first_touched_piece: Vec<(::clir::CaseId, Player, Piece)> = Vec::new();
+    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
+    // Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
+    // must_move_first_touched_piece(v1, v2) <- own_piece_of(v1, v2), piece_touched_intentionally(v1, v2), piece_can_be_moved(v2), player_has_the_move(v0, v1)
+    // join order: own_piece_of(v1, v2) ⋈ piece_touched_intentionally(v1, v2) ⋈ piece_can_be_moved(v2) ⋈ player_has_the_move(v0, v1); +D from definite premises
+    let must_move_first_touched_piece_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player, Piece), ()),
+    > = own_piece_of
+        .iter()
+        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+        .collect();
+    let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
+        ((::clir::CaseId, Player, Piece), ()),
+    > = piece_touched_intentionally
+        .iter()
+        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+        .collect();
+    let must_move_first_touched_piece_2 = ::clir::rt::join(
+        &must_move_first_touched_piece_1,
+        &must_move_first_touched_piece_2_piece_touched_intentionally,
+        |&(case, v1, v2), &(), &()| Some(((case, v2), (v1,))),
+    );
+    let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
+        ((::clir::CaseId, Piece), ()),
+    > = piece_can_be_moved
+        .iter()
+        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+        .collect();
+    let must_move_first_touched_piece_3 = ::clir::rt::join(
+        &must_move_first_touched_piece_2,
+        &must_move_first_touched_piece_3_piece_can_be_moved,
+        |&(case, v2), &(v1,), &()| Some(((case, v1), (v2,))),
+    );
+    let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &must_move_first_touched_piece_3,
+        &must_move_first_touched_piece_4_player_has_the_move,
+        &mut must_move_first_touched_piece,
+        |&(case, v1), &(v2,), &()| Some((case, v1, v2)),
+    );
+    let must_move_first_touched_piece = ::clir::rt::Relation::from_vec(
+        must_move_first_touched_piece,
+    );
+    let not_must_move_first_touched_piece = ::clir::rt::Relation::from_vec(
+        not_must_move_first_touched_piece,
+    );
     (must_move_first_touched_piece, not_must_move_first_touched_piece)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5758,102 +4452,76 @@ fn evaluate_stratum_41(
     ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     // Stratum 41: game_lost_by (+D = +S = +d)
-    let (game_lost_by, not_game_lost_by) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let game_lost_by = iteration
-            .variable::<(::clir::CaseId, Game, Player)>(stringify!(game_lost_by));
-        let not_game_lost_by = iteration
-            .variable::<(::clir::CaseId, Game, Player)>(stringify!(not_game_lost_by));
-        // urn:fide:laws:clir:chess#ResignationLoses (strict), article/5
-        // Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
-        // game_lost_by(v0, v1) <- ~king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
-        // join order: player_of(v0, v1) ⋈ ~king_cannot_be_checkmated(v1) ⋈ player_resigned(v1); +D from definite premises
-        let resignation_loses_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game,)),
-            >(stringify!(resignation_loses_1));
-        resignation_loses_1
-            .extend(
-                player_of.iter().filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-            );
-        let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = not_king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let resignation_loses_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game,)),
-            >(stringify!(resignation_loses_2));
-        let resignation_loses_3_player_resigned: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
-        // Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
-        // game_lost_by(v0, v1) <- ~king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
-        // join order: completed_illegal_move_count(v1, v2) ⋈ ~king_cannot_be_checkmated(v1) ⋈ player_of(v0, v1); +D from definite premises
-        let second_illegal_move_loses_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), ()),
-            >(stringify!(second_illegal_move_loses_1));
-        second_illegal_move_loses_1
-            .extend(
-                completed_illegal_move_count
-                    .iter()
-                    .filter_map(|&(case, v1, v2)| {
-                        if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
-                    }),
-            );
-        let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = not_king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let second_illegal_move_loses_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), ()),
-            >(stringify!(second_illegal_move_loses_2));
-        let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#ResignationLoses
-            resignation_loses_2
-                .from_join(
-                    &resignation_loses_1,
-                    &resignation_loses_2_king_cannot_be_checkmated,
-                    |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                );
-            game_lost_by
-                .from_join(
-                    &resignation_loses_2,
-                    &resignation_loses_3_player_resigned,
-                    |&(case, v1), &(v0,), &()| (case, v0, v1),
-                );
-            // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
-            second_illegal_move_loses_2
-                .from_join(
-                    &second_illegal_move_loses_1,
-                    &second_illegal_move_loses_2_king_cannot_be_checkmated,
-                    |&(case, v1), &(), &()| ((case, v1), ()),
-                );
-            game_lost_by
-                .from_join(
-                    &second_illegal_move_loses_2,
-                    &second_illegal_move_loses_3_player_of,
-                    |&(case, v1), &(), &(v0,)| (case, v0, v1),
-                );
-        }
-        (game_lost_by.complete(), not_game_lost_by.complete())
-    };
+    let mut game_lost_by: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+    let mut not_game_lost_by: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#ResignationLoses (strict), article/5
+    // Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
+    // game_lost_by(v0, v1) <- ~king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
+    // join order: player_of(v0, v1) ⋈ ~king_cannot_be_checkmated(v1) ⋈ player_resigned(v1); +D from definite premises
+    let resignation_loses_1: ::clir::rt::Relation<((::clir::CaseId, Player), (Game,))> = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = not_king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let resignation_loses_2 = ::clir::rt::join(
+        &resignation_loses_1,
+        &resignation_loses_2_king_cannot_be_checkmated,
+        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
+    );
+    let resignation_loses_3_player_resigned: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = player_resigned
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &resignation_loses_2,
+        &resignation_loses_3_player_resigned,
+        &mut game_lost_by,
+        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+    );
+    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
+    // Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
+    // game_lost_by(v0, v1) <- ~king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
+    // join order: completed_illegal_move_count(v1, v2) ⋈ ~king_cannot_be_checkmated(v1) ⋈ player_of(v0, v1); +D from definite premises
+    let second_illegal_move_loses_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = completed_illegal_move_count
+        .iter()
+        .filter_map(|&(case, v1, v2)| {
+            if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
+        })
+        .collect();
+    let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = not_king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let second_illegal_move_loses_2 = ::clir::rt::join(
+        &second_illegal_move_loses_1,
+        &second_illegal_move_loses_2_king_cannot_be_checkmated,
+        |&(case, v1), &(), &()| Some(((case, v1), ())),
+    );
+    let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), (Game,)),
+    > = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    ::clir::rt::join_into(
+        &second_illegal_move_loses_2,
+        &second_illegal_move_loses_3_player_of,
+        &mut game_lost_by,
+        |&(case, v1), &(), &(v0,)| Some((case, v0, v1)),
+    );
+    let game_lost_by = ::clir::rt::Relation::from_vec(game_lost_by);
+    let not_game_lost_by = ::clir::rt::Relation::from_vec(not_game_lost_by);
     (game_lost_by, not_game_lost_by)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5865,48 +4533,36 @@ fn evaluate_stratum_44(
     ::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
-    let (resignation_has_ended_the_game, not_resignation_has_ended_the_game) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let resignation_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(resignation_has_ended_the_game));
-        let not_resignation_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(not_resignation_has_ended_the_game));
-        // urn:fide:laws:clir:chess#ResignationEndsTheGame (strict), article/5
-        // Article 5.1.2. Resignation immediately ends the game
-        // resignation_has_ended_the_game(v0) <- player_of(v0, v1), player_resigned(v1)
-        // join order: player_of(v0, v1) ⋈ player_resigned(v1); +D from definite premises
-        let resignation_ends_the_game_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game,)),
-            >(stringify!(resignation_ends_the_game_1));
-        resignation_ends_the_game_1
-            .extend(
-                player_of.iter().filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-            );
-        let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#ResignationEndsTheGame
-            resignation_has_ended_the_game
-                .from_join(
-                    &resignation_ends_the_game_1,
-                    &resignation_ends_the_game_2_player_resigned,
-                    |&(case, v1), &(v0,), &()| (case, v0),
-                );
-        }
-        (
-            resignation_has_ended_the_game.complete(),
-            not_resignation_has_ended_the_game.complete(),
-        )
-    };
+    let mut resignation_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    let mut not_resignation_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#ResignationEndsTheGame (strict), article/5
+    // Article 5.1.2. Resignation immediately ends the game
+    // resignation_has_ended_the_game(v0) <- player_of(v0, v1), player_resigned(v1)
+    // join order: player_of(v0, v1) ⋈ player_resigned(v1); +D from definite premises
+    let resignation_ends_the_game_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), (Game,)),
+    > = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = player_resigned
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &resignation_ends_the_game_1,
+        &resignation_ends_the_game_2_player_resigned,
+        &mut resignation_has_ended_the_game,
+        |&(case, v1), &(v0,), &()| Some((case, v0)),
+    );
+    let resignation_has_ended_the_game = ::clir::rt::Relation::from_vec(
+        resignation_has_ended_the_game,
+    );
+    let not_resignation_has_ended_the_game = ::clir::rt::Relation::from_vec(
+        not_resignation_has_ended_the_game,
+    );
     (resignation_has_ended_the_game, not_resignation_has_ended_the_game)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -5925,146 +4581,95 @@ fn evaluate_stratum_46(
     ::clir::rt::Relation<(::clir::CaseId, Game, Player, CastlingSide)>,
 ) {
     // Stratum 46: castling_legal (+D = +S = +d)
-    let (castling_legal, not_castling_legal) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let castling_legal = iteration
-            .variable::<
-                (::clir::CaseId, Game, Player, CastlingSide),
-            >(stringify!(castling_legal));
-        let not_castling_legal = iteration
-            .variable::<
-                (::clir::CaseId, Game, Player, CastlingSide),
-            >(stringify!(not_castling_legal));
-        // urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
-        // Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
-        // castling_legal(v0, v1, v2) <- castling_side_of(v0, v1, v2, v4), king_of(v1, v3), ~piece_has_moved(v4), ~castling_path_blocked(v2), rook_of(v1, v4), ~castling_path_attacked(v2), player_has_the_move(v0, v1), ~piece_has_moved(v3)
-        // join order: castling_side_of(v0, v1, v2, v4) ⋈ rook_of(v1, v4) ⋈ player_has_the_move(v0, v1) ⋈ ~piece_has_moved(v4) ⋈ ~castling_path_blocked(v2) ⋈ ~castling_path_attacked(v2) ⋈ king_of(v1, v3) ⋈ ~piece_has_moved(v3); +D from definite premises
-        let castling_legal_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
-            >(stringify!(castling_legal_1));
-        castling_legal_1
-            .extend(
-                castling_side_of
-                    .iter()
-                    .filter_map(|&(case, v0, v1, v2, v4)| Some((
-                        (case, v1, v4),
-                        (v0, v2),
-                    ))),
-            );
-        let castling_legal_2_rook_of: ::clir::rt::Relation<
-            ((::clir::CaseId, Player, Piece), ()),
-        > = rook_of
-            .iter()
-            .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
-            .collect();
-        let castling_legal_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Game, Player), (CastlingSide, Piece)),
-            >(stringify!(castling_legal_2));
-        let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
-            ((::clir::CaseId, Game, Player), ()),
-        > = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
-            .collect();
-        let castling_legal_3 = iteration
-            .variable::<
-                ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
-            >(stringify!(castling_legal_3));
-        let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
-            ((::clir::CaseId, Piece), ()),
-        > = not_piece_has_moved
-            .iter()
-            .filter_map(|&(case, v4)| Some(((case, v4), ())))
-            .collect();
-        let castling_legal_4 = iteration
-            .variable::<
-                ((::clir::CaseId, CastlingSide), (Game, Player)),
-            >(stringify!(castling_legal_4));
-        let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
-            ((::clir::CaseId, CastlingSide), ()),
-        > = not_castling_path_blocked
-            .iter()
-            .filter_map(|&(case, v2)| Some(((case, v2), ())))
-            .collect();
-        let castling_legal_5 = iteration
-            .variable::<
-                ((::clir::CaseId, CastlingSide), (Game, Player)),
-            >(stringify!(castling_legal_5));
-        let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
-            ((::clir::CaseId, CastlingSide), ()),
-        > = not_castling_path_attacked
-            .iter()
-            .filter_map(|&(case, v2)| Some(((case, v2), ())))
-            .collect();
-        let castling_legal_6 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game, CastlingSide)),
-            >(stringify!(castling_legal_6));
-        let castling_legal_7_king_of: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), (Piece,)),
-        > = king_of
-            .iter()
-            .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
-            .collect();
-        let castling_legal_7 = iteration
-            .variable::<
-                ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
-            >(stringify!(castling_legal_7));
-        let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
-            ((::clir::CaseId, Piece), ()),
-        > = not_piece_has_moved
-            .iter()
-            .filter_map(|&(case, v3)| Some(((case, v3), ())))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#CastlingLegal
-            castling_legal_2
-                .from_join(
-                    &castling_legal_1,
-                    &castling_legal_2_rook_of,
-                    |&(case, v1, v4), &(v0, v2), &()| ((case, v0, v1), (v2, v4)),
-                );
-            castling_legal_3
-                .from_join(
-                    &castling_legal_2,
-                    &castling_legal_3_player_has_the_move,
-                    |&(case, v0, v1), &(v2, v4), &()| ((case, v4), (v0, v1, v2)),
-                );
-            castling_legal_4
-                .from_join(
-                    &castling_legal_3,
-                    &castling_legal_4_piece_has_moved,
-                    |&(case, v4), &(v0, v1, v2), &()| ((case, v2), (v0, v1)),
-                );
-            castling_legal_5
-                .from_join(
-                    &castling_legal_4,
-                    &castling_legal_5_castling_path_blocked,
-                    |&(case, v2), &(v0, v1), &()| ((case, v2), (v0, v1)),
-                );
-            castling_legal_6
-                .from_join(
-                    &castling_legal_5,
-                    &castling_legal_6_castling_path_attacked,
-                    |&(case, v2), &(v0, v1), &()| ((case, v1), (v0, v2)),
-                );
-            castling_legal_7
-                .from_join(
-                    &castling_legal_6,
-                    &castling_legal_7_king_of,
-                    |&(case, v1), &(v0, v2), &(v3,)| ((case, v3), (v0, v1, v2)),
-                );
-            castling_legal
-                .from_join(
-                    &castling_legal_7,
-                    &castling_legal_8_piece_has_moved,
-                    |&(case, v3), &(v0, v1, v2), &()| (case, v0, v1, v2),
-                );
-        }
-        (castling_legal.complete(), not_castling_legal.complete())
-    };
+    let mut castling_legal: Vec<(::clir::CaseId, Game, Player, CastlingSide)> = Vec::new();
+    let mut not_castling_legal: Vec<(::clir::CaseId, Game, Player, CastlingSide)> = Vec::new();
+    // urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
+    // Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
+    // castling_legal(v0, v1, v2) <- castling_side_of(v0, v1, v2, v4), king_of(v1, v3), ~piece_has_moved(v4), ~castling_path_blocked(v2), rook_of(v1, v4), ~castling_path_attacked(v2), player_has_the_move(v0, v1), ~piece_has_moved(v3)
+    // join order: castling_side_of(v0, v1, v2, v4) ⋈ rook_of(v1, v4) ⋈ player_has_the_move(v0, v1) ⋈ ~piece_has_moved(v4) ⋈ ~castling_path_blocked(v2) ⋈ ~castling_path_attacked(v2) ⋈ king_of(v1, v3) ⋈ ~piece_has_moved(v3); +D from definite premises
+    let castling_legal_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
+    > = castling_side_of
+        .iter()
+        .filter_map(|&(case, v0, v1, v2, v4)| Some(((case, v1, v4), (v0, v2))))
+        .collect();
+    let castling_legal_2_rook_of: ::clir::rt::Relation<
+        ((::clir::CaseId, Player, Piece), ()),
+    > = rook_of
+        .iter()
+        .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
+        .collect();
+    let castling_legal_2 = ::clir::rt::join(
+        &castling_legal_1,
+        &castling_legal_2_rook_of,
+        |&(case, v1, v4), &(v0, v2), &()| Some(((case, v0, v1), (v2, v4))),
+    );
+    let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
+        ((::clir::CaseId, Game, Player), ()),
+    > = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
+        .collect();
+    let castling_legal_3 = ::clir::rt::join(
+        &castling_legal_2,
+        &castling_legal_3_player_has_the_move,
+        |&(case, v0, v1), &(v2, v4), &()| Some(((case, v4), (v0, v1, v2))),
+    );
+    let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
+        ((::clir::CaseId, Piece), ()),
+    > = not_piece_has_moved
+        .iter()
+        .filter_map(|&(case, v4)| Some(((case, v4), ())))
+        .collect();
+    let castling_legal_4 = ::clir::rt::join(
+        &castling_legal_3,
+        &castling_legal_4_piece_has_moved,
+        |&(case, v4), &(v0, v1, v2), &()| Some(((case, v2), (v0, v1))),
+    );
+    let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
+        ((::clir::CaseId, CastlingSide), ()),
+    > = not_castling_path_blocked
+        .iter()
+        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+        .collect();
+    let castling_legal_5 = ::clir::rt::join(
+        &castling_legal_4,
+        &castling_legal_5_castling_path_blocked,
+        |&(case, v2), &(v0, v1), &()| Some(((case, v2), (v0, v1))),
+    );
+    let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
+        ((::clir::CaseId, CastlingSide), ()),
+    > = not_castling_path_attacked
+        .iter()
+        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+        .collect();
+    let castling_legal_6 = ::clir::rt::join(
+        &castling_legal_5,
+        &castling_legal_6_castling_path_attacked,
+        |&(case, v2), &(v0, v1), &()| Some(((case, v1), (v0, v2))),
+    );
+    let castling_legal_7_king_of: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), (Piece,)),
+    > = king_of.iter().filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,)))).collect();
+    let castling_legal_7 = ::clir::rt::join(
+        &castling_legal_6,
+        &castling_legal_7_king_of,
+        |&(case, v1), &(v0, v2), &(v3,)| Some(((case, v3), (v0, v1, v2))),
+    );
+    let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
+        ((::clir::CaseId, Piece), ()),
+    > = not_piece_has_moved
+        .iter()
+        .filter_map(|&(case, v3)| Some(((case, v3), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &castling_legal_7,
+        &castling_legal_8_piece_has_moved,
+        &mut castling_legal,
+        |&(case, v3), &(v0, v1, v2), &()| Some((case, v0, v1, v2)),
+    );
+    let castling_legal = ::clir::rt::Relation::from_vec(castling_legal);
+    let not_castling_legal = ::clir::rt::Relation::from_vec(not_castling_legal);
     (castling_legal, not_castling_legal)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -6076,55 +4681,38 @@ fn evaluate_stratum_47(
     ::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
-    let (
+    let mut second_illegal_move_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    let mut not_second_illegal_move_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
+    // Article 7.5.5. The second completed illegal move immediately ends the game
+    // second_illegal_move_has_ended_the_game(v0) <- completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
+    // join order: completed_illegal_move_count(v1, v2) ⋈ player_of(v0, v1); +D from definite premises
+    let second_illegal_move_ends_the_game_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = completed_illegal_move_count
+        .iter()
+        .filter_map(|&(case, v1, v2)| {
+            if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
+        })
+        .collect();
+    let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), (Game,)),
+    > = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    ::clir::rt::join_into(
+        &second_illegal_move_ends_the_game_1,
+        &second_illegal_move_ends_the_game_2_player_of,
+        &mut second_illegal_move_has_ended_the_game,
+        |&(case, v1), &(), &(v0,)| Some((case, v0)),
+    );
+    let second_illegal_move_has_ended_the_game = ::clir::rt::Relation::from_vec(
         second_illegal_move_has_ended_the_game,
+    );
+    let not_second_illegal_move_has_ended_the_game = ::clir::rt::Relation::from_vec(
         not_second_illegal_move_has_ended_the_game,
-    ) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let second_illegal_move_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(second_illegal_move_has_ended_the_game));
-        let not_second_illegal_move_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(not_second_illegal_move_has_ended_the_game));
-        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
-        // Article 7.5.5. The second completed illegal move immediately ends the game
-        // second_illegal_move_has_ended_the_game(v0) <- completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
-        // join order: completed_illegal_move_count(v1, v2) ⋈ player_of(v0, v1); +D from definite premises
-        let second_illegal_move_ends_the_game_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), ()),
-            >(stringify!(second_illegal_move_ends_the_game_1));
-        second_illegal_move_ends_the_game_1
-            .extend(
-                completed_illegal_move_count
-                    .iter()
-                    .filter_map(|&(case, v1, v2)| {
-                        if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
-                    }),
-            );
-        let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
-            second_illegal_move_has_ended_the_game
-                .from_join(
-                    &second_illegal_move_ends_the_game_1,
-                    &second_illegal_move_ends_the_game_2_player_of,
-                    |&(case, v1), &(), &(v0,)| (case, v0),
-                );
-        }
-        (
-            second_illegal_move_has_ended_the_game.complete(),
-            not_second_illegal_move_has_ended_the_game.complete(),
-        )
-    };
+    );
     (second_illegal_move_has_ended_the_game, not_second_illegal_move_has_ended_the_game)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -6135,28 +4723,20 @@ fn evaluate_stratum_49(
     ::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
-    let (stalemate_has_ended_the_game, not_stalemate_has_ended_the_game) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let stalemate_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(stalemate_has_ended_the_game));
-        let not_stalemate_has_ended_the_game = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(not_stalemate_has_ended_the_game));
-        // urn:fide:laws:clir:chess#StalemateEndsTheGame (strict), article/5
-        // Article 5.2.1. Stalemate immediately ends the game
-        // stalemate_has_ended_the_game(v0) <- stalemate_arisen(v0)
-        // join order: stalemate_arisen(v0); +D from definite premises
-        stalemate_has_ended_the_game
-            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-        while iteration.changed() {}
-        (
-            stalemate_has_ended_the_game.complete(),
-            not_stalemate_has_ended_the_game.complete(),
-        )
-    };
+    let mut stalemate_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    let mut not_stalemate_has_ended_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#StalemateEndsTheGame (strict), article/5
+    // Article 5.2.1. Stalemate immediately ends the game
+    // stalemate_has_ended_the_game(v0) <- stalemate_arisen(v0)
+    // join order: stalemate_arisen(v0); +D from definite premises
+    stalemate_has_ended_the_game
+        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    let stalemate_has_ended_the_game = ::clir::rt::Relation::from_vec(
+        stalemate_has_ended_the_game,
+    );
+    let not_stalemate_has_ended_the_game = ::clir::rt::Relation::from_vec(
+        not_stalemate_has_ended_the_game,
+    );
     (stalemate_has_ended_the_game, not_stalemate_has_ended_the_game)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -6169,65 +4749,44 @@ fn evaluate_stratum_50(
     ::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     // Stratum 50: threefold_claim_correct (+D = +S = +d)
-    let (threefold_claim_correct, not_threefold_claim_correct) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let threefold_claim_correct = iteration
-            .variable::<
-                (::clir::CaseId, Game, Player),
-            >(stringify!(threefold_claim_correct));
-        let not_threefold_claim_correct = iteration
-            .variable::<
-                (::clir::CaseId, Game, Player),
-            >(stringify!(not_threefold_claim_correct));
-        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
-        // Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
-        // threefold_claim_correct(v0, v1) <- position_occurrence_count(v0, v2), draw_claimed(v1), player_has_the_move(v0, v1), v2 >= 3
-        // join order: position_occurrence_count(v0, v2) ⋈ player_has_the_move(v0, v1) ⋈ draw_claimed(v1); +D from definite premises
-        let threefold_claim_correct_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Game), ()),
-            >(stringify!(threefold_claim_correct_1));
-        threefold_claim_correct_1
-            .extend(
-                position_occurrence_count
-                    .iter()
-                    .filter_map(|&(case, v0, v2)| {
-                        if v2 >= 3i64 { Some(((case, v0), ())) } else { None }
-                    }),
-            );
-        let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
-            ((::clir::CaseId, Game), (Player,)),
-        > = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-            .collect();
-        let threefold_claim_correct_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game,)),
-            >(stringify!(threefold_claim_correct_2));
-        let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = draw_claimed
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-            threefold_claim_correct_2
-                .from_join(
-                    &threefold_claim_correct_1,
-                    &threefold_claim_correct_2_player_has_the_move,
-                    |&(case, v0), &(), &(v1,)| ((case, v1), (v0,)),
-                );
-            threefold_claim_correct
-                .from_join(
-                    &threefold_claim_correct_2,
-                    &threefold_claim_correct_3_draw_claimed,
-                    |&(case, v1), &(v0,), &()| (case, v0, v1),
-                );
-        }
-        (threefold_claim_correct.complete(), not_threefold_claim_correct.complete())
-    };
+    let mut threefold_claim_correct: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+    let mut not_threefold_claim_correct: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
+    // Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
+    // threefold_claim_correct(v0, v1) <- position_occurrence_count(v0, v2), draw_claimed(v1), player_has_the_move(v0, v1), v2 >= 3
+    // join order: position_occurrence_count(v0, v2) ⋈ player_has_the_move(v0, v1) ⋈ draw_claimed(v1); +D from definite premises
+    let threefold_claim_correct_1: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = position_occurrence_count
+        .iter()
+        .filter_map(|&(case, v0, v2)| {
+            if v2 >= 3i64 { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
+        ((::clir::CaseId, Game), (Player,)),
+    > = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+        .collect();
+    let threefold_claim_correct_2 = ::clir::rt::join(
+        &threefold_claim_correct_1,
+        &threefold_claim_correct_2_player_has_the_move,
+        |&(case, v0), &(), &(v1,)| Some(((case, v1), (v0,))),
+    );
+    let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = draw_claimed.iter().filter_map(|&(case, v1)| Some(((case, v1), ()))).collect();
+    ::clir::rt::join_into(
+        &threefold_claim_correct_2,
+        &threefold_claim_correct_3_draw_claimed,
+        &mut threefold_claim_correct,
+        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+    );
+    let threefold_claim_correct = ::clir::rt::Relation::from_vec(
+        threefold_claim_correct,
+    );
+    let not_threefold_claim_correct = ::clir::rt::Relation::from_vec(
+        not_threefold_claim_correct,
+    );
     (threefold_claim_correct, not_threefold_claim_correct)
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -6256,412 +4815,330 @@ fn evaluate_stratum_51(
     ::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     // Stratum 51: game_drawn (contested: +D, then applicability of each rule and team defeat)
-    let (game_drawn_definite, not_game_drawn_definite) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let game_drawn_definite = iteration
-            .variable::<(::clir::CaseId, Game)>(stringify!(game_drawn_definite));
-        let not_game_drawn_definite = iteration
-            .variable::<(::clir::CaseId, Game)>(stringify!(not_game_drawn_definite));
-        // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
-        // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
-        // game_drawn(v0) <- both_players_have_moved(v0), draw_agreed(v0)
-        // join order: both_players_have_moved(v0) ⋈ draw_agreed(v0); +D from definite premises
-        let agreed_draw_1 = iteration
-            .variable::<((::clir::CaseId, Game), ())>(stringify!(agreed_draw_1));
-        agreed_draw_1
-            .extend(
-                both_players_have_moved
-                    .iter()
-                    .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-            );
-        let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
-            ((::clir::CaseId, Game), ()),
-        > = draw_agreed
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
-        // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
-        // game_drawn(v0) <- dead_position_arisen(v0)
-        // join order: dead_position_arisen(v0); +D from definite premises
-        game_drawn_definite
-            .extend(
-                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
-        // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
-        // game_drawn(v0) <- fifty_move_claim_correct(v0, v1)
-        // join order: fifty_move_claim_correct(v0, v1); +D from definite premises
-        game_drawn_definite
-            .extend(
-                fifty_move_claim_correct
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0))),
-            );
-        // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
-        // Article 9.6.1. The game is drawn if the same position has appeared at least five times
-        // game_drawn(v0) <- position_occurrence_count(v0, v1), v1 >= 5
-        // join order: position_occurrence_count(v0, v1); +D from definite premises
-        game_drawn_definite
-            .extend(
-                position_occurrence_count
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| {
-                        if v1 >= 5i64 { Some((case, v0)) } else { None }
-                    }),
-            );
-        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
-        // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
-        // game_drawn(v0) <- king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
-        // join order: player_of(v0, v1) ⋈ king_cannot_be_checkmated(v1) ⋈ player_resigned(v1); +D from definite premises
-        let resignation_drawn_if_mate_impossible_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game,)),
-            >(stringify!(resignation_drawn_if_mate_impossible_1));
-        resignation_drawn_if_mate_impossible_1
-            .extend(
-                player_of.iter().filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-            );
-        let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let resignation_drawn_if_mate_impossible_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game,)),
-            >(stringify!(resignation_drawn_if_mate_impossible_2));
-        let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
-        // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
-        // game_drawn(v0) <- king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
-        // join order: completed_illegal_move_count(v1, v2) ⋈ king_cannot_be_checkmated(v1) ⋈ player_of(v0, v1); +D from definite premises
-        let second_illegal_move_drawn_if_mate_impossible_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), ()),
-            >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
-        second_illegal_move_drawn_if_mate_impossible_1
-            .extend(
-                completed_illegal_move_count
-                    .iter()
-                    .filter_map(|&(case, v1, v2)| {
-                        if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
-                    }),
-            );
-        let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let second_illegal_move_drawn_if_mate_impossible_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), ()),
-            >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
-        let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
-        // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
-        // game_drawn(v0) <- stalemate_arisen(v0)
-        // join order: stalemate_arisen(v0); +D from definite premises
-        game_drawn_definite
-            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-        // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
-        // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
-        // game_drawn(v0) <- threefold_claim_correct(v0, v1)
-        // join order: threefold_claim_correct(v0, v1); +D from definite premises
-        game_drawn_definite
-            .extend(
-                threefold_claim_correct
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0))),
-            );
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#AgreedDraw
-            game_drawn_definite
-                .from_join(
-                    &agreed_draw_1,
-                    &agreed_draw_2_draw_agreed,
-                    |&(case, v0), &(), &()| (case, v0),
-                );
-            // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-            resignation_drawn_if_mate_impossible_2
-                .from_join(
-                    &resignation_drawn_if_mate_impossible_1,
-                    &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                    |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                );
-            game_drawn_definite
-                .from_join(
-                    &resignation_drawn_if_mate_impossible_2,
-                    &resignation_drawn_if_mate_impossible_3_player_resigned,
-                    |&(case, v1), &(v0,), &()| (case, v0),
-                );
-            // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
-            second_illegal_move_drawn_if_mate_impossible_2
-                .from_join(
-                    &second_illegal_move_drawn_if_mate_impossible_1,
-                    &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                    |&(case, v1), &(), &()| ((case, v1), ()),
-                );
-            game_drawn_definite
-                .from_join(
-                    &second_illegal_move_drawn_if_mate_impossible_2,
-                    &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-                    |&(case, v1), &(), &(v0,)| (case, v0),
-                );
-        }
-        (game_drawn_definite.complete(), not_game_drawn_definite.complete())
-    };
-    let (
-        agreed_draw_applies,
+    let mut game_drawn_definite: Vec<(::clir::CaseId, Game)> = Vec::new();
+    let mut not_game_drawn_definite: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
+    // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
+    // game_drawn(v0) <- both_players_have_moved(v0), draw_agreed(v0)
+    // join order: both_players_have_moved(v0) ⋈ draw_agreed(v0); +D from definite premises
+    let agreed_draw_1: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = both_players_have_moved
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    let agreed_draw_2_draw_agreed: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = draw_agreed
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &agreed_draw_1,
+        &agreed_draw_2_draw_agreed,
+        &mut game_drawn_definite,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
+    // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
+    // game_drawn(v0) <- dead_position_arisen(v0)
+    // join order: dead_position_arisen(v0); +D from definite premises
+    game_drawn_definite
+        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
+    // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
+    // game_drawn(v0) <- fifty_move_claim_correct(v0, v1)
+    // join order: fifty_move_claim_correct(v0, v1); +D from definite premises
+    game_drawn_definite
+        .extend(
+            fifty_move_claim_correct
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some((case, v0))),
+        );
+    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
+    // Article 9.6.1. The game is drawn if the same position has appeared at least five times
+    // game_drawn(v0) <- position_occurrence_count(v0, v1), v1 >= 5
+    // join order: position_occurrence_count(v0, v1); +D from definite premises
+    game_drawn_definite
+        .extend(
+            position_occurrence_count
+                .iter()
+                .filter_map(|&(case, v0, v1)| {
+                    if v1 >= 5i64 { Some((case, v0)) } else { None }
+                }),
+        );
+    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
+    // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
+    // game_drawn(v0) <- king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
+    // join order: player_of(v0, v1) ⋈ king_cannot_be_checkmated(v1) ⋈ player_resigned(v1); +D from definite premises
+    let resignation_drawn_if_mate_impossible_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), (Game,)),
+    > = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
+        &resignation_drawn_if_mate_impossible_1,
+        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
+    );
+    let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = player_resigned
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &resignation_drawn_if_mate_impossible_2,
+        &resignation_drawn_if_mate_impossible_3_player_resigned,
+        &mut game_drawn_definite,
+        |&(case, v1), &(v0,), &()| Some((case, v0)),
+    );
+    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
+    // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
+    // game_drawn(v0) <- king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
+    // join order: completed_illegal_move_count(v1, v2) ⋈ king_cannot_be_checkmated(v1) ⋈ player_of(v0, v1); +D from definite premises
+    let second_illegal_move_drawn_if_mate_impossible_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = completed_illegal_move_count
+        .iter()
+        .filter_map(|&(case, v1, v2)| {
+            if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
+        })
+        .collect();
+    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
+        &second_illegal_move_drawn_if_mate_impossible_1,
+        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+        |&(case, v1), &(), &()| Some(((case, v1), ())),
+    );
+    let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), (Game,)),
+    > = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    ::clir::rt::join_into(
+        &second_illegal_move_drawn_if_mate_impossible_2,
+        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
+        &mut game_drawn_definite,
+        |&(case, v1), &(), &(v0,)| Some((case, v0)),
+    );
+    // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
+    // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
+    // game_drawn(v0) <- stalemate_arisen(v0)
+    // join order: stalemate_arisen(v0); +D from definite premises
+    game_drawn_definite
+        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
+    // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
+    // game_drawn(v0) <- threefold_claim_correct(v0, v1)
+    // join order: threefold_claim_correct(v0, v1); +D from definite premises
+    game_drawn_definite
+        .extend(
+            threefold_claim_correct.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
+        );
+    let game_drawn_definite = ::clir::rt::Relation::from_vec(game_drawn_definite);
+    let not_game_drawn_definite = ::clir::rt::Relation::from_vec(
+        not_game_drawn_definite,
+    );
+    let mut agreed_draw_applies: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
+    // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
+    // game_drawn(v0) <- both_players_have_moved(v0), draw_agreed(v0)
+    // join order: both_players_have_moved(v0) ⋈ draw_agreed(v0); applicability (+S/+d premises)
+    let agreed_draw_1: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = both_players_have_moved
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    let agreed_draw_2_draw_agreed: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = draw_agreed
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &agreed_draw_1,
+        &agreed_draw_2_draw_agreed,
+        &mut agreed_draw_applies,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let agreed_draw_applies = ::clir::rt::Relation::from_vec(agreed_draw_applies);
+    let mut checkmate_takes_precedence_over_seventy_five_applies: Vec<
+        (::clir::CaseId, Game),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
+    // Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
+    // ~game_drawn(v0) <= checkmate_delivered(v0, v1)
+    // join order: checkmate_delivered(v0, v1); applicability (+S/+d premises)
+    checkmate_takes_precedence_over_seventy_five_applies
+        .extend(
+            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
+        );
+    let checkmate_takes_precedence_over_seventy_five_applies = ::clir::rt::Relation::from_vec(
         checkmate_takes_precedence_over_seventy_five_applies,
+    );
+    let mut dead_position_draws_applies: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
+    // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
+    // game_drawn(v0) <- dead_position_arisen(v0)
+    // join order: dead_position_arisen(v0); applicability (+S/+d premises)
+    dead_position_draws_applies
+        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    let dead_position_draws_applies = ::clir::rt::Relation::from_vec(
         dead_position_draws_applies,
+    );
+    let mut fifty_move_claim_draws_applies: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
+    // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
+    // game_drawn(v0) <- fifty_move_claim_correct(v0, v1)
+    // join order: fifty_move_claim_correct(v0, v1); applicability (+S/+d premises)
+    fifty_move_claim_draws_applies
+        .extend(
+            fifty_move_claim_correct
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some((case, v0))),
+        );
+    let fifty_move_claim_draws_applies = ::clir::rt::Relation::from_vec(
         fifty_move_claim_draws_applies,
+    );
+    let mut fivefold_automatic_draw_applies: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
+    // Article 9.6.1. The game is drawn if the same position has appeared at least five times
+    // game_drawn(v0) <- position_occurrence_count(v0, v1), v1 >= 5
+    // join order: position_occurrence_count(v0, v1); applicability (+S/+d premises)
+    fivefold_automatic_draw_applies
+        .extend(
+            position_occurrence_count
+                .iter()
+                .filter_map(|&(case, v0, v1)| {
+                    if v1 >= 5i64 { Some((case, v0)) } else { None }
+                }),
+        );
+    let fivefold_automatic_draw_applies = ::clir::rt::Relation::from_vec(
         fivefold_automatic_draw_applies,
+    );
+    let mut resignation_drawn_if_mate_impossible_applies: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
+    // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
+    // game_drawn(v0) <- king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
+    // join order: player_of(v0, v1) ⋈ king_cannot_be_checkmated(v1) ⋈ player_resigned(v1); applicability (+S/+d premises)
+    let resignation_drawn_if_mate_impossible_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), (Game,)),
+    > = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
+        &resignation_drawn_if_mate_impossible_1,
+        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
+    );
+    let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = player_resigned
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &resignation_drawn_if_mate_impossible_2,
+        &resignation_drawn_if_mate_impossible_3_player_resigned,
+        &mut resignation_drawn_if_mate_impossible_applies,
+        |&(case, v1), &(v0,), &()| Some((case, v0)),
+    );
+    let resignation_drawn_if_mate_impossible_applies = ::clir::rt::Relation::from_vec(
         resignation_drawn_if_mate_impossible_applies,
+    );
+    let mut second_illegal_move_drawn_if_mate_impossible_applies: Vec<
+        (::clir::CaseId, Game),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
+    // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
+    // game_drawn(v0) <- king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
+    // join order: completed_illegal_move_count(v1, v2) ⋈ king_cannot_be_checkmated(v1) ⋈ player_of(v0, v1); applicability (+S/+d premises)
+    let second_illegal_move_drawn_if_mate_impossible_1: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = completed_illegal_move_count
+        .iter()
+        .filter_map(|&(case, v1, v2)| {
+            if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
+        })
+        .collect();
+    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), ()),
+    > = king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
+        &second_illegal_move_drawn_if_mate_impossible_1,
+        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+        |&(case, v1), &(), &()| Some(((case, v1), ())),
+    );
+    let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
+        ((::clir::CaseId, Player), (Game,)),
+    > = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    ::clir::rt::join_into(
+        &second_illegal_move_drawn_if_mate_impossible_2,
+        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
+        &mut second_illegal_move_drawn_if_mate_impossible_applies,
+        |&(case, v1), &(), &(v0,)| Some((case, v0)),
+    );
+    let second_illegal_move_drawn_if_mate_impossible_applies = ::clir::rt::Relation::from_vec(
         second_illegal_move_drawn_if_mate_impossible_applies,
+    );
+    let mut seventy_five_automatic_draw_applies: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw (defeasible), article/9
+    // Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
+    // game_drawn(v0) <= v1 >= 75, moves_by_each_without_pawn_or_capture(v0, v1)
+    // join order: moves_by_each_without_pawn_or_capture(v0, v1); applicability (+S/+d premises)
+    seventy_five_automatic_draw_applies
+        .extend(
+            moves_by_each_without_pawn_or_capture
+                .iter()
+                .filter_map(|&(case, v0, v1)| {
+                    if v1 >= 75i64 { Some((case, v0)) } else { None }
+                }),
+        );
+    let seventy_five_automatic_draw_applies = ::clir::rt::Relation::from_vec(
         seventy_five_automatic_draw_applies,
+    );
+    let mut stalemate_draws_applies: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
+    // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
+    // game_drawn(v0) <- stalemate_arisen(v0)
+    // join order: stalemate_arisen(v0); applicability (+S/+d premises)
+    stalemate_draws_applies
+        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    let stalemate_draws_applies = ::clir::rt::Relation::from_vec(
         stalemate_draws_applies,
+    );
+    let mut threefold_claim_draws_applies: Vec<(::clir::CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
+    // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
+    // game_drawn(v0) <- threefold_claim_correct(v0, v1)
+    // join order: threefold_claim_correct(v0, v1); applicability (+S/+d premises)
+    threefold_claim_draws_applies
+        .extend(
+            threefold_claim_correct.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
+        );
+    let threefold_claim_draws_applies = ::clir::rt::Relation::from_vec(
         threefold_claim_draws_applies,
-    ) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let agreed_draw_applies = iteration
-            .variable::<(::clir::CaseId, Game)>(stringify!(agreed_draw_applies));
-        // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
-        // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
-        // game_drawn(v0) <- both_players_have_moved(v0), draw_agreed(v0)
-        // join order: both_players_have_moved(v0) ⋈ draw_agreed(v0); applicability (+S/+d premises)
-        let agreed_draw_1 = iteration
-            .variable::<((::clir::CaseId, Game), ())>(stringify!(agreed_draw_1));
-        agreed_draw_1
-            .extend(
-                both_players_have_moved
-                    .iter()
-                    .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-            );
-        let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
-            ((::clir::CaseId, Game), ()),
-        > = draw_agreed
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let checkmate_takes_precedence_over_seventy_five_applies = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(checkmate_takes_precedence_over_seventy_five_applies));
-        // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
-        // Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
-        // ~game_drawn(v0) <= checkmate_delivered(v0, v1)
-        // join order: checkmate_delivered(v0, v1); applicability (+S/+d premises)
-        checkmate_takes_precedence_over_seventy_five_applies
-            .extend(
-                checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
-            );
-        let dead_position_draws_applies = iteration
-            .variable::<(::clir::CaseId, Game)>(stringify!(dead_position_draws_applies));
-        // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
-        // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
-        // game_drawn(v0) <- dead_position_arisen(v0)
-        // join order: dead_position_arisen(v0); applicability (+S/+d premises)
-        dead_position_draws_applies
-            .extend(
-                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        let fifty_move_claim_draws_applies = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(fifty_move_claim_draws_applies));
-        // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
-        // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
-        // game_drawn(v0) <- fifty_move_claim_correct(v0, v1)
-        // join order: fifty_move_claim_correct(v0, v1); applicability (+S/+d premises)
-        fifty_move_claim_draws_applies
-            .extend(
-                fifty_move_claim_correct
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0))),
-            );
-        let fivefold_automatic_draw_applies = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(fivefold_automatic_draw_applies));
-        // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
-        // Article 9.6.1. The game is drawn if the same position has appeared at least five times
-        // game_drawn(v0) <- position_occurrence_count(v0, v1), v1 >= 5
-        // join order: position_occurrence_count(v0, v1); applicability (+S/+d premises)
-        fivefold_automatic_draw_applies
-            .extend(
-                position_occurrence_count
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| {
-                        if v1 >= 5i64 { Some((case, v0)) } else { None }
-                    }),
-            );
-        let resignation_drawn_if_mate_impossible_applies = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(resignation_drawn_if_mate_impossible_applies));
-        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
-        // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
-        // game_drawn(v0) <- king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
-        // join order: player_of(v0, v1) ⋈ king_cannot_be_checkmated(v1) ⋈ player_resigned(v1); applicability (+S/+d premises)
-        let resignation_drawn_if_mate_impossible_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game,)),
-            >(stringify!(resignation_drawn_if_mate_impossible_1));
-        resignation_drawn_if_mate_impossible_1
-            .extend(
-                player_of.iter().filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-            );
-        let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let resignation_drawn_if_mate_impossible_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), (Game,)),
-            >(stringify!(resignation_drawn_if_mate_impossible_2));
-        let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let second_illegal_move_drawn_if_mate_impossible_applies = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(second_illegal_move_drawn_if_mate_impossible_applies));
-        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
-        // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
-        // game_drawn(v0) <- king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
-        // join order: completed_illegal_move_count(v1, v2) ⋈ king_cannot_be_checkmated(v1) ⋈ player_of(v0, v1); applicability (+S/+d premises)
-        let second_illegal_move_drawn_if_mate_impossible_1 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), ()),
-            >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
-        second_illegal_move_drawn_if_mate_impossible_1
-            .extend(
-                completed_illegal_move_count
-                    .iter()
-                    .filter_map(|&(case, v1, v2)| {
-                        if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
-                    }),
-            );
-        let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), ()),
-        > = king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let second_illegal_move_drawn_if_mate_impossible_2 = iteration
-            .variable::<
-                ((::clir::CaseId, Player), ()),
-            >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
-        let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
-            ((::clir::CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        let seventy_five_automatic_draw_applies = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(seventy_five_automatic_draw_applies));
-        // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw (defeasible), article/9
-        // Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
-        // game_drawn(v0) <= v1 >= 75, moves_by_each_without_pawn_or_capture(v0, v1)
-        // join order: moves_by_each_without_pawn_or_capture(v0, v1); applicability (+S/+d premises)
-        seventy_five_automatic_draw_applies
-            .extend(
-                moves_by_each_without_pawn_or_capture
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| {
-                        if v1 >= 75i64 { Some((case, v0)) } else { None }
-                    }),
-            );
-        let stalemate_draws_applies = iteration
-            .variable::<(::clir::CaseId, Game)>(stringify!(stalemate_draws_applies));
-        // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
-        // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
-        // game_drawn(v0) <- stalemate_arisen(v0)
-        // join order: stalemate_arisen(v0); applicability (+S/+d premises)
-        stalemate_draws_applies
-            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-        let threefold_claim_draws_applies = iteration
-            .variable::<
-                (::clir::CaseId, Game),
-            >(stringify!(threefold_claim_draws_applies));
-        // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
-        // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
-        // game_drawn(v0) <- threefold_claim_correct(v0, v1)
-        // join order: threefold_claim_correct(v0, v1); applicability (+S/+d premises)
-        threefold_claim_draws_applies
-            .extend(
-                threefold_claim_correct
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0))),
-            );
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#AgreedDraw
-            agreed_draw_applies
-                .from_join(
-                    &agreed_draw_1,
-                    &agreed_draw_2_draw_agreed,
-                    |&(case, v0), &(), &()| (case, v0),
-                );
-            // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-            resignation_drawn_if_mate_impossible_2
-                .from_join(
-                    &resignation_drawn_if_mate_impossible_1,
-                    &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                    |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                );
-            resignation_drawn_if_mate_impossible_applies
-                .from_join(
-                    &resignation_drawn_if_mate_impossible_2,
-                    &resignation_drawn_if_mate_impossible_3_player_resigned,
-                    |&(case, v1), &(v0,), &()| (case, v0),
-                );
-            // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
-            second_illegal_move_drawn_if_mate_impossible_2
-                .from_join(
-                    &second_illegal_move_drawn_if_mate_impossible_1,
-                    &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                    |&(case, v1), &(), &()| ((case, v1), ()),
-                );
-            second_illegal_move_drawn_if_mate_impossible_applies
-                .from_join(
-                    &second_illegal_move_drawn_if_mate_impossible_2,
-                    &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-                    |&(case, v1), &(), &(v0,)| (case, v0),
-                );
-        }
-        (
-            agreed_draw_applies.complete(),
-            checkmate_takes_precedence_over_seventy_five_applies.complete(),
-            dead_position_draws_applies.complete(),
-            fifty_move_claim_draws_applies.complete(),
-            fivefold_automatic_draw_applies.complete(),
-            resignation_drawn_if_mate_impossible_applies.complete(),
-            second_illegal_move_drawn_if_mate_impossible_applies.complete(),
-            seventy_five_automatic_draw_applies.complete(),
-            stalemate_draws_applies.complete(),
-            threefold_claim_draws_applies.complete(),
-        )
-    };
+    );
     // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
     let game_drawn_concluded_candidates = ::clir::rt::union(
         &[
@@ -8301,38 +6778,27 @@ fn explain_agreed_draw_definite(
     draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_agreed_draw = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_agreed_draw = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_agreed_draw));
-            // urn:fide:laws:clir:chess#AgreedDraw: every instance with definite premises
-            let agreed_draw_1 = iteration
-                .variable::<((::clir::CaseId, Game), ())>(stringify!(agreed_draw_1));
-            agreed_draw_1
-                .extend(
-                    both_players_have_moved
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                );
-            let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = draw_agreed
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#AgreedDraw
-                instances_of_agreed_draw
-                    .from_join(
-                        &agreed_draw_1,
-                        &agreed_draw_2_draw_agreed,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_agreed_draw.complete()
-        };
+        let mut instances_of_agreed_draw: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#AgreedDraw: every instance with definite premises
+        let agreed_draw_1: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = both_players_have_moved
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = draw_agreed
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &agreed_draw_1,
+            &agreed_draw_2_draw_agreed,
+            &mut instances_of_agreed_draw,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_agreed_draw = ::clir::rt::Relation::from_vec(
+            instances_of_agreed_draw,
+        );
         for &(case, v0) in instances_of_agreed_draw.iter() {
             instances
                 .push(::clir::Instance {
@@ -8341,13 +6807,14 @@ fn explain_agreed_draw_definite(
                         rule: 0,
                         definite: true,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 5, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }, ::clir::Premise { rel : 21, negative : false, layer :
+                        ::clir::Premise { rel : REL_BOTH_PLAYERS_HAVE_MOVED as u32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                        REL_DRAW_AGREED as u32, negative : false, layer :
                         ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
                         }
                     ],
@@ -8362,38 +6829,27 @@ fn explain_agreed_draw_applicable(
     draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_agreed_draw = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_agreed_draw = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_agreed_draw));
-            // urn:fide:laws:clir:chess#AgreedDraw: every instance with applicable premises
-            let agreed_draw_1 = iteration
-                .variable::<((::clir::CaseId, Game), ())>(stringify!(agreed_draw_1));
-            agreed_draw_1
-                .extend(
-                    both_players_have_moved
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                );
-            let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = draw_agreed
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#AgreedDraw
-                instances_of_agreed_draw
-                    .from_join(
-                        &agreed_draw_1,
-                        &agreed_draw_2_draw_agreed,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_agreed_draw.complete()
-        };
+        let mut instances_of_agreed_draw: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#AgreedDraw: every instance with applicable premises
+        let agreed_draw_1: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = both_players_have_moved
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        let agreed_draw_2_draw_agreed: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = draw_agreed
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &agreed_draw_1,
+            &agreed_draw_2_draw_agreed,
+            &mut instances_of_agreed_draw,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_agreed_draw = ::clir::rt::Relation::from_vec(
+            instances_of_agreed_draw,
+        );
         for &(case, v0) in instances_of_agreed_draw.iter() {
             instances
                 .push(::clir::Instance {
@@ -8402,14 +6858,15 @@ fn explain_agreed_draw_applicable(
                         rule: 0,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 5, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel : 21,
+                        ::clir::Premise { rel : REL_BOTH_PLAYERS_HAVE_MOVED as u32,
                         negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                        REL_DRAW_AGREED as u32, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -8423,40 +6880,29 @@ fn explain_agreed_draw_ends_the_game_definite(
     draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_agreed_draw_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_agreed_draw_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_agreed_draw_ends_the_game));
-            // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with definite premises
-            let agreed_draw_ends_the_game_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(agreed_draw_ends_the_game_1));
-            agreed_draw_ends_the_game_1
-                .extend(
-                    both_players_have_moved
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                );
-            let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = draw_agreed
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-                instances_of_agreed_draw_ends_the_game
-                    .from_join(
-                        &agreed_draw_ends_the_game_1,
-                        &agreed_draw_ends_the_game_2_draw_agreed,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_agreed_draw_ends_the_game.complete()
-        };
+        let mut instances_of_agreed_draw_ends_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with definite premises
+        let agreed_draw_ends_the_game_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = both_players_have_moved
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = draw_agreed
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &agreed_draw_ends_the_game_1,
+            &agreed_draw_ends_the_game_2_draw_agreed,
+            &mut instances_of_agreed_draw_ends_the_game,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_agreed_draw_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_agreed_draw_ends_the_game,
+        );
         for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -8465,13 +6911,14 @@ fn explain_agreed_draw_ends_the_game_definite(
                         rule: 1,
                         definite: true,
                     },
-                    rel: 0,
+                    rel: REL_AGREED_DRAW_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 5, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }, ::clir::Premise { rel : 21, negative : false, layer :
+                        ::clir::Premise { rel : REL_BOTH_PLAYERS_HAVE_MOVED as u32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                        REL_DRAW_AGREED as u32, negative : false, layer :
                         ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
                         }
                     ],
@@ -8486,40 +6933,29 @@ fn explain_agreed_draw_ends_the_game_applicable(
     draw_agreed: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_agreed_draw_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_agreed_draw_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_agreed_draw_ends_the_game));
-            // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with applicable premises
-            let agreed_draw_ends_the_game_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(agreed_draw_ends_the_game_1));
-            agreed_draw_ends_the_game_1
-                .extend(
-                    both_players_have_moved
-                        .iter()
-                        .filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                );
-            let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = draw_agreed
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-                instances_of_agreed_draw_ends_the_game
-                    .from_join(
-                        &agreed_draw_ends_the_game_1,
-                        &agreed_draw_ends_the_game_2_draw_agreed,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_agreed_draw_ends_the_game.complete()
-        };
+        let mut instances_of_agreed_draw_ends_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with applicable premises
+        let agreed_draw_ends_the_game_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = both_players_have_moved
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        let agreed_draw_ends_the_game_2_draw_agreed: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = draw_agreed
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &agreed_draw_ends_the_game_1,
+            &agreed_draw_ends_the_game_2_draw_agreed,
+            &mut instances_of_agreed_draw_ends_the_game,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_agreed_draw_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_agreed_draw_ends_the_game,
+        );
         for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -8528,14 +6964,15 @@ fn explain_agreed_draw_ends_the_game_applicable(
                         rule: 1,
                         definite: false,
                     },
-                    rel: 0,
+                    rel: REL_AGREED_DRAW_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 5, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel : 21,
+                        ::clir::Premise { rel : REL_BOTH_PLAYERS_HAVE_MOVED as u32,
                         negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                        REL_DRAW_AGREED as u32, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -8549,40 +6986,31 @@ fn explain_arbiter_sees_laws_observed_definite(
     play_started: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_arbiter_sees_laws_observed = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_arbiter_sees_laws_observed = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Arbiter),
-                >(stringify!(instances_of_arbiter_sees_laws_observed));
-            // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with definite premises
-            let arbiter_sees_laws_observed_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (Arbiter,)),
-                >(stringify!(arbiter_sees_laws_observed_1));
-            arbiter_sees_laws_observed_1
-                .extend(
-                    arbiter_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
-                );
-            let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = play_started
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-                instances_of_arbiter_sees_laws_observed
-                    .from_join(
-                        &arbiter_sees_laws_observed_1,
-                        &arbiter_sees_laws_observed_2_play_started,
-                        |&(case, v0), &(v1,), &()| (case, v0, v1),
-                    );
-            }
-            instances_of_arbiter_sees_laws_observed.complete()
-        };
+        let mut instances_of_arbiter_sees_laws_observed: Vec<
+            (::clir::CaseId, Game, Arbiter),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with definite premises
+        let arbiter_sees_laws_observed_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (Arbiter,)),
+        > = arbiter_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+            .collect();
+        let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = play_started
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &arbiter_sees_laws_observed_1,
+            &arbiter_sees_laws_observed_2_play_started,
+            &mut instances_of_arbiter_sees_laws_observed,
+            |&(case, v0), &(v1,), &()| Some((case, v0, v1)),
+        );
+        let instances_of_arbiter_sees_laws_observed = ::clir::rt::Relation::from_vec(
+            instances_of_arbiter_sees_laws_observed,
+        );
         for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
             instances
                 .push(::clir::Instance {
@@ -8591,14 +7019,15 @@ fn explain_arbiter_sees_laws_observed_definite(
                         rule: 2,
                         definite: true,
                     },
-                    rel: 3,
+                    rel: REL_ARBITER_SHALL_SEE_LAWS_OBSERVED as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 2, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 41,
-                        negative : false, layer : ::clir::Layer::Definite, args :
+                        ::clir::Premise { rel : REL_ARBITER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : REL_PLAY_STARTED as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -8612,40 +7041,31 @@ fn explain_arbiter_sees_laws_observed_applicable(
     play_started: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_arbiter_sees_laws_observed = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_arbiter_sees_laws_observed = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Arbiter),
-                >(stringify!(instances_of_arbiter_sees_laws_observed));
-            // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with applicable premises
-            let arbiter_sees_laws_observed_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (Arbiter,)),
-                >(stringify!(arbiter_sees_laws_observed_1));
-            arbiter_sees_laws_observed_1
-                .extend(
-                    arbiter_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
-                );
-            let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = play_started
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-                instances_of_arbiter_sees_laws_observed
-                    .from_join(
-                        &arbiter_sees_laws_observed_1,
-                        &arbiter_sees_laws_observed_2_play_started,
-                        |&(case, v0), &(v1,), &()| (case, v0, v1),
-                    );
-            }
-            instances_of_arbiter_sees_laws_observed.complete()
-        };
+        let mut instances_of_arbiter_sees_laws_observed: Vec<
+            (::clir::CaseId, Game, Arbiter),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with applicable premises
+        let arbiter_sees_laws_observed_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (Arbiter,)),
+        > = arbiter_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+            .collect();
+        let arbiter_sees_laws_observed_2_play_started: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = play_started
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &arbiter_sees_laws_observed_1,
+            &arbiter_sees_laws_observed_2_play_started,
+            &mut instances_of_arbiter_sees_laws_observed,
+            |&(case, v0), &(v1,), &()| Some((case, v0, v1)),
+        );
+        let instances_of_arbiter_sees_laws_observed = ::clir::rt::Relation::from_vec(
+            instances_of_arbiter_sees_laws_observed,
+        );
         for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
             instances
                 .push(::clir::Instance {
@@ -8654,15 +7074,15 @@ fn explain_arbiter_sees_laws_observed_applicable(
                         rule: 2,
                         definite: false,
                     },
-                    rel: 3,
+                    rel: REL_ARBITER_SHALL_SEE_LAWS_OBSERVED as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 2, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ARBITER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
-                        ::clir::Premise { rel : 41, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PLAY_STARTED as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -8683,142 +7103,97 @@ fn explain_castling_legal_definite(
     rook_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
 ) {
     {
-        let instances_of_castling_legal = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_castling_legal = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
-                >(stringify!(instances_of_castling_legal));
-            // urn:fide:laws:clir:chess#CastlingLegal: every instance with definite premises
-            let castling_legal_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
-                >(stringify!(castling_legal_1));
-            castling_legal_1
-                .extend(
-                    castling_side_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1, v2, v4)| Some((
-                            (case, v1, v4),
-                            (v0, v2),
-                        ))),
-                );
-            let castling_legal_2_rook_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player, Piece), ()),
-            > = rook_of
-                .iter()
-                .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
-                .collect();
-            let castling_legal_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game, Player), (CastlingSide, Piece)),
-                >(stringify!(castling_legal_2));
-            let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
-                ((::clir::CaseId, Game, Player), ()),
-            > = player_has_the_move
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
-                .collect();
-            let castling_legal_3 = iteration
-                .variable::<
-                    ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
-                >(stringify!(castling_legal_3));
-            let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
-                ((::clir::CaseId, Piece), ()),
-            > = not_piece_has_moved
-                .iter()
-                .filter_map(|&(case, v4)| Some(((case, v4), ())))
-                .collect();
-            let castling_legal_4 = iteration
-                .variable::<
-                    ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
-                >(stringify!(castling_legal_4));
-            let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
-                ((::clir::CaseId, CastlingSide), ()),
-            > = not_castling_path_blocked
-                .iter()
-                .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                .collect();
-            let castling_legal_5 = iteration
-                .variable::<
-                    ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
-                >(stringify!(castling_legal_5));
-            let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
-                ((::clir::CaseId, CastlingSide), ()),
-            > = not_castling_path_attacked
-                .iter()
-                .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                .collect();
-            let castling_legal_6 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game, CastlingSide, Piece)),
-                >(stringify!(castling_legal_6));
-            let castling_legal_7_king_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Piece,)),
-            > = king_of
-                .iter()
-                .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
-                .collect();
-            let castling_legal_7 = iteration
-                .variable::<
-                    ((::clir::CaseId, Piece), (Game, Player, CastlingSide, Piece)),
-                >(stringify!(castling_legal_7));
-            let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
-                ((::clir::CaseId, Piece), ()),
-            > = not_piece_has_moved
-                .iter()
-                .filter_map(|&(case, v3)| Some(((case, v3), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#CastlingLegal
-                castling_legal_2
-                    .from_join(
-                        &castling_legal_1,
-                        &castling_legal_2_rook_of,
-                        |&(case, v1, v4), &(v0, v2), &()| ((case, v0, v1), (v2, v4)),
-                    );
-                castling_legal_3
-                    .from_join(
-                        &castling_legal_2,
-                        &castling_legal_3_player_has_the_move,
-                        |&(case, v0, v1), &(v2, v4), &()| ((case, v4), (v0, v1, v2)),
-                    );
-                castling_legal_4
-                    .from_join(
-                        &castling_legal_3,
-                        &castling_legal_4_piece_has_moved,
-                        |&(case, v4), &(v0, v1, v2), &()| ((case, v2), (v0, v1, v4)),
-                    );
-                castling_legal_5
-                    .from_join(
-                        &castling_legal_4,
-                        &castling_legal_5_castling_path_blocked,
-                        |&(case, v2), &(v0, v1, v4), &()| ((case, v2), (v0, v1, v4)),
-                    );
-                castling_legal_6
-                    .from_join(
-                        &castling_legal_5,
-                        &castling_legal_6_castling_path_attacked,
-                        |&(case, v2), &(v0, v1, v4), &()| ((case, v1), (v0, v2, v4)),
-                    );
-                castling_legal_7
-                    .from_join(
-                        &castling_legal_6,
-                        &castling_legal_7_king_of,
-                        |&(case, v1), &(v0, v2, v4), &(v3,)| (
-                            (case, v3),
-                            (v0, v1, v2, v4),
-                        ),
-                    );
-                instances_of_castling_legal
-                    .from_join(
-                        &castling_legal_7,
-                        &castling_legal_8_piece_has_moved,
-                        |&(case, v3), &(v0, v1, v2, v4), &()| (case, v0, v1, v2, v3, v4),
-                    );
-            }
-            instances_of_castling_legal.complete()
-        };
+        let mut instances_of_castling_legal: Vec<
+            (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#CastlingLegal: every instance with definite premises
+        let castling_legal_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
+        > = castling_side_of
+            .iter()
+            .filter_map(|&(case, v0, v1, v2, v4)| Some(((case, v1, v4), (v0, v2))))
+            .collect();
+        let castling_legal_2_rook_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player, Piece), ()),
+        > = rook_of
+            .iter()
+            .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
+            .collect();
+        let castling_legal_2 = ::clir::rt::join(
+            &castling_legal_1,
+            &castling_legal_2_rook_of,
+            |&(case, v1, v4), &(v0, v2), &()| Some(((case, v0, v1), (v2, v4))),
+        );
+        let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
+            ((::clir::CaseId, Game, Player), ()),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
+            .collect();
+        let castling_legal_3 = ::clir::rt::join(
+            &castling_legal_2,
+            &castling_legal_3_player_has_the_move,
+            |&(case, v0, v1), &(v2, v4), &()| Some(((case, v4), (v0, v1, v2))),
+        );
+        let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
+            ((::clir::CaseId, Piece), ()),
+        > = not_piece_has_moved
+            .iter()
+            .filter_map(|&(case, v4)| Some(((case, v4), ())))
+            .collect();
+        let castling_legal_4 = ::clir::rt::join(
+            &castling_legal_3,
+            &castling_legal_4_piece_has_moved,
+            |&(case, v4), &(v0, v1, v2), &()| Some(((case, v2), (v0, v1, v4))),
+        );
+        let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
+            ((::clir::CaseId, CastlingSide), ()),
+        > = not_castling_path_blocked
+            .iter()
+            .filter_map(|&(case, v2)| Some(((case, v2), ())))
+            .collect();
+        let castling_legal_5 = ::clir::rt::join(
+            &castling_legal_4,
+            &castling_legal_5_castling_path_blocked,
+            |&(case, v2), &(v0, v1, v4), &()| Some(((case, v2), (v0, v1, v4))),
+        );
+        let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
+            ((::clir::CaseId, CastlingSide), ()),
+        > = not_castling_path_attacked
+            .iter()
+            .filter_map(|&(case, v2)| Some(((case, v2), ())))
+            .collect();
+        let castling_legal_6 = ::clir::rt::join(
+            &castling_legal_5,
+            &castling_legal_6_castling_path_attacked,
+            |&(case, v2), &(v0, v1, v4), &()| Some(((case, v1), (v0, v2, v4))),
+        );
+        let castling_legal_7_king_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Piece,)),
+        > = king_of
+            .iter()
+            .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
+            .collect();
+        let castling_legal_7 = ::clir::rt::join(
+            &castling_legal_6,
+            &castling_legal_7_king_of,
+            |&(case, v1), &(v0, v2, v4), &(v3,)| Some(((case, v3), (v0, v1, v2, v4))),
+        );
+        let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
+            ((::clir::CaseId, Piece), ()),
+        > = not_piece_has_moved
+            .iter()
+            .filter_map(|&(case, v3)| Some(((case, v3), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &castling_legal_7,
+            &castling_legal_8_piece_has_moved,
+            &mut instances_of_castling_legal,
+            |&(case, v3), &(v0, v1, v2, v4), &()| Some((case, v0, v1, v2, v3, v4)),
+        );
+        let instances_of_castling_legal = ::clir::rt::Relation::from_vec(
+            instances_of_castling_legal,
+        );
         for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
             instances
                 .push(::clir::Instance {
@@ -8827,31 +7202,35 @@ fn explain_castling_legal_definite(
                         rule: 3,
                         definite: true,
                     },
-                    rel: 8,
+                    rel: REL_CASTLING_LEGAL as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
                         ::clir::Column::to_flat(v2)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 11, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2),
-                        ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 32,
-                        negative : false, layer : ::clir::Layer::Definite, args :
+                        ::clir::Premise { rel : REL_CASTLING_SIDE_OF as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v2), ::clir::Column::to_flat(v4)] },
+                        ::clir::Premise { rel : REL_KING_OF as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
                         vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v3)] },
-                        ::clir::Premise { rel : 39, negative : true, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v4)]
-                        }, ::clir::Premise { rel : 10, negative : true, layer :
+                        ::clir::Premise { rel : REL_PIECE_HAS_MOVED as u32, negative :
+                        true, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v4)] }, ::clir::Premise { rel :
+                        REL_CASTLING_PATH_BLOCKED as u32, negative : true, layer :
                         ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v2)]
-                        }, ::clir::Premise { rel : 48, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
-                        ::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 9,
+                        }, ::clir::Premise { rel : REL_ROOK_OF as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v4)] },
+                        ::clir::Premise { rel : REL_CASTLING_PATH_ATTACKED as u32,
                         negative : true, layer : ::clir::Layer::Definite, args :
-                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 42,
-                        negative : false, layer : ::clir::Layer::Definite, args :
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
-                        ::clir::Premise { rel : 39, negative : true, layer :
+                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PIECE_HAS_MOVED as u32, negative : true, layer :
                         ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v3)]
                         }
                     ],
@@ -8873,142 +7252,97 @@ fn explain_castling_legal_applicable(
     rook_of: &::clir::rt::Relation<(::clir::CaseId, Player, Piece)>,
 ) {
     {
-        let instances_of_castling_legal = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_castling_legal = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
-                >(stringify!(instances_of_castling_legal));
-            // urn:fide:laws:clir:chess#CastlingLegal: every instance with applicable premises
-            let castling_legal_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
-                >(stringify!(castling_legal_1));
-            castling_legal_1
-                .extend(
-                    castling_side_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1, v2, v4)| Some((
-                            (case, v1, v4),
-                            (v0, v2),
-                        ))),
-                );
-            let castling_legal_2_rook_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player, Piece), ()),
-            > = rook_of
-                .iter()
-                .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
-                .collect();
-            let castling_legal_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game, Player), (CastlingSide, Piece)),
-                >(stringify!(castling_legal_2));
-            let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
-                ((::clir::CaseId, Game, Player), ()),
-            > = player_has_the_move
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
-                .collect();
-            let castling_legal_3 = iteration
-                .variable::<
-                    ((::clir::CaseId, Piece), (Game, Player, CastlingSide)),
-                >(stringify!(castling_legal_3));
-            let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
-                ((::clir::CaseId, Piece), ()),
-            > = not_piece_has_moved
-                .iter()
-                .filter_map(|&(case, v4)| Some(((case, v4), ())))
-                .collect();
-            let castling_legal_4 = iteration
-                .variable::<
-                    ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
-                >(stringify!(castling_legal_4));
-            let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
-                ((::clir::CaseId, CastlingSide), ()),
-            > = not_castling_path_blocked
-                .iter()
-                .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                .collect();
-            let castling_legal_5 = iteration
-                .variable::<
-                    ((::clir::CaseId, CastlingSide), (Game, Player, Piece)),
-                >(stringify!(castling_legal_5));
-            let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
-                ((::clir::CaseId, CastlingSide), ()),
-            > = not_castling_path_attacked
-                .iter()
-                .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                .collect();
-            let castling_legal_6 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game, CastlingSide, Piece)),
-                >(stringify!(castling_legal_6));
-            let castling_legal_7_king_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Piece,)),
-            > = king_of
-                .iter()
-                .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
-                .collect();
-            let castling_legal_7 = iteration
-                .variable::<
-                    ((::clir::CaseId, Piece), (Game, Player, CastlingSide, Piece)),
-                >(stringify!(castling_legal_7));
-            let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
-                ((::clir::CaseId, Piece), ()),
-            > = not_piece_has_moved
-                .iter()
-                .filter_map(|&(case, v3)| Some(((case, v3), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#CastlingLegal
-                castling_legal_2
-                    .from_join(
-                        &castling_legal_1,
-                        &castling_legal_2_rook_of,
-                        |&(case, v1, v4), &(v0, v2), &()| ((case, v0, v1), (v2, v4)),
-                    );
-                castling_legal_3
-                    .from_join(
-                        &castling_legal_2,
-                        &castling_legal_3_player_has_the_move,
-                        |&(case, v0, v1), &(v2, v4), &()| ((case, v4), (v0, v1, v2)),
-                    );
-                castling_legal_4
-                    .from_join(
-                        &castling_legal_3,
-                        &castling_legal_4_piece_has_moved,
-                        |&(case, v4), &(v0, v1, v2), &()| ((case, v2), (v0, v1, v4)),
-                    );
-                castling_legal_5
-                    .from_join(
-                        &castling_legal_4,
-                        &castling_legal_5_castling_path_blocked,
-                        |&(case, v2), &(v0, v1, v4), &()| ((case, v2), (v0, v1, v4)),
-                    );
-                castling_legal_6
-                    .from_join(
-                        &castling_legal_5,
-                        &castling_legal_6_castling_path_attacked,
-                        |&(case, v2), &(v0, v1, v4), &()| ((case, v1), (v0, v2, v4)),
-                    );
-                castling_legal_7
-                    .from_join(
-                        &castling_legal_6,
-                        &castling_legal_7_king_of,
-                        |&(case, v1), &(v0, v2, v4), &(v3,)| (
-                            (case, v3),
-                            (v0, v1, v2, v4),
-                        ),
-                    );
-                instances_of_castling_legal
-                    .from_join(
-                        &castling_legal_7,
-                        &castling_legal_8_piece_has_moved,
-                        |&(case, v3), &(v0, v1, v2, v4), &()| (case, v0, v1, v2, v3, v4),
-                    );
-            }
-            instances_of_castling_legal.complete()
-        };
+        let mut instances_of_castling_legal: Vec<
+            (::clir::CaseId, Game, Player, CastlingSide, Piece, Piece),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#CastlingLegal: every instance with applicable premises
+        let castling_legal_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player, Piece), (Game, CastlingSide)),
+        > = castling_side_of
+            .iter()
+            .filter_map(|&(case, v0, v1, v2, v4)| Some(((case, v1, v4), (v0, v2))))
+            .collect();
+        let castling_legal_2_rook_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player, Piece), ()),
+        > = rook_of
+            .iter()
+            .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
+            .collect();
+        let castling_legal_2 = ::clir::rt::join(
+            &castling_legal_1,
+            &castling_legal_2_rook_of,
+            |&(case, v1, v4), &(v0, v2), &()| Some(((case, v0, v1), (v2, v4))),
+        );
+        let castling_legal_3_player_has_the_move: ::clir::rt::Relation<
+            ((::clir::CaseId, Game, Player), ()),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
+            .collect();
+        let castling_legal_3 = ::clir::rt::join(
+            &castling_legal_2,
+            &castling_legal_3_player_has_the_move,
+            |&(case, v0, v1), &(v2, v4), &()| Some(((case, v4), (v0, v1, v2))),
+        );
+        let castling_legal_4_piece_has_moved: ::clir::rt::Relation<
+            ((::clir::CaseId, Piece), ()),
+        > = not_piece_has_moved
+            .iter()
+            .filter_map(|&(case, v4)| Some(((case, v4), ())))
+            .collect();
+        let castling_legal_4 = ::clir::rt::join(
+            &castling_legal_3,
+            &castling_legal_4_piece_has_moved,
+            |&(case, v4), &(v0, v1, v2), &()| Some(((case, v2), (v0, v1, v4))),
+        );
+        let castling_legal_5_castling_path_blocked: ::clir::rt::Relation<
+            ((::clir::CaseId, CastlingSide), ()),
+        > = not_castling_path_blocked
+            .iter()
+            .filter_map(|&(case, v2)| Some(((case, v2), ())))
+            .collect();
+        let castling_legal_5 = ::clir::rt::join(
+            &castling_legal_4,
+            &castling_legal_5_castling_path_blocked,
+            |&(case, v2), &(v0, v1, v4), &()| Some(((case, v2), (v0, v1, v4))),
+        );
+        let castling_legal_6_castling_path_attacked: ::clir::rt::Relation<
+            ((::clir::CaseId, CastlingSide), ()),
+        > = not_castling_path_attacked
+            .iter()
+            .filter_map(|&(case, v2)| Some(((case, v2), ())))
+            .collect();
+        let castling_legal_6 = ::clir::rt::join(
+            &castling_legal_5,
+            &castling_legal_6_castling_path_attacked,
+            |&(case, v2), &(v0, v1, v4), &()| Some(((case, v1), (v0, v2, v4))),
+        );
+        let castling_legal_7_king_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Piece,)),
+        > = king_of
+            .iter()
+            .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
+            .collect();
+        let castling_legal_7 = ::clir::rt::join(
+            &castling_legal_6,
+            &castling_legal_7_king_of,
+            |&(case, v1), &(v0, v2, v4), &(v3,)| Some(((case, v3), (v0, v1, v2, v4))),
+        );
+        let castling_legal_8_piece_has_moved: ::clir::rt::Relation<
+            ((::clir::CaseId, Piece), ()),
+        > = not_piece_has_moved
+            .iter()
+            .filter_map(|&(case, v3)| Some(((case, v3), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &castling_legal_7,
+            &castling_legal_8_piece_has_moved,
+            &mut instances_of_castling_legal,
+            |&(case, v3), &(v0, v1, v2, v4), &()| Some((case, v0, v1, v2, v3, v4)),
+        );
+        let instances_of_castling_legal = ::clir::rt::Relation::from_vec(
+            instances_of_castling_legal,
+        );
         for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
             instances
                 .push(::clir::Instance {
@@ -9017,34 +7351,37 @@ fn explain_castling_legal_applicable(
                         rule: 3,
                         definite: false,
                     },
-                    rel: 8,
+                    rel: REL_CASTLING_LEGAL as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
                         ::clir::Column::to_flat(v2)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 11, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_CASTLING_SIDE_OF as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
                         ::clir::Column::to_flat(v2), ::clir::Column::to_flat(v4)] },
-                        ::clir::Premise { rel : 32, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_KING_OF as u32, negative : false,
+                        layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v3)] },
-                        ::clir::Premise { rel : 39, negative : true, layer :
+                        ::clir::Premise { rel : REL_PIECE_HAS_MOVED as u32, negative :
+                        true, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v4)] }, ::clir::Premise { rel :
+                        REL_CASTLING_PATH_BLOCKED as u32, negative : true, layer :
                         ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v4)] }, ::clir::Premise { rel : 10,
-                        negative : true, layer : ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 48,
-                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                        REL_ROOK_OF as u32, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v4)] },
-                        ::clir::Premise { rel : 9, negative : true, layer :
+                        ::clir::Premise { rel : REL_CASTLING_PATH_ATTACKED as u32,
+                        negative : true, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
                         ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 42,
-                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
-                        ::clir::Premise { rel : 39, negative : true, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PIECE_HAS_MOVED as u32, negative :
+                        true, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v3)] }
                     ],
                 });
@@ -9057,22 +7394,19 @@ fn explain_checkmate_ends_the_game_definite(
     checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_checkmate_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_checkmate_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_checkmate_ends_the_game));
-            // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with definite premises
-            instances_of_checkmate_ends_the_game
-                .extend(
-                    checkmate_delivered
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                );
-            while iteration.changed() {}
-            instances_of_checkmate_ends_the_game.complete()
-        };
+        let mut instances_of_checkmate_ends_the_game: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with definite premises
+        instances_of_checkmate_ends_the_game
+            .extend(
+                checkmate_delivered
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+            );
+        let instances_of_checkmate_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_checkmate_ends_the_game,
+        );
         for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -9081,13 +7415,13 @@ fn explain_checkmate_ends_the_game_definite(
                         rule: 4,
                         definite: true,
                     },
-                    rel: 17,
+                    rel: REL_CHECKMATE_HAS_BEEN_DELIVERED as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 16, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }
+                        ::clir::Premise { rel : REL_CHECKMATE_DELIVERED as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
         }
@@ -9099,22 +7433,19 @@ fn explain_checkmate_ends_the_game_applicable(
     checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_checkmate_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_checkmate_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_checkmate_ends_the_game));
-            // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with applicable premises
-            instances_of_checkmate_ends_the_game
-                .extend(
-                    checkmate_delivered
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                );
-            while iteration.changed() {}
-            instances_of_checkmate_ends_the_game.complete()
-        };
+        let mut instances_of_checkmate_ends_the_game: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with applicable premises
+        instances_of_checkmate_ends_the_game
+            .extend(
+                checkmate_delivered
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+            );
+        let instances_of_checkmate_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_checkmate_ends_the_game,
+        );
         for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -9123,12 +7454,12 @@ fn explain_checkmate_ends_the_game_applicable(
                         rule: 4,
                         definite: false,
                     },
-                    rel: 17,
+                    rel: REL_CHECKMATE_HAS_BEEN_DELIVERED as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 16, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_CHECKMATE_DELIVERED as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -9141,22 +7472,19 @@ fn explain_checkmate_takes_precedence_over_seventy_five_applicable(
     checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_checkmate_takes_precedence_over_seventy_five = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_checkmate_takes_precedence_over_seventy_five = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_checkmate_takes_precedence_over_seventy_five));
-            // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: every instance with applicable premises
-            instances_of_checkmate_takes_precedence_over_seventy_five
-                .extend(
-                    checkmate_delivered
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                );
-            while iteration.changed() {}
-            instances_of_checkmate_takes_precedence_over_seventy_five.complete()
-        };
+        let mut instances_of_checkmate_takes_precedence_over_seventy_five: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: every instance with applicable premises
+        instances_of_checkmate_takes_precedence_over_seventy_five
+            .extend(
+                checkmate_delivered
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+            );
+        let instances_of_checkmate_takes_precedence_over_seventy_five = ::clir::rt::Relation::from_vec(
+            instances_of_checkmate_takes_precedence_over_seventy_five,
+        );
         for &(case, v0, v1) in instances_of_checkmate_takes_precedence_over_seventy_five
             .iter()
         {
@@ -9167,12 +7495,12 @@ fn explain_checkmate_takes_precedence_over_seventy_five_applicable(
                         rule: 5,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: true,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 16, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_CHECKMATE_DELIVERED as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -9185,22 +7513,17 @@ fn explain_checkmate_wins_definite(
     checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_checkmate_wins = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_checkmate_wins = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_checkmate_wins));
-            // urn:fide:laws:clir:chess#CheckmateWins: every instance with definite premises
-            instances_of_checkmate_wins
-                .extend(
-                    checkmate_delivered
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                );
-            while iteration.changed() {}
-            instances_of_checkmate_wins.complete()
-        };
+        let mut instances_of_checkmate_wins: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+        // urn:fide:laws:clir:chess#CheckmateWins: every instance with definite premises
+        instances_of_checkmate_wins
+            .extend(
+                checkmate_delivered
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+            );
+        let instances_of_checkmate_wins = ::clir::rt::Relation::from_vec(
+            instances_of_checkmate_wins,
+        );
         for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
             instances
                 .push(::clir::Instance {
@@ -9209,13 +7532,13 @@ fn explain_checkmate_wins_definite(
                         rule: 6,
                         definite: true,
                     },
-                    rel: 29,
+                    rel: REL_GAME_WON_BY as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 16, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }
+                        ::clir::Premise { rel : REL_CHECKMATE_DELIVERED as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
         }
@@ -9227,22 +7550,17 @@ fn explain_checkmate_wins_applicable(
     checkmate_delivered: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_checkmate_wins = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_checkmate_wins = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_checkmate_wins));
-            // urn:fide:laws:clir:chess#CheckmateWins: every instance with applicable premises
-            instances_of_checkmate_wins
-                .extend(
-                    checkmate_delivered
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                );
-            while iteration.changed() {}
-            instances_of_checkmate_wins.complete()
-        };
+        let mut instances_of_checkmate_wins: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+        // urn:fide:laws:clir:chess#CheckmateWins: every instance with applicable premises
+        instances_of_checkmate_wins
+            .extend(
+                checkmate_delivered
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+            );
+        let instances_of_checkmate_wins = ::clir::rt::Relation::from_vec(
+            instances_of_checkmate_wins,
+        );
         for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
             instances
                 .push(::clir::Instance {
@@ -9251,12 +7569,12 @@ fn explain_checkmate_wins_applicable(
                         rule: 6,
                         definite: false,
                     },
-                    rel: 29,
+                    rel: REL_GAME_WON_BY as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 16, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_CHECKMATE_DELIVERED as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -9269,22 +7587,15 @@ fn explain_dead_position_draws_definite(
     dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_dead_position_draws = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_dead_position_draws = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_dead_position_draws));
-            // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with definite premises
-            instances_of_dead_position_draws
-                .extend(
-                    dead_position_arisen
-                        .iter()
-                        .filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_dead_position_draws.complete()
-        };
+        let mut instances_of_dead_position_draws: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with definite premises
+        instances_of_dead_position_draws
+            .extend(
+                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_dead_position_draws = ::clir::rt::Relation::from_vec(
+            instances_of_dead_position_draws,
+        );
         for &(case, v0) in instances_of_dead_position_draws.iter() {
             instances
                 .push(::clir::Instance {
@@ -9293,13 +7604,13 @@ fn explain_dead_position_draws_definite(
                         rule: 7,
                         definite: true,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 19, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_DEAD_POSITION_ARISEN as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -9311,22 +7622,15 @@ fn explain_dead_position_draws_applicable(
     dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_dead_position_draws = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_dead_position_draws = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_dead_position_draws));
-            // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with applicable premises
-            instances_of_dead_position_draws
-                .extend(
-                    dead_position_arisen
-                        .iter()
-                        .filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_dead_position_draws.complete()
-        };
+        let mut instances_of_dead_position_draws: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with applicable premises
+        instances_of_dead_position_draws
+            .extend(
+                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_dead_position_draws = ::clir::rt::Relation::from_vec(
+            instances_of_dead_position_draws,
+        );
         for &(case, v0) in instances_of_dead_position_draws.iter() {
             instances
                 .push(::clir::Instance {
@@ -9335,12 +7639,12 @@ fn explain_dead_position_draws_applicable(
                         rule: 7,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 19, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_DEAD_POSITION_ARISEN as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -9353,22 +7657,15 @@ fn explain_dead_position_ends_the_game_definite(
     dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_dead_position_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_dead_position_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_dead_position_ends_the_game));
-            // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with definite premises
-            instances_of_dead_position_ends_the_game
-                .extend(
-                    dead_position_arisen
-                        .iter()
-                        .filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_dead_position_ends_the_game.complete()
-        };
+        let mut instances_of_dead_position_ends_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with definite premises
+        instances_of_dead_position_ends_the_game
+            .extend(
+                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_dead_position_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_dead_position_ends_the_game,
+        );
         for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -9377,13 +7674,13 @@ fn explain_dead_position_ends_the_game_definite(
                         rule: 8,
                         definite: true,
                     },
-                    rel: 20,
+                    rel: REL_DEAD_POSITION_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 19, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_DEAD_POSITION_ARISEN as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -9395,22 +7692,15 @@ fn explain_dead_position_ends_the_game_applicable(
     dead_position_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_dead_position_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_dead_position_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_dead_position_ends_the_game));
-            // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with applicable premises
-            instances_of_dead_position_ends_the_game
-                .extend(
-                    dead_position_arisen
-                        .iter()
-                        .filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_dead_position_ends_the_game.complete()
-        };
+        let mut instances_of_dead_position_ends_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with applicable premises
+        instances_of_dead_position_ends_the_game
+            .extend(
+                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_dead_position_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_dead_position_ends_the_game,
+        );
         for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -9419,12 +7709,12 @@ fn explain_dead_position_ends_the_game_applicable(
                         rule: 8,
                         definite: false,
                     },
-                    rel: 20,
+                    rel: REL_DEAD_POSITION_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 19, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_DEAD_POSITION_ARISEN as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -9441,56 +7731,42 @@ fn explain_en_passant_capture_legal_definite(
     player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_en_passant_capture_legal = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_en_passant_capture_legal = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, Piece),
-                >(stringify!(instances_of_en_passant_capture_legal));
-            // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with definite premises
-            let en_passant_capture_legal_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (Player,)),
-                >(stringify!(en_passant_capture_legal_1));
-            en_passant_capture_legal_1
-                .extend(
-                    player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
-                );
-            let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = en_passant_right_open
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            let en_passant_capture_legal_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (Player,)),
-                >(stringify!(en_passant_capture_legal_2));
-            let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), (Piece,)),
-            > = capturing_pawn_on_adjacent_file
-                .iter()
-                .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-                en_passant_capture_legal_2
-                    .from_join(
-                        &en_passant_capture_legal_1,
-                        &en_passant_capture_legal_2_en_passant_right_open,
-                        |&(case, v0), &(v1,), &()| ((case, v0), (v1,)),
-                    );
-                instances_of_en_passant_capture_legal
-                    .from_join(
-                        &en_passant_capture_legal_2,
-                        &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
-                        |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_en_passant_capture_legal.complete()
-        };
+        let mut instances_of_en_passant_capture_legal: Vec<
+            (::clir::CaseId, Game, Player, Piece),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with definite premises
+        let en_passant_capture_legal_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (Player,)),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+            .collect();
+        let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = en_passant_right_open
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        let en_passant_capture_legal_2 = ::clir::rt::join(
+            &en_passant_capture_legal_1,
+            &en_passant_capture_legal_2_en_passant_right_open,
+            |&(case, v0), &(v1,), &()| Some(((case, v0), (v1,))),
+        );
+        let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (Piece,)),
+        > = capturing_pawn_on_adjacent_file
+            .iter()
+            .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
+            .collect();
+        ::clir::rt::join_into(
+            &en_passant_capture_legal_2,
+            &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
+            &mut instances_of_en_passant_capture_legal,
+            |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_en_passant_capture_legal = ::clir::rt::Relation::from_vec(
+            instances_of_en_passant_capture_legal,
+        );
         for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
             instances
                 .push(::clir::Instance {
@@ -9499,16 +7775,18 @@ fn explain_en_passant_capture_legal_definite(
                         rule: 9,
                         definite: true,
                     },
-                    rel: 23,
+                    rel: REL_EN_PASSANT_CAPTURE_LEGAL as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)],
                     premises: vec![
-                        ::clir::Premise { rel : 24, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }, ::clir::Premise { rel : 42, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 6,
+                        ::clir::Premise { rel : REL_EN_PASSANT_RIGHT_OPEN as u32,
                         negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_CAPTURING_PAWN_ON_ADJACENT_FILE as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] }
                     ],
                 });
@@ -9525,56 +7803,42 @@ fn explain_en_passant_capture_legal_applicable(
     player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_en_passant_capture_legal = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_en_passant_capture_legal = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, Piece),
-                >(stringify!(instances_of_en_passant_capture_legal));
-            // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with applicable premises
-            let en_passant_capture_legal_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (Player,)),
-                >(stringify!(en_passant_capture_legal_1));
-            en_passant_capture_legal_1
-                .extend(
-                    player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,)))),
-                );
-            let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = en_passant_right_open
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            let en_passant_capture_legal_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (Player,)),
-                >(stringify!(en_passant_capture_legal_2));
-            let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), (Piece,)),
-            > = capturing_pawn_on_adjacent_file
-                .iter()
-                .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-                en_passant_capture_legal_2
-                    .from_join(
-                        &en_passant_capture_legal_1,
-                        &en_passant_capture_legal_2_en_passant_right_open,
-                        |&(case, v0), &(v1,), &()| ((case, v0), (v1,)),
-                    );
-                instances_of_en_passant_capture_legal
-                    .from_join(
-                        &en_passant_capture_legal_2,
-                        &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
-                        |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_en_passant_capture_legal.complete()
-        };
+        let mut instances_of_en_passant_capture_legal: Vec<
+            (::clir::CaseId, Game, Player, Piece),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with applicable premises
+        let en_passant_capture_legal_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (Player,)),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+            .collect();
+        let en_passant_capture_legal_2_en_passant_right_open: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = en_passant_right_open
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        let en_passant_capture_legal_2 = ::clir::rt::join(
+            &en_passant_capture_legal_1,
+            &en_passant_capture_legal_2_en_passant_right_open,
+            |&(case, v0), &(v1,), &()| Some(((case, v0), (v1,))),
+        );
+        let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (Piece,)),
+        > = capturing_pawn_on_adjacent_file
+            .iter()
+            .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
+            .collect();
+        ::clir::rt::join_into(
+            &en_passant_capture_legal_2,
+            &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
+            &mut instances_of_en_passant_capture_legal,
+            |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_en_passant_capture_legal = ::clir::rt::Relation::from_vec(
+            instances_of_en_passant_capture_legal,
+        );
         for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
             instances
                 .push(::clir::Instance {
@@ -9583,17 +7847,18 @@ fn explain_en_passant_capture_legal_applicable(
                         rule: 9,
                         definite: false,
                     },
-                    rel: 23,
+                    rel: REL_EN_PASSANT_CAPTURE_LEGAL as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)],
                     premises: vec![
-                        ::clir::Premise { rel : 24, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel : 42,
+                        ::clir::Premise { rel : REL_EN_PASSANT_RIGHT_OPEN as u32,
                         negative : false, layer : ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
-                        ::clir::Premise { rel : 6, negative : false, layer :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
                         ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : REL_CAPTURING_PAWN_ON_ADJACENT_FILE as
+                        u32, negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] }
                     ],
                 });
@@ -9610,58 +7875,44 @@ fn explain_fifty_move_claim_correct_definite(
     player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_fifty_move_claim_correct = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_fifty_move_claim_correct = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_fifty_move_claim_correct));
-            // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with definite premises
-            let fifty_move_claim_correct_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(fifty_move_claim_correct_1));
-            fifty_move_claim_correct_1
-                .extend(
-                    player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                );
-            let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = draw_claimed
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let fifty_move_claim_correct_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (Player,)),
-                >(stringify!(fifty_move_claim_correct_2));
-            let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), (i64,)),
-            > = moves_by_each_without_pawn_or_capture
-                .iter()
-                .filter_map(|&(case, v0, v2)| {
-                    if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
-                })
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-                fifty_move_claim_correct_2
-                    .from_join(
-                        &fifty_move_claim_correct_1,
-                        &fifty_move_claim_correct_2_draw_claimed,
-                        |&(case, v1), &(v0,), &()| ((case, v0), (v1,)),
-                    );
-                instances_of_fifty_move_claim_correct
-                    .from_join(
-                        &fifty_move_claim_correct_2,
-                        &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
-                        |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_fifty_move_claim_correct.complete()
-        };
+        let mut instances_of_fifty_move_claim_correct: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with definite premises
+        let fifty_move_claim_correct_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = draw_claimed
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let fifty_move_claim_correct_2 = ::clir::rt::join(
+            &fifty_move_claim_correct_1,
+            &fifty_move_claim_correct_2_draw_claimed,
+            |&(case, v1), &(v0,), &()| Some(((case, v0), (v1,))),
+        );
+        let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (i64,)),
+        > = moves_by_each_without_pawn_or_capture
+            .iter()
+            .filter_map(|&(case, v0, v2)| {
+                if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
+            })
+            .collect();
+        ::clir::rt::join_into(
+            &fifty_move_claim_correct_2,
+            &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
+            &mut instances_of_fifty_move_claim_correct,
+            |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_fifty_move_claim_correct = ::clir::rt::Relation::from_vec(
+            instances_of_fifty_move_claim_correct,
+        );
         for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
             instances
                 .push(::clir::Instance {
@@ -9670,16 +7921,18 @@ fn explain_fifty_move_claim_correct_definite(
                         rule: 10,
                         definite: true,
                     },
-                    rel: 26,
+                    rel: REL_FIFTY_MOVE_CLAIM_CORRECT as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 22, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
-                        }, ::clir::Premise { rel : 42, negative : false, layer :
+                        ::clir::Premise { rel : REL_DRAW_CLAIMED as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
                         ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 35,
-                        negative : false, layer : ::clir::Layer::Definite, args :
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] }
                     ],
                 });
@@ -9696,58 +7949,44 @@ fn explain_fifty_move_claim_correct_applicable(
     player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_fifty_move_claim_correct = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_fifty_move_claim_correct = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_fifty_move_claim_correct));
-            // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with applicable premises
-            let fifty_move_claim_correct_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(fifty_move_claim_correct_1));
-            fifty_move_claim_correct_1
-                .extend(
-                    player_has_the_move
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                );
-            let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = draw_claimed
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let fifty_move_claim_correct_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (Player,)),
-                >(stringify!(fifty_move_claim_correct_2));
-            let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), (i64,)),
-            > = moves_by_each_without_pawn_or_capture
-                .iter()
-                .filter_map(|&(case, v0, v2)| {
-                    if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
-                })
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-                fifty_move_claim_correct_2
-                    .from_join(
-                        &fifty_move_claim_correct_1,
-                        &fifty_move_claim_correct_2_draw_claimed,
-                        |&(case, v1), &(v0,), &()| ((case, v0), (v1,)),
-                    );
-                instances_of_fifty_move_claim_correct
-                    .from_join(
-                        &fifty_move_claim_correct_2,
-                        &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
-                        |&(case, v0), &(v1,), &(v2,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_fifty_move_claim_correct.complete()
-        };
+        let mut instances_of_fifty_move_claim_correct: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with applicable premises
+        let fifty_move_claim_correct_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        let fifty_move_claim_correct_2_draw_claimed: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = draw_claimed
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let fifty_move_claim_correct_2 = ::clir::rt::join(
+            &fifty_move_claim_correct_1,
+            &fifty_move_claim_correct_2_draw_claimed,
+            |&(case, v1), &(v0,), &()| Some(((case, v0), (v1,))),
+        );
+        let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (i64,)),
+        > = moves_by_each_without_pawn_or_capture
+            .iter()
+            .filter_map(|&(case, v0, v2)| {
+                if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
+            })
+            .collect();
+        ::clir::rt::join_into(
+            &fifty_move_claim_correct_2,
+            &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
+            &mut instances_of_fifty_move_claim_correct,
+            |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_fifty_move_claim_correct = ::clir::rt::Relation::from_vec(
+            instances_of_fifty_move_claim_correct,
+        );
         for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
             instances
                 .push(::clir::Instance {
@@ -9756,18 +7995,20 @@ fn explain_fifty_move_claim_correct_applicable(
                         rule: 10,
                         definite: false,
                     },
-                    rel: 26,
+                    rel: REL_FIFTY_MOVE_CLAIM_CORRECT as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 22, negative : false, layer :
+                        ::clir::Premise { rel : REL_DRAW_CLAIMED as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
                         ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 42,
-                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
-                        ::clir::Premise { rel : 35, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] }
+                        ::clir::Premise { rel : REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE
+                        as u32, negative : false, layer : ::clir::Layer::Concluded, args
+                        : vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)]
+                        }
                     ],
                 });
         }
@@ -9779,22 +8020,19 @@ fn explain_fifty_move_claim_draws_definite(
     fifty_move_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_fifty_move_claim_draws = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_fifty_move_claim_draws = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_fifty_move_claim_draws));
-            // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with definite premises
-            instances_of_fifty_move_claim_draws
-                .extend(
-                    fifty_move_claim_correct
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                );
-            while iteration.changed() {}
-            instances_of_fifty_move_claim_draws.complete()
-        };
+        let mut instances_of_fifty_move_claim_draws: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with definite premises
+        instances_of_fifty_move_claim_draws
+            .extend(
+                fifty_move_claim_correct
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+            );
+        let instances_of_fifty_move_claim_draws = ::clir::rt::Relation::from_vec(
+            instances_of_fifty_move_claim_draws,
+        );
         for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
             instances
                 .push(::clir::Instance {
@@ -9803,13 +8041,13 @@ fn explain_fifty_move_claim_draws_definite(
                         rule: 11,
                         definite: true,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 26, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }
+                        ::clir::Premise { rel : REL_FIFTY_MOVE_CLAIM_CORRECT as u32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
         }
@@ -9821,22 +8059,19 @@ fn explain_fifty_move_claim_draws_applicable(
     fifty_move_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_fifty_move_claim_draws = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_fifty_move_claim_draws = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_fifty_move_claim_draws));
-            // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with applicable premises
-            instances_of_fifty_move_claim_draws
-                .extend(
-                    fifty_move_claim_correct
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                );
-            while iteration.changed() {}
-            instances_of_fifty_move_claim_draws.complete()
-        };
+        let mut instances_of_fifty_move_claim_draws: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with applicable premises
+        instances_of_fifty_move_claim_draws
+            .extend(
+                fifty_move_claim_correct
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+            );
+        let instances_of_fifty_move_claim_draws = ::clir::rt::Relation::from_vec(
+            instances_of_fifty_move_claim_draws,
+        );
         for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
             instances
                 .push(::clir::Instance {
@@ -9845,12 +8080,12 @@ fn explain_fifty_move_claim_draws_applicable(
                         rule: 11,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 26, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_FIFTY_MOVE_CLAIM_CORRECT as u32,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -9863,24 +8098,19 @@ fn explain_fivefold_automatic_draw_definite(
     position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
 ) {
     {
-        let instances_of_fivefold_automatic_draw = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_fivefold_automatic_draw = iteration
-                .variable::<
-                    (::clir::CaseId, Game, i64),
-                >(stringify!(instances_of_fivefold_automatic_draw));
-            // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with definite premises
-            instances_of_fivefold_automatic_draw
-                .extend(
-                    position_occurrence_count
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| {
-                            if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_fivefold_automatic_draw.complete()
-        };
+        let mut instances_of_fivefold_automatic_draw: Vec<(::clir::CaseId, Game, i64)> = Vec::new();
+        // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with definite premises
+        instances_of_fivefold_automatic_draw
+            .extend(
+                position_occurrence_count
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| {
+                        if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
+                    }),
+            );
+        let instances_of_fivefold_automatic_draw = ::clir::rt::Relation::from_vec(
+            instances_of_fivefold_automatic_draw,
+        );
         for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
             instances
                 .push(::clir::Instance {
@@ -9889,13 +8119,13 @@ fn explain_fivefold_automatic_draw_definite(
                         rule: 12,
                         definite: true,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 45, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }
+                        ::clir::Premise { rel : REL_POSITION_OCCURRENCE_COUNT as u32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
         }
@@ -9907,24 +8137,19 @@ fn explain_fivefold_automatic_draw_applicable(
     position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
 ) {
     {
-        let instances_of_fivefold_automatic_draw = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_fivefold_automatic_draw = iteration
-                .variable::<
-                    (::clir::CaseId, Game, i64),
-                >(stringify!(instances_of_fivefold_automatic_draw));
-            // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with applicable premises
-            instances_of_fivefold_automatic_draw
-                .extend(
-                    position_occurrence_count
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| {
-                            if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_fivefold_automatic_draw.complete()
-        };
+        let mut instances_of_fivefold_automatic_draw: Vec<(::clir::CaseId, Game, i64)> = Vec::new();
+        // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with applicable premises
+        instances_of_fivefold_automatic_draw
+            .extend(
+                position_occurrence_count
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| {
+                        if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
+                    }),
+            );
+        let instances_of_fivefold_automatic_draw = ::clir::rt::Relation::from_vec(
+            instances_of_fivefold_automatic_draw,
+        );
         for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
             instances
                 .push(::clir::Instance {
@@ -9933,12 +8158,12 @@ fn explain_fivefold_automatic_draw_applicable(
                         rule: 12,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 45, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_POSITION_OCCURRENCE_COUNT as u32,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -9953,28 +8178,25 @@ fn explain_game_play_conclude_by_agreement_enters_definite(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_agreement_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_agreement_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_agreement_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with definite premises
-            instances_of_game_play_conclude_by_agreement_enters
-                .extend(
-                    valid_transition_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_agreement_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_agreement_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with definite premises
+        instances_of_game_play_conclude_by_agreement_enters
+            .extend(
+                valid_transition_definite
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_agreement_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_agreement_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -9983,15 +8205,16 @@ fn explain_game_play_conclude_by_agreement_enters_definite(
                         rule: 13,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
                         }
                     ],
@@ -10007,28 +8230,25 @@ fn explain_game_play_conclude_by_agreement_enters_applicable(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_agreement_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_agreement_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_agreement_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with applicable premises
-            instances_of_game_play_conclude_by_agreement_enters
-                .extend(
-                    valid_transition_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_agreement_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_agreement_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with applicable premises
+        instances_of_game_play_conclude_by_agreement_enters
+            .extend(
+                valid_transition_concluded
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_agreement_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_agreement_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -10037,15 +8257,15 @@ fn explain_game_play_conclude_by_agreement_enters_applicable(
                         rule: 13,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
                         }
@@ -10064,68 +8284,50 @@ fn explain_game_play_conclude_by_agreement_valid_definite(
     entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_agreement_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_agreement_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_agreement_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with definite premises
-            let game_play_conclude_by_agreement_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_agreement_valid_1));
-            game_play_conclude_by_agreement_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_definite
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_agreement_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_agreement_valid_2));
-            let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = agreed_draw_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-                game_play_conclude_by_agreement_valid_2
-                    .from_join(
-                        &game_play_conclude_by_agreement_valid_1,
-                        &game_play_conclude_by_agreement_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_agreement_valid
-                    .from_join(
-                        &game_play_conclude_by_agreement_valid_2,
-                        &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_agreement_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_agreement_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with definite premises
+        let game_play_conclude_by_agreement_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_definite
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_agreement_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_agreement_valid_1,
+            &game_play_conclude_by_agreement_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = agreed_draw_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_agreement_valid_2,
+            &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_agreement_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_agreement_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_agreement_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -10134,22 +8336,24 @@ fn explain_game_play_conclude_by_agreement_valid_definite(
                         rule: 14,
                         definite: true,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 0, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_AGREED_DRAW_HAS_ENDED_THE_GAME as
+                        u32, negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -10165,68 +8369,50 @@ fn explain_game_play_conclude_by_agreement_valid_applicable(
     entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_agreement_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_agreement_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_agreement_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with applicable premises
-            let game_play_conclude_by_agreement_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_agreement_valid_1));
-            game_play_conclude_by_agreement_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_agreement_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_agreement_valid_2));
-            let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = agreed_draw_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-                game_play_conclude_by_agreement_valid_2
-                    .from_join(
-                        &game_play_conclude_by_agreement_valid_1,
-                        &game_play_conclude_by_agreement_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_agreement_valid
-                    .from_join(
-                        &game_play_conclude_by_agreement_valid_2,
-                        &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_agreement_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_agreement_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with applicable premises
+        let game_play_conclude_by_agreement_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_agreement_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_concluded
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_agreement_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_agreement_valid_1,
+            &game_play_conclude_by_agreement_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = agreed_draw_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_agreement_valid_2,
+            &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_agreement_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_agreement_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_agreement_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -10235,23 +8421,23 @@ fn explain_game_play_conclude_by_agreement_valid_applicable(
                         rule: 14,
                         definite: false,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 0, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_AGREED_DRAW_HAS_ENDED_THE_GAME as
+                        u32, negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -10266,28 +8452,25 @@ fn explain_game_play_conclude_by_checkmate_enters_definite(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_checkmate_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_checkmate_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_checkmate_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with definite premises
-            instances_of_game_play_conclude_by_checkmate_enters
-                .extend(
-                    valid_transition_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_checkmate_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_checkmate_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with definite premises
+        instances_of_game_play_conclude_by_checkmate_enters
+            .extend(
+                valid_transition_definite
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_checkmate_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_checkmate_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -10296,15 +8479,16 @@ fn explain_game_play_conclude_by_checkmate_enters_definite(
                         rule: 15,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
                         }
                     ],
@@ -10320,28 +8504,25 @@ fn explain_game_play_conclude_by_checkmate_enters_applicable(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_checkmate_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_checkmate_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_checkmate_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with applicable premises
-            instances_of_game_play_conclude_by_checkmate_enters
-                .extend(
-                    valid_transition_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_checkmate_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_checkmate_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with applicable premises
+        instances_of_game_play_conclude_by_checkmate_enters
+            .extend(
+                valid_transition_concluded
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_checkmate_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_checkmate_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -10350,15 +8531,15 @@ fn explain_game_play_conclude_by_checkmate_enters_applicable(
                         rule: 15,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
                         }
@@ -10377,68 +8558,50 @@ fn explain_game_play_conclude_by_checkmate_valid_definite(
     entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_checkmate_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_checkmate_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_checkmate_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with definite premises
-            let game_play_conclude_by_checkmate_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_checkmate_valid_1));
-            game_play_conclude_by_checkmate_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_definite
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_checkmate_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_checkmate_valid_2));
-            let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = checkmate_has_been_delivered
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-                game_play_conclude_by_checkmate_valid_2
-                    .from_join(
-                        &game_play_conclude_by_checkmate_valid_1,
-                        &game_play_conclude_by_checkmate_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_checkmate_valid
-                    .from_join(
-                        &game_play_conclude_by_checkmate_valid_2,
-                        &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_checkmate_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_checkmate_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with definite premises
+        let game_play_conclude_by_checkmate_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_definite
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_checkmate_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_checkmate_valid_1,
+            &game_play_conclude_by_checkmate_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = checkmate_has_been_delivered
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_checkmate_valid_2,
+            &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
+            &mut instances_of_game_play_conclude_by_checkmate_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_checkmate_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_checkmate_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -10447,22 +8610,24 @@ fn explain_game_play_conclude_by_checkmate_valid_definite(
                         rule: 16,
                         definite: true,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 17, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_CHECKMATE_HAS_BEEN_DELIVERED as u32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -10478,68 +8643,50 @@ fn explain_game_play_conclude_by_checkmate_valid_applicable(
     entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_checkmate_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_checkmate_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_checkmate_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with applicable premises
-            let game_play_conclude_by_checkmate_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_checkmate_valid_1));
-            game_play_conclude_by_checkmate_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_checkmate_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_checkmate_valid_2));
-            let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = checkmate_has_been_delivered
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-                game_play_conclude_by_checkmate_valid_2
-                    .from_join(
-                        &game_play_conclude_by_checkmate_valid_1,
-                        &game_play_conclude_by_checkmate_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_checkmate_valid
-                    .from_join(
-                        &game_play_conclude_by_checkmate_valid_2,
-                        &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_checkmate_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_checkmate_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with applicable premises
+        let game_play_conclude_by_checkmate_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_checkmate_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_concluded
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_checkmate_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_checkmate_valid_1,
+            &game_play_conclude_by_checkmate_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = checkmate_has_been_delivered
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_checkmate_valid_2,
+            &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
+            &mut instances_of_game_play_conclude_by_checkmate_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_checkmate_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_checkmate_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -10548,23 +8695,23 @@ fn explain_game_play_conclude_by_checkmate_valid_applicable(
                         rule: 16,
                         definite: false,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 17, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_CHECKMATE_HAS_BEEN_DELIVERED as u32,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -10579,28 +8726,25 @@ fn explain_game_play_conclude_by_dead_position_enters_definite(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_dead_position_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_dead_position_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_dead_position_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with definite premises
-            instances_of_game_play_conclude_by_dead_position_enters
-                .extend(
-                    valid_transition_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_dead_position_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_dead_position_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with definite premises
+        instances_of_game_play_conclude_by_dead_position_enters
+            .extend(
+                valid_transition_definite
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_dead_position_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_dead_position_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters.iter()
         {
             instances
@@ -10610,15 +8754,16 @@ fn explain_game_play_conclude_by_dead_position_enters_definite(
                         rule: 17,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
                         }
                     ],
@@ -10634,28 +8779,25 @@ fn explain_game_play_conclude_by_dead_position_enters_applicable(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_dead_position_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_dead_position_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_dead_position_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with applicable premises
-            instances_of_game_play_conclude_by_dead_position_enters
-                .extend(
-                    valid_transition_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_dead_position_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_dead_position_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with applicable premises
+        instances_of_game_play_conclude_by_dead_position_enters
+            .extend(
+                valid_transition_concluded
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_dead_position_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_dead_position_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters.iter()
         {
             instances
@@ -10665,15 +8807,15 @@ fn explain_game_play_conclude_by_dead_position_enters_applicable(
                         rule: 17,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
                         }
@@ -10692,68 +8834,50 @@ fn explain_game_play_conclude_by_dead_position_valid_definite(
     entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_dead_position_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_dead_position_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_dead_position_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with definite premises
-            let game_play_conclude_by_dead_position_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_dead_position_valid_1));
-            game_play_conclude_by_dead_position_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_definite
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_dead_position_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_dead_position_valid_2));
-            let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = dead_position_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-                game_play_conclude_by_dead_position_valid_2
-                    .from_join(
-                        &game_play_conclude_by_dead_position_valid_1,
-                        &game_play_conclude_by_dead_position_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_dead_position_valid
-                    .from_join(
-                        &game_play_conclude_by_dead_position_valid_2,
-                        &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_dead_position_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_dead_position_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with definite premises
+        let game_play_conclude_by_dead_position_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_definite
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_dead_position_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_dead_position_valid_1,
+            &game_play_conclude_by_dead_position_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = dead_position_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_dead_position_valid_2,
+            &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_dead_position_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_dead_position_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_dead_position_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid.iter()
         {
             instances
@@ -10763,22 +8887,24 @@ fn explain_game_play_conclude_by_dead_position_valid_definite(
                         rule: 18,
                         definite: true,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 20, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_DEAD_POSITION_HAS_ENDED_THE_GAME as
+                        u32, negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -10794,68 +8920,50 @@ fn explain_game_play_conclude_by_dead_position_valid_applicable(
     entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_dead_position_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_dead_position_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_dead_position_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with applicable premises
-            let game_play_conclude_by_dead_position_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_dead_position_valid_1));
-            game_play_conclude_by_dead_position_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_dead_position_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_dead_position_valid_2));
-            let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = dead_position_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-                game_play_conclude_by_dead_position_valid_2
-                    .from_join(
-                        &game_play_conclude_by_dead_position_valid_1,
-                        &game_play_conclude_by_dead_position_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_dead_position_valid
-                    .from_join(
-                        &game_play_conclude_by_dead_position_valid_2,
-                        &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_dead_position_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_dead_position_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with applicable premises
+        let game_play_conclude_by_dead_position_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_dead_position_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_concluded
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_dead_position_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_dead_position_valid_1,
+            &game_play_conclude_by_dead_position_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = dead_position_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_dead_position_valid_2,
+            &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_dead_position_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_dead_position_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_dead_position_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid.iter()
         {
             instances
@@ -10865,23 +8973,23 @@ fn explain_game_play_conclude_by_dead_position_valid_applicable(
                         rule: 18,
                         definite: false,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 20, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_DEAD_POSITION_HAS_ENDED_THE_GAME as
+                        u32, negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -10896,28 +9004,25 @@ fn explain_game_play_conclude_by_drawn_claim_enters_definite(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_drawn_claim_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_drawn_claim_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_drawn_claim_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with definite premises
-            instances_of_game_play_conclude_by_drawn_claim_enters
-                .extend(
-                    valid_transition_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_drawn_claim_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_drawn_claim_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with definite premises
+        instances_of_game_play_conclude_by_drawn_claim_enters
+            .extend(
+                valid_transition_definite
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_drawn_claim_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_drawn_claim_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -10926,15 +9031,16 @@ fn explain_game_play_conclude_by_drawn_claim_enters_definite(
                         rule: 19,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
                         }
                     ],
@@ -10950,28 +9056,25 @@ fn explain_game_play_conclude_by_drawn_claim_enters_applicable(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_drawn_claim_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_drawn_claim_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_drawn_claim_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with applicable premises
-            instances_of_game_play_conclude_by_drawn_claim_enters
-                .extend(
-                    valid_transition_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_drawn_claim_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_drawn_claim_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with applicable premises
+        instances_of_game_play_conclude_by_drawn_claim_enters
+            .extend(
+                valid_transition_concluded
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_drawn_claim_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_drawn_claim_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -10980,15 +9083,15 @@ fn explain_game_play_conclude_by_drawn_claim_enters_applicable(
                         rule: 19,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
                         }
@@ -11007,68 +9110,50 @@ fn explain_game_play_conclude_by_drawn_claim_valid_definite(
     entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_drawn_claim_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_drawn_claim_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_drawn_claim_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with definite premises
-            let game_play_conclude_by_drawn_claim_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
-            game_play_conclude_by_drawn_claim_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_definite
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_drawn_claim_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
-            let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = game_drawn_definite
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-                game_play_conclude_by_drawn_claim_valid_2
-                    .from_join(
-                        &game_play_conclude_by_drawn_claim_valid_1,
-                        &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_drawn_claim_valid
-                    .from_join(
-                        &game_play_conclude_by_drawn_claim_valid_2,
-                        &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_drawn_claim_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_drawn_claim_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with definite premises
+        let game_play_conclude_by_drawn_claim_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_definite
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_drawn_claim_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_drawn_claim_valid_1,
+            &game_play_conclude_by_drawn_claim_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = game_drawn_definite
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_drawn_claim_valid_2,
+            &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
+            &mut instances_of_game_play_conclude_by_drawn_claim_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_drawn_claim_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_drawn_claim_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -11077,22 +9162,24 @@ fn explain_game_play_conclude_by_drawn_claim_valid_definite(
                         rule: 20,
                         definite: true,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 27, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_GAME_DRAWN as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -11108,68 +9195,50 @@ fn explain_game_play_conclude_by_drawn_claim_valid_applicable(
     entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_drawn_claim_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_drawn_claim_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_drawn_claim_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with applicable premises
-            let game_play_conclude_by_drawn_claim_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
-            game_play_conclude_by_drawn_claim_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_drawn_claim_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
-            let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = game_drawn_concluded
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-                game_play_conclude_by_drawn_claim_valid_2
-                    .from_join(
-                        &game_play_conclude_by_drawn_claim_valid_1,
-                        &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_drawn_claim_valid
-                    .from_join(
-                        &game_play_conclude_by_drawn_claim_valid_2,
-                        &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_drawn_claim_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_drawn_claim_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with applicable premises
+        let game_play_conclude_by_drawn_claim_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_drawn_claim_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_concluded
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_drawn_claim_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_drawn_claim_valid_1,
+            &game_play_conclude_by_drawn_claim_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_drawn_claim_valid_3_game_drawn: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = game_drawn_concluded
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_drawn_claim_valid_2,
+            &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
+            &mut instances_of_game_play_conclude_by_drawn_claim_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_drawn_claim_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_drawn_claim_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -11178,23 +9247,23 @@ fn explain_game_play_conclude_by_drawn_claim_valid_applicable(
                         rule: 20,
                         definite: false,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 27, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_GAME_DRAWN as u32, negative : false,
+                        layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -11209,28 +9278,25 @@ fn explain_game_play_conclude_by_resignation_enters_definite(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_resignation_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_resignation_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_resignation_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with definite premises
-            instances_of_game_play_conclude_by_resignation_enters
-                .extend(
-                    valid_transition_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_resignation_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_resignation_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with definite premises
+        instances_of_game_play_conclude_by_resignation_enters
+            .extend(
+                valid_transition_definite
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_resignation_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_resignation_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -11239,15 +9305,16 @@ fn explain_game_play_conclude_by_resignation_enters_definite(
                         rule: 21,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
                         }
                     ],
@@ -11263,28 +9330,25 @@ fn explain_game_play_conclude_by_resignation_enters_applicable(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_resignation_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_resignation_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_resignation_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with applicable premises
-            instances_of_game_play_conclude_by_resignation_enters
-                .extend(
-                    valid_transition_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_resignation_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_resignation_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with applicable premises
+        instances_of_game_play_conclude_by_resignation_enters
+            .extend(
+                valid_transition_concluded
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_resignation_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_resignation_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -11293,15 +9357,15 @@ fn explain_game_play_conclude_by_resignation_enters_applicable(
                         rule: 21,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
                         }
@@ -11320,68 +9384,50 @@ fn explain_game_play_conclude_by_resignation_valid_definite(
     entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_resignation_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_resignation_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_resignation_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with definite premises
-            let game_play_conclude_by_resignation_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_resignation_valid_1));
-            game_play_conclude_by_resignation_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_definite
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_resignation_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_resignation_valid_2));
-            let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = resignation_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-                game_play_conclude_by_resignation_valid_2
-                    .from_join(
-                        &game_play_conclude_by_resignation_valid_1,
-                        &game_play_conclude_by_resignation_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_resignation_valid
-                    .from_join(
-                        &game_play_conclude_by_resignation_valid_2,
-                        &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_resignation_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_resignation_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with definite premises
+        let game_play_conclude_by_resignation_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_definite
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_resignation_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_resignation_valid_1,
+            &game_play_conclude_by_resignation_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = resignation_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_resignation_valid_2,
+            &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_resignation_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_resignation_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_resignation_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -11390,22 +9436,24 @@ fn explain_game_play_conclude_by_resignation_valid_definite(
                         rule: 22,
                         definite: true,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 47, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_RESIGNATION_HAS_ENDED_THE_GAME as
+                        u32, negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -11421,68 +9469,50 @@ fn explain_game_play_conclude_by_resignation_valid_applicable(
     entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_resignation_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_resignation_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_resignation_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with applicable premises
-            let game_play_conclude_by_resignation_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_resignation_valid_1));
-            game_play_conclude_by_resignation_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_resignation_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_resignation_valid_2));
-            let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = resignation_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-                game_play_conclude_by_resignation_valid_2
-                    .from_join(
-                        &game_play_conclude_by_resignation_valid_1,
-                        &game_play_conclude_by_resignation_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_resignation_valid
-                    .from_join(
-                        &game_play_conclude_by_resignation_valid_2,
-                        &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_resignation_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_resignation_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with applicable premises
+        let game_play_conclude_by_resignation_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_resignation_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_concluded
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_resignation_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_resignation_valid_1,
+            &game_play_conclude_by_resignation_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = resignation_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_resignation_valid_2,
+            &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_resignation_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_resignation_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_resignation_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -11491,23 +9521,23 @@ fn explain_game_play_conclude_by_resignation_valid_applicable(
                         rule: 22,
                         definite: false,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 47, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_RESIGNATION_HAS_ENDED_THE_GAME as
+                        u32, negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -11522,33 +9552,25 @@ fn explain_game_play_conclude_by_second_illegal_move_enters_definite(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_second_illegal_move_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_second_illegal_move_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(
-                    stringify!(
-                        instances_of_game_play_conclude_by_second_illegal_move_enters
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with definite premises
-            instances_of_game_play_conclude_by_second_illegal_move_enters
-                .extend(
-                    valid_transition_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
-                            {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_second_illegal_move_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_second_illegal_move_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with definite premises
+        instances_of_game_play_conclude_by_second_illegal_move_enters
+            .extend(
+                valid_transition_definite
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_second_illegal_move_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_second_illegal_move_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
             .iter()
         {
@@ -11559,15 +9581,16 @@ fn explain_game_play_conclude_by_second_illegal_move_enters_definite(
                         rule: 23,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
                         }
                     ],
@@ -11583,33 +9606,25 @@ fn explain_game_play_conclude_by_second_illegal_move_enters_applicable(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_second_illegal_move_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_second_illegal_move_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(
-                    stringify!(
-                        instances_of_game_play_conclude_by_second_illegal_move_enters
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with applicable premises
-            instances_of_game_play_conclude_by_second_illegal_move_enters
-                .extend(
-                    valid_transition_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
-                            {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_second_illegal_move_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_second_illegal_move_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with applicable premises
+        instances_of_game_play_conclude_by_second_illegal_move_enters
+            .extend(
+                valid_transition_concluded
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_second_illegal_move_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_second_illegal_move_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
             .iter()
         {
@@ -11620,15 +9635,15 @@ fn explain_game_play_conclude_by_second_illegal_move_enters_applicable(
                         rule: 23,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
                         }
@@ -11649,73 +9664,50 @@ fn explain_game_play_conclude_by_second_illegal_move_valid_definite(
     entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_second_illegal_move_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_second_illegal_move_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(
-                    stringify!(
-                        instances_of_game_play_conclude_by_second_illegal_move_valid
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with definite premises
-            let game_play_conclude_by_second_illegal_move_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
-            game_play_conclude_by_second_illegal_move_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
-                            {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_definite
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_second_illegal_move_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
-            let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = second_illegal_move_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-                game_play_conclude_by_second_illegal_move_valid_2
-                    .from_join(
-                        &game_play_conclude_by_second_illegal_move_valid_1,
-                        &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_second_illegal_move_valid
-                    .from_join(
-                        &game_play_conclude_by_second_illegal_move_valid_2,
-                        &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_second_illegal_move_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_second_illegal_move_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with definite premises
+        let game_play_conclude_by_second_illegal_move_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_definite
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_second_illegal_move_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_second_illegal_move_valid_1,
+            &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = second_illegal_move_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_second_illegal_move_valid_2,
+            &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_second_illegal_move_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_second_illegal_move_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_second_illegal_move_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
             .iter()
         {
@@ -11726,22 +9718,25 @@ fn explain_game_play_conclude_by_second_illegal_move_valid_definite(
                         rule: 24,
                         definite: true,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 49, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel :
+                        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -11759,73 +9754,50 @@ fn explain_game_play_conclude_by_second_illegal_move_valid_applicable(
     entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_second_illegal_move_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_second_illegal_move_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(
-                    stringify!(
-                        instances_of_game_play_conclude_by_second_illegal_move_valid
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with applicable premises
-            let game_play_conclude_by_second_illegal_move_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
-            game_play_conclude_by_second_illegal_move_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
-                            {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_second_illegal_move_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
-            let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = second_illegal_move_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-                game_play_conclude_by_second_illegal_move_valid_2
-                    .from_join(
-                        &game_play_conclude_by_second_illegal_move_valid_1,
-                        &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_second_illegal_move_valid
-                    .from_join(
-                        &game_play_conclude_by_second_illegal_move_valid_2,
-                        &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_second_illegal_move_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_second_illegal_move_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with applicable premises
+        let game_play_conclude_by_second_illegal_move_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_second_illegal_move_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_concluded
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_second_illegal_move_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_second_illegal_move_valid_1,
+            &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = second_illegal_move_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_second_illegal_move_valid_2,
+            &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_second_illegal_move_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_second_illegal_move_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_second_illegal_move_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
             .iter()
         {
@@ -11836,23 +9808,24 @@ fn explain_game_play_conclude_by_second_illegal_move_valid_applicable(
                         rule: 24,
                         definite: false,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 49, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel :
+                        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -11867,28 +9840,25 @@ fn explain_game_play_conclude_by_stalemate_enters_definite(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_stalemate_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_stalemate_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_stalemate_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with definite premises
-            instances_of_game_play_conclude_by_stalemate_enters
-                .extend(
-                    valid_transition_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_stalemate_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_stalemate_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with definite premises
+        instances_of_game_play_conclude_by_stalemate_enters
+            .extend(
+                valid_transition_definite
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_stalemate_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_stalemate_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -11897,15 +9867,16 @@ fn explain_game_play_conclude_by_stalemate_enters_definite(
                         rule: 25,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
                         }
                     ],
@@ -11921,28 +9892,25 @@ fn explain_game_play_conclude_by_stalemate_enters_applicable(
     >,
 ) {
     {
-        let instances_of_game_play_conclude_by_stalemate_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_stalemate_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_stalemate_enters));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with applicable premises
-            instances_of_game_play_conclude_by_stalemate_enters
-                .extend(
-                    valid_transition_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_conclude_by_stalemate_enters.complete()
-        };
+        let mut instances_of_game_play_conclude_by_stalemate_enters: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with applicable premises
+        instances_of_game_play_conclude_by_stalemate_enters
+            .extend(
+                valid_transition_concluded
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_conclude_by_stalemate_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_stalemate_enters,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -11951,15 +9919,15 @@ fn explain_game_play_conclude_by_stalemate_enters_applicable(
                         rule: 25,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::ENDED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
                         }
@@ -11978,68 +9946,50 @@ fn explain_game_play_conclude_by_stalemate_valid_definite(
     entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_stalemate_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_stalemate_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_stalemate_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with definite premises
-            let game_play_conclude_by_stalemate_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_stalemate_valid_1));
-            game_play_conclude_by_stalemate_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_definite
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_stalemate_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_stalemate_valid_2));
-            let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = stalemate_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-                game_play_conclude_by_stalemate_valid_2
-                    .from_join(
-                        &game_play_conclude_by_stalemate_valid_1,
-                        &game_play_conclude_by_stalemate_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_stalemate_valid
-                    .from_join(
-                        &game_play_conclude_by_stalemate_valid_2,
-                        &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_stalemate_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_stalemate_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with definite premises
+        let game_play_conclude_by_stalemate_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_definite
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_stalemate_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_stalemate_valid_1,
+            &game_play_conclude_by_stalemate_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = stalemate_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_stalemate_valid_2,
+            &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_stalemate_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_stalemate_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_stalemate_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -12048,22 +9998,24 @@ fn explain_game_play_conclude_by_stalemate_valid_definite(
                         rule: 26,
                         definite: true,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 51, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_STALEMATE_HAS_ENDED_THE_GAME as u32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -12079,68 +10031,50 @@ fn explain_game_play_conclude_by_stalemate_valid_applicable(
     entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_conclude_by_stalemate_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_conclude_by_stalemate_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_conclude_by_stalemate_valid));
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with applicable premises
-            let game_play_conclude_by_stalemate_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_stalemate_valid_1));
-            game_play_conclude_by_stalemate_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_conclude_by_stalemate_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_conclude_by_stalemate_valid_2));
-            let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = stalemate_has_ended_the_game
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-                game_play_conclude_by_stalemate_valid_2
-                    .from_join(
-                        &game_play_conclude_by_stalemate_valid_1,
-                        &game_play_conclude_by_stalemate_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_conclude_by_stalemate_valid
-                    .from_join(
-                        &game_play_conclude_by_stalemate_valid_2,
-                        &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_conclude_by_stalemate_valid.complete()
-        };
+        let mut instances_of_game_play_conclude_by_stalemate_valid: Vec<
+            (::clir::CaseId, Game),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with applicable premises
+        let game_play_conclude_by_stalemate_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_conclude_by_stalemate_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_concluded
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_conclude_by_stalemate_valid_2 = ::clir::rt::join(
+            &game_play_conclude_by_stalemate_valid_1,
+            &game_play_conclude_by_stalemate_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = stalemate_has_ended_the_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_conclude_by_stalemate_valid_2,
+            &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
+            &mut instances_of_game_play_conclude_by_stalemate_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_conclude_by_stalemate_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_conclude_by_stalemate_valid,
+        );
         for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -12149,23 +10083,23 @@ fn explain_game_play_conclude_by_stalemate_valid_applicable(
                         rule: 26,
                         definite: false,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]
-                        }, ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        }, ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 51, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_STALEMATE_HAS_ENDED_THE_GAME as u32,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -12180,28 +10114,23 @@ fn explain_game_play_play_move_enters_definite(
     >,
 ) {
     {
-        let instances_of_game_play_play_move_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_play_move_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_play_move_enters));
-            // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with definite premises
-            instances_of_game_play_play_move_enters
-                .extend(
-                    valid_transition_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::PLAY_MOVE {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_play_move_enters.complete()
-        };
+        let mut instances_of_game_play_play_move_enters: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with definite premises
+        instances_of_game_play_play_move_enters
+            .extend(
+                valid_transition_definite
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::PLAY_MOVE {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_play_move_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_play_move_enters,
+        );
         for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -12210,15 +10139,16 @@ fn explain_game_play_play_move_enters_definite(
                         rule: 27,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] }
                     ],
                 });
@@ -12233,28 +10163,23 @@ fn explain_game_play_play_move_enters_applicable(
     >,
 ) {
     {
-        let instances_of_game_play_play_move_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_play_move_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_play_move_enters));
-            // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with applicable premises
-            instances_of_game_play_play_move_enters
-                .extend(
-                    valid_transition_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::PLAY_MOVE {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_play_move_enters.complete()
-        };
+        let mut instances_of_game_play_play_move_enters: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with applicable premises
+        instances_of_game_play_play_move_enters
+            .extend(
+                valid_transition_concluded
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::PLAY_MOVE {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_play_move_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_play_move_enters,
+        );
         for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -12263,15 +10188,15 @@ fn explain_game_play_play_move_enters_applicable(
                         rule: 27,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] }
                     ],
@@ -12289,68 +10214,45 @@ fn explain_game_play_play_move_valid_definite(
     entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_play_move_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_play_move_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_play_move_valid));
-            // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with definite premises
-            let game_play_play_move_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_play_move_valid_1));
-            game_play_play_move_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::PLAY_MOVE {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_definite
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_play_move_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_play_move_valid_2));
-            let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = legal_move
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-                game_play_play_move_valid_2
-                    .from_join(
-                        &game_play_play_move_valid_1,
-                        &game_play_play_move_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_play_move_valid
-                    .from_join(
-                        &game_play_play_move_valid_2,
-                        &game_play_play_move_valid_3_legal_move,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_play_move_valid.complete()
-        };
+        let mut instances_of_game_play_play_move_valid: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with definite premises
+        let game_play_play_move_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::PLAY_MOVE {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_definite
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_play_move_valid_2 = ::clir::rt::join(
+            &game_play_play_move_valid_1,
+            &game_play_play_move_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = legal_move.iter().filter_map(|&(case, v0)| Some(((case, v0), ()))).collect();
+        ::clir::rt::join_into(
+            &game_play_play_move_valid_2,
+            &game_play_play_move_valid_3_legal_move,
+            &mut instances_of_game_play_play_move_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_play_move_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_play_move_valid,
+        );
         for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -12359,22 +10261,24 @@ fn explain_game_play_play_move_valid_definite(
                         rule: 28,
                         definite: true,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] },
-                        ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 33, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_LEGAL_MOVE as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -12390,68 +10294,45 @@ fn explain_game_play_play_move_valid_applicable(
     entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_play_move_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_play_move_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_play_move_valid));
-            // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with applicable premises
-            let game_play_play_move_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_play_move_valid_1));
-            game_play_play_move_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::PLAY_MOVE {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_play_move_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_play_move_valid_2));
-            let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = legal_move
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-                game_play_play_move_valid_2
-                    .from_join(
-                        &game_play_play_move_valid_1,
-                        &game_play_play_move_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_play_move_valid
-                    .from_join(
-                        &game_play_play_move_valid_2,
-                        &game_play_play_move_valid_3_legal_move,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_play_move_valid.complete()
-        };
+        let mut instances_of_game_play_play_move_valid: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with applicable premises
+        let game_play_play_move_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::PLAY_MOVE {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_play_move_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_concluded
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+            })
+            .collect();
+        let game_play_play_move_valid_2 = ::clir::rt::join(
+            &game_play_play_move_valid_1,
+            &game_play_play_move_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_play_move_valid_3_legal_move: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = legal_move.iter().filter_map(|&(case, v0)| Some(((case, v0), ()))).collect();
+        ::clir::rt::join_into(
+            &game_play_play_move_valid_2,
+            &game_play_play_move_valid_3_legal_move,
+            &mut instances_of_game_play_play_move_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_play_move_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_play_move_valid,
+        );
         for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -12460,23 +10341,23 @@ fn explain_game_play_play_move_valid_applicable(
                         rule: 28,
                         definite: false,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)] },
-                        ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)] },
-                        ::clir::Premise { rel : 33, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_LEGAL_MOVE as u32, negative : false,
+                        layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -12491,28 +10372,23 @@ fn explain_game_play_start_play_enters_definite(
     >,
 ) {
     {
-        let instances_of_game_play_start_play_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_start_play_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_start_play_enters));
-            // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with definite premises
-            instances_of_game_play_start_play_enters
-                .extend(
-                    valid_transition_definite
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::START_PLAY {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_start_play_enters.complete()
-        };
+        let mut instances_of_game_play_start_play_enters: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with definite premises
+        instances_of_game_play_start_play_enters
+            .extend(
+                valid_transition_definite
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::START_PLAY {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_start_play_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_start_play_enters,
+        );
         for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -12521,15 +10397,16 @@ fn explain_game_play_start_play_enters_definite(
                         rule: 29,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] }
                     ],
                 });
@@ -12544,28 +10421,23 @@ fn explain_game_play_start_play_enters_applicable(
     >,
 ) {
     {
-        let instances_of_game_play_start_play_enters = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_start_play_enters = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_start_play_enters));
-            // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with applicable premises
-            instances_of_game_play_start_play_enters
-                .extend(
-                    valid_transition_concluded
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::START_PLAY {
-                                Some((case, v0))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_start_play_enters.complete()
-        };
+        let mut instances_of_game_play_start_play_enters: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with applicable premises
+        instances_of_game_play_start_play_enters
+            .extend(
+                valid_transition_concluded
+                    .iter()
+                    .filter_map(|&(case, v0, a_1)| {
+                        if a_1 == GamePlayTransition::START_PLAY {
+                            Some((case, v0))
+                        } else {
+                            None
+                        }
+                    }),
+            );
+        let instances_of_game_play_start_play_enters = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_start_play_enters,
+        );
         for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
             instances
                 .push(::clir::Instance {
@@ -12574,15 +10446,15 @@ fn explain_game_play_start_play_enters_applicable(
                         rule: 29,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::PLAYING)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 53, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_VALID_TRANSITION as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] }
                     ],
@@ -12600,68 +10472,52 @@ fn explain_game_play_start_play_valid_definite(
     entered_state_definite: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_start_play_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_start_play_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_start_play_valid));
-            // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with definite premises
-            let game_play_start_play_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_start_play_valid_1));
-            game_play_start_play_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::START_PLAY {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_definite
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::NOT_STARTED {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_start_play_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_start_play_valid_2));
-            let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = play_started
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-                game_play_start_play_valid_2
-                    .from_join(
-                        &game_play_start_play_valid_1,
-                        &game_play_start_play_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_start_play_valid
-                    .from_join(
-                        &game_play_start_play_valid_2,
-                        &game_play_start_play_valid_3_play_started,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_start_play_valid.complete()
-        };
+        let mut instances_of_game_play_start_play_valid: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with definite premises
+        let game_play_start_play_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::START_PLAY {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_definite
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::NOT_STARTED {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_start_play_valid_2 = ::clir::rt::join(
+            &game_play_start_play_valid_1,
+            &game_play_start_play_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = play_started
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_start_play_valid_2,
+            &game_play_start_play_valid_3_play_started,
+            &mut instances_of_game_play_start_play_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_start_play_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_start_play_valid,
+        );
         for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -12670,22 +10526,24 @@ fn explain_game_play_start_play_valid_definite(
                         rule: 30,
                         definite: true,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] },
-                        ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::NOT_STARTED)] },
-                        ::clir::Premise { rel : 41, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_PLAY_STARTED as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -12701,68 +10559,52 @@ fn explain_game_play_start_play_valid_applicable(
     entered_state_concluded: &::clir::rt::Relation<(::clir::CaseId, Game, GamePlayState)>,
 ) {
     {
-        let instances_of_game_play_start_play_valid = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_start_play_valid = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_start_play_valid));
-            // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with applicable premises
-            let game_play_start_play_valid_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_start_play_valid_1));
-            game_play_start_play_valid_1
-                .extend(
-                    attempted_transition
-                        .iter()
-                        .filter_map(|&(case, v0, a_1)| {
-                            if a_1 == GamePlayTransition::START_PLAY {
-                                Some(((case, v0), ()))
-                            } else {
-                                None
-                            }
-                        }),
-                );
-            let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = entered_state_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::NOT_STARTED {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                })
-                .collect();
-            let game_play_start_play_valid_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), ()),
-                >(stringify!(game_play_start_play_valid_2));
-            let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = play_started
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-                game_play_start_play_valid_2
-                    .from_join(
-                        &game_play_start_play_valid_1,
-                        &game_play_start_play_valid_2_entered_state,
-                        |&(case, v0), &(), &()| ((case, v0), ()),
-                    );
-                instances_of_game_play_start_play_valid
-                    .from_join(
-                        &game_play_start_play_valid_2,
-                        &game_play_start_play_valid_3_play_started,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_game_play_start_play_valid.complete()
-        };
+        let mut instances_of_game_play_start_play_valid: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with applicable premises
+        let game_play_start_play_valid_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = attempted_transition
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayTransition::START_PLAY {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_start_play_valid_2_entered_state: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = entered_state_concluded
+            .iter()
+            .filter_map(|&(case, v0, a_1)| {
+                if a_1 == GamePlayState::NOT_STARTED {
+                    Some(((case, v0), ()))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let game_play_start_play_valid_2 = ::clir::rt::join(
+            &game_play_start_play_valid_1,
+            &game_play_start_play_valid_2_entered_state,
+            |&(case, v0), &(), &()| Some(((case, v0), ())),
+        );
+        let game_play_start_play_valid_3_play_started: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = play_started
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &game_play_start_play_valid_2,
+            &game_play_start_play_valid_3_play_started,
+            &mut instances_of_game_play_start_play_valid,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_game_play_start_play_valid = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_start_play_valid,
+        );
         for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
             instances
                 .push(::clir::Instance {
@@ -12771,23 +10613,23 @@ fn explain_game_play_start_play_valid_applicable(
                         rule: 30,
                         definite: false,
                     },
-                    rel: 53,
+                    rel: REL_VALID_TRANSITION as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 4, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_ATTEMPTED_TRANSITION as u32, negative
+                        : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayTransition::START_PLAY)] },
-                        ::clir::Premise { rel : 25, negative : false, layer :
-                        ::clir::Layer::Supported, args :
+                        ::clir::Premise { rel : REL_ENTERED_STATE as u32, negative :
+                        false, layer : ::clir::Layer::Supported, args :
                         vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::NOT_STARTED)] },
-                        ::clir::Premise { rel : 41, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PLAY_STARTED as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -12800,20 +10642,15 @@ fn explain_game_play_initial_definite(
     procedure_instance: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_game_play_initial = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_initial = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_initial));
-            // urn:fide:laws:clir:chess#GamePlay/initial: every instance with definite premises
-            instances_of_game_play_initial
-                .extend(
-                    procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_initial.complete()
-        };
+        let mut instances_of_game_play_initial: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/initial: every instance with definite premises
+        instances_of_game_play_initial
+            .extend(
+                procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_game_play_initial = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_initial,
+        );
         for &(case, v0) in instances_of_game_play_initial.iter() {
             instances
                 .push(::clir::Instance {
@@ -12822,16 +10659,16 @@ fn explain_game_play_initial_definite(
                         rule: 31,
                         definite: true,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 46, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_PROCEDURE_INSTANCE as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -12843,20 +10680,15 @@ fn explain_game_play_initial_applicable(
     procedure_instance: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_game_play_initial = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_game_play_initial = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_game_play_initial));
-            // urn:fide:laws:clir:chess#GamePlay/initial: every instance with applicable premises
-            instances_of_game_play_initial
-                .extend(
-                    procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_game_play_initial.complete()
-        };
+        let mut instances_of_game_play_initial: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#GamePlay/initial: every instance with applicable premises
+        instances_of_game_play_initial
+            .extend(
+                procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_game_play_initial = ::clir::rt::Relation::from_vec(
+            instances_of_game_play_initial,
+        );
         for &(case, v0) in instances_of_game_play_initial.iter() {
             instances
                 .push(::clir::Instance {
@@ -12865,15 +10697,15 @@ fn explain_game_play_initial_applicable(
                         rule: 31,
                         definite: false,
                     },
-                    rel: 25,
+                    rel: REL_ENTERED_STATE as u32,
                     negative: false,
                     head: vec![
                         ::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
                     ],
                     premises: vec![
-                        ::clir::Premise { rel : 46, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PROCEDURE_INSTANCE as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -12887,36 +10719,27 @@ fn explain_move_is_illegal_definite(
     not_move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_move_is_illegal = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_move_is_illegal = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_move_is_illegal));
-            // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with definite premises
-            let move_is_illegal_1 = iteration
-                .variable::<((::clir::CaseId, Game), ())>(stringify!(move_is_illegal_1));
-            move_is_illegal_1
-                .extend(
-                    checked_game.iter().filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                );
-            let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = not_move_meets_articles_3_1_to_3_9
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#MoveIsIllegal
-                instances_of_move_is_illegal
-                    .from_join(
-                        &move_is_illegal_1,
-                        &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_move_is_illegal.complete()
-        };
+        let mut instances_of_move_is_illegal: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with definite premises
+        let move_is_illegal_1: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = checked_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = not_move_meets_articles_3_1_to_3_9
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &move_is_illegal_1,
+            &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
+            &mut instances_of_move_is_illegal,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_move_is_illegal = ::clir::rt::Relation::from_vec(
+            instances_of_move_is_illegal,
+        );
         for &(case, v0) in instances_of_move_is_illegal.iter() {
             instances
                 .push(::clir::Instance {
@@ -12925,15 +10748,16 @@ fn explain_move_is_illegal_definite(
                         rule: 32,
                         definite: true,
                     },
-                    rel: 30,
+                    rel: REL_ILLEGAL_MOVE as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 13, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }, ::clir::Premise { rel : 34, negative : true, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_CHECKED_GAME as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                        REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9 as u32, negative : true, layer
+                        : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -12946,36 +10770,27 @@ fn explain_move_is_illegal_applicable(
     not_move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_move_is_illegal = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_move_is_illegal = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_move_is_illegal));
-            // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with applicable premises
-            let move_is_illegal_1 = iteration
-                .variable::<((::clir::CaseId, Game), ())>(stringify!(move_is_illegal_1));
-            move_is_illegal_1
-                .extend(
-                    checked_game.iter().filter_map(|&(case, v0)| Some(((case, v0), ()))),
-                );
-            let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), ()),
-            > = not_move_meets_articles_3_1_to_3_9
-                .iter()
-                .filter_map(|&(case, v0)| Some(((case, v0), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#MoveIsIllegal
-                instances_of_move_is_illegal
-                    .from_join(
-                        &move_is_illegal_1,
-                        &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
-                        |&(case, v0), &(), &()| (case, v0),
-                    );
-            }
-            instances_of_move_is_illegal.complete()
-        };
+        let mut instances_of_move_is_illegal: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with applicable premises
+        let move_is_illegal_1: ::clir::rt::Relation<((::clir::CaseId, Game), ())> = checked_game
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        let move_is_illegal_2_move_meets_articles_3_1_to_3_9: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), ()),
+        > = not_move_meets_articles_3_1_to_3_9
+            .iter()
+            .filter_map(|&(case, v0)| Some(((case, v0), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &move_is_illegal_1,
+            &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
+            &mut instances_of_move_is_illegal,
+            |&(case, v0), &(), &()| Some((case, v0)),
+        );
+        let instances_of_move_is_illegal = ::clir::rt::Relation::from_vec(
+            instances_of_move_is_illegal,
+        );
         for &(case, v0) in instances_of_move_is_illegal.iter() {
             instances
                 .push(::clir::Instance {
@@ -12984,14 +10799,15 @@ fn explain_move_is_illegal_applicable(
                         rule: 32,
                         definite: false,
                     },
-                    rel: 30,
+                    rel: REL_ILLEGAL_MOVE as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 13, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel : 34,
-                        negative : true, layer : ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_CHECKED_GAME as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0)] }, ::clir::Premise { rel :
+                        REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9 as u32, negative : true, layer
+                        : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -13004,22 +10820,17 @@ fn explain_move_is_legal_definite(
     move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_move_is_legal = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_move_is_legal = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_move_is_legal));
-            // urn:fide:laws:clir:chess#MoveIsLegal: every instance with definite premises
-            instances_of_move_is_legal
-                .extend(
-                    move_meets_articles_3_1_to_3_9
-                        .iter()
-                        .filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_move_is_legal.complete()
-        };
+        let mut instances_of_move_is_legal: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#MoveIsLegal: every instance with definite premises
+        instances_of_move_is_legal
+            .extend(
+                move_meets_articles_3_1_to_3_9
+                    .iter()
+                    .filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_move_is_legal = ::clir::rt::Relation::from_vec(
+            instances_of_move_is_legal,
+        );
         for &(case, v0) in instances_of_move_is_legal.iter() {
             instances
                 .push(::clir::Instance {
@@ -13028,13 +10839,13 @@ fn explain_move_is_legal_definite(
                         rule: 33,
                         definite: true,
                     },
-                    rel: 33,
+                    rel: REL_LEGAL_MOVE as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 34, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9 as
+                        u32, negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -13046,22 +10857,17 @@ fn explain_move_is_legal_applicable(
     move_meets_articles_3_1_to_3_9: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_move_is_legal = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_move_is_legal = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_move_is_legal));
-            // urn:fide:laws:clir:chess#MoveIsLegal: every instance with applicable premises
-            instances_of_move_is_legal
-                .extend(
-                    move_meets_articles_3_1_to_3_9
-                        .iter()
-                        .filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_move_is_legal.complete()
-        };
+        let mut instances_of_move_is_legal: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#MoveIsLegal: every instance with applicable premises
+        instances_of_move_is_legal
+            .extend(
+                move_meets_articles_3_1_to_3_9
+                    .iter()
+                    .filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_move_is_legal = ::clir::rt::Relation::from_vec(
+            instances_of_move_is_legal,
+        );
         for &(case, v0) in instances_of_move_is_legal.iter() {
             instances
                 .push(::clir::Instance {
@@ -13070,12 +10876,12 @@ fn explain_move_is_legal_applicable(
                         rule: 33,
                         definite: false,
                     },
-                    rel: 33,
+                    rel: REL_LEGAL_MOVE as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 34, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9 as
+                        u32, negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -13091,72 +10897,53 @@ fn explain_must_move_first_touched_piece_definite(
     player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_must_move_first_touched_piece = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_must_move_first_touched_piece = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, Piece),
-                >(stringify!(instances_of_must_move_first_touched_piece));
-            // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with definite premises
-            let must_move_first_touched_piece_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player, Piece), ()),
-                >(stringify!(must_move_first_touched_piece_1));
-            must_move_first_touched_piece_1
-                .extend(
-                    own_piece_of
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ()))),
-                );
-            let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
-                ((::clir::CaseId, Player, Piece), ()),
-            > = piece_touched_intentionally
-                .iter()
-                .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-                .collect();
-            let must_move_first_touched_piece_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Piece), (Player,)),
-                >(stringify!(must_move_first_touched_piece_2));
-            let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
-                ((::clir::CaseId, Piece), ()),
-            > = piece_can_be_moved
-                .iter()
-                .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                .collect();
-            let must_move_first_touched_piece_3 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Piece,)),
-                >(stringify!(must_move_first_touched_piece_3));
-            let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Game,)),
-            > = player_has_the_move
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
-                must_move_first_touched_piece_2
-                    .from_join(
-                        &must_move_first_touched_piece_1,
-                        &must_move_first_touched_piece_2_piece_touched_intentionally,
-                        |&(case, v1, v2), &(), &()| ((case, v2), (v1,)),
-                    );
-                must_move_first_touched_piece_3
-                    .from_join(
-                        &must_move_first_touched_piece_2,
-                        &must_move_first_touched_piece_3_piece_can_be_moved,
-                        |&(case, v2), &(v1,), &()| ((case, v1), (v2,)),
-                    );
-                instances_of_must_move_first_touched_piece
-                    .from_join(
-                        &must_move_first_touched_piece_3,
-                        &must_move_first_touched_piece_4_player_has_the_move,
-                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_must_move_first_touched_piece.complete()
-        };
+        let mut instances_of_must_move_first_touched_piece: Vec<
+            (::clir::CaseId, Game, Player, Piece),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with definite premises
+        let must_move_first_touched_piece_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player, Piece), ()),
+        > = own_piece_of
+            .iter()
+            .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+            .collect();
+        let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
+            ((::clir::CaseId, Player, Piece), ()),
+        > = piece_touched_intentionally
+            .iter()
+            .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+            .collect();
+        let must_move_first_touched_piece_2 = ::clir::rt::join(
+            &must_move_first_touched_piece_1,
+            &must_move_first_touched_piece_2_piece_touched_intentionally,
+            |&(case, v1, v2), &(), &()| Some(((case, v2), (v1,))),
+        );
+        let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
+            ((::clir::CaseId, Piece), ()),
+        > = piece_can_be_moved
+            .iter()
+            .filter_map(|&(case, v2)| Some(((case, v2), ())))
+            .collect();
+        let must_move_first_touched_piece_3 = ::clir::rt::join(
+            &must_move_first_touched_piece_2,
+            &must_move_first_touched_piece_3_piece_can_be_moved,
+            |&(case, v2), &(v1,), &()| Some(((case, v1), (v2,))),
+        );
+        let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        ::clir::rt::join_into(
+            &must_move_first_touched_piece_3,
+            &must_move_first_touched_piece_4_player_has_the_move,
+            &mut instances_of_must_move_first_touched_piece,
+            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_must_move_first_touched_piece = ::clir::rt::Relation::from_vec(
+            instances_of_must_move_first_touched_piece,
+        );
         for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece.iter() {
             instances
                 .push(::clir::Instance {
@@ -13165,18 +10952,20 @@ fn explain_must_move_first_touched_piece_definite(
                         rule: 34,
                         definite: true,
                     },
-                    rel: 36,
+                    rel: REL_MUST_MOVE_FIRST_TOUCHED_PIECE as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)],
                     premises: vec![
-                        ::clir::Premise { rel : 37, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
-                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 40,
+                        ::clir::Premise { rel : REL_OWN_PIECE_OF as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : REL_PIECE_TOUCHED_INTENTIONALLY as u32,
                         negative : false, layer : ::clir::Layer::Definite, args :
                         vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
-                        ::clir::Premise { rel : 38, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v2)]
-                        }, ::clir::Premise { rel : 42, negative : false, layer :
+                        ::clir::Premise { rel : REL_PIECE_CAN_BE_MOVED as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
                         ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
                         ::clir::Column::to_flat(v1)] }
                     ],
@@ -13193,72 +10982,53 @@ fn explain_must_move_first_touched_piece_applicable(
     player_has_the_move: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_must_move_first_touched_piece = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_must_move_first_touched_piece = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, Piece),
-                >(stringify!(instances_of_must_move_first_touched_piece));
-            // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with applicable premises
-            let must_move_first_touched_piece_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player, Piece), ()),
-                >(stringify!(must_move_first_touched_piece_1));
-            must_move_first_touched_piece_1
-                .extend(
-                    own_piece_of
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ()))),
-                );
-            let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
-                ((::clir::CaseId, Player, Piece), ()),
-            > = piece_touched_intentionally
-                .iter()
-                .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-                .collect();
-            let must_move_first_touched_piece_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Piece), (Player,)),
-                >(stringify!(must_move_first_touched_piece_2));
-            let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
-                ((::clir::CaseId, Piece), ()),
-            > = piece_can_be_moved
-                .iter()
-                .filter_map(|&(case, v2)| Some(((case, v2), ())))
-                .collect();
-            let must_move_first_touched_piece_3 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Piece,)),
-                >(stringify!(must_move_first_touched_piece_3));
-            let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Game,)),
-            > = player_has_the_move
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
-                must_move_first_touched_piece_2
-                    .from_join(
-                        &must_move_first_touched_piece_1,
-                        &must_move_first_touched_piece_2_piece_touched_intentionally,
-                        |&(case, v1, v2), &(), &()| ((case, v2), (v1,)),
-                    );
-                must_move_first_touched_piece_3
-                    .from_join(
-                        &must_move_first_touched_piece_2,
-                        &must_move_first_touched_piece_3_piece_can_be_moved,
-                        |&(case, v2), &(v1,), &()| ((case, v1), (v2,)),
-                    );
-                instances_of_must_move_first_touched_piece
-                    .from_join(
-                        &must_move_first_touched_piece_3,
-                        &must_move_first_touched_piece_4_player_has_the_move,
-                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_must_move_first_touched_piece.complete()
-        };
+        let mut instances_of_must_move_first_touched_piece: Vec<
+            (::clir::CaseId, Game, Player, Piece),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with applicable premises
+        let must_move_first_touched_piece_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player, Piece), ()),
+        > = own_piece_of
+            .iter()
+            .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+            .collect();
+        let must_move_first_touched_piece_2_piece_touched_intentionally: ::clir::rt::Relation<
+            ((::clir::CaseId, Player, Piece), ()),
+        > = piece_touched_intentionally
+            .iter()
+            .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+            .collect();
+        let must_move_first_touched_piece_2 = ::clir::rt::join(
+            &must_move_first_touched_piece_1,
+            &must_move_first_touched_piece_2_piece_touched_intentionally,
+            |&(case, v1, v2), &(), &()| Some(((case, v2), (v1,))),
+        );
+        let must_move_first_touched_piece_3_piece_can_be_moved: ::clir::rt::Relation<
+            ((::clir::CaseId, Piece), ()),
+        > = piece_can_be_moved
+            .iter()
+            .filter_map(|&(case, v2)| Some(((case, v2), ())))
+            .collect();
+        let must_move_first_touched_piece_3 = ::clir::rt::join(
+            &must_move_first_touched_piece_2,
+            &must_move_first_touched_piece_3_piece_can_be_moved,
+            |&(case, v2), &(v1,), &()| Some(((case, v1), (v2,))),
+        );
+        let must_move_first_touched_piece_4_player_has_the_move: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        ::clir::rt::join_into(
+            &must_move_first_touched_piece_3,
+            &must_move_first_touched_piece_4_player_has_the_move,
+            &mut instances_of_must_move_first_touched_piece,
+            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_must_move_first_touched_piece = ::clir::rt::Relation::from_vec(
+            instances_of_must_move_first_touched_piece,
+        );
         for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece.iter() {
             instances
                 .push(::clir::Instance {
@@ -13267,20 +11037,21 @@ fn explain_must_move_first_touched_piece_applicable(
                         rule: 34,
                         definite: false,
                     },
-                    rel: 36,
+                    rel: REL_MUST_MOVE_FIRST_TOUCHED_PIECE as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)],
                     premises: vec![
-                        ::clir::Premise { rel : 37, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_OWN_PIECE_OF as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
-                        ::clir::Premise { rel : 40, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
-                        ::clir::Premise { rel : 38, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 42,
+                        ::clir::Premise { rel : REL_PIECE_TOUCHED_INTENTIONALLY as u32,
                         negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : REL_PIECE_CAN_BE_MOVED as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v2)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -13295,56 +11066,42 @@ fn explain_resignation_drawn_if_mate_impossible_definite(
     player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
 ) {
     {
-        let instances_of_resignation_drawn_if_mate_impossible = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_resignation_drawn_if_mate_impossible = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_resignation_drawn_if_mate_impossible));
-            // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with definite premises
-            let resignation_drawn_if_mate_impossible_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_drawn_if_mate_impossible_1));
-            resignation_drawn_if_mate_impossible_1
-                .extend(
-                    player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                );
-            let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = king_cannot_be_checkmated
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let resignation_drawn_if_mate_impossible_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_drawn_if_mate_impossible_2));
-            let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = player_resigned
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-                resignation_drawn_if_mate_impossible_2
-                    .from_join(
-                        &resignation_drawn_if_mate_impossible_1,
-                        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                        |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                    );
-                instances_of_resignation_drawn_if_mate_impossible
-                    .from_join(
-                        &resignation_drawn_if_mate_impossible_2,
-                        &resignation_drawn_if_mate_impossible_3_player_resigned,
-                        |&(case, v1), &(v0,), &()| (case, v0, v1),
-                    );
-            }
-            instances_of_resignation_drawn_if_mate_impossible.complete()
-        };
+        let mut instances_of_resignation_drawn_if_mate_impossible: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with definite premises
+        let resignation_drawn_if_mate_impossible_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = king_cannot_be_checkmated
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
+            &resignation_drawn_if_mate_impossible_1,
+            &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+            |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
+        );
+        let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = player_resigned
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &resignation_drawn_if_mate_impossible_2,
+            &resignation_drawn_if_mate_impossible_3_player_resigned,
+            &mut instances_of_resignation_drawn_if_mate_impossible,
+            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+        );
+        let instances_of_resignation_drawn_if_mate_impossible = ::clir::rt::Relation::from_vec(
+            instances_of_resignation_drawn_if_mate_impossible,
+        );
         for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible.iter() {
             instances
                 .push(::clir::Instance {
@@ -13353,17 +11110,19 @@ fn explain_resignation_drawn_if_mate_impossible_definite(
                         rule: 35,
                         definite: true,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 31, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
-                        }, ::clir::Premise { rel : 43, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
+                        ::clir::Premise { rel : REL_KING_CANNOT_BE_CHECKMATED as u32,
                         negative : false, layer : ::clir::Layer::Definite, args :
-                        vec![::clir::Column::to_flat(v1)] }
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_OF as u32, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_RESIGNED as u32, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
+                        }
                     ],
                 });
         }
@@ -13377,56 +11136,42 @@ fn explain_resignation_drawn_if_mate_impossible_applicable(
     player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
 ) {
     {
-        let instances_of_resignation_drawn_if_mate_impossible = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_resignation_drawn_if_mate_impossible = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_resignation_drawn_if_mate_impossible));
-            // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with applicable premises
-            let resignation_drawn_if_mate_impossible_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_drawn_if_mate_impossible_1));
-            resignation_drawn_if_mate_impossible_1
-                .extend(
-                    player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                );
-            let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = king_cannot_be_checkmated
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let resignation_drawn_if_mate_impossible_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_drawn_if_mate_impossible_2));
-            let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = player_resigned
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-                resignation_drawn_if_mate_impossible_2
-                    .from_join(
-                        &resignation_drawn_if_mate_impossible_1,
-                        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                        |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                    );
-                instances_of_resignation_drawn_if_mate_impossible
-                    .from_join(
-                        &resignation_drawn_if_mate_impossible_2,
-                        &resignation_drawn_if_mate_impossible_3_player_resigned,
-                        |&(case, v1), &(v0,), &()| (case, v0, v1),
-                    );
-            }
-            instances_of_resignation_drawn_if_mate_impossible.complete()
-        };
+        let mut instances_of_resignation_drawn_if_mate_impossible: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with applicable premises
+        let resignation_drawn_if_mate_impossible_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = king_cannot_be_checkmated
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
+            &resignation_drawn_if_mate_impossible_1,
+            &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+            |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
+        );
+        let resignation_drawn_if_mate_impossible_3_player_resigned: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = player_resigned
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &resignation_drawn_if_mate_impossible_2,
+            &resignation_drawn_if_mate_impossible_3_player_resigned,
+            &mut instances_of_resignation_drawn_if_mate_impossible,
+            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+        );
+        let instances_of_resignation_drawn_if_mate_impossible = ::clir::rt::Relation::from_vec(
+            instances_of_resignation_drawn_if_mate_impossible,
+        );
         for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible.iter() {
             instances
                 .push(::clir::Instance {
@@ -13435,17 +11180,18 @@ fn explain_resignation_drawn_if_mate_impossible_applicable(
                         rule: 35,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 31, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 43,
+                        ::clir::Premise { rel : REL_KING_CANNOT_BE_CHECKMATED as u32,
                         negative : false, layer : ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
-                        ::clir::Premise { rel : 44, negative : false, layer :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_OF as u32, negative : false, layer :
                         ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : REL_PLAYER_RESIGNED as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -13459,40 +11205,31 @@ fn explain_resignation_ends_the_game_definite(
     player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
 ) {
     {
-        let instances_of_resignation_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_resignation_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_resignation_ends_the_game));
-            // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with definite premises
-            let resignation_ends_the_game_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_ends_the_game_1));
-            resignation_ends_the_game_1
-                .extend(
-                    player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                );
-            let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = player_resigned
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ResignationEndsTheGame
-                instances_of_resignation_ends_the_game
-                    .from_join(
-                        &resignation_ends_the_game_1,
-                        &resignation_ends_the_game_2_player_resigned,
-                        |&(case, v1), &(v0,), &()| (case, v0, v1),
-                    );
-            }
-            instances_of_resignation_ends_the_game.complete()
-        };
+        let mut instances_of_resignation_ends_the_game: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with definite premises
+        let resignation_ends_the_game_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = player_resigned
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &resignation_ends_the_game_1,
+            &resignation_ends_the_game_2_player_resigned,
+            &mut instances_of_resignation_ends_the_game,
+            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+        );
+        let instances_of_resignation_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_resignation_ends_the_game,
+        );
         for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -13501,14 +11238,15 @@ fn explain_resignation_ends_the_game_definite(
                         rule: 36,
                         definite: true,
                     },
-                    rel: 47,
+                    rel: REL_RESIGNATION_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 43, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
-                        negative : false, layer : ::clir::Layer::Definite, args :
+                        ::clir::Premise { rel : REL_PLAYER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
+                        ::clir::Premise { rel : REL_PLAYER_RESIGNED as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
                         vec![::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -13522,40 +11260,31 @@ fn explain_resignation_ends_the_game_applicable(
     player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
 ) {
     {
-        let instances_of_resignation_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_resignation_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_resignation_ends_the_game));
-            // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with applicable premises
-            let resignation_ends_the_game_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_ends_the_game_1));
-            resignation_ends_the_game_1
-                .extend(
-                    player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                );
-            let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = player_resigned
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ResignationEndsTheGame
-                instances_of_resignation_ends_the_game
-                    .from_join(
-                        &resignation_ends_the_game_1,
-                        &resignation_ends_the_game_2_player_resigned,
-                        |&(case, v1), &(v0,), &()| (case, v0, v1),
-                    );
-            }
-            instances_of_resignation_ends_the_game.complete()
-        };
+        let mut instances_of_resignation_ends_the_game: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with applicable premises
+        let resignation_ends_the_game_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        let resignation_ends_the_game_2_player_resigned: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = player_resigned
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &resignation_ends_the_game_1,
+            &resignation_ends_the_game_2_player_resigned,
+            &mut instances_of_resignation_ends_the_game,
+            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+        );
+        let instances_of_resignation_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_resignation_ends_the_game,
+        );
         for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -13564,15 +11293,15 @@ fn explain_resignation_ends_the_game_applicable(
                         rule: 36,
                         definite: false,
                     },
-                    rel: 47,
+                    rel: REL_RESIGNATION_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 43, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PLAYER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
-                        ::clir::Premise { rel : 44, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PLAYER_RESIGNED as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -13587,56 +11316,40 @@ fn explain_resignation_loses_definite(
     player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
 ) {
     {
-        let instances_of_resignation_loses = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_resignation_loses = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_resignation_loses));
-            // urn:fide:laws:clir:chess#ResignationLoses: every instance with definite premises
-            let resignation_loses_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_loses_1));
-            resignation_loses_1
-                .extend(
-                    player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                );
-            let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = not_king_cannot_be_checkmated
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let resignation_loses_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_loses_2));
-            let resignation_loses_3_player_resigned: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = player_resigned
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ResignationLoses
-                resignation_loses_2
-                    .from_join(
-                        &resignation_loses_1,
-                        &resignation_loses_2_king_cannot_be_checkmated,
-                        |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                    );
-                instances_of_resignation_loses
-                    .from_join(
-                        &resignation_loses_2,
-                        &resignation_loses_3_player_resigned,
-                        |&(case, v1), &(v0,), &()| (case, v0, v1),
-                    );
-            }
-            instances_of_resignation_loses.complete()
-        };
+        let mut instances_of_resignation_loses: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+        // urn:fide:laws:clir:chess#ResignationLoses: every instance with definite premises
+        let resignation_loses_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = not_king_cannot_be_checkmated
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let resignation_loses_2 = ::clir::rt::join(
+            &resignation_loses_1,
+            &resignation_loses_2_king_cannot_be_checkmated,
+            |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
+        );
+        let resignation_loses_3_player_resigned: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = player_resigned
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &resignation_loses_2,
+            &resignation_loses_3_player_resigned,
+            &mut instances_of_resignation_loses,
+            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+        );
+        let instances_of_resignation_loses = ::clir::rt::Relation::from_vec(
+            instances_of_resignation_loses,
+        );
         for &(case, v0, v1) in instances_of_resignation_loses.iter() {
             instances
                 .push(::clir::Instance {
@@ -13645,17 +11358,19 @@ fn explain_resignation_loses_definite(
                         rule: 37,
                         definite: true,
                     },
-                    rel: 28,
+                    rel: REL_GAME_LOST_BY as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 31, negative : true, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
-                        }, ::clir::Premise { rel : 43, negative : false, layer :
+                        ::clir::Premise { rel : REL_KING_CANNOT_BE_CHECKMATED as u32,
+                        negative : true, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_OF as u32, negative : false, layer :
                         ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 44,
-                        negative : false, layer : ::clir::Layer::Definite, args :
-                        vec![::clir::Column::to_flat(v1)] }
+                        ::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_RESIGNED as u32, negative : false, layer :
+                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
+                        }
                     ],
                 });
         }
@@ -13669,56 +11384,40 @@ fn explain_resignation_loses_applicable(
     player_resigned: &::clir::rt::Relation<(::clir::CaseId, Player)>,
 ) {
     {
-        let instances_of_resignation_loses = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_resignation_loses = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_resignation_loses));
-            // urn:fide:laws:clir:chess#ResignationLoses: every instance with applicable premises
-            let resignation_loses_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_loses_1));
-            resignation_loses_1
-                .extend(
-                    player_of
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,)))),
-                );
-            let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = not_king_cannot_be_checkmated
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let resignation_loses_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game,)),
-                >(stringify!(resignation_loses_2));
-            let resignation_loses_3_player_resigned: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = player_resigned
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ResignationLoses
-                resignation_loses_2
-                    .from_join(
-                        &resignation_loses_1,
-                        &resignation_loses_2_king_cannot_be_checkmated,
-                        |&(case, v1), &(v0,), &()| ((case, v1), (v0,)),
-                    );
-                instances_of_resignation_loses
-                    .from_join(
-                        &resignation_loses_2,
-                        &resignation_loses_3_player_resigned,
-                        |&(case, v1), &(v0,), &()| (case, v0, v1),
-                    );
-            }
-            instances_of_resignation_loses.complete()
-        };
+        let mut instances_of_resignation_loses: Vec<(::clir::CaseId, Game, Player)> = Vec::new();
+        // urn:fide:laws:clir:chess#ResignationLoses: every instance with applicable premises
+        let resignation_loses_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        let resignation_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = not_king_cannot_be_checkmated
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let resignation_loses_2 = ::clir::rt::join(
+            &resignation_loses_1,
+            &resignation_loses_2_king_cannot_be_checkmated,
+            |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
+        );
+        let resignation_loses_3_player_resigned: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = player_resigned
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &resignation_loses_2,
+            &resignation_loses_3_player_resigned,
+            &mut instances_of_resignation_loses,
+            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+        );
+        let instances_of_resignation_loses = ::clir::rt::Relation::from_vec(
+            instances_of_resignation_loses,
+        );
         for &(case, v0, v1) in instances_of_resignation_loses.iter() {
             instances
                 .push(::clir::Instance {
@@ -13727,17 +11426,18 @@ fn explain_resignation_loses_applicable(
                         rule: 37,
                         definite: false,
                     },
-                    rel: 28,
+                    rel: REL_GAME_LOST_BY as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 31, negative : true, layer :
+                        ::clir::Premise { rel : REL_KING_CANNOT_BE_CHECKMATED as u32,
+                        negative : true, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_OF as u32, negative : false, layer :
                         ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 43,
-                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] },
-                        ::clir::Premise { rel : 44, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PLAYER_RESIGNED as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -13752,58 +11452,44 @@ fn explain_second_illegal_move_drawn_if_mate_impossible_definite(
     player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_second_illegal_move_drawn_if_mate_impossible = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_second_illegal_move_drawn_if_mate_impossible = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_second_illegal_move_drawn_if_mate_impossible));
-            // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with definite premises
-            let second_illegal_move_drawn_if_mate_impossible_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
-            second_illegal_move_drawn_if_mate_impossible_1
-                .extend(
-                    completed_illegal_move_count
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| {
-                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                        }),
-                );
-            let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = king_cannot_be_checkmated
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let second_illegal_move_drawn_if_mate_impossible_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
-            let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Game,)),
-            > = player_of
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
-                second_illegal_move_drawn_if_mate_impossible_2
-                    .from_join(
-                        &second_illegal_move_drawn_if_mate_impossible_1,
-                        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                        |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
-                    );
-                instances_of_second_illegal_move_drawn_if_mate_impossible
-                    .from_join(
-                        &second_illegal_move_drawn_if_mate_impossible_2,
-                        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_second_illegal_move_drawn_if_mate_impossible.complete()
-        };
+        let mut instances_of_second_illegal_move_drawn_if_mate_impossible: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with definite premises
+        let second_illegal_move_drawn_if_mate_impossible_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (i64,)),
+        > = completed_illegal_move_count
+            .iter()
+            .filter_map(|&(case, v1, v2)| {
+                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+            })
+            .collect();
+        let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = king_cannot_be_checkmated
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
+            &second_illegal_move_drawn_if_mate_impossible_1,
+            &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+            |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
+        );
+        let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        ::clir::rt::join_into(
+            &second_illegal_move_drawn_if_mate_impossible_2,
+            &second_illegal_move_drawn_if_mate_impossible_3_player_of,
+            &mut instances_of_second_illegal_move_drawn_if_mate_impossible,
+            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_second_illegal_move_drawn_if_mate_impossible = ::clir::rt::Relation::from_vec(
+            instances_of_second_illegal_move_drawn_if_mate_impossible,
+        );
         for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
             .iter()
         {
@@ -13814,16 +11500,18 @@ fn explain_second_illegal_move_drawn_if_mate_impossible_definite(
                         rule: 38,
                         definite: true,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 31, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
-                        }, ::clir::Premise { rel : 18, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
-                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                        ::clir::Premise { rel : REL_KING_CANNOT_BE_CHECKMATED as u32,
                         negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_COMPLETED_ILLEGAL_MOVE_COUNT as u32, negative : false, layer
+                        : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : REL_PLAYER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -13838,58 +11526,44 @@ fn explain_second_illegal_move_drawn_if_mate_impossible_applicable(
     player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_second_illegal_move_drawn_if_mate_impossible = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_second_illegal_move_drawn_if_mate_impossible = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_second_illegal_move_drawn_if_mate_impossible));
-            // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with applicable premises
-            let second_illegal_move_drawn_if_mate_impossible_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_drawn_if_mate_impossible_1));
-            second_illegal_move_drawn_if_mate_impossible_1
-                .extend(
-                    completed_illegal_move_count
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| {
-                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                        }),
-                );
-            let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = king_cannot_be_checkmated
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let second_illegal_move_drawn_if_mate_impossible_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_drawn_if_mate_impossible_2));
-            let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Game,)),
-            > = player_of
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
-                second_illegal_move_drawn_if_mate_impossible_2
-                    .from_join(
-                        &second_illegal_move_drawn_if_mate_impossible_1,
-                        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-                        |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
-                    );
-                instances_of_second_illegal_move_drawn_if_mate_impossible
-                    .from_join(
-                        &second_illegal_move_drawn_if_mate_impossible_2,
-                        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_second_illegal_move_drawn_if_mate_impossible.complete()
-        };
+        let mut instances_of_second_illegal_move_drawn_if_mate_impossible: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with applicable premises
+        let second_illegal_move_drawn_if_mate_impossible_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (i64,)),
+        > = completed_illegal_move_count
+            .iter()
+            .filter_map(|&(case, v1, v2)| {
+                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+            })
+            .collect();
+        let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = king_cannot_be_checkmated
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
+            &second_illegal_move_drawn_if_mate_impossible_1,
+            &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+            |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
+        );
+        let second_illegal_move_drawn_if_mate_impossible_3_player_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        ::clir::rt::join_into(
+            &second_illegal_move_drawn_if_mate_impossible_2,
+            &second_illegal_move_drawn_if_mate_impossible_3_player_of,
+            &mut instances_of_second_illegal_move_drawn_if_mate_impossible,
+            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_second_illegal_move_drawn_if_mate_impossible = ::clir::rt::Relation::from_vec(
+            instances_of_second_illegal_move_drawn_if_mate_impossible,
+        );
         for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
             .iter()
         {
@@ -13900,17 +11574,18 @@ fn explain_second_illegal_move_drawn_if_mate_impossible_applicable(
                         rule: 38,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 31, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 18,
+                        ::clir::Premise { rel : REL_KING_CANNOT_BE_CHECKMATED as u32,
                         negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_COMPLETED_ILLEGAL_MOVE_COUNT as u32, negative : false, layer
+                        : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
-                        ::clir::Premise { rel : 43, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PLAYER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -13924,42 +11599,33 @@ fn explain_second_illegal_move_ends_the_game_definite(
     player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_second_illegal_move_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_second_illegal_move_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_second_illegal_move_ends_the_game));
-            // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with definite premises
-            let second_illegal_move_ends_the_game_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_ends_the_game_1));
-            second_illegal_move_ends_the_game_1
-                .extend(
-                    completed_illegal_move_count
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| {
-                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                        }),
-                );
-            let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Game,)),
-            > = player_of
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
-                instances_of_second_illegal_move_ends_the_game
-                    .from_join(
-                        &second_illegal_move_ends_the_game_1,
-                        &second_illegal_move_ends_the_game_2_player_of,
-                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_second_illegal_move_ends_the_game.complete()
-        };
+        let mut instances_of_second_illegal_move_ends_the_game: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with definite premises
+        let second_illegal_move_ends_the_game_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (i64,)),
+        > = completed_illegal_move_count
+            .iter()
+            .filter_map(|&(case, v1, v2)| {
+                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+            })
+            .collect();
+        let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        ::clir::rt::join_into(
+            &second_illegal_move_ends_the_game_1,
+            &second_illegal_move_ends_the_game_2_player_of,
+            &mut instances_of_second_illegal_move_ends_the_game,
+            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_second_illegal_move_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_second_illegal_move_ends_the_game,
+        );
         for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game.iter()
         {
             instances
@@ -13969,14 +11635,15 @@ fn explain_second_illegal_move_ends_the_game_definite(
                         rule: 39,
                         definite: true,
                     },
-                    rel: 49,
+                    rel: REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 18, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
-                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
+                        ::clir::Premise { rel : REL_COMPLETED_ILLEGAL_MOVE_COUNT as u32,
                         negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : REL_PLAYER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -13990,42 +11657,33 @@ fn explain_second_illegal_move_ends_the_game_applicable(
     player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_second_illegal_move_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_second_illegal_move_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_second_illegal_move_ends_the_game));
-            // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with applicable premises
-            let second_illegal_move_ends_the_game_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_ends_the_game_1));
-            second_illegal_move_ends_the_game_1
-                .extend(
-                    completed_illegal_move_count
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| {
-                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                        }),
-                );
-            let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Game,)),
-            > = player_of
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
-                instances_of_second_illegal_move_ends_the_game
-                    .from_join(
-                        &second_illegal_move_ends_the_game_1,
-                        &second_illegal_move_ends_the_game_2_player_of,
-                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_second_illegal_move_ends_the_game.complete()
-        };
+        let mut instances_of_second_illegal_move_ends_the_game: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with applicable premises
+        let second_illegal_move_ends_the_game_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (i64,)),
+        > = completed_illegal_move_count
+            .iter()
+            .filter_map(|&(case, v1, v2)| {
+                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+            })
+            .collect();
+        let second_illegal_move_ends_the_game_2_player_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        ::clir::rt::join_into(
+            &second_illegal_move_ends_the_game_1,
+            &second_illegal_move_ends_the_game_2_player_of,
+            &mut instances_of_second_illegal_move_ends_the_game,
+            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_second_illegal_move_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_second_illegal_move_ends_the_game,
+        );
         for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game.iter()
         {
             instances
@@ -14035,15 +11693,15 @@ fn explain_second_illegal_move_ends_the_game_applicable(
                         rule: 39,
                         definite: false,
                     },
-                    rel: 49,
+                    rel: REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 18, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_COMPLETED_ILLEGAL_MOVE_COUNT as u32,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
-                        ::clir::Premise { rel : 43, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PLAYER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -14058,58 +11716,44 @@ fn explain_second_illegal_move_loses_definite(
     player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_second_illegal_move_loses = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_second_illegal_move_loses = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_second_illegal_move_loses));
-            // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with definite premises
-            let second_illegal_move_loses_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_loses_1));
-            second_illegal_move_loses_1
-                .extend(
-                    completed_illegal_move_count
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| {
-                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                        }),
-                );
-            let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = not_king_cannot_be_checkmated
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let second_illegal_move_loses_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_loses_2));
-            let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Game,)),
-            > = player_of
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
-                second_illegal_move_loses_2
-                    .from_join(
-                        &second_illegal_move_loses_1,
-                        &second_illegal_move_loses_2_king_cannot_be_checkmated,
-                        |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
-                    );
-                instances_of_second_illegal_move_loses
-                    .from_join(
-                        &second_illegal_move_loses_2,
-                        &second_illegal_move_loses_3_player_of,
-                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_second_illegal_move_loses.complete()
-        };
+        let mut instances_of_second_illegal_move_loses: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with definite premises
+        let second_illegal_move_loses_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (i64,)),
+        > = completed_illegal_move_count
+            .iter()
+            .filter_map(|&(case, v1, v2)| {
+                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+            })
+            .collect();
+        let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = not_king_cannot_be_checkmated
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let second_illegal_move_loses_2 = ::clir::rt::join(
+            &second_illegal_move_loses_1,
+            &second_illegal_move_loses_2_king_cannot_be_checkmated,
+            |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
+        );
+        let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        ::clir::rt::join_into(
+            &second_illegal_move_loses_2,
+            &second_illegal_move_loses_3_player_of,
+            &mut instances_of_second_illegal_move_loses,
+            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_second_illegal_move_loses = ::clir::rt::Relation::from_vec(
+            instances_of_second_illegal_move_loses,
+        );
         for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter() {
             instances
                 .push(::clir::Instance {
@@ -14118,16 +11762,18 @@ fn explain_second_illegal_move_loses_definite(
                         rule: 40,
                         definite: true,
                     },
-                    rel: 28,
+                    rel: REL_GAME_LOST_BY as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 31, negative : true, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1)]
-                        }, ::clir::Premise { rel : 18, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v1),
-                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 43,
-                        negative : false, layer : ::clir::Layer::Definite, args :
+                        ::clir::Premise { rel : REL_KING_CANNOT_BE_CHECKMATED as u32,
+                        negative : true, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_COMPLETED_ILLEGAL_MOVE_COUNT as u32, negative : false, layer
+                        : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : REL_PLAYER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Definite, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -14142,58 +11788,44 @@ fn explain_second_illegal_move_loses_applicable(
     player_of: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_second_illegal_move_loses = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_second_illegal_move_loses = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_second_illegal_move_loses));
-            // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with applicable premises
-            let second_illegal_move_loses_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_loses_1));
-            second_illegal_move_loses_1
-                .extend(
-                    completed_illegal_move_count
-                        .iter()
-                        .filter_map(|&(case, v1, v2)| {
-                            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-                        }),
-                );
-            let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = not_king_cannot_be_checkmated
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            let second_illegal_move_loses_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (i64,)),
-                >(stringify!(second_illegal_move_loses_2));
-            let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), (Game,)),
-            > = player_of
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
-                second_illegal_move_loses_2
-                    .from_join(
-                        &second_illegal_move_loses_1,
-                        &second_illegal_move_loses_2_king_cannot_be_checkmated,
-                        |&(case, v1), &(v2,), &()| ((case, v1), (v2,)),
-                    );
-                instances_of_second_illegal_move_loses
-                    .from_join(
-                        &second_illegal_move_loses_2,
-                        &second_illegal_move_loses_3_player_of,
-                        |&(case, v1), &(v2,), &(v0,)| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_second_illegal_move_loses.complete()
-        };
+        let mut instances_of_second_illegal_move_loses: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with applicable premises
+        let second_illegal_move_loses_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (i64,)),
+        > = completed_illegal_move_count
+            .iter()
+            .filter_map(|&(case, v1, v2)| {
+                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+            })
+            .collect();
+        let second_illegal_move_loses_2_king_cannot_be_checkmated: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = not_king_cannot_be_checkmated
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        let second_illegal_move_loses_2 = ::clir::rt::join(
+            &second_illegal_move_loses_1,
+            &second_illegal_move_loses_2_king_cannot_be_checkmated,
+            |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
+        );
+        let second_illegal_move_loses_3_player_of: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), (Game,)),
+        > = player_of
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+            .collect();
+        ::clir::rt::join_into(
+            &second_illegal_move_loses_2,
+            &second_illegal_move_loses_3_player_of,
+            &mut instances_of_second_illegal_move_loses,
+            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+        );
+        let instances_of_second_illegal_move_loses = ::clir::rt::Relation::from_vec(
+            instances_of_second_illegal_move_loses,
+        );
         for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter() {
             instances
                 .push(::clir::Instance {
@@ -14202,17 +11834,18 @@ fn explain_second_illegal_move_loses_applicable(
                         rule: 40,
                         definite: false,
                     },
-                    rel: 28,
+                    rel: REL_GAME_LOST_BY as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 31, negative : true, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 18,
-                        negative : false, layer : ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_KING_CANNOT_BE_CHECKMATED as u32,
+                        negative : true, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_COMPLETED_ILLEGAL_MOVE_COUNT as u32, negative : false, layer
+                        : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)] },
-                        ::clir::Premise { rel : 43, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_PLAYER_OF as u32, negative : false,
+                        layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -14227,24 +11860,21 @@ fn explain_seventy_five_automatic_draw_applicable(
     >,
 ) {
     {
-        let instances_of_seventy_five_automatic_draw = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_seventy_five_automatic_draw = iteration
-                .variable::<
-                    (::clir::CaseId, Game, i64),
-                >(stringify!(instances_of_seventy_five_automatic_draw));
-            // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: every instance with applicable premises
-            instances_of_seventy_five_automatic_draw
-                .extend(
-                    moves_by_each_without_pawn_or_capture
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| {
-                            if v1 >= 75i64 { Some((case, v0, v1)) } else { None }
-                        }),
-                );
-            while iteration.changed() {}
-            instances_of_seventy_five_automatic_draw.complete()
-        };
+        let mut instances_of_seventy_five_automatic_draw: Vec<
+            (::clir::CaseId, Game, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: every instance with applicable premises
+        instances_of_seventy_five_automatic_draw
+            .extend(
+                moves_by_each_without_pawn_or_capture
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| {
+                        if v1 >= 75i64 { Some((case, v0, v1)) } else { None }
+                    }),
+            );
+        let instances_of_seventy_five_automatic_draw = ::clir::rt::Relation::from_vec(
+            instances_of_seventy_five_automatic_draw,
+        );
         for &(case, v0, v1) in instances_of_seventy_five_automatic_draw.iter() {
             instances
                 .push(::clir::Instance {
@@ -14253,13 +11883,14 @@ fn explain_seventy_five_automatic_draw_applicable(
                         rule: 41,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 35, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                        ::clir::Premise { rel : REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE
+                        as u32, negative : false, layer : ::clir::Layer::Concluded, args
+                        : vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]
+                        }
                     ],
                 });
         }
@@ -14271,20 +11902,13 @@ fn explain_stalemate_draws_definite(
     stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_stalemate_draws = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_stalemate_draws = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_stalemate_draws));
-            // urn:fide:laws:clir:chess#StalemateDraws: every instance with definite premises
-            instances_of_stalemate_draws
-                .extend(
-                    stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_stalemate_draws.complete()
-        };
+        let mut instances_of_stalemate_draws: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#StalemateDraws: every instance with definite premises
+        instances_of_stalemate_draws
+            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+        let instances_of_stalemate_draws = ::clir::rt::Relation::from_vec(
+            instances_of_stalemate_draws,
+        );
         for &(case, v0) in instances_of_stalemate_draws.iter() {
             instances
                 .push(::clir::Instance {
@@ -14293,13 +11917,13 @@ fn explain_stalemate_draws_definite(
                         rule: 42,
                         definite: true,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 50, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_STALEMATE_ARISEN as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -14311,20 +11935,13 @@ fn explain_stalemate_draws_applicable(
     stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_stalemate_draws = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_stalemate_draws = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_stalemate_draws));
-            // urn:fide:laws:clir:chess#StalemateDraws: every instance with applicable premises
-            instances_of_stalemate_draws
-                .extend(
-                    stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_stalemate_draws.complete()
-        };
+        let mut instances_of_stalemate_draws: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#StalemateDraws: every instance with applicable premises
+        instances_of_stalemate_draws
+            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+        let instances_of_stalemate_draws = ::clir::rt::Relation::from_vec(
+            instances_of_stalemate_draws,
+        );
         for &(case, v0) in instances_of_stalemate_draws.iter() {
             instances
                 .push(::clir::Instance {
@@ -14333,12 +11950,12 @@ fn explain_stalemate_draws_applicable(
                         rule: 42,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 50, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_STALEMATE_ARISEN as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -14351,20 +11968,13 @@ fn explain_stalemate_ends_the_game_definite(
     stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_stalemate_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_stalemate_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_stalemate_ends_the_game));
-            // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with definite premises
-            instances_of_stalemate_ends_the_game
-                .extend(
-                    stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_stalemate_ends_the_game.complete()
-        };
+        let mut instances_of_stalemate_ends_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with definite premises
+        instances_of_stalemate_ends_the_game
+            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+        let instances_of_stalemate_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_stalemate_ends_the_game,
+        );
         for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -14373,13 +11983,13 @@ fn explain_stalemate_ends_the_game_definite(
                         rule: 43,
                         definite: true,
                     },
-                    rel: 51,
+                    rel: REL_STALEMATE_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 50, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_STALEMATE_ARISEN as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -14391,20 +12001,13 @@ fn explain_stalemate_ends_the_game_applicable(
     stalemate_arisen: &::clir::rt::Relation<(::clir::CaseId, Game)>,
 ) {
     {
-        let instances_of_stalemate_ends_the_game = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_stalemate_ends_the_game = iteration
-                .variable::<
-                    (::clir::CaseId, Game),
-                >(stringify!(instances_of_stalemate_ends_the_game));
-            // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with applicable premises
-            instances_of_stalemate_ends_the_game
-                .extend(
-                    stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_stalemate_ends_the_game.complete()
-        };
+        let mut instances_of_stalemate_ends_the_game: Vec<(::clir::CaseId, Game)> = Vec::new();
+        // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with applicable premises
+        instances_of_stalemate_ends_the_game
+            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+        let instances_of_stalemate_ends_the_game = ::clir::rt::Relation::from_vec(
+            instances_of_stalemate_ends_the_game,
+        );
         for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
             instances
                 .push(::clir::Instance {
@@ -14413,12 +12016,12 @@ fn explain_stalemate_ends_the_game_applicable(
                         rule: 43,
                         definite: false,
                     },
-                    rel: 51,
+                    rel: REL_STALEMATE_HAS_ENDED_THE_GAME as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 50, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_STALEMATE_ARISEN as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
@@ -14433,58 +12036,44 @@ fn explain_threefold_claim_correct_definite(
     position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
 ) {
     {
-        let instances_of_threefold_claim_correct = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_threefold_claim_correct = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_threefold_claim_correct));
-            // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with definite premises
-            let threefold_claim_correct_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (i64,)),
-                >(stringify!(threefold_claim_correct_1));
-            threefold_claim_correct_1
-                .extend(
-                    position_occurrence_count
-                        .iter()
-                        .filter_map(|&(case, v0, v2)| {
-                            if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
-                        }),
-                );
-            let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), (Player,)),
-            > = player_has_the_move
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-                .collect();
-            let threefold_claim_correct_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game, i64)),
-                >(stringify!(threefold_claim_correct_2));
-            let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = draw_claimed
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-                threefold_claim_correct_2
-                    .from_join(
-                        &threefold_claim_correct_1,
-                        &threefold_claim_correct_2_player_has_the_move,
-                        |&(case, v0), &(v2,), &(v1,)| ((case, v1), (v0, v2)),
-                    );
-                instances_of_threefold_claim_correct
-                    .from_join(
-                        &threefold_claim_correct_2,
-                        &threefold_claim_correct_3_draw_claimed,
-                        |&(case, v1), &(v0, v2), &()| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_threefold_claim_correct.complete()
-        };
+        let mut instances_of_threefold_claim_correct: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with definite premises
+        let threefold_claim_correct_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (i64,)),
+        > = position_occurrence_count
+            .iter()
+            .filter_map(|&(case, v0, v2)| {
+                if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
+            })
+            .collect();
+        let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (Player,)),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+            .collect();
+        let threefold_claim_correct_2 = ::clir::rt::join(
+            &threefold_claim_correct_1,
+            &threefold_claim_correct_2_player_has_the_move,
+            |&(case, v0), &(v2,), &(v1,)| Some(((case, v1), (v0, v2))),
+        );
+        let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = draw_claimed
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &threefold_claim_correct_2,
+            &threefold_claim_correct_3_draw_claimed,
+            &mut instances_of_threefold_claim_correct,
+            |&(case, v1), &(v0, v2), &()| Some((case, v0, v1, v2)),
+        );
+        let instances_of_threefold_claim_correct = ::clir::rt::Relation::from_vec(
+            instances_of_threefold_claim_correct,
+        );
         for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
             instances
                 .push(::clir::Instance {
@@ -14493,17 +12082,19 @@ fn explain_threefold_claim_correct_definite(
                         rule: 44,
                         definite: true,
                     },
-                    rel: 52,
+                    rel: REL_THREEFOLD_CLAIM_CORRECT as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 45, negative : false, layer :
+                        ::clir::Premise { rel : REL_POSITION_OCCURRENCE_COUNT as u32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : REL_DRAW_CLAIMED as u32, negative :
+                        false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
                         ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v2)] }, ::clir::Premise { rel : 22,
-                        negative : false, layer : ::clir::Layer::Definite, args :
-                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 42,
-                        negative : false, layer : ::clir::Layer::Definite, args :
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
+                        ::clir::Column::to_flat(v1)] }
                     ],
                 });
         }
@@ -14517,58 +12108,44 @@ fn explain_threefold_claim_correct_applicable(
     position_occurrence_count: &::clir::rt::Relation<(::clir::CaseId, Game, i64)>,
 ) {
     {
-        let instances_of_threefold_claim_correct = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_threefold_claim_correct = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player, i64),
-                >(stringify!(instances_of_threefold_claim_correct));
-            // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with applicable premises
-            let threefold_claim_correct_1 = iteration
-                .variable::<
-                    ((::clir::CaseId, Game), (i64,)),
-                >(stringify!(threefold_claim_correct_1));
-            threefold_claim_correct_1
-                .extend(
-                    position_occurrence_count
-                        .iter()
-                        .filter_map(|&(case, v0, v2)| {
-                            if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
-                        }),
-                );
-            let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
-                ((::clir::CaseId, Game), (Player,)),
-            > = player_has_the_move
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-                .collect();
-            let threefold_claim_correct_2 = iteration
-                .variable::<
-                    ((::clir::CaseId, Player), (Game, i64)),
-                >(stringify!(threefold_claim_correct_2));
-            let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
-                ((::clir::CaseId, Player), ()),
-            > = draw_claimed
-                .iter()
-                .filter_map(|&(case, v1)| Some(((case, v1), ())))
-                .collect();
-            while iteration.changed() {
-                // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-                threefold_claim_correct_2
-                    .from_join(
-                        &threefold_claim_correct_1,
-                        &threefold_claim_correct_2_player_has_the_move,
-                        |&(case, v0), &(v2,), &(v1,)| ((case, v1), (v0, v2)),
-                    );
-                instances_of_threefold_claim_correct
-                    .from_join(
-                        &threefold_claim_correct_2,
-                        &threefold_claim_correct_3_draw_claimed,
-                        |&(case, v1), &(v0, v2), &()| (case, v0, v1, v2),
-                    );
-            }
-            instances_of_threefold_claim_correct.complete()
-        };
+        let mut instances_of_threefold_claim_correct: Vec<
+            (::clir::CaseId, Game, Player, i64),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with applicable premises
+        let threefold_claim_correct_1: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (i64,)),
+        > = position_occurrence_count
+            .iter()
+            .filter_map(|&(case, v0, v2)| {
+                if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
+            })
+            .collect();
+        let threefold_claim_correct_2_player_has_the_move: ::clir::rt::Relation<
+            ((::clir::CaseId, Game), (Player,)),
+        > = player_has_the_move
+            .iter()
+            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+            .collect();
+        let threefold_claim_correct_2 = ::clir::rt::join(
+            &threefold_claim_correct_1,
+            &threefold_claim_correct_2_player_has_the_move,
+            |&(case, v0), &(v2,), &(v1,)| Some(((case, v1), (v0, v2))),
+        );
+        let threefold_claim_correct_3_draw_claimed: ::clir::rt::Relation<
+            ((::clir::CaseId, Player), ()),
+        > = draw_claimed
+            .iter()
+            .filter_map(|&(case, v1)| Some(((case, v1), ())))
+            .collect();
+        ::clir::rt::join_into(
+            &threefold_claim_correct_2,
+            &threefold_claim_correct_3_draw_claimed,
+            &mut instances_of_threefold_claim_correct,
+            |&(case, v1), &(v0, v2), &()| Some((case, v0, v1, v2)),
+        );
+        let instances_of_threefold_claim_correct = ::clir::rt::Relation::from_vec(
+            instances_of_threefold_claim_correct,
+        );
         for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
             instances
                 .push(::clir::Instance {
@@ -14577,17 +12154,18 @@ fn explain_threefold_claim_correct_applicable(
                         rule: 44,
                         definite: false,
                     },
-                    rel: 52,
+                    rel: REL_THREEFOLD_CLAIM_CORRECT as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
                     premises: vec![
-                        ::clir::Premise { rel : 45, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] },
-                        ::clir::Premise { rel : 22, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
-                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel : 42,
+                        ::clir::Premise { rel : REL_POSITION_OCCURRENCE_COUNT as u32,
                         negative : false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)] },
+                        ::clir::Premise { rel : REL_DRAW_CLAIMED as u32, negative :
+                        false, layer : ::clir::Layer::Concluded, args :
+                        vec![::clir::Column::to_flat(v1)] }, ::clir::Premise { rel :
+                        REL_PLAYER_HAS_THE_MOVE as u32, negative : false, layer :
+                        ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -14600,22 +12178,19 @@ fn explain_threefold_claim_draws_definite(
     threefold_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_threefold_claim_draws = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_threefold_claim_draws = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_threefold_claim_draws));
-            // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with definite premises
-            instances_of_threefold_claim_draws
-                .extend(
-                    threefold_claim_correct
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                );
-            while iteration.changed() {}
-            instances_of_threefold_claim_draws.complete()
-        };
+        let mut instances_of_threefold_claim_draws: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with definite premises
+        instances_of_threefold_claim_draws
+            .extend(
+                threefold_claim_correct
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+            );
+        let instances_of_threefold_claim_draws = ::clir::rt::Relation::from_vec(
+            instances_of_threefold_claim_draws,
+        );
         for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
             instances
                 .push(::clir::Instance {
@@ -14624,13 +12199,13 @@ fn explain_threefold_claim_draws_definite(
                         rule: 45,
                         definite: true,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 52, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(v1)] }
+                        ::clir::Premise { rel : REL_THREEFOLD_CLAIM_CORRECT as u32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
         }
@@ -14642,22 +12217,19 @@ fn explain_threefold_claim_draws_applicable(
     threefold_claim_correct: &::clir::rt::Relation<(::clir::CaseId, Game, Player)>,
 ) {
     {
-        let instances_of_threefold_claim_draws = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_threefold_claim_draws = iteration
-                .variable::<
-                    (::clir::CaseId, Game, Player),
-                >(stringify!(instances_of_threefold_claim_draws));
-            // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with applicable premises
-            instances_of_threefold_claim_draws
-                .extend(
-                    threefold_claim_correct
-                        .iter()
-                        .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-                );
-            while iteration.changed() {}
-            instances_of_threefold_claim_draws.complete()
-        };
+        let mut instances_of_threefold_claim_draws: Vec<
+            (::clir::CaseId, Game, Player),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with applicable premises
+        instances_of_threefold_claim_draws
+            .extend(
+                threefold_claim_correct
+                    .iter()
+                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
+            );
+        let instances_of_threefold_claim_draws = ::clir::rt::Relation::from_vec(
+            instances_of_threefold_claim_draws,
+        );
         for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
             instances
                 .push(::clir::Instance {
@@ -14666,12 +12238,12 @@ fn explain_threefold_claim_draws_applicable(
                         rule: 45,
                         definite: false,
                     },
-                    rel: 27,
+                    rel: REL_GAME_DRAWN as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 52, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_THREEFOLD_CLAIM_CORRECT as u32,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)] }
                     ],
                 });
@@ -14684,22 +12256,19 @@ fn explain_unregulated_case_decided_by_arbiter_definite(
     case_not_precisely_regulated: &::clir::rt::Relation<(::clir::CaseId, Situation)>,
 ) {
     {
-        let instances_of_unregulated_case_decided_by_arbiter = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_unregulated_case_decided_by_arbiter = iteration
-                .variable::<
-                    (::clir::CaseId, Situation),
-                >(stringify!(instances_of_unregulated_case_decided_by_arbiter));
-            // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with definite premises
-            instances_of_unregulated_case_decided_by_arbiter
-                .extend(
-                    case_not_precisely_regulated
-                        .iter()
-                        .filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_unregulated_case_decided_by_arbiter.complete()
-        };
+        let mut instances_of_unregulated_case_decided_by_arbiter: Vec<
+            (::clir::CaseId, Situation),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with definite premises
+        instances_of_unregulated_case_decided_by_arbiter
+            .extend(
+                case_not_precisely_regulated
+                    .iter()
+                    .filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_unregulated_case_decided_by_arbiter = ::clir::rt::Relation::from_vec(
+            instances_of_unregulated_case_decided_by_arbiter,
+        );
         for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter.iter() {
             instances
                 .push(::clir::Instance {
@@ -14708,13 +12277,13 @@ fn explain_unregulated_case_decided_by_arbiter_definite(
                         rule: 46,
                         definite: true,
                     },
-                    rel: 1,
+                    rel: REL_ARBITER_COMPETENT_TO_DECIDE as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 7, negative : false, layer :
-                        ::clir::Layer::Definite, args : vec![::clir::Column::to_flat(v0)]
-                        }
+                        ::clir::Premise { rel : REL_CASE_NOT_PRECISELY_REGULATED as u32,
+                        negative : false, layer : ::clir::Layer::Definite, args :
+                        vec![::clir::Column::to_flat(v0)] }
                     ],
                 });
         }
@@ -14726,22 +12295,19 @@ fn explain_unregulated_case_decided_by_arbiter_applicable(
     case_not_precisely_regulated: &::clir::rt::Relation<(::clir::CaseId, Situation)>,
 ) {
     {
-        let instances_of_unregulated_case_decided_by_arbiter = {
-            let mut iteration = ::clir::rt::Iteration::new();
-            let instances_of_unregulated_case_decided_by_arbiter = iteration
-                .variable::<
-                    (::clir::CaseId, Situation),
-                >(stringify!(instances_of_unregulated_case_decided_by_arbiter));
-            // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with applicable premises
-            instances_of_unregulated_case_decided_by_arbiter
-                .extend(
-                    case_not_precisely_regulated
-                        .iter()
-                        .filter_map(|&(case, v0)| Some((case, v0))),
-                );
-            while iteration.changed() {}
-            instances_of_unregulated_case_decided_by_arbiter.complete()
-        };
+        let mut instances_of_unregulated_case_decided_by_arbiter: Vec<
+            (::clir::CaseId, Situation),
+        > = Vec::new();
+        // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with applicable premises
+        instances_of_unregulated_case_decided_by_arbiter
+            .extend(
+                case_not_precisely_regulated
+                    .iter()
+                    .filter_map(|&(case, v0)| Some((case, v0))),
+            );
+        let instances_of_unregulated_case_decided_by_arbiter = ::clir::rt::Relation::from_vec(
+            instances_of_unregulated_case_decided_by_arbiter,
+        );
         for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter.iter() {
             instances
                 .push(::clir::Instance {
@@ -14750,12 +12316,12 @@ fn explain_unregulated_case_decided_by_arbiter_applicable(
                         rule: 46,
                         definite: false,
                     },
-                    rel: 1,
+                    rel: REL_ARBITER_COMPETENT_TO_DECIDE as u32,
                     negative: false,
                     head: vec![::clir::Column::to_flat(v0)],
                     premises: vec![
-                        ::clir::Premise { rel : 7, negative : false, layer :
-                        ::clir::Layer::Concluded, args :
+                        ::clir::Premise { rel : REL_CASE_NOT_PRECISELY_REGULATED as u32,
+                        negative : false, layer : ::clir::Layer::Concluded, args :
                         vec![::clir::Column::to_flat(v0)] }
                     ],
                 });

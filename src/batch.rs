@@ -1,7 +1,8 @@
 //! Batches of cases in the flat form generated code evaluates, and their results.
 
 use crate::schema::{RelationInfo, Schema};
-use crate::value::{CaseId, Interner, Row, Sym};
+use crate::value::{CaseId, Fact, Interner, Row, Sym};
+use datafrog::Relation;
 
 /// Index of the flat rows of relation `rel` with sign `negative`.
 pub fn slot(rel: usize, negative: bool) -> usize {
@@ -50,6 +51,11 @@ impl Batch {
         self.interner.intern(name)
     }
 
+    /// The input facts of relation `rel` with sign `negative`, as a relation of typed tuples.
+    pub fn input<T: Fact>(&self, rel: usize, negative: bool) -> Relation<T> {
+        self.facts[slot(rel, negative)].chunks_exact(T::ARITY + 1).map(T::from_flat_row).collect()
+    }
+
     /// Rows of a relation and sign, typed, with their case.
     pub fn rows(&self, rel: usize, negative: bool, arity: usize) -> impl Iterator<Item = (CaseId, &[i64])> + '_ {
         self.facts[slot(rel, negative)].chunks_exact(arity + 1).map(|r| (CaseId(r[0] as u32), &r[1..]))
@@ -67,6 +73,45 @@ pub struct Output {
     pub contradictions: Vec<Vec<i64>>,
     /// With `Batch::explain`: every rule instance and closure negative.
     pub instances: Vec<crate::explain::Instance>,
+}
+
+impl Output {
+    /// An empty output for a package of `relations` relations.
+    pub fn new(relations: usize) -> Output {
+        Output {
+            concluded: vec![Vec::new(); relations * 2],
+            definite: vec![Vec::new(); relations * 2],
+            contradictions: vec![Vec::new(); relations],
+            instances: Vec::new(),
+        }
+    }
+
+    /// Records the `+d` and `+D` conclusions of institutional relation `rel` with sign `negative`.
+    pub fn conclude<T: Fact>(&mut self, rel: usize, negative: bool, concluded: &Relation<T>, definite: &Relation<T>) {
+        self.concluded[slot(rel, negative)] = flat(concluded);
+        self.definite[slot(rel, negative)] = flat(definite);
+    }
+
+    /// Records the tuples of relation `rel` whose both signs are definite.
+    pub fn contradict<T: Fact>(&mut self, rel: usize, positive: &Relation<T>, negative: &Relation<T>) {
+        self.contradictions[rel] = flat(&crate::rt::intersection(positive, negative));
+    }
+
+    /// What was concluded of relation `rel` with sign `negative` in `case`, typed.
+    pub fn conclusions<T: Row>(&self, rel: usize, negative: bool, case: CaseId) -> Conclusions<T> {
+        Conclusions {
+            concluded: case_rows(&self.concluded[slot(rel, negative)], T::ARITY, case),
+            definite: case_rows(&self.definite[slot(rel, negative)], T::ARITY, case),
+        }
+    }
+}
+
+fn flat<T: Fact>(r: &Relation<T>) -> Vec<i64> {
+    let mut out = Vec::with_capacity(r.len() * (T::ARITY + 1));
+    for t in r.iter() {
+        t.push_flat(&mut out);
+    }
+    out
 }
 
 /// Flattens relation tuples `(case, cols..)` into rows.

@@ -24,7 +24,7 @@ pub use explain::{Instance, Layer, Premise, Source};
 pub use schema::{
     AnchorInfo, ClosureInfo, ConstantInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo, Schema,
 };
-pub use value::{CaseId, Column, Interner, Row, Str, Sym};
+pub use value::{CaseId, Column, Fact, Interner, Row, Str, Sym};
 
 /// A compiled package, as the batch and JSONL paths use it.
 pub trait Package: Sync {

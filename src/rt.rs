@@ -52,6 +52,53 @@ pub fn union<T: Ord + Clone>(parts: &[&Relation<T>]) -> Relation<T> {
     Relation::from_vec(all)
 }
 
+/// Joins `a` and `b` (each sorted, keyed by its first component) and adds to `output` what
+/// `logic` keeps of every pair of tuples with equal keys: the straight-line join of a stratum
+/// that reads only lower strata (no datafrog iteration).
+pub fn join_into<K: Ord, V1, V2, T>(
+    a: &Relation<(K, V1)>,
+    b: &Relation<(K, V2)>,
+    output: &mut Vec<T>,
+    mut logic: impl FnMut(&K, &V1, &V2) -> Option<T>,
+) where
+    (K, V1): Ord,
+    (K, V2): Ord,
+{
+    let (mut x, mut y) = (&a.elements[..], &b.elements[..]);
+    while let (Some(first_x), Some(first_y)) = (x.first(), y.first()) {
+        match first_x.0.cmp(&first_y.0) {
+            std::cmp::Ordering::Less => x = &x[x.partition_point(|t| t.0 < first_y.0)..],
+            std::cmp::Ordering::Greater => y = &y[y.partition_point(|t| t.0 < first_x.0)..],
+            std::cmp::Ordering::Equal => {
+                let n = x.partition_point(|t| t.0 <= first_x.0);
+                let m = y.partition_point(|t| t.0 <= first_y.0);
+                for (k, v1) in &x[..n] {
+                    for (_, v2) in &y[..m] {
+                        output.extend(logic(k, v1, v2));
+                    }
+                }
+                x = &x[n..];
+                y = &y[m..];
+            }
+        }
+    }
+}
+
+/// [`join_into`] a new relation.
+pub fn join<K: Ord, V1, V2, T: Ord>(
+    a: &Relation<(K, V1)>,
+    b: &Relation<(K, V2)>,
+    logic: impl FnMut(&K, &V1, &V2) -> Option<T>,
+) -> Relation<T>
+where
+    (K, V1): Ord,
+    (K, V2): Ord,
+{
+    let mut out = Vec::new();
+    join_into(a, b, &mut out, logic);
+    Relation::from_vec(out)
+}
+
 /// Runs `iteration` to its fixpoint.
 pub fn fixpoint(iteration: &mut Iteration, mut round: impl FnMut()) {
     while iteration.changed() {
@@ -70,5 +117,17 @@ mod tests {
         assert_eq!(difference(&a, &b).elements, vec![1, 3, 8]);
         assert_eq!(intersection(&a, &b).elements, vec![2, 5]);
         assert_eq!(union(&[&a, &b]).elements, vec![0, 1, 2, 3, 5, 8, 9]);
+    }
+
+    #[test]
+    fn join_pairs_every_tuple_of_equal_keys() {
+        let a = Relation::from_vec(vec![(1, 'a'), (1, 'b'), (2, 'c'), (4, 'd')]);
+        let b = Relation::from_vec(vec![(0, 'x'), (1, 'y'), (1, 'z'), (4, 'w'), (5, 'v')]);
+        let all = join(&a, &b, |k, v1, v2| Some((*k, *v1, *v2)));
+        assert_eq!(all.elements, vec![(1, 'a', 'y'), (1, 'a', 'z'), (1, 'b', 'y'), (1, 'b', 'z'), (4, 'd', 'w')]);
+        let kept = join(&a, &b, |k, v1, _| (*k == 1).then_some(*v1));
+        assert_eq!(kept.elements, vec!['a', 'b']);
+        let datafrog = Relation::from_join(&a, &b, |k, v1, v2| (*k, *v1, *v2));
+        assert_eq!(all.elements, datafrog.elements);
     }
 }

@@ -82,31 +82,70 @@ impl Column for Sym {
 
 /// A typed tuple decoded from a flat row (without its case column).
 pub trait Row: Sized {
+    /// How many columns.
+    const ARITY: usize;
     /// Decodes `row` (exactly the tuple's arity).
     fn from_row(row: &[i64]) -> Self;
 }
 
 impl Row for () {
+    const ARITY: usize = 0;
     fn from_row(_: &[i64]) -> Self {}
 }
 
+/// A tuple of a relation as generated code holds it: the case, then the columns. Reading input
+/// facts from a [`Batch`](crate::Batch) and writing conclusions to an [`Output`](crate::Output)
+/// go through it, so generated code never touches the flat layout.
+pub trait Fact: Ord + Clone {
+    /// Columns besides the case.
+    const ARITY: usize;
+    /// From a flat row `[case, columns..]`.
+    fn from_flat_row(row: &[i64]) -> Self;
+    /// Appends the flat row `[case, columns..]`.
+    fn push_flat(&self, out: &mut Vec<i64>);
+}
+
+impl Fact for (CaseId,) {
+    const ARITY: usize = 0;
+    fn from_flat_row(row: &[i64]) -> Self {
+        (CaseId(row[0] as u32),)
+    }
+    fn push_flat(&self, out: &mut Vec<i64>) {
+        out.push(self.0 .0 as i64);
+    }
+}
+
 macro_rules! row_tuple {
-    ($($t:ident $i:tt),+) => {
+    ($n:literal; $($t:ident $i:tt $j:tt),+) => {
         impl<$($t: Column),+> Row for ($($t,)+) {
+            const ARITY: usize = $n;
             fn from_row(row: &[i64]) -> Self {
                 ($($t::from_flat(row[$i]),)+)
             }
         }
+        impl<$($t: Column),+> Fact for (CaseId, $($t,)+) {
+            const ARITY: usize = $n;
+            fn from_flat_row(row: &[i64]) -> Self {
+                (CaseId(row[0] as u32), $($t::from_flat(row[$j]),)+)
+            }
+            fn push_flat(&self, out: &mut Vec<i64>) {
+                out.push(self.0 .0 as i64);
+                $(out.push(self.$j.to_flat());)+
+            }
+        }
     };
 }
-row_tuple!(A 0);
-row_tuple!(A 0, B 1);
-row_tuple!(A 0, B 1, C 2);
-row_tuple!(A 0, B 1, C 2, D 3);
-row_tuple!(A 0, B 1, C 2, D 3, E 4);
-row_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
-row_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
-row_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+row_tuple!(1; A 0 1);
+row_tuple!(2; A 0 1, B 1 2);
+row_tuple!(3; A 0 1, B 1 2, C 2 3);
+row_tuple!(4; A 0 1, B 1 2, C 2 3, D 3 4);
+row_tuple!(5; A 0 1, B 1 2, C 2 3, D 3 4, E 4 5);
+row_tuple!(6; A 0 1, B 1 2, C 2 3, D 3 4, E 4 5, F 5 6);
+row_tuple!(7; A 0 1, B 1 2, C 2 3, D 3 4, E 4 5, F 5 6, G 6 7);
+row_tuple!(8; A 0 1, B 1 2, C 2 3, D 3 4, E 4 5, F 5 6, G 6 7, H 7 8);
+row_tuple!(9; A 0 1, B 1 2, C 2 3, D 3 4, E 4 5, F 5 6, G 6 7, H 7 8, I 8 9);
+row_tuple!(10; A 0 1, B 1 2, C 2 3, D 3 4, E 4 5, F 5 6, G 6 7, H 7 8, I 8 9, J 9 10);
+row_tuple!(11; A 0 1, B 1 2, C 2 3, D 3 4, E 4 5, F 5 6, G 6 7, H 7 8, I 8 9, J 9 10, K 10 11);
 
 /// Declares an entity newtype over [`Sym`] usable as a typed column.
 #[macro_export]

@@ -39,6 +39,9 @@ struct Emitter<'a> {
     binding_plans: Vec<RulePlan>,
     /// Emit rule blocks that produce full bindings rather than heads.
     binding_mode: bool,
+    /// Emit rule blocks as straight-line joins over relations (every operand is final: the
+    /// rule reads only lower strata), adding head tuples to a `Vec`, with no datafrog iteration.
+    straight: bool,
     rel_ident: Vec<String>,
     rule_ident: Vec<String>,
     type_ident: Vec<String>,
@@ -133,6 +136,7 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
         plans,
         binding_plans,
         binding_mode: false,
+        straight: false,
         rel_ident: names.relations.clone(),
         rule_ident: names.rules.clone(),
         type_ident: names.types.clone(),
@@ -205,6 +209,11 @@ fn citation(label: &str, text: &str) -> String {
     label.to_string()
 }
 
+/// The variables of `carry` that are not in `key`, in order.
+fn rest_of(carry: &[usize], key: &[usize]) -> Vec<usize> {
+    carry.iter().copied().filter(|v| !key.contains(v)).collect()
+}
+
 fn c_arity(p: &Program, rel: usize) -> usize {
     p.relations[rel].params.len()
 }
@@ -259,6 +268,11 @@ impl<'a> Emitter<'a> {
             Layer::Supported if info.supported_is_concluded(negative) => format_ident!("{}_concluded", base),
             Layer::Supported => format_ident!("{}_supported", base),
         }
+    }
+
+    /// The module constant holding relation `rel`'s index in `SCHEMA.relations`.
+    fn rel_const(&self, rel: usize) -> Ident {
+        format_ident!("REL_{}", self.rel_ident[rel].to_ascii_uppercase())
     }
 
     fn input_name(&self, rel: usize, negative: bool) -> Ident {
@@ -451,6 +465,12 @@ impl<'a> Emitter<'a> {
         self.comment(text)
     }
 
+    /// Whether any of `rules` reads, in `mode`, a relation its stratum `si` is still computing
+    /// (then it needs datafrog's iteration; otherwise it is joined straight over final relations).
+    fn reads_own_stratum(&self, rules: &[usize], mode: Mode, si: usize) -> bool {
+        rules.iter().any(|&ri| self.plans[ri].steps.iter().any(|step| self.source(step, mode, si).1))
+    }
+
     /// The relation or variable a body literal reads, and whether it changes in this iteration.
     fn source(&self, step: &Step, mode: Mode, stratum: usize) -> (Ident, bool) {
         let l = &step.literal;
@@ -515,6 +535,15 @@ impl<'a> Emitter<'a> {
                     (name, decl, self.keyed(rule, &next_key, &rest))
                 };
                 let kept = Self::filtered(&conds, value);
+                if self.straight && !last {
+                    let ty = self.keyed_ty(rule, &next_key, &rest_of(&step.carry, &next_key));
+                    setup.extend(quote! {
+                        let #target: ::clir::rt::Relation<#ty> = #src.iter().filter_map(|#pat| #kept).collect();
+                    });
+                    acc = Some(target);
+                    acc_vars = step.carry.clone();
+                    continue;
+                }
                 setup.extend(target_decl);
                 if dynamic {
                     body.extend(quote! { ::clir::rt::filter_map_into(&#src, &#target, |#pat| #kept); });
@@ -550,6 +579,19 @@ impl<'a> Emitter<'a> {
                 (self.keyed(rule, &next_key, &rest), Some(self.keyed_ty(rule, &next_key, &rest)))
             };
             let target = if last { out.clone() } else { format_ident!("{}_{}", rid, i + 1) };
+            if self.straight {
+                // Comparisons across literals filter the joined pairs in the join itself.
+                let conds: Vec<TokenStream> = step.after.iter().map(|&c| self.comparison(rule, c)).collect();
+                let kept = Self::filtered(&conds, value);
+                if last {
+                    setup.extend(quote! { ::clir::rt::join_into(&#acc_id, &#view, &mut #out, #join_pat #kept); });
+                } else {
+                    setup.extend(quote! { let #target = ::clir::rt::join(&#acc_id, &#view, #join_pat #kept); });
+                }
+                acc = Some(target);
+                acc_vars = step.carry.clone();
+                continue;
+            }
             if let Some(t) = &target_ty {
                 setup.extend(quote! { let #target = iteration.variable::<#t>(stringify!(#target)); });
             }
@@ -633,6 +675,14 @@ impl<'a> Emitter<'a> {
 
     fn schema(&self) -> TokenStream {
         let p = self.p;
+        let rel_consts: Vec<TokenStream> = (0..p.relations.len())
+            .map(|ri| {
+                let k = self.rel_const(ri);
+                let doc = comment_text(&format!("`{}`: its index in [`SCHEMA`]`.relations`.", p.relations[ri].name));
+                let ix = Literal::usize_unsuffixed(ri);
+                quote! { #[doc = #doc] pub const #k: usize = #ix; }
+            })
+            .collect();
         let rels = p.relations.iter().map(|r| {
             let name = string_literal(&r.name);
             let kind = match r.kind {
@@ -697,6 +747,8 @@ impl<'a> Emitter<'a> {
         let version = string_literal(&p.version);
         let seal = string_literal(&self.seal);
         quote! {
+            #(#rel_consts)*
+
             /// What this package declares: relations, constants and rules.
             pub static SCHEMA: ::clir::Schema = ::clir::Schema {
                 package: #name,
@@ -738,24 +790,11 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             let ty = self.tuple_ty(ri);
-            let arity = r.params.len();
-            let stride = Literal::usize_unsuffixed(arity + 1);
-            let cols = r.params.iter().enumerate().map(|(j, (_, t))| {
-                let ix = Literal::usize_unsuffixed(j + 1);
-                let t = self.ty(*t);
-                quote!(<#t as ::clir::Column>::from_flat(row[#ix]))
-            });
-            let cols: Vec<TokenStream> = cols.collect();
+            let k = self.rel_const(ri);
             for neg in [false, true] {
                 let name = self.input_name(ri, neg);
                 bound.bind(name.clone(), quote!(::clir::rt::Relation<#ty>), true);
-                let slot = Literal::usize_unsuffixed(ri * 2 + neg as usize);
-                body.extend(quote! {
-                    let #name: ::clir::rt::Relation<#ty> = batch.facts[#slot]
-                        .chunks_exact(#stride)
-                        .map(|row| (::clir::CaseId(row[0] as u32), #(#cols,)*))
-                        .collect();
-                });
+                body.extend(quote! { let #name = batch.input::<#ty>(#k, #neg); });
             }
         }
         for si in 0..self.s.strata.len() {
@@ -776,41 +815,17 @@ impl<'a> Emitter<'a> {
         // Output.
         let mut out = TokenStream::new();
         for (ri, r) in p.relations.iter().enumerate() {
-            let stride_cols: Vec<TokenStream> = r
-                .params
-                .iter()
-                .enumerate()
-                .map(|(j, _)| {
-                    let ix = syn::Index::from(j + 1);
-                    quote!(::clir::Column::to_flat(t.#ix))
-                })
-                .collect();
-            let flatten = |name: &Ident| {
-                let cols = stride_cols.clone();
-                quote! {
-                    ::clir::flatten(#name.iter(), |out, t| { out.push(t.0 .0 as i64); #(out.push(#cols);)* })
-                }
-            };
+            let k = self.rel_const(ri);
             if r.kind == RelationKind::Institutional {
                 for neg in [false, true] {
-                    let slot = Literal::usize_unsuffixed(ri * 2 + neg as usize);
-                    let d = flatten(&self.layer_name(ri, neg, Layer::Concluded));
-                    let dd = flatten(&self.layer_name(ri, neg, Layer::Definite));
-                    out.extend(quote! {
-                        out.concluded[#slot] = #d;
-                        out.definite[#slot] = #dd;
-                    });
+                    let d = self.layer_name(ri, neg, Layer::Concluded);
+                    let dd = self.layer_name(ri, neg, Layer::Definite);
+                    out.extend(quote! { out.conclude(#k, #neg, &#d, &#dd); });
                 }
             }
             let pos = self.layer_name(ri, false, Layer::Definite);
             let neg = self.layer_name(ri, true, Layer::Definite);
-            let both = format_ident!("{}_contradicted", self.rel_ident[ri]);
-            let flat = flatten(&both);
-            let slot = Literal::usize_unsuffixed(ri);
-            out.extend(quote! {
-                let #both = ::clir::rt::intersection(&#pos, &#neg);
-                out.contradictions[#slot] = #flat;
-            });
+            out.extend(quote! { out.contradict(#k, &#pos, &#neg); });
         }
         let explain = if self.explanations {
             self.explain_block(&bound)
@@ -818,18 +833,12 @@ impl<'a> Emitter<'a> {
             let c = self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string());
             quote! {{ #c Vec::new() }}
         };
-        let nrel = Literal::usize_unsuffixed(p.relations.len());
         quote! {
             /// Rules a batch of cases: every stratum's fixpoints, in order, over all cases at once.
             #[allow(unused_variables, unused_mut, clippy::all)]
             pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                 #body
-                let mut out = ::clir::Output {
-                    concluded: vec![Vec::new(); #nrel * 2],
-                    definite: vec![Vec::new(); #nrel * 2],
-                    contradictions: vec![Vec::new(); #nrel],
-                    instances: Vec::new(),
-                };
+                let mut out = ::clir::Output::new(SCHEMA.relations.len());
                 #out
                 if batch.explain {
                     out.instances = #explain;
@@ -923,7 +932,8 @@ impl<'a> Emitter<'a> {
     }
 
     fn premise(&self, rel: usize, negative: bool, layer: Layer, args: Vec<TokenStream>) -> TokenStream {
-        let rel = Literal::u32_unsuffixed(rel as u32);
+        let k = self.rel_const(rel);
+        let rel = quote!(#k as u32);
         let layer = match layer {
             Layer::Definite => quote!(Definite),
             Layer::Supported => quote!(Supported),
@@ -955,7 +965,9 @@ impl<'a> Emitter<'a> {
             };
             for &mode in modes {
                 let out = format_ident!("instances_of_{}", self.rule_ident[ri]);
-                let (setup, body) = self.rule_block(ri, mode, usize::MAX, &out);
+                self.straight = true;
+                let (setup, _) = self.rule_block(ri, mode, usize::MAX, &out);
+                self.straight = false;
                 let rule = &p.rules[ri];
                 let all = binding_vars(rule);
                 let cols = all.iter().map(|&v| self.ty(rule.vars[v].1));
@@ -978,20 +990,15 @@ impl<'a> Emitter<'a> {
                     })
                     .collect();
                 let rix = Literal::u32_unsuffixed(ri as u32);
-                let hrel = Literal::u32_unsuffixed(rule.head.rel as u32);
+                let hrel = self.rel_const(rule.head.rel);
+                let hrel = quote!(#hrel as u32);
                 let hneg = rule.head.negative;
                 let definite = mode == Mode::Definite;
                 let block = quote! {
                     {
-                        let #out = {
-                            let mut iteration = ::clir::rt::Iteration::new();
-                            let #out = iteration.variable::<(::clir::CaseId, #(#cols,)*)>(stringify!(#out));
-                            #setup
-                            while iteration.changed() {
-                                #body
-                            }
-                            #out.complete()
-                        };
+                        let mut #out: Vec<(::clir::CaseId, #(#cols,)*)> = Vec::new();
+                        #setup
+                        let #out = ::clir::rt::Relation::from_vec(#out);
                         for &(case, #(#ids,)*) in #out.iter() {
                             instances.push(::clir::Instance {
                                 case: case.0,
@@ -1018,7 +1025,8 @@ impl<'a> Emitter<'a> {
             let flat: Vec<TokenStream> = ids.iter().map(|i| quote!(::clir::Column::to_flat(#i))).collect();
             let dom = self.premise(c.domain, false, Layer::Concluded, flat.clone());
             let cix = Literal::u32_unsuffixed(ci as u32);
-            let rel = Literal::u32_unsuffixed(c.rel as u32);
+            let rel = self.rel_const(c.rel);
+            let rel = quote!(#rel as u32);
             stmts.extend(quote! {
                 for &(case, #(#ids,)*) in #closed.iter() {
                     instances.push(::clir::Instance {
@@ -1101,6 +1109,30 @@ impl<'a> Emitter<'a> {
                 };
                 out.extend(quote! { let #name = #init; });
             }
+        } else if !self.reads_own_stratum(&strict, Mode::Definite, si) {
+            // Every premise is final: each rule's joins in turn, into the relation's tuples.
+            let mut stmts = TokenStream::new();
+            for (rel, neg, name) in &d_names {
+                let ty = self.tuple_ty(*rel);
+                let init = if self.s.rels[*rel].input {
+                    let i = self.input_name(*rel, *neg);
+                    quote!(#i.elements)
+                } else {
+                    quote!(Vec::new())
+                };
+                stmts.extend(quote! { let mut #name: Vec<#ty> = #init; });
+            }
+            self.straight = true;
+            for &ri in &strict {
+                let target = self.layer_name(p.rules[ri].head.rel, p.rules[ri].head.negative, Layer::Definite);
+                let (s, _) = self.rule_block(ri, Mode::Definite, si, &target);
+                stmts.extend(s);
+            }
+            self.straight = false;
+            for (_, _, name) in &d_names {
+                stmts.extend(quote! { let #name = ::clir::rt::Relation::from_vec(#name); });
+            }
+            out.extend(stmts);
         } else {
             let mut setup = TokenStream::new();
             let mut body = TokenStream::new();
@@ -1147,6 +1179,9 @@ impl<'a> Emitter<'a> {
     fn supported_concluded(&mut self, si: usize) -> TokenStream {
         let st = self.s.strata[si].clone();
         let p = self.p;
+        if !self.reads_own_stratum(&st.rules, Mode::Applicable, si) {
+            return self.supported_concluded_straight(si);
+        }
         let mut setup = TokenStream::new();
         let mut body = TokenStream::new();
         let mut finals: Vec<Ident> = Vec::new();
@@ -1203,6 +1238,56 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// [`Self::supported_concluded`] of a stratum whose rules read only lower strata: each
+    /// rule's joins once, straight.
+    fn supported_concluded_straight(&mut self, si: usize) -> TokenStream {
+        let st = self.s.strata[si].clone();
+        let p = self.p;
+        let mut stmts = TokenStream::new();
+        let mut finals: Vec<Ident> = Vec::new();
+        for &rel in &st.rels {
+            for neg in [false, true] {
+                let ty = self.tuple_ty(rel);
+                let d = self.layer_name(rel, neg, Layer::Definite);
+                for layer in [Layer::Concluded, Layer::Supported] {
+                    let name = self.layer_name(rel, neg, layer);
+                    if !finals.contains(&name) {
+                        stmts.extend(quote! { let mut #name: Vec<#ty> = #d.elements.clone(); });
+                        finals.push(name);
+                    }
+                }
+            }
+        }
+        self.straight = true;
+        for &ri in &st.rules {
+            let rule = &p.rules[ri];
+            let (rel, neg) = (rule.head.rel, rule.head.negative);
+            let d = self.layer_name(rel, neg, Layer::Concluded);
+            let s = self.layer_name(rel, neg, Layer::Supported);
+            if d == s {
+                let (a, _) = self.rule_block(ri, Mode::Applicable, si, &d);
+                stmts.extend(a);
+            } else {
+                // +d unless the complement is definite; +S regardless.
+                let app = format_ident!("{}_applies", self.rule_ident[ri]);
+                let ty = self.tuple_ty(rel);
+                let not_definite = self.layer_name(rel, !neg, Layer::Definite);
+                let (a, _) = self.rule_block(ri, Mode::Applicable, si, &app);
+                stmts.extend(quote! {
+                    let mut #app: Vec<#ty> = Vec::new();
+                    #a
+                    #s.extend(#app.iter().copied());
+                    #d.extend(#app.into_iter().filter(|t| #not_definite.binary_search(t).is_err()));
+                });
+            }
+        }
+        self.straight = false;
+        for name in &finals {
+            stmts.extend(quote! { let #name = ::clir::rt::Relation::from_vec(#name); });
+        }
+        stmts
+    }
+
     /// A contested relation: each rule's applicability over lower strata, then team defeat.
     fn contested(&mut self, si: usize) -> TokenStream {
         let st = self.s.strata[si].clone();
@@ -1212,15 +1297,32 @@ impl<'a> Emitter<'a> {
         let mut body = TokenStream::new();
         let mut apps: Vec<Ident> = Vec::new();
         let ty = self.tuple_ty(rel);
+        let straight = !self.reads_own_stratum(&st.rules, Mode::Applicable, si);
+        let mut straight_stmts = TokenStream::new();
         for &ri in &st.rules {
             let app = format_ident!("{}_applies", self.rule_ident[ri]);
+            if straight {
+                self.straight = true;
+                let (a, _) = self.rule_block(ri, Mode::Applicable, si, &app);
+                self.straight = false;
+                straight_stmts.extend(quote! {
+                    let mut #app: Vec<#ty> = Vec::new();
+                    #a
+                    let #app = ::clir::rt::Relation::from_vec(#app);
+                });
+                apps.push(app);
+                continue;
+            }
             setup.extend(quote! { let #app = iteration.variable::<#ty>(stringify!(#app)); });
             let (a, b) = self.rule_block(ri, Mode::Applicable, si, &app);
             setup.extend(a);
             body.extend(b);
             apps.push(app);
         }
-        let mut out = quote! {
+        let mut out = if straight {
+            straight_stmts
+        } else {
+            quote! {
             let (#(#apps,)*) = {
                 let mut iteration = ::clir::rt::Iteration::new();
                 #setup
@@ -1229,6 +1331,7 @@ impl<'a> Emitter<'a> {
                 }
                 (#(#apps.complete(),)*)
             };
+            }
         };
         let app_of = |ri: usize| apps[st.rules.iter().position(|&x| x == ri).expect("rule of stratum")].clone();
         for neg in [false, true] {
@@ -1379,7 +1482,7 @@ impl<'a> Emitter<'a> {
             let params: Vec<Ident> =
                 crate::names::parameters(r.params.iter().map(|(n, _)| n.as_str())).iter().map(|n| ident(n)).collect();
             let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
-            let ix = Literal::usize_unsuffixed(ri);
+            let ix = self.rel_const(ri);
             for neg in [false, true] {
                 let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.method_base(ri));
                 let doc = comment_text(&format!(
@@ -1418,18 +1521,14 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
-            let arity = Literal::usize_unsuffixed(r.params.len());
+            let k = self.rel_const(ri);
             for neg in [false, true] {
                 let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.method_base(ri));
-                let slot = Literal::usize_unsuffixed(ri * 2 + neg as usize);
                 let doc = comment_text(&format!("What was concluded of `{}{}`.", if neg { "~" } else { "" }, r.name));
                 accessors.extend(quote! {
                     #[doc = #doc]
                     pub fn #m(&self) -> ::clir::Conclusions<(#(#tys,)*)> {
-                        ::clir::Conclusions {
-                            concluded: ::clir::case_rows(&self.output.concluded[#slot], #arity, self.case),
-                            definite: ::clir::case_rows(&self.output.definite[#slot], #arity, self.case),
-                        }
+                        self.output.conclusions(#k, #neg, self.case)
                     }
                 });
             }
