@@ -172,3 +172,50 @@ fn run_builds_against_the_runtime_in_its_cache_not_the_checkout() {
     assert!(manifest.contains(&runtime.join("clir").display().to_string()), "{manifest}");
     assert!(!manifest.contains(env!("CARGO_MANIFEST_DIR")), "{manifest}");
 }
+
+/// Copies `from` into `to`, leaving out `target/`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "target" {
+                copy_tree(&src, &dst);
+            }
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_downstream_example_builds_rules_its_cases_and_fails_on_a_changed_pin() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let example = tmp.path().join("downstream");
+    copy_tree(&repo.join("examples/downstream"), &example);
+    // The copy depends on this checkout by absolute path instead of `../..`.
+    let manifest = std::fs::read_to_string(example.join("Cargo.toml")).unwrap();
+    let manifest = manifest.replace("\"../..", &format!("\"{}", repo.display()));
+    std::fs::write(example.join("Cargo.toml"), manifest).unwrap();
+
+    let cases = std::fs::read_to_string(example.join("cases.jsonl")).unwrap();
+    let out = cargo(&example, &["run", "-q", "--", "--jsonl", "--grant", "judgment:Librarian"], &cases);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), std::fs::read_to_string(example.join("rulings.jsonl")).unwrap());
+    let out = cargo(&example, &["run", "-q"], "");
+    assert!(out.status.success() && text(&out.stdout).contains("Article"), "{}", text(&out.stderr));
+
+    let lock = std::fs::read_to_string(example.join("law.lock")).unwrap();
+    let seal = lock.lines().find_map(|l| l.strip_prefix("seal = \"")).unwrap().trim_end_matches('"').to_string();
+    let changed = format!("{}{}", &seal[..seal.len() - 1], if seal.ends_with('0') { '1' } else { '0' });
+    std::fs::write(example.join("law.lock"), lock.replace(&seal, &changed)).unwrap();
+    let out = cargo(&example, &["build", "-q"], "");
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(&format!("package demo.library.loans: seal: expected {changed}, found {seal}")),
+        "the build must name the package, the field, the expected and the found value:\n{err}"
+    );
+}
