@@ -67,6 +67,48 @@ pub struct Instance {
     pub premises: Vec<Premise>,
 }
 
+impl Premise {
+    /// A premise of relation `rel` (its index in the schema) and sign, asked in `layer`.
+    pub fn new(rel: usize, negative: bool, layer: Layer, args: Vec<i64>) -> Premise {
+        Premise { rel: rel as u32, negative, layer, args }
+    }
+}
+
+impl Instance {
+    /// An instance of rule `rule` (its index in the schema) in `case`, over definite premises or
+    /// applicable ones, concluding `rel`(`head`) with its sign.
+    pub fn rule(
+        rule: usize,
+        definite: bool,
+        case: crate::CaseId,
+        (rel, negative): (usize, bool),
+        head: Vec<i64>,
+        premises: Vec<Premise>,
+    ) -> Instance {
+        Instance {
+            case: case.0,
+            source: Source::Rule { rule: rule as u32, definite },
+            rel: rel as u32,
+            negative,
+            head,
+            premises,
+        }
+    }
+
+    /// A negative closure `closure` (its index in the schema) derived in `case`, over the
+    /// concluded domain fact `domain`.
+    pub fn closure(closure: usize, case: crate::CaseId, rel: usize, head: Vec<i64>, domain: Premise) -> Instance {
+        Instance {
+            case: case.0,
+            source: Source::Closure { closure: closure as u32 },
+            rel: rel as u32,
+            negative: true,
+            head,
+            premises: vec![domain],
+        }
+    }
+}
+
 type Lit = (u32, bool, Vec<i64>);
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -247,7 +247,7 @@ impl<'a> Emitter<'a> {
     /// `(CaseId, T1, ..)`
     fn tuple_ty(&self, rel: usize) -> TokenStream {
         let cols = self.rel_types(rel).into_iter().map(|t| self.ty(t));
-        quote!((::clir::CaseId, #(#cols,)*))
+        quote!((CaseId, #(#cols,)*))
     }
 
     fn vars_ty(&self, rule: &RRule, vars: &[usize]) -> TokenStream {
@@ -347,8 +347,8 @@ impl<'a> Emitter<'a> {
             let kept = Self::filtered(&conds, quote!((case, #(#ids,)*)));
             let name = self.naf_set(ri, item);
             out.extend(quote! {
-                let #name: Vec<(::clir::CaseId, #(#cols,)*)> = {
-                    let mut v: Vec<(::clir::CaseId, #(#cols,)*)> = #src.iter().filter_map(|#pat| #kept).collect();
+                let #name: Vec<(CaseId, #(#cols,)*)> = {
+                    let mut v: Vec<(CaseId, #(#cols,)*)> = #src.iter().filter_map(|#pat| #kept).collect();
                     v.sort_unstable();
                     v.dedup();
                     v
@@ -421,7 +421,7 @@ impl<'a> Emitter<'a> {
     fn keyed_ty(&self, rule: &RRule, key: &[usize], rest: &[usize]) -> TokenStream {
         let k = key.iter().map(|&v| self.ty(rule.vars[v].1));
         let r = self.vars_ty(rule, rest);
-        quote!(((::clir::CaseId, #(#k,)*), #r))
+        quote!(((CaseId, #(#k,)*), #r))
     }
 
     fn filtered(conds: &[TokenStream], out: TokenStream) -> TokenStream {
@@ -538,7 +538,7 @@ impl<'a> Emitter<'a> {
                 if self.straight && !last {
                     let ty = self.keyed_ty(rule, &next_key, &rest_of(&step.carry, &next_key));
                     setup.extend(quote! {
-                        let #target: ::clir::rt::Relation<#ty> = #src.iter().filter_map(|#pat| #kept).collect();
+                        let #target: Relation<#ty> = #src.iter().filter_map(|#pat| #kept).collect();
                     });
                     acc = Some(target);
                     acc_vars = step.carry.clone();
@@ -563,7 +563,7 @@ impl<'a> Emitter<'a> {
                 body.extend(quote! { ::clir::rt::filter_map_into(&#src, &#view, |#pat| #view_val); });
             } else {
                 setup.extend(quote! {
-                    let #view: ::clir::rt::Relation<#view_ty> = #src.iter().filter_map(|#pat| #view_val).collect();
+                    let #view: Relation<#view_ty> = #src.iter().filter_map(|#pat| #view_val).collect();
                 });
             }
             let acc_id = acc.clone().expect("accumulated");
@@ -615,7 +615,7 @@ impl<'a> Emitter<'a> {
                 let raw_cols = raw_vars.iter().map(|&v| self.ty(rule.vars[v].1));
                 let _ = raw_ty;
                 setup.extend(quote! {
-                    let #raw = iteration.variable::<(::clir::CaseId, #(#raw_cols,)*)>(stringify!(#raw));
+                    let #raw = iteration.variable::<(CaseId, #(#raw_cols,)*)>(stringify!(#raw));
                 });
                 body.extend(quote! {
                     #raw.from_join(&#acc_id, &#view, #join_pat (case, #(#raw_ids,)*));
@@ -646,6 +646,8 @@ impl<'a> Emitter<'a> {
         let items = std::mem::take(&mut self.items);
         quote! {
             #header
+            use ::clir::rt::Relation;
+            use ::clir::CaseId;
             #types
             #schema
             #api
@@ -780,10 +782,10 @@ impl<'a> Emitter<'a> {
         let mut body = TokenStream::new();
         let mut bound = Bound::default();
         body.extend(quote! {
-            let cases: ::clir::rt::Relation<(::clir::CaseId,)> =
-                (0..batch.cases).map(|c| (::clir::CaseId(c),)).collect();
+            let cases: Relation<(CaseId,)> =
+                (0..batch.cases).map(|c| (CaseId(c),)).collect();
         });
-        bound.bind(format_ident!("cases"), quote!(::clir::rt::Relation<(::clir::CaseId,)>), false);
+        bound.bind(format_ident!("cases"), quote!(Relation<(CaseId,)>), false);
         // Input facts.
         for (ri, r) in p.relations.iter().enumerate() {
             if r.kind == RelationKind::Institutional {
@@ -793,7 +795,7 @@ impl<'a> Emitter<'a> {
             let k = self.rel_const(ri);
             for neg in [false, true] {
                 let name = self.input_name(ri, neg);
-                bound.bind(name.clone(), quote!(::clir::rt::Relation<#ty>), true);
+                bound.bind(name.clone(), quote!(Relation<#ty>), true);
                 body.extend(quote! { let #name = batch.input::<#ty>(#k, #neg); });
             }
         }
@@ -862,14 +864,14 @@ impl<'a> Emitter<'a> {
             let ty = self.tuple_ty(rel);
             for neg in [false, true] {
                 for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
-                    add(self.layer_name(rel, neg, layer), quote!(::clir::rt::Relation<#ty>));
+                    add(self.layer_name(rel, neg, layer), quote!(Relation<#ty>));
                 }
             }
         }
         for &ci in &st.closures {
             let c = &self.p.closures[ci];
             let ty = self.tuple_ty(c.rel);
-            add(format_ident!("closure_{}_{}", ci, self.rel_ident[c.rel]), quote!(::clir::rt::Relation<#ty>));
+            add(format_ident!("closure_{}_{}", ci, self.rel_ident[c.rel]), quote!(Relation<#ty>));
         }
         out
     }
@@ -910,7 +912,7 @@ impl<'a> Emitter<'a> {
                     #body
                 }
             });
-            quote! { #name(#(#args),*); }
+            quote! { self::#name(#(#args),*); }
         } else {
             self.items.extend(quote! {
                 #[allow(unused_variables, unused_mut, clippy::all)]
@@ -919,7 +921,7 @@ impl<'a> Emitter<'a> {
                     (#(#names,)*)
                 }
             });
-            quote! { let (#(#names,)*) = #name(#(#args),*); }
+            quote! { let (#(#names,)*) = self::#name(#(#args),*); }
         }
     }
 
@@ -933,13 +935,12 @@ impl<'a> Emitter<'a> {
 
     fn premise(&self, rel: usize, negative: bool, layer: Layer, args: Vec<TokenStream>) -> TokenStream {
         let k = self.rel_const(rel);
-        let rel = quote!(#k as u32);
         let layer = match layer {
             Layer::Definite => quote!(Definite),
             Layer::Supported => quote!(Supported),
             Layer::Concluded => quote!(Concluded),
         };
-        quote!(::clir::Premise { rel: #rel, negative: #negative, layer: ::clir::Layer::#layer, args: vec![#(#args),*] })
+        quote!(::clir::Premise::new(#k, #negative, ::clir::Layer::#layer, vec![#(#args),*]))
     }
 
     /// Every instance of every rule over the final relations, and every closure negative:
@@ -989,25 +990,18 @@ impl<'a> Emitter<'a> {
                         _ => None,
                     })
                     .collect();
-                let rix = Literal::u32_unsuffixed(ri as u32);
+                let rix = Literal::usize_unsuffixed(ri);
                 let hrel = self.rel_const(rule.head.rel);
-                let hrel = quote!(#hrel as u32);
                 let hneg = rule.head.negative;
                 let definite = mode == Mode::Definite;
                 let block = quote! {
                     {
-                        let mut #out: Vec<(::clir::CaseId, #(#cols,)*)> = Vec::new();
+                        let mut #out: Vec<(CaseId, #(#cols,)*)> = Vec::new();
                         #setup
-                        let #out = ::clir::rt::Relation::from_vec(#out);
+                        let #out = Relation::from_vec(#out);
                         for &(case, #(#ids,)*) in #out.iter() {
-                            instances.push(::clir::Instance {
-                                case: case.0,
-                                source: ::clir::Source::Rule { rule: #rix, definite: #definite },
-                                rel: #hrel,
-                                negative: #hneg,
-                                head: vec![#(#head_args),*],
-                                premises: vec![#(#premises),*],
-                            });
+                            let premises = vec![#(#premises),*];
+                            instances.push(::clir::Instance::rule(#rix, #definite, case, (#hrel, #hneg), vec![#(#head_args),*], premises));
                         }
                     }
                 };
@@ -1024,19 +1018,11 @@ impl<'a> Emitter<'a> {
             let ids: Vec<Ident> = (0..n).map(|j| format_ident!("a_{}", j)).collect();
             let flat: Vec<TokenStream> = ids.iter().map(|i| quote!(::clir::Column::to_flat(#i))).collect();
             let dom = self.premise(c.domain, false, Layer::Concluded, flat.clone());
-            let cix = Literal::u32_unsuffixed(ci as u32);
+            let cix = Literal::usize_unsuffixed(ci);
             let rel = self.rel_const(c.rel);
-            let rel = quote!(#rel as u32);
             stmts.extend(quote! {
                 for &(case, #(#ids,)*) in #closed.iter() {
-                    instances.push(::clir::Instance {
-                        case: case.0,
-                        source: ::clir::Source::Closure { closure: #cix },
-                        rel: #rel,
-                        negative: true,
-                        head: vec![#(#flat),*],
-                        premises: vec![#dom],
-                    });
+                    instances.push(::clir::Instance::closure(#cix, case, #rel, vec![#(#flat),*], #dom));
                 }
             });
         }
@@ -1053,7 +1039,7 @@ impl<'a> Emitter<'a> {
 
     fn empty(&self, rel: usize) -> TokenStream {
         let ty = self.tuple_ty(rel);
-        quote!(::clir::rt::Relation::<#ty>::from_vec(Vec::new()))
+        quote!(Relation::<#ty>::from_vec(Vec::new()))
     }
 
     fn stratum(&mut self, si: usize) -> TokenStream {
@@ -1130,7 +1116,7 @@ impl<'a> Emitter<'a> {
             }
             self.straight = false;
             for (_, _, name) in &d_names {
-                stmts.extend(quote! { let #name = ::clir::rt::Relation::from_vec(#name); });
+                stmts.extend(quote! { let #name = Relation::from_vec(#name); });
             }
             out.extend(stmts);
         } else {
@@ -1283,7 +1269,7 @@ impl<'a> Emitter<'a> {
         }
         self.straight = false;
         for name in &finals {
-            stmts.extend(quote! { let #name = ::clir::rt::Relation::from_vec(#name); });
+            stmts.extend(quote! { let #name = Relation::from_vec(#name); });
         }
         stmts
     }
@@ -1308,7 +1294,7 @@ impl<'a> Emitter<'a> {
                 straight_stmts.extend(quote! {
                     let mut #app: Vec<#ty> = Vec::new();
                     #a
-                    let #app = ::clir::rt::Relation::from_vec(#app);
+                    let #app = Relation::from_vec(#app);
                 });
                 apps.push(app);
                 continue;
@@ -1570,12 +1556,12 @@ impl<'a> Emitter<'a> {
             #[derive(Debug)]
             pub struct Case<'a> {
                 batch: &'a mut ::clir::Batch,
-                case: ::clir::CaseId,
+                case: CaseId,
             }
 
             impl Case<'_> {
                 /// This case's id within its batch.
-                pub fn id(&self) -> ::clir::CaseId { self.case }
+                pub fn id(&self) -> CaseId { self.case }
                 #entity_ctors
                 #methods
             }
@@ -1590,7 +1576,7 @@ impl<'a> Emitter<'a> {
 
             impl Rulings {
                 /// The ruling of case `case`.
-                pub fn case(&self, case: ::clir::CaseId) -> Ruling {
+                pub fn case(&self, case: CaseId) -> Ruling {
                     Ruling { output: self.output.clone(), names: self.names.clone(), case }
                 }
                 /// Number of cases.
@@ -1605,7 +1591,7 @@ impl<'a> Emitter<'a> {
             pub struct Ruling {
                 output: ::std::sync::Arc<::clir::Output>,
                 names: ::std::sync::Arc<::clir::Interner>,
-                case: ::clir::CaseId,
+                case: CaseId,
             }
 
             impl Ruling {

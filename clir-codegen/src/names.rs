@@ -55,6 +55,8 @@ const MODULE_TYPES: &[&str] = &[
     "AsRef",
     "Extend",
     "SCHEMA",
+    "Relation",
+    "CaseId",
 ];
 
 /// Methods of the typed API's `Case` and `Ruling` that no relation or entity type may take.
