@@ -3303,38 +3303,45 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         out.instances = {
             // Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative
             let mut instances: Vec<::clir::Instance> = Vec::new();
-            self::explain_agreed_draw_definite(
+            self::explain_agreed_draw(
                 &mut instances,
+                false,
                 &both_players_have_moved,
                 &draw_agreed,
             );
-            self::explain_agreed_draw_applicable(
+            self::explain_agreed_draw(
                 &mut instances,
+                true,
                 &both_players_have_moved,
                 &draw_agreed,
             );
-            self::explain_agreed_draw_ends_the_game_definite(
+            self::explain_agreed_draw_ends_the_game(
                 &mut instances,
+                false,
                 &both_players_have_moved,
                 &draw_agreed,
             );
-            self::explain_agreed_draw_ends_the_game_applicable(
+            self::explain_agreed_draw_ends_the_game(
                 &mut instances,
+                true,
                 &both_players_have_moved,
                 &draw_agreed,
             );
-            self::explain_arbiter_sees_laws_observed_definite(
+            self::explain_arbiter_sees_laws_observed(
                 &mut instances,
+                false,
                 &arbiter_of,
                 &play_started,
             );
-            self::explain_arbiter_sees_laws_observed_applicable(
+            self::explain_arbiter_sees_laws_observed(
                 &mut instances,
+                true,
                 &arbiter_of,
                 &play_started,
             );
-            self::explain_castling_legal_definite(
+            self::explain_castling_legal(
                 &mut instances,
+                false,
                 &castling_side_of,
                 &not_castling_path_attacked,
                 &not_castling_path_blocked,
@@ -3343,8 +3350,9 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                 &player_has_the_move,
                 &rook_of,
             );
-            self::explain_castling_legal_applicable(
+            self::explain_castling_legal(
                 &mut instances,
+                true,
                 &castling_side_of,
                 &not_castling_path_attacked,
                 &not_castling_path_blocked,
@@ -3353,407 +3361,476 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                 &player_has_the_move,
                 &rook_of,
             );
-            self::explain_checkmate_ends_the_game_definite(
+            self::explain_checkmate_ends_the_game(
                 &mut instances,
+                false,
                 &checkmate_delivered,
             );
-            self::explain_checkmate_ends_the_game_applicable(
+            self::explain_checkmate_ends_the_game(
                 &mut instances,
+                true,
                 &checkmate_delivered,
             );
-            self::explain_checkmate_takes_precedence_over_seventy_five_applicable(
+            self::explain_checkmate_takes_precedence_over_seventy_five(
                 &mut instances,
+                false,
                 &checkmate_delivered,
             );
-            self::explain_checkmate_wins_definite(&mut instances, &checkmate_delivered);
-            self::explain_checkmate_wins_applicable(
+            self::explain_checkmate_wins(&mut instances, false, &checkmate_delivered);
+            self::explain_checkmate_wins(&mut instances, true, &checkmate_delivered);
+            self::explain_dead_position_draws(
                 &mut instances,
-                &checkmate_delivered,
-            );
-            self::explain_dead_position_draws_definite(
-                &mut instances,
+                false,
                 &dead_position_arisen,
             );
-            self::explain_dead_position_draws_applicable(
+            self::explain_dead_position_draws(
                 &mut instances,
+                true,
                 &dead_position_arisen,
             );
-            self::explain_dead_position_ends_the_game_definite(
+            self::explain_dead_position_ends_the_game(
                 &mut instances,
+                false,
                 &dead_position_arisen,
             );
-            self::explain_dead_position_ends_the_game_applicable(
+            self::explain_dead_position_ends_the_game(
                 &mut instances,
+                true,
                 &dead_position_arisen,
             );
-            self::explain_en_passant_capture_legal_definite(
+            self::explain_en_passant_capture_legal(
                 &mut instances,
+                false,
                 &capturing_pawn_on_adjacent_file,
                 &en_passant_right_open,
                 &player_has_the_move,
             );
-            self::explain_en_passant_capture_legal_applicable(
+            self::explain_en_passant_capture_legal(
                 &mut instances,
+                true,
                 &capturing_pawn_on_adjacent_file,
                 &en_passant_right_open,
                 &player_has_the_move,
             );
-            self::explain_fifty_move_claim_correct_definite(
+            self::explain_fifty_move_claim_correct(
                 &mut instances,
+                false,
                 &draw_claimed,
                 &moves_by_each_without_pawn_or_capture,
                 &player_has_the_move,
             );
-            self::explain_fifty_move_claim_correct_applicable(
+            self::explain_fifty_move_claim_correct(
                 &mut instances,
+                true,
                 &draw_claimed,
                 &moves_by_each_without_pawn_or_capture,
                 &player_has_the_move,
             );
-            self::explain_fifty_move_claim_draws_definite(
+            self::explain_fifty_move_claim_draws(
                 &mut instances,
+                false,
                 &fifty_move_claim_correct,
             );
-            self::explain_fifty_move_claim_draws_applicable(
+            self::explain_fifty_move_claim_draws(
                 &mut instances,
+                true,
                 &fifty_move_claim_correct,
             );
-            self::explain_fivefold_automatic_draw_definite(
+            self::explain_fivefold_automatic_draw(
                 &mut instances,
+                false,
                 &position_occurrence_count,
             );
-            self::explain_fivefold_automatic_draw_applicable(
+            self::explain_fivefold_automatic_draw(
                 &mut instances,
+                true,
                 &position_occurrence_count,
             );
-            self::explain_game_play_conclude_by_agreement_enters_definite(
+            self::explain_game_play_conclude_by_agreement_enters(
                 &mut instances,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_agreement_enters_applicable(
-                &mut instances,
+                false,
                 &valid_transition_concluded,
             );
-            self::explain_game_play_conclude_by_agreement_valid_definite(
+            self::explain_game_play_conclude_by_agreement_enters(
                 &mut instances,
+                true,
+                &valid_transition_definite,
+            );
+            self::explain_game_play_conclude_by_agreement_valid(
+                &mut instances,
+                false,
+                &attempted_transition,
+                &agreed_draw_has_ended_the_game,
+                &entered_state_concluded,
+            );
+            self::explain_game_play_conclude_by_agreement_valid(
+                &mut instances,
+                true,
                 &attempted_transition,
                 &agreed_draw_has_ended_the_game,
                 &entered_state_definite,
             );
-            self::explain_game_play_conclude_by_agreement_valid_applicable(
+            self::explain_game_play_conclude_by_checkmate_enters(
                 &mut instances,
-                &attempted_transition,
-                &agreed_draw_has_ended_the_game,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_conclude_by_checkmate_enters_definite(
-                &mut instances,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_checkmate_enters_applicable(
-                &mut instances,
+                false,
                 &valid_transition_concluded,
             );
-            self::explain_game_play_conclude_by_checkmate_valid_definite(
+            self::explain_game_play_conclude_by_checkmate_enters(
                 &mut instances,
-                &attempted_transition,
-                &checkmate_has_been_delivered,
-                &entered_state_definite,
+                true,
+                &valid_transition_definite,
             );
-            self::explain_game_play_conclude_by_checkmate_valid_applicable(
+            self::explain_game_play_conclude_by_checkmate_valid(
                 &mut instances,
+                false,
                 &attempted_transition,
                 &checkmate_has_been_delivered,
                 &entered_state_concluded,
             );
-            self::explain_game_play_conclude_by_dead_position_enters_definite(
+            self::explain_game_play_conclude_by_checkmate_valid(
                 &mut instances,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_dead_position_enters_applicable(
-                &mut instances,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_conclude_by_dead_position_valid_definite(
-                &mut instances,
+                true,
                 &attempted_transition,
-                &dead_position_has_ended_the_game,
+                &checkmate_has_been_delivered,
                 &entered_state_definite,
             );
-            self::explain_game_play_conclude_by_dead_position_valid_applicable(
+            self::explain_game_play_conclude_by_dead_position_enters(
                 &mut instances,
+                false,
+                &valid_transition_concluded,
+            );
+            self::explain_game_play_conclude_by_dead_position_enters(
+                &mut instances,
+                true,
+                &valid_transition_definite,
+            );
+            self::explain_game_play_conclude_by_dead_position_valid(
+                &mut instances,
+                false,
                 &attempted_transition,
                 &dead_position_has_ended_the_game,
                 &entered_state_concluded,
             );
-            self::explain_game_play_conclude_by_drawn_claim_enters_definite(
+            self::explain_game_play_conclude_by_dead_position_valid(
                 &mut instances,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_drawn_claim_enters_applicable(
-                &mut instances,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_conclude_by_drawn_claim_valid_definite(
-                &mut instances,
+                true,
                 &attempted_transition,
-                &game_drawn_definite,
+                &dead_position_has_ended_the_game,
                 &entered_state_definite,
             );
-            self::explain_game_play_conclude_by_drawn_claim_valid_applicable(
+            self::explain_game_play_conclude_by_drawn_claim_enters(
                 &mut instances,
+                false,
+                &valid_transition_concluded,
+            );
+            self::explain_game_play_conclude_by_drawn_claim_enters(
+                &mut instances,
+                true,
+                &valid_transition_definite,
+            );
+            self::explain_game_play_conclude_by_drawn_claim_valid(
+                &mut instances,
+                false,
                 &attempted_transition,
                 &game_drawn_concluded,
                 &entered_state_concluded,
             );
-            self::explain_game_play_conclude_by_resignation_enters_definite(
+            self::explain_game_play_conclude_by_drawn_claim_valid(
                 &mut instances,
-                &valid_transition_definite,
+                true,
+                &attempted_transition,
+                &game_drawn_definite,
+                &entered_state_definite,
             );
-            self::explain_game_play_conclude_by_resignation_enters_applicable(
+            self::explain_game_play_conclude_by_resignation_enters(
                 &mut instances,
+                false,
                 &valid_transition_concluded,
             );
-            self::explain_game_play_conclude_by_resignation_valid_definite(
+            self::explain_game_play_conclude_by_resignation_enters(
                 &mut instances,
+                true,
+                &valid_transition_definite,
+            );
+            self::explain_game_play_conclude_by_resignation_valid(
+                &mut instances,
+                false,
+                &attempted_transition,
+                &resignation_has_ended_the_game,
+                &entered_state_concluded,
+            );
+            self::explain_game_play_conclude_by_resignation_valid(
+                &mut instances,
+                true,
                 &attempted_transition,
                 &resignation_has_ended_the_game,
                 &entered_state_definite,
             );
-            self::explain_game_play_conclude_by_resignation_valid_applicable(
+            self::explain_game_play_conclude_by_second_illegal_move_enters(
                 &mut instances,
-                &attempted_transition,
-                &resignation_has_ended_the_game,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_conclude_by_second_illegal_move_enters_definite(
-                &mut instances,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_second_illegal_move_enters_applicable(
-                &mut instances,
+                false,
                 &valid_transition_concluded,
             );
-            self::explain_game_play_conclude_by_second_illegal_move_valid_definite(
+            self::explain_game_play_conclude_by_second_illegal_move_enters(
                 &mut instances,
-                &attempted_transition,
-                &second_illegal_move_has_ended_the_game,
-                &entered_state_definite,
+                true,
+                &valid_transition_definite,
             );
-            self::explain_game_play_conclude_by_second_illegal_move_valid_applicable(
+            self::explain_game_play_conclude_by_second_illegal_move_valid(
                 &mut instances,
+                false,
                 &attempted_transition,
                 &second_illegal_move_has_ended_the_game,
                 &entered_state_concluded,
             );
-            self::explain_game_play_conclude_by_stalemate_enters_definite(
+            self::explain_game_play_conclude_by_second_illegal_move_valid(
                 &mut instances,
-                &valid_transition_definite,
+                true,
+                &attempted_transition,
+                &second_illegal_move_has_ended_the_game,
+                &entered_state_definite,
             );
-            self::explain_game_play_conclude_by_stalemate_enters_applicable(
+            self::explain_game_play_conclude_by_stalemate_enters(
                 &mut instances,
+                false,
                 &valid_transition_concluded,
             );
-            self::explain_game_play_conclude_by_stalemate_valid_definite(
+            self::explain_game_play_conclude_by_stalemate_enters(
                 &mut instances,
+                true,
+                &valid_transition_definite,
+            );
+            self::explain_game_play_conclude_by_stalemate_valid(
+                &mut instances,
+                false,
+                &attempted_transition,
+                &stalemate_has_ended_the_game,
+                &entered_state_concluded,
+            );
+            self::explain_game_play_conclude_by_stalemate_valid(
+                &mut instances,
+                true,
                 &attempted_transition,
                 &stalemate_has_ended_the_game,
                 &entered_state_definite,
             );
-            self::explain_game_play_conclude_by_stalemate_valid_applicable(
+            self::explain_game_play_play_move_enters(
                 &mut instances,
-                &attempted_transition,
-                &stalemate_has_ended_the_game,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_play_move_enters_definite(
-                &mut instances,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_play_move_enters_applicable(
-                &mut instances,
+                false,
                 &valid_transition_concluded,
             );
-            self::explain_game_play_play_move_valid_definite(
+            self::explain_game_play_play_move_enters(
                 &mut instances,
-                &attempted_transition,
-                &legal_move,
-                &entered_state_definite,
+                true,
+                &valid_transition_definite,
             );
-            self::explain_game_play_play_move_valid_applicable(
+            self::explain_game_play_play_move_valid(
                 &mut instances,
+                false,
                 &attempted_transition,
                 &legal_move,
                 &entered_state_concluded,
             );
-            self::explain_game_play_start_play_enters_definite(
+            self::explain_game_play_play_move_valid(
                 &mut instances,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_start_play_enters_applicable(
-                &mut instances,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_start_play_valid_definite(
-                &mut instances,
+                true,
                 &attempted_transition,
-                &play_started,
+                &legal_move,
                 &entered_state_definite,
             );
-            self::explain_game_play_start_play_valid_applicable(
+            self::explain_game_play_start_play_enters(
                 &mut instances,
+                false,
+                &valid_transition_concluded,
+            );
+            self::explain_game_play_start_play_enters(
+                &mut instances,
+                true,
+                &valid_transition_definite,
+            );
+            self::explain_game_play_start_play_valid(
+                &mut instances,
+                false,
                 &attempted_transition,
                 &play_started,
                 &entered_state_concluded,
             );
-            self::explain_game_play_initial_definite(
+            self::explain_game_play_start_play_valid(
                 &mut instances,
-                &procedure_instance,
+                true,
+                &attempted_transition,
+                &play_started,
+                &entered_state_definite,
             );
-            self::explain_game_play_initial_applicable(
+            self::explain_game_play_initial(&mut instances, false, &procedure_instance);
+            self::explain_game_play_initial(&mut instances, true, &procedure_instance);
+            self::explain_move_is_illegal(
                 &mut instances,
-                &procedure_instance,
-            );
-            self::explain_move_is_illegal_definite(
-                &mut instances,
+                false,
                 &checked_game,
                 &not_move_meets_articles_3_1_to_3_9,
             );
-            self::explain_move_is_illegal_applicable(
+            self::explain_move_is_illegal(
                 &mut instances,
+                true,
                 &checked_game,
                 &not_move_meets_articles_3_1_to_3_9,
             );
-            self::explain_move_is_legal_definite(
+            self::explain_move_is_legal(
                 &mut instances,
+                false,
                 &move_meets_articles_3_1_to_3_9,
             );
-            self::explain_move_is_legal_applicable(
+            self::explain_move_is_legal(
                 &mut instances,
+                true,
                 &move_meets_articles_3_1_to_3_9,
             );
-            self::explain_must_move_first_touched_piece_definite(
+            self::explain_must_move_first_touched_piece(
                 &mut instances,
+                false,
                 &own_piece_of,
                 &piece_can_be_moved,
                 &piece_touched_intentionally,
                 &player_has_the_move,
             );
-            self::explain_must_move_first_touched_piece_applicable(
+            self::explain_must_move_first_touched_piece(
                 &mut instances,
+                true,
                 &own_piece_of,
                 &piece_can_be_moved,
                 &piece_touched_intentionally,
                 &player_has_the_move,
             );
-            self::explain_resignation_drawn_if_mate_impossible_definite(
+            self::explain_resignation_drawn_if_mate_impossible(
                 &mut instances,
+                false,
                 &king_cannot_be_checkmated,
                 &player_of,
                 &player_resigned,
             );
-            self::explain_resignation_drawn_if_mate_impossible_applicable(
+            self::explain_resignation_drawn_if_mate_impossible(
                 &mut instances,
+                true,
                 &king_cannot_be_checkmated,
                 &player_of,
                 &player_resigned,
             );
-            self::explain_resignation_ends_the_game_definite(
+            self::explain_resignation_ends_the_game(
                 &mut instances,
+                false,
                 &player_of,
                 &player_resigned,
             );
-            self::explain_resignation_ends_the_game_applicable(
+            self::explain_resignation_ends_the_game(
                 &mut instances,
+                true,
                 &player_of,
                 &player_resigned,
             );
-            self::explain_resignation_loses_definite(
+            self::explain_resignation_loses(
                 &mut instances,
+                false,
                 &not_king_cannot_be_checkmated,
                 &player_of,
                 &player_resigned,
             );
-            self::explain_resignation_loses_applicable(
+            self::explain_resignation_loses(
                 &mut instances,
+                true,
                 &not_king_cannot_be_checkmated,
                 &player_of,
                 &player_resigned,
             );
-            self::explain_second_illegal_move_drawn_if_mate_impossible_definite(
+            self::explain_second_illegal_move_drawn_if_mate_impossible(
                 &mut instances,
+                false,
                 &completed_illegal_move_count,
                 &king_cannot_be_checkmated,
                 &player_of,
             );
-            self::explain_second_illegal_move_drawn_if_mate_impossible_applicable(
+            self::explain_second_illegal_move_drawn_if_mate_impossible(
                 &mut instances,
+                true,
                 &completed_illegal_move_count,
                 &king_cannot_be_checkmated,
                 &player_of,
             );
-            self::explain_second_illegal_move_ends_the_game_definite(
+            self::explain_second_illegal_move_ends_the_game(
                 &mut instances,
+                false,
                 &completed_illegal_move_count,
                 &player_of,
             );
-            self::explain_second_illegal_move_ends_the_game_applicable(
+            self::explain_second_illegal_move_ends_the_game(
                 &mut instances,
+                true,
                 &completed_illegal_move_count,
                 &player_of,
             );
-            self::explain_second_illegal_move_loses_definite(
+            self::explain_second_illegal_move_loses(
                 &mut instances,
-                &completed_illegal_move_count,
-                &not_king_cannot_be_checkmated,
-                &player_of,
-            );
-            self::explain_second_illegal_move_loses_applicable(
-                &mut instances,
+                false,
                 &completed_illegal_move_count,
                 &not_king_cannot_be_checkmated,
                 &player_of,
             );
-            self::explain_seventy_five_automatic_draw_applicable(
+            self::explain_second_illegal_move_loses(
                 &mut instances,
+                true,
+                &completed_illegal_move_count,
+                &not_king_cannot_be_checkmated,
+                &player_of,
+            );
+            self::explain_seventy_five_automatic_draw(
+                &mut instances,
+                false,
                 &moves_by_each_without_pawn_or_capture,
             );
-            self::explain_stalemate_draws_definite(&mut instances, &stalemate_arisen);
-            self::explain_stalemate_draws_applicable(&mut instances, &stalemate_arisen);
-            self::explain_stalemate_ends_the_game_definite(
+            self::explain_stalemate_draws(&mut instances, false, &stalemate_arisen);
+            self::explain_stalemate_draws(&mut instances, true, &stalemate_arisen);
+            self::explain_stalemate_ends_the_game(
                 &mut instances,
+                false,
                 &stalemate_arisen,
             );
-            self::explain_stalemate_ends_the_game_applicable(
+            self::explain_stalemate_ends_the_game(
                 &mut instances,
+                true,
                 &stalemate_arisen,
             );
-            self::explain_threefold_claim_correct_definite(
+            self::explain_threefold_claim_correct(
                 &mut instances,
+                false,
                 &draw_claimed,
                 &player_has_the_move,
                 &position_occurrence_count,
             );
-            self::explain_threefold_claim_correct_applicable(
+            self::explain_threefold_claim_correct(
                 &mut instances,
+                true,
                 &draw_claimed,
                 &player_has_the_move,
                 &position_occurrence_count,
             );
-            self::explain_threefold_claim_draws_definite(
+            self::explain_threefold_claim_draws(
                 &mut instances,
+                false,
                 &threefold_claim_correct,
             );
-            self::explain_threefold_claim_draws_applicable(
+            self::explain_threefold_claim_draws(
                 &mut instances,
+                true,
                 &threefold_claim_correct,
             );
-            self::explain_unregulated_case_decided_by_arbiter_definite(
+            self::explain_unregulated_case_decided_by_arbiter(
                 &mut instances,
+                false,
                 &case_not_precisely_regulated,
             );
-            self::explain_unregulated_case_decided_by_arbiter_applicable(
+            self::explain_unregulated_case_decided_by_arbiter(
                 &mut instances,
+                true,
                 &case_not_precisely_regulated,
             );
             for &(case, a_0) in closure_0_castling_path_attacked.iter() {
@@ -6602,286 +6679,158 @@ fn evaluate_stratum_52(
     )
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_agreed_draw_definite(
+fn explain_agreed_draw(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     both_players_have_moved: &Relation<(CaseId, Game)>,
     draw_agreed: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_agreed_draw: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#AgreedDraw: every instance with definite premises
-        let agreed_draw_1: Relation<((CaseId, Game), ())> = both_players_have_moved
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let agreed_draw_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &agreed_draw_1,
-            &agreed_draw_2_draw_agreed,
-            &mut instances_of_agreed_draw,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_agreed_draw = Relation::from_vec(instances_of_agreed_draw);
-        for &(case, v0) in instances_of_agreed_draw.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_BOTH_PLAYERS_HAVE_MOVED, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)]),
-                ::clir::Premise::new(REL_DRAW_AGREED, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        0,
-                        true,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_agreed_draw: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#AgreedDraw: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let agreed_draw_1: Relation<((CaseId, Game), ())> = both_players_have_moved
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    let agreed_draw_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &agreed_draw_1,
+        &agreed_draw_2_draw_agreed,
+        &mut instances_of_agreed_draw,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_agreed_draw = Relation::from_vec(instances_of_agreed_draw);
+    for &(case, v0) in instances_of_agreed_draw.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_BOTH_PLAYERS_HAVE_MOVED, false, established,
+            vec![::clir::Column::to_flat(v0)]), ::clir::Premise::new(REL_DRAW_AGREED,
+            false, established, vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    0,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_agreed_draw_applicable(
+fn explain_agreed_draw_ends_the_game(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     both_players_have_moved: &Relation<(CaseId, Game)>,
     draw_agreed: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_agreed_draw: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#AgreedDraw: every instance with applicable premises
-        let agreed_draw_1: Relation<((CaseId, Game), ())> = both_players_have_moved
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let agreed_draw_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &agreed_draw_1,
-            &agreed_draw_2_draw_agreed,
-            &mut instances_of_agreed_draw,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_agreed_draw = Relation::from_vec(instances_of_agreed_draw);
-        for &(case, v0) in instances_of_agreed_draw.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_BOTH_PLAYERS_HAVE_MOVED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)]),
-                ::clir::Premise::new(REL_DRAW_AGREED, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        0,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_agreed_draw_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let agreed_draw_ends_the_game_1: Relation<((CaseId, Game), ())> = both_players_have_moved
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    let agreed_draw_ends_the_game_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &agreed_draw_ends_the_game_1,
+        &agreed_draw_ends_the_game_2_draw_agreed,
+        &mut instances_of_agreed_draw_ends_the_game,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_agreed_draw_ends_the_game = Relation::from_vec(
+        instances_of_agreed_draw_ends_the_game,
+    );
+    for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_BOTH_PLAYERS_HAVE_MOVED, false, established,
+            vec![::clir::Column::to_flat(v0)]), ::clir::Premise::new(REL_DRAW_AGREED,
+            false, established, vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    1,
+                    definite,
+                    case,
+                    (REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_agreed_draw_ends_the_game_definite(
+fn explain_arbiter_sees_laws_observed(
     instances: &mut Vec<::clir::Instance>,
-    both_players_have_moved: &Relation<(CaseId, Game)>,
-    draw_agreed: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_agreed_draw_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with definite premises
-        let agreed_draw_ends_the_game_1: Relation<((CaseId, Game), ())> = both_players_have_moved
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let agreed_draw_ends_the_game_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &agreed_draw_ends_the_game_1,
-            &agreed_draw_ends_the_game_2_draw_agreed,
-            &mut instances_of_agreed_draw_ends_the_game,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_agreed_draw_ends_the_game = Relation::from_vec(
-            instances_of_agreed_draw_ends_the_game,
-        );
-        for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_BOTH_PLAYERS_HAVE_MOVED, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)]),
-                ::clir::Premise::new(REL_DRAW_AGREED, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        1,
-                        true,
-                        case,
-                        (REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_agreed_draw_ends_the_game_applicable(
-    instances: &mut Vec<::clir::Instance>,
-    both_players_have_moved: &Relation<(CaseId, Game)>,
-    draw_agreed: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_agreed_draw_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with applicable premises
-        let agreed_draw_ends_the_game_1: Relation<((CaseId, Game), ())> = both_players_have_moved
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let agreed_draw_ends_the_game_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &agreed_draw_ends_the_game_1,
-            &agreed_draw_ends_the_game_2_draw_agreed,
-            &mut instances_of_agreed_draw_ends_the_game,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_agreed_draw_ends_the_game = Relation::from_vec(
-            instances_of_agreed_draw_ends_the_game,
-        );
-        for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_BOTH_PLAYERS_HAVE_MOVED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)]),
-                ::clir::Premise::new(REL_DRAW_AGREED, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        1,
-                        false,
-                        case,
-                        (REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_arbiter_sees_laws_observed_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     arbiter_of: &Relation<(CaseId, Game, Arbiter)>,
     play_started: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_arbiter_sees_laws_observed: Vec<(CaseId, Game, Arbiter)> = Vec::new();
-        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with definite premises
-        let arbiter_sees_laws_observed_1: Relation<((CaseId, Game), (Arbiter,))> = arbiter_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-            .collect();
-        let arbiter_sees_laws_observed_2_play_started: Relation<((CaseId, Game), ())> = play_started
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &arbiter_sees_laws_observed_1,
-            &arbiter_sees_laws_observed_2_play_started,
-            &mut instances_of_arbiter_sees_laws_observed,
-            |&(case, v0), &(v1,), &()| Some((case, v0, v1)),
-        );
-        let instances_of_arbiter_sees_laws_observed = Relation::from_vec(
-            instances_of_arbiter_sees_laws_observed,
-        );
-        for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ARBITER_OF, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAY_STARTED, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        2,
-                        true,
-                        case,
-                        (REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false),
-                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_arbiter_sees_laws_observed: Vec<(CaseId, Game, Arbiter)> = Vec::new();
+    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let arbiter_sees_laws_observed_1: Relation<((CaseId, Game), (Arbiter,))> = arbiter_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+        .collect();
+    let arbiter_sees_laws_observed_2_play_started: Relation<((CaseId, Game), ())> = play_started
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &arbiter_sees_laws_observed_1,
+        &arbiter_sees_laws_observed_2_play_started,
+        &mut instances_of_arbiter_sees_laws_observed,
+        |&(case, v0), &(v1,), &()| Some((case, v0, v1)),
+    );
+    let instances_of_arbiter_sees_laws_observed = Relation::from_vec(
+        instances_of_arbiter_sees_laws_observed,
+    );
+    for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_ARBITER_OF, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
+            ::clir::Premise::new(REL_PLAY_STARTED, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    2,
+                    definite,
+                    case,
+                    (REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false),
+                    vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_arbiter_sees_laws_observed_applicable(
+fn explain_castling_legal(
     instances: &mut Vec<::clir::Instance>,
-    arbiter_of: &Relation<(CaseId, Game, Arbiter)>,
-    play_started: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_arbiter_sees_laws_observed: Vec<(CaseId, Game, Arbiter)> = Vec::new();
-        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with applicable premises
-        let arbiter_sees_laws_observed_1: Relation<((CaseId, Game), (Arbiter,))> = arbiter_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-            .collect();
-        let arbiter_sees_laws_observed_2_play_started: Relation<((CaseId, Game), ())> = play_started
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &arbiter_sees_laws_observed_1,
-            &arbiter_sees_laws_observed_2_play_started,
-            &mut instances_of_arbiter_sees_laws_observed,
-            |&(case, v0), &(v1,), &()| Some((case, v0, v1)),
-        );
-        let instances_of_arbiter_sees_laws_observed = Relation::from_vec(
-            instances_of_arbiter_sees_laws_observed,
-        );
-        for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ARBITER_OF, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAY_STARTED, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        2,
-                        false,
-                        case,
-                        (REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false),
-                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_castling_legal_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     castling_side_of: &Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
     not_castling_path_attacked: &Relation<(CaseId, CastlingSide)>,
     not_castling_path_blocked: &Relation<(CaseId, CastlingSide)>,
@@ -6890,4856 +6839,2550 @@ fn explain_castling_legal_definite(
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
     rook_of: &Relation<(CaseId, Player, Piece)>,
 ) {
-    {
-        let mut instances_of_castling_legal: Vec<
-            (CaseId, Game, Player, CastlingSide, Piece, Piece),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#CastlingLegal: every instance with definite premises
-        let castling_legal_1: Relation<
-            ((CaseId, Player, Piece), (Game, CastlingSide)),
-        > = castling_side_of
-            .iter()
-            .filter_map(|&(case, v0, v1, v2, v4)| Some(((case, v1, v4), (v0, v2))))
-            .collect();
-        let castling_legal_2_rook_of: Relation<((CaseId, Player, Piece), ())> = rook_of
-            .iter()
-            .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
-            .collect();
-        let castling_legal_2 = ::clir::rt::join(
-            &castling_legal_1,
-            &castling_legal_2_rook_of,
-            |&(case, v1, v4), &(v0, v2), &()| Some(((case, v0, v1), (v2, v4))),
-        );
-        let castling_legal_3_player_has_the_move: Relation<
-            ((CaseId, Game, Player), ()),
-        > = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
-            .collect();
-        let castling_legal_3 = ::clir::rt::join(
-            &castling_legal_2,
-            &castling_legal_3_player_has_the_move,
-            |&(case, v0, v1), &(v2, v4), &()| Some(((case, v4), (v0, v1, v2))),
-        );
-        let castling_legal_4_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
-            .iter()
-            .filter_map(|&(case, v4)| Some(((case, v4), ())))
-            .collect();
-        let castling_legal_4 = ::clir::rt::join(
-            &castling_legal_3,
-            &castling_legal_4_piece_has_moved,
-            |&(case, v4), &(v0, v1, v2), &()| Some(((case, v2), (v0, v1, v4))),
-        );
-        let castling_legal_5_castling_path_blocked: Relation<
-            ((CaseId, CastlingSide), ()),
-        > = not_castling_path_blocked
-            .iter()
-            .filter_map(|&(case, v2)| Some(((case, v2), ())))
-            .collect();
-        let castling_legal_5 = ::clir::rt::join(
-            &castling_legal_4,
-            &castling_legal_5_castling_path_blocked,
-            |&(case, v2), &(v0, v1, v4), &()| Some(((case, v2), (v0, v1, v4))),
-        );
-        let castling_legal_6_castling_path_attacked: Relation<
-            ((CaseId, CastlingSide), ()),
-        > = not_castling_path_attacked
-            .iter()
-            .filter_map(|&(case, v2)| Some(((case, v2), ())))
-            .collect();
-        let castling_legal_6 = ::clir::rt::join(
-            &castling_legal_5,
-            &castling_legal_6_castling_path_attacked,
-            |&(case, v2), &(v0, v1, v4), &()| Some(((case, v1), (v0, v2, v4))),
-        );
-        let castling_legal_7_king_of: Relation<((CaseId, Player), (Piece,))> = king_of
-            .iter()
-            .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
-            .collect();
-        let castling_legal_7 = ::clir::rt::join(
-            &castling_legal_6,
-            &castling_legal_7_king_of,
-            |&(case, v1), &(v0, v2, v4), &(v3,)| Some(((case, v3), (v0, v1, v2, v4))),
-        );
-        let castling_legal_8_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
-            .iter()
-            .filter_map(|&(case, v3)| Some(((case, v3), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &castling_legal_7,
-            &castling_legal_8_piece_has_moved,
-            &mut instances_of_castling_legal,
-            |&(case, v3), &(v0, v1, v2, v4), &()| Some((case, v0, v1, v2, v3, v4)),
-        );
-        let instances_of_castling_legal = Relation::from_vec(
-            instances_of_castling_legal,
-        );
-        for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CASTLING_SIDE_OF, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2),
-                ::clir::Column::to_flat(v4)]), ::clir::Premise::new(REL_KING_OF, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v3)]), ::clir::Premise::new(REL_PIECE_HAS_MOVED,
-                true, ::clir::Layer::Definite, vec![::clir::Column::to_flat(v4)]),
-                ::clir::Premise::new(REL_CASTLING_PATH_BLOCKED, true,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_ROOK_OF, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v4)]),
-                ::clir::Premise::new(REL_CASTLING_PATH_ATTACKED, true,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PIECE_HAS_MOVED,
-                true, ::clir::Layer::Definite, vec![::clir::Column::to_flat(v3)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        3,
-                        true,
-                        case,
-                        (REL_CASTLING_LEGAL, false),
-                        vec![
-                            ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
-                            ::clir::Column::to_flat(v2)
-                        ],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_castling_legal: Vec<
+        (CaseId, Game, Player, CastlingSide, Piece, Piece),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#CastlingLegal: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let castling_legal_1: Relation<((CaseId, Player, Piece), (Game, CastlingSide))> = castling_side_of
+        .iter()
+        .filter_map(|&(case, v0, v1, v2, v4)| Some(((case, v1, v4), (v0, v2))))
+        .collect();
+    let castling_legal_2_rook_of: Relation<((CaseId, Player, Piece), ())> = rook_of
+        .iter()
+        .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
+        .collect();
+    let castling_legal_2 = ::clir::rt::join(
+        &castling_legal_1,
+        &castling_legal_2_rook_of,
+        |&(case, v1, v4), &(v0, v2), &()| Some(((case, v0, v1), (v2, v4))),
+    );
+    let castling_legal_3_player_has_the_move: Relation<((CaseId, Game, Player), ())> = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
+        .collect();
+    let castling_legal_3 = ::clir::rt::join(
+        &castling_legal_2,
+        &castling_legal_3_player_has_the_move,
+        |&(case, v0, v1), &(v2, v4), &()| Some(((case, v4), (v0, v1, v2))),
+    );
+    let castling_legal_4_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
+        .iter()
+        .filter_map(|&(case, v4)| Some(((case, v4), ())))
+        .collect();
+    let castling_legal_4 = ::clir::rt::join(
+        &castling_legal_3,
+        &castling_legal_4_piece_has_moved,
+        |&(case, v4), &(v0, v1, v2), &()| Some(((case, v2), (v0, v1, v4))),
+    );
+    let castling_legal_5_castling_path_blocked: Relation<((CaseId, CastlingSide), ())> = not_castling_path_blocked
+        .iter()
+        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+        .collect();
+    let castling_legal_5 = ::clir::rt::join(
+        &castling_legal_4,
+        &castling_legal_5_castling_path_blocked,
+        |&(case, v2), &(v0, v1, v4), &()| Some(((case, v2), (v0, v1, v4))),
+    );
+    let castling_legal_6_castling_path_attacked: Relation<
+        ((CaseId, CastlingSide), ()),
+    > = not_castling_path_attacked
+        .iter()
+        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+        .collect();
+    let castling_legal_6 = ::clir::rt::join(
+        &castling_legal_5,
+        &castling_legal_6_castling_path_attacked,
+        |&(case, v2), &(v0, v1, v4), &()| Some(((case, v1), (v0, v2, v4))),
+    );
+    let castling_legal_7_king_of: Relation<((CaseId, Player), (Piece,))> = king_of
+        .iter()
+        .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
+        .collect();
+    let castling_legal_7 = ::clir::rt::join(
+        &castling_legal_6,
+        &castling_legal_7_king_of,
+        |&(case, v1), &(v0, v2, v4), &(v3,)| Some(((case, v3), (v0, v1, v2, v4))),
+    );
+    let castling_legal_8_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
+        .iter()
+        .filter_map(|&(case, v3)| Some(((case, v3), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &castling_legal_7,
+        &castling_legal_8_piece_has_moved,
+        &mut instances_of_castling_legal,
+        |&(case, v3), &(v0, v1, v2, v4), &()| Some((case, v0, v1, v2, v3, v4)),
+    );
+    let instances_of_castling_legal = Relation::from_vec(instances_of_castling_legal);
+    for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_CASTLING_SIDE_OF, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
+            ::clir::Column::to_flat(v2), ::clir::Column::to_flat(v4)]),
+            ::clir::Premise::new(REL_KING_OF, false, established,
+            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v3)]),
+            ::clir::Premise::new(REL_PIECE_HAS_MOVED, true, established,
+            vec![::clir::Column::to_flat(v4)]),
+            ::clir::Premise::new(REL_CASTLING_PATH_BLOCKED, true, established,
+            vec![::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_ROOK_OF, false,
+            established, vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v4)]),
+            ::clir::Premise::new(REL_CASTLING_PATH_ATTACKED, true, established,
+            vec![::clir::Column::to_flat(v2)]),
+            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
+            ::clir::Premise::new(REL_PIECE_HAS_MOVED, true, established,
+            vec![::clir::Column::to_flat(v3)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    3,
+                    definite,
+                    case,
+                    (REL_CASTLING_LEGAL, false),
+                    vec![
+                        ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
+                        ::clir::Column::to_flat(v2)
+                    ],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_castling_legal_applicable(
+fn explain_checkmate_ends_the_game(
     instances: &mut Vec<::clir::Instance>,
-    castling_side_of: &Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
-    not_castling_path_attacked: &Relation<(CaseId, CastlingSide)>,
-    not_castling_path_blocked: &Relation<(CaseId, CastlingSide)>,
-    king_of: &Relation<(CaseId, Player, Piece)>,
-    not_piece_has_moved: &Relation<(CaseId, Piece)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    rook_of: &Relation<(CaseId, Player, Piece)>,
-) {
-    {
-        let mut instances_of_castling_legal: Vec<
-            (CaseId, Game, Player, CastlingSide, Piece, Piece),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#CastlingLegal: every instance with applicable premises
-        let castling_legal_1: Relation<
-            ((CaseId, Player, Piece), (Game, CastlingSide)),
-        > = castling_side_of
-            .iter()
-            .filter_map(|&(case, v0, v1, v2, v4)| Some(((case, v1, v4), (v0, v2))))
-            .collect();
-        let castling_legal_2_rook_of: Relation<((CaseId, Player, Piece), ())> = rook_of
-            .iter()
-            .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
-            .collect();
-        let castling_legal_2 = ::clir::rt::join(
-            &castling_legal_1,
-            &castling_legal_2_rook_of,
-            |&(case, v1, v4), &(v0, v2), &()| Some(((case, v0, v1), (v2, v4))),
-        );
-        let castling_legal_3_player_has_the_move: Relation<
-            ((CaseId, Game, Player), ()),
-        > = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
-            .collect();
-        let castling_legal_3 = ::clir::rt::join(
-            &castling_legal_2,
-            &castling_legal_3_player_has_the_move,
-            |&(case, v0, v1), &(v2, v4), &()| Some(((case, v4), (v0, v1, v2))),
-        );
-        let castling_legal_4_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
-            .iter()
-            .filter_map(|&(case, v4)| Some(((case, v4), ())))
-            .collect();
-        let castling_legal_4 = ::clir::rt::join(
-            &castling_legal_3,
-            &castling_legal_4_piece_has_moved,
-            |&(case, v4), &(v0, v1, v2), &()| Some(((case, v2), (v0, v1, v4))),
-        );
-        let castling_legal_5_castling_path_blocked: Relation<
-            ((CaseId, CastlingSide), ()),
-        > = not_castling_path_blocked
-            .iter()
-            .filter_map(|&(case, v2)| Some(((case, v2), ())))
-            .collect();
-        let castling_legal_5 = ::clir::rt::join(
-            &castling_legal_4,
-            &castling_legal_5_castling_path_blocked,
-            |&(case, v2), &(v0, v1, v4), &()| Some(((case, v2), (v0, v1, v4))),
-        );
-        let castling_legal_6_castling_path_attacked: Relation<
-            ((CaseId, CastlingSide), ()),
-        > = not_castling_path_attacked
-            .iter()
-            .filter_map(|&(case, v2)| Some(((case, v2), ())))
-            .collect();
-        let castling_legal_6 = ::clir::rt::join(
-            &castling_legal_5,
-            &castling_legal_6_castling_path_attacked,
-            |&(case, v2), &(v0, v1, v4), &()| Some(((case, v1), (v0, v2, v4))),
-        );
-        let castling_legal_7_king_of: Relation<((CaseId, Player), (Piece,))> = king_of
-            .iter()
-            .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
-            .collect();
-        let castling_legal_7 = ::clir::rt::join(
-            &castling_legal_6,
-            &castling_legal_7_king_of,
-            |&(case, v1), &(v0, v2, v4), &(v3,)| Some(((case, v3), (v0, v1, v2, v4))),
-        );
-        let castling_legal_8_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
-            .iter()
-            .filter_map(|&(case, v3)| Some(((case, v3), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &castling_legal_7,
-            &castling_legal_8_piece_has_moved,
-            &mut instances_of_castling_legal,
-            |&(case, v3), &(v0, v1, v2, v4), &()| Some((case, v0, v1, v2, v3, v4)),
-        );
-        let instances_of_castling_legal = Relation::from_vec(
-            instances_of_castling_legal,
-        );
-        for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CASTLING_SIDE_OF, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2),
-                ::clir::Column::to_flat(v4)]), ::clir::Premise::new(REL_KING_OF, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v3)]), ::clir::Premise::new(REL_PIECE_HAS_MOVED,
-                true, ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v4)]),
-                ::clir::Premise::new(REL_CASTLING_PATH_BLOCKED, true,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_ROOK_OF, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v4)]),
-                ::clir::Premise::new(REL_CASTLING_PATH_ATTACKED, true,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PIECE_HAS_MOVED,
-                true, ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v3)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        3,
-                        false,
-                        case,
-                        (REL_CASTLING_LEGAL, false),
-                        vec![
-                            ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
-                            ::clir::Column::to_flat(v2)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_checkmate_ends_the_game_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_checkmate_ends_the_game: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with definite premises
-        instances_of_checkmate_ends_the_game
-            .extend(
-                checkmate_delivered
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        let instances_of_checkmate_ends_the_game = Relation::from_vec(
-            instances_of_checkmate_ends_the_game,
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_checkmate_ends_the_game: Vec<(CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_checkmate_ends_the_game
+        .extend(
+            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
         );
-        for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        4,
-                        true,
-                        case,
-                        (REL_CHECKMATE_HAS_BEEN_DELIVERED, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let instances_of_checkmate_ends_the_game = Relation::from_vec(
+        instances_of_checkmate_ends_the_game,
+    );
+    for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    4,
+                    definite,
+                    case,
+                    (REL_CHECKMATE_HAS_BEEN_DELIVERED, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_checkmate_ends_the_game_applicable(
+fn explain_checkmate_takes_precedence_over_seventy_five(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_checkmate_ends_the_game: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with applicable premises
-        instances_of_checkmate_ends_the_game
-            .extend(
-                checkmate_delivered
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        let instances_of_checkmate_ends_the_game = Relation::from_vec(
-            instances_of_checkmate_ends_the_game,
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_checkmate_takes_precedence_over_seventy_five: Vec<
+        (CaseId, Game, Player),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_checkmate_takes_precedence_over_seventy_five
+        .extend(
+            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
         );
-        for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        4,
-                        false,
-                        case,
-                        (REL_CHECKMATE_HAS_BEEN_DELIVERED, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let instances_of_checkmate_takes_precedence_over_seventy_five = Relation::from_vec(
+        instances_of_checkmate_takes_precedence_over_seventy_five,
+    );
+    for &(case, v0, v1) in instances_of_checkmate_takes_precedence_over_seventy_five
+        .iter()
+    {
+        let premises = vec![
+            ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    5,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, true),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_checkmate_takes_precedence_over_seventy_five_applicable(
+fn explain_checkmate_wins(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_checkmate_takes_precedence_over_seventy_five: Vec<
-            (CaseId, Game, Player),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: every instance with applicable premises
-        instances_of_checkmate_takes_precedence_over_seventy_five
-            .extend(
-                checkmate_delivered
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        let instances_of_checkmate_takes_precedence_over_seventy_five = Relation::from_vec(
-            instances_of_checkmate_takes_precedence_over_seventy_five,
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_checkmate_wins: Vec<(CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#CheckmateWins: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_checkmate_wins
+        .extend(
+            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
         );
-        for &(case, v0, v1) in instances_of_checkmate_takes_precedence_over_seventy_five
-            .iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        5,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, true),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let instances_of_checkmate_wins = Relation::from_vec(instances_of_checkmate_wins);
+    for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    6,
+                    definite,
+                    case,
+                    (REL_GAME_WON_BY, false),
+                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_checkmate_wins_definite(
+fn explain_dead_position_draws(
     instances: &mut Vec<::clir::Instance>,
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_checkmate_wins: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#CheckmateWins: every instance with definite premises
-        instances_of_checkmate_wins
-            .extend(
-                checkmate_delivered
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        let instances_of_checkmate_wins = Relation::from_vec(
-            instances_of_checkmate_wins,
-        );
-        for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        6,
-                        true,
-                        case,
-                        (REL_GAME_WON_BY, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_checkmate_wins_applicable(
-    instances: &mut Vec<::clir::Instance>,
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_checkmate_wins: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#CheckmateWins: every instance with applicable premises
-        instances_of_checkmate_wins
-            .extend(
-                checkmate_delivered
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        let instances_of_checkmate_wins = Relation::from_vec(
-            instances_of_checkmate_wins,
-        );
-        for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        6,
-                        false,
-                        case,
-                        (REL_GAME_WON_BY, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_dead_position_draws_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     dead_position_arisen: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_dead_position_draws: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with definite premises
-        instances_of_dead_position_draws
-            .extend(
-                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_dead_position_draws: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_dead_position_draws
+        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    let instances_of_dead_position_draws = Relation::from_vec(
+        instances_of_dead_position_draws,
+    );
+    for &(case, v0) in instances_of_dead_position_draws.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_DEAD_POSITION_ARISEN, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    7,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
             );
-        let instances_of_dead_position_draws = Relation::from_vec(
-            instances_of_dead_position_draws,
-        );
-        for &(case, v0) in instances_of_dead_position_draws.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_DEAD_POSITION_ARISEN, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        7,
-                        true,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_dead_position_draws_applicable(
+fn explain_dead_position_ends_the_game(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     dead_position_arisen: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_dead_position_draws: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with applicable premises
-        instances_of_dead_position_draws
-            .extend(
-                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_dead_position_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_dead_position_ends_the_game
+        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    let instances_of_dead_position_ends_the_game = Relation::from_vec(
+        instances_of_dead_position_ends_the_game,
+    );
+    for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_DEAD_POSITION_ARISEN, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    8,
+                    definite,
+                    case,
+                    (REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
             );
-        let instances_of_dead_position_draws = Relation::from_vec(
-            instances_of_dead_position_draws,
-        );
-        for &(case, v0) in instances_of_dead_position_draws.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_DEAD_POSITION_ARISEN, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        7,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_dead_position_ends_the_game_definite(
+fn explain_en_passant_capture_legal(
     instances: &mut Vec<::clir::Instance>,
-    dead_position_arisen: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_dead_position_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with definite premises
-        instances_of_dead_position_ends_the_game
-            .extend(
-                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        let instances_of_dead_position_ends_the_game = Relation::from_vec(
-            instances_of_dead_position_ends_the_game,
-        );
-        for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_DEAD_POSITION_ARISEN, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        8,
-                        true,
-                        case,
-                        (REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_dead_position_ends_the_game_applicable(
-    instances: &mut Vec<::clir::Instance>,
-    dead_position_arisen: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_dead_position_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with applicable premises
-        instances_of_dead_position_ends_the_game
-            .extend(
-                dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        let instances_of_dead_position_ends_the_game = Relation::from_vec(
-            instances_of_dead_position_ends_the_game,
-        );
-        for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_DEAD_POSITION_ARISEN, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        8,
-                        false,
-                        case,
-                        (REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_en_passant_capture_legal_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     capturing_pawn_on_adjacent_file: &Relation<(CaseId, Game, Piece)>,
     en_passant_right_open: &Relation<(CaseId, Game)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_en_passant_capture_legal: Vec<
-            (CaseId, Game, Player, Piece),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with definite premises
-        let en_passant_capture_legal_1: Relation<((CaseId, Game), (Player,))> = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-            .collect();
-        let en_passant_capture_legal_2_en_passant_right_open: Relation<
-            ((CaseId, Game), ()),
-        > = en_passant_right_open
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let en_passant_capture_legal_2 = ::clir::rt::join(
-            &en_passant_capture_legal_1,
-            &en_passant_capture_legal_2_en_passant_right_open,
-            |&(case, v0), &(v1,), &()| Some(((case, v0), (v1,))),
-        );
-        let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: Relation<
-            ((CaseId, Game), (Piece,)),
-        > = capturing_pawn_on_adjacent_file
-            .iter()
-            .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
-            .collect();
-        ::clir::rt::join_into(
-            &en_passant_capture_legal_2,
-            &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
-            &mut instances_of_en_passant_capture_legal,
-            |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_en_passant_capture_legal = Relation::from_vec(
-            instances_of_en_passant_capture_legal,
-        );
-        for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_EN_PASSANT_RIGHT_OPEN, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v2)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        9,
-                        true,
-                        case,
-                        (REL_EN_PASSANT_CAPTURE_LEGAL, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_en_passant_capture_legal: Vec<(CaseId, Game, Player, Piece)> = Vec::new();
+    // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let en_passant_capture_legal_1: Relation<((CaseId, Game), (Player,))> = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+        .collect();
+    let en_passant_capture_legal_2_en_passant_right_open: Relation<
+        ((CaseId, Game), ()),
+    > = en_passant_right_open
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    let en_passant_capture_legal_2 = ::clir::rt::join(
+        &en_passant_capture_legal_1,
+        &en_passant_capture_legal_2_en_passant_right_open,
+        |&(case, v0), &(v1,), &()| Some(((case, v0), (v1,))),
+    );
+    let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: Relation<
+        ((CaseId, Game), (Piece,)),
+    > = capturing_pawn_on_adjacent_file
+        .iter()
+        .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
+        .collect();
+    ::clir::rt::join_into(
+        &en_passant_capture_legal_2,
+        &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
+        &mut instances_of_en_passant_capture_legal,
+        |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
+    );
+    let instances_of_en_passant_capture_legal = Relation::from_vec(
+        instances_of_en_passant_capture_legal,
+    );
+    for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_EN_PASSANT_RIGHT_OPEN, false, established,
+            vec![::clir::Column::to_flat(v0)]),
+            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
+            ::clir::Premise::new(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    9,
+                    definite,
+                    case,
+                    (REL_EN_PASSANT_CAPTURE_LEGAL, false),
+                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_en_passant_capture_legal_applicable(
+fn explain_fifty_move_claim_correct(
     instances: &mut Vec<::clir::Instance>,
-    capturing_pawn_on_adjacent_file: &Relation<(CaseId, Game, Piece)>,
-    en_passant_right_open: &Relation<(CaseId, Game)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_en_passant_capture_legal: Vec<
-            (CaseId, Game, Player, Piece),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with applicable premises
-        let en_passant_capture_legal_1: Relation<((CaseId, Game), (Player,))> = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-            .collect();
-        let en_passant_capture_legal_2_en_passant_right_open: Relation<
-            ((CaseId, Game), ()),
-        > = en_passant_right_open
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let en_passant_capture_legal_2 = ::clir::rt::join(
-            &en_passant_capture_legal_1,
-            &en_passant_capture_legal_2_en_passant_right_open,
-            |&(case, v0), &(v1,), &()| Some(((case, v0), (v1,))),
-        );
-        let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: Relation<
-            ((CaseId, Game), (Piece,)),
-        > = capturing_pawn_on_adjacent_file
-            .iter()
-            .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
-            .collect();
-        ::clir::rt::join_into(
-            &en_passant_capture_legal_2,
-            &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
-            &mut instances_of_en_passant_capture_legal,
-            |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_en_passant_capture_legal = Relation::from_vec(
-            instances_of_en_passant_capture_legal,
-        );
-        for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_EN_PASSANT_RIGHT_OPEN, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v2)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        9,
-                        false,
-                        case,
-                        (REL_EN_PASSANT_CAPTURE_LEGAL, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_fifty_move_claim_correct_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     draw_claimed: &Relation<(CaseId, Player)>,
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_fifty_move_claim_correct: Vec<
-            (CaseId, Game, Player, i64),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with definite premises
-        let fifty_move_claim_correct_1: Relation<((CaseId, Player), (Game,))> = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        let fifty_move_claim_correct_2_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let fifty_move_claim_correct_2 = ::clir::rt::join(
-            &fifty_move_claim_correct_1,
-            &fifty_move_claim_correct_2_draw_claimed,
-            |&(case, v1), &(v0,), &()| Some(((case, v0), (v1,))),
-        );
-        let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: Relation<
-            ((CaseId, Game), (i64,)),
-        > = moves_by_each_without_pawn_or_capture
-            .iter()
-            .filter_map(|&(case, v0, v2)| {
-                if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
-            })
-            .collect();
-        ::clir::rt::join_into(
-            &fifty_move_claim_correct_2,
-            &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
-            &mut instances_of_fifty_move_claim_correct,
-            |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_fifty_move_claim_correct = Relation::from_vec(
-            instances_of_fifty_move_claim_correct,
-        );
-        for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_DRAW_CLAIMED, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v2)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        10,
-                        true,
-                        case,
-                        (REL_FIFTY_MOVE_CLAIM_CORRECT, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_fifty_move_claim_correct: Vec<(CaseId, Game, Player, i64)> = Vec::new();
+    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let fifty_move_claim_correct_1: Relation<((CaseId, Player), (Game,))> = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    let fifty_move_claim_correct_2_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let fifty_move_claim_correct_2 = ::clir::rt::join(
+        &fifty_move_claim_correct_1,
+        &fifty_move_claim_correct_2_draw_claimed,
+        |&(case, v1), &(v0,), &()| Some(((case, v0), (v1,))),
+    );
+    let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: Relation<
+        ((CaseId, Game), (i64,)),
+    > = moves_by_each_without_pawn_or_capture
+        .iter()
+        .filter_map(|&(case, v0, v2)| {
+            if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
+        })
+        .collect();
+    ::clir::rt::join_into(
+        &fifty_move_claim_correct_2,
+        &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
+        &mut instances_of_fifty_move_claim_correct,
+        |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
+    );
+    let instances_of_fifty_move_claim_correct = Relation::from_vec(
+        instances_of_fifty_move_claim_correct,
+    );
+    for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_DRAW_CLAIMED, false, established,
+            vec![::clir::Column::to_flat(v1)]),
+            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
+            ::clir::Premise::new(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false,
+            established, vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    10,
+                    definite,
+                    case,
+                    (REL_FIFTY_MOVE_CLAIM_CORRECT, false),
+                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_fifty_move_claim_correct_applicable(
+fn explain_fifty_move_claim_draws(
     instances: &mut Vec<::clir::Instance>,
-    draw_claimed: &Relation<(CaseId, Player)>,
-    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_fifty_move_claim_correct: Vec<
-            (CaseId, Game, Player, i64),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with applicable premises
-        let fifty_move_claim_correct_1: Relation<((CaseId, Player), (Game,))> = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        let fifty_move_claim_correct_2_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let fifty_move_claim_correct_2 = ::clir::rt::join(
-            &fifty_move_claim_correct_1,
-            &fifty_move_claim_correct_2_draw_claimed,
-            |&(case, v1), &(v0,), &()| Some(((case, v0), (v1,))),
-        );
-        let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: Relation<
-            ((CaseId, Game), (i64,)),
-        > = moves_by_each_without_pawn_or_capture
-            .iter()
-            .filter_map(|&(case, v0, v2)| {
-                if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
-            })
-            .collect();
-        ::clir::rt::join_into(
-            &fifty_move_claim_correct_2,
-            &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
-            &mut instances_of_fifty_move_claim_correct,
-            |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_fifty_move_claim_correct = Relation::from_vec(
-            instances_of_fifty_move_claim_correct,
-        );
-        for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_DRAW_CLAIMED, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v2)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        10,
-                        false,
-                        case,
-                        (REL_FIFTY_MOVE_CLAIM_CORRECT, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_fifty_move_claim_draws_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     fifty_move_claim_correct: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_fifty_move_claim_draws: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with definite premises
-        instances_of_fifty_move_claim_draws
-            .extend(
-                fifty_move_claim_correct
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        let instances_of_fifty_move_claim_draws = Relation::from_vec(
-            instances_of_fifty_move_claim_draws,
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_fifty_move_claim_draws: Vec<(CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_fifty_move_claim_draws
+        .extend(
+            fifty_move_claim_correct
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
         );
-        for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_FIFTY_MOVE_CLAIM_CORRECT, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        11,
-                        true,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let instances_of_fifty_move_claim_draws = Relation::from_vec(
+        instances_of_fifty_move_claim_draws,
+    );
+    for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_FIFTY_MOVE_CLAIM_CORRECT, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    11,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_fifty_move_claim_draws_applicable(
+fn explain_fivefold_automatic_draw(
     instances: &mut Vec<::clir::Instance>,
-    fifty_move_claim_correct: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_fifty_move_claim_draws: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with applicable premises
-        instances_of_fifty_move_claim_draws
-            .extend(
-                fifty_move_claim_correct
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        let instances_of_fifty_move_claim_draws = Relation::from_vec(
-            instances_of_fifty_move_claim_draws,
-        );
-        for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_FIFTY_MOVE_CLAIM_CORRECT, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        11,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_fivefold_automatic_draw_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     position_occurrence_count: &Relation<(CaseId, Game, i64)>,
 ) {
-    {
-        let mut instances_of_fivefold_automatic_draw: Vec<(CaseId, Game, i64)> = Vec::new();
-        // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with definite premises
-        instances_of_fivefold_automatic_draw
-            .extend(
-                position_occurrence_count
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| {
-                        if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
-                    }),
-            );
-        let instances_of_fivefold_automatic_draw = Relation::from_vec(
-            instances_of_fivefold_automatic_draw,
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_fivefold_automatic_draw: Vec<(CaseId, Game, i64)> = Vec::new();
+    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_fivefold_automatic_draw
+        .extend(
+            position_occurrence_count
+                .iter()
+                .filter_map(|&(case, v0, v1)| {
+                    if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
+                }),
         );
-        for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_POSITION_OCCURRENCE_COUNT, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        12,
-                        true,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let instances_of_fivefold_automatic_draw = Relation::from_vec(
+        instances_of_fivefold_automatic_draw,
+    );
+    for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_POSITION_OCCURRENCE_COUNT, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    12,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_fivefold_automatic_draw_applicable(
+fn explain_game_play_conclude_by_agreement_enters(
     instances: &mut Vec<::clir::Instance>,
-    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
-) {
-    {
-        let mut instances_of_fivefold_automatic_draw: Vec<(CaseId, Game, i64)> = Vec::new();
-        // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with applicable premises
-        instances_of_fivefold_automatic_draw
-            .extend(
-                position_occurrence_count
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| {
-                        if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
-                    }),
-            );
-        let instances_of_fivefold_automatic_draw = Relation::from_vec(
-            instances_of_fivefold_automatic_draw,
-        );
-        for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_POSITION_OCCURRENCE_COUNT, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        12,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_agreement_enters_definite(
-    instances: &mut Vec<::clir::Instance>,
-    valid_transition_definite: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_agreement_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with definite premises
-        instances_of_game_play_conclude_by_agreement_enters
-            .extend(
-                valid_transition_definite
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let instances_of_game_play_conclude_by_agreement_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_agreement_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        13,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_agreement_enters_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_agreement_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with applicable premises
-        instances_of_game_play_conclude_by_agreement_enters
-            .extend(
-                valid_transition_concluded
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_agreement_enters: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_conclude_by_agreement_enters
+        .extend(
+            valid_transition_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                        Some((case, v0))
+                    } else {
+                        None
+                    }
+                }),
+        );
+    let instances_of_game_play_conclude_by_agreement_enters = Relation::from_vec(
+        instances_of_game_play_conclude_by_agreement_enters,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    13,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_agreement_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_agreement_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Supported, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        13,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_agreement_valid_definite(
+fn explain_game_play_conclude_by_agreement_valid(
     instances: &mut Vec<::clir::Instance>,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    agreed_draw_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_definite: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_agreement_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with definite premises
-        let game_play_conclude_by_agreement_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_agreement_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_definite
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_agreement_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_agreement_valid_1,
-            &game_play_conclude_by_agreement_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = agreed_draw_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_agreement_valid_2,
-            &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_agreement_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_agreement_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_agreement_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        14,
-                        true,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_agreement_valid_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     agreed_draw_has_ended_the_game: &Relation<(CaseId, Game)>,
     entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_agreement_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with applicable premises
-        let game_play_conclude_by_agreement_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_agreement_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_concluded
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_agreement_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_agreement_valid_1,
-            &game_play_conclude_by_agreement_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = agreed_draw_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_agreement_valid_2,
-            &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_agreement_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_agreement_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_agreement_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Supported,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        14,
-                        false,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_checkmate_enters_definite(
-    instances: &mut Vec<::clir::Instance>,
-    valid_transition_definite: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_checkmate_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with definite premises
-        instances_of_game_play_conclude_by_checkmate_enters
-            .extend(
-                valid_transition_definite
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_agreement_valid: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let game_play_conclude_by_agreement_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+                Some(((case, v0), ()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let game_play_conclude_by_agreement_valid_2_entered_state: Relation<
+        ((CaseId, Game), ()),
+    > = entered_state_concluded
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let game_play_conclude_by_agreement_valid_2 = ::clir::rt::join(
+        &game_play_conclude_by_agreement_valid_1,
+        &game_play_conclude_by_agreement_valid_2_entered_state,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: Relation<
+        ((CaseId, Game), ()),
+    > = agreed_draw_has_ended_the_game
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &game_play_conclude_by_agreement_valid_2,
+        &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
+        &mut instances_of_game_play_conclude_by_agreement_valid,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_game_play_conclude_by_agreement_valid = Relation::from_vec(
+        instances_of_game_play_conclude_by_agreement_valid,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]),
+            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
+            ::clir::Premise::new(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    14,
+                    definite,
+                    case,
+                    (REL_VALID_TRANSITION, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_checkmate_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_checkmate_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        15,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_checkmate_enters_applicable(
+fn explain_game_play_conclude_by_checkmate_enters(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_checkmate_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with applicable premises
-        instances_of_game_play_conclude_by_checkmate_enters
-            .extend(
-                valid_transition_concluded
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_checkmate_enters: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_conclude_by_checkmate_enters
+        .extend(
+            valid_transition_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                        Some((case, v0))
+                    } else {
+                        None
+                    }
+                }),
+        );
+    let instances_of_game_play_conclude_by_checkmate_enters = Relation::from_vec(
+        instances_of_game_play_conclude_by_checkmate_enters,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    15,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_checkmate_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_checkmate_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Supported, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        15,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_checkmate_valid_definite(
+fn explain_game_play_conclude_by_checkmate_valid(
     instances: &mut Vec<::clir::Instance>,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    checkmate_has_been_delivered: &Relation<(CaseId, Game)>,
-    entered_state_definite: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_checkmate_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with definite premises
-        let game_play_conclude_by_checkmate_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_checkmate_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_definite
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_checkmate_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_checkmate_valid_1,
-            &game_play_conclude_by_checkmate_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: Relation<
-            ((CaseId, Game), ()),
-        > = checkmate_has_been_delivered
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_checkmate_valid_2,
-            &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
-            &mut instances_of_game_play_conclude_by_checkmate_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_checkmate_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_checkmate_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_CHECKMATE_HAS_BEEN_DELIVERED, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        16,
-                        true,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_checkmate_valid_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     checkmate_has_been_delivered: &Relation<(CaseId, Game)>,
     entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_checkmate_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with applicable premises
-        let game_play_conclude_by_checkmate_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_checkmate_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_concluded
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_checkmate_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_checkmate_valid_1,
-            &game_play_conclude_by_checkmate_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: Relation<
-            ((CaseId, Game), ()),
-        > = checkmate_has_been_delivered
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_checkmate_valid_2,
-            &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
-            &mut instances_of_game_play_conclude_by_checkmate_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_checkmate_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_checkmate_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Supported,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_CHECKMATE_HAS_BEEN_DELIVERED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        16,
-                        false,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_dead_position_enters_definite(
-    instances: &mut Vec<::clir::Instance>,
-    valid_transition_definite: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_dead_position_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with definite premises
-        instances_of_game_play_conclude_by_dead_position_enters
-            .extend(
-                valid_transition_definite
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_checkmate_valid: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let game_play_conclude_by_checkmate_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+                Some(((case, v0), ()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let game_play_conclude_by_checkmate_valid_2_entered_state: Relation<
+        ((CaseId, Game), ()),
+    > = entered_state_concluded
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let game_play_conclude_by_checkmate_valid_2 = ::clir::rt::join(
+        &game_play_conclude_by_checkmate_valid_1,
+        &game_play_conclude_by_checkmate_valid_2_entered_state,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: Relation<
+        ((CaseId, Game), ()),
+    > = checkmate_has_been_delivered
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &game_play_conclude_by_checkmate_valid_2,
+        &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
+        &mut instances_of_game_play_conclude_by_checkmate_valid,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_game_play_conclude_by_checkmate_valid = Relation::from_vec(
+        instances_of_game_play_conclude_by_checkmate_valid,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]),
+            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
+            ::clir::Premise::new(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    16,
+                    definite,
+                    case,
+                    (REL_VALID_TRANSITION, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_dead_position_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_dead_position_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters.iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        17,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_dead_position_enters_applicable(
+fn explain_game_play_conclude_by_dead_position_enters(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_dead_position_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with applicable premises
-        instances_of_game_play_conclude_by_dead_position_enters
-            .extend(
-                valid_transition_concluded
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_dead_position_enters: Vec<
+        (CaseId, Game),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_conclude_by_dead_position_enters
+        .extend(
+            valid_transition_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                        Some((case, v0))
+                    } else {
+                        None
+                    }
+                }),
+        );
+    let instances_of_game_play_conclude_by_dead_position_enters = Relation::from_vec(
+        instances_of_game_play_conclude_by_dead_position_enters,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    17,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_dead_position_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_dead_position_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters.iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Supported, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        17,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_dead_position_valid_definite(
+fn explain_game_play_conclude_by_dead_position_valid(
     instances: &mut Vec<::clir::Instance>,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    dead_position_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_definite: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_dead_position_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with definite premises
-        let game_play_conclude_by_dead_position_valid_1: Relation<
-            ((CaseId, Game), ()),
-        > = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_dead_position_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_definite
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_dead_position_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_dead_position_valid_1,
-            &game_play_conclude_by_dead_position_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = dead_position_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_dead_position_valid_2,
-            &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_dead_position_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_dead_position_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_dead_position_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid.iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        18,
-                        true,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_dead_position_valid_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     dead_position_has_ended_the_game: &Relation<(CaseId, Game)>,
     entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_dead_position_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with applicable premises
-        let game_play_conclude_by_dead_position_valid_1: Relation<
-            ((CaseId, Game), ()),
-        > = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_dead_position_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_concluded
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_dead_position_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_dead_position_valid_1,
-            &game_play_conclude_by_dead_position_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = dead_position_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_dead_position_valid_2,
-            &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_dead_position_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_dead_position_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_dead_position_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid.iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Supported,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        18,
-                        false,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_drawn_claim_enters_definite(
-    instances: &mut Vec<::clir::Instance>,
-    valid_transition_definite: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_drawn_claim_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with definite premises
-        instances_of_game_play_conclude_by_drawn_claim_enters
-            .extend(
-                valid_transition_definite
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_dead_position_valid: Vec<
+        (CaseId, Game),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let game_play_conclude_by_dead_position_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+                Some(((case, v0), ()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let game_play_conclude_by_dead_position_valid_2_entered_state: Relation<
+        ((CaseId, Game), ()),
+    > = entered_state_concluded
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let game_play_conclude_by_dead_position_valid_2 = ::clir::rt::join(
+        &game_play_conclude_by_dead_position_valid_1,
+        &game_play_conclude_by_dead_position_valid_2_entered_state,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: Relation<
+        ((CaseId, Game), ()),
+    > = dead_position_has_ended_the_game
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &game_play_conclude_by_dead_position_valid_2,
+        &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
+        &mut instances_of_game_play_conclude_by_dead_position_valid,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_game_play_conclude_by_dead_position_valid = Relation::from_vec(
+        instances_of_game_play_conclude_by_dead_position_valid,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]),
+            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
+            ::clir::Premise::new(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false,
+            established, vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    18,
+                    definite,
+                    case,
+                    (REL_VALID_TRANSITION, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_drawn_claim_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_drawn_claim_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        19,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_drawn_claim_enters_applicable(
+fn explain_game_play_conclude_by_drawn_claim_enters(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_drawn_claim_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with applicable premises
-        instances_of_game_play_conclude_by_drawn_claim_enters
-            .extend(
-                valid_transition_concluded
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_drawn_claim_enters: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_conclude_by_drawn_claim_enters
+        .extend(
+            valid_transition_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                        Some((case, v0))
+                    } else {
+                        None
+                    }
+                }),
+        );
+    let instances_of_game_play_conclude_by_drawn_claim_enters = Relation::from_vec(
+        instances_of_game_play_conclude_by_drawn_claim_enters,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    19,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_drawn_claim_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_drawn_claim_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Supported, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        19,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_drawn_claim_valid_definite(
+fn explain_game_play_conclude_by_drawn_claim_valid(
     instances: &mut Vec<::clir::Instance>,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    game_drawn_definite: &Relation<(CaseId, Game)>,
-    entered_state_definite: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_drawn_claim_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with definite premises
-        let game_play_conclude_by_drawn_claim_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_drawn_claim_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_definite
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_drawn_claim_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_drawn_claim_valid_1,
-            &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_drawn_claim_valid_3_game_drawn: Relation<
-            ((CaseId, Game), ()),
-        > = game_drawn_definite
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_drawn_claim_valid_2,
-            &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
-            &mut instances_of_game_play_conclude_by_drawn_claim_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_drawn_claim_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_drawn_claim_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_GAME_DRAWN, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        20,
-                        true,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_drawn_claim_valid_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     game_drawn_concluded: &Relation<(CaseId, Game)>,
     entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_drawn_claim_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with applicable premises
-        let game_play_conclude_by_drawn_claim_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_drawn_claim_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_concluded
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_drawn_claim_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_drawn_claim_valid_1,
-            &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_drawn_claim_valid_3_game_drawn: Relation<
-            ((CaseId, Game), ()),
-        > = game_drawn_concluded
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_drawn_claim_valid_2,
-            &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
-            &mut instances_of_game_play_conclude_by_drawn_claim_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_drawn_claim_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_drawn_claim_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Supported,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_GAME_DRAWN, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        20,
-                        false,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_resignation_enters_definite(
-    instances: &mut Vec<::clir::Instance>,
-    valid_transition_definite: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_resignation_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with definite premises
-        instances_of_game_play_conclude_by_resignation_enters
-            .extend(
-                valid_transition_definite
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_drawn_claim_valid: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let game_play_conclude_by_drawn_claim_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+                Some(((case, v0), ()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let game_play_conclude_by_drawn_claim_valid_2_entered_state: Relation<
+        ((CaseId, Game), ()),
+    > = entered_state_concluded
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let game_play_conclude_by_drawn_claim_valid_2 = ::clir::rt::join(
+        &game_play_conclude_by_drawn_claim_valid_1,
+        &game_play_conclude_by_drawn_claim_valid_2_entered_state,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let game_play_conclude_by_drawn_claim_valid_3_game_drawn: Relation<
+        ((CaseId, Game), ()),
+    > = game_drawn_concluded
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &game_play_conclude_by_drawn_claim_valid_2,
+        &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
+        &mut instances_of_game_play_conclude_by_drawn_claim_valid,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_game_play_conclude_by_drawn_claim_valid = Relation::from_vec(
+        instances_of_game_play_conclude_by_drawn_claim_valid,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]),
+            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
+            ::clir::Premise::new(REL_GAME_DRAWN, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    20,
+                    definite,
+                    case,
+                    (REL_VALID_TRANSITION, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_resignation_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_resignation_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        21,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_resignation_enters_applicable(
+fn explain_game_play_conclude_by_resignation_enters(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_resignation_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with applicable premises
-        instances_of_game_play_conclude_by_resignation_enters
-            .extend(
-                valid_transition_concluded
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_resignation_enters: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_conclude_by_resignation_enters
+        .extend(
+            valid_transition_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                        Some((case, v0))
+                    } else {
+                        None
+                    }
+                }),
+        );
+    let instances_of_game_play_conclude_by_resignation_enters = Relation::from_vec(
+        instances_of_game_play_conclude_by_resignation_enters,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    21,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_resignation_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_resignation_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Supported, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        21,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_resignation_valid_definite(
+fn explain_game_play_conclude_by_resignation_valid(
     instances: &mut Vec<::clir::Instance>,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    resignation_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_definite: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_resignation_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with definite premises
-        let game_play_conclude_by_resignation_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_resignation_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_definite
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_resignation_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_resignation_valid_1,
-            &game_play_conclude_by_resignation_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = resignation_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_resignation_valid_2,
-            &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_resignation_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_resignation_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_resignation_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_RESIGNATION_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        22,
-                        true,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_resignation_valid_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     resignation_has_ended_the_game: &Relation<(CaseId, Game)>,
     entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_resignation_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with applicable premises
-        let game_play_conclude_by_resignation_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_resignation_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_concluded
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_resignation_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_resignation_valid_1,
-            &game_play_conclude_by_resignation_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = resignation_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_resignation_valid_2,
-            &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_resignation_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_resignation_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_resignation_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Supported,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_RESIGNATION_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        22,
-                        false,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_second_illegal_move_enters_definite(
-    instances: &mut Vec<::clir::Instance>,
-    valid_transition_definite: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_second_illegal_move_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with definite premises
-        instances_of_game_play_conclude_by_second_illegal_move_enters
-            .extend(
-                valid_transition_definite
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_resignation_valid: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let game_play_conclude_by_resignation_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+                Some(((case, v0), ()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let game_play_conclude_by_resignation_valid_2_entered_state: Relation<
+        ((CaseId, Game), ()),
+    > = entered_state_concluded
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let game_play_conclude_by_resignation_valid_2 = ::clir::rt::join(
+        &game_play_conclude_by_resignation_valid_1,
+        &game_play_conclude_by_resignation_valid_2_entered_state,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: Relation<
+        ((CaseId, Game), ()),
+    > = resignation_has_ended_the_game
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &game_play_conclude_by_resignation_valid_2,
+        &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
+        &mut instances_of_game_play_conclude_by_resignation_valid,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_game_play_conclude_by_resignation_valid = Relation::from_vec(
+        instances_of_game_play_conclude_by_resignation_valid,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]),
+            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
+            ::clir::Premise::new(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    22,
+                    definite,
+                    case,
+                    (REL_VALID_TRANSITION, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_second_illegal_move_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_second_illegal_move_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
-            .iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        23,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_second_illegal_move_enters_applicable(
+fn explain_game_play_conclude_by_second_illegal_move_enters(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
 ) {
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_second_illegal_move_enters: Vec<
+        (CaseId, Game),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_conclude_by_second_illegal_move_enters
+        .extend(
+            valid_transition_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
+                        Some((case, v0))
+                    } else {
+                        None
+                    }
+                }),
+        );
+    let instances_of_game_play_conclude_by_second_illegal_move_enters = Relation::from_vec(
+        instances_of_game_play_conclude_by_second_illegal_move_enters,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
+        .iter()
     {
-        let mut instances_of_game_play_conclude_by_second_illegal_move_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with applicable premises
-        instances_of_game_play_conclude_by_second_illegal_move_enters
-            .extend(
-                valid_transition_concluded
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+        let premises = vec![
+            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    23,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_second_illegal_move_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_second_illegal_move_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
-            .iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Supported, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        23,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_second_illegal_move_valid_definite(
+fn explain_game_play_conclude_by_second_illegal_move_valid(
     instances: &mut Vec<::clir::Instance>,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_definite: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_second_illegal_move_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with definite premises
-        let game_play_conclude_by_second_illegal_move_valid_1: Relation<
-            ((CaseId, Game), ()),
-        > = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_second_illegal_move_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_definite
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_second_illegal_move_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_second_illegal_move_valid_1,
-            &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = second_illegal_move_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_second_illegal_move_valid_2,
-            &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_second_illegal_move_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_second_illegal_move_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_second_illegal_move_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
-            .iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        24,
-                        true,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_second_illegal_move_valid_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     second_illegal_move_has_ended_the_game: &Relation<(CaseId, Game)>,
     entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
 ) {
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_second_illegal_move_valid: Vec<
+        (CaseId, Game),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let game_play_conclude_by_second_illegal_move_valid_1: Relation<
+        ((CaseId, Game), ()),
+    > = attempted_transition
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
+                Some(((case, v0), ()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let game_play_conclude_by_second_illegal_move_valid_2_entered_state: Relation<
+        ((CaseId, Game), ()),
+    > = entered_state_concluded
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let game_play_conclude_by_second_illegal_move_valid_2 = ::clir::rt::join(
+        &game_play_conclude_by_second_illegal_move_valid_1,
+        &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: Relation<
+        ((CaseId, Game), ()),
+    > = second_illegal_move_has_ended_the_game
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &game_play_conclude_by_second_illegal_move_valid_2,
+        &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
+        &mut instances_of_game_play_conclude_by_second_illegal_move_valid,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_game_play_conclude_by_second_illegal_move_valid = Relation::from_vec(
+        instances_of_game_play_conclude_by_second_illegal_move_valid,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
+        .iter()
     {
-        let mut instances_of_game_play_conclude_by_second_illegal_move_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with applicable premises
-        let game_play_conclude_by_second_illegal_move_valid_1: Relation<
-            ((CaseId, Game), ()),
-        > = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_second_illegal_move_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_concluded
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_second_illegal_move_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_second_illegal_move_valid_1,
-            &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = second_illegal_move_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_second_illegal_move_valid_2,
-            &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_second_illegal_move_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_second_illegal_move_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_second_illegal_move_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
-            .iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Supported,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        24,
-                        false,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_stalemate_enters_definite(
-    instances: &mut Vec<::clir::Instance>,
-    valid_transition_definite: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_stalemate_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with definite premises
-        instances_of_game_play_conclude_by_stalemate_enters
-            .extend(
-                valid_transition_definite
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+        let premises = vec![
+            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]),
+            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
+            ::clir::Premise::new(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false,
+            established, vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    24,
+                    definite,
+                    case,
+                    (REL_VALID_TRANSITION, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_stalemate_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_stalemate_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        25,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_stalemate_enters_applicable(
+fn explain_game_play_conclude_by_stalemate_enters(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_stalemate_enters: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with applicable premises
-        instances_of_game_play_conclude_by_stalemate_enters
-            .extend(
-                valid_transition_concluded
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_stalemate_enters: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_conclude_by_stalemate_enters
+        .extend(
+            valid_transition_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                        Some((case, v0))
+                    } else {
+                        None
+                    }
+                }),
+        );
+    let instances_of_game_play_conclude_by_stalemate_enters = Relation::from_vec(
+        instances_of_game_play_conclude_by_stalemate_enters,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    25,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::ENDED)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_conclude_by_stalemate_enters = Relation::from_vec(
-            instances_of_game_play_conclude_by_stalemate_enters,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Supported, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        25,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::ENDED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_stalemate_valid_definite(
+fn explain_game_play_conclude_by_stalemate_valid(
     instances: &mut Vec<::clir::Instance>,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    stalemate_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_definite: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    {
-        let mut instances_of_game_play_conclude_by_stalemate_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with definite premises
-        let game_play_conclude_by_stalemate_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_stalemate_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_definite
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_stalemate_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_stalemate_valid_1,
-            &game_play_conclude_by_stalemate_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = stalemate_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_stalemate_valid_2,
-            &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_stalemate_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_stalemate_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_stalemate_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_STALEMATE_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        26,
-                        true,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_stalemate_valid_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     stalemate_has_ended_the_game: &Relation<(CaseId, Game)>,
     entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
 ) {
-    {
-        let mut instances_of_game_play_conclude_by_stalemate_valid: Vec<
-            (CaseId, Game),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with applicable premises
-        let game_play_conclude_by_stalemate_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_conclude_by_stalemate_valid_2_entered_state: Relation<
-            ((CaseId, Game), ()),
-        > = entered_state_concluded
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_conclude_by_stalemate_valid_2 = ::clir::rt::join(
-            &game_play_conclude_by_stalemate_valid_1,
-            &game_play_conclude_by_stalemate_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = stalemate_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_conclude_by_stalemate_valid_2,
-            &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
-            &mut instances_of_game_play_conclude_by_stalemate_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_conclude_by_stalemate_valid = Relation::from_vec(
-            instances_of_game_play_conclude_by_stalemate_valid,
-        );
-        for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Supported,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_STALEMATE_HAS_ENDED_THE_GAME, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        26,
-                        false,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_play_move_enters_definite(
-    instances: &mut Vec<::clir::Instance>,
-    valid_transition_definite: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    {
-        let mut instances_of_game_play_play_move_enters: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with definite premises
-        instances_of_game_play_play_move_enters
-            .extend(
-                valid_transition_definite
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::PLAY_MOVE {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_conclude_by_stalemate_valid: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let game_play_conclude_by_stalemate_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
+                Some(((case, v0), ()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let game_play_conclude_by_stalemate_valid_2_entered_state: Relation<
+        ((CaseId, Game), ()),
+    > = entered_state_concluded
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let game_play_conclude_by_stalemate_valid_2 = ::clir::rt::join(
+        &game_play_conclude_by_stalemate_valid_1,
+        &game_play_conclude_by_stalemate_valid_2_entered_state,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: Relation<
+        ((CaseId, Game), ()),
+    > = stalemate_has_ended_the_game
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &game_play_conclude_by_stalemate_valid_2,
+        &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
+        &mut instances_of_game_play_conclude_by_stalemate_valid,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_game_play_conclude_by_stalemate_valid = Relation::from_vec(
+        instances_of_game_play_conclude_by_stalemate_valid,
+    );
+    for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]),
+            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
+            ::clir::Premise::new(REL_STALEMATE_HAS_ENDED_THE_GAME, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    26,
+                    definite,
+                    case,
+                    (REL_VALID_TRANSITION, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_play_move_enters = Relation::from_vec(
-            instances_of_game_play_play_move_enters,
-        );
-        for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        27,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::PLAYING)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_play_move_enters_applicable(
+fn explain_game_play_play_move_enters(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
 ) {
-    {
-        let mut instances_of_game_play_play_move_enters: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with applicable premises
-        instances_of_game_play_play_move_enters
-            .extend(
-                valid_transition_concluded
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::PLAY_MOVE {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_play_move_enters: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_play_move_enters
+        .extend(
+            valid_transition_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayTransition::PLAY_MOVE {
+                        Some((case, v0))
+                    } else {
+                        None
+                    }
+                }),
+        );
+    let instances_of_game_play_play_move_enters = Relation::from_vec(
+        instances_of_game_play_play_move_enters,
+    );
+    for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    27,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_play_move_enters = Relation::from_vec(
-            instances_of_game_play_play_move_enters,
-        );
-        for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Supported, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        27,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::PLAYING)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_play_move_valid_definite(
+fn explain_game_play_play_move_valid(
     instances: &mut Vec<::clir::Instance>,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    legal_move: &Relation<(CaseId, Game)>,
-    entered_state_definite: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    {
-        let mut instances_of_game_play_play_move_valid: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with definite premises
-        let game_play_play_move_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::PLAY_MOVE {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_play_move_valid_2_entered_state: Relation<((CaseId, Game), ())> = entered_state_definite
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_play_move_valid_2 = ::clir::rt::join(
-            &game_play_play_move_valid_1,
-            &game_play_play_move_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_play_move_valid_3_legal_move: Relation<((CaseId, Game), ())> = legal_move
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_play_move_valid_2,
-            &game_play_play_move_valid_3_legal_move,
-            &mut instances_of_game_play_play_move_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_play_move_valid = Relation::from_vec(
-            instances_of_game_play_play_move_valid,
-        );
-        for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_LEGAL_MOVE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        28,
-                        true,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_play_move_valid_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     legal_move: &Relation<(CaseId, Game)>,
     entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
 ) {
-    {
-        let mut instances_of_game_play_play_move_valid: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with applicable premises
-        let game_play_play_move_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::PLAY_MOVE {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_play_move_valid_2_entered_state: Relation<((CaseId, Game), ())> = entered_state_concluded
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-            })
-            .collect();
-        let game_play_play_move_valid_2 = ::clir::rt::join(
-            &game_play_play_move_valid_1,
-            &game_play_play_move_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_play_move_valid_3_legal_move: Relation<((CaseId, Game), ())> = legal_move
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_play_move_valid_2,
-            &game_play_play_move_valid_3_legal_move,
-            &mut instances_of_game_play_play_move_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_play_move_valid = Relation::from_vec(
-            instances_of_game_play_play_move_valid,
-        );
-        for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Supported,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-                ::clir::Premise::new(REL_LEGAL_MOVE, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        28,
-                        false,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_start_play_enters_definite(
-    instances: &mut Vec<::clir::Instance>,
-    valid_transition_definite: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    {
-        let mut instances_of_game_play_start_play_enters: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with definite premises
-        instances_of_game_play_start_play_enters
-            .extend(
-                valid_transition_definite
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::START_PLAY {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_play_move_valid: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let game_play_play_move_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayTransition::PLAY_MOVE {
+                Some(((case, v0), ()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let game_play_play_move_valid_2_entered_state: Relation<((CaseId, Game), ())> = entered_state_concluded
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let game_play_play_move_valid_2 = ::clir::rt::join(
+        &game_play_play_move_valid_1,
+        &game_play_play_move_valid_2_entered_state,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let game_play_play_move_valid_3_legal_move: Relation<((CaseId, Game), ())> = legal_move
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &game_play_play_move_valid_2,
+        &game_play_play_move_valid_3_legal_move,
+        &mut instances_of_game_play_play_move_valid,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_game_play_play_move_valid = Relation::from_vec(
+        instances_of_game_play_play_move_valid,
+    );
+    for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)]),
+            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
+            ::clir::Premise::new(REL_LEGAL_MOVE, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    28,
+                    definite,
+                    case,
+                    (REL_VALID_TRANSITION, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_start_play_enters = Relation::from_vec(
-            instances_of_game_play_start_play_enters,
-        );
-        for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        29,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::PLAYING)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_start_play_enters_applicable(
+fn explain_game_play_start_play_enters(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
 ) {
-    {
-        let mut instances_of_game_play_start_play_enters: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with applicable premises
-        instances_of_game_play_start_play_enters
-            .extend(
-                valid_transition_concluded
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::START_PLAY {
-                            Some((case, v0))
-                        } else {
-                            None
-                        }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_start_play_enters: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_start_play_enters
+        .extend(
+            valid_transition_concluded
+                .iter()
+                .filter_map(|&(case, v0, a_1)| {
+                    if a_1 == GamePlayTransition::START_PLAY {
+                        Some((case, v0))
+                    } else {
+                        None
+                    }
+                }),
+        );
+    let instances_of_game_play_start_play_enters = Relation::from_vec(
+        instances_of_game_play_start_play_enters,
+    );
+    for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::START_PLAY)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    29,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::PLAYING)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_start_play_enters = Relation::from_vec(
-            instances_of_game_play_start_play_enters,
-        );
-        for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_VALID_TRANSITION, false,
-                ::clir::Layer::Supported, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        29,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::PLAYING)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_start_play_valid_definite(
+fn explain_game_play_start_play_valid(
     instances: &mut Vec<::clir::Instance>,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    play_started: &Relation<(CaseId, Game)>,
-    entered_state_definite: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    {
-        let mut instances_of_game_play_start_play_valid: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with definite premises
-        let game_play_start_play_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::START_PLAY {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_start_play_valid_2_entered_state: Relation<((CaseId, Game), ())> = entered_state_definite
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::NOT_STARTED {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_start_play_valid_2 = ::clir::rt::join(
-            &game_play_start_play_valid_1,
-            &game_play_start_play_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_start_play_valid_3_play_started: Relation<((CaseId, Game), ())> = play_started
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_start_play_valid_2,
-            &game_play_start_play_valid_3_play_started,
-            &mut instances_of_game_play_start_play_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_start_play_valid = Relation::from_vec(
-            instances_of_game_play_start_play_valid,
-        );
-        for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)]),
-                ::clir::Premise::new(REL_PLAY_STARTED, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        30,
-                        true,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_start_play_valid_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     play_started: &Relation<(CaseId, Game)>,
     entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
 ) {
-    {
-        let mut instances_of_game_play_start_play_valid: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with applicable premises
-        let game_play_start_play_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayTransition::START_PLAY {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_start_play_valid_2_entered_state: Relation<((CaseId, Game), ())> = entered_state_concluded
-            .iter()
-            .filter_map(|&(case, v0, a_1)| {
-                if a_1 == GamePlayState::NOT_STARTED {
-                    Some(((case, v0), ()))
-                } else {
-                    None
-                }
-            })
-            .collect();
-        let game_play_start_play_valid_2 = ::clir::rt::join(
-            &game_play_start_play_valid_1,
-            &game_play_start_play_valid_2_entered_state,
-            |&(case, v0), &(), &()| Some(((case, v0), ())),
-        );
-        let game_play_start_play_valid_3_play_started: Relation<((CaseId, Game), ())> = play_started
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &game_play_start_play_valid_2,
-            &game_play_start_play_valid_3_play_started,
-            &mut instances_of_game_play_start_play_valid,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_game_play_start_play_valid = Relation::from_vec(
-            instances_of_game_play_start_play_valid,
-        );
-        for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayTransition::START_PLAY)]),
-                ::clir::Premise::new(REL_ENTERED_STATE, false, ::clir::Layer::Supported,
-                vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(GamePlayState::NOT_STARTED)]),
-                ::clir::Premise::new(REL_PLAY_STARTED, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        30,
-                        false,
-                        case,
-                        (REL_VALID_TRANSITION, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
-                        ],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_start_play_valid: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let game_play_start_play_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayTransition::START_PLAY {
+                Some(((case, v0), ()))
+            } else {
+                None
+            }
+        })
+        .collect();
+    let game_play_start_play_valid_2_entered_state: Relation<((CaseId, Game), ())> = entered_state_concluded
+        .iter()
+        .filter_map(|&(case, v0, a_1)| {
+            if a_1 == GamePlayState::NOT_STARTED { Some(((case, v0), ())) } else { None }
+        })
+        .collect();
+    let game_play_start_play_valid_2 = ::clir::rt::join(
+        &game_play_start_play_valid_1,
+        &game_play_start_play_valid_2_entered_state,
+        |&(case, v0), &(), &()| Some(((case, v0), ())),
+    );
+    let game_play_start_play_valid_3_play_started: Relation<((CaseId, Game), ())> = play_started
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &game_play_start_play_valid_2,
+        &game_play_start_play_valid_3_play_started,
+        &mut instances_of_game_play_start_play_valid,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_game_play_start_play_valid = Relation::from_vec(
+        instances_of_game_play_start_play_valid,
+    );
+    for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayTransition::START_PLAY)]),
+            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
+            vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(GamePlayState::NOT_STARTED)]),
+            ::clir::Premise::new(REL_PLAY_STARTED, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    30,
+                    definite,
+                    case,
+                    (REL_VALID_TRANSITION, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
+                    ],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_initial_definite(
+fn explain_game_play_initial(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     procedure_instance: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_game_play_initial: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/initial: every instance with definite premises
-        instances_of_game_play_initial
-            .extend(
-                procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_game_play_initial: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#GamePlay/initial: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_game_play_initial
+        .extend(procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    let instances_of_game_play_initial = Relation::from_vec(
+        instances_of_game_play_initial,
+    );
+    for &(case, v0) in instances_of_game_play_initial.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_PROCEDURE_INSTANCE, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    31,
+                    definite,
+                    case,
+                    (REL_ENTERED_STATE, false),
+                    vec![
+                        ::clir::Column::to_flat(v0),
+                        ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
+                    ],
+                    premises,
+                ),
             );
-        let instances_of_game_play_initial = Relation::from_vec(
-            instances_of_game_play_initial,
-        );
-        for &(case, v0) in instances_of_game_play_initial.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_PROCEDURE_INSTANCE, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        31,
-                        true,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_initial_applicable(
+fn explain_move_is_illegal(
     instances: &mut Vec<::clir::Instance>,
-    procedure_instance: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_game_play_initial: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#GamePlay/initial: every instance with applicable premises
-        instances_of_game_play_initial
-            .extend(
-                procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        let instances_of_game_play_initial = Relation::from_vec(
-            instances_of_game_play_initial,
-        );
-        for &(case, v0) in instances_of_game_play_initial.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_PROCEDURE_INSTANCE, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        31,
-                        false,
-                        case,
-                        (REL_ENTERED_STATE, false),
-                        vec![
-                            ::clir::Column::to_flat(v0),
-                            ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
-                        ],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_move_is_illegal_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     checked_game: &Relation<(CaseId, Game)>,
     not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_move_is_illegal: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with definite premises
-        let move_is_illegal_1: Relation<((CaseId, Game), ())> = checked_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let move_is_illegal_2_move_meets_articles_3_1_to_3_9: Relation<
-            ((CaseId, Game), ()),
-        > = not_move_meets_articles_3_1_to_3_9
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &move_is_illegal_1,
-            &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
-            &mut instances_of_move_is_illegal,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_move_is_illegal = Relation::from_vec(
-            instances_of_move_is_illegal,
-        );
-        for &(case, v0) in instances_of_move_is_illegal.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CHECKED_GAME, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0)]),
-                ::clir::Premise::new(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        32,
-                        true,
-                        case,
-                        (REL_ILLEGAL_MOVE, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_move_is_illegal: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let move_is_illegal_1: Relation<((CaseId, Game), ())> = checked_game
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    let move_is_illegal_2_move_meets_articles_3_1_to_3_9: Relation<
+        ((CaseId, Game), ()),
+    > = not_move_meets_articles_3_1_to_3_9
+        .iter()
+        .filter_map(|&(case, v0)| Some(((case, v0), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &move_is_illegal_1,
+        &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
+        &mut instances_of_move_is_illegal,
+        |&(case, v0), &(), &()| Some((case, v0)),
+    );
+    let instances_of_move_is_illegal = Relation::from_vec(instances_of_move_is_illegal);
+    for &(case, v0) in instances_of_move_is_illegal.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_CHECKED_GAME, false, established,
+            vec![::clir::Column::to_flat(v0)]),
+            ::clir::Premise::new(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    32,
+                    definite,
+                    case,
+                    (REL_ILLEGAL_MOVE, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_move_is_illegal_applicable(
+fn explain_move_is_legal(
     instances: &mut Vec<::clir::Instance>,
-    checked_game: &Relation<(CaseId, Game)>,
-    not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_move_is_illegal: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with applicable premises
-        let move_is_illegal_1: Relation<((CaseId, Game), ())> = checked_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        let move_is_illegal_2_move_meets_articles_3_1_to_3_9: Relation<
-            ((CaseId, Game), ()),
-        > = not_move_meets_articles_3_1_to_3_9
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &move_is_illegal_1,
-            &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
-            &mut instances_of_move_is_illegal,
-            |&(case, v0), &(), &()| Some((case, v0)),
-        );
-        let instances_of_move_is_illegal = Relation::from_vec(
-            instances_of_move_is_illegal,
-        );
-        for &(case, v0) in instances_of_move_is_illegal.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CHECKED_GAME, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0)]),
-                ::clir::Premise::new(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        32,
-                        false,
-                        case,
-                        (REL_ILLEGAL_MOVE, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_move_is_legal_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_move_is_legal: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#MoveIsLegal: every instance with definite premises
-        instances_of_move_is_legal
-            .extend(
-                move_meets_articles_3_1_to_3_9
-                    .iter()
-                    .filter_map(|&(case, v0)| Some((case, v0))),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_move_is_legal: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#MoveIsLegal: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_move_is_legal
+        .extend(
+            move_meets_articles_3_1_to_3_9
+                .iter()
+                .filter_map(|&(case, v0)| Some((case, v0))),
+        );
+    let instances_of_move_is_legal = Relation::from_vec(instances_of_move_is_legal);
+    for &(case, v0) in instances_of_move_is_legal.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    33,
+                    definite,
+                    case,
+                    (REL_LEGAL_MOVE, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
             );
-        let instances_of_move_is_legal = Relation::from_vec(instances_of_move_is_legal);
-        for &(case, v0) in instances_of_move_is_legal.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        33,
-                        true,
-                        case,
-                        (REL_LEGAL_MOVE, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_move_is_legal_applicable(
+fn explain_must_move_first_touched_piece(
     instances: &mut Vec<::clir::Instance>,
-    move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_move_is_legal: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#MoveIsLegal: every instance with applicable premises
-        instances_of_move_is_legal
-            .extend(
-                move_meets_articles_3_1_to_3_9
-                    .iter()
-                    .filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        let instances_of_move_is_legal = Relation::from_vec(instances_of_move_is_legal);
-        for &(case, v0) in instances_of_move_is_legal.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        33,
-                        false,
-                        case,
-                        (REL_LEGAL_MOVE, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_must_move_first_touched_piece_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     own_piece_of: &Relation<(CaseId, Player, Piece)>,
     piece_can_be_moved: &Relation<(CaseId, Piece)>,
     piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_must_move_first_touched_piece: Vec<
-            (CaseId, Game, Player, Piece),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with definite premises
-        let must_move_first_touched_piece_1: Relation<((CaseId, Player, Piece), ())> = own_piece_of
-            .iter()
-            .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-            .collect();
-        let must_move_first_touched_piece_2_piece_touched_intentionally: Relation<
-            ((CaseId, Player, Piece), ()),
-        > = piece_touched_intentionally
-            .iter()
-            .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-            .collect();
-        let must_move_first_touched_piece_2 = ::clir::rt::join(
-            &must_move_first_touched_piece_1,
-            &must_move_first_touched_piece_2_piece_touched_intentionally,
-            |&(case, v1, v2), &(), &()| Some(((case, v2), (v1,))),
-        );
-        let must_move_first_touched_piece_3_piece_can_be_moved: Relation<
-            ((CaseId, Piece), ()),
-        > = piece_can_be_moved
-            .iter()
-            .filter_map(|&(case, v2)| Some(((case, v2), ())))
-            .collect();
-        let must_move_first_touched_piece_3 = ::clir::rt::join(
-            &must_move_first_touched_piece_2,
-            &must_move_first_touched_piece_3_piece_can_be_moved,
-            |&(case, v2), &(v1,), &()| Some(((case, v1), (v2,))),
-        );
-        let must_move_first_touched_piece_4_player_has_the_move: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        ::clir::rt::join_into(
-            &must_move_first_touched_piece_3,
-            &must_move_first_touched_piece_4_player_has_the_move,
-            &mut instances_of_must_move_first_touched_piece,
-            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_must_move_first_touched_piece = Relation::from_vec(
-            instances_of_must_move_first_touched_piece,
-        );
-        for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_OWN_PIECE_OF, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_PIECE_TOUCHED_INTENTIONALLY, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_PIECE_CAN_BE_MOVED, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        34,
-                        true,
-                        case,
-                        (REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false),
-                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_must_move_first_touched_piece: Vec<
+        (CaseId, Game, Player, Piece),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let must_move_first_touched_piece_1: Relation<((CaseId, Player, Piece), ())> = own_piece_of
+        .iter()
+        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+        .collect();
+    let must_move_first_touched_piece_2_piece_touched_intentionally: Relation<
+        ((CaseId, Player, Piece), ()),
+    > = piece_touched_intentionally
+        .iter()
+        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
+        .collect();
+    let must_move_first_touched_piece_2 = ::clir::rt::join(
+        &must_move_first_touched_piece_1,
+        &must_move_first_touched_piece_2_piece_touched_intentionally,
+        |&(case, v1, v2), &(), &()| Some(((case, v2), (v1,))),
+    );
+    let must_move_first_touched_piece_3_piece_can_be_moved: Relation<
+        ((CaseId, Piece), ()),
+    > = piece_can_be_moved
+        .iter()
+        .filter_map(|&(case, v2)| Some(((case, v2), ())))
+        .collect();
+    let must_move_first_touched_piece_3 = ::clir::rt::join(
+        &must_move_first_touched_piece_2,
+        &must_move_first_touched_piece_3_piece_can_be_moved,
+        |&(case, v2), &(v1,), &()| Some(((case, v1), (v2,))),
+    );
+    let must_move_first_touched_piece_4_player_has_the_move: Relation<
+        ((CaseId, Player), (Game,)),
+    > = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    ::clir::rt::join_into(
+        &must_move_first_touched_piece_3,
+        &must_move_first_touched_piece_4_player_has_the_move,
+        &mut instances_of_must_move_first_touched_piece,
+        |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+    );
+    let instances_of_must_move_first_touched_piece = Relation::from_vec(
+        instances_of_must_move_first_touched_piece,
+    );
+    for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_OWN_PIECE_OF, false, established,
+            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
+            ::clir::Premise::new(REL_PIECE_TOUCHED_INTENTIONALLY, false, established,
+            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
+            ::clir::Premise::new(REL_PIECE_CAN_BE_MOVED, false, established,
+            vec![::clir::Column::to_flat(v2)]),
+            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    34,
+                    definite,
+                    case,
+                    (REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false),
+                    vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_must_move_first_touched_piece_applicable(
+fn explain_resignation_drawn_if_mate_impossible(
     instances: &mut Vec<::clir::Instance>,
-    own_piece_of: &Relation<(CaseId, Player, Piece)>,
-    piece_can_be_moved: &Relation<(CaseId, Piece)>,
-    piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_must_move_first_touched_piece: Vec<
-            (CaseId, Game, Player, Piece),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with applicable premises
-        let must_move_first_touched_piece_1: Relation<((CaseId, Player, Piece), ())> = own_piece_of
-            .iter()
-            .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-            .collect();
-        let must_move_first_touched_piece_2_piece_touched_intentionally: Relation<
-            ((CaseId, Player, Piece), ()),
-        > = piece_touched_intentionally
-            .iter()
-            .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-            .collect();
-        let must_move_first_touched_piece_2 = ::clir::rt::join(
-            &must_move_first_touched_piece_1,
-            &must_move_first_touched_piece_2_piece_touched_intentionally,
-            |&(case, v1, v2), &(), &()| Some(((case, v2), (v1,))),
-        );
-        let must_move_first_touched_piece_3_piece_can_be_moved: Relation<
-            ((CaseId, Piece), ()),
-        > = piece_can_be_moved
-            .iter()
-            .filter_map(|&(case, v2)| Some(((case, v2), ())))
-            .collect();
-        let must_move_first_touched_piece_3 = ::clir::rt::join(
-            &must_move_first_touched_piece_2,
-            &must_move_first_touched_piece_3_piece_can_be_moved,
-            |&(case, v2), &(v1,), &()| Some(((case, v1), (v2,))),
-        );
-        let must_move_first_touched_piece_4_player_has_the_move: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        ::clir::rt::join_into(
-            &must_move_first_touched_piece_3,
-            &must_move_first_touched_piece_4_player_has_the_move,
-            &mut instances_of_must_move_first_touched_piece,
-            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_must_move_first_touched_piece = Relation::from_vec(
-            instances_of_must_move_first_touched_piece,
-        );
-        for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_OWN_PIECE_OF, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_PIECE_TOUCHED_INTENTIONALLY, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_PIECE_CAN_BE_MOVED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v2)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        34,
-                        false,
-                        case,
-                        (REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false),
-                        vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_resignation_drawn_if_mate_impossible_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
     player_resigned: &Relation<(CaseId, Player)>,
 ) {
-    {
-        let mut instances_of_resignation_drawn_if_mate_impossible: Vec<
-            (CaseId, Game, Player),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with definite premises
-        let resignation_drawn_if_mate_impossible_1: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-            ((CaseId, Player), ()),
-        > = king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
-            &resignation_drawn_if_mate_impossible_1,
-            &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-            |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
-        );
-        let resignation_drawn_if_mate_impossible_3_player_resigned: Relation<
-            ((CaseId, Player), ()),
-        > = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &resignation_drawn_if_mate_impossible_2,
-            &resignation_drawn_if_mate_impossible_3_player_resigned,
-            &mut instances_of_resignation_drawn_if_mate_impossible,
-            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-        );
-        let instances_of_resignation_drawn_if_mate_impossible = Relation::from_vec(
-            instances_of_resignation_drawn_if_mate_impossible,
-        );
-        for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_OF, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_RESIGNED, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        35,
-                        true,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_resignation_drawn_if_mate_impossible: Vec<
+        (CaseId, Game, Player),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let resignation_drawn_if_mate_impossible_1: Relation<((CaseId, Player), (Game,))> = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
+        ((CaseId, Player), ()),
+    > = king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
+        &resignation_drawn_if_mate_impossible_1,
+        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
+    );
+    let resignation_drawn_if_mate_impossible_3_player_resigned: Relation<
+        ((CaseId, Player), ()),
+    > = player_resigned
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &resignation_drawn_if_mate_impossible_2,
+        &resignation_drawn_if_mate_impossible_3_player_resigned,
+        &mut instances_of_resignation_drawn_if_mate_impossible,
+        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+    );
+    let instances_of_resignation_drawn_if_mate_impossible = Relation::from_vec(
+        instances_of_resignation_drawn_if_mate_impossible,
+    );
+    for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, false, established,
+            vec![::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PLAYER_OF,
+            false, established, vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PLAYER_RESIGNED,
+            false, established, vec![::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    35,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_resignation_drawn_if_mate_impossible_applicable(
+fn explain_resignation_ends_the_game(
     instances: &mut Vec<::clir::Instance>,
-    king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
+    definite: bool,
     player_of: &Relation<(CaseId, Game, Player)>,
     player_resigned: &Relation<(CaseId, Player)>,
 ) {
-    {
-        let mut instances_of_resignation_drawn_if_mate_impossible: Vec<
-            (CaseId, Game, Player),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with applicable premises
-        let resignation_drawn_if_mate_impossible_1: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-            ((CaseId, Player), ()),
-        > = king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
-            &resignation_drawn_if_mate_impossible_1,
-            &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-            |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
-        );
-        let resignation_drawn_if_mate_impossible_3_player_resigned: Relation<
-            ((CaseId, Player), ()),
-        > = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &resignation_drawn_if_mate_impossible_2,
-            &resignation_drawn_if_mate_impossible_3_player_resigned,
-            &mut instances_of_resignation_drawn_if_mate_impossible,
-            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-        );
-        let instances_of_resignation_drawn_if_mate_impossible = Relation::from_vec(
-            instances_of_resignation_drawn_if_mate_impossible,
-        );
-        for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_OF, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_RESIGNED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        35,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_resignation_ends_the_game: Vec<(CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let resignation_ends_the_game_1: Relation<((CaseId, Player), (Game,))> = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    let resignation_ends_the_game_2_player_resigned: Relation<((CaseId, Player), ())> = player_resigned
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &resignation_ends_the_game_1,
+        &resignation_ends_the_game_2_player_resigned,
+        &mut instances_of_resignation_ends_the_game,
+        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+    );
+    let instances_of_resignation_ends_the_game = Relation::from_vec(
+        instances_of_resignation_ends_the_game,
+    );
+    for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_PLAYER_OF, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
+            ::clir::Premise::new(REL_PLAYER_RESIGNED, false, established,
+            vec![::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    36,
+                    definite,
+                    case,
+                    (REL_RESIGNATION_HAS_ENDED_THE_GAME, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_resignation_ends_the_game_definite(
+fn explain_resignation_loses(
     instances: &mut Vec<::clir::Instance>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-) {
-    {
-        let mut instances_of_resignation_ends_the_game: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with definite premises
-        let resignation_ends_the_game_1: Relation<((CaseId, Player), (Game,))> = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        let resignation_ends_the_game_2_player_resigned: Relation<
-            ((CaseId, Player), ()),
-        > = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &resignation_ends_the_game_1,
-            &resignation_ends_the_game_2_player_resigned,
-            &mut instances_of_resignation_ends_the_game,
-            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-        );
-        let instances_of_resignation_ends_the_game = Relation::from_vec(
-            instances_of_resignation_ends_the_game,
-        );
-        for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_PLAYER_OF, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_RESIGNED, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        36,
-                        true,
-                        case,
-                        (REL_RESIGNATION_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_resignation_ends_the_game_applicable(
-    instances: &mut Vec<::clir::Instance>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-) {
-    {
-        let mut instances_of_resignation_ends_the_game: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with applicable premises
-        let resignation_ends_the_game_1: Relation<((CaseId, Player), (Game,))> = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        let resignation_ends_the_game_2_player_resigned: Relation<
-            ((CaseId, Player), ()),
-        > = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &resignation_ends_the_game_1,
-            &resignation_ends_the_game_2_player_resigned,
-            &mut instances_of_resignation_ends_the_game,
-            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-        );
-        let instances_of_resignation_ends_the_game = Relation::from_vec(
-            instances_of_resignation_ends_the_game,
-        );
-        for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_PLAYER_OF, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_RESIGNED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        36,
-                        false,
-                        case,
-                        (REL_RESIGNATION_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_resignation_loses_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
     player_resigned: &Relation<(CaseId, Player)>,
 ) {
-    {
-        let mut instances_of_resignation_loses: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#ResignationLoses: every instance with definite premises
-        let resignation_loses_1: Relation<((CaseId, Player), (Game,))> = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        let resignation_loses_2_king_cannot_be_checkmated: Relation<
-            ((CaseId, Player), ()),
-        > = not_king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let resignation_loses_2 = ::clir::rt::join(
-            &resignation_loses_1,
-            &resignation_loses_2_king_cannot_be_checkmated,
-            |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
-        );
-        let resignation_loses_3_player_resigned: Relation<((CaseId, Player), ())> = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &resignation_loses_2,
-            &resignation_loses_3_player_resigned,
-            &mut instances_of_resignation_loses,
-            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-        );
-        let instances_of_resignation_loses = Relation::from_vec(
-            instances_of_resignation_loses,
-        );
-        for &(case, v0, v1) in instances_of_resignation_loses.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, true,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_OF, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_RESIGNED, false, ::clir::Layer::Definite,
-                vec![::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        37,
-                        true,
-                        case,
-                        (REL_GAME_LOST_BY, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_resignation_loses: Vec<(CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#ResignationLoses: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let resignation_loses_1: Relation<((CaseId, Player), (Game,))> = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    let resignation_loses_2_king_cannot_be_checkmated: Relation<
+        ((CaseId, Player), ()),
+    > = not_king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let resignation_loses_2 = ::clir::rt::join(
+        &resignation_loses_1,
+        &resignation_loses_2_king_cannot_be_checkmated,
+        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
+    );
+    let resignation_loses_3_player_resigned: Relation<((CaseId, Player), ())> = player_resigned
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &resignation_loses_2,
+        &resignation_loses_3_player_resigned,
+        &mut instances_of_resignation_loses,
+        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
+    );
+    let instances_of_resignation_loses = Relation::from_vec(
+        instances_of_resignation_loses,
+    );
+    for &(case, v0, v1) in instances_of_resignation_loses.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, true, established,
+            vec![::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PLAYER_OF,
+            false, established, vec![::clir::Column::to_flat(v0),
+            ::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PLAYER_RESIGNED,
+            false, established, vec![::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    37,
+                    definite,
+                    case,
+                    (REL_GAME_LOST_BY, false),
+                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_resignation_loses_applicable(
+fn explain_second_illegal_move_drawn_if_mate_impossible(
     instances: &mut Vec<::clir::Instance>,
-    not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-) {
-    {
-        let mut instances_of_resignation_loses: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#ResignationLoses: every instance with applicable premises
-        let resignation_loses_1: Relation<((CaseId, Player), (Game,))> = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        let resignation_loses_2_king_cannot_be_checkmated: Relation<
-            ((CaseId, Player), ()),
-        > = not_king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let resignation_loses_2 = ::clir::rt::join(
-            &resignation_loses_1,
-            &resignation_loses_2_king_cannot_be_checkmated,
-            |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
-        );
-        let resignation_loses_3_player_resigned: Relation<((CaseId, Player), ())> = player_resigned
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &resignation_loses_2,
-            &resignation_loses_3_player_resigned,
-            &mut instances_of_resignation_loses,
-            |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-        );
-        let instances_of_resignation_loses = Relation::from_vec(
-            instances_of_resignation_loses,
-        );
-        for &(case, v0, v1) in instances_of_resignation_loses.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, true,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_OF, false, ::clir::Layer::Concluded,
-                vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_RESIGNED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        37,
-                        false,
-                        case,
-                        (REL_GAME_LOST_BY, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_second_illegal_move_drawn_if_mate_impossible_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
     king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
 ) {
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_second_illegal_move_drawn_if_mate_impossible: Vec<
+        (CaseId, Game, Player, i64),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let second_illegal_move_drawn_if_mate_impossible_1: Relation<
+        ((CaseId, Player), (i64,)),
+    > = completed_illegal_move_count
+        .iter()
+        .filter_map(|&(case, v1, v2)| {
+            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+        })
+        .collect();
+    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
+        ((CaseId, Player), ()),
+    > = king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
+        &second_illegal_move_drawn_if_mate_impossible_1,
+        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
+        |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
+    );
+    let second_illegal_move_drawn_if_mate_impossible_3_player_of: Relation<
+        ((CaseId, Player), (Game,)),
+    > = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    ::clir::rt::join_into(
+        &second_illegal_move_drawn_if_mate_impossible_2,
+        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
+        &mut instances_of_second_illegal_move_drawn_if_mate_impossible,
+        |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+    );
+    let instances_of_second_illegal_move_drawn_if_mate_impossible = Relation::from_vec(
+        instances_of_second_illegal_move_drawn_if_mate_impossible,
+    );
+    for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
+        .iter()
     {
-        let mut instances_of_second_illegal_move_drawn_if_mate_impossible: Vec<
-            (CaseId, Game, Player, i64),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with definite premises
-        let second_illegal_move_drawn_if_mate_impossible_1: Relation<
-            ((CaseId, Player), (i64,)),
-        > = completed_illegal_move_count
-            .iter()
-            .filter_map(|&(case, v1, v2)| {
-                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-            })
-            .collect();
-        let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-            ((CaseId, Player), ()),
-        > = king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
-            &second_illegal_move_drawn_if_mate_impossible_1,
-            &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-            |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
-        );
-        let second_illegal_move_drawn_if_mate_impossible_3_player_of: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        ::clir::rt::join_into(
-            &second_illegal_move_drawn_if_mate_impossible_2,
-            &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-            &mut instances_of_second_illegal_move_drawn_if_mate_impossible,
-            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_second_illegal_move_drawn_if_mate_impossible = Relation::from_vec(
-            instances_of_second_illegal_move_drawn_if_mate_impossible,
-        );
-        for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
-            .iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_PLAYER_OF, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        38,
-                        true,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+        let premises = vec![
+            ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, false, established,
+            vec![::clir::Column::to_flat(v1)]),
+            ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, established,
+            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
+            ::clir::Premise::new(REL_PLAYER_OF, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    38,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_second_illegal_move_drawn_if_mate_impossible_applicable(
+fn explain_second_illegal_move_ends_the_game(
     instances: &mut Vec<::clir::Instance>,
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_second_illegal_move_drawn_if_mate_impossible: Vec<
-            (CaseId, Game, Player, i64),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with applicable premises
-        let second_illegal_move_drawn_if_mate_impossible_1: Relation<
-            ((CaseId, Player), (i64,)),
-        > = completed_illegal_move_count
-            .iter()
-            .filter_map(|&(case, v1, v2)| {
-                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-            })
-            .collect();
-        let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-            ((CaseId, Player), ()),
-        > = king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
-            &second_illegal_move_drawn_if_mate_impossible_1,
-            &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-            |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
-        );
-        let second_illegal_move_drawn_if_mate_impossible_3_player_of: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        ::clir::rt::join_into(
-            &second_illegal_move_drawn_if_mate_impossible_2,
-            &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-            &mut instances_of_second_illegal_move_drawn_if_mate_impossible,
-            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_second_illegal_move_drawn_if_mate_impossible = Relation::from_vec(
-            instances_of_second_illegal_move_drawn_if_mate_impossible,
-        );
-        for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
-            .iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_PLAYER_OF, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        38,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_second_illegal_move_ends_the_game_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
     player_of: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_second_illegal_move_ends_the_game: Vec<
-            (CaseId, Game, Player, i64),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with definite premises
-        let second_illegal_move_ends_the_game_1: Relation<((CaseId, Player), (i64,))> = completed_illegal_move_count
-            .iter()
-            .filter_map(|&(case, v1, v2)| {
-                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-            })
-            .collect();
-        let second_illegal_move_ends_the_game_2_player_of: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        ::clir::rt::join_into(
-            &second_illegal_move_ends_the_game_1,
-            &second_illegal_move_ends_the_game_2_player_of,
-            &mut instances_of_second_illegal_move_ends_the_game,
-            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_second_illegal_move_ends_the_game = Relation::from_vec(
-            instances_of_second_illegal_move_ends_the_game,
-        );
-        for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game.iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_PLAYER_OF, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        39,
-                        true,
-                        case,
-                        (REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_second_illegal_move_ends_the_game: Vec<
+        (CaseId, Game, Player, i64),
+    > = Vec::new();
+    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let second_illegal_move_ends_the_game_1: Relation<((CaseId, Player), (i64,))> = completed_illegal_move_count
+        .iter()
+        .filter_map(|&(case, v1, v2)| {
+            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+        })
+        .collect();
+    let second_illegal_move_ends_the_game_2_player_of: Relation<
+        ((CaseId, Player), (Game,)),
+    > = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    ::clir::rt::join_into(
+        &second_illegal_move_ends_the_game_1,
+        &second_illegal_move_ends_the_game_2_player_of,
+        &mut instances_of_second_illegal_move_ends_the_game,
+        |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+    );
+    let instances_of_second_illegal_move_ends_the_game = Relation::from_vec(
+        instances_of_second_illegal_move_ends_the_game,
+    );
+    for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, established,
+            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
+            ::clir::Premise::new(REL_PLAYER_OF, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    39,
+                    definite,
+                    case,
+                    (REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_second_illegal_move_ends_the_game_applicable(
+fn explain_second_illegal_move_loses(
     instances: &mut Vec<::clir::Instance>,
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_second_illegal_move_ends_the_game: Vec<
-            (CaseId, Game, Player, i64),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with applicable premises
-        let second_illegal_move_ends_the_game_1: Relation<((CaseId, Player), (i64,))> = completed_illegal_move_count
-            .iter()
-            .filter_map(|&(case, v1, v2)| {
-                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-            })
-            .collect();
-        let second_illegal_move_ends_the_game_2_player_of: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        ::clir::rt::join_into(
-            &second_illegal_move_ends_the_game_1,
-            &second_illegal_move_ends_the_game_2_player_of,
-            &mut instances_of_second_illegal_move_ends_the_game,
-            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_second_illegal_move_ends_the_game = Relation::from_vec(
-            instances_of_second_illegal_move_ends_the_game,
-        );
-        for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game.iter()
-        {
-            let premises = vec![
-                ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_PLAYER_OF, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        39,
-                        false,
-                        case,
-                        (REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_second_illegal_move_loses_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
     not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_second_illegal_move_loses: Vec<
-            (CaseId, Game, Player, i64),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with definite premises
-        let second_illegal_move_loses_1: Relation<((CaseId, Player), (i64,))> = completed_illegal_move_count
-            .iter()
-            .filter_map(|&(case, v1, v2)| {
-                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-            })
-            .collect();
-        let second_illegal_move_loses_2_king_cannot_be_checkmated: Relation<
-            ((CaseId, Player), ()),
-        > = not_king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let second_illegal_move_loses_2 = ::clir::rt::join(
-            &second_illegal_move_loses_1,
-            &second_illegal_move_loses_2_king_cannot_be_checkmated,
-            |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
-        );
-        let second_illegal_move_loses_3_player_of: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        ::clir::rt::join_into(
-            &second_illegal_move_loses_2,
-            &second_illegal_move_loses_3_player_of,
-            &mut instances_of_second_illegal_move_loses,
-            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_second_illegal_move_loses = Relation::from_vec(
-            instances_of_second_illegal_move_loses,
-        );
-        for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, true,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_PLAYER_OF, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        40,
-                        true,
-                        case,
-                        (REL_GAME_LOST_BY, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_second_illegal_move_loses: Vec<(CaseId, Game, Player, i64)> = Vec::new();
+    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let second_illegal_move_loses_1: Relation<((CaseId, Player), (i64,))> = completed_illegal_move_count
+        .iter()
+        .filter_map(|&(case, v1, v2)| {
+            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
+        })
+        .collect();
+    let second_illegal_move_loses_2_king_cannot_be_checkmated: Relation<
+        ((CaseId, Player), ()),
+    > = not_king_cannot_be_checkmated
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    let second_illegal_move_loses_2 = ::clir::rt::join(
+        &second_illegal_move_loses_1,
+        &second_illegal_move_loses_2_king_cannot_be_checkmated,
+        |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
+    );
+    let second_illegal_move_loses_3_player_of: Relation<((CaseId, Player), (Game,))> = player_of
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
+        .collect();
+    ::clir::rt::join_into(
+        &second_illegal_move_loses_2,
+        &second_illegal_move_loses_3_player_of,
+        &mut instances_of_second_illegal_move_loses,
+        |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
+    );
+    let instances_of_second_illegal_move_loses = Relation::from_vec(
+        instances_of_second_illegal_move_loses,
+    );
+    for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, true, established,
+            vec![::clir::Column::to_flat(v1)]),
+            ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, established,
+            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
+            ::clir::Premise::new(REL_PLAYER_OF, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    40,
+                    definite,
+                    case,
+                    (REL_GAME_LOST_BY, false),
+                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_second_illegal_move_loses_applicable(
+fn explain_seventy_five_automatic_draw(
     instances: &mut Vec<::clir::Instance>,
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_second_illegal_move_loses: Vec<
-            (CaseId, Game, Player, i64),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with applicable premises
-        let second_illegal_move_loses_1: Relation<((CaseId, Player), (i64,))> = completed_illegal_move_count
-            .iter()
-            .filter_map(|&(case, v1, v2)| {
-                if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-            })
-            .collect();
-        let second_illegal_move_loses_2_king_cannot_be_checkmated: Relation<
-            ((CaseId, Player), ()),
-        > = not_king_cannot_be_checkmated
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        let second_illegal_move_loses_2 = ::clir::rt::join(
-            &second_illegal_move_loses_1,
-            &second_illegal_move_loses_2_king_cannot_be_checkmated,
-            |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
-        );
-        let second_illegal_move_loses_3_player_of: Relation<
-            ((CaseId, Player), (Game,)),
-        > = player_of
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-            .collect();
-        ::clir::rt::join_into(
-            &second_illegal_move_loses_2,
-            &second_illegal_move_loses_3_player_of,
-            &mut instances_of_second_illegal_move_loses,
-            |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-        );
-        let instances_of_second_illegal_move_loses = Relation::from_vec(
-            instances_of_second_illegal_move_loses,
-        );
-        for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, true,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1),
-                ::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_PLAYER_OF, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        40,
-                        false,
-                        case,
-                        (REL_GAME_LOST_BY, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_seventy_five_automatic_draw_applicable(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
 ) {
-    {
-        let mut instances_of_seventy_five_automatic_draw: Vec<(CaseId, Game, i64)> = Vec::new();
-        // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: every instance with applicable premises
-        instances_of_seventy_five_automatic_draw
-            .extend(
-                moves_by_each_without_pawn_or_capture
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| {
-                        if v1 >= 75i64 { Some((case, v0, v1)) } else { None }
-                    }),
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_seventy_five_automatic_draw: Vec<(CaseId, Game, i64)> = Vec::new();
+    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_seventy_five_automatic_draw
+        .extend(
+            moves_by_each_without_pawn_or_capture
+                .iter()
+                .filter_map(|&(case, v0, v1)| {
+                    if v1 >= 75i64 { Some((case, v0, v1)) } else { None }
+                }),
+        );
+    let instances_of_seventy_five_automatic_draw = Relation::from_vec(
+        instances_of_seventy_five_automatic_draw,
+    );
+    for &(case, v0, v1) in instances_of_seventy_five_automatic_draw.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false,
+            established, vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    41,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
             );
-        let instances_of_seventy_five_automatic_draw = Relation::from_vec(
-            instances_of_seventy_five_automatic_draw,
-        );
-        for &(case, v0, v1) in instances_of_seventy_five_automatic_draw.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        41,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_stalemate_draws_definite(
+fn explain_stalemate_draws(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     stalemate_arisen: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_stalemate_draws: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#StalemateDraws: every instance with definite premises
-        instances_of_stalemate_draws
-            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-        let instances_of_stalemate_draws = Relation::from_vec(
-            instances_of_stalemate_draws,
-        );
-        for &(case, v0) in instances_of_stalemate_draws.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_STALEMATE_ARISEN, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        42,
-                        true,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_stalemate_draws: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#StalemateDraws: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_stalemate_draws
+        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    let instances_of_stalemate_draws = Relation::from_vec(instances_of_stalemate_draws);
+    for &(case, v0) in instances_of_stalemate_draws.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_STALEMATE_ARISEN, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    42,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_stalemate_draws_applicable(
+fn explain_stalemate_ends_the_game(
     instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     stalemate_arisen: &Relation<(CaseId, Game)>,
 ) {
-    {
-        let mut instances_of_stalemate_draws: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#StalemateDraws: every instance with applicable premises
-        instances_of_stalemate_draws
-            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-        let instances_of_stalemate_draws = Relation::from_vec(
-            instances_of_stalemate_draws,
-        );
-        for &(case, v0) in instances_of_stalemate_draws.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_STALEMATE_ARISEN, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        42,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_stalemate_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
+    // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_stalemate_ends_the_game
+        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
+    let instances_of_stalemate_ends_the_game = Relation::from_vec(
+        instances_of_stalemate_ends_the_game,
+    );
+    for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_STALEMATE_ARISEN, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    43,
+                    definite,
+                    case,
+                    (REL_STALEMATE_HAS_ENDED_THE_GAME, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_stalemate_ends_the_game_definite(
+fn explain_threefold_claim_correct(
     instances: &mut Vec<::clir::Instance>,
-    stalemate_arisen: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_stalemate_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with definite premises
-        instances_of_stalemate_ends_the_game
-            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-        let instances_of_stalemate_ends_the_game = Relation::from_vec(
-            instances_of_stalemate_ends_the_game,
-        );
-        for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_STALEMATE_ARISEN, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        43,
-                        true,
-                        case,
-                        (REL_STALEMATE_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_stalemate_ends_the_game_applicable(
-    instances: &mut Vec<::clir::Instance>,
-    stalemate_arisen: &Relation<(CaseId, Game)>,
-) {
-    {
-        let mut instances_of_stalemate_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
-        // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with applicable premises
-        instances_of_stalemate_ends_the_game
-            .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-        let instances_of_stalemate_ends_the_game = Relation::from_vec(
-            instances_of_stalemate_ends_the_game,
-        );
-        for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_STALEMATE_ARISEN, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        43,
-                        false,
-                        case,
-                        (REL_STALEMATE_HAS_ENDED_THE_GAME, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_threefold_claim_correct_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     draw_claimed: &Relation<(CaseId, Player)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
     position_occurrence_count: &Relation<(CaseId, Game, i64)>,
 ) {
-    {
-        let mut instances_of_threefold_claim_correct: Vec<(CaseId, Game, Player, i64)> = Vec::new();
-        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with definite premises
-        let threefold_claim_correct_1: Relation<((CaseId, Game), (i64,))> = position_occurrence_count
-            .iter()
-            .filter_map(|&(case, v0, v2)| {
-                if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
-            })
-            .collect();
-        let threefold_claim_correct_2_player_has_the_move: Relation<
-            ((CaseId, Game), (Player,)),
-        > = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-            .collect();
-        let threefold_claim_correct_2 = ::clir::rt::join(
-            &threefold_claim_correct_1,
-            &threefold_claim_correct_2_player_has_the_move,
-            |&(case, v0), &(v2,), &(v1,)| Some(((case, v1), (v0, v2))),
-        );
-        let threefold_claim_correct_3_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &threefold_claim_correct_2,
-            &threefold_claim_correct_3_draw_claimed,
-            &mut instances_of_threefold_claim_correct,
-            |&(case, v1), &(v0, v2), &()| Some((case, v0, v1, v2)),
-        );
-        let instances_of_threefold_claim_correct = Relation::from_vec(
-            instances_of_threefold_claim_correct,
-        );
-        for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_POSITION_OCCURRENCE_COUNT, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_DRAW_CLAIMED,
-                false, ::clir::Layer::Definite, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        44,
-                        true,
-                        case,
-                        (REL_THREEFOLD_CLAIM_CORRECT, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_threefold_claim_correct: Vec<(CaseId, Game, Player, i64)> = Vec::new();
+    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    let threefold_claim_correct_1: Relation<((CaseId, Game), (i64,))> = position_occurrence_count
+        .iter()
+        .filter_map(|&(case, v0, v2)| {
+            if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
+        })
+        .collect();
+    let threefold_claim_correct_2_player_has_the_move: Relation<
+        ((CaseId, Game), (Player,)),
+    > = player_has_the_move
+        .iter()
+        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
+        .collect();
+    let threefold_claim_correct_2 = ::clir::rt::join(
+        &threefold_claim_correct_1,
+        &threefold_claim_correct_2_player_has_the_move,
+        |&(case, v0), &(v2,), &(v1,)| Some(((case, v1), (v0, v2))),
+    );
+    let threefold_claim_correct_3_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
+        .iter()
+        .filter_map(|&(case, v1)| Some(((case, v1), ())))
+        .collect();
+    ::clir::rt::join_into(
+        &threefold_claim_correct_2,
+        &threefold_claim_correct_3_draw_claimed,
+        &mut instances_of_threefold_claim_correct,
+        |&(case, v1), &(v0, v2), &()| Some((case, v0, v1, v2)),
+    );
+    let instances_of_threefold_claim_correct = Relation::from_vec(
+        instances_of_threefold_claim_correct,
+    );
+    for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_POSITION_OCCURRENCE_COUNT, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)]),
+            ::clir::Premise::new(REL_DRAW_CLAIMED, false, established,
+            vec![::clir::Column::to_flat(v1)]),
+            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    44,
+                    definite,
+                    case,
+                    (REL_THREEFOLD_CLAIM_CORRECT, false),
+                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_threefold_claim_correct_applicable(
+fn explain_threefold_claim_draws(
     instances: &mut Vec<::clir::Instance>,
-    draw_claimed: &Relation<(CaseId, Player)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
-) {
-    {
-        let mut instances_of_threefold_claim_correct: Vec<(CaseId, Game, Player, i64)> = Vec::new();
-        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with applicable premises
-        let threefold_claim_correct_1: Relation<((CaseId, Game), (i64,))> = position_occurrence_count
-            .iter()
-            .filter_map(|&(case, v0, v2)| {
-                if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
-            })
-            .collect();
-        let threefold_claim_correct_2_player_has_the_move: Relation<
-            ((CaseId, Game), (Player,)),
-        > = player_has_the_move
-            .iter()
-            .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-            .collect();
-        let threefold_claim_correct_2 = ::clir::rt::join(
-            &threefold_claim_correct_1,
-            &threefold_claim_correct_2_player_has_the_move,
-            |&(case, v0), &(v2,), &(v1,)| Some(((case, v1), (v0, v2))),
-        );
-        let threefold_claim_correct_3_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
-            .iter()
-            .filter_map(|&(case, v1)| Some(((case, v1), ())))
-            .collect();
-        ::clir::rt::join_into(
-            &threefold_claim_correct_2,
-            &threefold_claim_correct_3_draw_claimed,
-            &mut instances_of_threefold_claim_correct,
-            |&(case, v1), &(v0, v2), &()| Some((case, v0, v1, v2)),
-        );
-        let instances_of_threefold_claim_correct = Relation::from_vec(
-            instances_of_threefold_claim_correct,
-        );
-        for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_POSITION_OCCURRENCE_COUNT, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_DRAW_CLAIMED,
-                false, ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v1)]),
-                ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        44,
-                        false,
-                        case,
-                        (REL_THREEFOLD_CLAIM_CORRECT, false),
-                        vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_threefold_claim_draws_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     threefold_claim_correct: &Relation<(CaseId, Game, Player)>,
 ) {
-    {
-        let mut instances_of_threefold_claim_draws: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with definite premises
-        instances_of_threefold_claim_draws
-            .extend(
-                threefold_claim_correct
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        let instances_of_threefold_claim_draws = Relation::from_vec(
-            instances_of_threefold_claim_draws,
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_threefold_claim_draws: Vec<(CaseId, Game, Player)> = Vec::new();
+    // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_threefold_claim_draws
+        .extend(
+            threefold_claim_correct
+                .iter()
+                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
         );
-        for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_THREEFOLD_CLAIM_CORRECT, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        45,
-                        true,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
+    let instances_of_threefold_claim_draws = Relation::from_vec(
+        instances_of_threefold_claim_draws,
+    );
+    for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_THREEFOLD_CLAIM_CORRECT, false, established,
+            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    45,
+                    definite,
+                    case,
+                    (REL_GAME_DRAWN, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
+            );
     }
 }
 #[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_threefold_claim_draws_applicable(
+fn explain_unregulated_case_decided_by_arbiter(
     instances: &mut Vec<::clir::Instance>,
-    threefold_claim_correct: &Relation<(CaseId, Game, Player)>,
-) {
-    {
-        let mut instances_of_threefold_claim_draws: Vec<(CaseId, Game, Player)> = Vec::new();
-        // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with applicable premises
-        instances_of_threefold_claim_draws
-            .extend(
-                threefold_claim_correct
-                    .iter()
-                    .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-            );
-        let instances_of_threefold_claim_draws = Relation::from_vec(
-            instances_of_threefold_claim_draws,
-        );
-        for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_THREEFOLD_CLAIM_CORRECT, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0),
-                ::clir::Column::to_flat(v1)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        45,
-                        false,
-                        case,
-                        (REL_GAME_DRAWN, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_unregulated_case_decided_by_arbiter_definite(
-    instances: &mut Vec<::clir::Instance>,
+    definite: bool,
     case_not_precisely_regulated: &Relation<(CaseId, Situation)>,
 ) {
-    {
-        let mut instances_of_unregulated_case_decided_by_arbiter: Vec<
-            (CaseId, Situation),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with definite premises
-        instances_of_unregulated_case_decided_by_arbiter
-            .extend(
-                case_not_precisely_regulated
-                    .iter()
-                    .filter_map(|&(case, v0)| Some((case, v0))),
-            );
-        let instances_of_unregulated_case_decided_by_arbiter = Relation::from_vec(
-            instances_of_unregulated_case_decided_by_arbiter,
+    let (established, supported) = if definite {
+        (::clir::Layer::Definite, ::clir::Layer::Definite)
+    } else {
+        (::clir::Layer::Concluded, ::clir::Layer::Supported)
+    };
+    let mut instances_of_unregulated_case_decided_by_arbiter: Vec<(CaseId, Situation)> = Vec::new();
+    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
+    instances_of_unregulated_case_decided_by_arbiter
+        .extend(
+            case_not_precisely_regulated
+                .iter()
+                .filter_map(|&(case, v0)| Some((case, v0))),
         );
-        for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CASE_NOT_PRECISELY_REGULATED, false,
-                ::clir::Layer::Definite, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        46,
-                        true,
-                        case,
-                        (REL_ARBITER_COMPETENT_TO_DECIDE, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_unregulated_case_decided_by_arbiter_applicable(
-    instances: &mut Vec<::clir::Instance>,
-    case_not_precisely_regulated: &Relation<(CaseId, Situation)>,
-) {
-    {
-        let mut instances_of_unregulated_case_decided_by_arbiter: Vec<
-            (CaseId, Situation),
-        > = Vec::new();
-        // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with applicable premises
-        instances_of_unregulated_case_decided_by_arbiter
-            .extend(
-                case_not_precisely_regulated
-                    .iter()
-                    .filter_map(|&(case, v0)| Some((case, v0))),
+    let instances_of_unregulated_case_decided_by_arbiter = Relation::from_vec(
+        instances_of_unregulated_case_decided_by_arbiter,
+    );
+    for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter.iter() {
+        let premises = vec![
+            ::clir::Premise::new(REL_CASE_NOT_PRECISELY_REGULATED, false, established,
+            vec![::clir::Column::to_flat(v0)])
+        ];
+        instances
+            .push(
+                ::clir::Instance::rule(
+                    46,
+                    definite,
+                    case,
+                    (REL_ARBITER_COMPETENT_TO_DECIDE, false),
+                    vec![::clir::Column::to_flat(v0)],
+                    premises,
+                ),
             );
-        let instances_of_unregulated_case_decided_by_arbiter = Relation::from_vec(
-            instances_of_unregulated_case_decided_by_arbiter,
-        );
-        for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter.iter() {
-            let premises = vec![
-                ::clir::Premise::new(REL_CASE_NOT_PRECISELY_REGULATED, false,
-                ::clir::Layer::Concluded, vec![::clir::Column::to_flat(v0)])
-            ];
-            instances
-                .push(
-                    ::clir::Instance::rule(
-                        46,
-                        false,
-                        case,
-                        (REL_ARBITER_COMPETENT_TO_DECIDE, false),
-                        vec![::clir::Column::to_flat(v0)],
-                        premises,
-                    ),
-                );
-        }
     }
 }

@@ -209,6 +209,20 @@ fn citation(label: &str, text: &str) -> String {
     label.to_string()
 }
 
+/// The call of an explanation function with `definite`, its relation arguments `params` each
+/// replaced as `rename` says.
+fn explain_call(name: &Ident, definite: bool, params: &[(Ident, bool)], rename: &[(Ident, Ident)]) -> TokenStream {
+    let args = params.iter().map(|(n, moved)| {
+        let n = rename.iter().find(|(a, _)| a == n).map_or(n, |(_, d)| d);
+        if *moved {
+            quote!(#n)
+        } else {
+            quote!(&#n)
+        }
+    });
+    quote! { self::#name(&mut instances, #definite, #(#args),*); }
+}
+
 /// The variables of `carry` that are not in `key`, in order.
 fn rest_of(carry: &[usize], key: &[usize]) -> Vec<usize> {
     carry.iter().copied().filter(|v| !key.contains(v)).collect()
@@ -435,7 +449,11 @@ impl<'a> Emitter<'a> {
     fn rule_comment(&mut self, ri: usize, mode: Mode) -> TokenStream {
         let r = &self.p.rules[ri];
         if self.binding_mode {
-            let what = if mode == Mode::Definite { "definite premises" } else { "applicable premises" };
+            let what = if mode == Mode::Definite {
+                "definite premises"
+            } else {
+                "applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)"
+            };
             let text = format!("{}: every instance with {what}", r.id);
             return self.comment(text);
         }
@@ -879,6 +897,21 @@ impl<'a> Emitter<'a> {
     /// Moves `body` into a function of the module named `name` that takes the bound relations
     /// it reads (by reference; input relations by value) and returns `outputs`; returns the
     /// statement of `evaluate` that calls it. `extra` is a first parameter and its argument.
+    /// Moves `body` into a function `name` of the module whose parameters are `extra`, then
+    /// the bound relations it reads (by reference; inputs by value); returns those, in order,
+    /// with whether each is moved.
+    fn outline_fn(&mut self, name: &Ident, body: TokenStream, bound: &Bound, extra: TokenStream) -> Vec<(Ident, bool)> {
+        let used = bound.used_by(&body);
+        let params = used.iter().map(|(n, ty, moved)| if *moved { quote!(#n: #ty) } else { quote!(#n: &#ty) });
+        self.items.extend(quote! {
+            #[allow(unused_variables, unused_mut, clippy::all)]
+            fn #name(#extra, #(#params),*) {
+                #body
+            }
+        });
+        used.into_iter().map(|(n, _, moved)| (n.clone(), *moved)).collect()
+    }
+
     fn outline(
         &mut self,
         name: Ident,
@@ -933,6 +966,61 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The function `name` adding to `instances` every instance of rule `ri`, its joins read in
+    /// `mode`'s layers and its premises recorded in the layers its `definite` argument says.
+    fn explain_rule_fn(&mut self, ri: usize, mode: Mode, name: &Ident, bound: &Bound) -> Vec<(Ident, bool)> {
+        let p = self.p;
+        let out = format_ident!("instances_of_{}", self.rule_ident[ri]);
+        self.straight = true;
+        let (setup, _) = self.rule_block(ri, mode, usize::MAX, &out);
+        self.straight = false;
+        let rule = &p.rules[ri];
+        let all = binding_vars(rule);
+        let cols = all.iter().map(|&v| self.ty(rule.vars[v].1));
+        let ids: Vec<Ident> = all.iter().map(|&v| self.var_ident(rule, v)).collect();
+        let head_args: Vec<TokenStream> = rule.head.args.iter().map(|a| self.flat_term(rule, *a)).collect();
+        let premises: Vec<TokenStream> = rule
+            .body
+            .iter()
+            .filter_map(|it| match it {
+                RItem::Literal(st, l) => {
+                    let layer = match st {
+                        Status::Established => quote!(established),
+                        Status::Supported => quote!(supported),
+                    };
+                    let args = l.args.iter().map(|a| self.flat_term(rule, *a)).collect();
+                    Some(self.premise_in(l.rel, l.negative, layer, args))
+                }
+                _ => None,
+            })
+            .collect();
+        let rix = Literal::usize_unsuffixed(ri);
+        let hrel = self.rel_const(rule.head.rel);
+        let hneg = rule.head.negative;
+        let block = quote! {
+            let (established, supported) = if definite {
+                (::clir::Layer::Definite, ::clir::Layer::Definite)
+            } else {
+                (::clir::Layer::Concluded, ::clir::Layer::Supported)
+            };
+            let mut #out: Vec<(CaseId, #(#cols,)*)> = Vec::new();
+            #setup
+            let #out = Relation::from_vec(#out);
+            for &(case, #(#ids,)*) in #out.iter() {
+                let premises = vec![#(#premises),*];
+                instances.push(::clir::Instance::rule(#rix, definite, case, (#hrel, #hneg), vec![#(#head_args),*], premises));
+            }
+        };
+        let extra = quote!(instances: &mut Vec<::clir::Instance>, definite: bool);
+        self.outline_fn(name, block, bound, extra)
+    }
+
+    /// A premise whose layer is the value of the expression `layer`.
+    fn premise_in(&self, rel: usize, negative: bool, layer: TokenStream, args: Vec<TokenStream>) -> TokenStream {
+        let k = self.rel_const(rel);
+        quote!(::clir::Premise::new(#k, #negative, #layer, vec![#(#args),*]))
+    }
+
     fn premise(&self, rel: usize, negative: bool, layer: Layer, args: Vec<TokenStream>) -> TokenStream {
         let k = self.rel_const(rel);
         let layer = match layer {
@@ -959,56 +1047,40 @@ impl<'a> Emitter<'a> {
                 stmts.extend(c);
                 continue;
             }
-            let modes: &[Mode] = if rule.strength == Strength::Strict {
-                &[Mode::Definite, Mode::Applicable]
-            } else {
-                &[Mode::Applicable]
-            };
-            for &mode in modes {
-                let out = format_ident!("instances_of_{}", self.rule_ident[ri]);
-                self.straight = true;
-                let (setup, _) = self.rule_block(ri, mode, usize::MAX, &out);
-                self.straight = false;
-                let rule = &p.rules[ri];
-                let all = binding_vars(rule);
-                let cols = all.iter().map(|&v| self.ty(rule.vars[v].1));
-                let ids: Vec<Ident> = all.iter().map(|&v| self.var_ident(rule, v)).collect();
-                let head_args: Vec<TokenStream> = rule.head.args.iter().map(|a| self.flat_term(rule, *a)).collect();
-                let premises: Vec<TokenStream> = rule
-                    .body
-                    .iter()
-                    .filter_map(|it| match it {
-                        RItem::Literal(st, l) => {
-                            let layer = match (mode, st) {
-                                (Mode::Definite, _) => Layer::Definite,
-                                (_, Status::Established) => Layer::Concluded,
-                                (_, Status::Supported) => Layer::Supported,
-                            };
-                            let args = l.args.iter().map(|a| self.flat_term(rule, *a)).collect();
-                            Some(self.premise(l.rel, l.negative, layer, args))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                let rix = Literal::usize_unsuffixed(ri);
-                let hrel = self.rel_const(rule.head.rel);
-                let hneg = rule.head.negative;
-                let definite = mode == Mode::Definite;
-                let block = quote! {
-                    {
-                        let mut #out: Vec<(CaseId, #(#cols,)*)> = Vec::new();
-                        #setup
-                        let #out = Relation::from_vec(#out);
-                        for &(case, #(#ids,)*) in #out.iter() {
-                            let premises = vec![#(#premises),*];
-                            instances.push(::clir::Instance::rule(#rix, #definite, case, (#hrel, #hneg), vec![#(#head_args),*], premises));
-                        }
+            // One function per rule, over the layers of its applicability; a strict rule's +D
+            // instances are the same joins over the definite layers, passed in their place.
+            let mut definite_layers: Vec<(Ident, Ident)> = Vec::new();
+            let mut shared = true;
+            for step in &self.binding_plans[ri].steps {
+                let (applicable, _) = self.source(step, Mode::Applicable, usize::MAX);
+                let (definite, _) = self.source(step, Mode::Definite, usize::MAX);
+                match definite_layers.iter().find(|(a, _)| *a == applicable) {
+                    Some((_, d)) if *d != definite => shared = false,
+                    Some(_) => {}
+                    None => definite_layers.push((applicable, definite)),
+                }
+            }
+            // A negation reads the concluded layer in both: it must not be replaced.
+            for it in &rule.body {
+                if let RItem::Not(l) = it {
+                    let read = self.layer_name(l.rel, l.negative, Layer::Concluded);
+                    if definite_layers.iter().any(|(a, d)| *a == read && a != d) {
+                        shared = false;
                     }
-                };
-                let layer = if definite { "definite" } else { "applicable" };
-                let name = format_ident!("explain_{}_{}", self.rule_ident[ri], layer);
-                let instances = (quote!(instances: &mut Vec<::clir::Instance>), quote!(&mut instances));
-                stmts.extend(self.outline(name, block, &[], bound, Some(instances)));
+                }
+            }
+            let name = format_ident!("explain_{}", self.rule_ident[ri]);
+            let params = self.explain_rule_fn(ri, Mode::Applicable, &name, bound);
+            stmts.extend(explain_call(&name, false, &params, &[]));
+            if rule.strength == Strength::Strict {
+                if shared {
+                    stmts.extend(explain_call(&name, true, &params, &definite_layers));
+                } else {
+                    // A relation read in two layers that are one +D layer: its own joins.
+                    let name = format_ident!("explain_{}_definite", self.rule_ident[ri]);
+                    let params = self.explain_rule_fn(ri, Mode::Definite, &name, bound);
+                    stmts.extend(explain_call(&name, true, &params, &[]));
+                }
             }
         }
         self.binding_mode = false;

@@ -10,7 +10,20 @@ use crate::resolve::{Program, RRule};
 use std::collections::HashSet;
 
 /// Locals of the generated evaluation that no relation layer may take.
-const LOCALS: &[&str] = &["batch", "case", "cases", "out", "iteration", "instances", "t", "row"];
+const LOCALS: &[&str] = &[
+    "batch",
+    "case",
+    "cases",
+    "out",
+    "iteration",
+    "instances",
+    "premises",
+    "definite",
+    "established",
+    "supported",
+    "t",
+    "row",
+];
 
 /// Names in a generated module's scope that no entity type or grant may take: the typed API's
 /// own types and what generated code uses unqualified from the prelude.
