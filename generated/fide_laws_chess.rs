@@ -2582,1361 +2582,278 @@ impl Ruling {
         self.output.conclusions(REL_VALID_TRANSITION, true, self.case)
     }
 }
-/// Rules a batch of cases: every stratum's fixpoints, in order, over all cases at once.
-#[allow(unused_variables, unused_mut, clippy::all)]
+/// Rules a batch of cases: every stratum, in order, over all cases at once.
 pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
-    let cases: Relation<(CaseId,)> = (0..batch.cases).map(|c| (CaseId(c),)).collect();
-    let arbiter_of_input = batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, false);
-    let not_arbiter_of_input = batch
-        .input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, true);
-    let attempted_transition_input = batch
-        .input::<(CaseId, Game, GamePlayTransition)>(REL_ATTEMPTED_TRANSITION, false);
-    let not_attempted_transition_input = batch
-        .input::<(CaseId, Game, GamePlayTransition)>(REL_ATTEMPTED_TRANSITION, true);
-    let both_players_have_moved_input = batch
-        .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, false);
-    let not_both_players_have_moved_input = batch
-        .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, true);
-    let capturing_pawn_on_adjacent_file_input = batch
-        .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
-    let not_capturing_pawn_on_adjacent_file_input = batch
-        .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
-    let case_not_precisely_regulated_input = batch
-        .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, false);
-    let not_case_not_precisely_regulated_input = batch
-        .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, true);
-    let castling_path_attacked_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, false);
-    let not_castling_path_attacked_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, true);
-    let castling_path_blocked_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, false);
-    let not_castling_path_blocked_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, true);
-    let castling_side_of_input = batch
-        .input::<
-            (CaseId, Game, Player, CastlingSide, Piece),
-        >(REL_CASTLING_SIDE_OF, false);
-    let not_castling_side_of_input = batch
-        .input::<
-            (CaseId, Game, Player, CastlingSide, Piece),
-        >(REL_CASTLING_SIDE_OF, true);
-    let checked_castling_side_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, false);
-    let not_checked_castling_side_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, true);
-    let checked_game_input = batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, false);
-    let not_checked_game_input = batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, true);
-    let checked_piece_input = batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, false);
-    let not_checked_piece_input = batch
-        .input::<(CaseId, Piece)>(REL_CHECKED_PIECE, true);
-    let checked_player_input = batch
-        .input::<(CaseId, Player)>(REL_CHECKED_PLAYER, false);
-    let not_checked_player_input = batch
-        .input::<(CaseId, Player)>(REL_CHECKED_PLAYER, true);
-    let checkmate_delivered_input = batch
-        .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, false);
-    let not_checkmate_delivered_input = batch
-        .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, true);
-    let completed_illegal_move_count_input = batch
-        .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
-    let not_completed_illegal_move_count_input = batch
-        .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
-    let dead_position_arisen_input = batch
-        .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, false);
-    let not_dead_position_arisen_input = batch
-        .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, true);
-    let draw_agreed_input = batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, false);
-    let not_draw_agreed_input = batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, true);
-    let draw_claimed_input = batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, false);
-    let not_draw_claimed_input = batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, true);
-    let en_passant_right_open_input = batch
-        .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, false);
-    let not_en_passant_right_open_input = batch
-        .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, true);
-    let king_cannot_be_checkmated_input = batch
-        .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, false);
-    let not_king_cannot_be_checkmated_input = batch
-        .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, true);
-    let king_of_input = batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, false);
-    let not_king_of_input = batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, true);
-    let move_meets_articles_3_1_to_3_9_input = batch
-        .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
-    let not_move_meets_articles_3_1_to_3_9_input = batch
-        .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
-    let moves_by_each_without_pawn_or_capture_input = batch
-        .input::<(CaseId, Game, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
-    let not_moves_by_each_without_pawn_or_capture_input = batch
-        .input::<(CaseId, Game, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
-    let own_piece_of_input = batch
-        .input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, false);
-    let not_own_piece_of_input = batch
-        .input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, true);
-    let piece_can_be_moved_input = batch
-        .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, false);
-    let not_piece_can_be_moved_input = batch
-        .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, true);
-    let piece_has_moved_input = batch
-        .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, false);
-    let not_piece_has_moved_input = batch
-        .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, true);
-    let piece_touched_intentionally_input = batch
-        .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, false);
-    let not_piece_touched_intentionally_input = batch
-        .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, true);
-    let play_started_input = batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, false);
-    let not_play_started_input = batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, true);
-    let player_has_the_move_input = batch
-        .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, false);
-    let not_player_has_the_move_input = batch
-        .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, true);
-    let player_of_input = batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, false);
-    let not_player_of_input = batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, true);
-    let player_resigned_input = batch
-        .input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, false);
-    let not_player_resigned_input = batch
-        .input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, true);
-    let position_occurrence_count_input = batch
-        .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, false);
-    let not_position_occurrence_count_input = batch
-        .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, true);
-    let procedure_instance_input = batch
-        .input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, false);
-    let not_procedure_instance_input = batch
-        .input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, true);
-    let rook_of_input = batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, false);
-    let not_rook_of_input = batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, true);
-    let stalemate_arisen_input = batch
-        .input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, false);
-    let not_stalemate_arisen_input = batch
-        .input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, true);
-    let arbiter_of = arbiter_of_input;
-    let not_arbiter_of = not_arbiter_of_input;
-    let attempted_transition = attempted_transition_input;
-    let not_attempted_transition = not_attempted_transition_input;
-    let both_players_have_moved = both_players_have_moved_input;
-    let not_both_players_have_moved = not_both_players_have_moved_input;
-    let capturing_pawn_on_adjacent_file = capturing_pawn_on_adjacent_file_input;
-    let not_capturing_pawn_on_adjacent_file = not_capturing_pawn_on_adjacent_file_input;
-    let case_not_precisely_regulated = case_not_precisely_regulated_input;
-    let not_case_not_precisely_regulated = not_case_not_precisely_regulated_input;
-    let (arbiter_competent_to_decide, not_arbiter_competent_to_decide) = self::evaluate_stratum_5(
-        &case_not_precisely_regulated,
-    );
-    let castling_side_of = castling_side_of_input;
-    let not_castling_side_of = not_castling_side_of_input;
-    let checked_castling_side = checked_castling_side_input;
-    let not_checked_castling_side = not_checked_castling_side_input;
-    let (
-        castling_path_attacked,
-        not_castling_path_attacked,
-        closure_0_castling_path_attacked,
-    ) = self::evaluate_stratum_8(
-        castling_path_attacked_input,
-        not_castling_path_attacked_input,
-        &checked_castling_side,
-    );
-    let (
-        castling_path_blocked,
-        not_castling_path_blocked,
-        closure_1_castling_path_blocked,
-    ) = self::evaluate_stratum_9(
-        castling_path_blocked_input,
-        not_castling_path_blocked_input,
-        &checked_castling_side,
-    );
-    let checked_game = checked_game_input;
-    let not_checked_game = not_checked_game_input;
-    let checked_piece = checked_piece_input;
-    let not_checked_piece = not_checked_piece_input;
-    let checked_player = checked_player_input;
-    let not_checked_player = not_checked_player_input;
-    let checkmate_delivered = checkmate_delivered_input;
-    let not_checkmate_delivered = not_checkmate_delivered_input;
-    let (checkmate_has_been_delivered, not_checkmate_has_been_delivered) = self::evaluate_stratum_14(
-        &checkmate_delivered,
-    );
-    let completed_illegal_move_count = completed_illegal_move_count_input;
-    let not_completed_illegal_move_count = not_completed_illegal_move_count_input;
-    let dead_position_arisen = dead_position_arisen_input;
-    let not_dead_position_arisen = not_dead_position_arisen_input;
-    let (dead_position_has_ended_the_game, not_dead_position_has_ended_the_game) = self::evaluate_stratum_17(
-        &dead_position_arisen,
-    );
-    let draw_agreed = draw_agreed_input;
-    let not_draw_agreed = not_draw_agreed_input;
-    let (agreed_draw_has_ended_the_game, not_agreed_draw_has_ended_the_game) = self::evaluate_stratum_19(
-        &both_players_have_moved,
-        &draw_agreed,
-    );
-    let draw_claimed = draw_claimed_input;
-    let not_draw_claimed = not_draw_claimed_input;
-    let (
-        en_passant_right_open,
-        not_en_passant_right_open,
-        closure_2_en_passant_right_open,
-    ) = self::evaluate_stratum_21(
-        en_passant_right_open_input,
-        not_en_passant_right_open_input,
-        &checked_game,
-    );
-    let (game_won_by, not_game_won_by) = self::evaluate_stratum_22(&checkmate_delivered);
-    let (
-        king_cannot_be_checkmated,
-        not_king_cannot_be_checkmated,
-        closure_3_king_cannot_be_checkmated,
-    ) = self::evaluate_stratum_23(
-        king_cannot_be_checkmated_input,
-        not_king_cannot_be_checkmated_input,
-        &checked_player,
-    );
-    let king_of = king_of_input;
-    let not_king_of = not_king_of_input;
-    let (
-        move_meets_articles_3_1_to_3_9,
-        not_move_meets_articles_3_1_to_3_9,
-        closure_4_move_meets_articles_3_1_to_3_9,
-    ) = self::evaluate_stratum_25(
-        move_meets_articles_3_1_to_3_9_input,
-        not_move_meets_articles_3_1_to_3_9_input,
-        &checked_game,
-    );
-    let (illegal_move, not_illegal_move) = self::evaluate_stratum_26(
-        &checked_game,
-        &not_move_meets_articles_3_1_to_3_9,
-    );
-    let (legal_move, not_legal_move) = self::evaluate_stratum_27(
-        &move_meets_articles_3_1_to_3_9,
-    );
-    let moves_by_each_without_pawn_or_capture = moves_by_each_without_pawn_or_capture_input;
-    let not_moves_by_each_without_pawn_or_capture = not_moves_by_each_without_pawn_or_capture_input;
-    let own_piece_of = own_piece_of_input;
-    let not_own_piece_of = not_own_piece_of_input;
-    let piece_can_be_moved = piece_can_be_moved_input;
-    let not_piece_can_be_moved = not_piece_can_be_moved_input;
-    let (piece_has_moved, not_piece_has_moved, closure_5_piece_has_moved) = self::evaluate_stratum_31(
-        piece_has_moved_input,
-        not_piece_has_moved_input,
-        &checked_piece,
-    );
-    let piece_touched_intentionally = piece_touched_intentionally_input;
-    let not_piece_touched_intentionally = not_piece_touched_intentionally_input;
-    let play_started = play_started_input;
-    let not_play_started = not_play_started_input;
-    let (arbiter_shall_see_laws_observed, not_arbiter_shall_see_laws_observed) = self::evaluate_stratum_34(
-        &arbiter_of,
-        &play_started,
-    );
-    let player_has_the_move = player_has_the_move_input;
-    let not_player_has_the_move = not_player_has_the_move_input;
-    let (en_passant_capture_legal, not_en_passant_capture_legal) = self::evaluate_stratum_36(
-        &capturing_pawn_on_adjacent_file,
-        &en_passant_right_open,
-        &player_has_the_move,
-    );
-    let (fifty_move_claim_correct, not_fifty_move_claim_correct) = self::evaluate_stratum_37(
-        &draw_claimed,
-        &moves_by_each_without_pawn_or_capture,
-        &player_has_the_move,
-    );
-    let (must_move_first_touched_piece, not_must_move_first_touched_piece) = self::evaluate_stratum_38(
-        &own_piece_of,
-        &piece_can_be_moved,
-        &piece_touched_intentionally,
-        &player_has_the_move,
-    );
-    let player_of = player_of_input;
-    let not_player_of = not_player_of_input;
-    let player_resigned = player_resigned_input;
-    let not_player_resigned = not_player_resigned_input;
-    let (game_lost_by, not_game_lost_by) = self::evaluate_stratum_41(
-        &completed_illegal_move_count,
-        &not_king_cannot_be_checkmated,
-        &player_of,
-        &player_resigned,
-    );
-    let position_occurrence_count = position_occurrence_count_input;
-    let not_position_occurrence_count = not_position_occurrence_count_input;
-    let procedure_instance = procedure_instance_input;
-    let not_procedure_instance = not_procedure_instance_input;
-    let (resignation_has_ended_the_game, not_resignation_has_ended_the_game) = self::evaluate_stratum_44(
-        &player_of,
-        &player_resigned,
-    );
-    let rook_of = rook_of_input;
-    let not_rook_of = not_rook_of_input;
-    let (castling_legal, not_castling_legal) = self::evaluate_stratum_46(
-        &castling_side_of,
-        &not_castling_path_attacked,
-        &not_castling_path_blocked,
-        &king_of,
-        &not_piece_has_moved,
-        &player_has_the_move,
-        &rook_of,
-    );
-    let (
-        second_illegal_move_has_ended_the_game,
-        not_second_illegal_move_has_ended_the_game,
-    ) = self::evaluate_stratum_47(&completed_illegal_move_count, &player_of);
-    let stalemate_arisen = stalemate_arisen_input;
-    let not_stalemate_arisen = not_stalemate_arisen_input;
-    let (stalemate_has_ended_the_game, not_stalemate_has_ended_the_game) = self::evaluate_stratum_49(
-        &stalemate_arisen,
-    );
-    let (threefold_claim_correct, not_threefold_claim_correct) = self::evaluate_stratum_50(
-        &draw_claimed,
-        &player_has_the_move,
-        &position_occurrence_count,
-    );
-    let (
-        game_drawn_definite,
-        game_drawn_supported,
-        game_drawn_concluded,
-        not_game_drawn_definite,
-        not_game_drawn_supported,
-        not_game_drawn_concluded,
-    ) = self::evaluate_stratum_51(
-        &both_players_have_moved,
-        &checkmate_delivered,
-        &completed_illegal_move_count,
-        &dead_position_arisen,
-        &draw_agreed,
-        &king_cannot_be_checkmated,
-        &moves_by_each_without_pawn_or_capture,
-        &fifty_move_claim_correct,
-        &player_of,
-        &player_resigned,
-        &position_occurrence_count,
-        &stalemate_arisen,
-        &threefold_claim_correct,
-    );
-    let (
-        entered_state_definite,
-        entered_state_concluded,
-        not_entered_state_definite,
-        not_entered_state_supported,
-        not_entered_state_concluded,
-        valid_transition_definite,
-        valid_transition_concluded,
-        not_valid_transition_definite,
-        not_valid_transition_supported,
-        not_valid_transition_concluded,
-    ) = self::evaluate_stratum_52(
-        &attempted_transition,
-        &checkmate_has_been_delivered,
-        &dead_position_has_ended_the_game,
-        &agreed_draw_has_ended_the_game,
-        &legal_move,
-        &play_started,
-        &procedure_instance,
-        &resignation_has_ended_the_game,
-        &second_illegal_move_has_ended_the_game,
-        &stalemate_has_ended_the_game,
-        &game_drawn_definite,
-        &game_drawn_concluded,
-    );
+    let mut l = Layers {
+        cases: (0..batch.cases).map(|c| (CaseId(c),)).collect(),
+        arbiter_of_input: batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, false),
+        not_arbiter_of_input: batch
+            .input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, true),
+        attempted_transition_input: batch
+            .input::<
+                (CaseId, Game, GamePlayTransition),
+            >(REL_ATTEMPTED_TRANSITION, false),
+        not_attempted_transition_input: batch
+            .input::<(CaseId, Game, GamePlayTransition)>(REL_ATTEMPTED_TRANSITION, true),
+        both_players_have_moved_input: batch
+            .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, false),
+        not_both_players_have_moved_input: batch
+            .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, true),
+        capturing_pawn_on_adjacent_file_input: batch
+            .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false),
+        not_capturing_pawn_on_adjacent_file_input: batch
+            .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true),
+        case_not_precisely_regulated_input: batch
+            .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, false),
+        not_case_not_precisely_regulated_input: batch
+            .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, true),
+        castling_path_attacked_input: batch
+            .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, false),
+        not_castling_path_attacked_input: batch
+            .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, true),
+        castling_path_blocked_input: batch
+            .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, false),
+        not_castling_path_blocked_input: batch
+            .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, true),
+        castling_side_of_input: batch
+            .input::<
+                (CaseId, Game, Player, CastlingSide, Piece),
+            >(REL_CASTLING_SIDE_OF, false),
+        not_castling_side_of_input: batch
+            .input::<
+                (CaseId, Game, Player, CastlingSide, Piece),
+            >(REL_CASTLING_SIDE_OF, true),
+        checked_castling_side_input: batch
+            .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, false),
+        not_checked_castling_side_input: batch
+            .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, true),
+        checked_game_input: batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, false),
+        not_checked_game_input: batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, true),
+        checked_piece_input: batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, false),
+        not_checked_piece_input: batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, true),
+        checked_player_input: batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, false),
+        not_checked_player_input: batch
+            .input::<(CaseId, Player)>(REL_CHECKED_PLAYER, true),
+        checkmate_delivered_input: batch
+            .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, false),
+        not_checkmate_delivered_input: batch
+            .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, true),
+        completed_illegal_move_count_input: batch
+            .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false),
+        not_completed_illegal_move_count_input: batch
+            .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true),
+        dead_position_arisen_input: batch
+            .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, false),
+        not_dead_position_arisen_input: batch
+            .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, true),
+        draw_agreed_input: batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, false),
+        not_draw_agreed_input: batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, true),
+        draw_claimed_input: batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, false),
+        not_draw_claimed_input: batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, true),
+        en_passant_right_open_input: batch
+            .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, false),
+        not_en_passant_right_open_input: batch
+            .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, true),
+        king_cannot_be_checkmated_input: batch
+            .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, false),
+        not_king_cannot_be_checkmated_input: batch
+            .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, true),
+        king_of_input: batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, false),
+        not_king_of_input: batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, true),
+        move_meets_articles_3_1_to_3_9_input: batch
+            .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false),
+        not_move_meets_articles_3_1_to_3_9_input: batch
+            .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true),
+        moves_by_each_without_pawn_or_capture_input: batch
+            .input::<
+                (CaseId, Game, i64),
+            >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false),
+        not_moves_by_each_without_pawn_or_capture_input: batch
+            .input::<
+                (CaseId, Game, i64),
+            >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true),
+        own_piece_of_input: batch
+            .input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, false),
+        not_own_piece_of_input: batch
+            .input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, true),
+        piece_can_be_moved_input: batch
+            .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, false),
+        not_piece_can_be_moved_input: batch
+            .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, true),
+        piece_has_moved_input: batch
+            .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, false),
+        not_piece_has_moved_input: batch
+            .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, true),
+        piece_touched_intentionally_input: batch
+            .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, false),
+        not_piece_touched_intentionally_input: batch
+            .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, true),
+        play_started_input: batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, false),
+        not_play_started_input: batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, true),
+        player_has_the_move_input: batch
+            .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, false),
+        not_player_has_the_move_input: batch
+            .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, true),
+        player_of_input: batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, false),
+        not_player_of_input: batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, true),
+        player_resigned_input: batch
+            .input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, false),
+        not_player_resigned_input: batch
+            .input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, true),
+        position_occurrence_count_input: batch
+            .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, false),
+        not_position_occurrence_count_input: batch
+            .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, true),
+        procedure_instance_input: batch
+            .input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, false),
+        not_procedure_instance_input: batch
+            .input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, true),
+        rook_of_input: batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, false),
+        not_rook_of_input: batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, true),
+        stalemate_arisen_input: batch
+            .input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, false),
+        not_stalemate_arisen_input: batch
+            .input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, true),
+        arbiter_of: Relation::from_vec(Vec::new()),
+        not_arbiter_of: Relation::from_vec(Vec::new()),
+        attempted_transition: Relation::from_vec(Vec::new()),
+        not_attempted_transition: Relation::from_vec(Vec::new()),
+        both_players_have_moved: Relation::from_vec(Vec::new()),
+        not_both_players_have_moved: Relation::from_vec(Vec::new()),
+        capturing_pawn_on_adjacent_file: Relation::from_vec(Vec::new()),
+        not_capturing_pawn_on_adjacent_file: Relation::from_vec(Vec::new()),
+        case_not_precisely_regulated: Relation::from_vec(Vec::new()),
+        not_case_not_precisely_regulated: Relation::from_vec(Vec::new()),
+        arbiter_competent_to_decide: Relation::from_vec(Vec::new()),
+        not_arbiter_competent_to_decide: Relation::from_vec(Vec::new()),
+        castling_side_of: Relation::from_vec(Vec::new()),
+        not_castling_side_of: Relation::from_vec(Vec::new()),
+        checked_castling_side: Relation::from_vec(Vec::new()),
+        not_checked_castling_side: Relation::from_vec(Vec::new()),
+        castling_path_attacked: Relation::from_vec(Vec::new()),
+        not_castling_path_attacked: Relation::from_vec(Vec::new()),
+        closure_0_castling_path_attacked: Relation::from_vec(Vec::new()),
+        castling_path_blocked: Relation::from_vec(Vec::new()),
+        not_castling_path_blocked: Relation::from_vec(Vec::new()),
+        closure_1_castling_path_blocked: Relation::from_vec(Vec::new()),
+        checked_game: Relation::from_vec(Vec::new()),
+        not_checked_game: Relation::from_vec(Vec::new()),
+        checked_piece: Relation::from_vec(Vec::new()),
+        not_checked_piece: Relation::from_vec(Vec::new()),
+        checked_player: Relation::from_vec(Vec::new()),
+        not_checked_player: Relation::from_vec(Vec::new()),
+        checkmate_delivered: Relation::from_vec(Vec::new()),
+        not_checkmate_delivered: Relation::from_vec(Vec::new()),
+        checkmate_has_been_delivered: Relation::from_vec(Vec::new()),
+        not_checkmate_has_been_delivered: Relation::from_vec(Vec::new()),
+        completed_illegal_move_count: Relation::from_vec(Vec::new()),
+        not_completed_illegal_move_count: Relation::from_vec(Vec::new()),
+        dead_position_arisen: Relation::from_vec(Vec::new()),
+        not_dead_position_arisen: Relation::from_vec(Vec::new()),
+        dead_position_has_ended_the_game: Relation::from_vec(Vec::new()),
+        not_dead_position_has_ended_the_game: Relation::from_vec(Vec::new()),
+        draw_agreed: Relation::from_vec(Vec::new()),
+        not_draw_agreed: Relation::from_vec(Vec::new()),
+        agreed_draw_has_ended_the_game: Relation::from_vec(Vec::new()),
+        not_agreed_draw_has_ended_the_game: Relation::from_vec(Vec::new()),
+        draw_claimed: Relation::from_vec(Vec::new()),
+        not_draw_claimed: Relation::from_vec(Vec::new()),
+        en_passant_right_open: Relation::from_vec(Vec::new()),
+        not_en_passant_right_open: Relation::from_vec(Vec::new()),
+        closure_2_en_passant_right_open: Relation::from_vec(Vec::new()),
+        game_won_by: Relation::from_vec(Vec::new()),
+        not_game_won_by: Relation::from_vec(Vec::new()),
+        king_cannot_be_checkmated: Relation::from_vec(Vec::new()),
+        not_king_cannot_be_checkmated: Relation::from_vec(Vec::new()),
+        closure_3_king_cannot_be_checkmated: Relation::from_vec(Vec::new()),
+        king_of: Relation::from_vec(Vec::new()),
+        not_king_of: Relation::from_vec(Vec::new()),
+        move_meets_articles_3_1_to_3_9: Relation::from_vec(Vec::new()),
+        not_move_meets_articles_3_1_to_3_9: Relation::from_vec(Vec::new()),
+        closure_4_move_meets_articles_3_1_to_3_9: Relation::from_vec(Vec::new()),
+        illegal_move: Relation::from_vec(Vec::new()),
+        not_illegal_move: Relation::from_vec(Vec::new()),
+        legal_move: Relation::from_vec(Vec::new()),
+        not_legal_move: Relation::from_vec(Vec::new()),
+        moves_by_each_without_pawn_or_capture: Relation::from_vec(Vec::new()),
+        not_moves_by_each_without_pawn_or_capture: Relation::from_vec(Vec::new()),
+        own_piece_of: Relation::from_vec(Vec::new()),
+        not_own_piece_of: Relation::from_vec(Vec::new()),
+        piece_can_be_moved: Relation::from_vec(Vec::new()),
+        not_piece_can_be_moved: Relation::from_vec(Vec::new()),
+        piece_has_moved: Relation::from_vec(Vec::new()),
+        not_piece_has_moved: Relation::from_vec(Vec::new()),
+        closure_5_piece_has_moved: Relation::from_vec(Vec::new()),
+        piece_touched_intentionally: Relation::from_vec(Vec::new()),
+        not_piece_touched_intentionally: Relation::from_vec(Vec::new()),
+        play_started: Relation::from_vec(Vec::new()),
+        not_play_started: Relation::from_vec(Vec::new()),
+        arbiter_shall_see_laws_observed: Relation::from_vec(Vec::new()),
+        not_arbiter_shall_see_laws_observed: Relation::from_vec(Vec::new()),
+        player_has_the_move: Relation::from_vec(Vec::new()),
+        not_player_has_the_move: Relation::from_vec(Vec::new()),
+        en_passant_capture_legal: Relation::from_vec(Vec::new()),
+        not_en_passant_capture_legal: Relation::from_vec(Vec::new()),
+        fifty_move_claim_correct: Relation::from_vec(Vec::new()),
+        not_fifty_move_claim_correct: Relation::from_vec(Vec::new()),
+        must_move_first_touched_piece: Relation::from_vec(Vec::new()),
+        not_must_move_first_touched_piece: Relation::from_vec(Vec::new()),
+        player_of: Relation::from_vec(Vec::new()),
+        not_player_of: Relation::from_vec(Vec::new()),
+        player_resigned: Relation::from_vec(Vec::new()),
+        not_player_resigned: Relation::from_vec(Vec::new()),
+        game_lost_by: Relation::from_vec(Vec::new()),
+        not_game_lost_by: Relation::from_vec(Vec::new()),
+        position_occurrence_count: Relation::from_vec(Vec::new()),
+        not_position_occurrence_count: Relation::from_vec(Vec::new()),
+        procedure_instance: Relation::from_vec(Vec::new()),
+        not_procedure_instance: Relation::from_vec(Vec::new()),
+        resignation_has_ended_the_game: Relation::from_vec(Vec::new()),
+        not_resignation_has_ended_the_game: Relation::from_vec(Vec::new()),
+        rook_of: Relation::from_vec(Vec::new()),
+        not_rook_of: Relation::from_vec(Vec::new()),
+        castling_legal: Relation::from_vec(Vec::new()),
+        not_castling_legal: Relation::from_vec(Vec::new()),
+        second_illegal_move_has_ended_the_game: Relation::from_vec(Vec::new()),
+        not_second_illegal_move_has_ended_the_game: Relation::from_vec(Vec::new()),
+        stalemate_arisen: Relation::from_vec(Vec::new()),
+        not_stalemate_arisen: Relation::from_vec(Vec::new()),
+        stalemate_has_ended_the_game: Relation::from_vec(Vec::new()),
+        not_stalemate_has_ended_the_game: Relation::from_vec(Vec::new()),
+        threefold_claim_correct: Relation::from_vec(Vec::new()),
+        not_threefold_claim_correct: Relation::from_vec(Vec::new()),
+        game_drawn_definite: Relation::from_vec(Vec::new()),
+        game_drawn_supported: Relation::from_vec(Vec::new()),
+        game_drawn_concluded: Relation::from_vec(Vec::new()),
+        not_game_drawn_definite: Relation::from_vec(Vec::new()),
+        not_game_drawn_supported: Relation::from_vec(Vec::new()),
+        not_game_drawn_concluded: Relation::from_vec(Vec::new()),
+        entered_state_definite: Relation::from_vec(Vec::new()),
+        entered_state_concluded: Relation::from_vec(Vec::new()),
+        not_entered_state_definite: Relation::from_vec(Vec::new()),
+        not_entered_state_supported: Relation::from_vec(Vec::new()),
+        not_entered_state_concluded: Relation::from_vec(Vec::new()),
+        valid_transition_definite: Relation::from_vec(Vec::new()),
+        valid_transition_concluded: Relation::from_vec(Vec::new()),
+        not_valid_transition_definite: Relation::from_vec(Vec::new()),
+        not_valid_transition_supported: Relation::from_vec(Vec::new()),
+        not_valid_transition_concluded: Relation::from_vec(Vec::new()),
+    };
+    self::evaluate_strata_0(&mut l);
+    self::evaluate_strata_1(&mut l);
+    self::evaluate_strata_2(&mut l);
     let mut out = ::clir::Output::new(SCHEMA.relations.len());
-    out.conclude(
-        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-        false,
-        &agreed_draw_has_ended_the_game,
-        &agreed_draw_has_ended_the_game,
-    );
-    out.conclude(
-        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-        true,
-        &not_agreed_draw_has_ended_the_game,
-        &not_agreed_draw_has_ended_the_game,
-    );
-    out.contradict(
-        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-        &agreed_draw_has_ended_the_game,
-        &not_agreed_draw_has_ended_the_game,
-    );
-    out.conclude(
-        REL_ARBITER_COMPETENT_TO_DECIDE,
-        false,
-        &arbiter_competent_to_decide,
-        &arbiter_competent_to_decide,
-    );
-    out.conclude(
-        REL_ARBITER_COMPETENT_TO_DECIDE,
-        true,
-        &not_arbiter_competent_to_decide,
-        &not_arbiter_competent_to_decide,
-    );
-    out.contradict(
-        REL_ARBITER_COMPETENT_TO_DECIDE,
-        &arbiter_competent_to_decide,
-        &not_arbiter_competent_to_decide,
-    );
-    out.contradict(REL_ARBITER_OF, &arbiter_of, &not_arbiter_of);
-    out.conclude(
-        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-        false,
-        &arbiter_shall_see_laws_observed,
-        &arbiter_shall_see_laws_observed,
-    );
-    out.conclude(
-        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-        true,
-        &not_arbiter_shall_see_laws_observed,
-        &not_arbiter_shall_see_laws_observed,
-    );
-    out.contradict(
-        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-        &arbiter_shall_see_laws_observed,
-        &not_arbiter_shall_see_laws_observed,
-    );
-    out.contradict(
-        REL_ATTEMPTED_TRANSITION,
-        &attempted_transition,
-        &not_attempted_transition,
-    );
-    out.contradict(
-        REL_BOTH_PLAYERS_HAVE_MOVED,
-        &both_players_have_moved,
-        &not_both_players_have_moved,
-    );
-    out.contradict(
-        REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
-        &capturing_pawn_on_adjacent_file,
-        &not_capturing_pawn_on_adjacent_file,
-    );
-    out.contradict(
-        REL_CASE_NOT_PRECISELY_REGULATED,
-        &case_not_precisely_regulated,
-        &not_case_not_precisely_regulated,
-    );
-    out.conclude(REL_CASTLING_LEGAL, false, &castling_legal, &castling_legal);
-    out.conclude(REL_CASTLING_LEGAL, true, &not_castling_legal, &not_castling_legal);
-    out.contradict(REL_CASTLING_LEGAL, &castling_legal, &not_castling_legal);
-    out.contradict(
-        REL_CASTLING_PATH_ATTACKED,
-        &castling_path_attacked,
-        &not_castling_path_attacked,
-    );
-    out.contradict(
-        REL_CASTLING_PATH_BLOCKED,
-        &castling_path_blocked,
-        &not_castling_path_blocked,
-    );
-    out.contradict(REL_CASTLING_SIDE_OF, &castling_side_of, &not_castling_side_of);
-    out.contradict(
-        REL_CHECKED_CASTLING_SIDE,
-        &checked_castling_side,
-        &not_checked_castling_side,
-    );
-    out.contradict(REL_CHECKED_GAME, &checked_game, &not_checked_game);
-    out.contradict(REL_CHECKED_PIECE, &checked_piece, &not_checked_piece);
-    out.contradict(REL_CHECKED_PLAYER, &checked_player, &not_checked_player);
-    out.contradict(
-        REL_CHECKMATE_DELIVERED,
-        &checkmate_delivered,
-        &not_checkmate_delivered,
-    );
-    out.conclude(
-        REL_CHECKMATE_HAS_BEEN_DELIVERED,
-        false,
-        &checkmate_has_been_delivered,
-        &checkmate_has_been_delivered,
-    );
-    out.conclude(
-        REL_CHECKMATE_HAS_BEEN_DELIVERED,
-        true,
-        &not_checkmate_has_been_delivered,
-        &not_checkmate_has_been_delivered,
-    );
-    out.contradict(
-        REL_CHECKMATE_HAS_BEEN_DELIVERED,
-        &checkmate_has_been_delivered,
-        &not_checkmate_has_been_delivered,
-    );
-    out.contradict(
-        REL_COMPLETED_ILLEGAL_MOVE_COUNT,
-        &completed_illegal_move_count,
-        &not_completed_illegal_move_count,
-    );
-    out.contradict(
-        REL_DEAD_POSITION_ARISEN,
-        &dead_position_arisen,
-        &not_dead_position_arisen,
-    );
-    out.conclude(
-        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-        false,
-        &dead_position_has_ended_the_game,
-        &dead_position_has_ended_the_game,
-    );
-    out.conclude(
-        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-        true,
-        &not_dead_position_has_ended_the_game,
-        &not_dead_position_has_ended_the_game,
-    );
-    out.contradict(
-        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-        &dead_position_has_ended_the_game,
-        &not_dead_position_has_ended_the_game,
-    );
-    out.contradict(REL_DRAW_AGREED, &draw_agreed, &not_draw_agreed);
-    out.contradict(REL_DRAW_CLAIMED, &draw_claimed, &not_draw_claimed);
-    out.conclude(
-        REL_EN_PASSANT_CAPTURE_LEGAL,
-        false,
-        &en_passant_capture_legal,
-        &en_passant_capture_legal,
-    );
-    out.conclude(
-        REL_EN_PASSANT_CAPTURE_LEGAL,
-        true,
-        &not_en_passant_capture_legal,
-        &not_en_passant_capture_legal,
-    );
-    out.contradict(
-        REL_EN_PASSANT_CAPTURE_LEGAL,
-        &en_passant_capture_legal,
-        &not_en_passant_capture_legal,
-    );
-    out.contradict(
-        REL_EN_PASSANT_RIGHT_OPEN,
-        &en_passant_right_open,
-        &not_en_passant_right_open,
-    );
-    out.conclude(
-        REL_ENTERED_STATE,
-        false,
-        &entered_state_concluded,
-        &entered_state_definite,
-    );
-    out.conclude(
-        REL_ENTERED_STATE,
-        true,
-        &not_entered_state_concluded,
-        &not_entered_state_definite,
-    );
-    out.contradict(
-        REL_ENTERED_STATE,
-        &entered_state_definite,
-        &not_entered_state_definite,
-    );
-    out.conclude(
-        REL_FIFTY_MOVE_CLAIM_CORRECT,
-        false,
-        &fifty_move_claim_correct,
-        &fifty_move_claim_correct,
-    );
-    out.conclude(
-        REL_FIFTY_MOVE_CLAIM_CORRECT,
-        true,
-        &not_fifty_move_claim_correct,
-        &not_fifty_move_claim_correct,
-    );
-    out.contradict(
-        REL_FIFTY_MOVE_CLAIM_CORRECT,
-        &fifty_move_claim_correct,
-        &not_fifty_move_claim_correct,
-    );
-    out.conclude(REL_GAME_DRAWN, false, &game_drawn_concluded, &game_drawn_definite);
-    out.conclude(
-        REL_GAME_DRAWN,
-        true,
-        &not_game_drawn_concluded,
-        &not_game_drawn_definite,
-    );
-    out.contradict(REL_GAME_DRAWN, &game_drawn_definite, &not_game_drawn_definite);
-    out.conclude(REL_GAME_LOST_BY, false, &game_lost_by, &game_lost_by);
-    out.conclude(REL_GAME_LOST_BY, true, &not_game_lost_by, &not_game_lost_by);
-    out.contradict(REL_GAME_LOST_BY, &game_lost_by, &not_game_lost_by);
-    out.conclude(REL_GAME_WON_BY, false, &game_won_by, &game_won_by);
-    out.conclude(REL_GAME_WON_BY, true, &not_game_won_by, &not_game_won_by);
-    out.contradict(REL_GAME_WON_BY, &game_won_by, &not_game_won_by);
-    out.conclude(REL_ILLEGAL_MOVE, false, &illegal_move, &illegal_move);
-    out.conclude(REL_ILLEGAL_MOVE, true, &not_illegal_move, &not_illegal_move);
-    out.contradict(REL_ILLEGAL_MOVE, &illegal_move, &not_illegal_move);
-    out.contradict(
-        REL_KING_CANNOT_BE_CHECKMATED,
-        &king_cannot_be_checkmated,
-        &not_king_cannot_be_checkmated,
-    );
-    out.contradict(REL_KING_OF, &king_of, &not_king_of);
-    out.conclude(REL_LEGAL_MOVE, false, &legal_move, &legal_move);
-    out.conclude(REL_LEGAL_MOVE, true, &not_legal_move, &not_legal_move);
-    out.contradict(REL_LEGAL_MOVE, &legal_move, &not_legal_move);
-    out.contradict(
-        REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-        &move_meets_articles_3_1_to_3_9,
-        &not_move_meets_articles_3_1_to_3_9,
-    );
-    out.contradict(
-        REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
-        &moves_by_each_without_pawn_or_capture,
-        &not_moves_by_each_without_pawn_or_capture,
-    );
-    out.conclude(
-        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
-        false,
-        &must_move_first_touched_piece,
-        &must_move_first_touched_piece,
-    );
-    out.conclude(
-        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
-        true,
-        &not_must_move_first_touched_piece,
-        &not_must_move_first_touched_piece,
-    );
-    out.contradict(
-        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
-        &must_move_first_touched_piece,
-        &not_must_move_first_touched_piece,
-    );
-    out.contradict(REL_OWN_PIECE_OF, &own_piece_of, &not_own_piece_of);
-    out.contradict(REL_PIECE_CAN_BE_MOVED, &piece_can_be_moved, &not_piece_can_be_moved);
-    out.contradict(REL_PIECE_HAS_MOVED, &piece_has_moved, &not_piece_has_moved);
-    out.contradict(
-        REL_PIECE_TOUCHED_INTENTIONALLY,
-        &piece_touched_intentionally,
-        &not_piece_touched_intentionally,
-    );
-    out.contradict(REL_PLAY_STARTED, &play_started, &not_play_started);
-    out.contradict(
-        REL_PLAYER_HAS_THE_MOVE,
-        &player_has_the_move,
-        &not_player_has_the_move,
-    );
-    out.contradict(REL_PLAYER_OF, &player_of, &not_player_of);
-    out.contradict(REL_PLAYER_RESIGNED, &player_resigned, &not_player_resigned);
-    out.contradict(
-        REL_POSITION_OCCURRENCE_COUNT,
-        &position_occurrence_count,
-        &not_position_occurrence_count,
-    );
-    out.contradict(REL_PROCEDURE_INSTANCE, &procedure_instance, &not_procedure_instance);
-    out.conclude(
-        REL_RESIGNATION_HAS_ENDED_THE_GAME,
-        false,
-        &resignation_has_ended_the_game,
-        &resignation_has_ended_the_game,
-    );
-    out.conclude(
-        REL_RESIGNATION_HAS_ENDED_THE_GAME,
-        true,
-        &not_resignation_has_ended_the_game,
-        &not_resignation_has_ended_the_game,
-    );
-    out.contradict(
-        REL_RESIGNATION_HAS_ENDED_THE_GAME,
-        &resignation_has_ended_the_game,
-        &not_resignation_has_ended_the_game,
-    );
-    out.contradict(REL_ROOK_OF, &rook_of, &not_rook_of);
-    out.conclude(
-        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-        false,
-        &second_illegal_move_has_ended_the_game,
-        &second_illegal_move_has_ended_the_game,
-    );
-    out.conclude(
-        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-        true,
-        &not_second_illegal_move_has_ended_the_game,
-        &not_second_illegal_move_has_ended_the_game,
-    );
-    out.contradict(
-        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-        &second_illegal_move_has_ended_the_game,
-        &not_second_illegal_move_has_ended_the_game,
-    );
-    out.contradict(REL_STALEMATE_ARISEN, &stalemate_arisen, &not_stalemate_arisen);
-    out.conclude(
-        REL_STALEMATE_HAS_ENDED_THE_GAME,
-        false,
-        &stalemate_has_ended_the_game,
-        &stalemate_has_ended_the_game,
-    );
-    out.conclude(
-        REL_STALEMATE_HAS_ENDED_THE_GAME,
-        true,
-        &not_stalemate_has_ended_the_game,
-        &not_stalemate_has_ended_the_game,
-    );
-    out.contradict(
-        REL_STALEMATE_HAS_ENDED_THE_GAME,
-        &stalemate_has_ended_the_game,
-        &not_stalemate_has_ended_the_game,
-    );
-    out.conclude(
-        REL_THREEFOLD_CLAIM_CORRECT,
-        false,
-        &threefold_claim_correct,
-        &threefold_claim_correct,
-    );
-    out.conclude(
-        REL_THREEFOLD_CLAIM_CORRECT,
-        true,
-        &not_threefold_claim_correct,
-        &not_threefold_claim_correct,
-    );
-    out.contradict(
-        REL_THREEFOLD_CLAIM_CORRECT,
-        &threefold_claim_correct,
-        &not_threefold_claim_correct,
-    );
-    out.conclude(
-        REL_VALID_TRANSITION,
-        false,
-        &valid_transition_concluded,
-        &valid_transition_definite,
-    );
-    out.conclude(
-        REL_VALID_TRANSITION,
-        true,
-        &not_valid_transition_concluded,
-        &not_valid_transition_definite,
-    );
-    out.contradict(
-        REL_VALID_TRANSITION,
-        &valid_transition_definite,
-        &not_valid_transition_definite,
-    );
+    self::write_conclusions_0(&l, &mut out);
+    self::write_conclusions_1(&l, &mut out);
+    self::write_conclusions_2(&l, &mut out);
     if batch.explain {
-        out.instances = {
-            // Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative
-            let mut instances: Vec<::clir::Instance> = Vec::new();
-            self::explain_agreed_draw(
-                &mut instances,
-                false,
-                &both_players_have_moved,
-                &draw_agreed,
-            );
-            self::explain_agreed_draw(
-                &mut instances,
-                true,
-                &both_players_have_moved,
-                &draw_agreed,
-            );
-            self::explain_agreed_draw_ends_the_game(
-                &mut instances,
-                false,
-                &both_players_have_moved,
-                &draw_agreed,
-            );
-            self::explain_agreed_draw_ends_the_game(
-                &mut instances,
-                true,
-                &both_players_have_moved,
-                &draw_agreed,
-            );
-            self::explain_arbiter_sees_laws_observed(
-                &mut instances,
-                false,
-                &arbiter_of,
-                &play_started,
-            );
-            self::explain_arbiter_sees_laws_observed(
-                &mut instances,
-                true,
-                &arbiter_of,
-                &play_started,
-            );
-            self::explain_castling_legal(
-                &mut instances,
-                false,
-                &castling_side_of,
-                &not_castling_path_attacked,
-                &not_castling_path_blocked,
-                &king_of,
-                &not_piece_has_moved,
-                &player_has_the_move,
-                &rook_of,
-            );
-            self::explain_castling_legal(
-                &mut instances,
-                true,
-                &castling_side_of,
-                &not_castling_path_attacked,
-                &not_castling_path_blocked,
-                &king_of,
-                &not_piece_has_moved,
-                &player_has_the_move,
-                &rook_of,
-            );
-            self::explain_checkmate_ends_the_game(
-                &mut instances,
-                false,
-                &checkmate_delivered,
-            );
-            self::explain_checkmate_ends_the_game(
-                &mut instances,
-                true,
-                &checkmate_delivered,
-            );
-            self::explain_checkmate_takes_precedence_over_seventy_five(
-                &mut instances,
-                false,
-                &checkmate_delivered,
-            );
-            self::explain_checkmate_wins(&mut instances, false, &checkmate_delivered);
-            self::explain_checkmate_wins(&mut instances, true, &checkmate_delivered);
-            self::explain_dead_position_draws(
-                &mut instances,
-                false,
-                &dead_position_arisen,
-            );
-            self::explain_dead_position_draws(
-                &mut instances,
-                true,
-                &dead_position_arisen,
-            );
-            self::explain_dead_position_ends_the_game(
-                &mut instances,
-                false,
-                &dead_position_arisen,
-            );
-            self::explain_dead_position_ends_the_game(
-                &mut instances,
-                true,
-                &dead_position_arisen,
-            );
-            self::explain_en_passant_capture_legal(
-                &mut instances,
-                false,
-                &capturing_pawn_on_adjacent_file,
-                &en_passant_right_open,
-                &player_has_the_move,
-            );
-            self::explain_en_passant_capture_legal(
-                &mut instances,
-                true,
-                &capturing_pawn_on_adjacent_file,
-                &en_passant_right_open,
-                &player_has_the_move,
-            );
-            self::explain_fifty_move_claim_correct(
-                &mut instances,
-                false,
-                &draw_claimed,
-                &moves_by_each_without_pawn_or_capture,
-                &player_has_the_move,
-            );
-            self::explain_fifty_move_claim_correct(
-                &mut instances,
-                true,
-                &draw_claimed,
-                &moves_by_each_without_pawn_or_capture,
-                &player_has_the_move,
-            );
-            self::explain_fifty_move_claim_draws(
-                &mut instances,
-                false,
-                &fifty_move_claim_correct,
-            );
-            self::explain_fifty_move_claim_draws(
-                &mut instances,
-                true,
-                &fifty_move_claim_correct,
-            );
-            self::explain_fivefold_automatic_draw(
-                &mut instances,
-                false,
-                &position_occurrence_count,
-            );
-            self::explain_fivefold_automatic_draw(
-                &mut instances,
-                true,
-                &position_occurrence_count,
-            );
-            self::explain_game_play_conclude_by_agreement_enters(
-                &mut instances,
-                false,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_conclude_by_agreement_enters(
-                &mut instances,
-                true,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_agreement_valid(
-                &mut instances,
-                false,
-                &attempted_transition,
-                &agreed_draw_has_ended_the_game,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_conclude_by_agreement_valid(
-                &mut instances,
-                true,
-                &attempted_transition,
-                &agreed_draw_has_ended_the_game,
-                &entered_state_definite,
-            );
-            self::explain_game_play_conclude_by_checkmate_enters(
-                &mut instances,
-                false,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_conclude_by_checkmate_enters(
-                &mut instances,
-                true,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_checkmate_valid(
-                &mut instances,
-                false,
-                &attempted_transition,
-                &checkmate_has_been_delivered,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_conclude_by_checkmate_valid(
-                &mut instances,
-                true,
-                &attempted_transition,
-                &checkmate_has_been_delivered,
-                &entered_state_definite,
-            );
-            self::explain_game_play_conclude_by_dead_position_enters(
-                &mut instances,
-                false,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_conclude_by_dead_position_enters(
-                &mut instances,
-                true,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_dead_position_valid(
-                &mut instances,
-                false,
-                &attempted_transition,
-                &dead_position_has_ended_the_game,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_conclude_by_dead_position_valid(
-                &mut instances,
-                true,
-                &attempted_transition,
-                &dead_position_has_ended_the_game,
-                &entered_state_definite,
-            );
-            self::explain_game_play_conclude_by_drawn_claim_enters(
-                &mut instances,
-                false,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_conclude_by_drawn_claim_enters(
-                &mut instances,
-                true,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_drawn_claim_valid(
-                &mut instances,
-                false,
-                &attempted_transition,
-                &game_drawn_concluded,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_conclude_by_drawn_claim_valid(
-                &mut instances,
-                true,
-                &attempted_transition,
-                &game_drawn_definite,
-                &entered_state_definite,
-            );
-            self::explain_game_play_conclude_by_resignation_enters(
-                &mut instances,
-                false,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_conclude_by_resignation_enters(
-                &mut instances,
-                true,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_resignation_valid(
-                &mut instances,
-                false,
-                &attempted_transition,
-                &resignation_has_ended_the_game,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_conclude_by_resignation_valid(
-                &mut instances,
-                true,
-                &attempted_transition,
-                &resignation_has_ended_the_game,
-                &entered_state_definite,
-            );
-            self::explain_game_play_conclude_by_second_illegal_move_enters(
-                &mut instances,
-                false,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_conclude_by_second_illegal_move_enters(
-                &mut instances,
-                true,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_second_illegal_move_valid(
-                &mut instances,
-                false,
-                &attempted_transition,
-                &second_illegal_move_has_ended_the_game,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_conclude_by_second_illegal_move_valid(
-                &mut instances,
-                true,
-                &attempted_transition,
-                &second_illegal_move_has_ended_the_game,
-                &entered_state_definite,
-            );
-            self::explain_game_play_conclude_by_stalemate_enters(
-                &mut instances,
-                false,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_conclude_by_stalemate_enters(
-                &mut instances,
-                true,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_conclude_by_stalemate_valid(
-                &mut instances,
-                false,
-                &attempted_transition,
-                &stalemate_has_ended_the_game,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_conclude_by_stalemate_valid(
-                &mut instances,
-                true,
-                &attempted_transition,
-                &stalemate_has_ended_the_game,
-                &entered_state_definite,
-            );
-            self::explain_game_play_play_move_enters(
-                &mut instances,
-                false,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_play_move_enters(
-                &mut instances,
-                true,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_play_move_valid(
-                &mut instances,
-                false,
-                &attempted_transition,
-                &legal_move,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_play_move_valid(
-                &mut instances,
-                true,
-                &attempted_transition,
-                &legal_move,
-                &entered_state_definite,
-            );
-            self::explain_game_play_start_play_enters(
-                &mut instances,
-                false,
-                &valid_transition_concluded,
-            );
-            self::explain_game_play_start_play_enters(
-                &mut instances,
-                true,
-                &valid_transition_definite,
-            );
-            self::explain_game_play_start_play_valid(
-                &mut instances,
-                false,
-                &attempted_transition,
-                &play_started,
-                &entered_state_concluded,
-            );
-            self::explain_game_play_start_play_valid(
-                &mut instances,
-                true,
-                &attempted_transition,
-                &play_started,
-                &entered_state_definite,
-            );
-            self::explain_game_play_initial(&mut instances, false, &procedure_instance);
-            self::explain_game_play_initial(&mut instances, true, &procedure_instance);
-            self::explain_move_is_illegal(
-                &mut instances,
-                false,
-                &checked_game,
-                &not_move_meets_articles_3_1_to_3_9,
-            );
-            self::explain_move_is_illegal(
-                &mut instances,
-                true,
-                &checked_game,
-                &not_move_meets_articles_3_1_to_3_9,
-            );
-            self::explain_move_is_legal(
-                &mut instances,
-                false,
-                &move_meets_articles_3_1_to_3_9,
-            );
-            self::explain_move_is_legal(
-                &mut instances,
-                true,
-                &move_meets_articles_3_1_to_3_9,
-            );
-            self::explain_must_move_first_touched_piece(
-                &mut instances,
-                false,
-                &own_piece_of,
-                &piece_can_be_moved,
-                &piece_touched_intentionally,
-                &player_has_the_move,
-            );
-            self::explain_must_move_first_touched_piece(
-                &mut instances,
-                true,
-                &own_piece_of,
-                &piece_can_be_moved,
-                &piece_touched_intentionally,
-                &player_has_the_move,
-            );
-            self::explain_resignation_drawn_if_mate_impossible(
-                &mut instances,
-                false,
-                &king_cannot_be_checkmated,
-                &player_of,
-                &player_resigned,
-            );
-            self::explain_resignation_drawn_if_mate_impossible(
-                &mut instances,
-                true,
-                &king_cannot_be_checkmated,
-                &player_of,
-                &player_resigned,
-            );
-            self::explain_resignation_ends_the_game(
-                &mut instances,
-                false,
-                &player_of,
-                &player_resigned,
-            );
-            self::explain_resignation_ends_the_game(
-                &mut instances,
-                true,
-                &player_of,
-                &player_resigned,
-            );
-            self::explain_resignation_loses(
-                &mut instances,
-                false,
-                &not_king_cannot_be_checkmated,
-                &player_of,
-                &player_resigned,
-            );
-            self::explain_resignation_loses(
-                &mut instances,
-                true,
-                &not_king_cannot_be_checkmated,
-                &player_of,
-                &player_resigned,
-            );
-            self::explain_second_illegal_move_drawn_if_mate_impossible(
-                &mut instances,
-                false,
-                &completed_illegal_move_count,
-                &king_cannot_be_checkmated,
-                &player_of,
-            );
-            self::explain_second_illegal_move_drawn_if_mate_impossible(
-                &mut instances,
-                true,
-                &completed_illegal_move_count,
-                &king_cannot_be_checkmated,
-                &player_of,
-            );
-            self::explain_second_illegal_move_ends_the_game(
-                &mut instances,
-                false,
-                &completed_illegal_move_count,
-                &player_of,
-            );
-            self::explain_second_illegal_move_ends_the_game(
-                &mut instances,
-                true,
-                &completed_illegal_move_count,
-                &player_of,
-            );
-            self::explain_second_illegal_move_loses(
-                &mut instances,
-                false,
-                &completed_illegal_move_count,
-                &not_king_cannot_be_checkmated,
-                &player_of,
-            );
-            self::explain_second_illegal_move_loses(
-                &mut instances,
-                true,
-                &completed_illegal_move_count,
-                &not_king_cannot_be_checkmated,
-                &player_of,
-            );
-            self::explain_seventy_five_automatic_draw(
-                &mut instances,
-                false,
-                &moves_by_each_without_pawn_or_capture,
-            );
-            self::explain_stalemate_draws(&mut instances, false, &stalemate_arisen);
-            self::explain_stalemate_draws(&mut instances, true, &stalemate_arisen);
-            self::explain_stalemate_ends_the_game(
-                &mut instances,
-                false,
-                &stalemate_arisen,
-            );
-            self::explain_stalemate_ends_the_game(
-                &mut instances,
-                true,
-                &stalemate_arisen,
-            );
-            self::explain_threefold_claim_correct(
-                &mut instances,
-                false,
-                &draw_claimed,
-                &player_has_the_move,
-                &position_occurrence_count,
-            );
-            self::explain_threefold_claim_correct(
-                &mut instances,
-                true,
-                &draw_claimed,
-                &player_has_the_move,
-                &position_occurrence_count,
-            );
-            self::explain_threefold_claim_draws(
-                &mut instances,
-                false,
-                &threefold_claim_correct,
-            );
-            self::explain_threefold_claim_draws(
-                &mut instances,
-                true,
-                &threefold_claim_correct,
-            );
-            self::explain_unregulated_case_decided_by_arbiter(
-                &mut instances,
-                false,
-                &case_not_precisely_regulated,
-            );
-            self::explain_unregulated_case_decided_by_arbiter(
-                &mut instances,
-                true,
-                &case_not_precisely_regulated,
-            );
-            for &(case, a_0) in closure_0_castling_path_attacked.iter() {
-                instances
-                    .push(
-                        ::clir::Instance::closure(
-                            0,
-                            case,
-                            REL_CASTLING_PATH_ATTACKED,
-                            vec![::clir::Column::to_flat(a_0)],
-                            ::clir::Premise::new(
-                                REL_CHECKED_CASTLING_SIDE,
-                                false,
-                                ::clir::Layer::Concluded,
-                                vec![::clir::Column::to_flat(a_0)],
-                            ),
-                        ),
-                    );
-            }
-            for &(case, a_0) in closure_1_castling_path_blocked.iter() {
-                instances
-                    .push(
-                        ::clir::Instance::closure(
-                            1,
-                            case,
-                            REL_CASTLING_PATH_BLOCKED,
-                            vec![::clir::Column::to_flat(a_0)],
-                            ::clir::Premise::new(
-                                REL_CHECKED_CASTLING_SIDE,
-                                false,
-                                ::clir::Layer::Concluded,
-                                vec![::clir::Column::to_flat(a_0)],
-                            ),
-                        ),
-                    );
-            }
-            for &(case, a_0) in closure_2_en_passant_right_open.iter() {
-                instances
-                    .push(
-                        ::clir::Instance::closure(
-                            2,
-                            case,
-                            REL_EN_PASSANT_RIGHT_OPEN,
-                            vec![::clir::Column::to_flat(a_0)],
-                            ::clir::Premise::new(
-                                REL_CHECKED_GAME,
-                                false,
-                                ::clir::Layer::Concluded,
-                                vec![::clir::Column::to_flat(a_0)],
-                            ),
-                        ),
-                    );
-            }
-            for &(case, a_0) in closure_3_king_cannot_be_checkmated.iter() {
-                instances
-                    .push(
-                        ::clir::Instance::closure(
-                            3,
-                            case,
-                            REL_KING_CANNOT_BE_CHECKMATED,
-                            vec![::clir::Column::to_flat(a_0)],
-                            ::clir::Premise::new(
-                                REL_CHECKED_PLAYER,
-                                false,
-                                ::clir::Layer::Concluded,
-                                vec![::clir::Column::to_flat(a_0)],
-                            ),
-                        ),
-                    );
-            }
-            for &(case, a_0) in closure_4_move_meets_articles_3_1_to_3_9.iter() {
-                instances
-                    .push(
-                        ::clir::Instance::closure(
-                            4,
-                            case,
-                            REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                            vec![::clir::Column::to_flat(a_0)],
-                            ::clir::Premise::new(
-                                REL_CHECKED_GAME,
-                                false,
-                                ::clir::Layer::Concluded,
-                                vec![::clir::Column::to_flat(a_0)],
-                            ),
-                        ),
-                    );
-            }
-            for &(case, a_0) in closure_5_piece_has_moved.iter() {
-                instances
-                    .push(
-                        ::clir::Instance::closure(
-                            5,
-                            case,
-                            REL_PIECE_HAS_MOVED,
-                            vec![::clir::Column::to_flat(a_0)],
-                            ::clir::Premise::new(
-                                REL_CHECKED_PIECE,
-                                false,
-                                ::clir::Layer::Concluded,
-                                vec![::clir::Column::to_flat(a_0)],
-                            ),
-                        ),
-                    );
-            }
-            instances
-        };
+        // Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative
+        let mut instances: Vec<::clir::Instance> = Vec::new();
+        self::explain_0(&l, &mut instances);
+        self::explain_1(&l, &mut instances);
+        self::explain_2(&l, &mut instances);
+        self::explain_3(&l, &mut instances);
+        out.instances = instances;
     }
     out
 }
@@ -6678,6 +5595,841 @@ fn evaluate_stratum_52(
         not_valid_transition_concluded,
     )
 }
+/// Every relation of the evaluation: the inputs, then each stratum's layers once it
+/// has computed them (empty before).
+struct Layers {
+    cases: Relation<(CaseId,)>,
+    arbiter_of_input: Relation<(CaseId, Game, Arbiter)>,
+    not_arbiter_of_input: Relation<(CaseId, Game, Arbiter)>,
+    attempted_transition_input: Relation<(CaseId, Game, GamePlayTransition)>,
+    not_attempted_transition_input: Relation<(CaseId, Game, GamePlayTransition)>,
+    both_players_have_moved_input: Relation<(CaseId, Game)>,
+    not_both_players_have_moved_input: Relation<(CaseId, Game)>,
+    capturing_pawn_on_adjacent_file_input: Relation<(CaseId, Game, Piece)>,
+    not_capturing_pawn_on_adjacent_file_input: Relation<(CaseId, Game, Piece)>,
+    case_not_precisely_regulated_input: Relation<(CaseId, Situation)>,
+    not_case_not_precisely_regulated_input: Relation<(CaseId, Situation)>,
+    castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
+    not_castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
+    castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
+    not_castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
+    castling_side_of_input: Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
+    not_castling_side_of_input: Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
+    checked_castling_side_input: Relation<(CaseId, CastlingSide)>,
+    not_checked_castling_side_input: Relation<(CaseId, CastlingSide)>,
+    checked_game_input: Relation<(CaseId, Game)>,
+    not_checked_game_input: Relation<(CaseId, Game)>,
+    checked_piece_input: Relation<(CaseId, Piece)>,
+    not_checked_piece_input: Relation<(CaseId, Piece)>,
+    checked_player_input: Relation<(CaseId, Player)>,
+    not_checked_player_input: Relation<(CaseId, Player)>,
+    checkmate_delivered_input: Relation<(CaseId, Game, Player)>,
+    not_checkmate_delivered_input: Relation<(CaseId, Game, Player)>,
+    completed_illegal_move_count_input: Relation<(CaseId, Player, i64)>,
+    not_completed_illegal_move_count_input: Relation<(CaseId, Player, i64)>,
+    dead_position_arisen_input: Relation<(CaseId, Game)>,
+    not_dead_position_arisen_input: Relation<(CaseId, Game)>,
+    draw_agreed_input: Relation<(CaseId, Game)>,
+    not_draw_agreed_input: Relation<(CaseId, Game)>,
+    draw_claimed_input: Relation<(CaseId, Player)>,
+    not_draw_claimed_input: Relation<(CaseId, Player)>,
+    en_passant_right_open_input: Relation<(CaseId, Game)>,
+    not_en_passant_right_open_input: Relation<(CaseId, Game)>,
+    king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
+    not_king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
+    king_of_input: Relation<(CaseId, Player, Piece)>,
+    not_king_of_input: Relation<(CaseId, Player, Piece)>,
+    move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
+    not_move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
+    moves_by_each_without_pawn_or_capture_input: Relation<(CaseId, Game, i64)>,
+    not_moves_by_each_without_pawn_or_capture_input: Relation<(CaseId, Game, i64)>,
+    own_piece_of_input: Relation<(CaseId, Player, Piece)>,
+    not_own_piece_of_input: Relation<(CaseId, Player, Piece)>,
+    piece_can_be_moved_input: Relation<(CaseId, Piece)>,
+    not_piece_can_be_moved_input: Relation<(CaseId, Piece)>,
+    piece_has_moved_input: Relation<(CaseId, Piece)>,
+    not_piece_has_moved_input: Relation<(CaseId, Piece)>,
+    piece_touched_intentionally_input: Relation<(CaseId, Player, Piece)>,
+    not_piece_touched_intentionally_input: Relation<(CaseId, Player, Piece)>,
+    play_started_input: Relation<(CaseId, Game)>,
+    not_play_started_input: Relation<(CaseId, Game)>,
+    player_has_the_move_input: Relation<(CaseId, Game, Player)>,
+    not_player_has_the_move_input: Relation<(CaseId, Game, Player)>,
+    player_of_input: Relation<(CaseId, Game, Player)>,
+    not_player_of_input: Relation<(CaseId, Game, Player)>,
+    player_resigned_input: Relation<(CaseId, Player)>,
+    not_player_resigned_input: Relation<(CaseId, Player)>,
+    position_occurrence_count_input: Relation<(CaseId, Game, i64)>,
+    not_position_occurrence_count_input: Relation<(CaseId, Game, i64)>,
+    procedure_instance_input: Relation<(CaseId, Game)>,
+    not_procedure_instance_input: Relation<(CaseId, Game)>,
+    rook_of_input: Relation<(CaseId, Player, Piece)>,
+    not_rook_of_input: Relation<(CaseId, Player, Piece)>,
+    stalemate_arisen_input: Relation<(CaseId, Game)>,
+    not_stalemate_arisen_input: Relation<(CaseId, Game)>,
+    arbiter_of: Relation<(CaseId, Game, Arbiter)>,
+    not_arbiter_of: Relation<(CaseId, Game, Arbiter)>,
+    attempted_transition: Relation<(CaseId, Game, GamePlayTransition)>,
+    not_attempted_transition: Relation<(CaseId, Game, GamePlayTransition)>,
+    both_players_have_moved: Relation<(CaseId, Game)>,
+    not_both_players_have_moved: Relation<(CaseId, Game)>,
+    capturing_pawn_on_adjacent_file: Relation<(CaseId, Game, Piece)>,
+    not_capturing_pawn_on_adjacent_file: Relation<(CaseId, Game, Piece)>,
+    case_not_precisely_regulated: Relation<(CaseId, Situation)>,
+    not_case_not_precisely_regulated: Relation<(CaseId, Situation)>,
+    arbiter_competent_to_decide: Relation<(CaseId, Situation)>,
+    not_arbiter_competent_to_decide: Relation<(CaseId, Situation)>,
+    castling_side_of: Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
+    not_castling_side_of: Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
+    checked_castling_side: Relation<(CaseId, CastlingSide)>,
+    not_checked_castling_side: Relation<(CaseId, CastlingSide)>,
+    castling_path_attacked: Relation<(CaseId, CastlingSide)>,
+    not_castling_path_attacked: Relation<(CaseId, CastlingSide)>,
+    closure_0_castling_path_attacked: Relation<(CaseId, CastlingSide)>,
+    castling_path_blocked: Relation<(CaseId, CastlingSide)>,
+    not_castling_path_blocked: Relation<(CaseId, CastlingSide)>,
+    closure_1_castling_path_blocked: Relation<(CaseId, CastlingSide)>,
+    checked_game: Relation<(CaseId, Game)>,
+    not_checked_game: Relation<(CaseId, Game)>,
+    checked_piece: Relation<(CaseId, Piece)>,
+    not_checked_piece: Relation<(CaseId, Piece)>,
+    checked_player: Relation<(CaseId, Player)>,
+    not_checked_player: Relation<(CaseId, Player)>,
+    checkmate_delivered: Relation<(CaseId, Game, Player)>,
+    not_checkmate_delivered: Relation<(CaseId, Game, Player)>,
+    checkmate_has_been_delivered: Relation<(CaseId, Game)>,
+    not_checkmate_has_been_delivered: Relation<(CaseId, Game)>,
+    completed_illegal_move_count: Relation<(CaseId, Player, i64)>,
+    not_completed_illegal_move_count: Relation<(CaseId, Player, i64)>,
+    dead_position_arisen: Relation<(CaseId, Game)>,
+    not_dead_position_arisen: Relation<(CaseId, Game)>,
+    dead_position_has_ended_the_game: Relation<(CaseId, Game)>,
+    not_dead_position_has_ended_the_game: Relation<(CaseId, Game)>,
+    draw_agreed: Relation<(CaseId, Game)>,
+    not_draw_agreed: Relation<(CaseId, Game)>,
+    agreed_draw_has_ended_the_game: Relation<(CaseId, Game)>,
+    not_agreed_draw_has_ended_the_game: Relation<(CaseId, Game)>,
+    draw_claimed: Relation<(CaseId, Player)>,
+    not_draw_claimed: Relation<(CaseId, Player)>,
+    en_passant_right_open: Relation<(CaseId, Game)>,
+    not_en_passant_right_open: Relation<(CaseId, Game)>,
+    closure_2_en_passant_right_open: Relation<(CaseId, Game)>,
+    game_won_by: Relation<(CaseId, Game, Player)>,
+    not_game_won_by: Relation<(CaseId, Game, Player)>,
+    king_cannot_be_checkmated: Relation<(CaseId, Player)>,
+    not_king_cannot_be_checkmated: Relation<(CaseId, Player)>,
+    closure_3_king_cannot_be_checkmated: Relation<(CaseId, Player)>,
+    king_of: Relation<(CaseId, Player, Piece)>,
+    not_king_of: Relation<(CaseId, Player, Piece)>,
+    move_meets_articles_3_1_to_3_9: Relation<(CaseId, Game)>,
+    not_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Game)>,
+    closure_4_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Game)>,
+    illegal_move: Relation<(CaseId, Game)>,
+    not_illegal_move: Relation<(CaseId, Game)>,
+    legal_move: Relation<(CaseId, Game)>,
+    not_legal_move: Relation<(CaseId, Game)>,
+    moves_by_each_without_pawn_or_capture: Relation<(CaseId, Game, i64)>,
+    not_moves_by_each_without_pawn_or_capture: Relation<(CaseId, Game, i64)>,
+    own_piece_of: Relation<(CaseId, Player, Piece)>,
+    not_own_piece_of: Relation<(CaseId, Player, Piece)>,
+    piece_can_be_moved: Relation<(CaseId, Piece)>,
+    not_piece_can_be_moved: Relation<(CaseId, Piece)>,
+    piece_has_moved: Relation<(CaseId, Piece)>,
+    not_piece_has_moved: Relation<(CaseId, Piece)>,
+    closure_5_piece_has_moved: Relation<(CaseId, Piece)>,
+    piece_touched_intentionally: Relation<(CaseId, Player, Piece)>,
+    not_piece_touched_intentionally: Relation<(CaseId, Player, Piece)>,
+    play_started: Relation<(CaseId, Game)>,
+    not_play_started: Relation<(CaseId, Game)>,
+    arbiter_shall_see_laws_observed: Relation<(CaseId, Arbiter, Game)>,
+    not_arbiter_shall_see_laws_observed: Relation<(CaseId, Arbiter, Game)>,
+    player_has_the_move: Relation<(CaseId, Game, Player)>,
+    not_player_has_the_move: Relation<(CaseId, Game, Player)>,
+    en_passant_capture_legal: Relation<(CaseId, Game, Piece)>,
+    not_en_passant_capture_legal: Relation<(CaseId, Game, Piece)>,
+    fifty_move_claim_correct: Relation<(CaseId, Game, Player)>,
+    not_fifty_move_claim_correct: Relation<(CaseId, Game, Player)>,
+    must_move_first_touched_piece: Relation<(CaseId, Player, Piece)>,
+    not_must_move_first_touched_piece: Relation<(CaseId, Player, Piece)>,
+    player_of: Relation<(CaseId, Game, Player)>,
+    not_player_of: Relation<(CaseId, Game, Player)>,
+    player_resigned: Relation<(CaseId, Player)>,
+    not_player_resigned: Relation<(CaseId, Player)>,
+    game_lost_by: Relation<(CaseId, Game, Player)>,
+    not_game_lost_by: Relation<(CaseId, Game, Player)>,
+    position_occurrence_count: Relation<(CaseId, Game, i64)>,
+    not_position_occurrence_count: Relation<(CaseId, Game, i64)>,
+    procedure_instance: Relation<(CaseId, Game)>,
+    not_procedure_instance: Relation<(CaseId, Game)>,
+    resignation_has_ended_the_game: Relation<(CaseId, Game)>,
+    not_resignation_has_ended_the_game: Relation<(CaseId, Game)>,
+    rook_of: Relation<(CaseId, Player, Piece)>,
+    not_rook_of: Relation<(CaseId, Player, Piece)>,
+    castling_legal: Relation<(CaseId, Game, Player, CastlingSide)>,
+    not_castling_legal: Relation<(CaseId, Game, Player, CastlingSide)>,
+    second_illegal_move_has_ended_the_game: Relation<(CaseId, Game)>,
+    not_second_illegal_move_has_ended_the_game: Relation<(CaseId, Game)>,
+    stalemate_arisen: Relation<(CaseId, Game)>,
+    not_stalemate_arisen: Relation<(CaseId, Game)>,
+    stalemate_has_ended_the_game: Relation<(CaseId, Game)>,
+    not_stalemate_has_ended_the_game: Relation<(CaseId, Game)>,
+    threefold_claim_correct: Relation<(CaseId, Game, Player)>,
+    not_threefold_claim_correct: Relation<(CaseId, Game, Player)>,
+    game_drawn_definite: Relation<(CaseId, Game)>,
+    game_drawn_supported: Relation<(CaseId, Game)>,
+    game_drawn_concluded: Relation<(CaseId, Game)>,
+    not_game_drawn_definite: Relation<(CaseId, Game)>,
+    not_game_drawn_supported: Relation<(CaseId, Game)>,
+    not_game_drawn_concluded: Relation<(CaseId, Game)>,
+    entered_state_definite: Relation<(CaseId, Game, GamePlayState)>,
+    entered_state_concluded: Relation<(CaseId, Game, GamePlayState)>,
+    not_entered_state_definite: Relation<(CaseId, Game, GamePlayState)>,
+    not_entered_state_supported: Relation<(CaseId, Game, GamePlayState)>,
+    not_entered_state_concluded: Relation<(CaseId, Game, GamePlayState)>,
+    valid_transition_definite: Relation<(CaseId, Game, GamePlayTransition)>,
+    valid_transition_concluded: Relation<(CaseId, Game, GamePlayTransition)>,
+    not_valid_transition_definite: Relation<(CaseId, Game, GamePlayTransition)>,
+    not_valid_transition_supported: Relation<(CaseId, Game, GamePlayTransition)>,
+    not_valid_transition_concluded: Relation<(CaseId, Game, GamePlayTransition)>,
+}
+fn evaluate_strata_0(l: &mut Layers) {
+    l.arbiter_of = ::clir::rt::take(&mut l.arbiter_of_input);
+    l.not_arbiter_of = ::clir::rt::take(&mut l.not_arbiter_of_input);
+    l.attempted_transition = ::clir::rt::take(&mut l.attempted_transition_input);
+    l.not_attempted_transition = ::clir::rt::take(&mut l.not_attempted_transition_input);
+    l.both_players_have_moved = ::clir::rt::take(&mut l.both_players_have_moved_input);
+    l.not_both_players_have_moved = ::clir::rt::take(
+        &mut l.not_both_players_have_moved_input,
+    );
+    l.capturing_pawn_on_adjacent_file = ::clir::rt::take(
+        &mut l.capturing_pawn_on_adjacent_file_input,
+    );
+    l.not_capturing_pawn_on_adjacent_file = ::clir::rt::take(
+        &mut l.not_capturing_pawn_on_adjacent_file_input,
+    );
+    l.case_not_precisely_regulated = ::clir::rt::take(
+        &mut l.case_not_precisely_regulated_input,
+    );
+    l.not_case_not_precisely_regulated = ::clir::rt::take(
+        &mut l.not_case_not_precisely_regulated_input,
+    );
+    (l.arbiter_competent_to_decide, l.not_arbiter_competent_to_decide) = self::evaluate_stratum_5(
+        &l.case_not_precisely_regulated,
+    );
+    l.castling_side_of = ::clir::rt::take(&mut l.castling_side_of_input);
+    l.not_castling_side_of = ::clir::rt::take(&mut l.not_castling_side_of_input);
+    l.checked_castling_side = ::clir::rt::take(&mut l.checked_castling_side_input);
+    l.not_checked_castling_side = ::clir::rt::take(
+        &mut l.not_checked_castling_side_input,
+    );
+    (
+        l.castling_path_attacked,
+        l.not_castling_path_attacked,
+        l.closure_0_castling_path_attacked,
+    ) = self::evaluate_stratum_8(
+        ::clir::rt::take(&mut l.castling_path_attacked_input),
+        ::clir::rt::take(&mut l.not_castling_path_attacked_input),
+        &l.checked_castling_side,
+    );
+    (
+        l.castling_path_blocked,
+        l.not_castling_path_blocked,
+        l.closure_1_castling_path_blocked,
+    ) = self::evaluate_stratum_9(
+        ::clir::rt::take(&mut l.castling_path_blocked_input),
+        ::clir::rt::take(&mut l.not_castling_path_blocked_input),
+        &l.checked_castling_side,
+    );
+    l.checked_game = ::clir::rt::take(&mut l.checked_game_input);
+    l.not_checked_game = ::clir::rt::take(&mut l.not_checked_game_input);
+    l.checked_piece = ::clir::rt::take(&mut l.checked_piece_input);
+    l.not_checked_piece = ::clir::rt::take(&mut l.not_checked_piece_input);
+    l.checked_player = ::clir::rt::take(&mut l.checked_player_input);
+    l.not_checked_player = ::clir::rt::take(&mut l.not_checked_player_input);
+    l.checkmate_delivered = ::clir::rt::take(&mut l.checkmate_delivered_input);
+    l.not_checkmate_delivered = ::clir::rt::take(&mut l.not_checkmate_delivered_input);
+    (l.checkmate_has_been_delivered, l.not_checkmate_has_been_delivered) = self::evaluate_stratum_14(
+        &l.checkmate_delivered,
+    );
+    l.completed_illegal_move_count = ::clir::rt::take(
+        &mut l.completed_illegal_move_count_input,
+    );
+    l.not_completed_illegal_move_count = ::clir::rt::take(
+        &mut l.not_completed_illegal_move_count_input,
+    );
+    l.dead_position_arisen = ::clir::rt::take(&mut l.dead_position_arisen_input);
+    l.not_dead_position_arisen = ::clir::rt::take(&mut l.not_dead_position_arisen_input);
+    (l.dead_position_has_ended_the_game, l.not_dead_position_has_ended_the_game) = self::evaluate_stratum_17(
+        &l.dead_position_arisen,
+    );
+    l.draw_agreed = ::clir::rt::take(&mut l.draw_agreed_input);
+}
+fn evaluate_strata_1(l: &mut Layers) {
+    l.not_draw_agreed = ::clir::rt::take(&mut l.not_draw_agreed_input);
+    (l.agreed_draw_has_ended_the_game, l.not_agreed_draw_has_ended_the_game) = self::evaluate_stratum_19(
+        &l.both_players_have_moved,
+        &l.draw_agreed,
+    );
+    l.draw_claimed = ::clir::rt::take(&mut l.draw_claimed_input);
+    l.not_draw_claimed = ::clir::rt::take(&mut l.not_draw_claimed_input);
+    (
+        l.en_passant_right_open,
+        l.not_en_passant_right_open,
+        l.closure_2_en_passant_right_open,
+    ) = self::evaluate_stratum_21(
+        ::clir::rt::take(&mut l.en_passant_right_open_input),
+        ::clir::rt::take(&mut l.not_en_passant_right_open_input),
+        &l.checked_game,
+    );
+    (l.game_won_by, l.not_game_won_by) = self::evaluate_stratum_22(
+        &l.checkmate_delivered,
+    );
+    (
+        l.king_cannot_be_checkmated,
+        l.not_king_cannot_be_checkmated,
+        l.closure_3_king_cannot_be_checkmated,
+    ) = self::evaluate_stratum_23(
+        ::clir::rt::take(&mut l.king_cannot_be_checkmated_input),
+        ::clir::rt::take(&mut l.not_king_cannot_be_checkmated_input),
+        &l.checked_player,
+    );
+    l.king_of = ::clir::rt::take(&mut l.king_of_input);
+    l.not_king_of = ::clir::rt::take(&mut l.not_king_of_input);
+    (
+        l.move_meets_articles_3_1_to_3_9,
+        l.not_move_meets_articles_3_1_to_3_9,
+        l.closure_4_move_meets_articles_3_1_to_3_9,
+    ) = self::evaluate_stratum_25(
+        ::clir::rt::take(&mut l.move_meets_articles_3_1_to_3_9_input),
+        ::clir::rt::take(&mut l.not_move_meets_articles_3_1_to_3_9_input),
+        &l.checked_game,
+    );
+    (l.illegal_move, l.not_illegal_move) = self::evaluate_stratum_26(
+        &l.checked_game,
+        &l.not_move_meets_articles_3_1_to_3_9,
+    );
+    (l.legal_move, l.not_legal_move) = self::evaluate_stratum_27(
+        &l.move_meets_articles_3_1_to_3_9,
+    );
+    l.moves_by_each_without_pawn_or_capture = ::clir::rt::take(
+        &mut l.moves_by_each_without_pawn_or_capture_input,
+    );
+    l.not_moves_by_each_without_pawn_or_capture = ::clir::rt::take(
+        &mut l.not_moves_by_each_without_pawn_or_capture_input,
+    );
+    l.own_piece_of = ::clir::rt::take(&mut l.own_piece_of_input);
+    l.not_own_piece_of = ::clir::rt::take(&mut l.not_own_piece_of_input);
+    l.piece_can_be_moved = ::clir::rt::take(&mut l.piece_can_be_moved_input);
+    l.not_piece_can_be_moved = ::clir::rt::take(&mut l.not_piece_can_be_moved_input);
+    (l.piece_has_moved, l.not_piece_has_moved, l.closure_5_piece_has_moved) = self::evaluate_stratum_31(
+        ::clir::rt::take(&mut l.piece_has_moved_input),
+        ::clir::rt::take(&mut l.not_piece_has_moved_input),
+        &l.checked_piece,
+    );
+    l.piece_touched_intentionally = ::clir::rt::take(
+        &mut l.piece_touched_intentionally_input,
+    );
+    l.not_piece_touched_intentionally = ::clir::rt::take(
+        &mut l.not_piece_touched_intentionally_input,
+    );
+    l.play_started = ::clir::rt::take(&mut l.play_started_input);
+    l.not_play_started = ::clir::rt::take(&mut l.not_play_started_input);
+    (l.arbiter_shall_see_laws_observed, l.not_arbiter_shall_see_laws_observed) = self::evaluate_stratum_34(
+        &l.arbiter_of,
+        &l.play_started,
+    );
+    l.player_has_the_move = ::clir::rt::take(&mut l.player_has_the_move_input);
+    l.not_player_has_the_move = ::clir::rt::take(&mut l.not_player_has_the_move_input);
+    (l.en_passant_capture_legal, l.not_en_passant_capture_legal) = self::evaluate_stratum_36(
+        &l.capturing_pawn_on_adjacent_file,
+        &l.en_passant_right_open,
+        &l.player_has_the_move,
+    );
+    (l.fifty_move_claim_correct, l.not_fifty_move_claim_correct) = self::evaluate_stratum_37(
+        &l.draw_claimed,
+        &l.moves_by_each_without_pawn_or_capture,
+        &l.player_has_the_move,
+    );
+    (l.must_move_first_touched_piece, l.not_must_move_first_touched_piece) = self::evaluate_stratum_38(
+        &l.own_piece_of,
+        &l.piece_can_be_moved,
+        &l.piece_touched_intentionally,
+        &l.player_has_the_move,
+    );
+    l.player_of = ::clir::rt::take(&mut l.player_of_input);
+    l.not_player_of = ::clir::rt::take(&mut l.not_player_of_input);
+    l.player_resigned = ::clir::rt::take(&mut l.player_resigned_input);
+}
+fn evaluate_strata_2(l: &mut Layers) {
+    l.not_player_resigned = ::clir::rt::take(&mut l.not_player_resigned_input);
+    (l.game_lost_by, l.not_game_lost_by) = self::evaluate_stratum_41(
+        &l.completed_illegal_move_count,
+        &l.not_king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+    );
+    l.position_occurrence_count = ::clir::rt::take(
+        &mut l.position_occurrence_count_input,
+    );
+    l.not_position_occurrence_count = ::clir::rt::take(
+        &mut l.not_position_occurrence_count_input,
+    );
+    l.procedure_instance = ::clir::rt::take(&mut l.procedure_instance_input);
+    l.not_procedure_instance = ::clir::rt::take(&mut l.not_procedure_instance_input);
+    (l.resignation_has_ended_the_game, l.not_resignation_has_ended_the_game) = self::evaluate_stratum_44(
+        &l.player_of,
+        &l.player_resigned,
+    );
+    l.rook_of = ::clir::rt::take(&mut l.rook_of_input);
+    l.not_rook_of = ::clir::rt::take(&mut l.not_rook_of_input);
+    (l.castling_legal, l.not_castling_legal) = self::evaluate_stratum_46(
+        &l.castling_side_of,
+        &l.not_castling_path_attacked,
+        &l.not_castling_path_blocked,
+        &l.king_of,
+        &l.not_piece_has_moved,
+        &l.player_has_the_move,
+        &l.rook_of,
+    );
+    (
+        l.second_illegal_move_has_ended_the_game,
+        l.not_second_illegal_move_has_ended_the_game,
+    ) = self::evaluate_stratum_47(&l.completed_illegal_move_count, &l.player_of);
+    l.stalemate_arisen = ::clir::rt::take(&mut l.stalemate_arisen_input);
+    l.not_stalemate_arisen = ::clir::rt::take(&mut l.not_stalemate_arisen_input);
+    (l.stalemate_has_ended_the_game, l.not_stalemate_has_ended_the_game) = self::evaluate_stratum_49(
+        &l.stalemate_arisen,
+    );
+    (l.threefold_claim_correct, l.not_threefold_claim_correct) = self::evaluate_stratum_50(
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        &l.position_occurrence_count,
+    );
+    (
+        l.game_drawn_definite,
+        l.game_drawn_supported,
+        l.game_drawn_concluded,
+        l.not_game_drawn_definite,
+        l.not_game_drawn_supported,
+        l.not_game_drawn_concluded,
+    ) = self::evaluate_stratum_51(
+        &l.both_players_have_moved,
+        &l.checkmate_delivered,
+        &l.completed_illegal_move_count,
+        &l.dead_position_arisen,
+        &l.draw_agreed,
+        &l.king_cannot_be_checkmated,
+        &l.moves_by_each_without_pawn_or_capture,
+        &l.fifty_move_claim_correct,
+        &l.player_of,
+        &l.player_resigned,
+        &l.position_occurrence_count,
+        &l.stalemate_arisen,
+        &l.threefold_claim_correct,
+    );
+    (
+        l.entered_state_definite,
+        l.entered_state_concluded,
+        l.not_entered_state_definite,
+        l.not_entered_state_supported,
+        l.not_entered_state_concluded,
+        l.valid_transition_definite,
+        l.valid_transition_concluded,
+        l.not_valid_transition_definite,
+        l.not_valid_transition_supported,
+        l.not_valid_transition_concluded,
+    ) = self::evaluate_stratum_52(
+        &l.attempted_transition,
+        &l.checkmate_has_been_delivered,
+        &l.dead_position_has_ended_the_game,
+        &l.agreed_draw_has_ended_the_game,
+        &l.legal_move,
+        &l.play_started,
+        &l.procedure_instance,
+        &l.resignation_has_ended_the_game,
+        &l.second_illegal_move_has_ended_the_game,
+        &l.stalemate_has_ended_the_game,
+        &l.game_drawn_definite,
+        &l.game_drawn_concluded,
+    );
+}
+fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
+    out.conclude(
+        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
+        false,
+        &l.agreed_draw_has_ended_the_game,
+        &l.agreed_draw_has_ended_the_game,
+    );
+    out.conclude(
+        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
+        true,
+        &l.not_agreed_draw_has_ended_the_game,
+        &l.not_agreed_draw_has_ended_the_game,
+    );
+    out.contradict(
+        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
+        &l.agreed_draw_has_ended_the_game,
+        &l.not_agreed_draw_has_ended_the_game,
+    );
+    out.conclude(
+        REL_ARBITER_COMPETENT_TO_DECIDE,
+        false,
+        &l.arbiter_competent_to_decide,
+        &l.arbiter_competent_to_decide,
+    );
+    out.conclude(
+        REL_ARBITER_COMPETENT_TO_DECIDE,
+        true,
+        &l.not_arbiter_competent_to_decide,
+        &l.not_arbiter_competent_to_decide,
+    );
+    out.contradict(
+        REL_ARBITER_COMPETENT_TO_DECIDE,
+        &l.arbiter_competent_to_decide,
+        &l.not_arbiter_competent_to_decide,
+    );
+    out.contradict(REL_ARBITER_OF, &l.arbiter_of, &l.not_arbiter_of);
+    out.conclude(
+        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
+        false,
+        &l.arbiter_shall_see_laws_observed,
+        &l.arbiter_shall_see_laws_observed,
+    );
+    out.conclude(
+        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
+        true,
+        &l.not_arbiter_shall_see_laws_observed,
+        &l.not_arbiter_shall_see_laws_observed,
+    );
+    out.contradict(
+        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
+        &l.arbiter_shall_see_laws_observed,
+        &l.not_arbiter_shall_see_laws_observed,
+    );
+    out.contradict(
+        REL_ATTEMPTED_TRANSITION,
+        &l.attempted_transition,
+        &l.not_attempted_transition,
+    );
+    out.contradict(
+        REL_BOTH_PLAYERS_HAVE_MOVED,
+        &l.both_players_have_moved,
+        &l.not_both_players_have_moved,
+    );
+    out.contradict(
+        REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
+        &l.capturing_pawn_on_adjacent_file,
+        &l.not_capturing_pawn_on_adjacent_file,
+    );
+    out.contradict(
+        REL_CASE_NOT_PRECISELY_REGULATED,
+        &l.case_not_precisely_regulated,
+        &l.not_case_not_precisely_regulated,
+    );
+    out.conclude(REL_CASTLING_LEGAL, false, &l.castling_legal, &l.castling_legal);
+    out.conclude(REL_CASTLING_LEGAL, true, &l.not_castling_legal, &l.not_castling_legal);
+    out.contradict(REL_CASTLING_LEGAL, &l.castling_legal, &l.not_castling_legal);
+    out.contradict(
+        REL_CASTLING_PATH_ATTACKED,
+        &l.castling_path_attacked,
+        &l.not_castling_path_attacked,
+    );
+    out.contradict(
+        REL_CASTLING_PATH_BLOCKED,
+        &l.castling_path_blocked,
+        &l.not_castling_path_blocked,
+    );
+    out.contradict(REL_CASTLING_SIDE_OF, &l.castling_side_of, &l.not_castling_side_of);
+    out.contradict(
+        REL_CHECKED_CASTLING_SIDE,
+        &l.checked_castling_side,
+        &l.not_checked_castling_side,
+    );
+    out.contradict(REL_CHECKED_GAME, &l.checked_game, &l.not_checked_game);
+    out.contradict(REL_CHECKED_PIECE, &l.checked_piece, &l.not_checked_piece);
+    out.contradict(REL_CHECKED_PLAYER, &l.checked_player, &l.not_checked_player);
+    out.contradict(
+        REL_CHECKMATE_DELIVERED,
+        &l.checkmate_delivered,
+        &l.not_checkmate_delivered,
+    );
+    out.conclude(
+        REL_CHECKMATE_HAS_BEEN_DELIVERED,
+        false,
+        &l.checkmate_has_been_delivered,
+        &l.checkmate_has_been_delivered,
+    );
+    out.conclude(
+        REL_CHECKMATE_HAS_BEEN_DELIVERED,
+        true,
+        &l.not_checkmate_has_been_delivered,
+        &l.not_checkmate_has_been_delivered,
+    );
+    out.contradict(
+        REL_CHECKMATE_HAS_BEEN_DELIVERED,
+        &l.checkmate_has_been_delivered,
+        &l.not_checkmate_has_been_delivered,
+    );
+    out.contradict(
+        REL_COMPLETED_ILLEGAL_MOVE_COUNT,
+        &l.completed_illegal_move_count,
+        &l.not_completed_illegal_move_count,
+    );
+    out.contradict(
+        REL_DEAD_POSITION_ARISEN,
+        &l.dead_position_arisen,
+        &l.not_dead_position_arisen,
+    );
+    out.conclude(
+        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
+        false,
+        &l.dead_position_has_ended_the_game,
+        &l.dead_position_has_ended_the_game,
+    );
+    out.conclude(
+        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
+        true,
+        &l.not_dead_position_has_ended_the_game,
+        &l.not_dead_position_has_ended_the_game,
+    );
+}
+fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
+    out.contradict(
+        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
+        &l.dead_position_has_ended_the_game,
+        &l.not_dead_position_has_ended_the_game,
+    );
+    out.contradict(REL_DRAW_AGREED, &l.draw_agreed, &l.not_draw_agreed);
+    out.contradict(REL_DRAW_CLAIMED, &l.draw_claimed, &l.not_draw_claimed);
+    out.conclude(
+        REL_EN_PASSANT_CAPTURE_LEGAL,
+        false,
+        &l.en_passant_capture_legal,
+        &l.en_passant_capture_legal,
+    );
+    out.conclude(
+        REL_EN_PASSANT_CAPTURE_LEGAL,
+        true,
+        &l.not_en_passant_capture_legal,
+        &l.not_en_passant_capture_legal,
+    );
+    out.contradict(
+        REL_EN_PASSANT_CAPTURE_LEGAL,
+        &l.en_passant_capture_legal,
+        &l.not_en_passant_capture_legal,
+    );
+    out.contradict(
+        REL_EN_PASSANT_RIGHT_OPEN,
+        &l.en_passant_right_open,
+        &l.not_en_passant_right_open,
+    );
+    out.conclude(
+        REL_ENTERED_STATE,
+        false,
+        &l.entered_state_concluded,
+        &l.entered_state_definite,
+    );
+    out.conclude(
+        REL_ENTERED_STATE,
+        true,
+        &l.not_entered_state_concluded,
+        &l.not_entered_state_definite,
+    );
+    out.contradict(
+        REL_ENTERED_STATE,
+        &l.entered_state_definite,
+        &l.not_entered_state_definite,
+    );
+    out.conclude(
+        REL_FIFTY_MOVE_CLAIM_CORRECT,
+        false,
+        &l.fifty_move_claim_correct,
+        &l.fifty_move_claim_correct,
+    );
+    out.conclude(
+        REL_FIFTY_MOVE_CLAIM_CORRECT,
+        true,
+        &l.not_fifty_move_claim_correct,
+        &l.not_fifty_move_claim_correct,
+    );
+    out.contradict(
+        REL_FIFTY_MOVE_CLAIM_CORRECT,
+        &l.fifty_move_claim_correct,
+        &l.not_fifty_move_claim_correct,
+    );
+    out.conclude(REL_GAME_DRAWN, false, &l.game_drawn_concluded, &l.game_drawn_definite);
+    out.conclude(
+        REL_GAME_DRAWN,
+        true,
+        &l.not_game_drawn_concluded,
+        &l.not_game_drawn_definite,
+    );
+    out.contradict(REL_GAME_DRAWN, &l.game_drawn_definite, &l.not_game_drawn_definite);
+    out.conclude(REL_GAME_LOST_BY, false, &l.game_lost_by, &l.game_lost_by);
+    out.conclude(REL_GAME_LOST_BY, true, &l.not_game_lost_by, &l.not_game_lost_by);
+    out.contradict(REL_GAME_LOST_BY, &l.game_lost_by, &l.not_game_lost_by);
+    out.conclude(REL_GAME_WON_BY, false, &l.game_won_by, &l.game_won_by);
+    out.conclude(REL_GAME_WON_BY, true, &l.not_game_won_by, &l.not_game_won_by);
+    out.contradict(REL_GAME_WON_BY, &l.game_won_by, &l.not_game_won_by);
+    out.conclude(REL_ILLEGAL_MOVE, false, &l.illegal_move, &l.illegal_move);
+    out.conclude(REL_ILLEGAL_MOVE, true, &l.not_illegal_move, &l.not_illegal_move);
+    out.contradict(REL_ILLEGAL_MOVE, &l.illegal_move, &l.not_illegal_move);
+    out.contradict(
+        REL_KING_CANNOT_BE_CHECKMATED,
+        &l.king_cannot_be_checkmated,
+        &l.not_king_cannot_be_checkmated,
+    );
+    out.contradict(REL_KING_OF, &l.king_of, &l.not_king_of);
+    out.conclude(REL_LEGAL_MOVE, false, &l.legal_move, &l.legal_move);
+    out.conclude(REL_LEGAL_MOVE, true, &l.not_legal_move, &l.not_legal_move);
+    out.contradict(REL_LEGAL_MOVE, &l.legal_move, &l.not_legal_move);
+    out.contradict(
+        REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+        &l.move_meets_articles_3_1_to_3_9,
+        &l.not_move_meets_articles_3_1_to_3_9,
+    );
+    out.contradict(
+        REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
+        &l.moves_by_each_without_pawn_or_capture,
+        &l.not_moves_by_each_without_pawn_or_capture,
+    );
+}
+fn write_conclusions_2(l: &Layers, out: &mut ::clir::Output) {
+    out.conclude(
+        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
+        false,
+        &l.must_move_first_touched_piece,
+        &l.must_move_first_touched_piece,
+    );
+    out.conclude(
+        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
+        true,
+        &l.not_must_move_first_touched_piece,
+        &l.not_must_move_first_touched_piece,
+    );
+    out.contradict(
+        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
+        &l.must_move_first_touched_piece,
+        &l.not_must_move_first_touched_piece,
+    );
+    out.contradict(REL_OWN_PIECE_OF, &l.own_piece_of, &l.not_own_piece_of);
+    out.contradict(
+        REL_PIECE_CAN_BE_MOVED,
+        &l.piece_can_be_moved,
+        &l.not_piece_can_be_moved,
+    );
+    out.contradict(REL_PIECE_HAS_MOVED, &l.piece_has_moved, &l.not_piece_has_moved);
+    out.contradict(
+        REL_PIECE_TOUCHED_INTENTIONALLY,
+        &l.piece_touched_intentionally,
+        &l.not_piece_touched_intentionally,
+    );
+    out.contradict(REL_PLAY_STARTED, &l.play_started, &l.not_play_started);
+    out.contradict(
+        REL_PLAYER_HAS_THE_MOVE,
+        &l.player_has_the_move,
+        &l.not_player_has_the_move,
+    );
+    out.contradict(REL_PLAYER_OF, &l.player_of, &l.not_player_of);
+    out.contradict(REL_PLAYER_RESIGNED, &l.player_resigned, &l.not_player_resigned);
+    out.contradict(
+        REL_POSITION_OCCURRENCE_COUNT,
+        &l.position_occurrence_count,
+        &l.not_position_occurrence_count,
+    );
+    out.contradict(
+        REL_PROCEDURE_INSTANCE,
+        &l.procedure_instance,
+        &l.not_procedure_instance,
+    );
+    out.conclude(
+        REL_RESIGNATION_HAS_ENDED_THE_GAME,
+        false,
+        &l.resignation_has_ended_the_game,
+        &l.resignation_has_ended_the_game,
+    );
+    out.conclude(
+        REL_RESIGNATION_HAS_ENDED_THE_GAME,
+        true,
+        &l.not_resignation_has_ended_the_game,
+        &l.not_resignation_has_ended_the_game,
+    );
+    out.contradict(
+        REL_RESIGNATION_HAS_ENDED_THE_GAME,
+        &l.resignation_has_ended_the_game,
+        &l.not_resignation_has_ended_the_game,
+    );
+    out.contradict(REL_ROOK_OF, &l.rook_of, &l.not_rook_of);
+    out.conclude(
+        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
+        false,
+        &l.second_illegal_move_has_ended_the_game,
+        &l.second_illegal_move_has_ended_the_game,
+    );
+    out.conclude(
+        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
+        true,
+        &l.not_second_illegal_move_has_ended_the_game,
+        &l.not_second_illegal_move_has_ended_the_game,
+    );
+    out.contradict(
+        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
+        &l.second_illegal_move_has_ended_the_game,
+        &l.not_second_illegal_move_has_ended_the_game,
+    );
+    out.contradict(REL_STALEMATE_ARISEN, &l.stalemate_arisen, &l.not_stalemate_arisen);
+    out.conclude(
+        REL_STALEMATE_HAS_ENDED_THE_GAME,
+        false,
+        &l.stalemate_has_ended_the_game,
+        &l.stalemate_has_ended_the_game,
+    );
+    out.conclude(
+        REL_STALEMATE_HAS_ENDED_THE_GAME,
+        true,
+        &l.not_stalemate_has_ended_the_game,
+        &l.not_stalemate_has_ended_the_game,
+    );
+    out.contradict(
+        REL_STALEMATE_HAS_ENDED_THE_GAME,
+        &l.stalemate_has_ended_the_game,
+        &l.not_stalemate_has_ended_the_game,
+    );
+    out.conclude(
+        REL_THREEFOLD_CLAIM_CORRECT,
+        false,
+        &l.threefold_claim_correct,
+        &l.threefold_claim_correct,
+    );
+    out.conclude(
+        REL_THREEFOLD_CLAIM_CORRECT,
+        true,
+        &l.not_threefold_claim_correct,
+        &l.not_threefold_claim_correct,
+    );
+    out.contradict(
+        REL_THREEFOLD_CLAIM_CORRECT,
+        &l.threefold_claim_correct,
+        &l.not_threefold_claim_correct,
+    );
+    out.conclude(
+        REL_VALID_TRANSITION,
+        false,
+        &l.valid_transition_concluded,
+        &l.valid_transition_definite,
+    );
+    out.conclude(
+        REL_VALID_TRANSITION,
+        true,
+        &l.not_valid_transition_concluded,
+        &l.not_valid_transition_definite,
+    );
+    out.contradict(
+        REL_VALID_TRANSITION,
+        &l.valid_transition_definite,
+        &l.not_valid_transition_definite,
+    );
+}
 #[allow(unused_variables, unused_mut, clippy::all)]
 fn explain_agreed_draw(
     instances: &mut Vec<::clir::Instance>,
@@ -9382,6 +9134,586 @@ fn explain_unregulated_case_decided_by_arbiter(
                     (REL_ARBITER_COMPETENT_TO_DECIDE, false),
                     vec![::clir::Column::to_flat(v0)],
                     premises,
+                ),
+            );
+    }
+}
+fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+    self::explain_agreed_draw(
+        instances,
+        false,
+        &l.both_players_have_moved,
+        &l.draw_agreed,
+    );
+    self::explain_agreed_draw(
+        instances,
+        true,
+        &l.both_players_have_moved,
+        &l.draw_agreed,
+    );
+    self::explain_agreed_draw_ends_the_game(
+        instances,
+        false,
+        &l.both_players_have_moved,
+        &l.draw_agreed,
+    );
+    self::explain_agreed_draw_ends_the_game(
+        instances,
+        true,
+        &l.both_players_have_moved,
+        &l.draw_agreed,
+    );
+    self::explain_arbiter_sees_laws_observed(
+        instances,
+        false,
+        &l.arbiter_of,
+        &l.play_started,
+    );
+    self::explain_arbiter_sees_laws_observed(
+        instances,
+        true,
+        &l.arbiter_of,
+        &l.play_started,
+    );
+    self::explain_castling_legal(
+        instances,
+        false,
+        &l.castling_side_of,
+        &l.not_castling_path_attacked,
+        &l.not_castling_path_blocked,
+        &l.king_of,
+        &l.not_piece_has_moved,
+        &l.player_has_the_move,
+        &l.rook_of,
+    );
+    self::explain_castling_legal(
+        instances,
+        true,
+        &l.castling_side_of,
+        &l.not_castling_path_attacked,
+        &l.not_castling_path_blocked,
+        &l.king_of,
+        &l.not_piece_has_moved,
+        &l.player_has_the_move,
+        &l.rook_of,
+    );
+    self::explain_checkmate_ends_the_game(instances, false, &l.checkmate_delivered);
+    self::explain_checkmate_ends_the_game(instances, true, &l.checkmate_delivered);
+    self::explain_checkmate_takes_precedence_over_seventy_five(
+        instances,
+        false,
+        &l.checkmate_delivered,
+    );
+    self::explain_checkmate_wins(instances, false, &l.checkmate_delivered);
+    self::explain_checkmate_wins(instances, true, &l.checkmate_delivered);
+    self::explain_dead_position_draws(instances, false, &l.dead_position_arisen);
+    self::explain_dead_position_draws(instances, true, &l.dead_position_arisen);
+    self::explain_dead_position_ends_the_game(instances, false, &l.dead_position_arisen);
+    self::explain_dead_position_ends_the_game(instances, true, &l.dead_position_arisen);
+    self::explain_en_passant_capture_legal(
+        instances,
+        false,
+        &l.capturing_pawn_on_adjacent_file,
+        &l.en_passant_right_open,
+        &l.player_has_the_move,
+    );
+    self::explain_en_passant_capture_legal(
+        instances,
+        true,
+        &l.capturing_pawn_on_adjacent_file,
+        &l.en_passant_right_open,
+        &l.player_has_the_move,
+    );
+    self::explain_fifty_move_claim_correct(
+        instances,
+        false,
+        &l.draw_claimed,
+        &l.moves_by_each_without_pawn_or_capture,
+        &l.player_has_the_move,
+    );
+    self::explain_fifty_move_claim_correct(
+        instances,
+        true,
+        &l.draw_claimed,
+        &l.moves_by_each_without_pawn_or_capture,
+        &l.player_has_the_move,
+    );
+    self::explain_fifty_move_claim_draws(instances, false, &l.fifty_move_claim_correct);
+    self::explain_fifty_move_claim_draws(instances, true, &l.fifty_move_claim_correct);
+    self::explain_fivefold_automatic_draw(
+        instances,
+        false,
+        &l.position_occurrence_count,
+    );
+    self::explain_fivefold_automatic_draw(instances, true, &l.position_occurrence_count);
+    self::explain_game_play_conclude_by_agreement_enters(
+        instances,
+        false,
+        &l.valid_transition_concluded,
+    );
+    self::explain_game_play_conclude_by_agreement_enters(
+        instances,
+        true,
+        &l.valid_transition_definite,
+    );
+    self::explain_game_play_conclude_by_agreement_valid(
+        instances,
+        false,
+        &l.attempted_transition,
+        &l.agreed_draw_has_ended_the_game,
+        &l.entered_state_concluded,
+    );
+    self::explain_game_play_conclude_by_agreement_valid(
+        instances,
+        true,
+        &l.attempted_transition,
+        &l.agreed_draw_has_ended_the_game,
+        &l.entered_state_definite,
+    );
+    self::explain_game_play_conclude_by_checkmate_enters(
+        instances,
+        false,
+        &l.valid_transition_concluded,
+    );
+    self::explain_game_play_conclude_by_checkmate_enters(
+        instances,
+        true,
+        &l.valid_transition_definite,
+    );
+    self::explain_game_play_conclude_by_checkmate_valid(
+        instances,
+        false,
+        &l.attempted_transition,
+        &l.checkmate_has_been_delivered,
+        &l.entered_state_concluded,
+    );
+}
+fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+    self::explain_game_play_conclude_by_checkmate_valid(
+        instances,
+        true,
+        &l.attempted_transition,
+        &l.checkmate_has_been_delivered,
+        &l.entered_state_definite,
+    );
+    self::explain_game_play_conclude_by_dead_position_enters(
+        instances,
+        false,
+        &l.valid_transition_concluded,
+    );
+    self::explain_game_play_conclude_by_dead_position_enters(
+        instances,
+        true,
+        &l.valid_transition_definite,
+    );
+    self::explain_game_play_conclude_by_dead_position_valid(
+        instances,
+        false,
+        &l.attempted_transition,
+        &l.dead_position_has_ended_the_game,
+        &l.entered_state_concluded,
+    );
+    self::explain_game_play_conclude_by_dead_position_valid(
+        instances,
+        true,
+        &l.attempted_transition,
+        &l.dead_position_has_ended_the_game,
+        &l.entered_state_definite,
+    );
+    self::explain_game_play_conclude_by_drawn_claim_enters(
+        instances,
+        false,
+        &l.valid_transition_concluded,
+    );
+    self::explain_game_play_conclude_by_drawn_claim_enters(
+        instances,
+        true,
+        &l.valid_transition_definite,
+    );
+    self::explain_game_play_conclude_by_drawn_claim_valid(
+        instances,
+        false,
+        &l.attempted_transition,
+        &l.game_drawn_concluded,
+        &l.entered_state_concluded,
+    );
+    self::explain_game_play_conclude_by_drawn_claim_valid(
+        instances,
+        true,
+        &l.attempted_transition,
+        &l.game_drawn_definite,
+        &l.entered_state_definite,
+    );
+    self::explain_game_play_conclude_by_resignation_enters(
+        instances,
+        false,
+        &l.valid_transition_concluded,
+    );
+    self::explain_game_play_conclude_by_resignation_enters(
+        instances,
+        true,
+        &l.valid_transition_definite,
+    );
+    self::explain_game_play_conclude_by_resignation_valid(
+        instances,
+        false,
+        &l.attempted_transition,
+        &l.resignation_has_ended_the_game,
+        &l.entered_state_concluded,
+    );
+    self::explain_game_play_conclude_by_resignation_valid(
+        instances,
+        true,
+        &l.attempted_transition,
+        &l.resignation_has_ended_the_game,
+        &l.entered_state_definite,
+    );
+    self::explain_game_play_conclude_by_second_illegal_move_enters(
+        instances,
+        false,
+        &l.valid_transition_concluded,
+    );
+    self::explain_game_play_conclude_by_second_illegal_move_enters(
+        instances,
+        true,
+        &l.valid_transition_definite,
+    );
+    self::explain_game_play_conclude_by_second_illegal_move_valid(
+        instances,
+        false,
+        &l.attempted_transition,
+        &l.second_illegal_move_has_ended_the_game,
+        &l.entered_state_concluded,
+    );
+    self::explain_game_play_conclude_by_second_illegal_move_valid(
+        instances,
+        true,
+        &l.attempted_transition,
+        &l.second_illegal_move_has_ended_the_game,
+        &l.entered_state_definite,
+    );
+    self::explain_game_play_conclude_by_stalemate_enters(
+        instances,
+        false,
+        &l.valid_transition_concluded,
+    );
+    self::explain_game_play_conclude_by_stalemate_enters(
+        instances,
+        true,
+        &l.valid_transition_definite,
+    );
+    self::explain_game_play_conclude_by_stalemate_valid(
+        instances,
+        false,
+        &l.attempted_transition,
+        &l.stalemate_has_ended_the_game,
+        &l.entered_state_concluded,
+    );
+    self::explain_game_play_conclude_by_stalemate_valid(
+        instances,
+        true,
+        &l.attempted_transition,
+        &l.stalemate_has_ended_the_game,
+        &l.entered_state_definite,
+    );
+    self::explain_game_play_play_move_enters(
+        instances,
+        false,
+        &l.valid_transition_concluded,
+    );
+    self::explain_game_play_play_move_enters(
+        instances,
+        true,
+        &l.valid_transition_definite,
+    );
+    self::explain_game_play_play_move_valid(
+        instances,
+        false,
+        &l.attempted_transition,
+        &l.legal_move,
+        &l.entered_state_concluded,
+    );
+    self::explain_game_play_play_move_valid(
+        instances,
+        true,
+        &l.attempted_transition,
+        &l.legal_move,
+        &l.entered_state_definite,
+    );
+    self::explain_game_play_start_play_enters(
+        instances,
+        false,
+        &l.valid_transition_concluded,
+    );
+    self::explain_game_play_start_play_enters(
+        instances,
+        true,
+        &l.valid_transition_definite,
+    );
+    self::explain_game_play_start_play_valid(
+        instances,
+        false,
+        &l.attempted_transition,
+        &l.play_started,
+        &l.entered_state_concluded,
+    );
+    self::explain_game_play_start_play_valid(
+        instances,
+        true,
+        &l.attempted_transition,
+        &l.play_started,
+        &l.entered_state_definite,
+    );
+    self::explain_game_play_initial(instances, false, &l.procedure_instance);
+    self::explain_game_play_initial(instances, true, &l.procedure_instance);
+    self::explain_move_is_illegal(
+        instances,
+        false,
+        &l.checked_game,
+        &l.not_move_meets_articles_3_1_to_3_9,
+    );
+}
+fn explain_2(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+    self::explain_move_is_illegal(
+        instances,
+        true,
+        &l.checked_game,
+        &l.not_move_meets_articles_3_1_to_3_9,
+    );
+    self::explain_move_is_legal(instances, false, &l.move_meets_articles_3_1_to_3_9);
+    self::explain_move_is_legal(instances, true, &l.move_meets_articles_3_1_to_3_9);
+    self::explain_must_move_first_touched_piece(
+        instances,
+        false,
+        &l.own_piece_of,
+        &l.piece_can_be_moved,
+        &l.piece_touched_intentionally,
+        &l.player_has_the_move,
+    );
+    self::explain_must_move_first_touched_piece(
+        instances,
+        true,
+        &l.own_piece_of,
+        &l.piece_can_be_moved,
+        &l.piece_touched_intentionally,
+        &l.player_has_the_move,
+    );
+    self::explain_resignation_drawn_if_mate_impossible(
+        instances,
+        false,
+        &l.king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+    );
+    self::explain_resignation_drawn_if_mate_impossible(
+        instances,
+        true,
+        &l.king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+    );
+    self::explain_resignation_ends_the_game(
+        instances,
+        false,
+        &l.player_of,
+        &l.player_resigned,
+    );
+    self::explain_resignation_ends_the_game(
+        instances,
+        true,
+        &l.player_of,
+        &l.player_resigned,
+    );
+    self::explain_resignation_loses(
+        instances,
+        false,
+        &l.not_king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+    );
+    self::explain_resignation_loses(
+        instances,
+        true,
+        &l.not_king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+    );
+    self::explain_second_illegal_move_drawn_if_mate_impossible(
+        instances,
+        false,
+        &l.completed_illegal_move_count,
+        &l.king_cannot_be_checkmated,
+        &l.player_of,
+    );
+    self::explain_second_illegal_move_drawn_if_mate_impossible(
+        instances,
+        true,
+        &l.completed_illegal_move_count,
+        &l.king_cannot_be_checkmated,
+        &l.player_of,
+    );
+    self::explain_second_illegal_move_ends_the_game(
+        instances,
+        false,
+        &l.completed_illegal_move_count,
+        &l.player_of,
+    );
+    self::explain_second_illegal_move_ends_the_game(
+        instances,
+        true,
+        &l.completed_illegal_move_count,
+        &l.player_of,
+    );
+    self::explain_second_illegal_move_loses(
+        instances,
+        false,
+        &l.completed_illegal_move_count,
+        &l.not_king_cannot_be_checkmated,
+        &l.player_of,
+    );
+    self::explain_second_illegal_move_loses(
+        instances,
+        true,
+        &l.completed_illegal_move_count,
+        &l.not_king_cannot_be_checkmated,
+        &l.player_of,
+    );
+    self::explain_seventy_five_automatic_draw(
+        instances,
+        false,
+        &l.moves_by_each_without_pawn_or_capture,
+    );
+    self::explain_stalemate_draws(instances, false, &l.stalemate_arisen);
+    self::explain_stalemate_draws(instances, true, &l.stalemate_arisen);
+    self::explain_stalemate_ends_the_game(instances, false, &l.stalemate_arisen);
+    self::explain_stalemate_ends_the_game(instances, true, &l.stalemate_arisen);
+    self::explain_threefold_claim_correct(
+        instances,
+        false,
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        &l.position_occurrence_count,
+    );
+    self::explain_threefold_claim_correct(
+        instances,
+        true,
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        &l.position_occurrence_count,
+    );
+    self::explain_threefold_claim_draws(instances, false, &l.threefold_claim_correct);
+    self::explain_threefold_claim_draws(instances, true, &l.threefold_claim_correct);
+    self::explain_unregulated_case_decided_by_arbiter(
+        instances,
+        false,
+        &l.case_not_precisely_regulated,
+    );
+    self::explain_unregulated_case_decided_by_arbiter(
+        instances,
+        true,
+        &l.case_not_precisely_regulated,
+    );
+    for &(case, a_0) in l.closure_0_castling_path_attacked.iter() {
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    0,
+                    case,
+                    REL_CASTLING_PATH_ATTACKED,
+                    vec![::clir::Column::to_flat(a_0)],
+                    ::clir::Premise::new(
+                        REL_CHECKED_CASTLING_SIDE,
+                        false,
+                        ::clir::Layer::Concluded,
+                        vec![::clir::Column::to_flat(a_0)],
+                    ),
+                ),
+            );
+    }
+    for &(case, a_0) in l.closure_1_castling_path_blocked.iter() {
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    1,
+                    case,
+                    REL_CASTLING_PATH_BLOCKED,
+                    vec![::clir::Column::to_flat(a_0)],
+                    ::clir::Premise::new(
+                        REL_CHECKED_CASTLING_SIDE,
+                        false,
+                        ::clir::Layer::Concluded,
+                        vec![::clir::Column::to_flat(a_0)],
+                    ),
+                ),
+            );
+    }
+    for &(case, a_0) in l.closure_2_en_passant_right_open.iter() {
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    2,
+                    case,
+                    REL_EN_PASSANT_RIGHT_OPEN,
+                    vec![::clir::Column::to_flat(a_0)],
+                    ::clir::Premise::new(
+                        REL_CHECKED_GAME,
+                        false,
+                        ::clir::Layer::Concluded,
+                        vec![::clir::Column::to_flat(a_0)],
+                    ),
+                ),
+            );
+    }
+    for &(case, a_0) in l.closure_3_king_cannot_be_checkmated.iter() {
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    3,
+                    case,
+                    REL_KING_CANNOT_BE_CHECKMATED,
+                    vec![::clir::Column::to_flat(a_0)],
+                    ::clir::Premise::new(
+                        REL_CHECKED_PLAYER,
+                        false,
+                        ::clir::Layer::Concluded,
+                        vec![::clir::Column::to_flat(a_0)],
+                    ),
+                ),
+            );
+    }
+}
+fn explain_3(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+    for &(case, a_0) in l.closure_4_move_meets_articles_3_1_to_3_9.iter() {
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    4,
+                    case,
+                    REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+                    vec![::clir::Column::to_flat(a_0)],
+                    ::clir::Premise::new(
+                        REL_CHECKED_GAME,
+                        false,
+                        ::clir::Layer::Concluded,
+                        vec![::clir::Column::to_flat(a_0)],
+                    ),
+                ),
+            );
+    }
+    for &(case, a_0) in l.closure_5_piece_has_moved.iter() {
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    5,
+                    case,
+                    REL_PIECE_HAS_MOVED,
+                    vec![::clir::Column::to_flat(a_0)],
+                    ::clir::Premise::new(
+                        REL_CHECKED_PIECE,
+                        false,
+                        ::clir::Layer::Concluded,
+                        vec![::clir::Column::to_flat(a_0)],
+                    ),
                 ),
             );
     }

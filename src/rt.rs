@@ -99,6 +99,11 @@ where
     Relation::from_vec(out)
 }
 
+/// The relation `r` held, leaving it empty: an input moved into the one stratum that reads it.
+pub fn take<T: Ord>(r: &mut Relation<T>) -> Relation<T> {
+    std::mem::replace(r, Relation::from_vec(Vec::new()))
+}
+
 /// Runs `iteration` to its fixpoint.
 pub fn fixpoint(iteration: &mut Iteration, mut round: impl FnMut()) {
     while iteration.changed() {

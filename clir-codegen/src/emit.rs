@@ -118,6 +118,10 @@ fn binding_vars(rule: &RRule) -> Vec<usize> {
 /// Explanation instances are flat tuples `(case, variables..)`: Rust orders tuples of at most 12.
 const MAX_BINDING_VARS: usize = 11;
 
+/// Statements per function when `evaluate`'s steps are split up (so that no function grows with
+/// the package).
+const CHUNK: usize = 32;
+
 /// Generates the formatted Rust module for a resolved, stratified program.
 pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
     emit_with(p, s, seal, true)
@@ -215,12 +219,12 @@ fn explain_call(name: &Ident, definite: bool, params: &[(Ident, bool)], rename: 
     let args = params.iter().map(|(n, moved)| {
         let n = rename.iter().find(|(a, _)| a == n).map_or(n, |(_, d)| d);
         if *moved {
-            quote!(#n)
+            quote!(::clir::rt::take(&mut l.#n))
         } else {
-            quote!(&#n)
+            quote!(&l.#n)
         }
     });
-    quote! { self::#name(&mut instances, #definite, #(#args),*); }
+    quote! { self::#name(instances, #definite, #(#args),*); }
 }
 
 /// The variables of `carry` that are not in `key`, in order.
@@ -797,14 +801,11 @@ impl<'a> Emitter<'a> {
 
     fn evaluate_fn(&mut self) -> TokenStream {
         let p = self.p;
-        let mut body = TokenStream::new();
+        // Every relation the evaluation binds, in order: the fields of `Layers`.
         let mut bound = Bound::default();
-        body.extend(quote! {
-            let cases: Relation<(CaseId,)> =
-                (0..batch.cases).map(|c| (CaseId(c),)).collect();
-        });
+        let mut init: Vec<TokenStream> = Vec::new();
+        init.push(quote!(cases: (0..batch.cases).map(|c| (CaseId(c),)).collect()));
         bound.bind(format_ident!("cases"), quote!(Relation<(CaseId,)>), false);
-        // Input facts.
         for (ri, r) in p.relations.iter().enumerate() {
             if r.kind == RelationKind::Institutional {
                 continue;
@@ -814,58 +815,105 @@ impl<'a> Emitter<'a> {
             for neg in [false, true] {
                 let name = self.input_name(ri, neg);
                 bound.bind(name.clone(), quote!(Relation<#ty>), true);
-                body.extend(quote! { let #name = batch.input::<#ty>(#k, #neg); });
+                init.push(quote!(#name: batch.input::<#ty>(#k, #neg)));
             }
         }
+        let inputs = bound.names.len();
+        let mut strata: Vec<TokenStream> = Vec::new();
         for si in 0..self.s.strata.len() {
-            let block = self.stratum(si);
             let st = &self.s.strata[si];
             let outputs = self.stratum_outputs(si);
             if st.rules.is_empty() && st.closures.is_empty() {
-                // Input facts only: a few moves, inline.
-                body.extend(block);
+                // Input facts only: their +D is the input, and +S and +d coincide with it.
+                for &rel in &st.rels {
+                    for neg in [false, true] {
+                        if self.s.rels[rel].input {
+                            let name = self.layer_name(rel, neg, Layer::Definite);
+                            let i = self.input_name(rel, neg);
+                            strata.push(quote! { l.#name = ::clir::rt::take(&mut l.#i); });
+                        }
+                    }
+                }
             } else {
+                let block = self.stratum(si);
                 let name = format_ident!("evaluate_stratum_{}", si);
-                body.extend(self.outline(name, block, &outputs, &bound, None));
+                strata.push(self.outline(name, block, &outputs, &bound, None));
             }
             for (name, ty) in outputs {
                 bound.bind(name, ty, false);
             }
         }
-        // Output.
-        let mut out = TokenStream::new();
+        for (name, _, _) in &bound.names[inputs..] {
+            init.push(quote!(#name: Relation::from_vec(Vec::new())));
+        }
+        let fields = bound.names.iter().map(|(n, ty, _)| quote!(#n: #ty));
+        self.items.extend(quote! {
+            /// Every relation of the evaluation: the inputs, then each stratum's layers once it
+            /// has computed them (empty before).
+            struct Layers {
+                #(#fields,)*
+            }
+        });
+        let strata = self.chunked("evaluate_strata", quote!(l: &mut Layers), strata);
+        let mut out = Vec::new();
         for (ri, r) in p.relations.iter().enumerate() {
             let k = self.rel_const(ri);
             if r.kind == RelationKind::Institutional {
                 for neg in [false, true] {
                     let d = self.layer_name(ri, neg, Layer::Concluded);
                     let dd = self.layer_name(ri, neg, Layer::Definite);
-                    out.extend(quote! { out.conclude(#k, #neg, &#d, &#dd); });
+                    out.push(quote! { out.conclude(#k, #neg, &l.#d, &l.#dd); });
                 }
             }
             let pos = self.layer_name(ri, false, Layer::Definite);
             let neg = self.layer_name(ri, true, Layer::Definite);
-            out.extend(quote! { out.contradict(#k, &#pos, &#neg); });
+            out.push(quote! { out.contradict(#k, &l.#pos, &l.#neg); });
         }
+        let out = self.chunked("write_conclusions", quote!(l: &Layers, out: &mut ::clir::Output), out);
         let explain = if self.explanations {
-            self.explain_block(&bound)
+            let stmts = self.explain_block(&bound);
+            let calls = self.chunked("explain", quote!(l: &Layers, instances: &mut Vec<::clir::Instance>), stmts);
+            let comment = self.comment(
+                "Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative".to_string(),
+            );
+            quote! {
+                #comment
+                let mut instances: Vec<::clir::Instance> = Vec::new();
+                #(#calls(&l, &mut instances);)*
+                out.instances = instances;
+            }
         } else {
-            let c = self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string());
-            quote! {{ #c Vec::new() }}
+            self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string())
         };
         quote! {
-            /// Rules a batch of cases: every stratum's fixpoints, in order, over all cases at once.
-            #[allow(unused_variables, unused_mut, clippy::all)]
+            /// Rules a batch of cases: every stratum, in order, over all cases at once.
             pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
-                #body
+                let mut l = Layers { #(#init,)* };
+                #(#strata(&mut l);)*
                 let mut out = ::clir::Output::new(SCHEMA.relations.len());
-                #out
+                #(#out(&l, &mut out);)*
                 if batch.explain {
-                    out.instances = #explain;
+                    #explain
                 }
                 out
             }
         }
+    }
+
+    /// Splits `stmts` into functions `<prefix>_<k>` of the module of at most [`CHUNK`] statements
+    /// each, taking `params`; returns their paths, to be called in order.
+    fn chunked(&mut self, prefix: &str, params: TokenStream, stmts: Vec<TokenStream>) -> Vec<TokenStream> {
+        let mut calls = Vec::new();
+        for (k, part) in stmts.chunks(CHUNK).enumerate() {
+            let name = format_ident!("{}_{}", prefix, k);
+            self.items.extend(quote! {
+                fn #name(#params) {
+                    #(#part)*
+                }
+            });
+            calls.push(quote!(self::#name));
+        }
+        calls
     }
 
     /// The relations stratum `si` binds for what follows: each layer of its relations (both
@@ -930,10 +978,10 @@ impl<'a> Emitter<'a> {
         for (n, ty, moved) in used {
             if *moved {
                 params.push(quote!(#n: #ty));
-                args.push(quote!(#n));
+                args.push(quote!(::clir::rt::take(&mut l.#n)));
             } else {
                 params.push(quote!(#n: &#ty));
-                args.push(quote!(&#n));
+                args.push(quote!(&l.#n));
             }
         }
         let names: Vec<&Ident> = outputs.iter().map(|(n, _)| n).collect();
@@ -954,7 +1002,7 @@ impl<'a> Emitter<'a> {
                     (#(#names,)*)
                 }
             });
-            quote! { let (#(#names,)*) = self::#name(#(#args),*); }
+            quote! { (#(l.#names,)*) = self::#name(#(#args),*); }
         }
     }
 
@@ -1033,9 +1081,9 @@ impl<'a> Emitter<'a> {
 
     /// Every instance of every rule over the final relations, and every closure negative:
     /// what explanations of minimal height are chosen from.
-    fn explain_block(&mut self, bound: &Bound) -> TokenStream {
+    fn explain_block(&mut self, bound: &Bound) -> Vec<TokenStream> {
         let p = self.p;
-        let mut stmts = TokenStream::new();
+        let mut stmts: Vec<TokenStream> = Vec::new();
         self.binding_mode = true;
         for ri in 0..p.rules.len() {
             let rule = &p.rules[ri];
@@ -1044,7 +1092,7 @@ impl<'a> Emitter<'a> {
                     "{}: more than {MAX_BINDING_VARS} variables; its instances are not explained",
                     rule.id
                 ));
-                stmts.extend(c);
+                stmts.push(c);
                 continue;
             }
             // One function per rule, over the layers of its applicability; a strict rule's +D
@@ -1071,15 +1119,15 @@ impl<'a> Emitter<'a> {
             }
             let name = format_ident!("explain_{}", self.rule_ident[ri]);
             let params = self.explain_rule_fn(ri, Mode::Applicable, &name, bound);
-            stmts.extend(explain_call(&name, false, &params, &[]));
+            stmts.push(explain_call(&name, false, &params, &[]));
             if rule.strength == Strength::Strict {
                 if shared {
-                    stmts.extend(explain_call(&name, true, &params, &definite_layers));
+                    stmts.push(explain_call(&name, true, &params, &definite_layers));
                 } else {
                     // A relation read in two layers that are one +D layer: its own joins.
                     let name = format_ident!("explain_{}_definite", self.rule_ident[ri]);
                     let params = self.explain_rule_fn(ri, Mode::Definite, &name, bound);
-                    stmts.extend(explain_call(&name, true, &params, &[]));
+                    stmts.push(explain_call(&name, true, &params, &[]));
                 }
             }
         }
@@ -1092,21 +1140,13 @@ impl<'a> Emitter<'a> {
             let dom = self.premise(c.domain, false, Layer::Concluded, flat.clone());
             let cix = Literal::usize_unsuffixed(ci);
             let rel = self.rel_const(c.rel);
-            stmts.extend(quote! {
-                for &(case, #(#ids,)*) in #closed.iter() {
+            stmts.push(quote! {
+                for &(case, #(#ids,)*) in l.#closed.iter() {
                     instances.push(::clir::Instance::closure(#cix, case, #rel, vec![#(#flat),*], #dom));
                 }
             });
         }
-        let comment = self.comment(
-            "Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative".to_string(),
-        );
-        quote! {{
-            #comment
-            let mut instances: Vec<::clir::Instance> = Vec::new();
-            #stmts
-            instances
-        }}
+        stmts
     }
 
     fn empty(&self, rel: usize) -> TokenStream {
@@ -1233,6 +1273,24 @@ impl<'a> Emitter<'a> {
         out
     }
 
+    /// The distinct +d and +S layers of `rels` (both signs), each with its tuple type and the +D
+    /// layer it starts from.
+    fn concluded_and_supported(&self, rels: &[usize]) -> Vec<(Ident, TokenStream, Ident)> {
+        let mut out: Vec<(Ident, TokenStream, Ident)> = Vec::new();
+        for &rel in rels {
+            for neg in [false, true] {
+                let d = self.layer_name(rel, neg, Layer::Definite);
+                for layer in [Layer::Concluded, Layer::Supported] {
+                    let name = self.layer_name(rel, neg, layer);
+                    if !out.iter().any(|(n, _, _)| *n == name) {
+                        out.push((name, self.tuple_ty(rel), d.clone()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The joint +S/+d fixpoint of an uncontested stratum.
     fn supported_concluded(&mut self, si: usize) -> TokenStream {
         let st = self.s.strata[si].clone();
@@ -1243,22 +1301,12 @@ impl<'a> Emitter<'a> {
         let mut setup = TokenStream::new();
         let mut body = TokenStream::new();
         let mut finals: Vec<Ident> = Vec::new();
-        for &rel in &st.rels {
-            for neg in [false, true] {
-                let ty = self.tuple_ty(rel);
-                let d = self.layer_name(rel, neg, Layer::Definite);
-                for layer in [Layer::Concluded, Layer::Supported] {
-                    let name = self.layer_name(rel, neg, layer);
-                    if finals.contains(&name) {
-                        continue;
-                    }
-                    setup.extend(quote! {
-                        let #name = iteration.variable::<#ty>(stringify!(#name));
-                        #name.insert(#d.clone());
-                    });
-                    finals.push(name);
-                }
-            }
+        for (name, ty, d) in self.concluded_and_supported(&st.rels) {
+            setup.extend(quote! {
+                let #name = iteration.variable::<#ty>(stringify!(#name));
+                #name.insert(#d.clone());
+            });
+            finals.push(name);
         }
         for &ri in &st.rules {
             let rule = &p.rules[ri];
@@ -1303,18 +1351,9 @@ impl<'a> Emitter<'a> {
         let p = self.p;
         let mut stmts = TokenStream::new();
         let mut finals: Vec<Ident> = Vec::new();
-        for &rel in &st.rels {
-            for neg in [false, true] {
-                let ty = self.tuple_ty(rel);
-                let d = self.layer_name(rel, neg, Layer::Definite);
-                for layer in [Layer::Concluded, Layer::Supported] {
-                    let name = self.layer_name(rel, neg, layer);
-                    if !finals.contains(&name) {
-                        stmts.extend(quote! { let mut #name: Vec<#ty> = #d.elements.clone(); });
-                        finals.push(name);
-                    }
-                }
-            }
+        for (name, ty, d) in self.concluded_and_supported(&st.rels) {
+            stmts.extend(quote! { let mut #name: Vec<#ty> = #d.elements.clone(); });
+            finals.push(name);
         }
         self.straight = true;
         for &ri in &st.rules {

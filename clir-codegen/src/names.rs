@@ -21,6 +21,7 @@ const LOCALS: &[&str] = &[
     "definite",
     "established",
     "supported",
+    "l",
     "t",
     "row",
 ];
@@ -70,6 +71,7 @@ const MODULE_TYPES: &[&str] = &[
     "SCHEMA",
     "Relation",
     "CaseId",
+    "Layers",
 ];
 
 /// Methods of the typed API's `Case` and `Ruling` that no relation or entity type may take.
