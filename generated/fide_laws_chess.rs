@@ -5596,7 +5596,8 @@ fn evaluate_stratum_52(
     )
 }
 /// Every relation of the evaluation: the inputs, then each stratum's layers once it
-/// has computed them (empty before).
+/// has computed them (empty before). A layer no later step reads is still kept.
+#[allow(dead_code)]
 struct Layers {
     cases: Relation<(CaseId,)>,
     arbiter_of_input: Relation<(CaseId, Game, Arbiter)>,

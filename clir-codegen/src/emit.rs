@@ -849,7 +849,8 @@ impl<'a> Emitter<'a> {
         let fields = bound.names.iter().map(|(n, ty, _)| quote!(#n: #ty));
         self.items.extend(quote! {
             /// Every relation of the evaluation: the inputs, then each stratum's layers once it
-            /// has computed them (empty before).
+            /// has computed them (empty before). A layer no later step reads is still kept.
+            #[allow(dead_code)]
             struct Layers {
                 #(#fields,)*
             }
