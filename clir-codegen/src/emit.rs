@@ -216,15 +216,18 @@ fn citation(label: &str, text: &str) -> String {
 /// The call of an explanation function with `definite`, its relation arguments `params` each
 /// replaced as `rename` says.
 fn explain_call(name: &Ident, definite: bool, params: &[(Ident, bool)], rename: &[(Ident, Ident)]) -> TokenStream {
-    let args = params.iter().map(|(n, moved)| {
-        let n = rename.iter().find(|(a, _)| a == n).map_or(n, |(_, d)| d);
-        if *moved {
-            quote!(::clir::rt::take(&mut l.#n))
-        } else {
-            quote!(&l.#n)
-        }
-    });
+    let args =
+        params.iter().map(|(n, moved)| layer_arg(rename.iter().find(|(a, _)| a == n).map_or(n, |(_, d)| d), *moved));
     quote! { self::#name(instances, #definite, #(#args),*); }
+}
+
+/// The argument that passes relation `n` of `l`: moved out (an input) or by reference.
+fn layer_arg(n: &Ident, moved: bool) -> TokenStream {
+    if moved {
+        quote!(::clir::rt::take(&mut l.#n))
+    } else {
+        quote!(&l.#n)
+    }
 }
 
 /// The variables of `carry` that are not in `key`, in order.
@@ -837,7 +840,7 @@ impl<'a> Emitter<'a> {
             } else {
                 let block = self.stratum(si);
                 let name = format_ident!("evaluate_stratum_{}", si);
-                strata.push(self.outline(name, block, &outputs, &bound, None));
+                strata.push(self.outline(name, block, &outputs, &bound));
             }
             for (name, ty) in outputs {
                 bound.bind(name, ty, false);
@@ -943,9 +946,6 @@ impl<'a> Emitter<'a> {
         out
     }
 
-    /// Moves `body` into a function of the module named `name` that takes the bound relations
-    /// it reads (by reference; input relations by value) and returns `outputs`; returns the
-    /// statement of `evaluate` that calls it. `extra` is a first parameter and its argument.
     /// Moves `body` into a function `name` of the module whose parameters are `extra`, then
     /// the bound relations it reads (by reference; inputs by value); returns those, in order,
     /// with whether each is moved.
@@ -961,50 +961,29 @@ impl<'a> Emitter<'a> {
         used.into_iter().map(|(n, _, moved)| (n.clone(), *moved)).collect()
     }
 
+    /// Moves a stratum's `body` into a function `name` of the module that takes the bound
+    /// relations it reads (by reference; input relations by value) and returns `outputs`;
+    /// returns the statement that calls it and stores its outputs in `l`.
     fn outline(
         &mut self,
         name: Ident,
         body: TokenStream,
         outputs: &[(Ident, TokenStream)],
         bound: &Bound,
-        extra: Option<(TokenStream, TokenStream)>,
     ) -> TokenStream {
         let used = bound.used_by(&body);
-        let mut params = Vec::new();
-        let mut args = Vec::new();
-        if let Some((param, arg)) = extra {
-            params.push(param);
-            args.push(arg);
-        }
-        for (n, ty, moved) in used {
-            if *moved {
-                params.push(quote!(#n: #ty));
-                args.push(quote!(::clir::rt::take(&mut l.#n)));
-            } else {
-                params.push(quote!(#n: &#ty));
-                args.push(quote!(&l.#n));
-            }
-        }
+        let params = used.iter().map(|(n, ty, moved)| if *moved { quote!(#n: #ty) } else { quote!(#n: &#ty) });
+        let args = used.iter().map(|(n, _, moved)| layer_arg(n, *moved));
         let names: Vec<&Ident> = outputs.iter().map(|(n, _)| n).collect();
         let types: Vec<&TokenStream> = outputs.iter().map(|(_, t)| t).collect();
-        if outputs.is_empty() {
-            self.items.extend(quote! {
-                #[allow(unused_variables, unused_mut, clippy::all)]
-                fn #name(#(#params),*) {
-                    #body
-                }
-            });
-            quote! { self::#name(#(#args),*); }
-        } else {
-            self.items.extend(quote! {
-                #[allow(unused_variables, unused_mut, clippy::all)]
-                fn #name(#(#params),*) -> (#(#types,)*) {
-                    #body
-                    (#(#names,)*)
-                }
-            });
-            quote! { (#(l.#names,)*) = self::#name(#(#args),*); }
-        }
+        self.items.extend(quote! {
+            #[allow(unused_variables, unused_mut, clippy::all)]
+            fn #name(#(#params),*) -> (#(#types,)*) {
+                #body
+                (#(#names,)*)
+            }
+        });
+        quote! { (#(l.#names,)*) = self::#name(#(#args),*); }
     }
 
     fn flat_term(&self, rule: &RRule, t: RTerm) -> TokenStream {

@@ -18,6 +18,7 @@
 use clir_codegen::canonical::{canonical_bytes, node_content_hash};
 use clir_codegen::ir::{self, BodyItem, NodeKind, RelationKind, Term};
 use clir_testkit as kit;
+use clir_testkit::rng::Rng;
 use serde_json::{json, Map, Value};
 
 /// The capability of the judgment relation of generated packages: pass it as a grant to rule
@@ -61,45 +62,6 @@ impl Default for Config {
             max_arity: 3,
             adversarial: false,
         }
-    }
-}
-
-/// splitmix64.
-#[derive(Debug, Clone)]
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64, stream: u64) -> Rng {
-        let mut r = Rng(seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03));
-        r.next();
-        r
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi.max(lo) - lo + 1)
-    }
-
-    /// True with probability `percent`/100.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, X>(&mut self, xs: &'a [X]) -> &'a X {
-        &xs[self.below(xs.len())]
     }
 }
 

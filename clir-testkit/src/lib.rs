@@ -22,6 +22,7 @@
 //! of the canonical bytes.
 
 pub mod notation;
+pub mod rng;
 
 use clir_codegen::canonical::{canonical_bytes, node_content_hash, seal, sha256_hex};
 use serde_json::{json, Map, Value};

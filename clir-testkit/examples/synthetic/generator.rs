@@ -32,6 +32,7 @@
 //! - every relation and rule has a label, every rule an anchor to its article (a fragment per
 //!   three institutional relations).
 
+use clir_testkit::rng::Rng;
 use clir_testkit::Package;
 use std::fmt::Write;
 
@@ -79,33 +80,6 @@ const INSTITUTIONAL_WORDS: [&str; 10] = [
     "prohibited",
     "entitled",
 ];
-
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True with probability `percent`/100.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<X: Copy>(&mut self, xs: &[X]) -> X {
-        xs[self.below(xs.len())]
-    }
-}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Role {
@@ -237,7 +211,7 @@ impl Gen {
             }
             let bound = body.bound_of(ty);
             if ty != INTEGER && !bound.is_empty() && (!joined || self.rng.chance(40)) {
-                args.push(Arg::Var(self.rng.pick(&bound)));
+                args.push(Arg::Var(*self.rng.pick(&bound)));
                 joined = true;
             } else if ty == JURISDICTION && self.rng.chance(30) {
                 args.push(Arg::Const(self.rng.below(CONSTANTS.len())));
@@ -258,7 +232,7 @@ impl Gen {
         if candidates.is_empty() {
             return false;
         }
-        let rel = self.rng.pick(&candidates);
+        let rel = *self.rng.pick(&candidates);
         self.literal(body, rel, true);
         true
     }
@@ -271,14 +245,14 @@ impl Gen {
         if candidates.is_empty() {
             return false;
         }
-        let rel = self.rng.pick(&candidates);
+        let rel = *self.rng.pick(&candidates);
         let mut args = Vec::new();
         for ty in self.rels[rel].cols.clone() {
             let bound = body.bound_of(ty);
             if bound.is_empty() {
                 args.push(Arg::Const(self.rng.below(CONSTANTS.len())));
             } else {
-                args.push(Arg::Var(self.rng.pick(&bound)));
+                args.push(Arg::Var(*self.rng.pick(&bound)));
             }
         }
         body.items.push(Item::Not(Atom { rel, negative: false, args }));
@@ -291,15 +265,15 @@ impl Gen {
         if ints.is_empty() {
             return false;
         }
-        let (op, v) = (self.rng.pick(&OPS), self.rng.pick(&ints));
+        let (op, v) = (*self.rng.pick(&OPS), *self.rng.pick(&ints));
         if ints.len() > 1 && self.rng.chance(30) {
-            let w = self.rng.pick(&ints);
+            let w = *self.rng.pick(&ints);
             if w != v {
                 body.items.push(Item::CmpVar(if op == "!=" { "<=" } else { op }, v, w));
                 return true;
             }
         }
-        body.items.push(Item::CmpInt(op, v, self.rng.pick(&THRESHOLDS)));
+        body.items.push(Item::CmpInt(op, v, *self.rng.pick(&THRESHOLDS)));
         true
     }
 
@@ -307,7 +281,7 @@ impl Gen {
     fn body(&mut self, head: usize, max: usize) -> Body {
         let cols = self.rels[head].cols.clone();
         let mut body = Body { vars: cols.clone(), bound: vec![false; cols.len()], items: Vec::new() };
-        let target = self.rng.pick(&[1, 2, 2, 3, 3, 3, 4]).min(max);
+        let target = (*self.rng.pick(&[1, 2, 2, 3, 3, 3, 4])).min(max);
         let first_institutional = self.rels.iter().position(|r| r.role != Role::Empirical).unwrap_or(head);
         // Bind the head's variables: the first literal preferably over one of the institutional
         // relations just before the head (deep chains), later ones over any earlier relation.
@@ -318,9 +292,9 @@ impl Gen {
                 (first_institutional.max(head.saturating_sub(8))..head).filter(|&r| has(&self.rels[r])).collect();
             let any: Vec<usize> = (0..head).filter(|&r| has(&self.rels[r])).collect();
             let rel = if !recent.is_empty() && (body.items.is_empty() && self.rng.chance(85) || self.rng.chance(25)) {
-                self.rng.pick(&recent)
+                *self.rng.pick(&recent)
             } else {
-                self.rng.pick(&any)
+                *self.rng.pick(&any)
             };
             self.literal(&mut body, rel, false);
         }
@@ -334,7 +308,7 @@ impl Gen {
         }
         for v in body.bound_of(INTEGER) {
             if self.rng.chance(55) {
-                let (op, t) = (self.rng.pick(&OPS), self.rng.pick(&THRESHOLDS));
+                let (op, t) = (*self.rng.pick(&OPS), *self.rng.pick(&THRESHOLDS));
                 body.items.push(Item::CmpInt(op, v, t));
             }
         }
@@ -429,18 +403,18 @@ impl Gen {
         while self.rels.len() < empirical {
             let mut cols = vec![self.entity_type()];
             if k % 4 != 1 {
-                for _ in 1..self.rng.pick(&[1, 1, 2, 2, 2, 3]) {
+                for _ in 1..*self.rng.pick(&[1, 1, 2, 2, 2, 3]) {
                     cols.push(self.rng.below(TYPES.len()));
                 }
                 if k % 3 == 0 {
                     cols.push(INTEGER);
                 }
             }
-            let word = self.rng.pick(&EMPIRICAL_WORDS);
+            let word = *self.rng.pick(&EMPIRICAL_WORDS);
             let rel = self.add_rel(word, cols, Role::Empirical, 0);
             let domains: Vec<usize> = (0..rel).filter(|&d| self.rels[d].cols == self.rels[rel].cols).collect();
             if !domains.is_empty() && (k % 4 == 1 || self.rng.chance(20)) {
-                let domain = self.rng.pick(&domains);
+                let domain = *self.rng.pick(&domains);
                 self.closures.push((rel, domain));
             }
             k += 1;
@@ -494,7 +468,7 @@ impl Gen {
         let mut alternatives = vec![0; institutional];
         let mut spare = n.saturating_sub(total);
         while spare > 0 && !plain.is_empty() {
-            let k = self.rng.pick(&plain);
+            let k = *self.rng.pick(&plain);
             if alternatives[k] < 3 || plain.iter().all(|&p| alternatives[p] >= 3) {
                 alternatives[k] += 1;
                 spare -= 1;
@@ -508,7 +482,7 @@ impl Gen {
                     (0..1 + usize::from(self.rng.chance(40))).map(|_| self.entity_type()).collect()
                 }
                 _ => {
-                    let arity = self.rng.pick(&[1, 1, 1, 2, 2, 2, 3]);
+                    let arity = *self.rng.pick(&[1, 1, 1, 2, 2, 2, 3]);
                     let mut cols: Vec<usize> = (0..arity).map(|_| self.entity_type()).collect();
                     if self.rng.chance(10) {
                         cols.push(INTEGER);
@@ -518,7 +492,7 @@ impl Gen {
             };
             let word = match role {
                 Role::Transitive { .. } => "chain",
-                _ => self.rng.pick(&INSTITUTIONAL_WORDS),
+                _ => *self.rng.pick(&INSTITUTIONAL_WORDS),
             };
             self.add_rel(word, cols, *role, 1 + k / 3);
         }
