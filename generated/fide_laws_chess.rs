@@ -2,13 +2,10 @@
 use ::clir::rt::Relation;
 use ::clir::CaseId;
 ::clir::entity_type!(#[doc = "Entity type `Arbiter`: arbiter"] Arbiter);
-impl Arbiter {}
 ::clir::entity_type!(
     #[doc = "Entity type `CastlingSide`: side of castling"] CastlingSide
 );
-impl CastlingSide {}
 ::clir::entity_type!(#[doc = "Entity type `Game`: game of chess"] Game);
-impl Game {}
 ::clir::entity_type!(#[doc = "Entity type `GamePlayState`: "] GamePlayState);
 impl GamePlayState {
     ///The constant `Ended`.
@@ -54,1412 +51,971 @@ impl GamePlayTransition {
     pub const START_PLAY: GamePlayTransition = GamePlayTransition(::clir::Sym(11));
 }
 ::clir::entity_type!(#[doc = "Entity type `Piece`: chess piece"] Piece);
-impl Piece {}
 ::clir::entity_type!(#[doc = "Entity type `Player`: player"] Player);
-impl Player {}
 ::clir::entity_type!(
     #[doc = "Entity type `Situation`: situation arising during a game"] Situation
 );
-impl Situation {}
-///`agreed_draw_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+///`agreed_draw_has_ended_the_game`
 pub const REL_AGREED_DRAW_HAS_ENDED_THE_GAME: usize = 0;
-///`arbiter_competent_to_decide`: its index in [`SCHEMA`]`.relations`.
+///`arbiter_competent_to_decide`
 pub const REL_ARBITER_COMPETENT_TO_DECIDE: usize = 1;
-///`arbiter_of`: its index in [`SCHEMA`]`.relations`.
+///`arbiter_of`
 pub const REL_ARBITER_OF: usize = 2;
-///`arbiter_shall_see_laws_observed`: its index in [`SCHEMA`]`.relations`.
+///`arbiter_shall_see_laws_observed`
 pub const REL_ARBITER_SHALL_SEE_LAWS_OBSERVED: usize = 3;
-///`attempted_transition`: its index in [`SCHEMA`]`.relations`.
+///`attempted_transition`
 pub const REL_ATTEMPTED_TRANSITION: usize = 4;
-///`both_players_have_moved`: its index in [`SCHEMA`]`.relations`.
+///`both_players_have_moved`
 pub const REL_BOTH_PLAYERS_HAVE_MOVED: usize = 5;
-///`capturing_pawn_on_adjacent_file`: its index in [`SCHEMA`]`.relations`.
+///`capturing_pawn_on_adjacent_file`
 pub const REL_CAPTURING_PAWN_ON_ADJACENT_FILE: usize = 6;
-///`case_not_precisely_regulated`: its index in [`SCHEMA`]`.relations`.
+///`case_not_precisely_regulated`
 pub const REL_CASE_NOT_PRECISELY_REGULATED: usize = 7;
-///`castling_legal`: its index in [`SCHEMA`]`.relations`.
+///`castling_legal`
 pub const REL_CASTLING_LEGAL: usize = 8;
-///`castling_path_attacked`: its index in [`SCHEMA`]`.relations`.
+///`castling_path_attacked`
 pub const REL_CASTLING_PATH_ATTACKED: usize = 9;
-///`castling_path_blocked`: its index in [`SCHEMA`]`.relations`.
+///`castling_path_blocked`
 pub const REL_CASTLING_PATH_BLOCKED: usize = 10;
-///`castling_side_of`: its index in [`SCHEMA`]`.relations`.
+///`castling_side_of`
 pub const REL_CASTLING_SIDE_OF: usize = 11;
-///`checked_castling_side`: its index in [`SCHEMA`]`.relations`.
+///`checked_castling_side`
 pub const REL_CHECKED_CASTLING_SIDE: usize = 12;
-///`checked_game`: its index in [`SCHEMA`]`.relations`.
+///`checked_game`
 pub const REL_CHECKED_GAME: usize = 13;
-///`checked_piece`: its index in [`SCHEMA`]`.relations`.
+///`checked_piece`
 pub const REL_CHECKED_PIECE: usize = 14;
-///`checked_player`: its index in [`SCHEMA`]`.relations`.
+///`checked_player`
 pub const REL_CHECKED_PLAYER: usize = 15;
-///`checkmate_delivered`: its index in [`SCHEMA`]`.relations`.
+///`checkmate_delivered`
 pub const REL_CHECKMATE_DELIVERED: usize = 16;
-///`checkmate_has_been_delivered`: its index in [`SCHEMA`]`.relations`.
+///`checkmate_has_been_delivered`
 pub const REL_CHECKMATE_HAS_BEEN_DELIVERED: usize = 17;
-///`completed_illegal_move_count`: its index in [`SCHEMA`]`.relations`.
+///`completed_illegal_move_count`
 pub const REL_COMPLETED_ILLEGAL_MOVE_COUNT: usize = 18;
-///`dead_position_arisen`: its index in [`SCHEMA`]`.relations`.
+///`dead_position_arisen`
 pub const REL_DEAD_POSITION_ARISEN: usize = 19;
-///`dead_position_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+///`dead_position_has_ended_the_game`
 pub const REL_DEAD_POSITION_HAS_ENDED_THE_GAME: usize = 20;
-///`draw_agreed`: its index in [`SCHEMA`]`.relations`.
+///`draw_agreed`
 pub const REL_DRAW_AGREED: usize = 21;
-///`draw_claimed`: its index in [`SCHEMA`]`.relations`.
+///`draw_claimed`
 pub const REL_DRAW_CLAIMED: usize = 22;
-///`en_passant_capture_legal`: its index in [`SCHEMA`]`.relations`.
+///`en_passant_capture_legal`
 pub const REL_EN_PASSANT_CAPTURE_LEGAL: usize = 23;
-///`en_passant_right_open`: its index in [`SCHEMA`]`.relations`.
+///`en_passant_right_open`
 pub const REL_EN_PASSANT_RIGHT_OPEN: usize = 24;
-///`entered_state`: its index in [`SCHEMA`]`.relations`.
+///`entered_state`
 pub const REL_ENTERED_STATE: usize = 25;
-///`fifty_move_claim_correct`: its index in [`SCHEMA`]`.relations`.
+///`fifty_move_claim_correct`
 pub const REL_FIFTY_MOVE_CLAIM_CORRECT: usize = 26;
-///`game_drawn`: its index in [`SCHEMA`]`.relations`.
+///`game_drawn`
 pub const REL_GAME_DRAWN: usize = 27;
-///`game_lost_by`: its index in [`SCHEMA`]`.relations`.
+///`game_lost_by`
 pub const REL_GAME_LOST_BY: usize = 28;
-///`game_won_by`: its index in [`SCHEMA`]`.relations`.
+///`game_won_by`
 pub const REL_GAME_WON_BY: usize = 29;
-///`illegal_move`: its index in [`SCHEMA`]`.relations`.
+///`illegal_move`
 pub const REL_ILLEGAL_MOVE: usize = 30;
-///`king_cannot_be_checkmated`: its index in [`SCHEMA`]`.relations`.
+///`king_cannot_be_checkmated`
 pub const REL_KING_CANNOT_BE_CHECKMATED: usize = 31;
-///`king_of`: its index in [`SCHEMA`]`.relations`.
+///`king_of`
 pub const REL_KING_OF: usize = 32;
-///`legal_move`: its index in [`SCHEMA`]`.relations`.
+///`legal_move`
 pub const REL_LEGAL_MOVE: usize = 33;
-///`move_meets_articles_3_1_to_3_9`: its index in [`SCHEMA`]`.relations`.
+///`move_meets_articles_3_1_to_3_9`
 pub const REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9: usize = 34;
-///`moves_by_each_without_pawn_or_capture`: its index in [`SCHEMA`]`.relations`.
+///`moves_by_each_without_pawn_or_capture`
 pub const REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE: usize = 35;
-///`must_move_first_touched_piece`: its index in [`SCHEMA`]`.relations`.
+///`must_move_first_touched_piece`
 pub const REL_MUST_MOVE_FIRST_TOUCHED_PIECE: usize = 36;
-///`own_piece_of`: its index in [`SCHEMA`]`.relations`.
+///`own_piece_of`
 pub const REL_OWN_PIECE_OF: usize = 37;
-///`piece_can_be_moved`: its index in [`SCHEMA`]`.relations`.
+///`piece_can_be_moved`
 pub const REL_PIECE_CAN_BE_MOVED: usize = 38;
-///`piece_has_moved`: its index in [`SCHEMA`]`.relations`.
+///`piece_has_moved`
 pub const REL_PIECE_HAS_MOVED: usize = 39;
-///`piece_touched_intentionally`: its index in [`SCHEMA`]`.relations`.
+///`piece_touched_intentionally`
 pub const REL_PIECE_TOUCHED_INTENTIONALLY: usize = 40;
-///`play_started`: its index in [`SCHEMA`]`.relations`.
+///`play_started`
 pub const REL_PLAY_STARTED: usize = 41;
-///`player_has_the_move`: its index in [`SCHEMA`]`.relations`.
+///`player_has_the_move`
 pub const REL_PLAYER_HAS_THE_MOVE: usize = 42;
-///`player_of`: its index in [`SCHEMA`]`.relations`.
+///`player_of`
 pub const REL_PLAYER_OF: usize = 43;
-///`player_resigned`: its index in [`SCHEMA`]`.relations`.
+///`player_resigned`
 pub const REL_PLAYER_RESIGNED: usize = 44;
-///`position_occurrence_count`: its index in [`SCHEMA`]`.relations`.
+///`position_occurrence_count`
 pub const REL_POSITION_OCCURRENCE_COUNT: usize = 45;
-///`procedure_instance`: its index in [`SCHEMA`]`.relations`.
+///`procedure_instance`
 pub const REL_PROCEDURE_INSTANCE: usize = 46;
-///`resignation_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+///`resignation_has_ended_the_game`
 pub const REL_RESIGNATION_HAS_ENDED_THE_GAME: usize = 47;
-///`rook_of`: its index in [`SCHEMA`]`.relations`.
+///`rook_of`
 pub const REL_ROOK_OF: usize = 48;
-///`second_illegal_move_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+///`second_illegal_move_has_ended_the_game`
 pub const REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME: usize = 49;
-///`stalemate_arisen`: its index in [`SCHEMA`]`.relations`.
+///`stalemate_arisen`
 pub const REL_STALEMATE_ARISEN: usize = 50;
-///`stalemate_has_ended_the_game`: its index in [`SCHEMA`]`.relations`.
+///`stalemate_has_ended_the_game`
 pub const REL_STALEMATE_HAS_ENDED_THE_GAME: usize = 51;
-///`threefold_claim_correct`: its index in [`SCHEMA`]`.relations`.
+///`threefold_claim_correct`
 pub const REL_THREEFOLD_CLAIM_CORRECT: usize = 52;
-///`valid_transition`: its index in [`SCHEMA`]`.relations`.
+///`valid_transition`
 pub const REL_VALID_TRANSITION: usize = 53;
+///`urn:fide:laws:clir:chess#AgreedDraw`
+pub const RULE_AGREED_DRAW: usize = 0;
+///`urn:fide:laws:clir:chess#AgreedDrawEndsTheGame`
+pub const RULE_AGREED_DRAW_ENDS_THE_GAME: usize = 1;
+///`urn:fide:laws:clir:chess#ArbiterSeesLawsObserved`
+pub const RULE_ARBITER_SEES_LAWS_OBSERVED: usize = 2;
+///`urn:fide:laws:clir:chess#CastlingLegal`
+pub const RULE_CASTLING_LEGAL: usize = 3;
+///`urn:fide:laws:clir:chess#CheckmateEndsTheGame`
+pub const RULE_CHECKMATE_ENDS_THE_GAME: usize = 4;
+///`urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive`
+pub const RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE: usize = 5;
+///`urn:fide:laws:clir:chess#CheckmateWins`
+pub const RULE_CHECKMATE_WINS: usize = 6;
+///`urn:fide:laws:clir:chess#DeadPositionDraws`
+pub const RULE_DEAD_POSITION_DRAWS: usize = 7;
+///`urn:fide:laws:clir:chess#DeadPositionEndsTheGame`
+pub const RULE_DEAD_POSITION_ENDS_THE_GAME: usize = 8;
+///`urn:fide:laws:clir:chess#EnPassantCaptureLegal`
+pub const RULE_EN_PASSANT_CAPTURE_LEGAL: usize = 9;
+///`urn:fide:laws:clir:chess#FiftyMoveClaimCorrect`
+pub const RULE_FIFTY_MOVE_CLAIM_CORRECT: usize = 10;
+///`urn:fide:laws:clir:chess#FiftyMoveClaimDraws`
+pub const RULE_FIFTY_MOVE_CLAIM_DRAWS: usize = 11;
+///`urn:fide:laws:clir:chess#FivefoldAutomaticDraw`
+pub const RULE_FIVEFOLD_AUTOMATIC_DRAW: usize = 12;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS: usize = 13;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID: usize = 14;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS: usize = 15;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID: usize = 16;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS: usize = 17;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID: usize = 18;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS: usize = 19;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID: usize = 20;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS: usize = 21;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID: usize = 22;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS: usize = 23;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID: usize = 24;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS: usize = 25;
+///`urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid`
+pub const RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID: usize = 26;
+///`urn:fide:laws:clir:chess#GamePlay/PlayMove/enters`
+pub const RULE_GAME_PLAY_PLAY_MOVE_ENTERS: usize = 27;
+///`urn:fide:laws:clir:chess#GamePlay/PlayMove/valid`
+pub const RULE_GAME_PLAY_PLAY_MOVE_VALID: usize = 28;
+///`urn:fide:laws:clir:chess#GamePlay/StartPlay/enters`
+pub const RULE_GAME_PLAY_START_PLAY_ENTERS: usize = 29;
+///`urn:fide:laws:clir:chess#GamePlay/StartPlay/valid`
+pub const RULE_GAME_PLAY_START_PLAY_VALID: usize = 30;
+///`urn:fide:laws:clir:chess#GamePlay/initial`
+pub const RULE_GAME_PLAY_INITIAL: usize = 31;
+///`urn:fide:laws:clir:chess#MoveIsIllegal`
+pub const RULE_MOVE_IS_ILLEGAL: usize = 32;
+///`urn:fide:laws:clir:chess#MoveIsLegal`
+pub const RULE_MOVE_IS_LEGAL: usize = 33;
+///`urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece`
+pub const RULE_MUST_MOVE_FIRST_TOUCHED_PIECE: usize = 34;
+///`urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible`
+pub const RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE: usize = 35;
+///`urn:fide:laws:clir:chess#ResignationEndsTheGame`
+pub const RULE_RESIGNATION_ENDS_THE_GAME: usize = 36;
+///`urn:fide:laws:clir:chess#ResignationLoses`
+pub const RULE_RESIGNATION_LOSES: usize = 37;
+///`urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible`
+pub const RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE: usize = 38;
+///`urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame`
+pub const RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME: usize = 39;
+///`urn:fide:laws:clir:chess#SecondIllegalMoveLoses`
+pub const RULE_SECOND_ILLEGAL_MOVE_LOSES: usize = 40;
+///`urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw`
+pub const RULE_SEVENTY_FIVE_AUTOMATIC_DRAW: usize = 41;
+///`urn:fide:laws:clir:chess#StalemateDraws`
+pub const RULE_STALEMATE_DRAWS: usize = 42;
+///`urn:fide:laws:clir:chess#StalemateEndsTheGame`
+pub const RULE_STALEMATE_ENDS_THE_GAME: usize = 43;
+///`urn:fide:laws:clir:chess#ThreefoldClaimCorrect`
+pub const RULE_THREEFOLD_CLAIM_CORRECT: usize = 44;
+///`urn:fide:laws:clir:chess#ThreefoldClaimDraws`
+pub const RULE_THREEFOLD_CLAIM_DRAWS: usize = 45;
+///`urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter`
+pub const RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER: usize = 46;
 /// What this package declares: relations, constants and rules.
 pub static SCHEMA: ::clir::Schema = ::clir::Schema {
     package: "fide.laws.chess",
     version: "0.1.0",
     seal: "sha256:bbae5f143f1103a18fccd4e4c3f3ce617ba2ec2353050085a513f77fd2c28868",
     relations: &[
-        ::clir::RelationInfo {
-            name: "agreed_draw_has_ended_the_game",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
+        ::clir::RelationInfo::institutional(
+            "agreed_draw_has_ended_the_game",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::institutional(
+            "arbiter_competent_to_decide",
+            &[::clir::ParamInfo::entity("situation", "Situation")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "arbiter_of",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("arb", "Arbiter"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "arbiter_competent_to_decide",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "situation",
-                    ty: "Situation",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::institutional(
+            "arbiter_shall_see_laws_observed",
+            &[
+                ::clir::ParamInfo::entity("arb", "Arbiter"),
+                ::clir::ParamInfo::entity("game", "Game"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "arbiter_of",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "arb",
-                    ty: "Arbiter",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "attempted_transition",
+            &[
+                ::clir::ParamInfo::entity("instance", "Game"),
+                ::clir::ParamInfo::entity("transition", "GamePlayTransition"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "arbiter_shall_see_laws_observed",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "arb",
-                    ty: "Arbiter",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "both_players_have_moved",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "capturing_pawn_on_adjacent_file",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("pawn", "Piece"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "attempted_transition",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "instance",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "transition",
-                    ty: "GamePlayTransition",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::judgment(
+            "case_not_precisely_regulated",
+            &[::clir::ParamInfo::entity("situation", "Situation")],
+            "judgment:FIDEArbiter",
+        ),
+        ::clir::RelationInfo::institutional(
+            "castling_legal",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("who", "Player"),
+                ::clir::ParamInfo::entity("side", "CastlingSide"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "both_players_have_moved",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "castling_path_attacked",
+            &[::clir::ParamInfo::entity("side", "CastlingSide")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "castling_path_blocked",
+            &[::clir::ParamInfo::entity("side", "CastlingSide")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "castling_side_of",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("who", "Player"),
+                ::clir::ParamInfo::entity("side", "CastlingSide"),
+                ::clir::ParamInfo::entity("rook", "Piece"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "capturing_pawn_on_adjacent_file",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "pawn",
-                    ty: "Piece",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "checked_castling_side",
+            &[::clir::ParamInfo::entity("side", "CastlingSide")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "checked_game",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "checked_piece",
+            &[::clir::ParamInfo::entity("piece", "Piece")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "checked_player",
+            &[::clir::ParamInfo::entity("who", "Player")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "checkmate_delivered",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("who", "Player"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "case_not_precisely_regulated",
-            kind: ::clir::RelationKind::Judgment,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "situation",
-                    ty: "Situation",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::institutional(
+            "checkmate_has_been_delivered",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "completed_illegal_move_count",
+            &[
+                ::clir::ParamInfo::entity("who", "Player"),
+                ::clir::ParamInfo::integer("n"),
             ],
-            capability: Some("judgment:FIDEArbiter"),
-        },
-        ::clir::RelationInfo {
-            name: "castling_legal",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "side",
-                    ty: "CastlingSide",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "dead_position_arisen",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::institutional(
+            "dead_position_has_ended_the_game",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "draw_agreed",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "draw_claimed",
+            &[::clir::ParamInfo::entity("who", "Player")],
+        ),
+        ::clir::RelationInfo::institutional(
+            "en_passant_capture_legal",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("pawn", "Piece"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "castling_path_attacked",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "side",
-                    ty: "CastlingSide",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "en_passant_right_open",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::institutional(
+            "entered_state",
+            &[
+                ::clir::ParamInfo::entity("instance", "Game"),
+                ::clir::ParamInfo::entity("state", "GamePlayState"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "castling_path_blocked",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "side",
-                    ty: "CastlingSide",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::institutional(
+            "fifty_move_claim_correct",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("who", "Player"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "castling_side_of",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "side",
-                    ty: "CastlingSide",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "rook",
-                    ty: "Piece",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::institutional(
+            "game_drawn",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::institutional(
+            "game_lost_by",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("who", "Player"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "checked_castling_side",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "side",
-                    ty: "CastlingSide",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::institutional(
+            "game_won_by",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("who", "Player"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "checked_game",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::institutional(
+            "illegal_move",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "king_cannot_be_checkmated",
+            &[::clir::ParamInfo::entity("who", "Player")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "king_of",
+            &[
+                ::clir::ParamInfo::entity("who", "Player"),
+                ::clir::ParamInfo::entity("king", "Piece"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "checked_piece",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "piece",
-                    ty: "Piece",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::institutional(
+            "legal_move",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "move_meets_articles_3_1_to_3_9",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "moves_by_each_without_pawn_or_capture",
+            &[::clir::ParamInfo::entity("game", "Game"), ::clir::ParamInfo::integer("n")],
+        ),
+        ::clir::RelationInfo::institutional(
+            "must_move_first_touched_piece",
+            &[
+                ::clir::ParamInfo::entity("who", "Player"),
+                ::clir::ParamInfo::entity("piece", "Piece"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "checked_player",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "own_piece_of",
+            &[
+                ::clir::ParamInfo::entity("who", "Player"),
+                ::clir::ParamInfo::entity("piece", "Piece"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "checkmate_delivered",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "piece_can_be_moved",
+            &[::clir::ParamInfo::entity("piece", "Piece")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "piece_has_moved",
+            &[::clir::ParamInfo::entity("piece", "Piece")],
+        ),
+        ::clir::RelationInfo::judgment(
+            "piece_touched_intentionally",
+            &[
+                ::clir::ParamInfo::entity("who", "Player"),
+                ::clir::ParamInfo::entity("piece", "Piece"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "checkmate_has_been_delivered",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
+            "judgment:FIDEArbiter",
+        ),
+        ::clir::RelationInfo::empirical(
+            "play_started",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "player_has_the_move",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("who", "Player"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "completed_illegal_move_count",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "n",
-                    ty: "Integer",
-                    integer: true,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "player_of",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("who", "Player"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "dead_position_arisen",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::empirical(
+            "player_resigned",
+            &[::clir::ParamInfo::entity("who", "Player")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "position_occurrence_count",
+            &[::clir::ParamInfo::entity("game", "Game"), ::clir::ParamInfo::integer("n")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "procedure_instance",
+            &[::clir::ParamInfo::entity("instance", "Game")],
+        ),
+        ::clir::RelationInfo::institutional(
+            "resignation_has_ended_the_game",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "rook_of",
+            &[
+                ::clir::ParamInfo::entity("who", "Player"),
+                ::clir::ParamInfo::entity("rook", "Piece"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "dead_position_has_ended_the_game",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::institutional(
+            "second_illegal_move_has_ended_the_game",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::empirical(
+            "stalemate_arisen",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::institutional(
+            "stalemate_has_ended_the_game",
+            &[::clir::ParamInfo::entity("game", "Game")],
+        ),
+        ::clir::RelationInfo::institutional(
+            "threefold_claim_correct",
+            &[
+                ::clir::ParamInfo::entity("game", "Game"),
+                ::clir::ParamInfo::entity("who", "Player"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "draw_agreed",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
+        ),
+        ::clir::RelationInfo::institutional(
+            "valid_transition",
+            &[
+                ::clir::ParamInfo::entity("instance", "Game"),
+                ::clir::ParamInfo::entity("transition", "GamePlayTransition"),
             ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "draw_claimed",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "en_passant_capture_legal",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "pawn",
-                    ty: "Piece",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "en_passant_right_open",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "entered_state",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "instance",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "state",
-                    ty: "GamePlayState",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "fifty_move_claim_correct",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "game_drawn",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "game_lost_by",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "game_won_by",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "illegal_move",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "king_cannot_be_checkmated",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "king_of",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "king",
-                    ty: "Piece",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "legal_move",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "move_meets_articles_3_1_to_3_9",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "moves_by_each_without_pawn_or_capture",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "n",
-                    ty: "Integer",
-                    integer: true,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "must_move_first_touched_piece",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "piece",
-                    ty: "Piece",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "own_piece_of",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "piece",
-                    ty: "Piece",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "piece_can_be_moved",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "piece",
-                    ty: "Piece",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "piece_has_moved",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "piece",
-                    ty: "Piece",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "piece_touched_intentionally",
-            kind: ::clir::RelationKind::Judgment,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "piece",
-                    ty: "Piece",
-                    integer: false,
-                },
-            ],
-            capability: Some("judgment:FIDEArbiter"),
-        },
-        ::clir::RelationInfo {
-            name: "play_started",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "player_has_the_move",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "player_of",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "player_resigned",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "position_occurrence_count",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "n",
-                    ty: "Integer",
-                    integer: true,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "procedure_instance",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "instance",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "resignation_has_ended_the_game",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "rook_of",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "rook",
-                    ty: "Piece",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "second_illegal_move_has_ended_the_game",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "stalemate_arisen",
-            kind: ::clir::RelationKind::Empirical,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "stalemate_has_ended_the_game",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "threefold_claim_correct",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "game",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "who",
-                    ty: "Player",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
-        ::clir::RelationInfo {
-            name: "valid_transition",
-            kind: ::clir::RelationKind::Institutional,
-            params: &[
-                ::clir::ParamInfo {
-                    name: "instance",
-                    ty: "Game",
-                    integer: false,
-                },
-                ::clir::ParamInfo {
-                    name: "transition",
-                    ty: "GamePlayTransition",
-                    integer: false,
-                },
-            ],
-            capability: None,
-        },
+        ),
     ],
     constants: &[
-        ::clir::ConstantInfo {
-            name: "ConcludeByAgreement",
-            ty: "GamePlayTransition",
-        },
-        ::clir::ConstantInfo {
-            name: "ConcludeByCheckmate",
-            ty: "GamePlayTransition",
-        },
-        ::clir::ConstantInfo {
-            name: "ConcludeByDeadPosition",
-            ty: "GamePlayTransition",
-        },
-        ::clir::ConstantInfo {
-            name: "ConcludeByDrawnClaim",
-            ty: "GamePlayTransition",
-        },
-        ::clir::ConstantInfo {
-            name: "ConcludeByResignation",
-            ty: "GamePlayTransition",
-        },
-        ::clir::ConstantInfo {
-            name: "ConcludeBySecondIllegalMove",
-            ty: "GamePlayTransition",
-        },
-        ::clir::ConstantInfo {
-            name: "ConcludeByStalemate",
-            ty: "GamePlayTransition",
-        },
-        ::clir::ConstantInfo {
-            name: "Ended",
-            ty: "GamePlayState",
-        },
-        ::clir::ConstantInfo {
-            name: "NotStarted",
-            ty: "GamePlayState",
-        },
-        ::clir::ConstantInfo {
-            name: "PlayMove",
-            ty: "GamePlayTransition",
-        },
-        ::clir::ConstantInfo {
-            name: "Playing",
-            ty: "GamePlayState",
-        },
-        ::clir::ConstantInfo {
-            name: "StartPlay",
-            ty: "GamePlayTransition",
-        },
+        ::clir::ConstantInfo::new("ConcludeByAgreement", "GamePlayTransition"),
+        ::clir::ConstantInfo::new("ConcludeByCheckmate", "GamePlayTransition"),
+        ::clir::ConstantInfo::new("ConcludeByDeadPosition", "GamePlayTransition"),
+        ::clir::ConstantInfo::new("ConcludeByDrawnClaim", "GamePlayTransition"),
+        ::clir::ConstantInfo::new("ConcludeByResignation", "GamePlayTransition"),
+        ::clir::ConstantInfo::new("ConcludeBySecondIllegalMove", "GamePlayTransition"),
+        ::clir::ConstantInfo::new("ConcludeByStalemate", "GamePlayTransition"),
+        ::clir::ConstantInfo::new("Ended", "GamePlayState"),
+        ::clir::ConstantInfo::new("NotStarted", "GamePlayState"),
+        ::clir::ConstantInfo::new("PlayMove", "GamePlayTransition"),
+        ::clir::ConstantInfo::new("Playing", "GamePlayState"),
+        ::clir::ConstantInfo::new("StartPlay", "GamePlayTransition"),
     ],
     rules: &[
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#AgreedDraw",
-            label: "Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
-                },
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#AgreedDraw",
+            "strict",
+            "Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#AgreedDrawEndsTheGame",
-            label: "Article 5.2.3. An agreed draw immediately ends the game",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#AgreedDrawEndsTheGame",
+            "strict",
+            "Article 5.2.3. An agreed draw immediately ends the game",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#ArbiterSeesLawsObserved",
-            label: "Article 12.1. The arbiter shall see that the Laws of Chess are observed",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_12",
-                    locator: "article/12",
-                    citation: "12.1 The arbiter shall see that the Laws of Chess are observed.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#ArbiterSeesLawsObserved",
+            "strict",
+            "Article 12.1. The arbiter shall see that the Laws of Chess are observed",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_12",
+                    "article/12",
+                    "12.1 The arbiter shall see that the Laws of Chess are observed.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#CastlingLegal",
-            label: "Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_3",
-                    locator: "article/3",
-                    citation: "3.8.2 by ‘castling’. This is a move of the king and either rook of the same colour along the player’s first rank, counting as a single move of the king and executed as follows: the king is transferred from its original square two squares towards the rook on its original square, then that rook is transferred to the square the king has just crossed.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#CastlingLegal",
+            "strict",
+            "Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_3",
+                    "article/3",
+                    "3.8.2 by ‘castling’. This is a move of the king and either rook of the same colour along the player’s first rank, counting as a single move of the king and executed as follows: the king is transferred from its original square two squares towards the rook on its original square, then that rook is transferred to the square the king has just crossed.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#CheckmateEndsTheGame",
-            label: "Article 5.1.1. Checkmate immediately ends the game",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#CheckmateEndsTheGame",
+            "strict",
+            "Article 5.1.1. Checkmate immediately ends the game",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive",
-            label: "Article 9.6.2. If the last move resulted in checkmate, that shall take precedence",
-            strength: "defeasible",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    locator: "article/9",
-                    citation: "9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive",
+            "defeasible",
+            "Article 9.6.2. If the last move resulted in checkmate, that shall take precedence",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_9",
+                    "article/9",
+                    "9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#CheckmateWins",
-            label: "Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#CheckmateWins",
+            "strict",
+            "Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#DeadPositionDraws",
-            label: "Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#DeadPositionDraws",
+            "strict",
+            "Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#DeadPositionEndsTheGame",
-            label: "Article 5.2.2. A dead position immediately ends the game",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#DeadPositionEndsTheGame",
+            "strict",
+            "Article 5.2.2. A dead position immediately ends the game",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#EnPassantCaptureLegal",
-            label: "Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_3",
-                    locator: "article/3",
-                    citation: "Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#EnPassantCaptureLegal",
+            "strict",
+            "Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_3",
+                    "article/3",
+                    "Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#FiftyMoveClaimCorrect",
-            label: "Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    locator: "article/9",
-                    citation: "9.3 The game is drawn, upon a correct claim by a player having the move, if:",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#FiftyMoveClaimCorrect",
+            "strict",
+            "Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_9",
+                    "article/9",
+                    "9.3 The game is drawn, upon a correct claim by a player having the move, if:",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#FiftyMoveClaimDraws",
-            label: "Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    locator: "article/9",
-                    citation: "9.5.2 If the claim is found to be correct, the game is immediately drawn.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#FiftyMoveClaimDraws",
+            "strict",
+            "Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_9",
+                    "article/9",
+                    "9.5.2 If the claim is found to be correct, the game is immediately drawn.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#FivefoldAutomaticDraw",
-            label: "Article 9.6.1. The game is drawn if the same position has appeared at least five times",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    locator: "article/9",
-                    citation: "9.6.1 the same position has appeared, as in 9.2.2 at least five times.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#FivefoldAutomaticDraw",
+            "strict",
+            "Article 9.6.1. The game is drawn if the same position has appeared at least five times",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_9",
+                    "article/9",
+                    "9.6.1 the same position has appeared, as in 9.2.2 at least five times.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters",
-            label: "the game ends by agreement",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid",
-            label: "the game ends by agreement",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters",
-            label: "the game ends by checkmate",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid",
-            label: "the game ends by checkmate",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters",
-            label: "the game ends by a dead position",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid",
-            label: "the game ends by a dead position",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters",
-            label: "the game ends by a correct draw claim or an automatic draw",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid",
-            label: "the game ends by a correct draw claim or an automatic draw",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters",
-            label: "the game ends by resignation",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid",
-            label: "the game ends by resignation",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters",
-            label: "the game ends by a second completed illegal move",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid",
-            label: "the game ends by a second completed illegal move",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters",
-            label: "the game ends by stalemate",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid",
-            label: "the game ends by stalemate",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/PlayMove/enters",
-            label: "make a move",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/PlayMove/valid",
-            label: "make a move",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/StartPlay/enters",
-            label: "start the game",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/StartPlay/valid",
-            label: "start the game",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#GamePlay/initial",
-            label: "the game has not started",
-            strength: "strict",
-            anchors: &[],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#MoveIsIllegal",
-            label: "Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_3",
-                    locator: "article/3",
-                    citation: "3.10.2 A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters",
+            "strict",
+            "the game ends by agreement",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid",
+            "strict",
+            "the game ends by agreement",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters",
+            "strict",
+            "the game ends by checkmate",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid",
+            "strict",
+            "the game ends by checkmate",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters",
+            "strict",
+            "the game ends by a dead position",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid",
+            "strict",
+            "the game ends by a dead position",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters",
+            "strict",
+            "the game ends by a correct draw claim or an automatic draw",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid",
+            "strict",
+            "the game ends by a correct draw claim or an automatic draw",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters",
+            "strict",
+            "the game ends by resignation",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid",
+            "strict",
+            "the game ends by resignation",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters",
+            "strict",
+            "the game ends by a second completed illegal move",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid",
+            "strict",
+            "the game ends by a second completed illegal move",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters",
+            "strict",
+            "the game ends by stalemate",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid",
+            "strict",
+            "the game ends by stalemate",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/PlayMove/enters",
+            "strict",
+            "make a move",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/PlayMove/valid",
+            "strict",
+            "make a move",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/StartPlay/enters",
+            "strict",
+            "start the game",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/StartPlay/valid",
+            "strict",
+            "start the game",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#GamePlay/initial",
+            "strict",
+            "the game has not started",
+            &[],
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#MoveIsIllegal",
+            "strict",
+            "Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_3",
+                    "article/3",
+                    "3.10.2 A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#MoveIsLegal",
-            label: "Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_3",
-                    locator: "article/3",
-                    citation: "3.10.1 A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#MoveIsLegal",
+            "strict",
+            "Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_3",
+                    "article/3",
+                    "3.10.1 A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece",
-            label: "Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_4",
-                    locator: "article/4",
-                    citation: "4.3.1 one or more of his/her own pieces, he/she must move the first piece touched that can be moved.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece",
+            "strict",
+            "Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_4",
+                    "article/4",
+                    "4.3.1 one or more of his/her own pieces, he/she must move the first piece touched that can be moved.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible",
-            label: "Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible",
+            "strict",
+            "Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#ResignationEndsTheGame",
-            label: "Article 5.1.2. Resignation immediately ends the game",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#ResignationEndsTheGame",
+            "strict",
+            "Article 5.1.2. Resignation immediately ends the game",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#ResignationLoses",
-            label: "Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#ResignationLoses",
+            "strict",
+            "Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible",
-            label: "Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_7",
-                    locator: "article/7",
-                    citation: "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible",
+            "strict",
+            "Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_7",
+                    "article/7",
+                    "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame",
-            label: "Article 7.5.5. The second completed illegal move immediately ends the game",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_7",
-                    locator: "article/7",
-                    citation: "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame",
+            "strict",
+            "Article 7.5.5. The second completed illegal move immediately ends the game",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_7",
+                    "article/7",
+                    "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#SecondIllegalMoveLoses",
-            label: "Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_7",
-                    locator: "article/7",
-                    citation: "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#SecondIllegalMoveLoses",
+            "strict",
+            "Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_7",
+                    "article/7",
+                    "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw",
-            label: "Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture",
-            strength: "defeasible",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    locator: "article/9",
-                    citation: "9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw",
+            "defeasible",
+            "Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_9",
+                    "article/9",
+                    "9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#StalemateDraws",
-            label: "Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#StalemateDraws",
+            "strict",
+            "Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#StalemateEndsTheGame",
-            label: "Article 5.2.1. Stalemate immediately ends the game",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    locator: "article/5",
-                    citation: "5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#StalemateEndsTheGame",
+            "strict",
+            "Article 5.2.1. Stalemate immediately ends the game",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_5",
+                    "article/5",
+                    "5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#ThreefoldClaimCorrect",
-            label: "Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    locator: "article/9",
-                    citation: "9.2 The game is drawn, upon a correct claim by a player having the move, when the same position for at least the third time (not necessarily by a repetition of moves):",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#ThreefoldClaimCorrect",
+            "strict",
+            "Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_9",
+                    "article/9",
+                    "9.2 The game is drawn, upon a correct claim by a player having the move, when the same position for at least the third time (not necessarily by a repetition of moves):",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#ThreefoldClaimDraws",
-            label: "Article 9.5.2. If the claim is found to be correct, the game is immediately drawn",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    locator: "article/9",
-                    citation: "9.5.2 If the claim is found to be correct, the game is immediately drawn.",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#ThreefoldClaimDraws",
+            "strict",
+            "Article 9.5.2. If the claim is found to be correct, the game is immediately drawn",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_ART_9",
+                    "article/9",
+                    "9.5.2 If the claim is found to be correct, the game is immediately drawn.",
+                ),
             ],
-        },
-        ::clir::RuleInfo {
-            id: "urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter",
-            label: "Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision",
-            strength: "strict",
-            anchors: &[
-                ::clir::AnchorInfo {
-                    id: "urn:fide:laws:clir:chess#FIDE_PREFACE",
-                    locator: "preface/0.2",
-                    citation: "Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision",
-                },
+        ),
+        ::clir::RuleInfo::new(
+            "urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter",
+            "strict",
+            "Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision",
+            &[
+                ::clir::AnchorInfo::new(
+                    "urn:fide:laws:clir:chess#FIDE_PREFACE",
+                    "preface/0.2",
+                    "Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision",
+                ),
             ],
-        },
+        ),
     ],
     priorities: &[
         ::clir::PriorityInfo {
@@ -1612,24 +1168,12 @@ impl Case<'_> {
     }
     ///Adds the fact `arbiter_of(game: Game, arb: Arbiter)`: the arbiter is appointed for the game.
     pub fn arbiter_of(&mut self, game: Game, arb: Arbiter) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_ARBITER_OF,
-                false,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(arb)],
-            );
+        self.batch.add(REL_ARBITER_OF, false, (self.case, game, arb));
         self
     }
     ///Adds the fact `~arbiter_of(game: Game, arb: Arbiter)`: the arbiter is appointed for the game.
     pub fn not_arbiter_of(&mut self, game: Game, arb: Arbiter) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_ARBITER_OF,
-                true,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(arb)],
-            );
+        self.batch.add(REL_ARBITER_OF, true, (self.case, game, arb));
         self
     }
     ///Adds the fact `attempted_transition(instance: Game, transition: GamePlayTransition)`.
@@ -1639,12 +1183,7 @@ impl Case<'_> {
         transition: GamePlayTransition,
     ) -> &mut Self {
         self.batch
-            .push(
-                self.case,
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[::clir::Column::to_flat(instance), ::clir::Column::to_flat(transition)],
-            );
+            .add(REL_ATTEMPTED_TRANSITION, false, (self.case, instance, transition));
         self
     }
     ///Adds the fact `~attempted_transition(instance: Game, transition: GamePlayTransition)`.
@@ -1654,34 +1193,17 @@ impl Case<'_> {
         transition: GamePlayTransition,
     ) -> &mut Self {
         self.batch
-            .push(
-                self.case,
-                REL_ATTEMPTED_TRANSITION,
-                true,
-                &[::clir::Column::to_flat(instance), ::clir::Column::to_flat(transition)],
-            );
+            .add(REL_ATTEMPTED_TRANSITION, true, (self.case, instance, transition));
         self
     }
     ///Adds the fact `both_players_have_moved(game: Game)`: both players have made at least one move.
     pub fn both_players_have_moved(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_BOTH_PLAYERS_HAVE_MOVED,
-                false,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_BOTH_PLAYERS_HAVE_MOVED, false, (self.case, game));
         self
     }
     ///Adds the fact `~both_players_have_moved(game: Game)`: both players have made at least one move.
     pub fn not_both_players_have_moved(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_BOTH_PLAYERS_HAVE_MOVED,
-                true,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_BOTH_PLAYERS_HAVE_MOVED, true, (self.case, game));
         self
     }
     ///Adds the fact `capturing_pawn_on_adjacent_file(game: Game, pawn: Piece)`: the pawn occupies a square on the same rank and an adjacent file to the pawn that has just advanced two squares.
@@ -1691,12 +1213,7 @@ impl Case<'_> {
         pawn: Piece,
     ) -> &mut Self {
         self.batch
-            .push(
-                self.case,
-                REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
-                false,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(pawn)],
-            );
+            .add(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (self.case, game, pawn));
         self
     }
     ///Adds the fact `~capturing_pawn_on_adjacent_file(game: Game, pawn: Piece)`: the pawn occupies a square on the same rank and an adjacent file to the pawn that has just advanced two squares.
@@ -1706,12 +1223,7 @@ impl Case<'_> {
         pawn: Piece,
     ) -> &mut Self {
         self.batch
-            .push(
-                self.case,
-                REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
-                true,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(pawn)],
-            );
+            .add(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true, (self.case, game, pawn));
         self
     }
     ///Adds the fact `case_not_precisely_regulated(situation: Situation)`: the case is not precisely regulated by an Article of the Laws.
@@ -1720,13 +1232,7 @@ impl Case<'_> {
         _grant: &JudgmentFideArbiterGrant,
         situation: Situation,
     ) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CASE_NOT_PRECISELY_REGULATED,
-                false,
-                &[::clir::Column::to_flat(situation)],
-            );
+        self.batch.add(REL_CASE_NOT_PRECISELY_REGULATED, false, (self.case, situation));
         self
     }
     ///Adds the fact `~case_not_precisely_regulated(situation: Situation)`: the case is not precisely regulated by an Article of the Laws.
@@ -1735,57 +1241,27 @@ impl Case<'_> {
         _grant: &JudgmentFideArbiterGrant,
         situation: Situation,
     ) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CASE_NOT_PRECISELY_REGULATED,
-                true,
-                &[::clir::Column::to_flat(situation)],
-            );
+        self.batch.add(REL_CASE_NOT_PRECISELY_REGULATED, true, (self.case, situation));
         self
     }
     ///Adds the fact `castling_path_attacked(side: CastlingSide)`: the king's square, the square it must cross, or the square it is to occupy is attacked.
     pub fn castling_path_attacked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CASTLING_PATH_ATTACKED,
-                false,
-                &[::clir::Column::to_flat(side)],
-            );
+        self.batch.add(REL_CASTLING_PATH_ATTACKED, false, (self.case, side));
         self
     }
     ///Adds the fact `~castling_path_attacked(side: CastlingSide)`: the king's square, the square it must cross, or the square it is to occupy is attacked.
     pub fn not_castling_path_attacked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CASTLING_PATH_ATTACKED,
-                true,
-                &[::clir::Column::to_flat(side)],
-            );
+        self.batch.add(REL_CASTLING_PATH_ATTACKED, true, (self.case, side));
         self
     }
     ///Adds the fact `castling_path_blocked(side: CastlingSide)`: there is a piece between the king and the rook with which castling is to be effected.
     pub fn castling_path_blocked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CASTLING_PATH_BLOCKED,
-                false,
-                &[::clir::Column::to_flat(side)],
-            );
+        self.batch.add(REL_CASTLING_PATH_BLOCKED, false, (self.case, side));
         self
     }
     ///Adds the fact `~castling_path_blocked(side: CastlingSide)`: there is a piece between the king and the rook with which castling is to be effected.
     pub fn not_castling_path_blocked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CASTLING_PATH_BLOCKED,
-                true,
-                &[::clir::Column::to_flat(side)],
-            );
+        self.batch.add(REL_CASTLING_PATH_BLOCKED, true, (self.case, side));
         self
     }
     ///Adds the fact `castling_side_of(game: Game, who: Player, side: CastlingSide, rook: Piece)`: the player is considering castling with that rook on that side.
@@ -1796,18 +1272,7 @@ impl Case<'_> {
         side: CastlingSide,
         rook: Piece,
     ) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CASTLING_SIDE_OF,
-                false,
-                &[
-                    ::clir::Column::to_flat(game),
-                    ::clir::Column::to_flat(who),
-                    ::clir::Column::to_flat(side),
-                    ::clir::Column::to_flat(rook),
-                ],
-            );
+        self.batch.add(REL_CASTLING_SIDE_OF, false, (self.case, game, who, side, rook));
         self
     }
     ///Adds the fact `~castling_side_of(game: Game, who: Player, side: CastlingSide, rook: Piece)`: the player is considering castling with that rook on that side.
@@ -1818,114 +1283,62 @@ impl Case<'_> {
         side: CastlingSide,
         rook: Piece,
     ) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CASTLING_SIDE_OF,
-                true,
-                &[
-                    ::clir::Column::to_flat(game),
-                    ::clir::Column::to_flat(who),
-                    ::clir::Column::to_flat(side),
-                    ::clir::Column::to_flat(rook),
-                ],
-            );
+        self.batch.add(REL_CASTLING_SIDE_OF, true, (self.case, game, who, side, rook));
         self
     }
     ///Adds the fact `checked_castling_side(side: CastlingSide)`: the castling side is in the closed domain of path facts.
     pub fn checked_castling_side(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CHECKED_CASTLING_SIDE,
-                false,
-                &[::clir::Column::to_flat(side)],
-            );
+        self.batch.add(REL_CHECKED_CASTLING_SIDE, false, (self.case, side));
         self
     }
     ///Adds the fact `~checked_castling_side(side: CastlingSide)`: the castling side is in the closed domain of path facts.
     pub fn not_checked_castling_side(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CHECKED_CASTLING_SIDE,
-                true,
-                &[::clir::Column::to_flat(side)],
-            );
+        self.batch.add(REL_CHECKED_CASTLING_SIDE, true, (self.case, side));
         self
     }
     ///Adds the fact `checked_game(game: Game)`: the game is in the closed domain of protocol facts.
     pub fn checked_game(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(self.case, REL_CHECKED_GAME, false, &[::clir::Column::to_flat(game)]);
+        self.batch.add(REL_CHECKED_GAME, false, (self.case, game));
         self
     }
     ///Adds the fact `~checked_game(game: Game)`: the game is in the closed domain of protocol facts.
     pub fn not_checked_game(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(self.case, REL_CHECKED_GAME, true, &[::clir::Column::to_flat(game)]);
+        self.batch.add(REL_CHECKED_GAME, true, (self.case, game));
         self
     }
     ///Adds the fact `checked_piece(piece: Piece)`: the piece is in the closed domain of move history.
     pub fn checked_piece(&mut self, piece: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CHECKED_PIECE,
-                false,
-                &[::clir::Column::to_flat(piece)],
-            );
+        self.batch.add(REL_CHECKED_PIECE, false, (self.case, piece));
         self
     }
     ///Adds the fact `~checked_piece(piece: Piece)`: the piece is in the closed domain of move history.
     pub fn not_checked_piece(&mut self, piece: Piece) -> &mut Self {
-        self.batch
-            .push(self.case, REL_CHECKED_PIECE, true, &[::clir::Column::to_flat(piece)]);
+        self.batch.add(REL_CHECKED_PIECE, true, (self.case, piece));
         self
     }
     ///Adds the fact `checked_player(who: Player)`: the player is in the closed domain of mate-possibility facts.
     pub fn checked_player(&mut self, who: Player) -> &mut Self {
-        self.batch
-            .push(self.case, REL_CHECKED_PLAYER, false, &[::clir::Column::to_flat(who)]);
+        self.batch.add(REL_CHECKED_PLAYER, false, (self.case, who));
         self
     }
     ///Adds the fact `~checked_player(who: Player)`: the player is in the closed domain of mate-possibility facts.
     pub fn not_checked_player(&mut self, who: Player) -> &mut Self {
-        self.batch
-            .push(self.case, REL_CHECKED_PLAYER, true, &[::clir::Column::to_flat(who)]);
+        self.batch.add(REL_CHECKED_PLAYER, true, (self.case, who));
         self
     }
     ///Adds the fact `checkmate_delivered(game: Game, who: Player)`: the player has checkmated the opponent's king.
     pub fn checkmate_delivered(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CHECKMATE_DELIVERED,
-                false,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
-            );
+        self.batch.add(REL_CHECKMATE_DELIVERED, false, (self.case, game, who));
         self
     }
     ///Adds the fact `~checkmate_delivered(game: Game, who: Player)`: the player has checkmated the opponent's king.
     pub fn not_checkmate_delivered(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_CHECKMATE_DELIVERED,
-                true,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
-            );
+        self.batch.add(REL_CHECKMATE_DELIVERED, true, (self.case, game, who));
         self
     }
     ///Adds the fact `completed_illegal_move_count(who: Player, n: Integer)`: number of completed illegal moves by the player.
     pub fn completed_illegal_move_count(&mut self, who: Player, n: i64) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_COMPLETED_ILLEGAL_MOVE_COUNT,
-                false,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(n)],
-            );
+        self.batch.add(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (self.case, who, n));
         self
     }
     ///Adds the fact `~completed_illegal_move_count(who: Player, n: Integer)`: number of completed illegal moves by the player.
@@ -1934,147 +1347,77 @@ impl Case<'_> {
         who: Player,
         n: i64,
     ) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_COMPLETED_ILLEGAL_MOVE_COUNT,
-                true,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(n)],
-            );
+        self.batch.add(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true, (self.case, who, n));
         self
     }
     ///Adds the fact `dead_position_arisen(game: Game)`: a position has arisen in which neither player can checkmate the opponent's king with any series of legal moves.
     pub fn dead_position_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_DEAD_POSITION_ARISEN,
-                false,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_DEAD_POSITION_ARISEN, false, (self.case, game));
         self
     }
     ///Adds the fact `~dead_position_arisen(game: Game)`: a position has arisen in which neither player can checkmate the opponent's king with any series of legal moves.
     pub fn not_dead_position_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_DEAD_POSITION_ARISEN,
-                true,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_DEAD_POSITION_ARISEN, true, (self.case, game));
         self
     }
     ///Adds the fact `draw_agreed(game: Game)`: the two players have agreed a draw during the game.
     pub fn draw_agreed(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(self.case, REL_DRAW_AGREED, false, &[::clir::Column::to_flat(game)]);
+        self.batch.add(REL_DRAW_AGREED, false, (self.case, game));
         self
     }
     ///Adds the fact `~draw_agreed(game: Game)`: the two players have agreed a draw during the game.
     pub fn not_draw_agreed(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(self.case, REL_DRAW_AGREED, true, &[::clir::Column::to_flat(game)]);
+        self.batch.add(REL_DRAW_AGREED, true, (self.case, game));
         self
     }
     ///Adds the fact `draw_claimed(who: Player)`: the player has claimed a draw.
     pub fn draw_claimed(&mut self, who: Player) -> &mut Self {
-        self.batch
-            .push(self.case, REL_DRAW_CLAIMED, false, &[::clir::Column::to_flat(who)]);
+        self.batch.add(REL_DRAW_CLAIMED, false, (self.case, who));
         self
     }
     ///Adds the fact `~draw_claimed(who: Player)`: the player has claimed a draw.
     pub fn not_draw_claimed(&mut self, who: Player) -> &mut Self {
-        self.batch
-            .push(self.case, REL_DRAW_CLAIMED, true, &[::clir::Column::to_flat(who)]);
+        self.batch.add(REL_DRAW_CLAIMED, true, (self.case, who));
         self
     }
     ///Adds the fact `en_passant_right_open(game: Game)`: an en passant capture is available on this move.
     pub fn en_passant_right_open(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_EN_PASSANT_RIGHT_OPEN,
-                false,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_EN_PASSANT_RIGHT_OPEN, false, (self.case, game));
         self
     }
     ///Adds the fact `~en_passant_right_open(game: Game)`: an en passant capture is available on this move.
     pub fn not_en_passant_right_open(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_EN_PASSANT_RIGHT_OPEN,
-                true,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_EN_PASSANT_RIGHT_OPEN, true, (self.case, game));
         self
     }
     ///Adds the fact `king_cannot_be_checkmated(who: Player)`: the opponent cannot checkmate this player's king by any possible series of legal moves.
     pub fn king_cannot_be_checkmated(&mut self, who: Player) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_KING_CANNOT_BE_CHECKMATED,
-                false,
-                &[::clir::Column::to_flat(who)],
-            );
+        self.batch.add(REL_KING_CANNOT_BE_CHECKMATED, false, (self.case, who));
         self
     }
     ///Adds the fact `~king_cannot_be_checkmated(who: Player)`: the opponent cannot checkmate this player's king by any possible series of legal moves.
     pub fn not_king_cannot_be_checkmated(&mut self, who: Player) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_KING_CANNOT_BE_CHECKMATED,
-                true,
-                &[::clir::Column::to_flat(who)],
-            );
+        self.batch.add(REL_KING_CANNOT_BE_CHECKMATED, true, (self.case, who));
         self
     }
     ///Adds the fact `king_of(who: Player, king: Piece)`: the piece is that player's king.
     pub fn king_of(&mut self, who: Player, king: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_KING_OF,
-                false,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(king)],
-            );
+        self.batch.add(REL_KING_OF, false, (self.case, who, king));
         self
     }
     ///Adds the fact `~king_of(who: Player, king: Piece)`: the piece is that player's king.
     pub fn not_king_of(&mut self, who: Player, king: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_KING_OF,
-                true,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(king)],
-            );
+        self.batch.add(REL_KING_OF, true, (self.case, who, king));
         self
     }
     ///Adds the fact `move_meets_articles_3_1_to_3_9(game: Game)`: the attempted move meets the relevant requirements of Articles 3.1 to 3.9.
     pub fn move_meets_articles_3_1_to_3_9(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                false,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (self.case, game));
         self
     }
     ///Adds the fact `~move_meets_articles_3_1_to_3_9(game: Game)`: the attempted move meets the relevant requirements of Articles 3.1 to 3.9.
     pub fn not_move_meets_articles_3_1_to_3_9(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                true,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (self.case, game));
         self
     }
     ///Adds the fact `moves_by_each_without_pawn_or_capture(game: Game, n: Integer)`: this many moves by each player have been made without the movement of any pawn and without any capture.
@@ -2084,12 +1427,7 @@ impl Case<'_> {
         n: i64,
     ) -> &mut Self {
         self.batch
-            .push(
-                self.case,
-                REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
-                false,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(n)],
-            );
+            .add(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (self.case, game, n));
         self
     }
     ///Adds the fact `~moves_by_each_without_pawn_or_capture(game: Game, n: Integer)`: this many moves by each player have been made without the movement of any pawn and without any capture.
@@ -2099,78 +1437,37 @@ impl Case<'_> {
         n: i64,
     ) -> &mut Self {
         self.batch
-            .push(
-                self.case,
-                REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
-                true,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(n)],
-            );
+            .add(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true, (self.case, game, n));
         self
     }
     ///Adds the fact `own_piece_of(who: Player, piece: Piece)`: the piece belongs to the player.
     pub fn own_piece_of(&mut self, who: Player, piece: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_OWN_PIECE_OF,
-                false,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(piece)],
-            );
+        self.batch.add(REL_OWN_PIECE_OF, false, (self.case, who, piece));
         self
     }
     ///Adds the fact `~own_piece_of(who: Player, piece: Piece)`: the piece belongs to the player.
     pub fn not_own_piece_of(&mut self, who: Player, piece: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_OWN_PIECE_OF,
-                true,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(piece)],
-            );
+        self.batch.add(REL_OWN_PIECE_OF, true, (self.case, who, piece));
         self
     }
     ///Adds the fact `piece_can_be_moved(piece: Piece)`: the piece can be moved.
     pub fn piece_can_be_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PIECE_CAN_BE_MOVED,
-                false,
-                &[::clir::Column::to_flat(piece)],
-            );
+        self.batch.add(REL_PIECE_CAN_BE_MOVED, false, (self.case, piece));
         self
     }
     ///Adds the fact `~piece_can_be_moved(piece: Piece)`: the piece can be moved.
     pub fn not_piece_can_be_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PIECE_CAN_BE_MOVED,
-                true,
-                &[::clir::Column::to_flat(piece)],
-            );
+        self.batch.add(REL_PIECE_CAN_BE_MOVED, true, (self.case, piece));
         self
     }
     ///Adds the fact `piece_has_moved(piece: Piece)`: the piece has already moved.
     pub fn piece_has_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PIECE_HAS_MOVED,
-                false,
-                &[::clir::Column::to_flat(piece)],
-            );
+        self.batch.add(REL_PIECE_HAS_MOVED, false, (self.case, piece));
         self
     }
     ///Adds the fact `~piece_has_moved(piece: Piece)`: the piece has already moved.
     pub fn not_piece_has_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PIECE_HAS_MOVED,
-                true,
-                &[::clir::Column::to_flat(piece)],
-            );
+        self.batch.add(REL_PIECE_HAS_MOVED, true, (self.case, piece));
         self
     }
     ///Adds the fact `piece_touched_intentionally(who: Player, piece: Piece)`: the player having the move touched the piece with the intention of moving or capturing.
@@ -2180,13 +1477,7 @@ impl Case<'_> {
         who: Player,
         piece: Piece,
     ) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PIECE_TOUCHED_INTENTIONALLY,
-                false,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(piece)],
-            );
+        self.batch.add(REL_PIECE_TOUCHED_INTENTIONALLY, false, (self.case, who, piece));
         self
     }
     ///Adds the fact `~piece_touched_intentionally(who: Player, piece: Piece)`: the player having the move touched the piece with the intention of moving or capturing.
@@ -2196,174 +1487,87 @@ impl Case<'_> {
         who: Player,
         piece: Piece,
     ) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PIECE_TOUCHED_INTENTIONALLY,
-                true,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(piece)],
-            );
+        self.batch.add(REL_PIECE_TOUCHED_INTENTIONALLY, true, (self.case, who, piece));
         self
     }
     ///Adds the fact `play_started(game: Game)`: the game has been started.
     pub fn play_started(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(self.case, REL_PLAY_STARTED, false, &[::clir::Column::to_flat(game)]);
+        self.batch.add(REL_PLAY_STARTED, false, (self.case, game));
         self
     }
     ///Adds the fact `~play_started(game: Game)`: the game has been started.
     pub fn not_play_started(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(self.case, REL_PLAY_STARTED, true, &[::clir::Column::to_flat(game)]);
+        self.batch.add(REL_PLAY_STARTED, true, (self.case, game));
         self
     }
     ///Adds the fact `player_has_the_move(game: Game, who: Player)`: the player has the move.
     pub fn player_has_the_move(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PLAYER_HAS_THE_MOVE,
-                false,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
-            );
+        self.batch.add(REL_PLAYER_HAS_THE_MOVE, false, (self.case, game, who));
         self
     }
     ///Adds the fact `~player_has_the_move(game: Game, who: Player)`: the player has the move.
     pub fn not_player_has_the_move(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PLAYER_HAS_THE_MOVE,
-                true,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
-            );
+        self.batch.add(REL_PLAYER_HAS_THE_MOVE, true, (self.case, game, who));
         self
     }
     ///Adds the fact `player_of(game: Game, who: Player)`: the player takes part in the game.
     pub fn player_of(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PLAYER_OF,
-                false,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
-            );
+        self.batch.add(REL_PLAYER_OF, false, (self.case, game, who));
         self
     }
     ///Adds the fact `~player_of(game: Game, who: Player)`: the player takes part in the game.
     pub fn not_player_of(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PLAYER_OF,
-                true,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(who)],
-            );
+        self.batch.add(REL_PLAYER_OF, true, (self.case, game, who));
         self
     }
     ///Adds the fact `player_resigned(who: Player)`: the player has declared that he/she resigns.
     pub fn player_resigned(&mut self, who: Player) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PLAYER_RESIGNED,
-                false,
-                &[::clir::Column::to_flat(who)],
-            );
+        self.batch.add(REL_PLAYER_RESIGNED, false, (self.case, who));
         self
     }
     ///Adds the fact `~player_resigned(who: Player)`: the player has declared that he/she resigns.
     pub fn not_player_resigned(&mut self, who: Player) -> &mut Self {
-        self.batch
-            .push(self.case, REL_PLAYER_RESIGNED, true, &[::clir::Column::to_flat(who)]);
+        self.batch.add(REL_PLAYER_RESIGNED, true, (self.case, who));
         self
     }
     ///Adds the fact `position_occurrence_count(game: Game, n: Integer)`: the same position has appeared this many times.
     pub fn position_occurrence_count(&mut self, game: Game, n: i64) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_POSITION_OCCURRENCE_COUNT,
-                false,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(n)],
-            );
+        self.batch.add(REL_POSITION_OCCURRENCE_COUNT, false, (self.case, game, n));
         self
     }
     ///Adds the fact `~position_occurrence_count(game: Game, n: Integer)`: the same position has appeared this many times.
     pub fn not_position_occurrence_count(&mut self, game: Game, n: i64) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_POSITION_OCCURRENCE_COUNT,
-                true,
-                &[::clir::Column::to_flat(game), ::clir::Column::to_flat(n)],
-            );
+        self.batch.add(REL_POSITION_OCCURRENCE_COUNT, true, (self.case, game, n));
         self
     }
     ///Adds the fact `procedure_instance(instance: Game)`.
     pub fn procedure_instance(&mut self, instance: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PROCEDURE_INSTANCE,
-                false,
-                &[::clir::Column::to_flat(instance)],
-            );
+        self.batch.add(REL_PROCEDURE_INSTANCE, false, (self.case, instance));
         self
     }
     ///Adds the fact `~procedure_instance(instance: Game)`.
     pub fn not_procedure_instance(&mut self, instance: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_PROCEDURE_INSTANCE,
-                true,
-                &[::clir::Column::to_flat(instance)],
-            );
+        self.batch.add(REL_PROCEDURE_INSTANCE, true, (self.case, instance));
         self
     }
     ///Adds the fact `rook_of(who: Player, rook: Piece)`: the piece is that player's rook.
     pub fn rook_of(&mut self, who: Player, rook: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_ROOK_OF,
-                false,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(rook)],
-            );
+        self.batch.add(REL_ROOK_OF, false, (self.case, who, rook));
         self
     }
     ///Adds the fact `~rook_of(who: Player, rook: Piece)`: the piece is that player's rook.
     pub fn not_rook_of(&mut self, who: Player, rook: Piece) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_ROOK_OF,
-                true,
-                &[::clir::Column::to_flat(who), ::clir::Column::to_flat(rook)],
-            );
+        self.batch.add(REL_ROOK_OF, true, (self.case, who, rook));
         self
     }
     ///Adds the fact `stalemate_arisen(game: Game)`: the player to move has no legal move and his/her king is not in check.
     pub fn stalemate_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_STALEMATE_ARISEN,
-                false,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_STALEMATE_ARISEN, false, (self.case, game));
         self
     }
     ///Adds the fact `~stalemate_arisen(game: Game)`: the player to move has no legal move and his/her king is not in check.
     pub fn not_stalemate_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch
-            .push(
-                self.case,
-                REL_STALEMATE_ARISEN,
-                true,
-                &[::clir::Column::to_flat(game)],
-            );
+        self.batch.add(REL_STALEMATE_ARISEN, true, (self.case, game));
         self
     }
 }
@@ -2586,3088 +1790,237 @@ impl Ruling {
 pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let mut l = Layers {
         cases: (0..batch.cases).map(|c| (CaseId(c),)).collect(),
-        arbiter_of_input: batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, false),
-        not_arbiter_of_input: batch
-            .input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, true),
-        attempted_transition_input: batch
+        arbiter_of: batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, false),
+        not_arbiter_of: batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, true),
+        attempted_transition: batch
             .input::<
                 (CaseId, Game, GamePlayTransition),
             >(REL_ATTEMPTED_TRANSITION, false),
-        not_attempted_transition_input: batch
+        not_attempted_transition: batch
             .input::<(CaseId, Game, GamePlayTransition)>(REL_ATTEMPTED_TRANSITION, true),
-        both_players_have_moved_input: batch
+        both_players_have_moved: batch
             .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, false),
-        not_both_players_have_moved_input: batch
+        not_both_players_have_moved: batch
             .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, true),
-        capturing_pawn_on_adjacent_file_input: batch
+        capturing_pawn_on_adjacent_file: batch
             .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false),
-        not_capturing_pawn_on_adjacent_file_input: batch
+        not_capturing_pawn_on_adjacent_file: batch
             .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true),
-        case_not_precisely_regulated_input: batch
+        case_not_precisely_regulated: batch
             .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, false),
-        not_case_not_precisely_regulated_input: batch
+        not_case_not_precisely_regulated: batch
             .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, true),
+        arbiter_competent_to_decide: ::clir::rt::empty(),
+        not_arbiter_competent_to_decide: ::clir::rt::empty(),
+        castling_side_of: batch
+            .input::<
+                (CaseId, Game, Player, CastlingSide, Piece),
+            >(REL_CASTLING_SIDE_OF, false),
+        not_castling_side_of: batch
+            .input::<
+                (CaseId, Game, Player, CastlingSide, Piece),
+            >(REL_CASTLING_SIDE_OF, true),
+        checked_castling_side: batch
+            .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, false),
+        not_checked_castling_side: batch
+            .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, true),
+        castling_path_attacked: ::clir::rt::empty(),
+        not_castling_path_attacked: ::clir::rt::empty(),
         castling_path_attacked_input: batch
             .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, false),
         not_castling_path_attacked_input: batch
             .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, true),
+        closure_0_castling_path_attacked: ::clir::rt::empty(),
+        castling_path_blocked: ::clir::rt::empty(),
+        not_castling_path_blocked: ::clir::rt::empty(),
         castling_path_blocked_input: batch
             .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, false),
         not_castling_path_blocked_input: batch
             .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, true),
-        castling_side_of_input: batch
-            .input::<
-                (CaseId, Game, Player, CastlingSide, Piece),
-            >(REL_CASTLING_SIDE_OF, false),
-        not_castling_side_of_input: batch
-            .input::<
-                (CaseId, Game, Player, CastlingSide, Piece),
-            >(REL_CASTLING_SIDE_OF, true),
-        checked_castling_side_input: batch
-            .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, false),
-        not_checked_castling_side_input: batch
-            .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, true),
-        checked_game_input: batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, false),
-        not_checked_game_input: batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, true),
-        checked_piece_input: batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, false),
-        not_checked_piece_input: batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, true),
-        checked_player_input: batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, false),
-        not_checked_player_input: batch
-            .input::<(CaseId, Player)>(REL_CHECKED_PLAYER, true),
-        checkmate_delivered_input: batch
+        closure_1_castling_path_blocked: ::clir::rt::empty(),
+        checked_game: batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, false),
+        not_checked_game: batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, true),
+        checked_piece: batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, false),
+        not_checked_piece: batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, true),
+        checked_player: batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, false),
+        not_checked_player: batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, true),
+        checkmate_delivered: batch
             .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, false),
-        not_checkmate_delivered_input: batch
+        not_checkmate_delivered: batch
             .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, true),
-        completed_illegal_move_count_input: batch
+        checkmate_has_been_delivered: ::clir::rt::empty(),
+        not_checkmate_has_been_delivered: ::clir::rt::empty(),
+        completed_illegal_move_count: batch
             .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false),
-        not_completed_illegal_move_count_input: batch
+        not_completed_illegal_move_count: batch
             .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true),
-        dead_position_arisen_input: batch
+        dead_position_arisen: batch
             .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, false),
-        not_dead_position_arisen_input: batch
+        not_dead_position_arisen: batch
             .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, true),
-        draw_agreed_input: batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, false),
-        not_draw_agreed_input: batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, true),
-        draw_claimed_input: batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, false),
-        not_draw_claimed_input: batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, true),
+        dead_position_has_ended_the_game: ::clir::rt::empty(),
+        not_dead_position_has_ended_the_game: ::clir::rt::empty(),
+        draw_agreed: batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, false),
+        not_draw_agreed: batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, true),
+        agreed_draw_has_ended_the_game: ::clir::rt::empty(),
+        not_agreed_draw_has_ended_the_game: ::clir::rt::empty(),
+        draw_claimed: batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, false),
+        not_draw_claimed: batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, true),
+        en_passant_right_open: ::clir::rt::empty(),
+        not_en_passant_right_open: ::clir::rt::empty(),
         en_passant_right_open_input: batch
             .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, false),
         not_en_passant_right_open_input: batch
             .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, true),
+        closure_2_en_passant_right_open: ::clir::rt::empty(),
+        game_won_by: ::clir::rt::empty(),
+        not_game_won_by: ::clir::rt::empty(),
+        king_cannot_be_checkmated: ::clir::rt::empty(),
+        not_king_cannot_be_checkmated: ::clir::rt::empty(),
         king_cannot_be_checkmated_input: batch
             .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, false),
         not_king_cannot_be_checkmated_input: batch
             .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, true),
-        king_of_input: batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, false),
-        not_king_of_input: batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, true),
+        closure_3_king_cannot_be_checkmated: ::clir::rt::empty(),
+        king_of: batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, false),
+        not_king_of: batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, true),
+        move_meets_articles_3_1_to_3_9: ::clir::rt::empty(),
+        not_move_meets_articles_3_1_to_3_9: ::clir::rt::empty(),
         move_meets_articles_3_1_to_3_9_input: batch
             .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false),
         not_move_meets_articles_3_1_to_3_9_input: batch
             .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true),
-        moves_by_each_without_pawn_or_capture_input: batch
+        closure_4_move_meets_articles_3_1_to_3_9: ::clir::rt::empty(),
+        illegal_move: ::clir::rt::empty(),
+        not_illegal_move: ::clir::rt::empty(),
+        legal_move: ::clir::rt::empty(),
+        not_legal_move: ::clir::rt::empty(),
+        moves_by_each_without_pawn_or_capture: batch
             .input::<
                 (CaseId, Game, i64),
             >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false),
-        not_moves_by_each_without_pawn_or_capture_input: batch
+        not_moves_by_each_without_pawn_or_capture: batch
             .input::<
                 (CaseId, Game, i64),
             >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true),
-        own_piece_of_input: batch
-            .input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, false),
-        not_own_piece_of_input: batch
-            .input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, true),
-        piece_can_be_moved_input: batch
+        own_piece_of: batch.input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, false),
+        not_own_piece_of: batch.input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, true),
+        piece_can_be_moved: batch
             .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, false),
-        not_piece_can_be_moved_input: batch
+        not_piece_can_be_moved: batch
             .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, true),
+        piece_has_moved: ::clir::rt::empty(),
+        not_piece_has_moved: ::clir::rt::empty(),
         piece_has_moved_input: batch
             .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, false),
         not_piece_has_moved_input: batch
             .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, true),
-        piece_touched_intentionally_input: batch
+        closure_5_piece_has_moved: ::clir::rt::empty(),
+        piece_touched_intentionally: batch
             .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, false),
-        not_piece_touched_intentionally_input: batch
+        not_piece_touched_intentionally: batch
             .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, true),
-        play_started_input: batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, false),
-        not_play_started_input: batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, true),
-        player_has_the_move_input: batch
+        play_started: batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, false),
+        not_play_started: batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, true),
+        arbiter_shall_see_laws_observed: ::clir::rt::empty(),
+        not_arbiter_shall_see_laws_observed: ::clir::rt::empty(),
+        player_has_the_move: batch
             .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, false),
-        not_player_has_the_move_input: batch
+        not_player_has_the_move: batch
             .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, true),
-        player_of_input: batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, false),
-        not_player_of_input: batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, true),
-        player_resigned_input: batch
-            .input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, false),
-        not_player_resigned_input: batch
-            .input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, true),
-        position_occurrence_count_input: batch
+        en_passant_capture_legal: ::clir::rt::empty(),
+        not_en_passant_capture_legal: ::clir::rt::empty(),
+        fifty_move_claim_correct: ::clir::rt::empty(),
+        not_fifty_move_claim_correct: ::clir::rt::empty(),
+        must_move_first_touched_piece: ::clir::rt::empty(),
+        not_must_move_first_touched_piece: ::clir::rt::empty(),
+        player_of: batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, false),
+        not_player_of: batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, true),
+        player_resigned: batch.input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, false),
+        not_player_resigned: batch.input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, true),
+        game_lost_by: ::clir::rt::empty(),
+        not_game_lost_by: ::clir::rt::empty(),
+        position_occurrence_count: batch
             .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, false),
-        not_position_occurrence_count_input: batch
+        not_position_occurrence_count: batch
             .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, true),
-        procedure_instance_input: batch
-            .input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, false),
-        not_procedure_instance_input: batch
+        procedure_instance: batch.input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, false),
+        not_procedure_instance: batch
             .input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, true),
-        rook_of_input: batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, false),
-        not_rook_of_input: batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, true),
-        stalemate_arisen_input: batch
-            .input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, false),
-        not_stalemate_arisen_input: batch
-            .input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, true),
-        arbiter_of: Relation::from_vec(Vec::new()),
-        not_arbiter_of: Relation::from_vec(Vec::new()),
-        attempted_transition: Relation::from_vec(Vec::new()),
-        not_attempted_transition: Relation::from_vec(Vec::new()),
-        both_players_have_moved: Relation::from_vec(Vec::new()),
-        not_both_players_have_moved: Relation::from_vec(Vec::new()),
-        capturing_pawn_on_adjacent_file: Relation::from_vec(Vec::new()),
-        not_capturing_pawn_on_adjacent_file: Relation::from_vec(Vec::new()),
-        case_not_precisely_regulated: Relation::from_vec(Vec::new()),
-        not_case_not_precisely_regulated: Relation::from_vec(Vec::new()),
-        arbiter_competent_to_decide: Relation::from_vec(Vec::new()),
-        not_arbiter_competent_to_decide: Relation::from_vec(Vec::new()),
-        castling_side_of: Relation::from_vec(Vec::new()),
-        not_castling_side_of: Relation::from_vec(Vec::new()),
-        checked_castling_side: Relation::from_vec(Vec::new()),
-        not_checked_castling_side: Relation::from_vec(Vec::new()),
-        castling_path_attacked: Relation::from_vec(Vec::new()),
-        not_castling_path_attacked: Relation::from_vec(Vec::new()),
-        closure_0_castling_path_attacked: Relation::from_vec(Vec::new()),
-        castling_path_blocked: Relation::from_vec(Vec::new()),
-        not_castling_path_blocked: Relation::from_vec(Vec::new()),
-        closure_1_castling_path_blocked: Relation::from_vec(Vec::new()),
-        checked_game: Relation::from_vec(Vec::new()),
-        not_checked_game: Relation::from_vec(Vec::new()),
-        checked_piece: Relation::from_vec(Vec::new()),
-        not_checked_piece: Relation::from_vec(Vec::new()),
-        checked_player: Relation::from_vec(Vec::new()),
-        not_checked_player: Relation::from_vec(Vec::new()),
-        checkmate_delivered: Relation::from_vec(Vec::new()),
-        not_checkmate_delivered: Relation::from_vec(Vec::new()),
-        checkmate_has_been_delivered: Relation::from_vec(Vec::new()),
-        not_checkmate_has_been_delivered: Relation::from_vec(Vec::new()),
-        completed_illegal_move_count: Relation::from_vec(Vec::new()),
-        not_completed_illegal_move_count: Relation::from_vec(Vec::new()),
-        dead_position_arisen: Relation::from_vec(Vec::new()),
-        not_dead_position_arisen: Relation::from_vec(Vec::new()),
-        dead_position_has_ended_the_game: Relation::from_vec(Vec::new()),
-        not_dead_position_has_ended_the_game: Relation::from_vec(Vec::new()),
-        draw_agreed: Relation::from_vec(Vec::new()),
-        not_draw_agreed: Relation::from_vec(Vec::new()),
-        agreed_draw_has_ended_the_game: Relation::from_vec(Vec::new()),
-        not_agreed_draw_has_ended_the_game: Relation::from_vec(Vec::new()),
-        draw_claimed: Relation::from_vec(Vec::new()),
-        not_draw_claimed: Relation::from_vec(Vec::new()),
-        en_passant_right_open: Relation::from_vec(Vec::new()),
-        not_en_passant_right_open: Relation::from_vec(Vec::new()),
-        closure_2_en_passant_right_open: Relation::from_vec(Vec::new()),
-        game_won_by: Relation::from_vec(Vec::new()),
-        not_game_won_by: Relation::from_vec(Vec::new()),
-        king_cannot_be_checkmated: Relation::from_vec(Vec::new()),
-        not_king_cannot_be_checkmated: Relation::from_vec(Vec::new()),
-        closure_3_king_cannot_be_checkmated: Relation::from_vec(Vec::new()),
-        king_of: Relation::from_vec(Vec::new()),
-        not_king_of: Relation::from_vec(Vec::new()),
-        move_meets_articles_3_1_to_3_9: Relation::from_vec(Vec::new()),
-        not_move_meets_articles_3_1_to_3_9: Relation::from_vec(Vec::new()),
-        closure_4_move_meets_articles_3_1_to_3_9: Relation::from_vec(Vec::new()),
-        illegal_move: Relation::from_vec(Vec::new()),
-        not_illegal_move: Relation::from_vec(Vec::new()),
-        legal_move: Relation::from_vec(Vec::new()),
-        not_legal_move: Relation::from_vec(Vec::new()),
-        moves_by_each_without_pawn_or_capture: Relation::from_vec(Vec::new()),
-        not_moves_by_each_without_pawn_or_capture: Relation::from_vec(Vec::new()),
-        own_piece_of: Relation::from_vec(Vec::new()),
-        not_own_piece_of: Relation::from_vec(Vec::new()),
-        piece_can_be_moved: Relation::from_vec(Vec::new()),
-        not_piece_can_be_moved: Relation::from_vec(Vec::new()),
-        piece_has_moved: Relation::from_vec(Vec::new()),
-        not_piece_has_moved: Relation::from_vec(Vec::new()),
-        closure_5_piece_has_moved: Relation::from_vec(Vec::new()),
-        piece_touched_intentionally: Relation::from_vec(Vec::new()),
-        not_piece_touched_intentionally: Relation::from_vec(Vec::new()),
-        play_started: Relation::from_vec(Vec::new()),
-        not_play_started: Relation::from_vec(Vec::new()),
-        arbiter_shall_see_laws_observed: Relation::from_vec(Vec::new()),
-        not_arbiter_shall_see_laws_observed: Relation::from_vec(Vec::new()),
-        player_has_the_move: Relation::from_vec(Vec::new()),
-        not_player_has_the_move: Relation::from_vec(Vec::new()),
-        en_passant_capture_legal: Relation::from_vec(Vec::new()),
-        not_en_passant_capture_legal: Relation::from_vec(Vec::new()),
-        fifty_move_claim_correct: Relation::from_vec(Vec::new()),
-        not_fifty_move_claim_correct: Relation::from_vec(Vec::new()),
-        must_move_first_touched_piece: Relation::from_vec(Vec::new()),
-        not_must_move_first_touched_piece: Relation::from_vec(Vec::new()),
-        player_of: Relation::from_vec(Vec::new()),
-        not_player_of: Relation::from_vec(Vec::new()),
-        player_resigned: Relation::from_vec(Vec::new()),
-        not_player_resigned: Relation::from_vec(Vec::new()),
-        game_lost_by: Relation::from_vec(Vec::new()),
-        not_game_lost_by: Relation::from_vec(Vec::new()),
-        position_occurrence_count: Relation::from_vec(Vec::new()),
-        not_position_occurrence_count: Relation::from_vec(Vec::new()),
-        procedure_instance: Relation::from_vec(Vec::new()),
-        not_procedure_instance: Relation::from_vec(Vec::new()),
-        resignation_has_ended_the_game: Relation::from_vec(Vec::new()),
-        not_resignation_has_ended_the_game: Relation::from_vec(Vec::new()),
-        rook_of: Relation::from_vec(Vec::new()),
-        not_rook_of: Relation::from_vec(Vec::new()),
-        castling_legal: Relation::from_vec(Vec::new()),
-        not_castling_legal: Relation::from_vec(Vec::new()),
-        second_illegal_move_has_ended_the_game: Relation::from_vec(Vec::new()),
-        not_second_illegal_move_has_ended_the_game: Relation::from_vec(Vec::new()),
-        stalemate_arisen: Relation::from_vec(Vec::new()),
-        not_stalemate_arisen: Relation::from_vec(Vec::new()),
-        stalemate_has_ended_the_game: Relation::from_vec(Vec::new()),
-        not_stalemate_has_ended_the_game: Relation::from_vec(Vec::new()),
-        threefold_claim_correct: Relation::from_vec(Vec::new()),
-        not_threefold_claim_correct: Relation::from_vec(Vec::new()),
-        game_drawn_definite: Relation::from_vec(Vec::new()),
-        game_drawn_supported: Relation::from_vec(Vec::new()),
-        game_drawn_concluded: Relation::from_vec(Vec::new()),
-        not_game_drawn_definite: Relation::from_vec(Vec::new()),
-        not_game_drawn_supported: Relation::from_vec(Vec::new()),
-        not_game_drawn_concluded: Relation::from_vec(Vec::new()),
-        entered_state_definite: Relation::from_vec(Vec::new()),
-        entered_state_concluded: Relation::from_vec(Vec::new()),
-        not_entered_state_definite: Relation::from_vec(Vec::new()),
-        not_entered_state_supported: Relation::from_vec(Vec::new()),
-        not_entered_state_concluded: Relation::from_vec(Vec::new()),
-        valid_transition_definite: Relation::from_vec(Vec::new()),
-        valid_transition_concluded: Relation::from_vec(Vec::new()),
-        not_valid_transition_definite: Relation::from_vec(Vec::new()),
-        not_valid_transition_supported: Relation::from_vec(Vec::new()),
-        not_valid_transition_concluded: Relation::from_vec(Vec::new()),
+        resignation_has_ended_the_game: ::clir::rt::empty(),
+        not_resignation_has_ended_the_game: ::clir::rt::empty(),
+        rook_of: batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, false),
+        not_rook_of: batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, true),
+        castling_legal: ::clir::rt::empty(),
+        not_castling_legal: ::clir::rt::empty(),
+        second_illegal_move_has_ended_the_game: ::clir::rt::empty(),
+        not_second_illegal_move_has_ended_the_game: ::clir::rt::empty(),
+        stalemate_arisen: batch.input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, false),
+        not_stalemate_arisen: batch.input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, true),
+        stalemate_has_ended_the_game: ::clir::rt::empty(),
+        not_stalemate_has_ended_the_game: ::clir::rt::empty(),
+        threefold_claim_correct: ::clir::rt::empty(),
+        not_threefold_claim_correct: ::clir::rt::empty(),
+        game_drawn_definite: ::clir::rt::empty(),
+        game_drawn_supported: ::clir::rt::empty(),
+        game_drawn_concluded: ::clir::rt::empty(),
+        not_game_drawn_definite: ::clir::rt::empty(),
+        not_game_drawn_supported: ::clir::rt::empty(),
+        not_game_drawn_concluded: ::clir::rt::empty(),
+        entered_state_definite: ::clir::rt::empty(),
+        entered_state_concluded: ::clir::rt::empty(),
+        not_entered_state_definite: ::clir::rt::empty(),
+        not_entered_state_supported: ::clir::rt::empty(),
+        not_entered_state_concluded: ::clir::rt::empty(),
+        valid_transition_definite: ::clir::rt::empty(),
+        valid_transition_concluded: ::clir::rt::empty(),
+        not_valid_transition_definite: ::clir::rt::empty(),
+        not_valid_transition_supported: ::clir::rt::empty(),
+        not_valid_transition_concluded: ::clir::rt::empty(),
     };
-    self::evaluate_strata_0(&mut l);
-    self::evaluate_strata_1(&mut l);
-    self::evaluate_strata_2(&mut l);
+    self::evaluate_stratum_5(&mut l);
+    self::evaluate_stratum_8(&mut l);
+    self::evaluate_stratum_9(&mut l);
+    self::evaluate_stratum_14(&mut l);
+    self::evaluate_stratum_17(&mut l);
+    self::evaluate_stratum_19(&mut l);
+    self::evaluate_stratum_21(&mut l);
+    self::evaluate_stratum_22(&mut l);
+    self::evaluate_stratum_23(&mut l);
+    self::evaluate_stratum_25(&mut l);
+    self::evaluate_stratum_26(&mut l);
+    self::evaluate_stratum_27(&mut l);
+    self::evaluate_stratum_31(&mut l);
+    self::evaluate_stratum_34(&mut l);
+    self::evaluate_stratum_36(&mut l);
+    self::evaluate_stratum_37(&mut l);
+    self::evaluate_stratum_38(&mut l);
+    self::evaluate_stratum_41(&mut l);
+    self::evaluate_stratum_44(&mut l);
+    self::evaluate_stratum_46(&mut l);
+    self::evaluate_stratum_47(&mut l);
+    self::evaluate_stratum_49(&mut l);
+    self::evaluate_stratum_50(&mut l);
+    self::evaluate_stratum_51(&mut l);
+    self::evaluate_stratum_52(&mut l);
     let mut out = ::clir::Output::new(SCHEMA.relations.len());
     self::write_conclusions_0(&l, &mut out);
     self::write_conclusions_1(&l, &mut out);
     self::write_conclusions_2(&l, &mut out);
     if batch.explain {
-        // Explanations: every instance of every rule over the final relations (definite premises for strict rules, applicable premises for all), and every closure negative
         let mut instances: Vec<::clir::Instance> = Vec::new();
         self::explain_0(&l, &mut instances);
         self::explain_1(&l, &mut instances);
         self::explain_2(&l, &mut instances);
-        self::explain_3(&l, &mut instances);
         out.instances = instances;
     }
     out
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_5(
-    case_not_precisely_regulated: &Relation<(CaseId, Situation)>,
-) -> (Relation<(CaseId, Situation)>, Relation<(CaseId, Situation)>) {
-    // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
-    let mut arbiter_competent_to_decide: Vec<(CaseId, Situation)> = Vec::new();
-    let mut not_arbiter_competent_to_decide: Vec<(CaseId, Situation)> = Vec::new();
-    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter (strict), preface/0.2
-    // Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
-    // arbiter_competent_to_decide(v0) <- case_not_precisely_regulated(v0)
-    // join order: case_not_precisely_regulated(v0); +D from definite premises
-    arbiter_competent_to_decide
-        .extend(
-            case_not_precisely_regulated
-                .iter()
-                .filter_map(|&(case, v0)| Some((case, v0))),
-        );
-    let arbiter_competent_to_decide = Relation::from_vec(arbiter_competent_to_decide);
-    let not_arbiter_competent_to_decide = Relation::from_vec(
-        not_arbiter_competent_to_decide,
-    );
-    (arbiter_competent_to_decide, not_arbiter_competent_to_decide)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_8(
-    castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
-    not_castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
-    checked_castling_side: &Relation<(CaseId, CastlingSide)>,
-) -> (
-    Relation<(CaseId, CastlingSide)>,
-    Relation<(CaseId, CastlingSide)>,
-    Relation<(CaseId, CastlingSide)>,
-) {
-    // Stratum 8: castling_path_attacked (+D = +S = +d)
-    let castling_path_attacked = castling_path_attacked_input;
-    let not_castling_path_attacked = not_castling_path_attacked_input;
-    // Closure urn:fide:laws:clir:chess#CastlingAttackClosure (a castling path not recorded as attacked is not attacked): ~castling_path_attacked for every concluded checked_castling_side that castling_path_attacked does not even support; snapshot urn:fide:snapshot:castling-attack:2023-01-01
-    let closure_0_castling_path_attacked = ::clir::rt::difference(
-        &checked_castling_side,
-        &castling_path_attacked,
-    );
-    let not_castling_path_attacked = ::clir::rt::union(
-        &[&not_castling_path_attacked, &closure_0_castling_path_attacked],
-    );
-    (
-        castling_path_attacked,
-        not_castling_path_attacked,
-        closure_0_castling_path_attacked,
-    )
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_9(
-    castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
-    not_castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
-    checked_castling_side: &Relation<(CaseId, CastlingSide)>,
-) -> (
-    Relation<(CaseId, CastlingSide)>,
-    Relation<(CaseId, CastlingSide)>,
-    Relation<(CaseId, CastlingSide)>,
-) {
-    // Stratum 9: castling_path_blocked (+D = +S = +d)
-    let castling_path_blocked = castling_path_blocked_input;
-    let not_castling_path_blocked = not_castling_path_blocked_input;
-    // Closure urn:fide:laws:clir:chess#CastlingBlockClosure (a castling path not recorded as blocked is not blocked): ~castling_path_blocked for every concluded checked_castling_side that castling_path_blocked does not even support; snapshot urn:fide:snapshot:castling-block:2023-01-01
-    let closure_1_castling_path_blocked = ::clir::rt::difference(
-        &checked_castling_side,
-        &castling_path_blocked,
-    );
-    let not_castling_path_blocked = ::clir::rt::union(
-        &[&not_castling_path_blocked, &closure_1_castling_path_blocked],
-    );
-    (castling_path_blocked, not_castling_path_blocked, closure_1_castling_path_blocked)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_14(
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
-    let mut checkmate_has_been_delivered: Vec<(CaseId, Game)> = Vec::new();
-    let mut not_checkmate_has_been_delivered: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
-    // Article 5.1.1. Checkmate immediately ends the game
-    // checkmate_has_been_delivered(v0) <- checkmate_delivered(v0, v1)
-    // join order: checkmate_delivered(v0, v1); +D from definite premises
-    checkmate_has_been_delivered
-        .extend(
-            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
-        );
-    let checkmate_has_been_delivered = Relation::from_vec(checkmate_has_been_delivered);
-    let not_checkmate_has_been_delivered = Relation::from_vec(
-        not_checkmate_has_been_delivered,
-    );
-    (checkmate_has_been_delivered, not_checkmate_has_been_delivered)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_17(
-    dead_position_arisen: &Relation<(CaseId, Game)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
-    let mut dead_position_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let mut not_dead_position_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame (strict), article/5
-    // Article 5.2.2. A dead position immediately ends the game
-    // dead_position_has_ended_the_game(v0) <- dead_position_arisen(v0)
-    // join order: dead_position_arisen(v0); +D from definite premises
-    dead_position_has_ended_the_game
-        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    let dead_position_has_ended_the_game = Relation::from_vec(
-        dead_position_has_ended_the_game,
-    );
-    let not_dead_position_has_ended_the_game = Relation::from_vec(
-        not_dead_position_has_ended_the_game,
-    );
-    (dead_position_has_ended_the_game, not_dead_position_has_ended_the_game)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_19(
-    both_players_have_moved: &Relation<(CaseId, Game)>,
-    draw_agreed: &Relation<(CaseId, Game)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
-    let mut agreed_draw_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let mut not_agreed_draw_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame (strict), article/5
-    // Article 5.2.3. An agreed draw immediately ends the game
-    // agreed_draw_has_ended_the_game(v0) <- both_players_have_moved(v0), draw_agreed(v0)
-    // join order: both_players_have_moved(v0) ⋈ draw_agreed(v0); +D from definite premises
-    let agreed_draw_ends_the_game_1: Relation<((CaseId, Game), ())> = both_players_have_moved
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    let agreed_draw_ends_the_game_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &agreed_draw_ends_the_game_1,
-        &agreed_draw_ends_the_game_2_draw_agreed,
-        &mut agreed_draw_has_ended_the_game,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let agreed_draw_has_ended_the_game = Relation::from_vec(
-        agreed_draw_has_ended_the_game,
-    );
-    let not_agreed_draw_has_ended_the_game = Relation::from_vec(
-        not_agreed_draw_has_ended_the_game,
-    );
-    (agreed_draw_has_ended_the_game, not_agreed_draw_has_ended_the_game)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_21(
-    en_passant_right_open_input: Relation<(CaseId, Game)>,
-    not_en_passant_right_open_input: Relation<(CaseId, Game)>,
-    checked_game: &Relation<(CaseId, Game)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 21: en_passant_right_open (+D = +S = +d)
-    let en_passant_right_open = en_passant_right_open_input;
-    let not_en_passant_right_open = not_en_passant_right_open_input;
-    // Closure urn:fide:laws:clir:chess#EnPassantFlagClosure (an en passant right not recorded on this frame is not open): ~en_passant_right_open for every concluded checked_game that en_passant_right_open does not even support; snapshot urn:fide:snapshot:en-passant:2023-01-01
-    let closure_2_en_passant_right_open = ::clir::rt::difference(
-        &checked_game,
-        &en_passant_right_open,
-    );
-    let not_en_passant_right_open = ::clir::rt::union(
-        &[&not_en_passant_right_open, &closure_2_en_passant_right_open],
-    );
-    (en_passant_right_open, not_en_passant_right_open, closure_2_en_passant_right_open)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_22(
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-) -> (Relation<(CaseId, Game, Player)>, Relation<(CaseId, Game, Player)>) {
-    // Stratum 22: game_won_by (+D = +S = +d)
-    let mut game_won_by: Vec<(CaseId, Game, Player)> = Vec::new();
-    let mut not_game_won_by: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#CheckmateWins (strict), article/5
-    // Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
-    // game_won_by(v0, v1) <- checkmate_delivered(v0, v1)
-    // join order: checkmate_delivered(v0, v1); +D from definite premises
-    game_won_by
-        .extend(
-            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-        );
-    let game_won_by = Relation::from_vec(game_won_by);
-    let not_game_won_by = Relation::from_vec(not_game_won_by);
-    (game_won_by, not_game_won_by)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_23(
-    king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
-    not_king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
-    checked_player: &Relation<(CaseId, Player)>,
-) -> (
-    Relation<(CaseId, Player)>,
-    Relation<(CaseId, Player)>,
-    Relation<(CaseId, Player)>,
-) {
-    // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
-    let king_cannot_be_checkmated = king_cannot_be_checkmated_input;
-    let not_king_cannot_be_checkmated = not_king_cannot_be_checkmated_input;
-    // Closure urn:fide:laws:clir:chess#MateImpossibilityClosure (a king not recorded as unable to be checkmated can be checkmated): ~king_cannot_be_checkmated for every concluded checked_player that king_cannot_be_checkmated does not even support; snapshot urn:fide:snapshot:mate-possibility:2023-01-01
-    let closure_3_king_cannot_be_checkmated = ::clir::rt::difference(
-        &checked_player,
-        &king_cannot_be_checkmated,
-    );
-    let not_king_cannot_be_checkmated = ::clir::rt::union(
-        &[&not_king_cannot_be_checkmated, &closure_3_king_cannot_be_checkmated],
-    );
-    (
-        king_cannot_be_checkmated,
-        not_king_cannot_be_checkmated,
-        closure_3_king_cannot_be_checkmated,
-    )
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_25(
-    move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
-    not_move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
-    checked_game: &Relation<(CaseId, Game)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
-    let move_meets_articles_3_1_to_3_9 = move_meets_articles_3_1_to_3_9_input;
-    let not_move_meets_articles_3_1_to_3_9 = not_move_meets_articles_3_1_to_3_9_input;
-    // Closure urn:fide:laws:clir:chess#MoveLegalityClosure (a move not recorded as meeting Articles 3.1 to 3.9 does not meet them): ~move_meets_articles_3_1_to_3_9 for every concluded checked_game that move_meets_articles_3_1_to_3_9 does not even support; snapshot urn:fide:snapshot:move-legality:2023-01-01
-    let closure_4_move_meets_articles_3_1_to_3_9 = ::clir::rt::difference(
-        &checked_game,
-        &move_meets_articles_3_1_to_3_9,
-    );
-    let not_move_meets_articles_3_1_to_3_9 = ::clir::rt::union(
-        &[&not_move_meets_articles_3_1_to_3_9, &closure_4_move_meets_articles_3_1_to_3_9],
-    );
-    (
-        move_meets_articles_3_1_to_3_9,
-        not_move_meets_articles_3_1_to_3_9,
-        closure_4_move_meets_articles_3_1_to_3_9,
-    )
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_26(
-    checked_game: &Relation<(CaseId, Game)>,
-    not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 26: illegal_move (+D = +S = +d)
-    let mut illegal_move: Vec<(CaseId, Game)> = Vec::new();
-    let mut not_illegal_move: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#MoveIsIllegal (strict), article/3
-    // Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
-    // illegal_move(v0) <- checked_game(v0), ~move_meets_articles_3_1_to_3_9(v0)
-    // join order: checked_game(v0) ⋈ ~move_meets_articles_3_1_to_3_9(v0); +D from definite premises
-    let move_is_illegal_1: Relation<((CaseId, Game), ())> = checked_game
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    let move_is_illegal_2_move_meets_articles_3_1_to_3_9: Relation<
-        ((CaseId, Game), ()),
-    > = not_move_meets_articles_3_1_to_3_9
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &move_is_illegal_1,
-        &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
-        &mut illegal_move,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let illegal_move = Relation::from_vec(illegal_move);
-    let not_illegal_move = Relation::from_vec(not_illegal_move);
-    (illegal_move, not_illegal_move)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_27(
-    move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 27: legal_move (+D = +S = +d)
-    let mut legal_move: Vec<(CaseId, Game)> = Vec::new();
-    let mut not_legal_move: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#MoveIsLegal (strict), article/3
-    // Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
-    // legal_move(v0) <- move_meets_articles_3_1_to_3_9(v0)
-    // join order: move_meets_articles_3_1_to_3_9(v0); +D from definite premises
-    legal_move
-        .extend(
-            move_meets_articles_3_1_to_3_9
-                .iter()
-                .filter_map(|&(case, v0)| Some((case, v0))),
-        );
-    let legal_move = Relation::from_vec(legal_move);
-    let not_legal_move = Relation::from_vec(not_legal_move);
-    (legal_move, not_legal_move)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_31(
-    piece_has_moved_input: Relation<(CaseId, Piece)>,
-    not_piece_has_moved_input: Relation<(CaseId, Piece)>,
-    checked_piece: &Relation<(CaseId, Piece)>,
-) -> (Relation<(CaseId, Piece)>, Relation<(CaseId, Piece)>, Relation<(CaseId, Piece)>) {
-    // Stratum 31: piece_has_moved (+D = +S = +d)
-    let piece_has_moved = piece_has_moved_input;
-    let not_piece_has_moved = not_piece_has_moved_input;
-    // Closure urn:fide:laws:clir:chess#PieceMovedClosure (a piece that is not recorded as having moved has not moved): ~piece_has_moved for every concluded checked_piece that piece_has_moved does not even support; snapshot urn:fide:snapshot:move-history:2023-01-01
-    let closure_5_piece_has_moved = ::clir::rt::difference(
-        &checked_piece,
-        &piece_has_moved,
-    );
-    let not_piece_has_moved = ::clir::rt::union(
-        &[&not_piece_has_moved, &closure_5_piece_has_moved],
-    );
-    (piece_has_moved, not_piece_has_moved, closure_5_piece_has_moved)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_34(
-    arbiter_of: &Relation<(CaseId, Game, Arbiter)>,
-    play_started: &Relation<(CaseId, Game)>,
-) -> (Relation<(CaseId, Arbiter, Game)>, Relation<(CaseId, Arbiter, Game)>) {
-    // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
-    let mut arbiter_shall_see_laws_observed: Vec<(CaseId, Arbiter, Game)> = Vec::new();
-    let mut not_arbiter_shall_see_laws_observed: Vec<(CaseId, Arbiter, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved (strict), article/12
-    // Article 12.1. The arbiter shall see that the Laws of Chess are observed
-    // arbiter_shall_see_laws_observed(v1, v0) <- arbiter_of(v0, v1), play_started(v0)
-    // join order: arbiter_of(v0, v1) ⋈ play_started(v0); +D from definite premises
-    let arbiter_sees_laws_observed_1: Relation<((CaseId, Game), (Arbiter,))> = arbiter_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-        .collect();
-    let arbiter_sees_laws_observed_2_play_started: Relation<((CaseId, Game), ())> = play_started
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &arbiter_sees_laws_observed_1,
-        &arbiter_sees_laws_observed_2_play_started,
-        &mut arbiter_shall_see_laws_observed,
-        |&(case, v0), &(v1,), &()| Some((case, v1, v0)),
-    );
-    let arbiter_shall_see_laws_observed = Relation::from_vec(
-        arbiter_shall_see_laws_observed,
-    );
-    let not_arbiter_shall_see_laws_observed = Relation::from_vec(
-        not_arbiter_shall_see_laws_observed,
-    );
-    (arbiter_shall_see_laws_observed, not_arbiter_shall_see_laws_observed)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_36(
-    capturing_pawn_on_adjacent_file: &Relation<(CaseId, Game, Piece)>,
-    en_passant_right_open: &Relation<(CaseId, Game)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-) -> (Relation<(CaseId, Game, Piece)>, Relation<(CaseId, Game, Piece)>) {
-    // Stratum 36: en_passant_capture_legal (+D = +S = +d)
-    let mut en_passant_capture_legal: Vec<(CaseId, Game, Piece)> = Vec::new();
-    let mut not_en_passant_capture_legal: Vec<(CaseId, Game, Piece)> = Vec::new();
-    // urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
-    // Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
-    // en_passant_capture_legal(v0, v2) <- en_passant_right_open(v0), player_has_the_move(v0, v1), capturing_pawn_on_adjacent_file(v0, v2)
-    // join order: player_has_the_move(v0, v1) ⋈ en_passant_right_open(v0) ⋈ capturing_pawn_on_adjacent_file(v0, v2); +D from definite premises
-    let en_passant_capture_legal_1: Relation<((CaseId, Game), ())> = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v0), ())))
-        .collect();
-    let en_passant_capture_legal_2_en_passant_right_open: Relation<
-        ((CaseId, Game), ()),
-    > = en_passant_right_open
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    let en_passant_capture_legal_2 = ::clir::rt::join(
-        &en_passant_capture_legal_1,
-        &en_passant_capture_legal_2_en_passant_right_open,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: Relation<
-        ((CaseId, Game), (Piece,)),
-    > = capturing_pawn_on_adjacent_file
-        .iter()
-        .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
-        .collect();
-    ::clir::rt::join_into(
-        &en_passant_capture_legal_2,
-        &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
-        &mut en_passant_capture_legal,
-        |&(case, v0), &(), &(v2,)| Some((case, v0, v2)),
-    );
-    let en_passant_capture_legal = Relation::from_vec(en_passant_capture_legal);
-    let not_en_passant_capture_legal = Relation::from_vec(not_en_passant_capture_legal);
-    (en_passant_capture_legal, not_en_passant_capture_legal)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_37(
-    draw_claimed: &Relation<(CaseId, Player)>,
-    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-) -> (Relation<(CaseId, Game, Player)>, Relation<(CaseId, Game, Player)>) {
-    // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
-    let mut fifty_move_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
-    let mut not_fifty_move_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect (strict), article/9
-    // Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
-    // fifty_move_claim_correct(v0, v1) <- v2 >= 50, draw_claimed(v1), player_has_the_move(v0, v1), moves_by_each_without_pawn_or_capture(v0, v2)
-    // join order: player_has_the_move(v0, v1) ⋈ draw_claimed(v1) ⋈ moves_by_each_without_pawn_or_capture(v0, v2); +D from definite premises
-    let fifty_move_claim_correct_1: Relation<((CaseId, Player), (Game,))> = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    let fifty_move_claim_correct_2_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let fifty_move_claim_correct_2 = ::clir::rt::join(
-        &fifty_move_claim_correct_1,
-        &fifty_move_claim_correct_2_draw_claimed,
-        |&(case, v1), &(v0,), &()| Some(((case, v0), (v1,))),
-    );
-    let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: Relation<
-        ((CaseId, Game), ()),
-    > = moves_by_each_without_pawn_or_capture
-        .iter()
-        .filter_map(|&(case, v0, v2)| {
-            if v2 >= 50i64 { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    ::clir::rt::join_into(
-        &fifty_move_claim_correct_2,
-        &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
-        &mut fifty_move_claim_correct,
-        |&(case, v0), &(v1,), &()| Some((case, v0, v1)),
-    );
-    let fifty_move_claim_correct = Relation::from_vec(fifty_move_claim_correct);
-    let not_fifty_move_claim_correct = Relation::from_vec(not_fifty_move_claim_correct);
-    (fifty_move_claim_correct, not_fifty_move_claim_correct)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_38(
-    own_piece_of: &Relation<(CaseId, Player, Piece)>,
-    piece_can_be_moved: &Relation<(CaseId, Piece)>,
-    piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-) -> (Relation<(CaseId, Player, Piece)>, Relation<(CaseId, Player, Piece)>) {
-    // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
-    let mut must_move_first_touched_piece: Vec<(CaseId, Player, Piece)> = Vec::new();
-    let mut not_must_move_first_touched_piece: Vec<(CaseId, Player, Piece)> = Vec::new();
-    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
-    // Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
-    // must_move_first_touched_piece(v1, v2) <- own_piece_of(v1, v2), piece_touched_intentionally(v1, v2), piece_can_be_moved(v2), player_has_the_move(v0, v1)
-    // join order: own_piece_of(v1, v2) ⋈ piece_touched_intentionally(v1, v2) ⋈ piece_can_be_moved(v2) ⋈ player_has_the_move(v0, v1); +D from definite premises
-    let must_move_first_touched_piece_1: Relation<((CaseId, Player, Piece), ())> = own_piece_of
-        .iter()
-        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-        .collect();
-    let must_move_first_touched_piece_2_piece_touched_intentionally: Relation<
-        ((CaseId, Player, Piece), ()),
-    > = piece_touched_intentionally
-        .iter()
-        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-        .collect();
-    let must_move_first_touched_piece_2 = ::clir::rt::join(
-        &must_move_first_touched_piece_1,
-        &must_move_first_touched_piece_2_piece_touched_intentionally,
-        |&(case, v1, v2), &(), &()| Some(((case, v2), (v1,))),
-    );
-    let must_move_first_touched_piece_3_piece_can_be_moved: Relation<
-        ((CaseId, Piece), ()),
-    > = piece_can_be_moved
-        .iter()
-        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-        .collect();
-    let must_move_first_touched_piece_3 = ::clir::rt::join(
-        &must_move_first_touched_piece_2,
-        &must_move_first_touched_piece_3_piece_can_be_moved,
-        |&(case, v2), &(v1,), &()| Some(((case, v1), (v2,))),
-    );
-    let must_move_first_touched_piece_4_player_has_the_move: Relation<
-        ((CaseId, Player), ()),
-    > = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &must_move_first_touched_piece_3,
-        &must_move_first_touched_piece_4_player_has_the_move,
-        &mut must_move_first_touched_piece,
-        |&(case, v1), &(v2,), &()| Some((case, v1, v2)),
-    );
-    let must_move_first_touched_piece = Relation::from_vec(
-        must_move_first_touched_piece,
-    );
-    let not_must_move_first_touched_piece = Relation::from_vec(
-        not_must_move_first_touched_piece,
-    );
-    (must_move_first_touched_piece, not_must_move_first_touched_piece)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_41(
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-) -> (Relation<(CaseId, Game, Player)>, Relation<(CaseId, Game, Player)>) {
-    // Stratum 41: game_lost_by (+D = +S = +d)
-    let mut game_lost_by: Vec<(CaseId, Game, Player)> = Vec::new();
-    let mut not_game_lost_by: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#ResignationLoses (strict), article/5
-    // Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
-    // game_lost_by(v0, v1) <- ~king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
-    // join order: player_of(v0, v1) ⋈ ~king_cannot_be_checkmated(v1) ⋈ player_resigned(v1); +D from definite premises
-    let resignation_loses_1: Relation<((CaseId, Player), (Game,))> = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    let resignation_loses_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = not_king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let resignation_loses_2 = ::clir::rt::join(
-        &resignation_loses_1,
-        &resignation_loses_2_king_cannot_be_checkmated,
-        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
-    );
-    let resignation_loses_3_player_resigned: Relation<((CaseId, Player), ())> = player_resigned
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &resignation_loses_2,
-        &resignation_loses_3_player_resigned,
-        &mut game_lost_by,
-        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-    );
-    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
-    // Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
-    // game_lost_by(v0, v1) <- ~king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
-    // join order: completed_illegal_move_count(v1, v2) ⋈ ~king_cannot_be_checkmated(v1) ⋈ player_of(v0, v1); +D from definite premises
-    let second_illegal_move_loses_1: Relation<((CaseId, Player), ())> = completed_illegal_move_count
-        .iter()
-        .filter_map(|&(case, v1, v2)| {
-            if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
-        })
-        .collect();
-    let second_illegal_move_loses_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = not_king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let second_illegal_move_loses_2 = ::clir::rt::join(
-        &second_illegal_move_loses_1,
-        &second_illegal_move_loses_2_king_cannot_be_checkmated,
-        |&(case, v1), &(), &()| Some(((case, v1), ())),
-    );
-    let second_illegal_move_loses_3_player_of: Relation<((CaseId, Player), (Game,))> = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    ::clir::rt::join_into(
-        &second_illegal_move_loses_2,
-        &second_illegal_move_loses_3_player_of,
-        &mut game_lost_by,
-        |&(case, v1), &(), &(v0,)| Some((case, v0, v1)),
-    );
-    let game_lost_by = Relation::from_vec(game_lost_by);
-    let not_game_lost_by = Relation::from_vec(not_game_lost_by);
-    (game_lost_by, not_game_lost_by)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_44(
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
-    let mut resignation_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let mut not_resignation_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#ResignationEndsTheGame (strict), article/5
-    // Article 5.1.2. Resignation immediately ends the game
-    // resignation_has_ended_the_game(v0) <- player_of(v0, v1), player_resigned(v1)
-    // join order: player_of(v0, v1) ⋈ player_resigned(v1); +D from definite premises
-    let resignation_ends_the_game_1: Relation<((CaseId, Player), (Game,))> = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    let resignation_ends_the_game_2_player_resigned: Relation<((CaseId, Player), ())> = player_resigned
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &resignation_ends_the_game_1,
-        &resignation_ends_the_game_2_player_resigned,
-        &mut resignation_has_ended_the_game,
-        |&(case, v1), &(v0,), &()| Some((case, v0)),
-    );
-    let resignation_has_ended_the_game = Relation::from_vec(
-        resignation_has_ended_the_game,
-    );
-    let not_resignation_has_ended_the_game = Relation::from_vec(
-        not_resignation_has_ended_the_game,
-    );
-    (resignation_has_ended_the_game, not_resignation_has_ended_the_game)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_46(
-    castling_side_of: &Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
-    not_castling_path_attacked: &Relation<(CaseId, CastlingSide)>,
-    not_castling_path_blocked: &Relation<(CaseId, CastlingSide)>,
-    king_of: &Relation<(CaseId, Player, Piece)>,
-    not_piece_has_moved: &Relation<(CaseId, Piece)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    rook_of: &Relation<(CaseId, Player, Piece)>,
-) -> (
-    Relation<(CaseId, Game, Player, CastlingSide)>,
-    Relation<(CaseId, Game, Player, CastlingSide)>,
-) {
-    // Stratum 46: castling_legal (+D = +S = +d)
-    let mut castling_legal: Vec<(CaseId, Game, Player, CastlingSide)> = Vec::new();
-    let mut not_castling_legal: Vec<(CaseId, Game, Player, CastlingSide)> = Vec::new();
-    // urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
-    // Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
-    // castling_legal(v0, v1, v2) <- castling_side_of(v0, v1, v2, v4), king_of(v1, v3), ~piece_has_moved(v4), ~castling_path_blocked(v2), rook_of(v1, v4), ~castling_path_attacked(v2), player_has_the_move(v0, v1), ~piece_has_moved(v3)
-    // join order: castling_side_of(v0, v1, v2, v4) ⋈ rook_of(v1, v4) ⋈ player_has_the_move(v0, v1) ⋈ ~piece_has_moved(v4) ⋈ ~castling_path_blocked(v2) ⋈ ~castling_path_attacked(v2) ⋈ king_of(v1, v3) ⋈ ~piece_has_moved(v3); +D from definite premises
-    let castling_legal_1: Relation<((CaseId, Player, Piece), (Game, CastlingSide))> = castling_side_of
-        .iter()
-        .filter_map(|&(case, v0, v1, v2, v4)| Some(((case, v1, v4), (v0, v2))))
-        .collect();
-    let castling_legal_2_rook_of: Relation<((CaseId, Player, Piece), ())> = rook_of
-        .iter()
-        .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
-        .collect();
-    let castling_legal_2 = ::clir::rt::join(
-        &castling_legal_1,
-        &castling_legal_2_rook_of,
-        |&(case, v1, v4), &(v0, v2), &()| Some(((case, v0, v1), (v2, v4))),
-    );
-    let castling_legal_3_player_has_the_move: Relation<((CaseId, Game, Player), ())> = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
-        .collect();
-    let castling_legal_3 = ::clir::rt::join(
-        &castling_legal_2,
-        &castling_legal_3_player_has_the_move,
-        |&(case, v0, v1), &(v2, v4), &()| Some(((case, v4), (v0, v1, v2))),
-    );
-    let castling_legal_4_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
-        .iter()
-        .filter_map(|&(case, v4)| Some(((case, v4), ())))
-        .collect();
-    let castling_legal_4 = ::clir::rt::join(
-        &castling_legal_3,
-        &castling_legal_4_piece_has_moved,
-        |&(case, v4), &(v0, v1, v2), &()| Some(((case, v2), (v0, v1))),
-    );
-    let castling_legal_5_castling_path_blocked: Relation<((CaseId, CastlingSide), ())> = not_castling_path_blocked
-        .iter()
-        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-        .collect();
-    let castling_legal_5 = ::clir::rt::join(
-        &castling_legal_4,
-        &castling_legal_5_castling_path_blocked,
-        |&(case, v2), &(v0, v1), &()| Some(((case, v2), (v0, v1))),
-    );
-    let castling_legal_6_castling_path_attacked: Relation<
-        ((CaseId, CastlingSide), ()),
-    > = not_castling_path_attacked
-        .iter()
-        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-        .collect();
-    let castling_legal_6 = ::clir::rt::join(
-        &castling_legal_5,
-        &castling_legal_6_castling_path_attacked,
-        |&(case, v2), &(v0, v1), &()| Some(((case, v1), (v0, v2))),
-    );
-    let castling_legal_7_king_of: Relation<((CaseId, Player), (Piece,))> = king_of
-        .iter()
-        .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
-        .collect();
-    let castling_legal_7 = ::clir::rt::join(
-        &castling_legal_6,
-        &castling_legal_7_king_of,
-        |&(case, v1), &(v0, v2), &(v3,)| Some(((case, v3), (v0, v1, v2))),
-    );
-    let castling_legal_8_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
-        .iter()
-        .filter_map(|&(case, v3)| Some(((case, v3), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &castling_legal_7,
-        &castling_legal_8_piece_has_moved,
-        &mut castling_legal,
-        |&(case, v3), &(v0, v1, v2), &()| Some((case, v0, v1, v2)),
-    );
-    let castling_legal = Relation::from_vec(castling_legal);
-    let not_castling_legal = Relation::from_vec(not_castling_legal);
-    (castling_legal, not_castling_legal)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_47(
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
-    let mut second_illegal_move_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let mut not_second_illegal_move_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
-    // Article 7.5.5. The second completed illegal move immediately ends the game
-    // second_illegal_move_has_ended_the_game(v0) <- completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
-    // join order: completed_illegal_move_count(v1, v2) ⋈ player_of(v0, v1); +D from definite premises
-    let second_illegal_move_ends_the_game_1: Relation<((CaseId, Player), ())> = completed_illegal_move_count
-        .iter()
-        .filter_map(|&(case, v1, v2)| {
-            if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
-        })
-        .collect();
-    let second_illegal_move_ends_the_game_2_player_of: Relation<
-        ((CaseId, Player), (Game,)),
-    > = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    ::clir::rt::join_into(
-        &second_illegal_move_ends_the_game_1,
-        &second_illegal_move_ends_the_game_2_player_of,
-        &mut second_illegal_move_has_ended_the_game,
-        |&(case, v1), &(), &(v0,)| Some((case, v0)),
-    );
-    let second_illegal_move_has_ended_the_game = Relation::from_vec(
-        second_illegal_move_has_ended_the_game,
-    );
-    let not_second_illegal_move_has_ended_the_game = Relation::from_vec(
-        not_second_illegal_move_has_ended_the_game,
-    );
-    (second_illegal_move_has_ended_the_game, not_second_illegal_move_has_ended_the_game)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_49(
-    stalemate_arisen: &Relation<(CaseId, Game)>,
-) -> (Relation<(CaseId, Game)>, Relation<(CaseId, Game)>) {
-    // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
-    let mut stalemate_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let mut not_stalemate_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#StalemateEndsTheGame (strict), article/5
-    // Article 5.2.1. Stalemate immediately ends the game
-    // stalemate_has_ended_the_game(v0) <- stalemate_arisen(v0)
-    // join order: stalemate_arisen(v0); +D from definite premises
-    stalemate_has_ended_the_game
-        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    let stalemate_has_ended_the_game = Relation::from_vec(stalemate_has_ended_the_game);
-    let not_stalemate_has_ended_the_game = Relation::from_vec(
-        not_stalemate_has_ended_the_game,
-    );
-    (stalemate_has_ended_the_game, not_stalemate_has_ended_the_game)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_50(
-    draw_claimed: &Relation<(CaseId, Player)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
-) -> (Relation<(CaseId, Game, Player)>, Relation<(CaseId, Game, Player)>) {
-    // Stratum 50: threefold_claim_correct (+D = +S = +d)
-    let mut threefold_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
-    let mut not_threefold_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
-    // Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
-    // threefold_claim_correct(v0, v1) <- position_occurrence_count(v0, v2), draw_claimed(v1), player_has_the_move(v0, v1), v2 >= 3
-    // join order: position_occurrence_count(v0, v2) ⋈ player_has_the_move(v0, v1) ⋈ draw_claimed(v1); +D from definite premises
-    let threefold_claim_correct_1: Relation<((CaseId, Game), ())> = position_occurrence_count
-        .iter()
-        .filter_map(|&(case, v0, v2)| {
-            if v2 >= 3i64 { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let threefold_claim_correct_2_player_has_the_move: Relation<
-        ((CaseId, Game), (Player,)),
-    > = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-        .collect();
-    let threefold_claim_correct_2 = ::clir::rt::join(
-        &threefold_claim_correct_1,
-        &threefold_claim_correct_2_player_has_the_move,
-        |&(case, v0), &(), &(v1,)| Some(((case, v1), (v0,))),
-    );
-    let threefold_claim_correct_3_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &threefold_claim_correct_2,
-        &threefold_claim_correct_3_draw_claimed,
-        &mut threefold_claim_correct,
-        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-    );
-    let threefold_claim_correct = Relation::from_vec(threefold_claim_correct);
-    let not_threefold_claim_correct = Relation::from_vec(not_threefold_claim_correct);
-    (threefold_claim_correct, not_threefold_claim_correct)
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_51(
-    both_players_have_moved: &Relation<(CaseId, Game)>,
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    dead_position_arisen: &Relation<(CaseId, Game)>,
-    draw_agreed: &Relation<(CaseId, Game)>,
-    king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
-    fifty_move_claim_correct: &Relation<(CaseId, Game, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
-    stalemate_arisen: &Relation<(CaseId, Game)>,
-    threefold_claim_correct: &Relation<(CaseId, Game, Player)>,
-) -> (
-    Relation<(CaseId, Game)>,
-    Relation<(CaseId, Game)>,
-    Relation<(CaseId, Game)>,
-    Relation<(CaseId, Game)>,
-    Relation<(CaseId, Game)>,
-    Relation<(CaseId, Game)>,
-) {
-    // Stratum 51: game_drawn (contested: +D, then applicability of each rule and team defeat)
-    let mut game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
-    let mut not_game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
-    // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
-    // game_drawn(v0) <- both_players_have_moved(v0), draw_agreed(v0)
-    // join order: both_players_have_moved(v0) ⋈ draw_agreed(v0); +D from definite premises
-    let agreed_draw_1: Relation<((CaseId, Game), ())> = both_players_have_moved
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    let agreed_draw_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &agreed_draw_1,
-        &agreed_draw_2_draw_agreed,
-        &mut game_drawn_definite,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
-    // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
-    // game_drawn(v0) <- dead_position_arisen(v0)
-    // join order: dead_position_arisen(v0); +D from definite premises
-    game_drawn_definite
-        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
-    // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
-    // game_drawn(v0) <- fifty_move_claim_correct(v0, v1)
-    // join order: fifty_move_claim_correct(v0, v1); +D from definite premises
-    game_drawn_definite
-        .extend(
-            fifty_move_claim_correct
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some((case, v0))),
-        );
-    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
-    // Article 9.6.1. The game is drawn if the same position has appeared at least five times
-    // game_drawn(v0) <- position_occurrence_count(v0, v1), v1 >= 5
-    // join order: position_occurrence_count(v0, v1); +D from definite premises
-    game_drawn_definite
-        .extend(
-            position_occurrence_count
-                .iter()
-                .filter_map(|&(case, v0, v1)| {
-                    if v1 >= 5i64 { Some((case, v0)) } else { None }
-                }),
-        );
-    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
-    // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
-    // game_drawn(v0) <- king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
-    // join order: player_of(v0, v1) ⋈ king_cannot_be_checkmated(v1) ⋈ player_resigned(v1); +D from definite premises
-    let resignation_drawn_if_mate_impossible_1: Relation<((CaseId, Player), (Game,))> = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
-        &resignation_drawn_if_mate_impossible_1,
-        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
-    );
-    let resignation_drawn_if_mate_impossible_3_player_resigned: Relation<
-        ((CaseId, Player), ()),
-    > = player_resigned
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &resignation_drawn_if_mate_impossible_2,
-        &resignation_drawn_if_mate_impossible_3_player_resigned,
-        &mut game_drawn_definite,
-        |&(case, v1), &(v0,), &()| Some((case, v0)),
-    );
-    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
-    // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
-    // game_drawn(v0) <- king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
-    // join order: completed_illegal_move_count(v1, v2) ⋈ king_cannot_be_checkmated(v1) ⋈ player_of(v0, v1); +D from definite premises
-    let second_illegal_move_drawn_if_mate_impossible_1: Relation<
-        ((CaseId, Player), ()),
-    > = completed_illegal_move_count
-        .iter()
-        .filter_map(|&(case, v1, v2)| {
-            if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
-        })
-        .collect();
-    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
-        &second_illegal_move_drawn_if_mate_impossible_1,
-        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-        |&(case, v1), &(), &()| Some(((case, v1), ())),
-    );
-    let second_illegal_move_drawn_if_mate_impossible_3_player_of: Relation<
-        ((CaseId, Player), (Game,)),
-    > = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    ::clir::rt::join_into(
-        &second_illegal_move_drawn_if_mate_impossible_2,
-        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-        &mut game_drawn_definite,
-        |&(case, v1), &(), &(v0,)| Some((case, v0)),
-    );
-    // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
-    // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
-    // game_drawn(v0) <- stalemate_arisen(v0)
-    // join order: stalemate_arisen(v0); +D from definite premises
-    game_drawn_definite
-        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
-    // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
-    // game_drawn(v0) <- threefold_claim_correct(v0, v1)
-    // join order: threefold_claim_correct(v0, v1); +D from definite premises
-    game_drawn_definite
-        .extend(
-            threefold_claim_correct.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
-        );
-    let game_drawn_definite = Relation::from_vec(game_drawn_definite);
-    let not_game_drawn_definite = Relation::from_vec(not_game_drawn_definite);
-    let mut agreed_draw_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
-    // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
-    // game_drawn(v0) <- both_players_have_moved(v0), draw_agreed(v0)
-    // join order: both_players_have_moved(v0) ⋈ draw_agreed(v0); applicability (+S/+d premises)
-    let agreed_draw_1: Relation<((CaseId, Game), ())> = both_players_have_moved
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    let agreed_draw_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &agreed_draw_1,
-        &agreed_draw_2_draw_agreed,
-        &mut agreed_draw_applies,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let agreed_draw_applies = Relation::from_vec(agreed_draw_applies);
-    let mut checkmate_takes_precedence_over_seventy_five_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
-    // Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
-    // ~game_drawn(v0) <= checkmate_delivered(v0, v1)
-    // join order: checkmate_delivered(v0, v1); applicability (+S/+d premises)
-    checkmate_takes_precedence_over_seventy_five_applies
-        .extend(
-            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
-        );
-    let checkmate_takes_precedence_over_seventy_five_applies = Relation::from_vec(
-        checkmate_takes_precedence_over_seventy_five_applies,
-    );
-    let mut dead_position_draws_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
-    // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
-    // game_drawn(v0) <- dead_position_arisen(v0)
-    // join order: dead_position_arisen(v0); applicability (+S/+d premises)
-    dead_position_draws_applies
-        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    let dead_position_draws_applies = Relation::from_vec(dead_position_draws_applies);
-    let mut fifty_move_claim_draws_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
-    // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
-    // game_drawn(v0) <- fifty_move_claim_correct(v0, v1)
-    // join order: fifty_move_claim_correct(v0, v1); applicability (+S/+d premises)
-    fifty_move_claim_draws_applies
-        .extend(
-            fifty_move_claim_correct
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some((case, v0))),
-        );
-    let fifty_move_claim_draws_applies = Relation::from_vec(
-        fifty_move_claim_draws_applies,
-    );
-    let mut fivefold_automatic_draw_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
-    // Article 9.6.1. The game is drawn if the same position has appeared at least five times
-    // game_drawn(v0) <- position_occurrence_count(v0, v1), v1 >= 5
-    // join order: position_occurrence_count(v0, v1); applicability (+S/+d premises)
-    fivefold_automatic_draw_applies
-        .extend(
-            position_occurrence_count
-                .iter()
-                .filter_map(|&(case, v0, v1)| {
-                    if v1 >= 5i64 { Some((case, v0)) } else { None }
-                }),
-        );
-    let fivefold_automatic_draw_applies = Relation::from_vec(
-        fivefold_automatic_draw_applies,
-    );
-    let mut resignation_drawn_if_mate_impossible_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
-    // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
-    // game_drawn(v0) <- king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
-    // join order: player_of(v0, v1) ⋈ king_cannot_be_checkmated(v1) ⋈ player_resigned(v1); applicability (+S/+d premises)
-    let resignation_drawn_if_mate_impossible_1: Relation<((CaseId, Player), (Game,))> = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
-        &resignation_drawn_if_mate_impossible_1,
-        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
-    );
-    let resignation_drawn_if_mate_impossible_3_player_resigned: Relation<
-        ((CaseId, Player), ()),
-    > = player_resigned
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &resignation_drawn_if_mate_impossible_2,
-        &resignation_drawn_if_mate_impossible_3_player_resigned,
-        &mut resignation_drawn_if_mate_impossible_applies,
-        |&(case, v1), &(v0,), &()| Some((case, v0)),
-    );
-    let resignation_drawn_if_mate_impossible_applies = Relation::from_vec(
-        resignation_drawn_if_mate_impossible_applies,
-    );
-    let mut second_illegal_move_drawn_if_mate_impossible_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
-    // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
-    // game_drawn(v0) <- king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
-    // join order: completed_illegal_move_count(v1, v2) ⋈ king_cannot_be_checkmated(v1) ⋈ player_of(v0, v1); applicability (+S/+d premises)
-    let second_illegal_move_drawn_if_mate_impossible_1: Relation<
-        ((CaseId, Player), ()),
-    > = completed_illegal_move_count
-        .iter()
-        .filter_map(|&(case, v1, v2)| {
-            if v2 >= 2i64 { Some(((case, v1), ())) } else { None }
-        })
-        .collect();
-    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
-        &second_illegal_move_drawn_if_mate_impossible_1,
-        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-        |&(case, v1), &(), &()| Some(((case, v1), ())),
-    );
-    let second_illegal_move_drawn_if_mate_impossible_3_player_of: Relation<
-        ((CaseId, Player), (Game,)),
-    > = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    ::clir::rt::join_into(
-        &second_illegal_move_drawn_if_mate_impossible_2,
-        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-        &mut second_illegal_move_drawn_if_mate_impossible_applies,
-        |&(case, v1), &(), &(v0,)| Some((case, v0)),
-    );
-    let second_illegal_move_drawn_if_mate_impossible_applies = Relation::from_vec(
-        second_illegal_move_drawn_if_mate_impossible_applies,
-    );
-    let mut seventy_five_automatic_draw_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw (defeasible), article/9
-    // Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
-    // game_drawn(v0) <= v1 >= 75, moves_by_each_without_pawn_or_capture(v0, v1)
-    // join order: moves_by_each_without_pawn_or_capture(v0, v1); applicability (+S/+d premises)
-    seventy_five_automatic_draw_applies
-        .extend(
-            moves_by_each_without_pawn_or_capture
-                .iter()
-                .filter_map(|&(case, v0, v1)| {
-                    if v1 >= 75i64 { Some((case, v0)) } else { None }
-                }),
-        );
-    let seventy_five_automatic_draw_applies = Relation::from_vec(
-        seventy_five_automatic_draw_applies,
-    );
-    let mut stalemate_draws_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
-    // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
-    // game_drawn(v0) <- stalemate_arisen(v0)
-    // join order: stalemate_arisen(v0); applicability (+S/+d premises)
-    stalemate_draws_applies
-        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    let stalemate_draws_applies = Relation::from_vec(stalemate_draws_applies);
-    let mut threefold_claim_draws_applies: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
-    // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
-    // game_drawn(v0) <- threefold_claim_correct(v0, v1)
-    // join order: threefold_claim_correct(v0, v1); applicability (+S/+d premises)
-    threefold_claim_draws_applies
-        .extend(
-            threefold_claim_correct.iter().filter_map(|&(case, v0, v1)| Some((case, v0))),
-        );
-    let threefold_claim_draws_applies = Relation::from_vec(
-        threefold_claim_draws_applies,
-    );
-    // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
-    let game_drawn_concluded_candidates = ::clir::rt::union(
-        &[
-            &agreed_draw_applies,
-            &dead_position_draws_applies,
-            &fifty_move_claim_draws_applies,
-            &fivefold_automatic_draw_applies,
-            &resignation_drawn_if_mate_impossible_applies,
-            &second_illegal_move_drawn_if_mate_impossible_applies,
-            &seventy_five_automatic_draw_applies,
-            &stalemate_draws_applies,
-            &threefold_claim_draws_applies,
-        ],
-    );
-    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive attacks game_drawn: no rule ranks above it
-    let game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
-        &[&checkmate_takes_precedence_over_seventy_five_applies.clone()],
-    );
-    let game_drawn_supported = ::clir::rt::union(
-        &[&game_drawn_definite, &game_drawn_concluded_candidates],
-    );
-    let game_drawn_concluded = ::clir::rt::union(
-        &[
-            &game_drawn_definite,
-            &::clir::rt::difference(
-                &::clir::rt::difference(
-                    &game_drawn_concluded_candidates,
-                    &not_game_drawn_definite,
-                ),
-                &game_drawn_concluded_unbeaten_attacks,
-            ),
-        ],
-    );
-    // ~game_drawn: concluded when definite, or when a rule for it applies, ~game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
-    let not_game_drawn_concluded_candidates = ::clir::rt::union(
-        &[&checkmate_takes_precedence_over_seventy_five_applies],
-    );
-    // urn:fide:laws:clir:chess#AgreedDraw attacks ~game_drawn: no rule ranks above it
-    // urn:fide:laws:clir:chess#DeadPositionDraws attacks ~game_drawn: no rule ranks above it
-    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws attacks ~game_drawn: no rule ranks above it
-    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw attacks ~game_drawn: no rule ranks above it
-    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible attacks ~game_drawn: no rule ranks above it
-    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible attacks ~game_drawn: no rule ranks above it
-    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw attacks ~game_drawn: beaten where urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive applies
-    // urn:fide:laws:clir:chess#StalemateDraws attacks ~game_drawn: no rule ranks above it
-    // urn:fide:laws:clir:chess#ThreefoldClaimDraws attacks ~game_drawn: no rule ranks above it
-    let not_game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
-        &[
-            &agreed_draw_applies.clone(),
-            &dead_position_draws_applies.clone(),
-            &fifty_move_claim_draws_applies.clone(),
-            &fivefold_automatic_draw_applies.clone(),
-            &resignation_drawn_if_mate_impossible_applies.clone(),
-            &second_illegal_move_drawn_if_mate_impossible_applies.clone(),
-            &::clir::rt::difference(
-                &seventy_five_automatic_draw_applies,
-                &::clir::rt::union(
-                    &[&checkmate_takes_precedence_over_seventy_five_applies],
-                ),
-            ),
-            &stalemate_draws_applies.clone(),
-            &threefold_claim_draws_applies.clone(),
-        ],
-    );
-    let not_game_drawn_supported = ::clir::rt::union(
-        &[&not_game_drawn_definite, &not_game_drawn_concluded_candidates],
-    );
-    let not_game_drawn_concluded = ::clir::rt::union(
-        &[
-            &not_game_drawn_definite,
-            &::clir::rt::difference(
-                &::clir::rt::difference(
-                    &not_game_drawn_concluded_candidates,
-                    &game_drawn_definite,
-                ),
-                &not_game_drawn_concluded_unbeaten_attacks,
-            ),
-        ],
-    );
-    (
-        game_drawn_definite,
-        game_drawn_supported,
-        game_drawn_concluded,
-        not_game_drawn_definite,
-        not_game_drawn_supported,
-        not_game_drawn_concluded,
-    )
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn evaluate_stratum_52(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    checkmate_has_been_delivered: &Relation<(CaseId, Game)>,
-    dead_position_has_ended_the_game: &Relation<(CaseId, Game)>,
-    agreed_draw_has_ended_the_game: &Relation<(CaseId, Game)>,
-    legal_move: &Relation<(CaseId, Game)>,
-    play_started: &Relation<(CaseId, Game)>,
-    procedure_instance: &Relation<(CaseId, Game)>,
-    resignation_has_ended_the_game: &Relation<(CaseId, Game)>,
-    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Game)>,
-    stalemate_has_ended_the_game: &Relation<(CaseId, Game)>,
-    game_drawn_definite: &Relation<(CaseId, Game)>,
-    game_drawn_concluded: &Relation<(CaseId, Game)>,
-) -> (
-    Relation<(CaseId, Game, GamePlayState)>,
-    Relation<(CaseId, Game, GamePlayState)>,
-    Relation<(CaseId, Game, GamePlayState)>,
-    Relation<(CaseId, Game, GamePlayState)>,
-    Relation<(CaseId, Game, GamePlayState)>,
-    Relation<(CaseId, Game, GamePlayTransition)>,
-    Relation<(CaseId, Game, GamePlayTransition)>,
-    Relation<(CaseId, Game, GamePlayTransition)>,
-    Relation<(CaseId, Game, GamePlayTransition)>,
-    Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    // Stratum 52: entered_state, valid_transition, recursive (+D, then the joint +S/+d fixpoint)
-    let (
-        entered_state_definite,
-        not_entered_state_definite,
-        valid_transition_definite,
-        not_valid_transition_definite,
-    ) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let entered_state_definite = iteration
-            .variable::<
-                (CaseId, Game, GamePlayState),
-            >(stringify!(entered_state_definite));
-        let not_entered_state_definite = iteration
-            .variable::<
-                (CaseId, Game, GamePlayState),
-            >(stringify!(not_entered_state_definite));
-        let valid_transition_definite = iteration
-            .variable::<
-                (CaseId, Game, GamePlayTransition),
-            >(stringify!(valid_transition_definite));
-        let not_valid_transition_definite = iteration
-            .variable::<
-                (CaseId, Game, GamePlayTransition),
-            >(stringify!(not_valid_transition_definite));
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict)
-        // the game ends by agreement
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByAgreement)
-        // join order: valid_transition(v0, ConcludeByAgreement); +D from definite premises
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict)
-        // the game ends by agreement
-        // valid_transition(v0, ConcludeByAgreement) <- attempted_transition(v0, ConcludeByAgreement), supported entered_state(v0, Playing), agreed_draw_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeByAgreement) ⋈ entered_state(v0, Playing) ⋈ agreed_draw_has_ended_the_game(v0); +D from definite premises
-        let game_play_conclude_by_agreement_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_agreement_valid_1));
-        game_play_conclude_by_agreement_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_agreement_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_agreement_valid_2_entered_state));
-        let game_play_conclude_by_agreement_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_agreement_valid_2));
-        let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = agreed_draw_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict)
-        // the game ends by checkmate
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByCheckmate)
-        // join order: valid_transition(v0, ConcludeByCheckmate); +D from definite premises
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict)
-        // the game ends by checkmate
-        // valid_transition(v0, ConcludeByCheckmate) <- attempted_transition(v0, ConcludeByCheckmate), supported entered_state(v0, Playing), checkmate_has_been_delivered(v0)
-        // join order: attempted_transition(v0, ConcludeByCheckmate) ⋈ entered_state(v0, Playing) ⋈ checkmate_has_been_delivered(v0); +D from definite premises
-        let game_play_conclude_by_checkmate_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_checkmate_valid_1));
-        game_play_conclude_by_checkmate_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_checkmate_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_checkmate_valid_2_entered_state));
-        let game_play_conclude_by_checkmate_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_checkmate_valid_2));
-        let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: Relation<
-            ((CaseId, Game), ()),
-        > = checkmate_has_been_delivered
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict)
-        // the game ends by a dead position
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByDeadPosition)
-        // join order: valid_transition(v0, ConcludeByDeadPosition); +D from definite premises
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict)
-        // the game ends by a dead position
-        // valid_transition(v0, ConcludeByDeadPosition) <- attempted_transition(v0, ConcludeByDeadPosition), supported entered_state(v0, Playing), dead_position_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeByDeadPosition) ⋈ entered_state(v0, Playing) ⋈ dead_position_has_ended_the_game(v0); +D from definite premises
-        let game_play_conclude_by_dead_position_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_dead_position_valid_1));
-        game_play_conclude_by_dead_position_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_dead_position_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_dead_position_valid_2_entered_state));
-        let game_play_conclude_by_dead_position_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_dead_position_valid_2));
-        let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = dead_position_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict)
-        // the game ends by a correct draw claim or an automatic draw
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByDrawnClaim)
-        // join order: valid_transition(v0, ConcludeByDrawnClaim); +D from definite premises
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict)
-        // the game ends by a correct draw claim or an automatic draw
-        // valid_transition(v0, ConcludeByDrawnClaim) <- attempted_transition(v0, ConcludeByDrawnClaim), supported entered_state(v0, Playing), game_drawn(v0)
-        // join order: attempted_transition(v0, ConcludeByDrawnClaim) ⋈ entered_state(v0, Playing) ⋈ game_drawn(v0); +D from definite premises
-        let game_play_conclude_by_drawn_claim_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
-        game_play_conclude_by_drawn_claim_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_drawn_claim_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_drawn_claim_valid_2_entered_state));
-        let game_play_conclude_by_drawn_claim_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
-        let game_play_conclude_by_drawn_claim_valid_3_game_drawn: Relation<
-            ((CaseId, Game), ()),
-        > = game_drawn_definite
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict)
-        // the game ends by resignation
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByResignation)
-        // join order: valid_transition(v0, ConcludeByResignation); +D from definite premises
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict)
-        // the game ends by resignation
-        // valid_transition(v0, ConcludeByResignation) <- attempted_transition(v0, ConcludeByResignation), supported entered_state(v0, Playing), resignation_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeByResignation) ⋈ entered_state(v0, Playing) ⋈ resignation_has_ended_the_game(v0); +D from definite premises
-        let game_play_conclude_by_resignation_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_resignation_valid_1));
-        game_play_conclude_by_resignation_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_resignation_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_resignation_valid_2_entered_state));
-        let game_play_conclude_by_resignation_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_resignation_valid_2));
-        let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = resignation_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict)
-        // the game ends by a second completed illegal move
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeBySecondIllegalMove)
-        // join order: valid_transition(v0, ConcludeBySecondIllegalMove); +D from definite premises
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict)
-        // the game ends by a second completed illegal move
-        // valid_transition(v0, ConcludeBySecondIllegalMove) <- attempted_transition(v0, ConcludeBySecondIllegalMove), supported entered_state(v0, Playing), second_illegal_move_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeBySecondIllegalMove) ⋈ entered_state(v0, Playing) ⋈ second_illegal_move_has_ended_the_game(v0); +D from definite premises
-        let game_play_conclude_by_second_illegal_move_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
-        game_play_conclude_by_second_illegal_move_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_second_illegal_move_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(
-                stringify!(
-                    game_play_conclude_by_second_illegal_move_valid_2_entered_state
-                ),
-            );
-        let game_play_conclude_by_second_illegal_move_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
-        let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = second_illegal_move_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict)
-        // the game ends by stalemate
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByStalemate)
-        // join order: valid_transition(v0, ConcludeByStalemate); +D from definite premises
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict)
-        // the game ends by stalemate
-        // valid_transition(v0, ConcludeByStalemate) <- attempted_transition(v0, ConcludeByStalemate), supported entered_state(v0, Playing), stalemate_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeByStalemate) ⋈ entered_state(v0, Playing) ⋈ stalemate_has_ended_the_game(v0); +D from definite premises
-        let game_play_conclude_by_stalemate_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_stalemate_valid_1));
-        game_play_conclude_by_stalemate_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_stalemate_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_stalemate_valid_2_entered_state));
-        let game_play_conclude_by_stalemate_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_stalemate_valid_2));
-        let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = stalemate_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict)
-        // make a move
-        // entered_state(v0, Playing) <- supported valid_transition(v0, PlayMove)
-        // join order: valid_transition(v0, PlayMove); +D from definite premises
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict)
-        // make a move
-        // valid_transition(v0, PlayMove) <- attempted_transition(v0, PlayMove), supported entered_state(v0, Playing), legal_move(v0)
-        // join order: attempted_transition(v0, PlayMove) ⋈ entered_state(v0, Playing) ⋈ legal_move(v0); +D from definite premises
-        let game_play_play_move_valid_1 = iteration
-            .variable::<((CaseId, Game), ())>(stringify!(game_play_play_move_valid_1));
-        game_play_play_move_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::PLAY_MOVE {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_play_move_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_play_move_valid_2_entered_state));
-        let game_play_play_move_valid_2 = iteration
-            .variable::<((CaseId, Game), ())>(stringify!(game_play_play_move_valid_2));
-        let game_play_play_move_valid_3_legal_move: Relation<((CaseId, Game), ())> = legal_move
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict)
-        // start the game
-        // entered_state(v0, Playing) <- supported valid_transition(v0, StartPlay)
-        // join order: valid_transition(v0, StartPlay); +D from definite premises
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict)
-        // start the game
-        // valid_transition(v0, StartPlay) <- attempted_transition(v0, StartPlay), supported entered_state(v0, NotStarted), play_started(v0)
-        // join order: attempted_transition(v0, StartPlay) ⋈ entered_state(v0, NotStarted) ⋈ play_started(v0); +D from definite premises
-        let game_play_start_play_valid_1 = iteration
-            .variable::<((CaseId, Game), ())>(stringify!(game_play_start_play_valid_1));
-        game_play_start_play_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::START_PLAY {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_start_play_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_start_play_valid_2_entered_state));
-        let game_play_start_play_valid_2 = iteration
-            .variable::<((CaseId, Game), ())>(stringify!(game_play_start_play_valid_2));
-        let game_play_start_play_valid_3_play_started: Relation<((CaseId, Game), ())> = play_started
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/initial (strict)
-        // the game has not started
-        // entered_state(v0, NotStarted) <- procedure_instance(v0)
-        // join order: procedure_instance(v0); +D from definite premises
-        entered_state_definite
-            .extend(
-                procedure_instance
-                    .iter()
-                    .filter_map(|&(case, v0)| Some((
-                        case,
-                        v0,
-                        GamePlayState::NOT_STARTED,
-                    ))),
-            );
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_definite,
-                &entered_state_definite,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_definite,
-                &game_play_conclude_by_agreement_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_agreement_valid_2
-                .from_join(
-                    &game_play_conclude_by_agreement_valid_1,
-                    &game_play_conclude_by_agreement_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_definite
-                .from_join(
-                    &game_play_conclude_by_agreement_valid_2,
-                    &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_AGREEMENT,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_definite,
-                &entered_state_definite,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_definite,
-                &game_play_conclude_by_checkmate_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_checkmate_valid_2
-                .from_join(
-                    &game_play_conclude_by_checkmate_valid_1,
-                    &game_play_conclude_by_checkmate_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_definite
-                .from_join(
-                    &game_play_conclude_by_checkmate_valid_2,
-                    &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_CHECKMATE,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_definite,
-                &entered_state_definite,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_definite,
-                &game_play_conclude_by_dead_position_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_dead_position_valid_2
-                .from_join(
-                    &game_play_conclude_by_dead_position_valid_1,
-                    &game_play_conclude_by_dead_position_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_definite
-                .from_join(
-                    &game_play_conclude_by_dead_position_valid_2,
-                    &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_DEAD_POSITION,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_definite,
-                &entered_state_definite,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_definite,
-                &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_drawn_claim_valid_2
-                .from_join(
-                    &game_play_conclude_by_drawn_claim_valid_1,
-                    &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_definite
-                .from_join(
-                    &game_play_conclude_by_drawn_claim_valid_2,
-                    &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_definite,
-                &entered_state_definite,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_definite,
-                &game_play_conclude_by_resignation_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_resignation_valid_2
-                .from_join(
-                    &game_play_conclude_by_resignation_valid_1,
-                    &game_play_conclude_by_resignation_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_definite
-                .from_join(
-                    &game_play_conclude_by_resignation_valid_2,
-                    &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_RESIGNATION,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_definite,
-                &entered_state_definite,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_definite,
-                &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_second_illegal_move_valid_2
-                .from_join(
-                    &game_play_conclude_by_second_illegal_move_valid_1,
-                    &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_definite
-                .from_join(
-                    &game_play_conclude_by_second_illegal_move_valid_2,
-                    &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_definite,
-                &entered_state_definite,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_definite,
-                &game_play_conclude_by_stalemate_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_stalemate_valid_2
-                .from_join(
-                    &game_play_conclude_by_stalemate_valid_1,
-                    &game_play_conclude_by_stalemate_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_definite
-                .from_join(
-                    &game_play_conclude_by_stalemate_valid_2,
-                    &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_STALEMATE,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_definite,
-                &entered_state_definite,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::PLAY_MOVE {
-                        Some((case, v0, GamePlayState::PLAYING))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_definite,
-                &game_play_play_move_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_play_move_valid_2
-                .from_join(
-                    &game_play_play_move_valid_1,
-                    &game_play_play_move_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_definite
-                .from_join(
-                    &game_play_play_move_valid_2,
-                    &game_play_play_move_valid_3_legal_move,
-                    |&(case, v0), &(), &()| (case, v0, GamePlayTransition::PLAY_MOVE),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_definite,
-                &entered_state_definite,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::START_PLAY {
-                        Some((case, v0, GamePlayState::PLAYING))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_definite,
-                &game_play_start_play_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::NOT_STARTED {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_start_play_valid_2
-                .from_join(
-                    &game_play_start_play_valid_1,
-                    &game_play_start_play_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_definite
-                .from_join(
-                    &game_play_start_play_valid_2,
-                    &game_play_start_play_valid_3_play_started,
-                    |&(case, v0), &(), &()| (case, v0, GamePlayTransition::START_PLAY),
-                );
-        }
-        (
-            entered_state_definite.complete(),
-            not_entered_state_definite.complete(),
-            valid_transition_definite.complete(),
-            not_valid_transition_definite.complete(),
-        )
-    };
-    let (
-        entered_state_concluded,
-        not_entered_state_concluded,
-        not_entered_state_supported,
-        valid_transition_concluded,
-        not_valid_transition_concluded,
-        not_valid_transition_supported,
-    ) = {
-        let mut iteration = ::clir::rt::Iteration::new();
-        let entered_state_concluded = iteration
-            .variable::<
-                (CaseId, Game, GamePlayState),
-            >(stringify!(entered_state_concluded));
-        entered_state_concluded.insert(entered_state_definite.clone());
-        let not_entered_state_concluded = iteration
-            .variable::<
-                (CaseId, Game, GamePlayState),
-            >(stringify!(not_entered_state_concluded));
-        not_entered_state_concluded.insert(not_entered_state_definite.clone());
-        let not_entered_state_supported = iteration
-            .variable::<
-                (CaseId, Game, GamePlayState),
-            >(stringify!(not_entered_state_supported));
-        not_entered_state_supported.insert(not_entered_state_definite.clone());
-        let valid_transition_concluded = iteration
-            .variable::<
-                (CaseId, Game, GamePlayTransition),
-            >(stringify!(valid_transition_concluded));
-        valid_transition_concluded.insert(valid_transition_definite.clone());
-        let not_valid_transition_concluded = iteration
-            .variable::<
-                (CaseId, Game, GamePlayTransition),
-            >(stringify!(not_valid_transition_concluded));
-        not_valid_transition_concluded.insert(not_valid_transition_definite.clone());
-        let not_valid_transition_supported = iteration
-            .variable::<
-                (CaseId, Game, GamePlayTransition),
-            >(stringify!(not_valid_transition_supported));
-        not_valid_transition_supported.insert(not_valid_transition_definite.clone());
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict)
-        // the game ends by agreement
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByAgreement)
-        // join order: valid_transition(v0, ConcludeByAgreement); applicability (+S/+d premises)
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict)
-        // the game ends by agreement
-        // valid_transition(v0, ConcludeByAgreement) <- attempted_transition(v0, ConcludeByAgreement), supported entered_state(v0, Playing), agreed_draw_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeByAgreement) ⋈ entered_state(v0, Playing) ⋈ agreed_draw_has_ended_the_game(v0); applicability (+S/+d premises)
-        let game_play_conclude_by_agreement_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_agreement_valid_1));
-        game_play_conclude_by_agreement_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_agreement_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_agreement_valid_2_entered_state));
-        let game_play_conclude_by_agreement_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_agreement_valid_2));
-        let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = agreed_draw_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict)
-        // the game ends by checkmate
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByCheckmate)
-        // join order: valid_transition(v0, ConcludeByCheckmate); applicability (+S/+d premises)
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict)
-        // the game ends by checkmate
-        // valid_transition(v0, ConcludeByCheckmate) <- attempted_transition(v0, ConcludeByCheckmate), supported entered_state(v0, Playing), checkmate_has_been_delivered(v0)
-        // join order: attempted_transition(v0, ConcludeByCheckmate) ⋈ entered_state(v0, Playing) ⋈ checkmate_has_been_delivered(v0); applicability (+S/+d premises)
-        let game_play_conclude_by_checkmate_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_checkmate_valid_1));
-        game_play_conclude_by_checkmate_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_checkmate_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_checkmate_valid_2_entered_state));
-        let game_play_conclude_by_checkmate_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_checkmate_valid_2));
-        let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: Relation<
-            ((CaseId, Game), ()),
-        > = checkmate_has_been_delivered
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict)
-        // the game ends by a dead position
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByDeadPosition)
-        // join order: valid_transition(v0, ConcludeByDeadPosition); applicability (+S/+d premises)
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict)
-        // the game ends by a dead position
-        // valid_transition(v0, ConcludeByDeadPosition) <- attempted_transition(v0, ConcludeByDeadPosition), supported entered_state(v0, Playing), dead_position_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeByDeadPosition) ⋈ entered_state(v0, Playing) ⋈ dead_position_has_ended_the_game(v0); applicability (+S/+d premises)
-        let game_play_conclude_by_dead_position_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_dead_position_valid_1));
-        game_play_conclude_by_dead_position_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_dead_position_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_dead_position_valid_2_entered_state));
-        let game_play_conclude_by_dead_position_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_dead_position_valid_2));
-        let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = dead_position_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict)
-        // the game ends by a correct draw claim or an automatic draw
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByDrawnClaim)
-        // join order: valid_transition(v0, ConcludeByDrawnClaim); applicability (+S/+d premises)
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict)
-        // the game ends by a correct draw claim or an automatic draw
-        // valid_transition(v0, ConcludeByDrawnClaim) <- attempted_transition(v0, ConcludeByDrawnClaim), supported entered_state(v0, Playing), game_drawn(v0)
-        // join order: attempted_transition(v0, ConcludeByDrawnClaim) ⋈ entered_state(v0, Playing) ⋈ game_drawn(v0); applicability (+S/+d premises)
-        let game_play_conclude_by_drawn_claim_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_drawn_claim_valid_1));
-        game_play_conclude_by_drawn_claim_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_drawn_claim_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_drawn_claim_valid_2_entered_state));
-        let game_play_conclude_by_drawn_claim_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_drawn_claim_valid_2));
-        let game_play_conclude_by_drawn_claim_valid_3_game_drawn: Relation<
-            ((CaseId, Game), ()),
-        > = game_drawn_concluded
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict)
-        // the game ends by resignation
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByResignation)
-        // join order: valid_transition(v0, ConcludeByResignation); applicability (+S/+d premises)
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict)
-        // the game ends by resignation
-        // valid_transition(v0, ConcludeByResignation) <- attempted_transition(v0, ConcludeByResignation), supported entered_state(v0, Playing), resignation_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeByResignation) ⋈ entered_state(v0, Playing) ⋈ resignation_has_ended_the_game(v0); applicability (+S/+d premises)
-        let game_play_conclude_by_resignation_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_resignation_valid_1));
-        game_play_conclude_by_resignation_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_resignation_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_resignation_valid_2_entered_state));
-        let game_play_conclude_by_resignation_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_resignation_valid_2));
-        let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = resignation_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict)
-        // the game ends by a second completed illegal move
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeBySecondIllegalMove)
-        // join order: valid_transition(v0, ConcludeBySecondIllegalMove); applicability (+S/+d premises)
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict)
-        // the game ends by a second completed illegal move
-        // valid_transition(v0, ConcludeBySecondIllegalMove) <- attempted_transition(v0, ConcludeBySecondIllegalMove), supported entered_state(v0, Playing), second_illegal_move_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeBySecondIllegalMove) ⋈ entered_state(v0, Playing) ⋈ second_illegal_move_has_ended_the_game(v0); applicability (+S/+d premises)
-        let game_play_conclude_by_second_illegal_move_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_second_illegal_move_valid_1));
-        game_play_conclude_by_second_illegal_move_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_second_illegal_move_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(
-                stringify!(
-                    game_play_conclude_by_second_illegal_move_valid_2_entered_state
-                ),
-            );
-        let game_play_conclude_by_second_illegal_move_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_second_illegal_move_valid_2));
-        let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = second_illegal_move_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict)
-        // the game ends by stalemate
-        // entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByStalemate)
-        // join order: valid_transition(v0, ConcludeByStalemate); applicability (+S/+d premises)
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict)
-        // the game ends by stalemate
-        // valid_transition(v0, ConcludeByStalemate) <- attempted_transition(v0, ConcludeByStalemate), supported entered_state(v0, Playing), stalemate_has_ended_the_game(v0)
-        // join order: attempted_transition(v0, ConcludeByStalemate) ⋈ entered_state(v0, Playing) ⋈ stalemate_has_ended_the_game(v0); applicability (+S/+d premises)
-        let game_play_conclude_by_stalemate_valid_1 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_stalemate_valid_1));
-        game_play_conclude_by_stalemate_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_conclude_by_stalemate_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_stalemate_valid_2_entered_state));
-        let game_play_conclude_by_stalemate_valid_2 = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_conclude_by_stalemate_valid_2));
-        let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: Relation<
-            ((CaseId, Game), ()),
-        > = stalemate_has_ended_the_game
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict)
-        // make a move
-        // entered_state(v0, Playing) <- supported valid_transition(v0, PlayMove)
-        // join order: valid_transition(v0, PlayMove); applicability (+S/+d premises)
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict)
-        // make a move
-        // valid_transition(v0, PlayMove) <- attempted_transition(v0, PlayMove), supported entered_state(v0, Playing), legal_move(v0)
-        // join order: attempted_transition(v0, PlayMove) ⋈ entered_state(v0, Playing) ⋈ legal_move(v0); applicability (+S/+d premises)
-        let game_play_play_move_valid_1 = iteration
-            .variable::<((CaseId, Game), ())>(stringify!(game_play_play_move_valid_1));
-        game_play_play_move_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::PLAY_MOVE {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_play_move_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_play_move_valid_2_entered_state));
-        let game_play_play_move_valid_2 = iteration
-            .variable::<((CaseId, Game), ())>(stringify!(game_play_play_move_valid_2));
-        let game_play_play_move_valid_3_legal_move: Relation<((CaseId, Game), ())> = legal_move
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict)
-        // start the game
-        // entered_state(v0, Playing) <- supported valid_transition(v0, StartPlay)
-        // join order: valid_transition(v0, StartPlay); applicability (+S/+d premises)
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict)
-        // start the game
-        // valid_transition(v0, StartPlay) <- attempted_transition(v0, StartPlay), supported entered_state(v0, NotStarted), play_started(v0)
-        // join order: attempted_transition(v0, StartPlay) ⋈ entered_state(v0, NotStarted) ⋈ play_started(v0); applicability (+S/+d premises)
-        let game_play_start_play_valid_1 = iteration
-            .variable::<((CaseId, Game), ())>(stringify!(game_play_start_play_valid_1));
-        game_play_start_play_valid_1
-            .extend(
-                attempted_transition
-                    .iter()
-                    .filter_map(|&(case, v0, a_1)| {
-                        if a_1 == GamePlayTransition::START_PLAY {
-                            Some(((case, v0), ()))
-                        } else {
-                            None
-                        }
-                    }),
-            );
-        let game_play_start_play_valid_2_entered_state = iteration
-            .variable::<
-                ((CaseId, Game), ()),
-            >(stringify!(game_play_start_play_valid_2_entered_state));
-        let game_play_start_play_valid_2 = iteration
-            .variable::<((CaseId, Game), ())>(stringify!(game_play_start_play_valid_2));
-        let game_play_start_play_valid_3_play_started: Relation<((CaseId, Game), ())> = play_started
-            .iter()
-            .filter_map(|&(case, v0)| Some(((case, v0), ())))
-            .collect();
-        // urn:fide:laws:clir:chess#GamePlay/initial (strict)
-        // the game has not started
-        // entered_state(v0, NotStarted) <- procedure_instance(v0)
-        // join order: procedure_instance(v0); applicability (+S/+d premises)
-        entered_state_concluded
-            .extend(
-                procedure_instance
-                    .iter()
-                    .filter_map(|&(case, v0)| Some((
-                        case,
-                        v0,
-                        GamePlayState::NOT_STARTED,
-                    ))),
-            );
-        while iteration.changed() {
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_concluded,
-                &entered_state_concluded,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_concluded,
-                &game_play_conclude_by_agreement_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_agreement_valid_2
-                .from_join(
-                    &game_play_conclude_by_agreement_valid_1,
-                    &game_play_conclude_by_agreement_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_concluded
-                .from_join(
-                    &game_play_conclude_by_agreement_valid_2,
-                    &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_AGREEMENT,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_concluded,
-                &entered_state_concluded,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_concluded,
-                &game_play_conclude_by_checkmate_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_checkmate_valid_2
-                .from_join(
-                    &game_play_conclude_by_checkmate_valid_1,
-                    &game_play_conclude_by_checkmate_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_concluded
-                .from_join(
-                    &game_play_conclude_by_checkmate_valid_2,
-                    &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_CHECKMATE,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_concluded,
-                &entered_state_concluded,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_concluded,
-                &game_play_conclude_by_dead_position_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_dead_position_valid_2
-                .from_join(
-                    &game_play_conclude_by_dead_position_valid_1,
-                    &game_play_conclude_by_dead_position_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_concluded
-                .from_join(
-                    &game_play_conclude_by_dead_position_valid_2,
-                    &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_DEAD_POSITION,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_concluded,
-                &entered_state_concluded,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_concluded,
-                &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_drawn_claim_valid_2
-                .from_join(
-                    &game_play_conclude_by_drawn_claim_valid_1,
-                    &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_concluded
-                .from_join(
-                    &game_play_conclude_by_drawn_claim_valid_2,
-                    &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_concluded,
-                &entered_state_concluded,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_concluded,
-                &game_play_conclude_by_resignation_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_resignation_valid_2
-                .from_join(
-                    &game_play_conclude_by_resignation_valid_1,
-                    &game_play_conclude_by_resignation_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_concluded
-                .from_join(
-                    &game_play_conclude_by_resignation_valid_2,
-                    &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_RESIGNATION,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_concluded,
-                &entered_state_concluded,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_concluded,
-                &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_second_illegal_move_valid_2
-                .from_join(
-                    &game_play_conclude_by_second_illegal_move_valid_1,
-                    &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_concluded
-                .from_join(
-                    &game_play_conclude_by_second_illegal_move_valid_2,
-                    &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_concluded,
-                &entered_state_concluded,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                        Some((case, v0, GamePlayState::ENDED))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_concluded,
-                &game_play_conclude_by_stalemate_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_conclude_by_stalemate_valid_2
-                .from_join(
-                    &game_play_conclude_by_stalemate_valid_1,
-                    &game_play_conclude_by_stalemate_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_concluded
-                .from_join(
-                    &game_play_conclude_by_stalemate_valid_2,
-                    &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
-                    |&(case, v0), &(), &()| (
-                        case,
-                        v0,
-                        GamePlayTransition::CONCLUDE_BY_STALEMATE,
-                    ),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_concluded,
-                &entered_state_concluded,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::PLAY_MOVE {
-                        Some((case, v0, GamePlayState::PLAYING))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_concluded,
-                &game_play_play_move_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::PLAYING {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_play_move_valid_2
-                .from_join(
-                    &game_play_play_move_valid_1,
-                    &game_play_play_move_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_concluded
-                .from_join(
-                    &game_play_play_move_valid_2,
-                    &game_play_play_move_valid_3_legal_move,
-                    |&(case, v0), &(), &()| (case, v0, GamePlayTransition::PLAY_MOVE),
-                );
-            // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
-            ::clir::rt::filter_map_into(
-                &valid_transition_concluded,
-                &entered_state_concluded,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::START_PLAY {
-                        Some((case, v0, GamePlayState::PLAYING))
-                    } else {
-                        None
-                    }
-                },
-            );
-            // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-            ::clir::rt::filter_map_into(
-                &entered_state_concluded,
-                &game_play_start_play_valid_2_entered_state,
-                |&(case, v0, a_1)| {
-                    if a_1 == GamePlayState::NOT_STARTED {
-                        Some(((case, v0), ()))
-                    } else {
-                        None
-                    }
-                },
-            );
-            game_play_start_play_valid_2
-                .from_join(
-                    &game_play_start_play_valid_1,
-                    &game_play_start_play_valid_2_entered_state,
-                    |&(case, v0), &(), &()| ((case, v0), ()),
-                );
-            valid_transition_concluded
-                .from_join(
-                    &game_play_start_play_valid_2,
-                    &game_play_start_play_valid_3_play_started,
-                    |&(case, v0), &(), &()| (case, v0, GamePlayTransition::START_PLAY),
-                );
-        }
-        (
-            entered_state_concluded.complete(),
-            not_entered_state_concluded.complete(),
-            not_entered_state_supported.complete(),
-            valid_transition_concluded.complete(),
-            not_valid_transition_concluded.complete(),
-            not_valid_transition_supported.complete(),
-        )
-    };
-    (
-        entered_state_definite,
-        entered_state_concluded,
-        not_entered_state_definite,
-        not_entered_state_supported,
-        not_entered_state_concluded,
-        valid_transition_definite,
-        valid_transition_concluded,
-        not_valid_transition_definite,
-        not_valid_transition_supported,
-        not_valid_transition_concluded,
-    )
 }
 /// Every relation of the evaluation: the inputs, then each stratum's layers once it
 /// has computed them (empty before). A layer no later step reads is still kept.
 #[allow(dead_code)]
 struct Layers {
     cases: Relation<(CaseId,)>,
-    arbiter_of_input: Relation<(CaseId, Game, Arbiter)>,
-    not_arbiter_of_input: Relation<(CaseId, Game, Arbiter)>,
-    attempted_transition_input: Relation<(CaseId, Game, GamePlayTransition)>,
-    not_attempted_transition_input: Relation<(CaseId, Game, GamePlayTransition)>,
-    both_players_have_moved_input: Relation<(CaseId, Game)>,
-    not_both_players_have_moved_input: Relation<(CaseId, Game)>,
-    capturing_pawn_on_adjacent_file_input: Relation<(CaseId, Game, Piece)>,
-    not_capturing_pawn_on_adjacent_file_input: Relation<(CaseId, Game, Piece)>,
-    case_not_precisely_regulated_input: Relation<(CaseId, Situation)>,
-    not_case_not_precisely_regulated_input: Relation<(CaseId, Situation)>,
-    castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
-    not_castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
-    castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
-    not_castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
-    castling_side_of_input: Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
-    not_castling_side_of_input: Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
-    checked_castling_side_input: Relation<(CaseId, CastlingSide)>,
-    not_checked_castling_side_input: Relation<(CaseId, CastlingSide)>,
-    checked_game_input: Relation<(CaseId, Game)>,
-    not_checked_game_input: Relation<(CaseId, Game)>,
-    checked_piece_input: Relation<(CaseId, Piece)>,
-    not_checked_piece_input: Relation<(CaseId, Piece)>,
-    checked_player_input: Relation<(CaseId, Player)>,
-    not_checked_player_input: Relation<(CaseId, Player)>,
-    checkmate_delivered_input: Relation<(CaseId, Game, Player)>,
-    not_checkmate_delivered_input: Relation<(CaseId, Game, Player)>,
-    completed_illegal_move_count_input: Relation<(CaseId, Player, i64)>,
-    not_completed_illegal_move_count_input: Relation<(CaseId, Player, i64)>,
-    dead_position_arisen_input: Relation<(CaseId, Game)>,
-    not_dead_position_arisen_input: Relation<(CaseId, Game)>,
-    draw_agreed_input: Relation<(CaseId, Game)>,
-    not_draw_agreed_input: Relation<(CaseId, Game)>,
-    draw_claimed_input: Relation<(CaseId, Player)>,
-    not_draw_claimed_input: Relation<(CaseId, Player)>,
-    en_passant_right_open_input: Relation<(CaseId, Game)>,
-    not_en_passant_right_open_input: Relation<(CaseId, Game)>,
-    king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
-    not_king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
-    king_of_input: Relation<(CaseId, Player, Piece)>,
-    not_king_of_input: Relation<(CaseId, Player, Piece)>,
-    move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
-    not_move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
-    moves_by_each_without_pawn_or_capture_input: Relation<(CaseId, Game, i64)>,
-    not_moves_by_each_without_pawn_or_capture_input: Relation<(CaseId, Game, i64)>,
-    own_piece_of_input: Relation<(CaseId, Player, Piece)>,
-    not_own_piece_of_input: Relation<(CaseId, Player, Piece)>,
-    piece_can_be_moved_input: Relation<(CaseId, Piece)>,
-    not_piece_can_be_moved_input: Relation<(CaseId, Piece)>,
-    piece_has_moved_input: Relation<(CaseId, Piece)>,
-    not_piece_has_moved_input: Relation<(CaseId, Piece)>,
-    piece_touched_intentionally_input: Relation<(CaseId, Player, Piece)>,
-    not_piece_touched_intentionally_input: Relation<(CaseId, Player, Piece)>,
-    play_started_input: Relation<(CaseId, Game)>,
-    not_play_started_input: Relation<(CaseId, Game)>,
-    player_has_the_move_input: Relation<(CaseId, Game, Player)>,
-    not_player_has_the_move_input: Relation<(CaseId, Game, Player)>,
-    player_of_input: Relation<(CaseId, Game, Player)>,
-    not_player_of_input: Relation<(CaseId, Game, Player)>,
-    player_resigned_input: Relation<(CaseId, Player)>,
-    not_player_resigned_input: Relation<(CaseId, Player)>,
-    position_occurrence_count_input: Relation<(CaseId, Game, i64)>,
-    not_position_occurrence_count_input: Relation<(CaseId, Game, i64)>,
-    procedure_instance_input: Relation<(CaseId, Game)>,
-    not_procedure_instance_input: Relation<(CaseId, Game)>,
-    rook_of_input: Relation<(CaseId, Player, Piece)>,
-    not_rook_of_input: Relation<(CaseId, Player, Piece)>,
-    stalemate_arisen_input: Relation<(CaseId, Game)>,
-    not_stalemate_arisen_input: Relation<(CaseId, Game)>,
     arbiter_of: Relation<(CaseId, Game, Arbiter)>,
     not_arbiter_of: Relation<(CaseId, Game, Arbiter)>,
     attempted_transition: Relation<(CaseId, Game, GamePlayTransition)>,
@@ -5686,9 +2039,13 @@ struct Layers {
     not_checked_castling_side: Relation<(CaseId, CastlingSide)>,
     castling_path_attacked: Relation<(CaseId, CastlingSide)>,
     not_castling_path_attacked: Relation<(CaseId, CastlingSide)>,
+    castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
+    not_castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
     closure_0_castling_path_attacked: Relation<(CaseId, CastlingSide)>,
     castling_path_blocked: Relation<(CaseId, CastlingSide)>,
     not_castling_path_blocked: Relation<(CaseId, CastlingSide)>,
+    castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
+    not_castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
     closure_1_castling_path_blocked: Relation<(CaseId, CastlingSide)>,
     checked_game: Relation<(CaseId, Game)>,
     not_checked_game: Relation<(CaseId, Game)>,
@@ -5714,16 +2071,22 @@ struct Layers {
     not_draw_claimed: Relation<(CaseId, Player)>,
     en_passant_right_open: Relation<(CaseId, Game)>,
     not_en_passant_right_open: Relation<(CaseId, Game)>,
+    en_passant_right_open_input: Relation<(CaseId, Game)>,
+    not_en_passant_right_open_input: Relation<(CaseId, Game)>,
     closure_2_en_passant_right_open: Relation<(CaseId, Game)>,
     game_won_by: Relation<(CaseId, Game, Player)>,
     not_game_won_by: Relation<(CaseId, Game, Player)>,
     king_cannot_be_checkmated: Relation<(CaseId, Player)>,
     not_king_cannot_be_checkmated: Relation<(CaseId, Player)>,
+    king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
+    not_king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
     closure_3_king_cannot_be_checkmated: Relation<(CaseId, Player)>,
     king_of: Relation<(CaseId, Player, Piece)>,
     not_king_of: Relation<(CaseId, Player, Piece)>,
     move_meets_articles_3_1_to_3_9: Relation<(CaseId, Game)>,
     not_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Game)>,
+    move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
+    not_move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
     closure_4_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Game)>,
     illegal_move: Relation<(CaseId, Game)>,
     not_illegal_move: Relation<(CaseId, Game)>,
@@ -5737,6 +2100,8 @@ struct Layers {
     not_piece_can_be_moved: Relation<(CaseId, Piece)>,
     piece_has_moved: Relation<(CaseId, Piece)>,
     not_piece_has_moved: Relation<(CaseId, Piece)>,
+    piece_has_moved_input: Relation<(CaseId, Piece)>,
+    not_piece_has_moved_input: Relation<(CaseId, Piece)>,
     closure_5_piece_has_moved: Relation<(CaseId, Piece)>,
     piece_touched_intentionally: Relation<(CaseId, Player, Piece)>,
     not_piece_touched_intentionally: Relation<(CaseId, Player, Piece)>,
@@ -5793,266 +2158,990 @@ struct Layers {
     not_valid_transition_supported: Relation<(CaseId, Game, GamePlayTransition)>,
     not_valid_transition_concluded: Relation<(CaseId, Game, GamePlayTransition)>,
 }
-fn evaluate_strata_0(l: &mut Layers) {
-    l.arbiter_of = ::clir::rt::take(&mut l.arbiter_of_input);
-    l.not_arbiter_of = ::clir::rt::take(&mut l.not_arbiter_of_input);
-    l.attempted_transition = ::clir::rt::take(&mut l.attempted_transition_input);
-    l.not_attempted_transition = ::clir::rt::take(&mut l.not_attempted_transition_input);
-    l.both_players_have_moved = ::clir::rt::take(&mut l.both_players_have_moved_input);
-    l.not_both_players_have_moved = ::clir::rt::take(
-        &mut l.not_both_players_have_moved_input,
-    );
-    l.capturing_pawn_on_adjacent_file = ::clir::rt::take(
-        &mut l.capturing_pawn_on_adjacent_file_input,
-    );
-    l.not_capturing_pawn_on_adjacent_file = ::clir::rt::take(
-        &mut l.not_capturing_pawn_on_adjacent_file_input,
-    );
-    l.case_not_precisely_regulated = ::clir::rt::take(
-        &mut l.case_not_precisely_regulated_input,
-    );
-    l.not_case_not_precisely_regulated = ::clir::rt::take(
-        &mut l.not_case_not_precisely_regulated_input,
-    );
-    (l.arbiter_competent_to_decide, l.not_arbiter_competent_to_decide) = self::evaluate_stratum_5(
+fn evaluate_stratum_5(l: &mut Layers) {
+    // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
+    let mut arbiter_competent_to_decide: Vec<(CaseId, Situation)> = Vec::new();
+    let not_arbiter_competent_to_decide: Vec<(CaseId, Situation)> = Vec::new();
+    self::rule_unregulated_case_decided_by_arbiter(
         &l.case_not_precisely_regulated,
+        &mut |&(case, situation)| arbiter_competent_to_decide.push((case, situation)),
     );
-    l.castling_side_of = ::clir::rt::take(&mut l.castling_side_of_input);
-    l.not_castling_side_of = ::clir::rt::take(&mut l.not_castling_side_of_input);
-    l.checked_castling_side = ::clir::rt::take(&mut l.checked_castling_side_input);
-    l.not_checked_castling_side = ::clir::rt::take(
-        &mut l.not_checked_castling_side_input,
+    l.arbiter_competent_to_decide = Relation::from_vec(arbiter_competent_to_decide);
+    l.not_arbiter_competent_to_decide = Relation::from_vec(
+        not_arbiter_competent_to_decide,
     );
-    (
-        l.castling_path_attacked,
-        l.not_castling_path_attacked,
-        l.closure_0_castling_path_attacked,
-    ) = self::evaluate_stratum_8(
-        ::clir::rt::take(&mut l.castling_path_attacked_input),
-        ::clir::rt::take(&mut l.not_castling_path_attacked_input),
-        &l.checked_castling_side,
-    );
-    (
-        l.castling_path_blocked,
-        l.not_castling_path_blocked,
-        l.closure_1_castling_path_blocked,
-    ) = self::evaluate_stratum_9(
-        ::clir::rt::take(&mut l.castling_path_blocked_input),
-        ::clir::rt::take(&mut l.not_castling_path_blocked_input),
-        &l.checked_castling_side,
-    );
-    l.checked_game = ::clir::rt::take(&mut l.checked_game_input);
-    l.not_checked_game = ::clir::rt::take(&mut l.not_checked_game_input);
-    l.checked_piece = ::clir::rt::take(&mut l.checked_piece_input);
-    l.not_checked_piece = ::clir::rt::take(&mut l.not_checked_piece_input);
-    l.checked_player = ::clir::rt::take(&mut l.checked_player_input);
-    l.not_checked_player = ::clir::rt::take(&mut l.not_checked_player_input);
-    l.checkmate_delivered = ::clir::rt::take(&mut l.checkmate_delivered_input);
-    l.not_checkmate_delivered = ::clir::rt::take(&mut l.not_checkmate_delivered_input);
-    (l.checkmate_has_been_delivered, l.not_checkmate_has_been_delivered) = self::evaluate_stratum_14(
-        &l.checkmate_delivered,
-    );
-    l.completed_illegal_move_count = ::clir::rt::take(
-        &mut l.completed_illegal_move_count_input,
-    );
-    l.not_completed_illegal_move_count = ::clir::rt::take(
-        &mut l.not_completed_illegal_move_count_input,
-    );
-    l.dead_position_arisen = ::clir::rt::take(&mut l.dead_position_arisen_input);
-    l.not_dead_position_arisen = ::clir::rt::take(&mut l.not_dead_position_arisen_input);
-    (l.dead_position_has_ended_the_game, l.not_dead_position_has_ended_the_game) = self::evaluate_stratum_17(
-        &l.dead_position_arisen,
-    );
-    l.draw_agreed = ::clir::rt::take(&mut l.draw_agreed_input);
 }
-fn evaluate_strata_1(l: &mut Layers) {
-    l.not_draw_agreed = ::clir::rt::take(&mut l.not_draw_agreed_input);
-    (l.agreed_draw_has_ended_the_game, l.not_agreed_draw_has_ended_the_game) = self::evaluate_stratum_19(
+fn evaluate_stratum_8(l: &mut Layers) {
+    // Stratum 8: castling_path_attacked (+D = +S = +d)
+    let castling_path_attacked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
+            &mut l.castling_path_attacked_input,
+        )
+        .elements;
+    let not_castling_path_attacked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
+            &mut l.not_castling_path_attacked_input,
+        )
+        .elements;
+    l.castling_path_attacked = Relation::from_vec(castling_path_attacked);
+    l.not_castling_path_attacked = Relation::from_vec(not_castling_path_attacked);
+    // Closure urn:fide:laws:clir:chess#CastlingAttackClosure (a castling path not recorded as attacked is not attacked): ~castling_path_attacked for every concluded checked_castling_side that castling_path_attacked does not even support; snapshot urn:fide:snapshot:castling-attack:2023-01-01
+    l.closure_0_castling_path_attacked = ::clir::rt::difference(
+        &l.checked_castling_side,
+        &l.castling_path_attacked,
+    );
+    l.not_castling_path_attacked = ::clir::rt::union(
+        &[&l.not_castling_path_attacked, &l.closure_0_castling_path_attacked],
+    );
+}
+fn evaluate_stratum_9(l: &mut Layers) {
+    // Stratum 9: castling_path_blocked (+D = +S = +d)
+    let castling_path_blocked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
+            &mut l.castling_path_blocked_input,
+        )
+        .elements;
+    let not_castling_path_blocked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
+            &mut l.not_castling_path_blocked_input,
+        )
+        .elements;
+    l.castling_path_blocked = Relation::from_vec(castling_path_blocked);
+    l.not_castling_path_blocked = Relation::from_vec(not_castling_path_blocked);
+    // Closure urn:fide:laws:clir:chess#CastlingBlockClosure (a castling path not recorded as blocked is not blocked): ~castling_path_blocked for every concluded checked_castling_side that castling_path_blocked does not even support; snapshot urn:fide:snapshot:castling-block:2023-01-01
+    l.closure_1_castling_path_blocked = ::clir::rt::difference(
+        &l.checked_castling_side,
+        &l.castling_path_blocked,
+    );
+    l.not_castling_path_blocked = ::clir::rt::union(
+        &[&l.not_castling_path_blocked, &l.closure_1_castling_path_blocked],
+    );
+}
+fn evaluate_stratum_14(l: &mut Layers) {
+    // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
+    let mut checkmate_has_been_delivered: Vec<(CaseId, Game)> = Vec::new();
+    let not_checkmate_has_been_delivered: Vec<(CaseId, Game)> = Vec::new();
+    self::rule_checkmate_ends_the_game(
+        &l.checkmate_delivered,
+        &mut |&(case, game, _)| checkmate_has_been_delivered.push((case, game)),
+    );
+    l.checkmate_has_been_delivered = Relation::from_vec(checkmate_has_been_delivered);
+    l.not_checkmate_has_been_delivered = Relation::from_vec(
+        not_checkmate_has_been_delivered,
+    );
+}
+fn evaluate_stratum_17(l: &mut Layers) {
+    // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
+    let mut dead_position_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    let not_dead_position_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    self::rule_dead_position_ends_the_game(
+        &l.dead_position_arisen,
+        &mut |&(case, game)| dead_position_has_ended_the_game.push((case, game)),
+    );
+    l.dead_position_has_ended_the_game = Relation::from_vec(
+        dead_position_has_ended_the_game,
+    );
+    l.not_dead_position_has_ended_the_game = Relation::from_vec(
+        not_dead_position_has_ended_the_game,
+    );
+}
+fn evaluate_stratum_19(l: &mut Layers) {
+    // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
+    let mut agreed_draw_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    let not_agreed_draw_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    self::rule_agreed_draw_ends_the_game(
         &l.both_players_have_moved,
         &l.draw_agreed,
+        &mut |&(case, game)| agreed_draw_has_ended_the_game.push((case, game)),
     );
-    l.draw_claimed = ::clir::rt::take(&mut l.draw_claimed_input);
-    l.not_draw_claimed = ::clir::rt::take(&mut l.not_draw_claimed_input);
-    (
-        l.en_passant_right_open,
-        l.not_en_passant_right_open,
-        l.closure_2_en_passant_right_open,
-    ) = self::evaluate_stratum_21(
-        ::clir::rt::take(&mut l.en_passant_right_open_input),
-        ::clir::rt::take(&mut l.not_en_passant_right_open_input),
+    l.agreed_draw_has_ended_the_game = Relation::from_vec(
+        agreed_draw_has_ended_the_game,
+    );
+    l.not_agreed_draw_has_ended_the_game = Relation::from_vec(
+        not_agreed_draw_has_ended_the_game,
+    );
+}
+fn evaluate_stratum_21(l: &mut Layers) {
+    // Stratum 21: en_passant_right_open (+D = +S = +d)
+    let en_passant_right_open: Vec<(CaseId, Game)> = ::clir::rt::take(
+            &mut l.en_passant_right_open_input,
+        )
+        .elements;
+    let not_en_passant_right_open: Vec<(CaseId, Game)> = ::clir::rt::take(
+            &mut l.not_en_passant_right_open_input,
+        )
+        .elements;
+    l.en_passant_right_open = Relation::from_vec(en_passant_right_open);
+    l.not_en_passant_right_open = Relation::from_vec(not_en_passant_right_open);
+    // Closure urn:fide:laws:clir:chess#EnPassantFlagClosure (an en passant right not recorded on this frame is not open): ~en_passant_right_open for every concluded checked_game that en_passant_right_open does not even support; snapshot urn:fide:snapshot:en-passant:2023-01-01
+    l.closure_2_en_passant_right_open = ::clir::rt::difference(
         &l.checked_game,
+        &l.en_passant_right_open,
     );
-    (l.game_won_by, l.not_game_won_by) = self::evaluate_stratum_22(
+    l.not_en_passant_right_open = ::clir::rt::union(
+        &[&l.not_en_passant_right_open, &l.closure_2_en_passant_right_open],
+    );
+}
+fn evaluate_stratum_22(l: &mut Layers) {
+    // Stratum 22: game_won_by (+D = +S = +d)
+    let mut game_won_by: Vec<(CaseId, Game, Player)> = Vec::new();
+    let not_game_won_by: Vec<(CaseId, Game, Player)> = Vec::new();
+    self::rule_checkmate_wins(
         &l.checkmate_delivered,
+        &mut |&(case, game, who)| game_won_by.push((case, game, who)),
     );
-    (
-        l.king_cannot_be_checkmated,
-        l.not_king_cannot_be_checkmated,
-        l.closure_3_king_cannot_be_checkmated,
-    ) = self::evaluate_stratum_23(
-        ::clir::rt::take(&mut l.king_cannot_be_checkmated_input),
-        ::clir::rt::take(&mut l.not_king_cannot_be_checkmated_input),
+    l.game_won_by = Relation::from_vec(game_won_by);
+    l.not_game_won_by = Relation::from_vec(not_game_won_by);
+}
+fn evaluate_stratum_23(l: &mut Layers) {
+    // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
+    let king_cannot_be_checkmated: Vec<(CaseId, Player)> = ::clir::rt::take(
+            &mut l.king_cannot_be_checkmated_input,
+        )
+        .elements;
+    let not_king_cannot_be_checkmated: Vec<(CaseId, Player)> = ::clir::rt::take(
+            &mut l.not_king_cannot_be_checkmated_input,
+        )
+        .elements;
+    l.king_cannot_be_checkmated = Relation::from_vec(king_cannot_be_checkmated);
+    l.not_king_cannot_be_checkmated = Relation::from_vec(not_king_cannot_be_checkmated);
+    // Closure urn:fide:laws:clir:chess#MateImpossibilityClosure (a king not recorded as unable to be checkmated can be checkmated): ~king_cannot_be_checkmated for every concluded checked_player that king_cannot_be_checkmated does not even support; snapshot urn:fide:snapshot:mate-possibility:2023-01-01
+    l.closure_3_king_cannot_be_checkmated = ::clir::rt::difference(
         &l.checked_player,
+        &l.king_cannot_be_checkmated,
     );
-    l.king_of = ::clir::rt::take(&mut l.king_of_input);
-    l.not_king_of = ::clir::rt::take(&mut l.not_king_of_input);
-    (
-        l.move_meets_articles_3_1_to_3_9,
-        l.not_move_meets_articles_3_1_to_3_9,
-        l.closure_4_move_meets_articles_3_1_to_3_9,
-    ) = self::evaluate_stratum_25(
-        ::clir::rt::take(&mut l.move_meets_articles_3_1_to_3_9_input),
-        ::clir::rt::take(&mut l.not_move_meets_articles_3_1_to_3_9_input),
+    l.not_king_cannot_be_checkmated = ::clir::rt::union(
+        &[&l.not_king_cannot_be_checkmated, &l.closure_3_king_cannot_be_checkmated],
+    );
+}
+fn evaluate_stratum_25(l: &mut Layers) {
+    // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
+    let move_meets_articles_3_1_to_3_9: Vec<(CaseId, Game)> = ::clir::rt::take(
+            &mut l.move_meets_articles_3_1_to_3_9_input,
+        )
+        .elements;
+    let not_move_meets_articles_3_1_to_3_9: Vec<(CaseId, Game)> = ::clir::rt::take(
+            &mut l.not_move_meets_articles_3_1_to_3_9_input,
+        )
+        .elements;
+    l.move_meets_articles_3_1_to_3_9 = Relation::from_vec(
+        move_meets_articles_3_1_to_3_9,
+    );
+    l.not_move_meets_articles_3_1_to_3_9 = Relation::from_vec(
+        not_move_meets_articles_3_1_to_3_9,
+    );
+    // Closure urn:fide:laws:clir:chess#MoveLegalityClosure (a move not recorded as meeting Articles 3.1 to 3.9 does not meet them): ~move_meets_articles_3_1_to_3_9 for every concluded checked_game that move_meets_articles_3_1_to_3_9 does not even support; snapshot urn:fide:snapshot:move-legality:2023-01-01
+    l.closure_4_move_meets_articles_3_1_to_3_9 = ::clir::rt::difference(
         &l.checked_game,
-    );
-    (l.illegal_move, l.not_illegal_move) = self::evaluate_stratum_26(
-        &l.checked_game,
-        &l.not_move_meets_articles_3_1_to_3_9,
-    );
-    (l.legal_move, l.not_legal_move) = self::evaluate_stratum_27(
         &l.move_meets_articles_3_1_to_3_9,
     );
-    l.moves_by_each_without_pawn_or_capture = ::clir::rt::take(
-        &mut l.moves_by_each_without_pawn_or_capture_input,
+    l.not_move_meets_articles_3_1_to_3_9 = ::clir::rt::union(
+        &[
+            &l.not_move_meets_articles_3_1_to_3_9,
+            &l.closure_4_move_meets_articles_3_1_to_3_9,
+        ],
     );
-    l.not_moves_by_each_without_pawn_or_capture = ::clir::rt::take(
-        &mut l.not_moves_by_each_without_pawn_or_capture_input,
+}
+fn evaluate_stratum_26(l: &mut Layers) {
+    // Stratum 26: illegal_move (+D = +S = +d)
+    let mut illegal_move: Vec<(CaseId, Game)> = Vec::new();
+    let not_illegal_move: Vec<(CaseId, Game)> = Vec::new();
+    self::rule_move_is_illegal(
+        &l.checked_game,
+        &l.not_move_meets_articles_3_1_to_3_9,
+        &mut |&(case, game)| illegal_move.push((case, game)),
     );
-    l.own_piece_of = ::clir::rt::take(&mut l.own_piece_of_input);
-    l.not_own_piece_of = ::clir::rt::take(&mut l.not_own_piece_of_input);
-    l.piece_can_be_moved = ::clir::rt::take(&mut l.piece_can_be_moved_input);
-    l.not_piece_can_be_moved = ::clir::rt::take(&mut l.not_piece_can_be_moved_input);
-    (l.piece_has_moved, l.not_piece_has_moved, l.closure_5_piece_has_moved) = self::evaluate_stratum_31(
-        ::clir::rt::take(&mut l.piece_has_moved_input),
-        ::clir::rt::take(&mut l.not_piece_has_moved_input),
+    l.illegal_move = Relation::from_vec(illegal_move);
+    l.not_illegal_move = Relation::from_vec(not_illegal_move);
+}
+fn evaluate_stratum_27(l: &mut Layers) {
+    // Stratum 27: legal_move (+D = +S = +d)
+    let mut legal_move: Vec<(CaseId, Game)> = Vec::new();
+    let not_legal_move: Vec<(CaseId, Game)> = Vec::new();
+    self::rule_move_is_legal(
+        &l.move_meets_articles_3_1_to_3_9,
+        &mut |&(case, game)| legal_move.push((case, game)),
+    );
+    l.legal_move = Relation::from_vec(legal_move);
+    l.not_legal_move = Relation::from_vec(not_legal_move);
+}
+fn evaluate_stratum_31(l: &mut Layers) {
+    // Stratum 31: piece_has_moved (+D = +S = +d)
+    let piece_has_moved: Vec<(CaseId, Piece)> = ::clir::rt::take(
+            &mut l.piece_has_moved_input,
+        )
+        .elements;
+    let not_piece_has_moved: Vec<(CaseId, Piece)> = ::clir::rt::take(
+            &mut l.not_piece_has_moved_input,
+        )
+        .elements;
+    l.piece_has_moved = Relation::from_vec(piece_has_moved);
+    l.not_piece_has_moved = Relation::from_vec(not_piece_has_moved);
+    // Closure urn:fide:laws:clir:chess#PieceMovedClosure (a piece that is not recorded as having moved has not moved): ~piece_has_moved for every concluded checked_piece that piece_has_moved does not even support; snapshot urn:fide:snapshot:move-history:2023-01-01
+    l.closure_5_piece_has_moved = ::clir::rt::difference(
         &l.checked_piece,
+        &l.piece_has_moved,
     );
-    l.piece_touched_intentionally = ::clir::rt::take(
-        &mut l.piece_touched_intentionally_input,
+    l.not_piece_has_moved = ::clir::rt::union(
+        &[&l.not_piece_has_moved, &l.closure_5_piece_has_moved],
     );
-    l.not_piece_touched_intentionally = ::clir::rt::take(
-        &mut l.not_piece_touched_intentionally_input,
-    );
-    l.play_started = ::clir::rt::take(&mut l.play_started_input);
-    l.not_play_started = ::clir::rt::take(&mut l.not_play_started_input);
-    (l.arbiter_shall_see_laws_observed, l.not_arbiter_shall_see_laws_observed) = self::evaluate_stratum_34(
+}
+fn evaluate_stratum_34(l: &mut Layers) {
+    // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
+    let mut arbiter_shall_see_laws_observed: Vec<(CaseId, Arbiter, Game)> = Vec::new();
+    let not_arbiter_shall_see_laws_observed: Vec<(CaseId, Arbiter, Game)> = Vec::new();
+    self::rule_arbiter_sees_laws_observed(
         &l.arbiter_of,
         &l.play_started,
+        &mut |&(case, game, arb)| arbiter_shall_see_laws_observed.push((case, arb, game)),
     );
-    l.player_has_the_move = ::clir::rt::take(&mut l.player_has_the_move_input);
-    l.not_player_has_the_move = ::clir::rt::take(&mut l.not_player_has_the_move_input);
-    (l.en_passant_capture_legal, l.not_en_passant_capture_legal) = self::evaluate_stratum_36(
-        &l.capturing_pawn_on_adjacent_file,
+    l.arbiter_shall_see_laws_observed = Relation::from_vec(
+        arbiter_shall_see_laws_observed,
+    );
+    l.not_arbiter_shall_see_laws_observed = Relation::from_vec(
+        not_arbiter_shall_see_laws_observed,
+    );
+}
+fn evaluate_stratum_36(l: &mut Layers) {
+    // Stratum 36: en_passant_capture_legal (+D = +S = +d)
+    let mut en_passant_capture_legal: Vec<(CaseId, Game, Piece)> = Vec::new();
+    let not_en_passant_capture_legal: Vec<(CaseId, Game, Piece)> = Vec::new();
+    self::rule_en_passant_capture_legal(
         &l.en_passant_right_open,
         &l.player_has_the_move,
+        &l.capturing_pawn_on_adjacent_file,
+        &mut |&(case, game, _, pawn)| en_passant_capture_legal.push((case, game, pawn)),
     );
-    (l.fifty_move_claim_correct, l.not_fifty_move_claim_correct) = self::evaluate_stratum_37(
-        &l.draw_claimed,
-        &l.moves_by_each_without_pawn_or_capture,
-        &l.player_has_the_move,
-    );
-    (l.must_move_first_touched_piece, l.not_must_move_first_touched_piece) = self::evaluate_stratum_38(
-        &l.own_piece_of,
-        &l.piece_can_be_moved,
-        &l.piece_touched_intentionally,
-        &l.player_has_the_move,
-    );
-    l.player_of = ::clir::rt::take(&mut l.player_of_input);
-    l.not_player_of = ::clir::rt::take(&mut l.not_player_of_input);
-    l.player_resigned = ::clir::rt::take(&mut l.player_resigned_input);
+    l.en_passant_capture_legal = Relation::from_vec(en_passant_capture_legal);
+    l.not_en_passant_capture_legal = Relation::from_vec(not_en_passant_capture_legal);
 }
-fn evaluate_strata_2(l: &mut Layers) {
-    l.not_player_resigned = ::clir::rt::take(&mut l.not_player_resigned_input);
-    (l.game_lost_by, l.not_game_lost_by) = self::evaluate_stratum_41(
-        &l.completed_illegal_move_count,
+fn evaluate_stratum_37(l: &mut Layers) {
+    // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
+    let mut fifty_move_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
+    let not_fifty_move_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
+    self::rule_fifty_move_claim_correct(
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        &l.moves_by_each_without_pawn_or_capture,
+        &mut |&(case, game, who, _)| fifty_move_claim_correct.push((case, game, who)),
+    );
+    l.fifty_move_claim_correct = Relation::from_vec(fifty_move_claim_correct);
+    l.not_fifty_move_claim_correct = Relation::from_vec(not_fifty_move_claim_correct);
+}
+fn evaluate_stratum_38(l: &mut Layers) {
+    // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
+    let mut must_move_first_touched_piece: Vec<(CaseId, Player, Piece)> = Vec::new();
+    let not_must_move_first_touched_piece: Vec<(CaseId, Player, Piece)> = Vec::new();
+    self::rule_must_move_first_touched_piece(
+        &l.own_piece_of,
+        &l.piece_touched_intentionally,
+        &l.piece_can_be_moved,
+        &l.player_has_the_move,
+        &mut |&(case, _, who, piece)| {
+            must_move_first_touched_piece.push((case, who, piece))
+        },
+    );
+    l.must_move_first_touched_piece = Relation::from_vec(must_move_first_touched_piece);
+    l.not_must_move_first_touched_piece = Relation::from_vec(
+        not_must_move_first_touched_piece,
+    );
+}
+fn evaluate_stratum_41(l: &mut Layers) {
+    // Stratum 41: game_lost_by (+D = +S = +d)
+    let mut game_lost_by: Vec<(CaseId, Game, Player)> = Vec::new();
+    let not_game_lost_by: Vec<(CaseId, Game, Player)> = Vec::new();
+    self::rule_resignation_loses(
         &l.not_king_cannot_be_checkmated,
         &l.player_of,
         &l.player_resigned,
+        &mut |&(case, game, who)| game_lost_by.push((case, game, who)),
     );
-    l.position_occurrence_count = ::clir::rt::take(
-        &mut l.position_occurrence_count_input,
+    self::rule_second_illegal_move_loses(
+        &l.not_king_cannot_be_checkmated,
+        &l.completed_illegal_move_count,
+        &l.player_of,
+        &mut |&(case, game, who, _)| game_lost_by.push((case, game, who)),
     );
-    l.not_position_occurrence_count = ::clir::rt::take(
-        &mut l.not_position_occurrence_count_input,
-    );
-    l.procedure_instance = ::clir::rt::take(&mut l.procedure_instance_input);
-    l.not_procedure_instance = ::clir::rt::take(&mut l.not_procedure_instance_input);
-    (l.resignation_has_ended_the_game, l.not_resignation_has_ended_the_game) = self::evaluate_stratum_44(
+    l.game_lost_by = Relation::from_vec(game_lost_by);
+    l.not_game_lost_by = Relation::from_vec(not_game_lost_by);
+}
+fn evaluate_stratum_44(l: &mut Layers) {
+    // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
+    let mut resignation_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    let not_resignation_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    self::rule_resignation_ends_the_game(
         &l.player_of,
         &l.player_resigned,
+        &mut |&(case, game, _)| resignation_has_ended_the_game.push((case, game)),
     );
-    l.rook_of = ::clir::rt::take(&mut l.rook_of_input);
-    l.not_rook_of = ::clir::rt::take(&mut l.not_rook_of_input);
-    (l.castling_legal, l.not_castling_legal) = self::evaluate_stratum_46(
+    l.resignation_has_ended_the_game = Relation::from_vec(
+        resignation_has_ended_the_game,
+    );
+    l.not_resignation_has_ended_the_game = Relation::from_vec(
+        not_resignation_has_ended_the_game,
+    );
+}
+fn evaluate_stratum_46(l: &mut Layers) {
+    // Stratum 46: castling_legal (+D = +S = +d)
+    let mut castling_legal: Vec<(CaseId, Game, Player, CastlingSide)> = Vec::new();
+    let not_castling_legal: Vec<(CaseId, Game, Player, CastlingSide)> = Vec::new();
+    self::rule_castling_legal(
         &l.castling_side_of,
-        &l.not_castling_path_attacked,
-        &l.not_castling_path_blocked,
         &l.king_of,
         &l.not_piece_has_moved,
-        &l.player_has_the_move,
+        &l.not_castling_path_blocked,
         &l.rook_of,
+        &l.not_castling_path_attacked,
+        &l.player_has_the_move,
+        &l.not_piece_has_moved,
+        &mut |&(case, game, who, side, _, _)| {
+            castling_legal.push((case, game, who, side))
+        },
     );
-    (
-        l.second_illegal_move_has_ended_the_game,
-        l.not_second_illegal_move_has_ended_the_game,
-    ) = self::evaluate_stratum_47(&l.completed_illegal_move_count, &l.player_of);
-    l.stalemate_arisen = ::clir::rt::take(&mut l.stalemate_arisen_input);
-    l.not_stalemate_arisen = ::clir::rt::take(&mut l.not_stalemate_arisen_input);
-    (l.stalemate_has_ended_the_game, l.not_stalemate_has_ended_the_game) = self::evaluate_stratum_49(
+    l.castling_legal = Relation::from_vec(castling_legal);
+    l.not_castling_legal = Relation::from_vec(not_castling_legal);
+}
+fn evaluate_stratum_47(l: &mut Layers) {
+    // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
+    let mut second_illegal_move_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    let not_second_illegal_move_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    self::rule_second_illegal_move_ends_the_game(
+        &l.completed_illegal_move_count,
+        &l.player_of,
+        &mut |&(case, game, _, _)| {
+            second_illegal_move_has_ended_the_game.push((case, game))
+        },
+    );
+    l.second_illegal_move_has_ended_the_game = Relation::from_vec(
+        second_illegal_move_has_ended_the_game,
+    );
+    l.not_second_illegal_move_has_ended_the_game = Relation::from_vec(
+        not_second_illegal_move_has_ended_the_game,
+    );
+}
+fn evaluate_stratum_49(l: &mut Layers) {
+    // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
+    let mut stalemate_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    let not_stalemate_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
+    self::rule_stalemate_ends_the_game(
         &l.stalemate_arisen,
+        &mut |&(case, game)| stalemate_has_ended_the_game.push((case, game)),
     );
-    (l.threefold_claim_correct, l.not_threefold_claim_correct) = self::evaluate_stratum_50(
+    l.stalemate_has_ended_the_game = Relation::from_vec(stalemate_has_ended_the_game);
+    l.not_stalemate_has_ended_the_game = Relation::from_vec(
+        not_stalemate_has_ended_the_game,
+    );
+}
+fn evaluate_stratum_50(l: &mut Layers) {
+    // Stratum 50: threefold_claim_correct (+D = +S = +d)
+    let mut threefold_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
+    let not_threefold_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
+    self::rule_threefold_claim_correct(
+        &l.position_occurrence_count,
         &l.draw_claimed,
         &l.player_has_the_move,
-        &l.position_occurrence_count,
+        &mut |&(case, game, who, _)| threefold_claim_correct.push((case, game, who)),
     );
-    (
-        l.game_drawn_definite,
-        l.game_drawn_supported,
-        l.game_drawn_concluded,
-        l.not_game_drawn_definite,
-        l.not_game_drawn_supported,
-        l.not_game_drawn_concluded,
-    ) = self::evaluate_stratum_51(
+    l.threefold_claim_correct = Relation::from_vec(threefold_claim_correct);
+    l.not_threefold_claim_correct = Relation::from_vec(not_threefold_claim_correct);
+}
+fn evaluate_stratum_51(l: &mut Layers) {
+    // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
+    let mut game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
+    let not_game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
+    self::rule_agreed_draw(
         &l.both_players_have_moved,
-        &l.checkmate_delivered,
-        &l.completed_illegal_move_count,
-        &l.dead_position_arisen,
         &l.draw_agreed,
-        &l.king_cannot_be_checkmated,
-        &l.moves_by_each_without_pawn_or_capture,
+        &mut |&(case, game)| game_drawn_definite.push((case, game)),
+    );
+    self::rule_dead_position_draws(
+        &l.dead_position_arisen,
+        &mut |&(case, game)| game_drawn_definite.push((case, game)),
+    );
+    self::rule_fifty_move_claim_draws(
         &l.fifty_move_claim_correct,
+        &mut |&(case, game, _)| game_drawn_definite.push((case, game)),
+    );
+    self::rule_fivefold_automatic_draw(
+        &l.position_occurrence_count,
+        &mut |&(case, game, _)| game_drawn_definite.push((case, game)),
+    );
+    self::rule_resignation_drawn_if_mate_impossible(
+        &l.king_cannot_be_checkmated,
         &l.player_of,
         &l.player_resigned,
-        &l.position_occurrence_count,
+        &mut |&(case, game, _)| game_drawn_definite.push((case, game)),
+    );
+    self::rule_second_illegal_move_drawn_if_mate_impossible(
+        &l.king_cannot_be_checkmated,
+        &l.completed_illegal_move_count,
+        &l.player_of,
+        &mut |&(case, game, _, _)| game_drawn_definite.push((case, game)),
+    );
+    self::rule_stalemate_draws(
         &l.stalemate_arisen,
+        &mut |&(case, game)| game_drawn_definite.push((case, game)),
+    );
+    self::rule_threefold_claim_draws(
         &l.threefold_claim_correct,
+        &mut |&(case, game, _)| game_drawn_definite.push((case, game)),
     );
-    (
-        l.entered_state_definite,
-        l.entered_state_concluded,
-        l.not_entered_state_definite,
-        l.not_entered_state_supported,
-        l.not_entered_state_concluded,
-        l.valid_transition_definite,
-        l.valid_transition_concluded,
-        l.not_valid_transition_definite,
-        l.not_valid_transition_supported,
-        l.not_valid_transition_concluded,
-    ) = self::evaluate_stratum_52(
-        &l.attempted_transition,
-        &l.checkmate_has_been_delivered,
-        &l.dead_position_has_ended_the_game,
-        &l.agreed_draw_has_ended_the_game,
-        &l.legal_move,
-        &l.play_started,
+    l.game_drawn_definite = Relation::from_vec(game_drawn_definite);
+    l.not_game_drawn_definite = Relation::from_vec(not_game_drawn_definite);
+    let agreed_draw_applies = ::clir::rt::collect(|applies| {
+        self::rule_agreed_draw(
+            &l.both_players_have_moved,
+            &l.draw_agreed,
+            &mut |&(case, game)| applies.push((case, game)),
+        );
+    });
+    let checkmate_takes_precedence_over_seventy_five_applies = ::clir::rt::collect(|
+        applies|
+    {
+        self::rule_checkmate_takes_precedence_over_seventy_five(
+            &l.checkmate_delivered,
+            &mut |&(case, game, _)| applies.push((case, game)),
+        );
+    });
+    let dead_position_draws_applies = ::clir::rt::collect(|applies| {
+        self::rule_dead_position_draws(
+            &l.dead_position_arisen,
+            &mut |&(case, game)| applies.push((case, game)),
+        );
+    });
+    let fifty_move_claim_draws_applies = ::clir::rt::collect(|applies| {
+        self::rule_fifty_move_claim_draws(
+            &l.fifty_move_claim_correct,
+            &mut |&(case, game, _)| applies.push((case, game)),
+        );
+    });
+    let fivefold_automatic_draw_applies = ::clir::rt::collect(|applies| {
+        self::rule_fivefold_automatic_draw(
+            &l.position_occurrence_count,
+            &mut |&(case, game, _)| applies.push((case, game)),
+        );
+    });
+    let resignation_drawn_if_mate_impossible_applies = ::clir::rt::collect(|applies| {
+        self::rule_resignation_drawn_if_mate_impossible(
+            &l.king_cannot_be_checkmated,
+            &l.player_of,
+            &l.player_resigned,
+            &mut |&(case, game, _)| applies.push((case, game)),
+        );
+    });
+    let second_illegal_move_drawn_if_mate_impossible_applies = ::clir::rt::collect(|
+        applies|
+    {
+        self::rule_second_illegal_move_drawn_if_mate_impossible(
+            &l.king_cannot_be_checkmated,
+            &l.completed_illegal_move_count,
+            &l.player_of,
+            &mut |&(case, game, _, _)| applies.push((case, game)),
+        );
+    });
+    let seventy_five_automatic_draw_applies = ::clir::rt::collect(|applies| {
+        self::rule_seventy_five_automatic_draw(
+            &l.moves_by_each_without_pawn_or_capture,
+            &mut |&(case, game, _)| applies.push((case, game)),
+        );
+    });
+    let stalemate_draws_applies = ::clir::rt::collect(|applies| {
+        self::rule_stalemate_draws(
+            &l.stalemate_arisen,
+            &mut |&(case, game)| applies.push((case, game)),
+        );
+    });
+    let threefold_claim_draws_applies = ::clir::rt::collect(|applies| {
+        self::rule_threefold_claim_draws(
+            &l.threefold_claim_correct,
+            &mut |&(case, game, _)| applies.push((case, game)),
+        );
+    });
+    // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
+    let game_drawn_concluded_candidates = ::clir::rt::union(
+        &[
+            &agreed_draw_applies,
+            &dead_position_draws_applies,
+            &fifty_move_claim_draws_applies,
+            &fivefold_automatic_draw_applies,
+            &resignation_drawn_if_mate_impossible_applies,
+            &second_illegal_move_drawn_if_mate_impossible_applies,
+            &seventy_five_automatic_draw_applies,
+            &stalemate_draws_applies,
+            &threefold_claim_draws_applies,
+        ],
+    );
+    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive attacks game_drawn: no rule ranks above it
+    let game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
+        &[&checkmate_takes_precedence_over_seventy_five_applies.clone()],
+    );
+    l.game_drawn_supported = ::clir::rt::union(
+        &[&l.game_drawn_definite, &game_drawn_concluded_candidates],
+    );
+    l.game_drawn_concluded = ::clir::rt::union(
+        &[
+            &l.game_drawn_definite,
+            &::clir::rt::difference(
+                &::clir::rt::difference(
+                    &game_drawn_concluded_candidates,
+                    &l.not_game_drawn_definite,
+                ),
+                &game_drawn_concluded_unbeaten_attacks,
+            ),
+        ],
+    );
+    // ~game_drawn: concluded when definite, or when a rule for it applies, ~game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
+    let not_game_drawn_concluded_candidates = ::clir::rt::union(
+        &[&checkmate_takes_precedence_over_seventy_five_applies],
+    );
+    // urn:fide:laws:clir:chess#AgreedDraw attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#DeadPositionDraws attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw attacks ~game_drawn: beaten where urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive applies
+    // urn:fide:laws:clir:chess#StalemateDraws attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#ThreefoldClaimDraws attacks ~game_drawn: no rule ranks above it
+    let not_game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
+        &[
+            &agreed_draw_applies.clone(),
+            &dead_position_draws_applies.clone(),
+            &fifty_move_claim_draws_applies.clone(),
+            &fivefold_automatic_draw_applies.clone(),
+            &resignation_drawn_if_mate_impossible_applies.clone(),
+            &second_illegal_move_drawn_if_mate_impossible_applies.clone(),
+            &::clir::rt::difference(
+                &seventy_five_automatic_draw_applies,
+                &::clir::rt::union(
+                    &[&checkmate_takes_precedence_over_seventy_five_applies],
+                ),
+            ),
+            &stalemate_draws_applies.clone(),
+            &threefold_claim_draws_applies.clone(),
+        ],
+    );
+    l.not_game_drawn_supported = ::clir::rt::union(
+        &[&l.not_game_drawn_definite, &not_game_drawn_concluded_candidates],
+    );
+    l.not_game_drawn_concluded = ::clir::rt::union(
+        &[
+            &l.not_game_drawn_definite,
+            &::clir::rt::difference(
+                &::clir::rt::difference(
+                    &not_game_drawn_concluded_candidates,
+                    &l.game_drawn_definite,
+                ),
+                &not_game_drawn_concluded_unbeaten_attacks,
+            ),
+        ],
+    );
+}
+fn evaluate_stratum_52(l: &mut Layers) {
+    // Stratum 52: entered_state, valid_transition (+D, then +S/+d)
+    let mut entered_state_definite: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
+    let not_entered_state_definite: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
+    let valid_transition_definite: Vec<(CaseId, Game, GamePlayTransition)> = Vec::new();
+    let not_valid_transition_definite: Vec<(CaseId, Game, GamePlayTransition)> = Vec::new();
+    self::rule_game_play_initial(
         &l.procedure_instance,
-        &l.resignation_has_ended_the_game,
-        &l.second_illegal_move_has_ended_the_game,
-        &l.stalemate_has_ended_the_game,
-        &l.game_drawn_definite,
-        &l.game_drawn_concluded,
+        &mut |&(case, instance)| {
+            entered_state_definite.push((case, instance, GamePlayState::NOT_STARTED))
+        },
     );
+    let mut entered_state_definite = ::clir::rt::Growing::new(entered_state_definite);
+    let mut not_entered_state_definite = ::clir::rt::Growing::new(
+        not_entered_state_definite,
+    );
+    let mut valid_transition_definite = ::clir::rt::Growing::new(
+        valid_transition_definite,
+    );
+    let mut not_valid_transition_definite = ::clir::rt::Growing::new(
+        not_valid_transition_definite,
+    );
+    loop {
+        let mut entered_state_definite_new: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
+        let not_entered_state_definite_new: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
+        let mut valid_transition_definite_new: Vec<(CaseId, Game, GamePlayTransition)> = Vec::new();
+        let not_valid_transition_definite_new: Vec<(CaseId, Game, GamePlayTransition)> = Vec::new();
+        self::rule_game_play_conclude_by_agreement_enters(
+            &valid_transition_definite.recent,
+            &mut |&(case, instance)| {
+                entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_agreement_valid(
+            &l.attempted_transition,
+            &entered_state_definite.recent,
+            &l.agreed_draw_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_definite_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT))
+            },
+        );
+        self::rule_game_play_conclude_by_checkmate_enters(
+            &valid_transition_definite.recent,
+            &mut |&(case, instance)| {
+                entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_checkmate_valid(
+            &l.attempted_transition,
+            &entered_state_definite.recent,
+            &l.checkmate_has_been_delivered,
+            &mut |&(case, instance)| {
+                valid_transition_definite_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE))
+            },
+        );
+        self::rule_game_play_conclude_by_dead_position_enters(
+            &valid_transition_definite.recent,
+            &mut |&(case, instance)| {
+                entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_dead_position_valid(
+            &l.attempted_transition,
+            &entered_state_definite.recent,
+            &l.dead_position_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_definite_new
+                    .push((
+                        case,
+                        instance,
+                        GamePlayTransition::CONCLUDE_BY_DEAD_POSITION,
+                    ))
+            },
+        );
+        self::rule_game_play_conclude_by_drawn_claim_enters(
+            &valid_transition_definite.recent,
+            &mut |&(case, instance)| {
+                entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_drawn_claim_valid(
+            &l.attempted_transition,
+            &entered_state_definite.recent,
+            &l.game_drawn_definite,
+            &mut |&(case, instance)| {
+                valid_transition_definite_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM))
+            },
+        );
+        self::rule_game_play_conclude_by_resignation_enters(
+            &valid_transition_definite.recent,
+            &mut |&(case, instance)| {
+                entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_resignation_valid(
+            &l.attempted_transition,
+            &entered_state_definite.recent,
+            &l.resignation_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_definite_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION))
+            },
+        );
+        self::rule_game_play_conclude_by_second_illegal_move_enters(
+            &valid_transition_definite.recent,
+            &mut |&(case, instance)| {
+                entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_second_illegal_move_valid(
+            &l.attempted_transition,
+            &entered_state_definite.recent,
+            &l.second_illegal_move_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_definite_new
+                    .push((
+                        case,
+                        instance,
+                        GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
+                    ))
+            },
+        );
+        self::rule_game_play_conclude_by_stalemate_enters(
+            &valid_transition_definite.recent,
+            &mut |&(case, instance)| {
+                entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_stalemate_valid(
+            &l.attempted_transition,
+            &entered_state_definite.recent,
+            &l.stalemate_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_definite_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE))
+            },
+        );
+        self::rule_game_play_play_move_enters(
+            &valid_transition_definite.recent,
+            &mut |&(case, instance)| {
+                entered_state_definite_new.push((case, instance, GamePlayState::PLAYING))
+            },
+        );
+        self::rule_game_play_play_move_valid(
+            &l.attempted_transition,
+            &entered_state_definite.recent,
+            &l.legal_move,
+            &mut |&(case, instance)| {
+                valid_transition_definite_new
+                    .push((case, instance, GamePlayTransition::PLAY_MOVE))
+            },
+        );
+        self::rule_game_play_start_play_enters(
+            &valid_transition_definite.recent,
+            &mut |&(case, instance)| {
+                entered_state_definite_new.push((case, instance, GamePlayState::PLAYING))
+            },
+        );
+        self::rule_game_play_start_play_valid(
+            &l.attempted_transition,
+            &entered_state_definite.recent,
+            &l.play_started,
+            &mut |&(case, instance)| {
+                valid_transition_definite_new
+                    .push((case, instance, GamePlayTransition::START_PLAY))
+            },
+        );
+        let mut changed = false;
+        changed |= entered_state_definite.advance(entered_state_definite_new);
+        changed |= not_entered_state_definite.advance(not_entered_state_definite_new);
+        changed |= valid_transition_definite.advance(valid_transition_definite_new);
+        changed
+            |= not_valid_transition_definite.advance(not_valid_transition_definite_new);
+        if !changed {
+            break;
+        }
+    }
+    l.entered_state_definite = entered_state_definite.total;
+    l.not_entered_state_definite = not_entered_state_definite.total;
+    l.valid_transition_definite = valid_transition_definite.total;
+    l.not_valid_transition_definite = not_valid_transition_definite.total;
+    let mut entered_state_concluded: Vec<(CaseId, Game, GamePlayState)> = l
+        .entered_state_definite
+        .elements
+        .clone();
+    let not_entered_state_concluded: Vec<(CaseId, Game, GamePlayState)> = l
+        .not_entered_state_definite
+        .elements
+        .clone();
+    let not_entered_state_supported: Vec<(CaseId, Game, GamePlayState)> = l
+        .not_entered_state_definite
+        .elements
+        .clone();
+    let valid_transition_concluded: Vec<(CaseId, Game, GamePlayTransition)> = l
+        .valid_transition_definite
+        .elements
+        .clone();
+    let not_valid_transition_concluded: Vec<(CaseId, Game, GamePlayTransition)> = l
+        .not_valid_transition_definite
+        .elements
+        .clone();
+    let not_valid_transition_supported: Vec<(CaseId, Game, GamePlayTransition)> = l
+        .not_valid_transition_definite
+        .elements
+        .clone();
+    self::rule_game_play_initial(
+        &l.procedure_instance,
+        &mut |&(case, instance)| {
+            entered_state_concluded.push((case, instance, GamePlayState::NOT_STARTED))
+        },
+    );
+    let mut entered_state_concluded = ::clir::rt::Growing::new(entered_state_concluded);
+    let mut not_entered_state_concluded = ::clir::rt::Growing::new(
+        not_entered_state_concluded,
+    );
+    let mut not_entered_state_supported = ::clir::rt::Growing::new(
+        not_entered_state_supported,
+    );
+    let mut valid_transition_concluded = ::clir::rt::Growing::new(
+        valid_transition_concluded,
+    );
+    let mut not_valid_transition_concluded = ::clir::rt::Growing::new(
+        not_valid_transition_concluded,
+    );
+    let mut not_valid_transition_supported = ::clir::rt::Growing::new(
+        not_valid_transition_supported,
+    );
+    loop {
+        let mut entered_state_concluded_new: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
+        let not_entered_state_concluded_new: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
+        let not_entered_state_supported_new: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
+        let mut valid_transition_concluded_new: Vec<
+            (CaseId, Game, GamePlayTransition),
+        > = Vec::new();
+        let not_valid_transition_concluded_new: Vec<
+            (CaseId, Game, GamePlayTransition),
+        > = Vec::new();
+        let not_valid_transition_supported_new: Vec<
+            (CaseId, Game, GamePlayTransition),
+        > = Vec::new();
+        self::rule_game_play_conclude_by_agreement_enters(
+            &valid_transition_concluded.recent,
+            &mut |&(case, instance)| {
+                entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_agreement_valid(
+            &l.attempted_transition,
+            &entered_state_concluded.recent,
+            &l.agreed_draw_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_concluded_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT))
+            },
+        );
+        self::rule_game_play_conclude_by_checkmate_enters(
+            &valid_transition_concluded.recent,
+            &mut |&(case, instance)| {
+                entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_checkmate_valid(
+            &l.attempted_transition,
+            &entered_state_concluded.recent,
+            &l.checkmate_has_been_delivered,
+            &mut |&(case, instance)| {
+                valid_transition_concluded_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE))
+            },
+        );
+        self::rule_game_play_conclude_by_dead_position_enters(
+            &valid_transition_concluded.recent,
+            &mut |&(case, instance)| {
+                entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_dead_position_valid(
+            &l.attempted_transition,
+            &entered_state_concluded.recent,
+            &l.dead_position_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_concluded_new
+                    .push((
+                        case,
+                        instance,
+                        GamePlayTransition::CONCLUDE_BY_DEAD_POSITION,
+                    ))
+            },
+        );
+        self::rule_game_play_conclude_by_drawn_claim_enters(
+            &valid_transition_concluded.recent,
+            &mut |&(case, instance)| {
+                entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_drawn_claim_valid(
+            &l.attempted_transition,
+            &entered_state_concluded.recent,
+            &l.game_drawn_concluded,
+            &mut |&(case, instance)| {
+                valid_transition_concluded_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM))
+            },
+        );
+        self::rule_game_play_conclude_by_resignation_enters(
+            &valid_transition_concluded.recent,
+            &mut |&(case, instance)| {
+                entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_resignation_valid(
+            &l.attempted_transition,
+            &entered_state_concluded.recent,
+            &l.resignation_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_concluded_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION))
+            },
+        );
+        self::rule_game_play_conclude_by_second_illegal_move_enters(
+            &valid_transition_concluded.recent,
+            &mut |&(case, instance)| {
+                entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_second_illegal_move_valid(
+            &l.attempted_transition,
+            &entered_state_concluded.recent,
+            &l.second_illegal_move_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_concluded_new
+                    .push((
+                        case,
+                        instance,
+                        GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
+                    ))
+            },
+        );
+        self::rule_game_play_conclude_by_stalemate_enters(
+            &valid_transition_concluded.recent,
+            &mut |&(case, instance)| {
+                entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
+            },
+        );
+        self::rule_game_play_conclude_by_stalemate_valid(
+            &l.attempted_transition,
+            &entered_state_concluded.recent,
+            &l.stalemate_has_ended_the_game,
+            &mut |&(case, instance)| {
+                valid_transition_concluded_new
+                    .push((case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE))
+            },
+        );
+        self::rule_game_play_play_move_enters(
+            &valid_transition_concluded.recent,
+            &mut |&(case, instance)| {
+                entered_state_concluded_new
+                    .push((case, instance, GamePlayState::PLAYING))
+            },
+        );
+        self::rule_game_play_play_move_valid(
+            &l.attempted_transition,
+            &entered_state_concluded.recent,
+            &l.legal_move,
+            &mut |&(case, instance)| {
+                valid_transition_concluded_new
+                    .push((case, instance, GamePlayTransition::PLAY_MOVE))
+            },
+        );
+        self::rule_game_play_start_play_enters(
+            &valid_transition_concluded.recent,
+            &mut |&(case, instance)| {
+                entered_state_concluded_new
+                    .push((case, instance, GamePlayState::PLAYING))
+            },
+        );
+        self::rule_game_play_start_play_valid(
+            &l.attempted_transition,
+            &entered_state_concluded.recent,
+            &l.play_started,
+            &mut |&(case, instance)| {
+                valid_transition_concluded_new
+                    .push((case, instance, GamePlayTransition::START_PLAY))
+            },
+        );
+        let mut changed = false;
+        changed |= entered_state_concluded.advance(entered_state_concluded_new);
+        changed |= not_entered_state_concluded.advance(not_entered_state_concluded_new);
+        changed |= not_entered_state_supported.advance(not_entered_state_supported_new);
+        changed |= valid_transition_concluded.advance(valid_transition_concluded_new);
+        changed
+            |= not_valid_transition_concluded
+                .advance(not_valid_transition_concluded_new);
+        changed
+            |= not_valid_transition_supported
+                .advance(not_valid_transition_supported_new);
+        if !changed {
+            break;
+        }
+    }
+    l.entered_state_concluded = entered_state_concluded.total;
+    l.not_entered_state_concluded = not_entered_state_concluded.total;
+    l.not_entered_state_supported = not_entered_state_supported.total;
+    l.valid_transition_concluded = valid_transition_concluded.total;
+    l.not_valid_transition_concluded = not_valid_transition_concluded.total;
+    l.not_valid_transition_supported = not_valid_transition_supported.total;
 }
 fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
     out.conclude(
@@ -6431,3291 +3520,2385 @@ fn write_conclusions_2(l: &Layers, out: &mut ::clir::Output) {
         &l.not_valid_transition_definite,
     );
 }
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_agreed_draw(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    both_players_have_moved: &Relation<(CaseId, Game)>,
-    draw_agreed: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_agreed_draw: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#AgreedDraw: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let agreed_draw_1: Relation<((CaseId, Game), ())> = both_players_have_moved
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    let agreed_draw_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &agreed_draw_1,
-        &agreed_draw_2_draw_agreed,
-        &mut instances_of_agreed_draw,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_agreed_draw = Relation::from_vec(instances_of_agreed_draw);
-    for &(case, v0) in instances_of_agreed_draw.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_BOTH_PLAYERS_HAVE_MOVED, false, established,
-            vec![::clir::Column::to_flat(v0)]), ::clir::Premise::new(REL_DRAW_AGREED,
-            false, established, vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    0,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_agreed_draw_ends_the_game(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    both_players_have_moved: &Relation<(CaseId, Game)>,
-    draw_agreed: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_agreed_draw_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let agreed_draw_ends_the_game_1: Relation<((CaseId, Game), ())> = both_players_have_moved
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    let agreed_draw_ends_the_game_2_draw_agreed: Relation<((CaseId, Game), ())> = draw_agreed
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &agreed_draw_ends_the_game_1,
-        &agreed_draw_ends_the_game_2_draw_agreed,
-        &mut instances_of_agreed_draw_ends_the_game,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_agreed_draw_ends_the_game = Relation::from_vec(
-        instances_of_agreed_draw_ends_the_game,
-    );
-    for &(case, v0) in instances_of_agreed_draw_ends_the_game.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_BOTH_PLAYERS_HAVE_MOVED, false, established,
-            vec![::clir::Column::to_flat(v0)]), ::clir::Premise::new(REL_DRAW_AGREED,
-            false, established, vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    1,
-                    definite,
-                    case,
-                    (REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_arbiter_sees_laws_observed(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    arbiter_of: &Relation<(CaseId, Game, Arbiter)>,
-    play_started: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_arbiter_sees_laws_observed: Vec<(CaseId, Game, Arbiter)> = Vec::new();
-    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let arbiter_sees_laws_observed_1: Relation<((CaseId, Game), (Arbiter,))> = arbiter_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-        .collect();
-    let arbiter_sees_laws_observed_2_play_started: Relation<((CaseId, Game), ())> = play_started
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &arbiter_sees_laws_observed_1,
-        &arbiter_sees_laws_observed_2_play_started,
-        &mut instances_of_arbiter_sees_laws_observed,
-        |&(case, v0), &(v1,), &()| Some((case, v0, v1)),
-    );
-    let instances_of_arbiter_sees_laws_observed = Relation::from_vec(
-        instances_of_arbiter_sees_laws_observed,
-    );
-    for &(case, v0, v1) in instances_of_arbiter_sees_laws_observed.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_ARBITER_OF, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-            ::clir::Premise::new(REL_PLAY_STARTED, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    2,
-                    definite,
-                    case,
-                    (REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false),
-                    vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_castling_legal(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    castling_side_of: &Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
-    not_castling_path_attacked: &Relation<(CaseId, CastlingSide)>,
-    not_castling_path_blocked: &Relation<(CaseId, CastlingSide)>,
-    king_of: &Relation<(CaseId, Player, Piece)>,
-    not_piece_has_moved: &Relation<(CaseId, Piece)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    rook_of: &Relation<(CaseId, Player, Piece)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_castling_legal: Vec<
-        (CaseId, Game, Player, CastlingSide, Piece, Piece),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#CastlingLegal: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let castling_legal_1: Relation<((CaseId, Player, Piece), (Game, CastlingSide))> = castling_side_of
-        .iter()
-        .filter_map(|&(case, v0, v1, v2, v4)| Some(((case, v1, v4), (v0, v2))))
-        .collect();
-    let castling_legal_2_rook_of: Relation<((CaseId, Player, Piece), ())> = rook_of
-        .iter()
-        .filter_map(|&(case, v1, v4)| Some(((case, v1, v4), ())))
-        .collect();
-    let castling_legal_2 = ::clir::rt::join(
-        &castling_legal_1,
-        &castling_legal_2_rook_of,
-        |&(case, v1, v4), &(v0, v2), &()| Some(((case, v0, v1), (v2, v4))),
-    );
-    let castling_legal_3_player_has_the_move: Relation<((CaseId, Game, Player), ())> = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v0, v1), ())))
-        .collect();
-    let castling_legal_3 = ::clir::rt::join(
-        &castling_legal_2,
-        &castling_legal_3_player_has_the_move,
-        |&(case, v0, v1), &(v2, v4), &()| Some(((case, v4), (v0, v1, v2))),
-    );
-    let castling_legal_4_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
-        .iter()
-        .filter_map(|&(case, v4)| Some(((case, v4), ())))
-        .collect();
-    let castling_legal_4 = ::clir::rt::join(
-        &castling_legal_3,
-        &castling_legal_4_piece_has_moved,
-        |&(case, v4), &(v0, v1, v2), &()| Some(((case, v2), (v0, v1, v4))),
-    );
-    let castling_legal_5_castling_path_blocked: Relation<((CaseId, CastlingSide), ())> = not_castling_path_blocked
-        .iter()
-        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-        .collect();
-    let castling_legal_5 = ::clir::rt::join(
-        &castling_legal_4,
-        &castling_legal_5_castling_path_blocked,
-        |&(case, v2), &(v0, v1, v4), &()| Some(((case, v2), (v0, v1, v4))),
-    );
-    let castling_legal_6_castling_path_attacked: Relation<
-        ((CaseId, CastlingSide), ()),
-    > = not_castling_path_attacked
-        .iter()
-        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-        .collect();
-    let castling_legal_6 = ::clir::rt::join(
-        &castling_legal_5,
-        &castling_legal_6_castling_path_attacked,
-        |&(case, v2), &(v0, v1, v4), &()| Some(((case, v1), (v0, v2, v4))),
-    );
-    let castling_legal_7_king_of: Relation<((CaseId, Player), (Piece,))> = king_of
-        .iter()
-        .filter_map(|&(case, v1, v3)| Some(((case, v1), (v3,))))
-        .collect();
-    let castling_legal_7 = ::clir::rt::join(
-        &castling_legal_6,
-        &castling_legal_7_king_of,
-        |&(case, v1), &(v0, v2, v4), &(v3,)| Some(((case, v3), (v0, v1, v2, v4))),
-    );
-    let castling_legal_8_piece_has_moved: Relation<((CaseId, Piece), ())> = not_piece_has_moved
-        .iter()
-        .filter_map(|&(case, v3)| Some(((case, v3), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &castling_legal_7,
-        &castling_legal_8_piece_has_moved,
-        &mut instances_of_castling_legal,
-        |&(case, v3), &(v0, v1, v2, v4), &()| Some((case, v0, v1, v2, v3, v4)),
-    );
-    let instances_of_castling_legal = Relation::from_vec(instances_of_castling_legal);
-    for &(case, v0, v1, v2, v3, v4) in instances_of_castling_legal.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_CASTLING_SIDE_OF, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
-            ::clir::Column::to_flat(v2), ::clir::Column::to_flat(v4)]),
-            ::clir::Premise::new(REL_KING_OF, false, established,
-            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v3)]),
-            ::clir::Premise::new(REL_PIECE_HAS_MOVED, true, established,
-            vec![::clir::Column::to_flat(v4)]),
-            ::clir::Premise::new(REL_CASTLING_PATH_BLOCKED, true, established,
-            vec![::clir::Column::to_flat(v2)]), ::clir::Premise::new(REL_ROOK_OF, false,
-            established, vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v4)]),
-            ::clir::Premise::new(REL_CASTLING_PATH_ATTACKED, true, established,
-            vec![::clir::Column::to_flat(v2)]),
-            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-            ::clir::Premise::new(REL_PIECE_HAS_MOVED, true, established,
-            vec![::clir::Column::to_flat(v3)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    3,
-                    definite,
-                    case,
-                    (REL_CASTLING_LEGAL, false),
-                    vec![
-                        ::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1),
-                        ::clir::Column::to_flat(v2)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_checkmate_ends_the_game(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_checkmate_ends_the_game: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#CheckmateEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_checkmate_ends_the_game
-        .extend(
-            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-        );
-    let instances_of_checkmate_ends_the_game = Relation::from_vec(
-        instances_of_checkmate_ends_the_game,
-    );
-    for &(case, v0, v1) in instances_of_checkmate_ends_the_game.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    4,
-                    definite,
-                    case,
-                    (REL_CHECKMATE_HAS_BEEN_DELIVERED, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_checkmate_takes_precedence_over_seventy_five(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_checkmate_takes_precedence_over_seventy_five: Vec<
-        (CaseId, Game, Player),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_checkmate_takes_precedence_over_seventy_five
-        .extend(
-            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-        );
-    let instances_of_checkmate_takes_precedence_over_seventy_five = Relation::from_vec(
-        instances_of_checkmate_takes_precedence_over_seventy_five,
-    );
-    for &(case, v0, v1) in instances_of_checkmate_takes_precedence_over_seventy_five
-        .iter()
-    {
-        let premises = vec![
-            ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    5,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, true),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_checkmate_wins(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_checkmate_wins: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#CheckmateWins: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_checkmate_wins
-        .extend(
-            checkmate_delivered.iter().filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-        );
-    let instances_of_checkmate_wins = Relation::from_vec(instances_of_checkmate_wins);
-    for &(case, v0, v1) in instances_of_checkmate_wins.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_CHECKMATE_DELIVERED, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    6,
-                    definite,
-                    case,
-                    (REL_GAME_WON_BY, false),
-                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_dead_position_draws(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    dead_position_arisen: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_dead_position_draws: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#DeadPositionDraws: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_dead_position_draws
-        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    let instances_of_dead_position_draws = Relation::from_vec(
-        instances_of_dead_position_draws,
-    );
-    for &(case, v0) in instances_of_dead_position_draws.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_DEAD_POSITION_ARISEN, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    7,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_dead_position_ends_the_game(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    dead_position_arisen: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_dead_position_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_dead_position_ends_the_game
-        .extend(dead_position_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    let instances_of_dead_position_ends_the_game = Relation::from_vec(
-        instances_of_dead_position_ends_the_game,
-    );
-    for &(case, v0) in instances_of_dead_position_ends_the_game.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_DEAD_POSITION_ARISEN, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    8,
-                    definite,
-                    case,
-                    (REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_en_passant_capture_legal(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    capturing_pawn_on_adjacent_file: &Relation<(CaseId, Game, Piece)>,
-    en_passant_right_open: &Relation<(CaseId, Game)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_en_passant_capture_legal: Vec<(CaseId, Game, Player, Piece)> = Vec::new();
-    // urn:fide:laws:clir:chess#EnPassantCaptureLegal: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let en_passant_capture_legal_1: Relation<((CaseId, Game), (Player,))> = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-        .collect();
-    let en_passant_capture_legal_2_en_passant_right_open: Relation<
-        ((CaseId, Game), ()),
-    > = en_passant_right_open
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    let en_passant_capture_legal_2 = ::clir::rt::join(
-        &en_passant_capture_legal_1,
-        &en_passant_capture_legal_2_en_passant_right_open,
-        |&(case, v0), &(v1,), &()| Some(((case, v0), (v1,))),
-    );
-    let en_passant_capture_legal_3_capturing_pawn_on_adjacent_file: Relation<
-        ((CaseId, Game), (Piece,)),
-    > = capturing_pawn_on_adjacent_file
-        .iter()
-        .filter_map(|&(case, v0, v2)| Some(((case, v0), (v2,))))
-        .collect();
-    ::clir::rt::join_into(
-        &en_passant_capture_legal_2,
-        &en_passant_capture_legal_3_capturing_pawn_on_adjacent_file,
-        &mut instances_of_en_passant_capture_legal,
-        |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
-    );
-    let instances_of_en_passant_capture_legal = Relation::from_vec(
-        instances_of_en_passant_capture_legal,
-    );
-    for &(case, v0, v1, v2) in instances_of_en_passant_capture_legal.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_EN_PASSANT_RIGHT_OPEN, false, established,
-            vec![::clir::Column::to_flat(v0)]),
-            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-            ::clir::Premise::new(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    9,
-                    definite,
-                    case,
-                    (REL_EN_PASSANT_CAPTURE_LEGAL, false),
-                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_fifty_move_claim_correct(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    draw_claimed: &Relation<(CaseId, Player)>,
-    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_fifty_move_claim_correct: Vec<(CaseId, Game, Player, i64)> = Vec::new();
-    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let fifty_move_claim_correct_1: Relation<((CaseId, Player), (Game,))> = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    let fifty_move_claim_correct_2_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let fifty_move_claim_correct_2 = ::clir::rt::join(
-        &fifty_move_claim_correct_1,
-        &fifty_move_claim_correct_2_draw_claimed,
-        |&(case, v1), &(v0,), &()| Some(((case, v0), (v1,))),
-    );
-    let fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture: Relation<
-        ((CaseId, Game), (i64,)),
-    > = moves_by_each_without_pawn_or_capture
-        .iter()
-        .filter_map(|&(case, v0, v2)| {
-            if v2 >= 50i64 { Some(((case, v0), (v2,))) } else { None }
-        })
-        .collect();
-    ::clir::rt::join_into(
-        &fifty_move_claim_correct_2,
-        &fifty_move_claim_correct_3_moves_by_each_without_pawn_or_capture,
-        &mut instances_of_fifty_move_claim_correct,
-        |&(case, v0), &(v1,), &(v2,)| Some((case, v0, v1, v2)),
-    );
-    let instances_of_fifty_move_claim_correct = Relation::from_vec(
-        instances_of_fifty_move_claim_correct,
-    );
-    for &(case, v0, v1, v2) in instances_of_fifty_move_claim_correct.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_DRAW_CLAIMED, false, established,
-            vec![::clir::Column::to_flat(v1)]),
-            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-            ::clir::Premise::new(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false,
-            established, vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    10,
-                    definite,
-                    case,
-                    (REL_FIFTY_MOVE_CLAIM_CORRECT, false),
-                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_fifty_move_claim_draws(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    fifty_move_claim_correct: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_fifty_move_claim_draws: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_fifty_move_claim_draws
-        .extend(
-            fifty_move_claim_correct
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-        );
-    let instances_of_fifty_move_claim_draws = Relation::from_vec(
-        instances_of_fifty_move_claim_draws,
-    );
-    for &(case, v0, v1) in instances_of_fifty_move_claim_draws.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_FIFTY_MOVE_CLAIM_CORRECT, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    11,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_fivefold_automatic_draw(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_fivefold_automatic_draw: Vec<(CaseId, Game, i64)> = Vec::new();
-    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_fivefold_automatic_draw
-        .extend(
-            position_occurrence_count
-                .iter()
-                .filter_map(|&(case, v0, v1)| {
-                    if v1 >= 5i64 { Some((case, v0, v1)) } else { None }
-                }),
-        );
-    let instances_of_fivefold_automatic_draw = Relation::from_vec(
-        instances_of_fivefold_automatic_draw,
-    );
-    for &(case, v0, v1) in instances_of_fivefold_automatic_draw.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_POSITION_OCCURRENCE_COUNT, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    12,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_agreement_enters(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_agreement_enters: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_conclude_by_agreement_enters
-        .extend(
-            valid_transition_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                        Some((case, v0))
-                    } else {
-                        None
-                    }
-                }),
-        );
-    let instances_of_game_play_conclude_by_agreement_enters = Relation::from_vec(
-        instances_of_game_play_conclude_by_agreement_enters,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_agreement_enters.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    13,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::ENDED)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_agreement_valid(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    agreed_draw_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_agreement_valid: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let game_play_conclude_by_agreement_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-                Some(((case, v0), ()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let game_play_conclude_by_agreement_valid_2_entered_state: Relation<
-        ((CaseId, Game), ()),
-    > = entered_state_concluded
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let game_play_conclude_by_agreement_valid_2 = ::clir::rt::join(
-        &game_play_conclude_by_agreement_valid_1,
-        &game_play_conclude_by_agreement_valid_2_entered_state,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game: Relation<
-        ((CaseId, Game), ()),
-    > = agreed_draw_has_ended_the_game
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &game_play_conclude_by_agreement_valid_2,
-        &game_play_conclude_by_agreement_valid_3_agreed_draw_has_ended_the_game,
-        &mut instances_of_game_play_conclude_by_agreement_valid,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_game_play_conclude_by_agreement_valid = Relation::from_vec(
-        instances_of_game_play_conclude_by_agreement_valid,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_agreement_valid.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)]),
-            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-            ::clir::Premise::new(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    14,
-                    definite,
-                    case,
-                    (REL_VALID_TRANSITION, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_AGREEMENT)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_checkmate_enters(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_checkmate_enters: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_conclude_by_checkmate_enters
-        .extend(
-            valid_transition_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                        Some((case, v0))
-                    } else {
-                        None
-                    }
-                }),
-        );
-    let instances_of_game_play_conclude_by_checkmate_enters = Relation::from_vec(
-        instances_of_game_play_conclude_by_checkmate_enters,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_checkmate_enters.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    15,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::ENDED)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_checkmate_valid(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    checkmate_has_been_delivered: &Relation<(CaseId, Game)>,
-    entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_checkmate_valid: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let game_play_conclude_by_checkmate_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-                Some(((case, v0), ()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let game_play_conclude_by_checkmate_valid_2_entered_state: Relation<
-        ((CaseId, Game), ()),
-    > = entered_state_concluded
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let game_play_conclude_by_checkmate_valid_2 = ::clir::rt::join(
-        &game_play_conclude_by_checkmate_valid_1,
-        &game_play_conclude_by_checkmate_valid_2_entered_state,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered: Relation<
-        ((CaseId, Game), ()),
-    > = checkmate_has_been_delivered
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &game_play_conclude_by_checkmate_valid_2,
-        &game_play_conclude_by_checkmate_valid_3_checkmate_has_been_delivered,
-        &mut instances_of_game_play_conclude_by_checkmate_valid,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_game_play_conclude_by_checkmate_valid = Relation::from_vec(
-        instances_of_game_play_conclude_by_checkmate_valid,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_checkmate_valid.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)]),
-            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-            ::clir::Premise::new(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    16,
-                    definite,
-                    case,
-                    (REL_VALID_TRANSITION, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_CHECKMATE)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_dead_position_enters(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_dead_position_enters: Vec<
-        (CaseId, Game),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_conclude_by_dead_position_enters
-        .extend(
-            valid_transition_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                        Some((case, v0))
-                    } else {
-                        None
-                    }
-                }),
-        );
-    let instances_of_game_play_conclude_by_dead_position_enters = Relation::from_vec(
-        instances_of_game_play_conclude_by_dead_position_enters,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_dead_position_enters.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    17,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::ENDED)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_dead_position_valid(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    dead_position_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_dead_position_valid: Vec<
-        (CaseId, Game),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let game_play_conclude_by_dead_position_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-                Some(((case, v0), ()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let game_play_conclude_by_dead_position_valid_2_entered_state: Relation<
-        ((CaseId, Game), ()),
-    > = entered_state_concluded
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let game_play_conclude_by_dead_position_valid_2 = ::clir::rt::join(
-        &game_play_conclude_by_dead_position_valid_1,
-        &game_play_conclude_by_dead_position_valid_2_entered_state,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game: Relation<
-        ((CaseId, Game), ()),
-    > = dead_position_has_ended_the_game
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &game_play_conclude_by_dead_position_valid_2,
-        &game_play_conclude_by_dead_position_valid_3_dead_position_has_ended_the_game,
-        &mut instances_of_game_play_conclude_by_dead_position_valid,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_game_play_conclude_by_dead_position_valid = Relation::from_vec(
-        instances_of_game_play_conclude_by_dead_position_valid,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_dead_position_valid.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)]),
-            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-            ::clir::Premise::new(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false,
-            established, vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    18,
-                    definite,
-                    case,
-                    (REL_VALID_TRANSITION, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_drawn_claim_enters(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_drawn_claim_enters: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_conclude_by_drawn_claim_enters
-        .extend(
-            valid_transition_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                        Some((case, v0))
-                    } else {
-                        None
-                    }
-                }),
-        );
-    let instances_of_game_play_conclude_by_drawn_claim_enters = Relation::from_vec(
-        instances_of_game_play_conclude_by_drawn_claim_enters,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_enters.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    19,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::ENDED)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_drawn_claim_valid(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    game_drawn_concluded: &Relation<(CaseId, Game)>,
-    entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_drawn_claim_valid: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let game_play_conclude_by_drawn_claim_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-                Some(((case, v0), ()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let game_play_conclude_by_drawn_claim_valid_2_entered_state: Relation<
-        ((CaseId, Game), ()),
-    > = entered_state_concluded
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let game_play_conclude_by_drawn_claim_valid_2 = ::clir::rt::join(
-        &game_play_conclude_by_drawn_claim_valid_1,
-        &game_play_conclude_by_drawn_claim_valid_2_entered_state,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let game_play_conclude_by_drawn_claim_valid_3_game_drawn: Relation<
-        ((CaseId, Game), ()),
-    > = game_drawn_concluded
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &game_play_conclude_by_drawn_claim_valid_2,
-        &game_play_conclude_by_drawn_claim_valid_3_game_drawn,
-        &mut instances_of_game_play_conclude_by_drawn_claim_valid,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_game_play_conclude_by_drawn_claim_valid = Relation::from_vec(
-        instances_of_game_play_conclude_by_drawn_claim_valid,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_drawn_claim_valid.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)]),
-            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-            ::clir::Premise::new(REL_GAME_DRAWN, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    20,
-                    definite,
-                    case,
-                    (REL_VALID_TRANSITION, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_resignation_enters(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_resignation_enters: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_conclude_by_resignation_enters
-        .extend(
-            valid_transition_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                        Some((case, v0))
-                    } else {
-                        None
-                    }
-                }),
-        );
-    let instances_of_game_play_conclude_by_resignation_enters = Relation::from_vec(
-        instances_of_game_play_conclude_by_resignation_enters,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_resignation_enters.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    21,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::ENDED)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_resignation_valid(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    resignation_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_resignation_valid: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let game_play_conclude_by_resignation_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-                Some(((case, v0), ()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let game_play_conclude_by_resignation_valid_2_entered_state: Relation<
-        ((CaseId, Game), ()),
-    > = entered_state_concluded
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let game_play_conclude_by_resignation_valid_2 = ::clir::rt::join(
-        &game_play_conclude_by_resignation_valid_1,
-        &game_play_conclude_by_resignation_valid_2_entered_state,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game: Relation<
-        ((CaseId, Game), ()),
-    > = resignation_has_ended_the_game
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &game_play_conclude_by_resignation_valid_2,
-        &game_play_conclude_by_resignation_valid_3_resignation_has_ended_the_game,
-        &mut instances_of_game_play_conclude_by_resignation_valid,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_game_play_conclude_by_resignation_valid = Relation::from_vec(
-        instances_of_game_play_conclude_by_resignation_valid,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_resignation_valid.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)]),
-            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-            ::clir::Premise::new(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    22,
-                    definite,
-                    case,
-                    (REL_VALID_TRANSITION, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_RESIGNATION)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_second_illegal_move_enters(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_second_illegal_move_enters: Vec<
-        (CaseId, Game),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_conclude_by_second_illegal_move_enters
-        .extend(
-            valid_transition_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                        Some((case, v0))
-                    } else {
-                        None
-                    }
-                }),
-        );
-    let instances_of_game_play_conclude_by_second_illegal_move_enters = Relation::from_vec(
-        instances_of_game_play_conclude_by_second_illegal_move_enters,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_enters
-        .iter()
-    {
-        let premises = vec![
-            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    23,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::ENDED)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_second_illegal_move_valid(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_second_illegal_move_valid: Vec<
-        (CaseId, Game),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let game_play_conclude_by_second_illegal_move_valid_1: Relation<
-        ((CaseId, Game), ()),
-    > = attempted_transition
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-                Some(((case, v0), ()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let game_play_conclude_by_second_illegal_move_valid_2_entered_state: Relation<
-        ((CaseId, Game), ()),
-    > = entered_state_concluded
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let game_play_conclude_by_second_illegal_move_valid_2 = ::clir::rt::join(
-        &game_play_conclude_by_second_illegal_move_valid_1,
-        &game_play_conclude_by_second_illegal_move_valid_2_entered_state,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game: Relation<
-        ((CaseId, Game), ()),
-    > = second_illegal_move_has_ended_the_game
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &game_play_conclude_by_second_illegal_move_valid_2,
-        &game_play_conclude_by_second_illegal_move_valid_3_second_illegal_move_has_ended_the_game,
-        &mut instances_of_game_play_conclude_by_second_illegal_move_valid,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_game_play_conclude_by_second_illegal_move_valid = Relation::from_vec(
-        instances_of_game_play_conclude_by_second_illegal_move_valid,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_second_illegal_move_valid
-        .iter()
-    {
-        let premises = vec![
-            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)]),
-            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-            ::clir::Premise::new(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false,
-            established, vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    24,
-                    definite,
-                    case,
-                    (REL_VALID_TRANSITION, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_stalemate_enters(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_stalemate_enters: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_conclude_by_stalemate_enters
-        .extend(
-            valid_transition_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                        Some((case, v0))
-                    } else {
-                        None
-                    }
-                }),
-        );
-    let instances_of_game_play_conclude_by_stalemate_enters = Relation::from_vec(
-        instances_of_game_play_conclude_by_stalemate_enters,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_stalemate_enters.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    25,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::ENDED)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_conclude_by_stalemate_valid(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    stalemate_has_ended_the_game: &Relation<(CaseId, Game)>,
-    entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_conclude_by_stalemate_valid: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let game_play_conclude_by_stalemate_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE {
-                Some(((case, v0), ()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let game_play_conclude_by_stalemate_valid_2_entered_state: Relation<
-        ((CaseId, Game), ()),
-    > = entered_state_concluded
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let game_play_conclude_by_stalemate_valid_2 = ::clir::rt::join(
-        &game_play_conclude_by_stalemate_valid_1,
-        &game_play_conclude_by_stalemate_valid_2_entered_state,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game: Relation<
-        ((CaseId, Game), ()),
-    > = stalemate_has_ended_the_game
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &game_play_conclude_by_stalemate_valid_2,
-        &game_play_conclude_by_stalemate_valid_3_stalemate_has_ended_the_game,
-        &mut instances_of_game_play_conclude_by_stalemate_valid,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_game_play_conclude_by_stalemate_valid = Relation::from_vec(
-        instances_of_game_play_conclude_by_stalemate_valid,
-    );
-    for &(case, v0) in instances_of_game_play_conclude_by_stalemate_valid.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)]),
-            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-            ::clir::Premise::new(REL_STALEMATE_HAS_ENDED_THE_GAME, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    26,
-                    definite,
-                    case,
-                    (REL_VALID_TRANSITION, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayTransition::CONCLUDE_BY_STALEMATE)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_play_move_enters(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_play_move_enters: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_play_move_enters
-        .extend(
-            valid_transition_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::PLAY_MOVE {
-                        Some((case, v0))
-                    } else {
-                        None
-                    }
-                }),
-        );
-    let instances_of_game_play_play_move_enters = Relation::from_vec(
-        instances_of_game_play_play_move_enters,
-    );
-    for &(case, v0) in instances_of_game_play_play_move_enters.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    27,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::PLAYING)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_play_move_valid(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    legal_move: &Relation<(CaseId, Game)>,
-    entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_play_move_valid: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let game_play_play_move_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayTransition::PLAY_MOVE {
-                Some(((case, v0), ()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let game_play_play_move_valid_2_entered_state: Relation<((CaseId, Game), ())> = entered_state_concluded
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayState::PLAYING { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let game_play_play_move_valid_2 = ::clir::rt::join(
-        &game_play_play_move_valid_1,
-        &game_play_play_move_valid_2_entered_state,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let game_play_play_move_valid_3_legal_move: Relation<((CaseId, Game), ())> = legal_move
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &game_play_play_move_valid_2,
-        &game_play_play_move_valid_3_legal_move,
-        &mut instances_of_game_play_play_move_valid,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_game_play_play_move_valid = Relation::from_vec(
-        instances_of_game_play_play_move_valid,
-    );
-    for &(case, v0) in instances_of_game_play_play_move_valid.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)]),
-            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayState::PLAYING)]),
-            ::clir::Premise::new(REL_LEGAL_MOVE, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    28,
-                    definite,
-                    case,
-                    (REL_VALID_TRANSITION, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayTransition::PLAY_MOVE)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_start_play_enters(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    valid_transition_concluded: &Relation<(CaseId, Game, GamePlayTransition)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_start_play_enters: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_start_play_enters
-        .extend(
-            valid_transition_concluded
-                .iter()
-                .filter_map(|&(case, v0, a_1)| {
-                    if a_1 == GamePlayTransition::START_PLAY {
-                        Some((case, v0))
-                    } else {
-                        None
-                    }
-                }),
-        );
-    let instances_of_game_play_start_play_enters = Relation::from_vec(
-        instances_of_game_play_start_play_enters,
-    );
-    for &(case, v0) in instances_of_game_play_start_play_enters.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_VALID_TRANSITION, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::START_PLAY)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    29,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::PLAYING)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_start_play_valid(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    play_started: &Relation<(CaseId, Game)>,
-    entered_state_concluded: &Relation<(CaseId, Game, GamePlayState)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_start_play_valid: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let game_play_start_play_valid_1: Relation<((CaseId, Game), ())> = attempted_transition
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayTransition::START_PLAY {
-                Some(((case, v0), ()))
-            } else {
-                None
-            }
-        })
-        .collect();
-    let game_play_start_play_valid_2_entered_state: Relation<((CaseId, Game), ())> = entered_state_concluded
-        .iter()
-        .filter_map(|&(case, v0, a_1)| {
-            if a_1 == GamePlayState::NOT_STARTED { Some(((case, v0), ())) } else { None }
-        })
-        .collect();
-    let game_play_start_play_valid_2 = ::clir::rt::join(
-        &game_play_start_play_valid_1,
-        &game_play_start_play_valid_2_entered_state,
-        |&(case, v0), &(), &()| Some(((case, v0), ())),
-    );
-    let game_play_start_play_valid_3_play_started: Relation<((CaseId, Game), ())> = play_started
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &game_play_start_play_valid_2,
-        &game_play_start_play_valid_3_play_started,
-        &mut instances_of_game_play_start_play_valid,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_game_play_start_play_valid = Relation::from_vec(
-        instances_of_game_play_start_play_valid,
-    );
-    for &(case, v0) in instances_of_game_play_start_play_valid.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_ATTEMPTED_TRANSITION, false, established,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayTransition::START_PLAY)]),
-            ::clir::Premise::new(REL_ENTERED_STATE, false, supported,
-            vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(GamePlayState::NOT_STARTED)]),
-            ::clir::Premise::new(REL_PLAY_STARTED, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    30,
-                    definite,
-                    case,
-                    (REL_VALID_TRANSITION, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayTransition::START_PLAY)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_game_play_initial(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    procedure_instance: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_game_play_initial: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#GamePlay/initial: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_game_play_initial
-        .extend(procedure_instance.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    let instances_of_game_play_initial = Relation::from_vec(
-        instances_of_game_play_initial,
-    );
-    for &(case, v0) in instances_of_game_play_initial.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_PROCEDURE_INSTANCE, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    31,
-                    definite,
-                    case,
-                    (REL_ENTERED_STATE, false),
-                    vec![
-                        ::clir::Column::to_flat(v0),
-                        ::clir::Column::to_flat(GamePlayState::NOT_STARTED)
-                    ],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_move_is_illegal(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    checked_game: &Relation<(CaseId, Game)>,
-    not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_move_is_illegal: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#MoveIsIllegal: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let move_is_illegal_1: Relation<((CaseId, Game), ())> = checked_game
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    let move_is_illegal_2_move_meets_articles_3_1_to_3_9: Relation<
-        ((CaseId, Game), ()),
-    > = not_move_meets_articles_3_1_to_3_9
-        .iter()
-        .filter_map(|&(case, v0)| Some(((case, v0), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &move_is_illegal_1,
-        &move_is_illegal_2_move_meets_articles_3_1_to_3_9,
-        &mut instances_of_move_is_illegal,
-        |&(case, v0), &(), &()| Some((case, v0)),
-    );
-    let instances_of_move_is_illegal = Relation::from_vec(instances_of_move_is_illegal);
-    for &(case, v0) in instances_of_move_is_illegal.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_CHECKED_GAME, false, established,
-            vec![::clir::Column::to_flat(v0)]),
-            ::clir::Premise::new(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    32,
-                    definite,
-                    case,
-                    (REL_ILLEGAL_MOVE, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_move_is_legal(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_move_is_legal: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#MoveIsLegal: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_move_is_legal
-        .extend(
-            move_meets_articles_3_1_to_3_9
-                .iter()
-                .filter_map(|&(case, v0)| Some((case, v0))),
-        );
-    let instances_of_move_is_legal = Relation::from_vec(instances_of_move_is_legal);
-    for &(case, v0) in instances_of_move_is_legal.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    33,
-                    definite,
-                    case,
-                    (REL_LEGAL_MOVE, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_must_move_first_touched_piece(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    own_piece_of: &Relation<(CaseId, Player, Piece)>,
-    piece_can_be_moved: &Relation<(CaseId, Piece)>,
-    piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_must_move_first_touched_piece: Vec<
-        (CaseId, Game, Player, Piece),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let must_move_first_touched_piece_1: Relation<((CaseId, Player, Piece), ())> = own_piece_of
-        .iter()
-        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-        .collect();
-    let must_move_first_touched_piece_2_piece_touched_intentionally: Relation<
-        ((CaseId, Player, Piece), ()),
-    > = piece_touched_intentionally
-        .iter()
-        .filter_map(|&(case, v1, v2)| Some(((case, v1, v2), ())))
-        .collect();
-    let must_move_first_touched_piece_2 = ::clir::rt::join(
-        &must_move_first_touched_piece_1,
-        &must_move_first_touched_piece_2_piece_touched_intentionally,
-        |&(case, v1, v2), &(), &()| Some(((case, v2), (v1,))),
-    );
-    let must_move_first_touched_piece_3_piece_can_be_moved: Relation<
-        ((CaseId, Piece), ()),
-    > = piece_can_be_moved
-        .iter()
-        .filter_map(|&(case, v2)| Some(((case, v2), ())))
-        .collect();
-    let must_move_first_touched_piece_3 = ::clir::rt::join(
-        &must_move_first_touched_piece_2,
-        &must_move_first_touched_piece_3_piece_can_be_moved,
-        |&(case, v2), &(v1,), &()| Some(((case, v1), (v2,))),
-    );
-    let must_move_first_touched_piece_4_player_has_the_move: Relation<
-        ((CaseId, Player), (Game,)),
-    > = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    ::clir::rt::join_into(
-        &must_move_first_touched_piece_3,
-        &must_move_first_touched_piece_4_player_has_the_move,
-        &mut instances_of_must_move_first_touched_piece,
-        |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-    );
-    let instances_of_must_move_first_touched_piece = Relation::from_vec(
-        instances_of_must_move_first_touched_piece,
-    );
-    for &(case, v0, v1, v2) in instances_of_must_move_first_touched_piece.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_OWN_PIECE_OF, false, established,
-            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
-            ::clir::Premise::new(REL_PIECE_TOUCHED_INTENTIONALLY, false, established,
-            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
-            ::clir::Premise::new(REL_PIECE_CAN_BE_MOVED, false, established,
-            vec![::clir::Column::to_flat(v2)]),
-            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    34,
-                    definite,
-                    case,
-                    (REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false),
-                    vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_resignation_drawn_if_mate_impossible(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_resignation_drawn_if_mate_impossible: Vec<
-        (CaseId, Game, Player),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let resignation_drawn_if_mate_impossible_1: Relation<((CaseId, Player), (Game,))> = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    let resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let resignation_drawn_if_mate_impossible_2 = ::clir::rt::join(
-        &resignation_drawn_if_mate_impossible_1,
-        &resignation_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
-    );
-    let resignation_drawn_if_mate_impossible_3_player_resigned: Relation<
-        ((CaseId, Player), ()),
-    > = player_resigned
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &resignation_drawn_if_mate_impossible_2,
-        &resignation_drawn_if_mate_impossible_3_player_resigned,
-        &mut instances_of_resignation_drawn_if_mate_impossible,
-        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-    );
-    let instances_of_resignation_drawn_if_mate_impossible = Relation::from_vec(
-        instances_of_resignation_drawn_if_mate_impossible,
-    );
-    for &(case, v0, v1) in instances_of_resignation_drawn_if_mate_impossible.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, false, established,
-            vec![::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PLAYER_OF,
-            false, established, vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PLAYER_RESIGNED,
-            false, established, vec![::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    35,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_resignation_ends_the_game(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_resignation_ends_the_game: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#ResignationEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let resignation_ends_the_game_1: Relation<((CaseId, Player), (Game,))> = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    let resignation_ends_the_game_2_player_resigned: Relation<((CaseId, Player), ())> = player_resigned
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &resignation_ends_the_game_1,
-        &resignation_ends_the_game_2_player_resigned,
-        &mut instances_of_resignation_ends_the_game,
-        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-    );
-    let instances_of_resignation_ends_the_game = Relation::from_vec(
-        instances_of_resignation_ends_the_game,
-    );
-    for &(case, v0, v1) in instances_of_resignation_ends_the_game.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_PLAYER_OF, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)]),
-            ::clir::Premise::new(REL_PLAYER_RESIGNED, false, established,
-            vec![::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    36,
-                    definite,
-                    case,
-                    (REL_RESIGNATION_HAS_ENDED_THE_GAME, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_resignation_loses(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_resignation_loses: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#ResignationLoses: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let resignation_loses_1: Relation<((CaseId, Player), (Game,))> = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    let resignation_loses_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = not_king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let resignation_loses_2 = ::clir::rt::join(
-        &resignation_loses_1,
-        &resignation_loses_2_king_cannot_be_checkmated,
-        |&(case, v1), &(v0,), &()| Some(((case, v1), (v0,))),
-    );
-    let resignation_loses_3_player_resigned: Relation<((CaseId, Player), ())> = player_resigned
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &resignation_loses_2,
-        &resignation_loses_3_player_resigned,
-        &mut instances_of_resignation_loses,
-        |&(case, v1), &(v0,), &()| Some((case, v0, v1)),
-    );
-    let instances_of_resignation_loses = Relation::from_vec(
-        instances_of_resignation_loses,
-    );
-    for &(case, v0, v1) in instances_of_resignation_loses.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, true, established,
-            vec![::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PLAYER_OF,
-            false, established, vec![::clir::Column::to_flat(v0),
-            ::clir::Column::to_flat(v1)]), ::clir::Premise::new(REL_PLAYER_RESIGNED,
-            false, established, vec![::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    37,
-                    definite,
-                    case,
-                    (REL_GAME_LOST_BY, false),
-                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_second_illegal_move_drawn_if_mate_impossible(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_second_illegal_move_drawn_if_mate_impossible: Vec<
-        (CaseId, Game, Player, i64),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let second_illegal_move_drawn_if_mate_impossible_1: Relation<
-        ((CaseId, Player), (i64,)),
-    > = completed_illegal_move_count
-        .iter()
-        .filter_map(|&(case, v1, v2)| {
-            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-        })
-        .collect();
-    let second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let second_illegal_move_drawn_if_mate_impossible_2 = ::clir::rt::join(
-        &second_illegal_move_drawn_if_mate_impossible_1,
-        &second_illegal_move_drawn_if_mate_impossible_2_king_cannot_be_checkmated,
-        |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
-    );
-    let second_illegal_move_drawn_if_mate_impossible_3_player_of: Relation<
-        ((CaseId, Player), (Game,)),
-    > = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    ::clir::rt::join_into(
-        &second_illegal_move_drawn_if_mate_impossible_2,
-        &second_illegal_move_drawn_if_mate_impossible_3_player_of,
-        &mut instances_of_second_illegal_move_drawn_if_mate_impossible,
-        |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-    );
-    let instances_of_second_illegal_move_drawn_if_mate_impossible = Relation::from_vec(
-        instances_of_second_illegal_move_drawn_if_mate_impossible,
-    );
-    for &(case, v0, v1, v2) in instances_of_second_illegal_move_drawn_if_mate_impossible
-        .iter()
-    {
-        let premises = vec![
-            ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, false, established,
-            vec![::clir::Column::to_flat(v1)]),
-            ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, established,
-            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
-            ::clir::Premise::new(REL_PLAYER_OF, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    38,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_second_illegal_move_ends_the_game(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_second_illegal_move_ends_the_game: Vec<
-        (CaseId, Game, Player, i64),
-    > = Vec::new();
-    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let second_illegal_move_ends_the_game_1: Relation<((CaseId, Player), (i64,))> = completed_illegal_move_count
-        .iter()
-        .filter_map(|&(case, v1, v2)| {
-            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-        })
-        .collect();
-    let second_illegal_move_ends_the_game_2_player_of: Relation<
-        ((CaseId, Player), (Game,)),
-    > = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    ::clir::rt::join_into(
-        &second_illegal_move_ends_the_game_1,
-        &second_illegal_move_ends_the_game_2_player_of,
-        &mut instances_of_second_illegal_move_ends_the_game,
-        |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-    );
-    let instances_of_second_illegal_move_ends_the_game = Relation::from_vec(
-        instances_of_second_illegal_move_ends_the_game,
-    );
-    for &(case, v0, v1, v2) in instances_of_second_illegal_move_ends_the_game.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, established,
-            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
-            ::clir::Premise::new(REL_PLAYER_OF, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    39,
-                    definite,
-                    case,
-                    (REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_second_illegal_move_loses(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_second_illegal_move_loses: Vec<(CaseId, Game, Player, i64)> = Vec::new();
-    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let second_illegal_move_loses_1: Relation<((CaseId, Player), (i64,))> = completed_illegal_move_count
-        .iter()
-        .filter_map(|&(case, v1, v2)| {
-            if v2 >= 2i64 { Some(((case, v1), (v2,))) } else { None }
-        })
-        .collect();
-    let second_illegal_move_loses_2_king_cannot_be_checkmated: Relation<
-        ((CaseId, Player), ()),
-    > = not_king_cannot_be_checkmated
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    let second_illegal_move_loses_2 = ::clir::rt::join(
-        &second_illegal_move_loses_1,
-        &second_illegal_move_loses_2_king_cannot_be_checkmated,
-        |&(case, v1), &(v2,), &()| Some(((case, v1), (v2,))),
-    );
-    let second_illegal_move_loses_3_player_of: Relation<((CaseId, Player), (Game,))> = player_of
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v1), (v0,))))
-        .collect();
-    ::clir::rt::join_into(
-        &second_illegal_move_loses_2,
-        &second_illegal_move_loses_3_player_of,
-        &mut instances_of_second_illegal_move_loses,
-        |&(case, v1), &(v2,), &(v0,)| Some((case, v0, v1, v2)),
-    );
-    let instances_of_second_illegal_move_loses = Relation::from_vec(
-        instances_of_second_illegal_move_loses,
-    );
-    for &(case, v0, v1, v2) in instances_of_second_illegal_move_loses.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_KING_CANNOT_BE_CHECKMATED, true, established,
-            vec![::clir::Column::to_flat(v1)]),
-            ::clir::Premise::new(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, established,
-            vec![::clir::Column::to_flat(v1), ::clir::Column::to_flat(v2)]),
-            ::clir::Premise::new(REL_PLAYER_OF, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    40,
-                    definite,
-                    case,
-                    (REL_GAME_LOST_BY, false),
-                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_seventy_five_automatic_draw(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_seventy_five_automatic_draw: Vec<(CaseId, Game, i64)> = Vec::new();
-    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_seventy_five_automatic_draw
-        .extend(
-            moves_by_each_without_pawn_or_capture
-                .iter()
-                .filter_map(|&(case, v0, v1)| {
-                    if v1 >= 75i64 { Some((case, v0, v1)) } else { None }
-                }),
-        );
-    let instances_of_seventy_five_automatic_draw = Relation::from_vec(
-        instances_of_seventy_five_automatic_draw,
-    );
-    for &(case, v0, v1) in instances_of_seventy_five_automatic_draw.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false,
-            established, vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    41,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_stalemate_draws(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    stalemate_arisen: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_stalemate_draws: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#StalemateDraws: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_stalemate_draws
-        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    let instances_of_stalemate_draws = Relation::from_vec(instances_of_stalemate_draws);
-    for &(case, v0) in instances_of_stalemate_draws.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_STALEMATE_ARISEN, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    42,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_stalemate_ends_the_game(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    stalemate_arisen: &Relation<(CaseId, Game)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_stalemate_ends_the_game: Vec<(CaseId, Game)> = Vec::new();
-    // urn:fide:laws:clir:chess#StalemateEndsTheGame: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_stalemate_ends_the_game
-        .extend(stalemate_arisen.iter().filter_map(|&(case, v0)| Some((case, v0))));
-    let instances_of_stalemate_ends_the_game = Relation::from_vec(
-        instances_of_stalemate_ends_the_game,
-    );
-    for &(case, v0) in instances_of_stalemate_ends_the_game.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_STALEMATE_ARISEN, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    43,
-                    definite,
-                    case,
-                    (REL_STALEMATE_HAS_ENDED_THE_GAME, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_threefold_claim_correct(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    draw_claimed: &Relation<(CaseId, Player)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_threefold_claim_correct: Vec<(CaseId, Game, Player, i64)> = Vec::new();
-    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    let threefold_claim_correct_1: Relation<((CaseId, Game), (i64,))> = position_occurrence_count
-        .iter()
-        .filter_map(|&(case, v0, v2)| {
-            if v2 >= 3i64 { Some(((case, v0), (v2,))) } else { None }
-        })
-        .collect();
-    let threefold_claim_correct_2_player_has_the_move: Relation<
-        ((CaseId, Game), (Player,)),
-    > = player_has_the_move
-        .iter()
-        .filter_map(|&(case, v0, v1)| Some(((case, v0), (v1,))))
-        .collect();
-    let threefold_claim_correct_2 = ::clir::rt::join(
-        &threefold_claim_correct_1,
-        &threefold_claim_correct_2_player_has_the_move,
-        |&(case, v0), &(v2,), &(v1,)| Some(((case, v1), (v0, v2))),
-    );
-    let threefold_claim_correct_3_draw_claimed: Relation<((CaseId, Player), ())> = draw_claimed
-        .iter()
-        .filter_map(|&(case, v1)| Some(((case, v1), ())))
-        .collect();
-    ::clir::rt::join_into(
-        &threefold_claim_correct_2,
-        &threefold_claim_correct_3_draw_claimed,
-        &mut instances_of_threefold_claim_correct,
-        |&(case, v1), &(v0, v2), &()| Some((case, v0, v1, v2)),
-    );
-    let instances_of_threefold_claim_correct = Relation::from_vec(
-        instances_of_threefold_claim_correct,
-    );
-    for &(case, v0, v1, v2) in instances_of_threefold_claim_correct.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_POSITION_OCCURRENCE_COUNT, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v2)]),
-            ::clir::Premise::new(REL_DRAW_CLAIMED, false, established,
-            vec![::clir::Column::to_flat(v1)]),
-            ::clir::Premise::new(REL_PLAYER_HAS_THE_MOVE, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    44,
-                    definite,
-                    case,
-                    (REL_THREEFOLD_CLAIM_CORRECT, false),
-                    vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_threefold_claim_draws(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    threefold_claim_correct: &Relation<(CaseId, Game, Player)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_threefold_claim_draws: Vec<(CaseId, Game, Player)> = Vec::new();
-    // urn:fide:laws:clir:chess#ThreefoldClaimDraws: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_threefold_claim_draws
-        .extend(
-            threefold_claim_correct
-                .iter()
-                .filter_map(|&(case, v0, v1)| Some((case, v0, v1))),
-        );
-    let instances_of_threefold_claim_draws = Relation::from_vec(
-        instances_of_threefold_claim_draws,
-    );
-    for &(case, v0, v1) in instances_of_threefold_claim_draws.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_THREEFOLD_CLAIM_CORRECT, false, established,
-            vec![::clir::Column::to_flat(v0), ::clir::Column::to_flat(v1)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    45,
-                    definite,
-                    case,
-                    (REL_GAME_DRAWN, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
-#[allow(unused_variables, unused_mut, clippy::all)]
-fn explain_unregulated_case_decided_by_arbiter(
-    instances: &mut Vec<::clir::Instance>,
-    definite: bool,
-    case_not_precisely_regulated: &Relation<(CaseId, Situation)>,
-) {
-    let (established, supported) = if definite {
-        (::clir::Layer::Definite, ::clir::Layer::Definite)
-    } else {
-        (::clir::Layer::Concluded, ::clir::Layer::Supported)
-    };
-    let mut instances_of_unregulated_case_decided_by_arbiter: Vec<(CaseId, Situation)> = Vec::new();
-    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: every instance with applicable premises (or, for a strict rule, definite ones: the +D layers passed instead)
-    instances_of_unregulated_case_decided_by_arbiter
-        .extend(
-            case_not_precisely_regulated
-                .iter()
-                .filter_map(|&(case, v0)| Some((case, v0))),
-        );
-    let instances_of_unregulated_case_decided_by_arbiter = Relation::from_vec(
-        instances_of_unregulated_case_decided_by_arbiter,
-    );
-    for &(case, v0) in instances_of_unregulated_case_decided_by_arbiter.iter() {
-        let premises = vec![
-            ::clir::Premise::new(REL_CASE_NOT_PRECISELY_REGULATED, false, established,
-            vec![::clir::Column::to_flat(v0)])
-        ];
-        instances
-            .push(
-                ::clir::Instance::rule(
-                    46,
-                    definite,
-                    case,
-                    (REL_ARBITER_COMPETENT_TO_DECIDE, false),
-                    vec![::clir::Column::to_flat(v0)],
-                    premises,
-                ),
-            );
-    }
-}
 fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
-    self::explain_agreed_draw(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.both_players_have_moved,
-        &l.draw_agreed,
+        &[false, true],
+        |found| rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, found),
+        instance_agreed_draw,
     );
-    self::explain_agreed_draw(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.both_players_have_moved,
-        &l.draw_agreed,
+        &[false, true],
+        |found| rule_agreed_draw_ends_the_game(
+            &l.both_players_have_moved,
+            &l.draw_agreed,
+            found,
+        ),
+        instance_agreed_draw_ends_the_game,
     );
-    self::explain_agreed_draw_ends_the_game(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.both_players_have_moved,
-        &l.draw_agreed,
+        &[false, true],
+        |found| rule_arbiter_sees_laws_observed(&l.arbiter_of, &l.play_started, found),
+        instance_arbiter_sees_laws_observed,
     );
-    self::explain_agreed_draw_ends_the_game(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.both_players_have_moved,
-        &l.draw_agreed,
+        &[false, true],
+        |found| rule_castling_legal(
+            &l.castling_side_of,
+            &l.king_of,
+            &l.not_piece_has_moved,
+            &l.not_castling_path_blocked,
+            &l.rook_of,
+            &l.not_castling_path_attacked,
+            &l.player_has_the_move,
+            &l.not_piece_has_moved,
+            found,
+        ),
+        instance_castling_legal,
     );
-    self::explain_arbiter_sees_laws_observed(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.arbiter_of,
-        &l.play_started,
+        &[false, true],
+        |found| rule_checkmate_ends_the_game(&l.checkmate_delivered, found),
+        instance_checkmate_ends_the_game,
     );
-    self::explain_arbiter_sees_laws_observed(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.arbiter_of,
-        &l.play_started,
+        &[false],
+        |found| rule_checkmate_takes_precedence_over_seventy_five(
+            &l.checkmate_delivered,
+            found,
+        ),
+        instance_checkmate_takes_precedence_over_seventy_five,
     );
-    self::explain_castling_legal(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.castling_side_of,
-        &l.not_castling_path_attacked,
-        &l.not_castling_path_blocked,
-        &l.king_of,
-        &l.not_piece_has_moved,
-        &l.player_has_the_move,
-        &l.rook_of,
+        &[false, true],
+        |found| rule_checkmate_wins(&l.checkmate_delivered, found),
+        instance_checkmate_wins,
     );
-    self::explain_castling_legal(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.castling_side_of,
-        &l.not_castling_path_attacked,
-        &l.not_castling_path_blocked,
-        &l.king_of,
-        &l.not_piece_has_moved,
-        &l.player_has_the_move,
-        &l.rook_of,
+        &[false, true],
+        |found| rule_dead_position_draws(&l.dead_position_arisen, found),
+        instance_dead_position_draws,
     );
-    self::explain_checkmate_ends_the_game(instances, false, &l.checkmate_delivered);
-    self::explain_checkmate_ends_the_game(instances, true, &l.checkmate_delivered);
-    self::explain_checkmate_takes_precedence_over_seventy_five(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.checkmate_delivered,
+        &[false, true],
+        |found| rule_dead_position_ends_the_game(&l.dead_position_arisen, found),
+        instance_dead_position_ends_the_game,
     );
-    self::explain_checkmate_wins(instances, false, &l.checkmate_delivered);
-    self::explain_checkmate_wins(instances, true, &l.checkmate_delivered);
-    self::explain_dead_position_draws(instances, false, &l.dead_position_arisen);
-    self::explain_dead_position_draws(instances, true, &l.dead_position_arisen);
-    self::explain_dead_position_ends_the_game(instances, false, &l.dead_position_arisen);
-    self::explain_dead_position_ends_the_game(instances, true, &l.dead_position_arisen);
-    self::explain_en_passant_capture_legal(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.capturing_pawn_on_adjacent_file,
-        &l.en_passant_right_open,
-        &l.player_has_the_move,
+        &[false, true],
+        |found| rule_en_passant_capture_legal(
+            &l.en_passant_right_open,
+            &l.player_has_the_move,
+            &l.capturing_pawn_on_adjacent_file,
+            found,
+        ),
+        instance_en_passant_capture_legal,
     );
-    self::explain_en_passant_capture_legal(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.capturing_pawn_on_adjacent_file,
-        &l.en_passant_right_open,
-        &l.player_has_the_move,
+        &[false, true],
+        |found| rule_fifty_move_claim_correct(
+            &l.draw_claimed,
+            &l.player_has_the_move,
+            &l.moves_by_each_without_pawn_or_capture,
+            found,
+        ),
+        instance_fifty_move_claim_correct,
     );
-    self::explain_fifty_move_claim_correct(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.draw_claimed,
-        &l.moves_by_each_without_pawn_or_capture,
-        &l.player_has_the_move,
+        &[false, true],
+        |found| rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, found),
+        instance_fifty_move_claim_draws,
     );
-    self::explain_fifty_move_claim_correct(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.draw_claimed,
-        &l.moves_by_each_without_pawn_or_capture,
-        &l.player_has_the_move,
+        &[false, true],
+        |found| rule_fivefold_automatic_draw(&l.position_occurrence_count, found),
+        instance_fivefold_automatic_draw,
     );
-    self::explain_fifty_move_claim_draws(instances, false, &l.fifty_move_claim_correct);
-    self::explain_fifty_move_claim_draws(instances, true, &l.fifty_move_claim_correct);
-    self::explain_fivefold_automatic_draw(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.position_occurrence_count,
+        &[false],
+        |found| rule_game_play_conclude_by_agreement_enters(
+            &l.valid_transition_concluded,
+            found,
+        ),
+        instance_game_play_conclude_by_agreement_enters,
     );
-    self::explain_fivefold_automatic_draw(instances, true, &l.position_occurrence_count);
-    self::explain_game_play_conclude_by_agreement_enters(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.valid_transition_concluded,
+        &[true],
+        |found| rule_game_play_conclude_by_agreement_enters(
+            &l.valid_transition_definite,
+            found,
+        ),
+        instance_game_play_conclude_by_agreement_enters,
     );
-    self::explain_game_play_conclude_by_agreement_enters(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.valid_transition_definite,
+        &[false],
+        |found| rule_game_play_conclude_by_agreement_valid(
+            &l.attempted_transition,
+            &l.entered_state_concluded,
+            &l.agreed_draw_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_agreement_valid,
     );
-    self::explain_game_play_conclude_by_agreement_valid(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.attempted_transition,
-        &l.agreed_draw_has_ended_the_game,
-        &l.entered_state_concluded,
+        &[true],
+        |found| rule_game_play_conclude_by_agreement_valid(
+            &l.attempted_transition,
+            &l.entered_state_definite,
+            &l.agreed_draw_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_agreement_valid,
     );
-    self::explain_game_play_conclude_by_agreement_valid(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.attempted_transition,
-        &l.agreed_draw_has_ended_the_game,
-        &l.entered_state_definite,
+        &[false],
+        |found| rule_game_play_conclude_by_checkmate_enters(
+            &l.valid_transition_concluded,
+            found,
+        ),
+        instance_game_play_conclude_by_checkmate_enters,
     );
-    self::explain_game_play_conclude_by_checkmate_enters(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.valid_transition_concluded,
+        &[true],
+        |found| rule_game_play_conclude_by_checkmate_enters(
+            &l.valid_transition_definite,
+            found,
+        ),
+        instance_game_play_conclude_by_checkmate_enters,
     );
-    self::explain_game_play_conclude_by_checkmate_enters(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.valid_transition_definite,
+        &[false],
+        |found| rule_game_play_conclude_by_checkmate_valid(
+            &l.attempted_transition,
+            &l.entered_state_concluded,
+            &l.checkmate_has_been_delivered,
+            found,
+        ),
+        instance_game_play_conclude_by_checkmate_valid,
     );
-    self::explain_game_play_conclude_by_checkmate_valid(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.attempted_transition,
-        &l.checkmate_has_been_delivered,
-        &l.entered_state_concluded,
+        &[true],
+        |found| rule_game_play_conclude_by_checkmate_valid(
+            &l.attempted_transition,
+            &l.entered_state_definite,
+            &l.checkmate_has_been_delivered,
+            found,
+        ),
+        instance_game_play_conclude_by_checkmate_valid,
+    );
+    ::clir::rt::record(
+        instances,
+        &[false],
+        |found| rule_game_play_conclude_by_dead_position_enters(
+            &l.valid_transition_concluded,
+            found,
+        ),
+        instance_game_play_conclude_by_dead_position_enters,
+    );
+    ::clir::rt::record(
+        instances,
+        &[true],
+        |found| rule_game_play_conclude_by_dead_position_enters(
+            &l.valid_transition_definite,
+            found,
+        ),
+        instance_game_play_conclude_by_dead_position_enters,
+    );
+    ::clir::rt::record(
+        instances,
+        &[false],
+        |found| rule_game_play_conclude_by_dead_position_valid(
+            &l.attempted_transition,
+            &l.entered_state_concluded,
+            &l.dead_position_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_dead_position_valid,
+    );
+    ::clir::rt::record(
+        instances,
+        &[true],
+        |found| rule_game_play_conclude_by_dead_position_valid(
+            &l.attempted_transition,
+            &l.entered_state_definite,
+            &l.dead_position_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_dead_position_valid,
+    );
+    ::clir::rt::record(
+        instances,
+        &[false],
+        |found| rule_game_play_conclude_by_drawn_claim_enters(
+            &l.valid_transition_concluded,
+            found,
+        ),
+        instance_game_play_conclude_by_drawn_claim_enters,
+    );
+    ::clir::rt::record(
+        instances,
+        &[true],
+        |found| rule_game_play_conclude_by_drawn_claim_enters(
+            &l.valid_transition_definite,
+            found,
+        ),
+        instance_game_play_conclude_by_drawn_claim_enters,
+    );
+    ::clir::rt::record(
+        instances,
+        &[false],
+        |found| rule_game_play_conclude_by_drawn_claim_valid(
+            &l.attempted_transition,
+            &l.entered_state_concluded,
+            &l.game_drawn_concluded,
+            found,
+        ),
+        instance_game_play_conclude_by_drawn_claim_valid,
+    );
+    ::clir::rt::record(
+        instances,
+        &[true],
+        |found| rule_game_play_conclude_by_drawn_claim_valid(
+            &l.attempted_transition,
+            &l.entered_state_definite,
+            &l.game_drawn_definite,
+            found,
+        ),
+        instance_game_play_conclude_by_drawn_claim_valid,
+    );
+    ::clir::rt::record(
+        instances,
+        &[false],
+        |found| rule_game_play_conclude_by_resignation_enters(
+            &l.valid_transition_concluded,
+            found,
+        ),
+        instance_game_play_conclude_by_resignation_enters,
+    );
+    ::clir::rt::record(
+        instances,
+        &[true],
+        |found| rule_game_play_conclude_by_resignation_enters(
+            &l.valid_transition_definite,
+            found,
+        ),
+        instance_game_play_conclude_by_resignation_enters,
+    );
+    ::clir::rt::record(
+        instances,
+        &[false],
+        |found| rule_game_play_conclude_by_resignation_valid(
+            &l.attempted_transition,
+            &l.entered_state_concluded,
+            &l.resignation_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_resignation_valid,
     );
 }
 fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
-    self::explain_game_play_conclude_by_checkmate_valid(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.attempted_transition,
-        &l.checkmate_has_been_delivered,
-        &l.entered_state_definite,
+        &[true],
+        |found| rule_game_play_conclude_by_resignation_valid(
+            &l.attempted_transition,
+            &l.entered_state_definite,
+            &l.resignation_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_resignation_valid,
     );
-    self::explain_game_play_conclude_by_dead_position_enters(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.valid_transition_concluded,
+        &[false],
+        |found| rule_game_play_conclude_by_second_illegal_move_enters(
+            &l.valid_transition_concluded,
+            found,
+        ),
+        instance_game_play_conclude_by_second_illegal_move_enters,
     );
-    self::explain_game_play_conclude_by_dead_position_enters(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.valid_transition_definite,
+        &[true],
+        |found| rule_game_play_conclude_by_second_illegal_move_enters(
+            &l.valid_transition_definite,
+            found,
+        ),
+        instance_game_play_conclude_by_second_illegal_move_enters,
     );
-    self::explain_game_play_conclude_by_dead_position_valid(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.attempted_transition,
-        &l.dead_position_has_ended_the_game,
-        &l.entered_state_concluded,
+        &[false],
+        |found| rule_game_play_conclude_by_second_illegal_move_valid(
+            &l.attempted_transition,
+            &l.entered_state_concluded,
+            &l.second_illegal_move_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_second_illegal_move_valid,
     );
-    self::explain_game_play_conclude_by_dead_position_valid(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.attempted_transition,
-        &l.dead_position_has_ended_the_game,
-        &l.entered_state_definite,
+        &[true],
+        |found| rule_game_play_conclude_by_second_illegal_move_valid(
+            &l.attempted_transition,
+            &l.entered_state_definite,
+            &l.second_illegal_move_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_second_illegal_move_valid,
     );
-    self::explain_game_play_conclude_by_drawn_claim_enters(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.valid_transition_concluded,
+        &[false],
+        |found| rule_game_play_conclude_by_stalemate_enters(
+            &l.valid_transition_concluded,
+            found,
+        ),
+        instance_game_play_conclude_by_stalemate_enters,
     );
-    self::explain_game_play_conclude_by_drawn_claim_enters(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.valid_transition_definite,
+        &[true],
+        |found| rule_game_play_conclude_by_stalemate_enters(
+            &l.valid_transition_definite,
+            found,
+        ),
+        instance_game_play_conclude_by_stalemate_enters,
     );
-    self::explain_game_play_conclude_by_drawn_claim_valid(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.attempted_transition,
-        &l.game_drawn_concluded,
-        &l.entered_state_concluded,
+        &[false],
+        |found| rule_game_play_conclude_by_stalemate_valid(
+            &l.attempted_transition,
+            &l.entered_state_concluded,
+            &l.stalemate_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_stalemate_valid,
     );
-    self::explain_game_play_conclude_by_drawn_claim_valid(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.attempted_transition,
-        &l.game_drawn_definite,
-        &l.entered_state_definite,
+        &[true],
+        |found| rule_game_play_conclude_by_stalemate_valid(
+            &l.attempted_transition,
+            &l.entered_state_definite,
+            &l.stalemate_has_ended_the_game,
+            found,
+        ),
+        instance_game_play_conclude_by_stalemate_valid,
     );
-    self::explain_game_play_conclude_by_resignation_enters(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.valid_transition_concluded,
+        &[false],
+        |found| rule_game_play_play_move_enters(&l.valid_transition_concluded, found),
+        instance_game_play_play_move_enters,
     );
-    self::explain_game_play_conclude_by_resignation_enters(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.valid_transition_definite,
+        &[true],
+        |found| rule_game_play_play_move_enters(&l.valid_transition_definite, found),
+        instance_game_play_play_move_enters,
     );
-    self::explain_game_play_conclude_by_resignation_valid(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.attempted_transition,
-        &l.resignation_has_ended_the_game,
-        &l.entered_state_concluded,
+        &[false],
+        |found| rule_game_play_play_move_valid(
+            &l.attempted_transition,
+            &l.entered_state_concluded,
+            &l.legal_move,
+            found,
+        ),
+        instance_game_play_play_move_valid,
     );
-    self::explain_game_play_conclude_by_resignation_valid(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.attempted_transition,
-        &l.resignation_has_ended_the_game,
-        &l.entered_state_definite,
+        &[true],
+        |found| rule_game_play_play_move_valid(
+            &l.attempted_transition,
+            &l.entered_state_definite,
+            &l.legal_move,
+            found,
+        ),
+        instance_game_play_play_move_valid,
     );
-    self::explain_game_play_conclude_by_second_illegal_move_enters(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.valid_transition_concluded,
+        &[false],
+        |found| rule_game_play_start_play_enters(&l.valid_transition_concluded, found),
+        instance_game_play_start_play_enters,
     );
-    self::explain_game_play_conclude_by_second_illegal_move_enters(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.valid_transition_definite,
+        &[true],
+        |found| rule_game_play_start_play_enters(&l.valid_transition_definite, found),
+        instance_game_play_start_play_enters,
     );
-    self::explain_game_play_conclude_by_second_illegal_move_valid(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.attempted_transition,
-        &l.second_illegal_move_has_ended_the_game,
-        &l.entered_state_concluded,
+        &[false],
+        |found| rule_game_play_start_play_valid(
+            &l.attempted_transition,
+            &l.entered_state_concluded,
+            &l.play_started,
+            found,
+        ),
+        instance_game_play_start_play_valid,
     );
-    self::explain_game_play_conclude_by_second_illegal_move_valid(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.attempted_transition,
-        &l.second_illegal_move_has_ended_the_game,
-        &l.entered_state_definite,
+        &[true],
+        |found| rule_game_play_start_play_valid(
+            &l.attempted_transition,
+            &l.entered_state_definite,
+            &l.play_started,
+            found,
+        ),
+        instance_game_play_start_play_valid,
     );
-    self::explain_game_play_conclude_by_stalemate_enters(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.valid_transition_concluded,
+        &[false, true],
+        |found| rule_game_play_initial(&l.procedure_instance, found),
+        instance_game_play_initial,
     );
-    self::explain_game_play_conclude_by_stalemate_enters(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.valid_transition_definite,
+        &[false, true],
+        |found| rule_move_is_illegal(
+            &l.checked_game,
+            &l.not_move_meets_articles_3_1_to_3_9,
+            found,
+        ),
+        instance_move_is_illegal,
     );
-    self::explain_game_play_conclude_by_stalemate_valid(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.attempted_transition,
-        &l.stalemate_has_ended_the_game,
-        &l.entered_state_concluded,
+        &[false, true],
+        |found| rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, found),
+        instance_move_is_legal,
     );
-    self::explain_game_play_conclude_by_stalemate_valid(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.attempted_transition,
-        &l.stalemate_has_ended_the_game,
-        &l.entered_state_definite,
+        &[false, true],
+        |found| rule_must_move_first_touched_piece(
+            &l.own_piece_of,
+            &l.piece_touched_intentionally,
+            &l.piece_can_be_moved,
+            &l.player_has_the_move,
+            found,
+        ),
+        instance_must_move_first_touched_piece,
     );
-    self::explain_game_play_play_move_enters(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.valid_transition_concluded,
+        &[false, true],
+        |found| rule_resignation_drawn_if_mate_impossible(
+            &l.king_cannot_be_checkmated,
+            &l.player_of,
+            &l.player_resigned,
+            found,
+        ),
+        instance_resignation_drawn_if_mate_impossible,
     );
-    self::explain_game_play_play_move_enters(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.valid_transition_definite,
+        &[false, true],
+        |found| rule_resignation_ends_the_game(&l.player_of, &l.player_resigned, found),
+        instance_resignation_ends_the_game,
     );
-    self::explain_game_play_play_move_valid(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.attempted_transition,
-        &l.legal_move,
-        &l.entered_state_concluded,
+        &[false, true],
+        |found| rule_resignation_loses(
+            &l.not_king_cannot_be_checkmated,
+            &l.player_of,
+            &l.player_resigned,
+            found,
+        ),
+        instance_resignation_loses,
     );
-    self::explain_game_play_play_move_valid(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.attempted_transition,
-        &l.legal_move,
-        &l.entered_state_definite,
+        &[false, true],
+        |found| rule_second_illegal_move_drawn_if_mate_impossible(
+            &l.king_cannot_be_checkmated,
+            &l.completed_illegal_move_count,
+            &l.player_of,
+            found,
+        ),
+        instance_second_illegal_move_drawn_if_mate_impossible,
     );
-    self::explain_game_play_start_play_enters(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.valid_transition_concluded,
+        &[false, true],
+        |found| rule_second_illegal_move_ends_the_game(
+            &l.completed_illegal_move_count,
+            &l.player_of,
+            found,
+        ),
+        instance_second_illegal_move_ends_the_game,
     );
-    self::explain_game_play_start_play_enters(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.valid_transition_definite,
+        &[false, true],
+        |found| rule_second_illegal_move_loses(
+            &l.not_king_cannot_be_checkmated,
+            &l.completed_illegal_move_count,
+            &l.player_of,
+            found,
+        ),
+        instance_second_illegal_move_loses,
     );
-    self::explain_game_play_start_play_valid(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.attempted_transition,
-        &l.play_started,
-        &l.entered_state_concluded,
+        &[false],
+        |found| rule_seventy_five_automatic_draw(
+            &l.moves_by_each_without_pawn_or_capture,
+            found,
+        ),
+        instance_seventy_five_automatic_draw,
     );
-    self::explain_game_play_start_play_valid(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.attempted_transition,
-        &l.play_started,
-        &l.entered_state_definite,
+        &[false, true],
+        |found| rule_stalemate_draws(&l.stalemate_arisen, found),
+        instance_stalemate_draws,
     );
-    self::explain_game_play_initial(instances, false, &l.procedure_instance);
-    self::explain_game_play_initial(instances, true, &l.procedure_instance);
-    self::explain_move_is_illegal(
+    ::clir::rt::record(
         instances,
-        false,
-        &l.checked_game,
-        &l.not_move_meets_articles_3_1_to_3_9,
+        &[false, true],
+        |found| rule_stalemate_ends_the_game(&l.stalemate_arisen, found),
+        instance_stalemate_ends_the_game,
+    );
+    ::clir::rt::record(
+        instances,
+        &[false, true],
+        |found| rule_threefold_claim_correct(
+            &l.position_occurrence_count,
+            &l.draw_claimed,
+            &l.player_has_the_move,
+            found,
+        ),
+        instance_threefold_claim_correct,
+    );
+    ::clir::rt::record(
+        instances,
+        &[false, true],
+        |found| rule_threefold_claim_draws(&l.threefold_claim_correct, found),
+        instance_threefold_claim_draws,
     );
 }
 fn explain_2(l: &Layers, instances: &mut Vec<::clir::Instance>) {
-    self::explain_move_is_illegal(
+    ::clir::rt::record(
         instances,
-        true,
-        &l.checked_game,
-        &l.not_move_meets_articles_3_1_to_3_9,
-    );
-    self::explain_move_is_legal(instances, false, &l.move_meets_articles_3_1_to_3_9);
-    self::explain_move_is_legal(instances, true, &l.move_meets_articles_3_1_to_3_9);
-    self::explain_must_move_first_touched_piece(
-        instances,
-        false,
-        &l.own_piece_of,
-        &l.piece_can_be_moved,
-        &l.piece_touched_intentionally,
-        &l.player_has_the_move,
-    );
-    self::explain_must_move_first_touched_piece(
-        instances,
-        true,
-        &l.own_piece_of,
-        &l.piece_can_be_moved,
-        &l.piece_touched_intentionally,
-        &l.player_has_the_move,
-    );
-    self::explain_resignation_drawn_if_mate_impossible(
-        instances,
-        false,
-        &l.king_cannot_be_checkmated,
-        &l.player_of,
-        &l.player_resigned,
-    );
-    self::explain_resignation_drawn_if_mate_impossible(
-        instances,
-        true,
-        &l.king_cannot_be_checkmated,
-        &l.player_of,
-        &l.player_resigned,
-    );
-    self::explain_resignation_ends_the_game(
-        instances,
-        false,
-        &l.player_of,
-        &l.player_resigned,
-    );
-    self::explain_resignation_ends_the_game(
-        instances,
-        true,
-        &l.player_of,
-        &l.player_resigned,
-    );
-    self::explain_resignation_loses(
-        instances,
-        false,
-        &l.not_king_cannot_be_checkmated,
-        &l.player_of,
-        &l.player_resigned,
-    );
-    self::explain_resignation_loses(
-        instances,
-        true,
-        &l.not_king_cannot_be_checkmated,
-        &l.player_of,
-        &l.player_resigned,
-    );
-    self::explain_second_illegal_move_drawn_if_mate_impossible(
-        instances,
-        false,
-        &l.completed_illegal_move_count,
-        &l.king_cannot_be_checkmated,
-        &l.player_of,
-    );
-    self::explain_second_illegal_move_drawn_if_mate_impossible(
-        instances,
-        true,
-        &l.completed_illegal_move_count,
-        &l.king_cannot_be_checkmated,
-        &l.player_of,
-    );
-    self::explain_second_illegal_move_ends_the_game(
-        instances,
-        false,
-        &l.completed_illegal_move_count,
-        &l.player_of,
-    );
-    self::explain_second_illegal_move_ends_the_game(
-        instances,
-        true,
-        &l.completed_illegal_move_count,
-        &l.player_of,
-    );
-    self::explain_second_illegal_move_loses(
-        instances,
-        false,
-        &l.completed_illegal_move_count,
-        &l.not_king_cannot_be_checkmated,
-        &l.player_of,
-    );
-    self::explain_second_illegal_move_loses(
-        instances,
-        true,
-        &l.completed_illegal_move_count,
-        &l.not_king_cannot_be_checkmated,
-        &l.player_of,
-    );
-    self::explain_seventy_five_automatic_draw(
-        instances,
-        false,
-        &l.moves_by_each_without_pawn_or_capture,
-    );
-    self::explain_stalemate_draws(instances, false, &l.stalemate_arisen);
-    self::explain_stalemate_draws(instances, true, &l.stalemate_arisen);
-    self::explain_stalemate_ends_the_game(instances, false, &l.stalemate_arisen);
-    self::explain_stalemate_ends_the_game(instances, true, &l.stalemate_arisen);
-    self::explain_threefold_claim_correct(
-        instances,
-        false,
-        &l.draw_claimed,
-        &l.player_has_the_move,
-        &l.position_occurrence_count,
-    );
-    self::explain_threefold_claim_correct(
-        instances,
-        true,
-        &l.draw_claimed,
-        &l.player_has_the_move,
-        &l.position_occurrence_count,
-    );
-    self::explain_threefold_claim_draws(instances, false, &l.threefold_claim_correct);
-    self::explain_threefold_claim_draws(instances, true, &l.threefold_claim_correct);
-    self::explain_unregulated_case_decided_by_arbiter(
-        instances,
-        false,
-        &l.case_not_precisely_regulated,
-    );
-    self::explain_unregulated_case_decided_by_arbiter(
-        instances,
-        true,
-        &l.case_not_precisely_regulated,
+        &[false, true],
+        |found| rule_unregulated_case_decided_by_arbiter(
+            &l.case_not_precisely_regulated,
+            found,
+        ),
+        instance_unregulated_case_decided_by_arbiter,
     );
     for &(case, a_0) in l.closure_0_castling_path_attacked.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_CASTLING_SIDE,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
+        );
         instances
             .push(
                 ::clir::Instance::closure(
                     0,
                     case,
                     REL_CASTLING_PATH_ATTACKED,
-                    vec![::clir::Column::to_flat(a_0)],
-                    ::clir::Premise::new(
-                        REL_CHECKED_CASTLING_SIDE,
-                        false,
-                        ::clir::Layer::Concluded,
-                        vec![::clir::Column::to_flat(a_0)],
-                    ),
+                    (a_0,),
+                    domain,
                 ),
             );
     }
     for &(case, a_0) in l.closure_1_castling_path_blocked.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_CASTLING_SIDE,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
+        );
         instances
             .push(
                 ::clir::Instance::closure(
                     1,
                     case,
                     REL_CASTLING_PATH_BLOCKED,
-                    vec![::clir::Column::to_flat(a_0)],
-                    ::clir::Premise::new(
-                        REL_CHECKED_CASTLING_SIDE,
-                        false,
-                        ::clir::Layer::Concluded,
-                        vec![::clir::Column::to_flat(a_0)],
-                    ),
+                    (a_0,),
+                    domain,
                 ),
             );
     }
     for &(case, a_0) in l.closure_2_en_passant_right_open.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_GAME,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
+        );
         instances
             .push(
                 ::clir::Instance::closure(
                     2,
                     case,
                     REL_EN_PASSANT_RIGHT_OPEN,
-                    vec![::clir::Column::to_flat(a_0)],
-                    ::clir::Premise::new(
-                        REL_CHECKED_GAME,
-                        false,
-                        ::clir::Layer::Concluded,
-                        vec![::clir::Column::to_flat(a_0)],
-                    ),
+                    (a_0,),
+                    domain,
                 ),
             );
     }
     for &(case, a_0) in l.closure_3_king_cannot_be_checkmated.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_PLAYER,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
+        );
         instances
             .push(
                 ::clir::Instance::closure(
                     3,
                     case,
                     REL_KING_CANNOT_BE_CHECKMATED,
-                    vec![::clir::Column::to_flat(a_0)],
-                    ::clir::Premise::new(
-                        REL_CHECKED_PLAYER,
-                        false,
-                        ::clir::Layer::Concluded,
-                        vec![::clir::Column::to_flat(a_0)],
-                    ),
+                    (a_0,),
+                    domain,
                 ),
             );
     }
-}
-fn explain_3(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     for &(case, a_0) in l.closure_4_move_meets_articles_3_1_to_3_9.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_GAME,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
+        );
         instances
             .push(
                 ::clir::Instance::closure(
                     4,
                     case,
                     REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                    vec![::clir::Column::to_flat(a_0)],
-                    ::clir::Premise::new(
-                        REL_CHECKED_GAME,
-                        false,
-                        ::clir::Layer::Concluded,
-                        vec![::clir::Column::to_flat(a_0)],
-                    ),
+                    (a_0,),
+                    domain,
                 ),
             );
     }
     for &(case, a_0) in l.closure_5_piece_has_moved.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_PIECE,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
+        );
         instances
             .push(
-                ::clir::Instance::closure(
-                    5,
-                    case,
-                    REL_PIECE_HAS_MOVED,
-                    vec![::clir::Column::to_flat(a_0)],
-                    ::clir::Premise::new(
-                        REL_CHECKED_PIECE,
-                        false,
-                        ::clir::Layer::Concluded,
-                        vec![::clir::Column::to_flat(a_0)],
-                    ),
-                ),
+                ::clir::Instance::closure(5, case, REL_PIECE_HAS_MOVED, (a_0,), domain),
             );
     }
+}
+// urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
+// Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
+// game_drawn(game) <- both_players_have_moved(game), draw_agreed(game)
+// plan: scan both_players_have_moved(game) -> test draw_agreed(game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_agreed_draw(
+    both_players_have_moved: &Relation<(CaseId, Game)>,
+    draw_agreed: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, game) in both_players_have_moved.iter() {
+        if !::clir::rt::contains(draw_agreed, &(case, game)) {
+            continue;
+        }
+        found(&(case, game));
+    }
+}
+// urn:fide:laws:clir:chess#AgreedDrawEndsTheGame (strict), article/5
+// Article 5.2.3. An agreed draw immediately ends the game
+// agreed_draw_has_ended_the_game(game) <- both_players_have_moved(game), draw_agreed(game)
+// plan: scan both_players_have_moved(game) -> test draw_agreed(game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_agreed_draw_ends_the_game(
+    both_players_have_moved: &Relation<(CaseId, Game)>,
+    draw_agreed: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, game) in both_players_have_moved.iter() {
+        if !::clir::rt::contains(draw_agreed, &(case, game)) {
+            continue;
+        }
+        found(&(case, game));
+    }
+}
+// urn:fide:laws:clir:chess#ArbiterSeesLawsObserved (strict), article/12
+// Article 12.1. The arbiter shall see that the Laws of Chess are observed
+// arbiter_shall_see_laws_observed(arb, game) <- arbiter_of(game, arb), play_started(game)
+// plan: scan arbiter_of(game, arb) -> test play_started(game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_arbiter_sees_laws_observed(
+    arbiter_of: &Relation<(CaseId, Game, Arbiter)>,
+    play_started: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Arbiter)),
+) {
+    for &(case, game, arb) in arbiter_of.iter() {
+        if !::clir::rt::contains(play_started, &(case, game)) {
+            continue;
+        }
+        found(&(case, game, arb));
+    }
+}
+// urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
+// Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
+// castling_legal(game, who, side) <- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king)
+// plan: scan castling_side_of(game, who, side, rook) -> test rook_of(who, rook) -> test player_has_the_move(game, who) -> test ~piece_has_moved(rook) -> test ~castling_path_blocked(side) -> test ~castling_path_attacked(side) -> each king_of(who, king) by (who) -> test ~piece_has_moved(king)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_castling_legal(
+    castling_side_of: &Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
+    king_of: &Relation<(CaseId, Player, Piece)>,
+    not_piece_has_moved: &Relation<(CaseId, Piece)>,
+    not_castling_path_blocked: &Relation<(CaseId, CastlingSide)>,
+    rook_of: &Relation<(CaseId, Player, Piece)>,
+    not_castling_path_attacked: &Relation<(CaseId, CastlingSide)>,
+    player_has_the_move: &Relation<(CaseId, Game, Player)>,
+    not_piece_has_moved_2: &Relation<(CaseId, Piece)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player, CastlingSide, Piece, Piece)),
+) {
+    for &(case, game, who, side, rook) in castling_side_of.iter() {
+        if !::clir::rt::contains(rook_of, &(case, who, rook))
+            || !::clir::rt::contains(player_has_the_move, &(case, game, who))
+            || !::clir::rt::contains(not_piece_has_moved, &(case, rook))
+            || !::clir::rt::contains(not_castling_path_blocked, &(case, side))
+            || !::clir::rt::contains(not_castling_path_attacked, &(case, side))
+        {
+            continue;
+        }
+        for &(_, _, king) in ::clir::rt::seek(king_of, (case, who), |t| (t.0, t.1)) {
+            if !::clir::rt::contains(not_piece_has_moved_2, &(case, king)) {
+                continue;
+            }
+            found(&(case, game, who, side, king, rook));
+        }
+    }
+}
+// urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
+// Article 5.1.1. Checkmate immediately ends the game
+// checkmate_has_been_delivered(game) <- checkmate_delivered(game, who)
+// plan: scan checkmate_delivered(game, who)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_checkmate_ends_the_game(
+    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player)),
+) {
+    for &(case, game, who) in checkmate_delivered.iter() {
+        found(&(case, game, who));
+    }
+}
+// urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
+// Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
+// ~game_drawn(game) <= checkmate_delivered(game, who)
+// plan: scan checkmate_delivered(game, who)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_checkmate_takes_precedence_over_seventy_five(
+    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player)),
+) {
+    for &(case, game, who) in checkmate_delivered.iter() {
+        found(&(case, game, who));
+    }
+}
+// urn:fide:laws:clir:chess#CheckmateWins (strict), article/5
+// Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
+// game_won_by(game, who) <- checkmate_delivered(game, who)
+// plan: scan checkmate_delivered(game, who)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_checkmate_wins(
+    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player)),
+) {
+    for &(case, game, who) in checkmate_delivered.iter() {
+        found(&(case, game, who));
+    }
+}
+// urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
+// Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
+// game_drawn(game) <- dead_position_arisen(game)
+// plan: scan dead_position_arisen(game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_dead_position_draws(
+    dead_position_arisen: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, game) in dead_position_arisen.iter() {
+        found(&(case, game));
+    }
+}
+// urn:fide:laws:clir:chess#DeadPositionEndsTheGame (strict), article/5
+// Article 5.2.2. A dead position immediately ends the game
+// dead_position_has_ended_the_game(game) <- dead_position_arisen(game)
+// plan: scan dead_position_arisen(game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_dead_position_ends_the_game(
+    dead_position_arisen: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, game) in dead_position_arisen.iter() {
+        found(&(case, game));
+    }
+}
+// urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
+// Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
+// en_passant_capture_legal(game, pawn) <- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn)
+// plan: scan player_has_the_move(game, who) -> test en_passant_right_open(game) -> each capturing_pawn_on_adjacent_file(game, pawn) by (game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_en_passant_capture_legal(
+    en_passant_right_open: &Relation<(CaseId, Game)>,
+    player_has_the_move: &Relation<(CaseId, Game, Player)>,
+    capturing_pawn_on_adjacent_file: &Relation<(CaseId, Game, Piece)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player, Piece)),
+) {
+    for &(case, game, who) in player_has_the_move.iter() {
+        if !::clir::rt::contains(en_passant_right_open, &(case, game)) {
+            continue;
+        }
+        for &(_, _, pawn) in ::clir::rt::seek(
+            capturing_pawn_on_adjacent_file,
+            (case, game),
+            |t| (t.0, t.1),
+        ) {
+            found(&(case, game, who, pawn));
+        }
+    }
+}
+// urn:fide:laws:clir:chess#FiftyMoveClaimCorrect (strict), article/9
+// Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
+// fifty_move_claim_correct(game, who) <- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n)
+// plan: scan player_has_the_move(game, who) -> test draw_claimed(who) -> each moves_by_each_without_pawn_or_capture(game, n) by (game), if n >= 50
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_fifty_move_claim_correct(
+    draw_claimed: &Relation<(CaseId, Player)>,
+    player_has_the_move: &Relation<(CaseId, Game, Player)>,
+    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player, i64)),
+) {
+    for &(case, game, who) in player_has_the_move.iter() {
+        if !::clir::rt::contains(draw_claimed, &(case, who)) {
+            continue;
+        }
+        for &(_, _, n) in ::clir::rt::seek(
+            moves_by_each_without_pawn_or_capture,
+            (case, game),
+            |t| (t.0, t.1),
+        ) {
+            if n < 50i64 {
+                continue;
+            }
+            found(&(case, game, who, n));
+        }
+    }
+}
+// urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
+// Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
+// game_drawn(game) <- fifty_move_claim_correct(game, who)
+// plan: scan fifty_move_claim_correct(game, who)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_fifty_move_claim_draws(
+    fifty_move_claim_correct: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player)),
+) {
+    for &(case, game, who) in fifty_move_claim_correct.iter() {
+        found(&(case, game, who));
+    }
+}
+// urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
+// Article 9.6.1. The game is drawn if the same position has appeared at least five times
+// game_drawn(game) <- position_occurrence_count(game, n), n >= 5
+// plan: scan position_occurrence_count(game, n), if n >= 5
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_fivefold_automatic_draw(
+    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
+    found: &mut dyn FnMut(&(CaseId, Game, i64)),
+) {
+    for &(case, game, n) in position_occurrence_count.iter() {
+        if n < 5i64 {
+            continue;
+        }
+        found(&(case, game, n));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict)
+// the game ends by agreement
+// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByAgreement)
+// plan: scan valid_transition(instance, ConcludeByAgreement) (supported)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_agreement_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict)
+// the game ends by agreement
+// valid_transition(instance, ConcludeByAgreement) <- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance)
+// plan: scan attempted_transition(instance, ConcludeByAgreement) -> test entered_state(instance, Playing) (supported) -> test agreed_draw_has_ended_the_game(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_agreement_valid(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    agreed_draw_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in attempted_transition.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_AGREEMENT
+            || !::clir::rt::contains(
+                entered_state_supported,
+                &(case, instance, GamePlayState::PLAYING),
+            ) || !::clir::rt::contains(agreed_draw_has_ended_the_game, &(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict)
+// the game ends by checkmate
+// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByCheckmate)
+// plan: scan valid_transition(instance, ConcludeByCheckmate) (supported)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_checkmate_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict)
+// the game ends by checkmate
+// valid_transition(instance, ConcludeByCheckmate) <- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance)
+// plan: scan attempted_transition(instance, ConcludeByCheckmate) -> test entered_state(instance, Playing) (supported) -> test checkmate_has_been_delivered(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_checkmate_valid(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    checkmate_has_been_delivered: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in attempted_transition.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_CHECKMATE
+            || !::clir::rt::contains(
+                entered_state_supported,
+                &(case, instance, GamePlayState::PLAYING),
+            ) || !::clir::rt::contains(checkmate_has_been_delivered, &(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict)
+// the game ends by a dead position
+// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDeadPosition)
+// plan: scan valid_transition(instance, ConcludeByDeadPosition) (supported)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_dead_position_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict)
+// the game ends by a dead position
+// valid_transition(instance, ConcludeByDeadPosition) <- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance)
+// plan: scan attempted_transition(instance, ConcludeByDeadPosition) -> test entered_state(instance, Playing) (supported) -> test dead_position_has_ended_the_game(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_dead_position_valid(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    dead_position_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in attempted_transition.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION
+            || !::clir::rt::contains(
+                entered_state_supported,
+                &(case, instance, GamePlayState::PLAYING),
+            )
+            || !::clir::rt::contains(dead_position_has_ended_the_game, &(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict)
+// the game ends by a correct draw claim or an automatic draw
+// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDrawnClaim)
+// plan: scan valid_transition(instance, ConcludeByDrawnClaim) (supported)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_drawn_claim_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict)
+// the game ends by a correct draw claim or an automatic draw
+// valid_transition(instance, ConcludeByDrawnClaim) <- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance)
+// plan: scan attempted_transition(instance, ConcludeByDrawnClaim) -> test entered_state(instance, Playing) (supported) -> test game_drawn(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_drawn_claim_valid(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    game_drawn: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in attempted_transition.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM
+            || !::clir::rt::contains(
+                entered_state_supported,
+                &(case, instance, GamePlayState::PLAYING),
+            ) || !::clir::rt::contains(game_drawn, &(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict)
+// the game ends by resignation
+// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByResignation)
+// plan: scan valid_transition(instance, ConcludeByResignation) (supported)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_resignation_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict)
+// the game ends by resignation
+// valid_transition(instance, ConcludeByResignation) <- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance)
+// plan: scan attempted_transition(instance, ConcludeByResignation) -> test entered_state(instance, Playing) (supported) -> test resignation_has_ended_the_game(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_resignation_valid(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    resignation_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in attempted_transition.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_RESIGNATION
+            || !::clir::rt::contains(
+                entered_state_supported,
+                &(case, instance, GamePlayState::PLAYING),
+            ) || !::clir::rt::contains(resignation_has_ended_the_game, &(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict)
+// the game ends by a second completed illegal move
+// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeBySecondIllegalMove)
+// plan: scan valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_second_illegal_move_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict)
+// the game ends by a second completed illegal move
+// valid_transition(instance, ConcludeBySecondIllegalMove) <- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance)
+// plan: scan attempted_transition(instance, ConcludeBySecondIllegalMove) -> test entered_state(instance, Playing) (supported) -> test second_illegal_move_has_ended_the_game(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_second_illegal_move_valid(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in attempted_transition.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+            || !::clir::rt::contains(
+                entered_state_supported,
+                &(case, instance, GamePlayState::PLAYING),
+            )
+            || !::clir::rt::contains(
+                second_illegal_move_has_ended_the_game,
+                &(case, instance),
+            )
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict)
+// the game ends by stalemate
+// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByStalemate)
+// plan: scan valid_transition(instance, ConcludeByStalemate) (supported)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_stalemate_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_STALEMATE {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict)
+// the game ends by stalemate
+// valid_transition(instance, ConcludeByStalemate) <- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance)
+// plan: scan attempted_transition(instance, ConcludeByStalemate) -> test entered_state(instance, Playing) (supported) -> test stalemate_has_ended_the_game(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_conclude_by_stalemate_valid(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    stalemate_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in attempted_transition.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_STALEMATE
+            || !::clir::rt::contains(
+                entered_state_supported,
+                &(case, instance, GamePlayState::PLAYING),
+            ) || !::clir::rt::contains(stalemate_has_ended_the_game, &(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict)
+// make a move
+// entered_state(instance, Playing) <- supported valid_transition(instance, PlayMove)
+// plan: scan valid_transition(instance, PlayMove) (supported)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_play_move_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::PLAY_MOVE {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict)
+// make a move
+// valid_transition(instance, PlayMove) <- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance)
+// plan: scan attempted_transition(instance, PlayMove) -> test entered_state(instance, Playing) (supported) -> test legal_move(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_play_move_valid(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    legal_move: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in attempted_transition.iter() {
+        if a_1 != GamePlayTransition::PLAY_MOVE
+            || !::clir::rt::contains(
+                entered_state_supported,
+                &(case, instance, GamePlayState::PLAYING),
+            ) || !::clir::rt::contains(legal_move, &(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict)
+// start the game
+// entered_state(instance, Playing) <- supported valid_transition(instance, StartPlay)
+// plan: scan valid_transition(instance, StartPlay) (supported)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_start_play_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::START_PLAY {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict)
+// start the game
+// valid_transition(instance, StartPlay) <- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance)
+// plan: scan attempted_transition(instance, StartPlay) -> test entered_state(instance, NotStarted) (supported) -> test play_started(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_start_play_valid(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    play_started: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in attempted_transition.iter() {
+        if a_1 != GamePlayTransition::START_PLAY
+            || !::clir::rt::contains(
+                entered_state_supported,
+                &(case, instance, GamePlayState::NOT_STARTED),
+            ) || !::clir::rt::contains(play_started, &(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/initial (strict)
+// the game has not started
+// entered_state(instance, NotStarted) <- procedure_instance(instance)
+// plan: scan procedure_instance(instance)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_game_play_initial(
+    procedure_instance: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance) in procedure_instance.iter() {
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#MoveIsIllegal (strict), article/3
+// Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
+// illegal_move(game) <- checked_game(game), ~move_meets_articles_3_1_to_3_9(game)
+// plan: scan checked_game(game) -> test ~move_meets_articles_3_1_to_3_9(game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_move_is_illegal(
+    checked_game: &Relation<(CaseId, Game)>,
+    not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, game) in checked_game.iter() {
+        if !::clir::rt::contains(not_move_meets_articles_3_1_to_3_9, &(case, game)) {
+            continue;
+        }
+        found(&(case, game));
+    }
+}
+// urn:fide:laws:clir:chess#MoveIsLegal (strict), article/3
+// Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
+// legal_move(game) <- move_meets_articles_3_1_to_3_9(game)
+// plan: scan move_meets_articles_3_1_to_3_9(game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_move_is_legal(
+    move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, game) in move_meets_articles_3_1_to_3_9.iter() {
+        found(&(case, game));
+    }
+}
+// urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
+// Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
+// must_move_first_touched_piece(who, piece) <- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who)
+// plan: scan own_piece_of(who, piece) -> test piece_touched_intentionally(who, piece) -> test piece_can_be_moved(piece) -> each player_has_the_move(game, who) by (who) in a view
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_must_move_first_touched_piece(
+    own_piece_of: &Relation<(CaseId, Player, Piece)>,
+    piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
+    piece_can_be_moved: &Relation<(CaseId, Piece)>,
+    player_has_the_move: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player, Piece)),
+) {
+    let player_has_the_move_by_who = ::clir::rt::view(
+        player_has_the_move,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    for &(case, who, piece) in own_piece_of.iter() {
+        if !::clir::rt::contains(piece_touched_intentionally, &(case, who, piece))
+            || !::clir::rt::contains(piece_can_be_moved, &(case, piece))
+        {
+            continue;
+        }
+        for &(_, _, game) in ::clir::rt::seek(
+            &player_has_the_move_by_who,
+            (case, who),
+            |t| (t.0, t.1),
+        ) {
+            found(&(case, game, who, piece));
+        }
+    }
+}
+// urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
+// Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
+// game_drawn(game) <- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who)
+// plan: scan player_of(game, who) -> test king_cannot_be_checkmated(who) -> test player_resigned(who)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_resignation_drawn_if_mate_impossible(
+    king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
+    player_of: &Relation<(CaseId, Game, Player)>,
+    player_resigned: &Relation<(CaseId, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player)),
+) {
+    for &(case, game, who) in player_of.iter() {
+        if !::clir::rt::contains(king_cannot_be_checkmated, &(case, who))
+            || !::clir::rt::contains(player_resigned, &(case, who))
+        {
+            continue;
+        }
+        found(&(case, game, who));
+    }
+}
+// urn:fide:laws:clir:chess#ResignationEndsTheGame (strict), article/5
+// Article 5.1.2. Resignation immediately ends the game
+// resignation_has_ended_the_game(game) <- player_of(game, who), player_resigned(who)
+// plan: scan player_of(game, who) -> test player_resigned(who)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_resignation_ends_the_game(
+    player_of: &Relation<(CaseId, Game, Player)>,
+    player_resigned: &Relation<(CaseId, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player)),
+) {
+    for &(case, game, who) in player_of.iter() {
+        if !::clir::rt::contains(player_resigned, &(case, who)) {
+            continue;
+        }
+        found(&(case, game, who));
+    }
+}
+// urn:fide:laws:clir:chess#ResignationLoses (strict), article/5
+// Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
+// game_lost_by(game, who) <- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who)
+// plan: scan player_of(game, who) -> test ~king_cannot_be_checkmated(who) -> test player_resigned(who)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_resignation_loses(
+    not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
+    player_of: &Relation<(CaseId, Game, Player)>,
+    player_resigned: &Relation<(CaseId, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player)),
+) {
+    for &(case, game, who) in player_of.iter() {
+        if !::clir::rt::contains(not_king_cannot_be_checkmated, &(case, who))
+            || !::clir::rt::contains(player_resigned, &(case, who))
+        {
+            continue;
+        }
+        found(&(case, game, who));
+    }
+}
+// urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
+// Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
+// game_drawn(game) <- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
+// plan: scan completed_illegal_move_count(who, n), if n >= 2 -> test king_cannot_be_checkmated(who) -> each player_of(game, who) by (who) in a view
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_second_illegal_move_drawn_if_mate_impossible(
+    king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
+    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
+    player_of: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player, i64)),
+) {
+    let player_of_by_who = ::clir::rt::view(
+        player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    for &(case, who, n) in completed_illegal_move_count.iter() {
+        if n < 2i64 || !::clir::rt::contains(king_cannot_be_checkmated, &(case, who)) {
+            continue;
+        }
+        for &(_, _, game) in ::clir::rt::seek(
+            &player_of_by_who,
+            (case, who),
+            |t| (t.0, t.1),
+        ) {
+            found(&(case, game, who, n));
+        }
+    }
+}
+// urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
+// Article 7.5.5. The second completed illegal move immediately ends the game
+// second_illegal_move_has_ended_the_game(game) <- completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
+// plan: scan completed_illegal_move_count(who, n), if n >= 2 -> each player_of(game, who) by (who) in a view
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_second_illegal_move_ends_the_game(
+    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
+    player_of: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player, i64)),
+) {
+    let player_of_by_who = ::clir::rt::view(
+        player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    for &(case, who, n) in completed_illegal_move_count.iter() {
+        if n < 2i64 {
+            continue;
+        }
+        for &(_, _, game) in ::clir::rt::seek(
+            &player_of_by_who,
+            (case, who),
+            |t| (t.0, t.1),
+        ) {
+            found(&(case, game, who, n));
+        }
+    }
+}
+// urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
+// Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
+// game_lost_by(game, who) <- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
+// plan: scan completed_illegal_move_count(who, n), if n >= 2 -> test ~king_cannot_be_checkmated(who) -> each player_of(game, who) by (who) in a view
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_second_illegal_move_loses(
+    not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
+    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
+    player_of: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player, i64)),
+) {
+    let player_of_by_who = ::clir::rt::view(
+        player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    for &(case, who, n) in completed_illegal_move_count.iter() {
+        if n < 2i64 || !::clir::rt::contains(not_king_cannot_be_checkmated, &(case, who))
+        {
+            continue;
+        }
+        for &(_, _, game) in ::clir::rt::seek(
+            &player_of_by_who,
+            (case, who),
+            |t| (t.0, t.1),
+        ) {
+            found(&(case, game, who, n));
+        }
+    }
+}
+// urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw (defeasible), article/9
+// Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
+// game_drawn(game) <= n >= 75, moves_by_each_without_pawn_or_capture(game, n)
+// plan: scan moves_by_each_without_pawn_or_capture(game, n), if n >= 75
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_seventy_five_automatic_draw(
+    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
+    found: &mut dyn FnMut(&(CaseId, Game, i64)),
+) {
+    for &(case, game, n) in moves_by_each_without_pawn_or_capture.iter() {
+        if n < 75i64 {
+            continue;
+        }
+        found(&(case, game, n));
+    }
+}
+// urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
+// Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
+// game_drawn(game) <- stalemate_arisen(game)
+// plan: scan stalemate_arisen(game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_stalemate_draws(
+    stalemate_arisen: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, game) in stalemate_arisen.iter() {
+        found(&(case, game));
+    }
+}
+// urn:fide:laws:clir:chess#StalemateEndsTheGame (strict), article/5
+// Article 5.2.1. Stalemate immediately ends the game
+// stalemate_has_ended_the_game(game) <- stalemate_arisen(game)
+// plan: scan stalemate_arisen(game)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_stalemate_ends_the_game(
+    stalemate_arisen: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, game) in stalemate_arisen.iter() {
+        found(&(case, game));
+    }
+}
+// urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
+// Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
+// threefold_claim_correct(game, who) <- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3
+// plan: scan position_occurrence_count(game, n), if n >= 3 -> each player_has_the_move(game, who) by (game) -> test draw_claimed(who)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_threefold_claim_correct(
+    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
+    draw_claimed: &Relation<(CaseId, Player)>,
+    player_has_the_move: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player, i64)),
+) {
+    for &(case, game, n) in position_occurrence_count.iter() {
+        if n < 3i64 {
+            continue;
+        }
+        for &(_, _, who) in ::clir::rt::seek(
+            player_has_the_move,
+            (case, game),
+            |t| (t.0, t.1),
+        ) {
+            if !::clir::rt::contains(draw_claimed, &(case, who)) {
+                continue;
+            }
+            found(&(case, game, who, n));
+        }
+    }
+}
+// urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
+// Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
+// game_drawn(game) <- threefold_claim_correct(game, who)
+// plan: scan threefold_claim_correct(game, who)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_threefold_claim_draws(
+    threefold_claim_correct: &Relation<(CaseId, Game, Player)>,
+    found: &mut dyn FnMut(&(CaseId, Game, Player)),
+) {
+    for &(case, game, who) in threefold_claim_correct.iter() {
+        found(&(case, game, who));
+    }
+}
+// urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter (strict), preface/0.2
+// Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
+// arbiter_competent_to_decide(situation) <- case_not_precisely_regulated(situation)
+// plan: scan case_not_precisely_regulated(situation)
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn rule_unregulated_case_decided_by_arbiter(
+    case_not_precisely_regulated: &Relation<(CaseId, Situation)>,
+    found: &mut dyn FnMut(&(CaseId, Situation)),
+) {
+    for &(case, situation) in case_not_precisely_regulated.iter() {
+        found(&(case, situation));
+    }
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#AgreedDraw`.
+fn instance_agreed_draw(
+    definite: bool,
+    &(case, game): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_AGREED_DRAW,
+            definite,
+            case,
+            (REL_GAME_DRAWN, false),
+            (game,),
+        )
+        .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
+        .premise(REL_DRAW_AGREED, false, (game,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#AgreedDrawEndsTheGame`.
+fn instance_agreed_draw_ends_the_game(
+    definite: bool,
+    &(case, game): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_AGREED_DRAW_ENDS_THE_GAME,
+            definite,
+            case,
+            (REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false),
+            (game,),
+        )
+        .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
+        .premise(REL_DRAW_AGREED, false, (game,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#ArbiterSeesLawsObserved`.
+fn instance_arbiter_sees_laws_observed(
+    definite: bool,
+    &(case, game, arb): &(CaseId, Game, Arbiter),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_ARBITER_SEES_LAWS_OBSERVED,
+            definite,
+            case,
+            (REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false),
+            (arb, game),
+        )
+        .premise(REL_ARBITER_OF, false, (game, arb))
+        .premise(REL_PLAY_STARTED, false, (game,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#CastlingLegal`.
+fn instance_castling_legal(
+    definite: bool,
+    &(
+        case,
+        game,
+        who,
+        side,
+        king,
+        rook,
+    ): &(CaseId, Game, Player, CastlingSide, Piece, Piece),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_CASTLING_LEGAL,
+            definite,
+            case,
+            (REL_CASTLING_LEGAL, false),
+            (game, who, side),
+        )
+        .premise(REL_CASTLING_SIDE_OF, false, (game, who, side, rook))
+        .premise(REL_KING_OF, false, (who, king))
+        .premise(REL_PIECE_HAS_MOVED, true, (rook,))
+        .premise(REL_CASTLING_PATH_BLOCKED, true, (side,))
+        .premise(REL_ROOK_OF, false, (who, rook))
+        .premise(REL_CASTLING_PATH_ATTACKED, true, (side,))
+        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+        .premise(REL_PIECE_HAS_MOVED, true, (king,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#CheckmateEndsTheGame`.
+fn instance_checkmate_ends_the_game(
+    definite: bool,
+    &(case, game, who): &(CaseId, Game, Player),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_CHECKMATE_ENDS_THE_GAME,
+            definite,
+            case,
+            (REL_CHECKMATE_HAS_BEEN_DELIVERED, false),
+            (game,),
+        )
+        .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive`.
+fn instance_checkmate_takes_precedence_over_seventy_five(
+    definite: bool,
+    &(case, game, who): &(CaseId, Game, Player),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
+            definite,
+            case,
+            (REL_GAME_DRAWN, true),
+            (game,),
+        )
+        .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#CheckmateWins`.
+fn instance_checkmate_wins(
+    definite: bool,
+    &(case, game, who): &(CaseId, Game, Player),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_CHECKMATE_WINS,
+            definite,
+            case,
+            (REL_GAME_WON_BY, false),
+            (game, who),
+        )
+        .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#DeadPositionDraws`.
+fn instance_dead_position_draws(
+    definite: bool,
+    &(case, game): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_DEAD_POSITION_DRAWS,
+            definite,
+            case,
+            (REL_GAME_DRAWN, false),
+            (game,),
+        )
+        .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#DeadPositionEndsTheGame`.
+fn instance_dead_position_ends_the_game(
+    definite: bool,
+    &(case, game): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_DEAD_POSITION_ENDS_THE_GAME,
+            definite,
+            case,
+            (REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false),
+            (game,),
+        )
+        .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#EnPassantCaptureLegal`.
+fn instance_en_passant_capture_legal(
+    definite: bool,
+    &(case, game, who, pawn): &(CaseId, Game, Player, Piece),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_EN_PASSANT_CAPTURE_LEGAL,
+            definite,
+            case,
+            (REL_EN_PASSANT_CAPTURE_LEGAL, false),
+            (game, pawn),
+        )
+        .premise(REL_EN_PASSANT_RIGHT_OPEN, false, (game,))
+        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+        .premise(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (game, pawn))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#FiftyMoveClaimCorrect`.
+fn instance_fifty_move_claim_correct(
+    definite: bool,
+    &(case, game, who, n): &(CaseId, Game, Player, i64),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_FIFTY_MOVE_CLAIM_CORRECT,
+            definite,
+            case,
+            (REL_FIFTY_MOVE_CLAIM_CORRECT, false),
+            (game, who),
+        )
+        .premise(REL_DRAW_CLAIMED, false, (who,))
+        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+        .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#FiftyMoveClaimDraws`.
+fn instance_fifty_move_claim_draws(
+    definite: bool,
+    &(case, game, who): &(CaseId, Game, Player),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_FIFTY_MOVE_CLAIM_DRAWS,
+            definite,
+            case,
+            (REL_GAME_DRAWN, false),
+            (game,),
+        )
+        .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#FivefoldAutomaticDraw`.
+fn instance_fivefold_automatic_draw(
+    definite: bool,
+    &(case, game, n): &(CaseId, Game, i64),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_FIVEFOLD_AUTOMATIC_DRAW,
+            definite,
+            case,
+            (REL_GAME_DRAWN, false),
+            (game,),
+        )
+        .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters`.
+fn instance_game_play_conclude_by_agreement_enters(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::ENDED),
+        )
+        .supported(
+            REL_VALID_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+        )
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid`.
+fn instance_game_play_conclude_by_agreement_valid(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
+            definite,
+            case,
+            (REL_VALID_TRANSITION, false),
+            (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+        )
+        .premise(
+            REL_ATTEMPTED_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+        )
+        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+        .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters`.
+fn instance_game_play_conclude_by_checkmate_enters(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::ENDED),
+        )
+        .supported(
+            REL_VALID_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+        )
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid`.
+fn instance_game_play_conclude_by_checkmate_valid(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
+            definite,
+            case,
+            (REL_VALID_TRANSITION, false),
+            (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+        )
+        .premise(
+            REL_ATTEMPTED_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+        )
+        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+        .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters`.
+fn instance_game_play_conclude_by_dead_position_enters(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::ENDED),
+        )
+        .supported(
+            REL_VALID_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+        )
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid`.
+fn instance_game_play_conclude_by_dead_position_valid(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
+            definite,
+            case,
+            (REL_VALID_TRANSITION, false),
+            (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+        )
+        .premise(
+            REL_ATTEMPTED_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+        )
+        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+        .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters`.
+fn instance_game_play_conclude_by_drawn_claim_enters(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::ENDED),
+        )
+        .supported(
+            REL_VALID_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+        )
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid`.
+fn instance_game_play_conclude_by_drawn_claim_valid(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
+            definite,
+            case,
+            (REL_VALID_TRANSITION, false),
+            (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+        )
+        .premise(
+            REL_ATTEMPTED_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+        )
+        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+        .premise(REL_GAME_DRAWN, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters`.
+fn instance_game_play_conclude_by_resignation_enters(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::ENDED),
+        )
+        .supported(
+            REL_VALID_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+        )
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid`.
+fn instance_game_play_conclude_by_resignation_valid(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
+            definite,
+            case,
+            (REL_VALID_TRANSITION, false),
+            (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+        )
+        .premise(
+            REL_ATTEMPTED_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+        )
+        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+        .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters`.
+fn instance_game_play_conclude_by_second_illegal_move_enters(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::ENDED),
+        )
+        .supported(
+            REL_VALID_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+        )
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid`.
+fn instance_game_play_conclude_by_second_illegal_move_valid(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
+            definite,
+            case,
+            (REL_VALID_TRANSITION, false),
+            (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+        )
+        .premise(
+            REL_ATTEMPTED_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+        )
+        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+        .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters`.
+fn instance_game_play_conclude_by_stalemate_enters(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::ENDED),
+        )
+        .supported(
+            REL_VALID_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+        )
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid`.
+fn instance_game_play_conclude_by_stalemate_valid(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
+            definite,
+            case,
+            (REL_VALID_TRANSITION, false),
+            (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+        )
+        .premise(
+            REL_ATTEMPTED_TRANSITION,
+            false,
+            (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+        )
+        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+        .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/PlayMove/enters`.
+fn instance_game_play_play_move_enters(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::PLAYING),
+        )
+        .supported(
+            REL_VALID_TRANSITION,
+            false,
+            (instance, GamePlayTransition::PLAY_MOVE),
+        )
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/PlayMove/valid`.
+fn instance_game_play_play_move_valid(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_PLAY_MOVE_VALID,
+            definite,
+            case,
+            (REL_VALID_TRANSITION, false),
+            (instance, GamePlayTransition::PLAY_MOVE),
+        )
+        .premise(
+            REL_ATTEMPTED_TRANSITION,
+            false,
+            (instance, GamePlayTransition::PLAY_MOVE),
+        )
+        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+        .premise(REL_LEGAL_MOVE, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/StartPlay/enters`.
+fn instance_game_play_start_play_enters(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_START_PLAY_ENTERS,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::PLAYING),
+        )
+        .supported(
+            REL_VALID_TRANSITION,
+            false,
+            (instance, GamePlayTransition::START_PLAY),
+        )
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/StartPlay/valid`.
+fn instance_game_play_start_play_valid(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_START_PLAY_VALID,
+            definite,
+            case,
+            (REL_VALID_TRANSITION, false),
+            (instance, GamePlayTransition::START_PLAY),
+        )
+        .premise(
+            REL_ATTEMPTED_TRANSITION,
+            false,
+            (instance, GamePlayTransition::START_PLAY),
+        )
+        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED))
+        .premise(REL_PLAY_STARTED, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/initial`.
+fn instance_game_play_initial(
+    definite: bool,
+    &(case, instance): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_GAME_PLAY_INITIAL,
+            definite,
+            case,
+            (REL_ENTERED_STATE, false),
+            (instance, GamePlayState::NOT_STARTED),
+        )
+        .premise(REL_PROCEDURE_INSTANCE, false, (instance,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#MoveIsIllegal`.
+fn instance_move_is_illegal(
+    definite: bool,
+    &(case, game): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_MOVE_IS_ILLEGAL,
+            definite,
+            case,
+            (REL_ILLEGAL_MOVE, false),
+            (game,),
+        )
+        .premise(REL_CHECKED_GAME, false, (game,))
+        .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (game,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#MoveIsLegal`.
+fn instance_move_is_legal(
+    definite: bool,
+    &(case, game): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_MOVE_IS_LEGAL,
+            definite,
+            case,
+            (REL_LEGAL_MOVE, false),
+            (game,),
+        )
+        .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (game,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece`.
+fn instance_must_move_first_touched_piece(
+    definite: bool,
+    &(case, game, who, piece): &(CaseId, Game, Player, Piece),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_MUST_MOVE_FIRST_TOUCHED_PIECE,
+            definite,
+            case,
+            (REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false),
+            (who, piece),
+        )
+        .premise(REL_OWN_PIECE_OF, false, (who, piece))
+        .premise(REL_PIECE_TOUCHED_INTENTIONALLY, false, (who, piece))
+        .premise(REL_PIECE_CAN_BE_MOVED, false, (piece,))
+        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible`.
+fn instance_resignation_drawn_if_mate_impossible(
+    definite: bool,
+    &(case, game, who): &(CaseId, Game, Player),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
+            definite,
+            case,
+            (REL_GAME_DRAWN, false),
+            (game,),
+        )
+        .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
+        .premise(REL_PLAYER_OF, false, (game, who))
+        .premise(REL_PLAYER_RESIGNED, false, (who,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#ResignationEndsTheGame`.
+fn instance_resignation_ends_the_game(
+    definite: bool,
+    &(case, game, who): &(CaseId, Game, Player),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_RESIGNATION_ENDS_THE_GAME,
+            definite,
+            case,
+            (REL_RESIGNATION_HAS_ENDED_THE_GAME, false),
+            (game,),
+        )
+        .premise(REL_PLAYER_OF, false, (game, who))
+        .premise(REL_PLAYER_RESIGNED, false, (who,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#ResignationLoses`.
+fn instance_resignation_loses(
+    definite: bool,
+    &(case, game, who): &(CaseId, Game, Player),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_RESIGNATION_LOSES,
+            definite,
+            case,
+            (REL_GAME_LOST_BY, false),
+            (game, who),
+        )
+        .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
+        .premise(REL_PLAYER_OF, false, (game, who))
+        .premise(REL_PLAYER_RESIGNED, false, (who,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible`.
+fn instance_second_illegal_move_drawn_if_mate_impossible(
+    definite: bool,
+    &(case, game, who, n): &(CaseId, Game, Player, i64),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
+            definite,
+            case,
+            (REL_GAME_DRAWN, false),
+            (game,),
+        )
+        .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
+        .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
+        .premise(REL_PLAYER_OF, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame`.
+fn instance_second_illegal_move_ends_the_game(
+    definite: bool,
+    &(case, game, who, n): &(CaseId, Game, Player, i64),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
+            definite,
+            case,
+            (REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false),
+            (game,),
+        )
+        .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
+        .premise(REL_PLAYER_OF, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#SecondIllegalMoveLoses`.
+fn instance_second_illegal_move_loses(
+    definite: bool,
+    &(case, game, who, n): &(CaseId, Game, Player, i64),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_SECOND_ILLEGAL_MOVE_LOSES,
+            definite,
+            case,
+            (REL_GAME_LOST_BY, false),
+            (game, who),
+        )
+        .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
+        .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
+        .premise(REL_PLAYER_OF, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw`.
+fn instance_seventy_five_automatic_draw(
+    definite: bool,
+    &(case, game, n): &(CaseId, Game, i64),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_SEVENTY_FIVE_AUTOMATIC_DRAW,
+            definite,
+            case,
+            (REL_GAME_DRAWN, false),
+            (game,),
+        )
+        .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#StalemateDraws`.
+fn instance_stalemate_draws(
+    definite: bool,
+    &(case, game): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_STALEMATE_DRAWS,
+            definite,
+            case,
+            (REL_GAME_DRAWN, false),
+            (game,),
+        )
+        .premise(REL_STALEMATE_ARISEN, false, (game,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#StalemateEndsTheGame`.
+fn instance_stalemate_ends_the_game(
+    definite: bool,
+    &(case, game): &(CaseId, Game),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_STALEMATE_ENDS_THE_GAME,
+            definite,
+            case,
+            (REL_STALEMATE_HAS_ENDED_THE_GAME, false),
+            (game,),
+        )
+        .premise(REL_STALEMATE_ARISEN, false, (game,))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#ThreefoldClaimCorrect`.
+fn instance_threefold_claim_correct(
+    definite: bool,
+    &(case, game, who, n): &(CaseId, Game, Player, i64),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_THREEFOLD_CLAIM_CORRECT,
+            definite,
+            case,
+            (REL_THREEFOLD_CLAIM_CORRECT, false),
+            (game, who),
+        )
+        .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
+        .premise(REL_DRAW_CLAIMED, false, (who,))
+        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#ThreefoldClaimDraws`.
+fn instance_threefold_claim_draws(
+    definite: bool,
+    &(case, game, who): &(CaseId, Game, Player),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_THREEFOLD_CLAIM_DRAWS,
+            definite,
+            case,
+            (REL_GAME_DRAWN, false),
+            (game,),
+        )
+        .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
+}
+///The explanation instance of a binding of `urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter`.
+fn instance_unregulated_case_decided_by_arbiter(
+    definite: bool,
+    &(case, situation): &(CaseId, Situation),
+) -> ::clir::Instance {
+    ::clir::Instance::rule(
+            RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
+            definite,
+            case,
+            (REL_ARBITER_COMPETENT_TO_DECIDE, false),
+            (situation,),
+        )
+        .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (situation,))
 }

@@ -51,7 +51,12 @@ impl Batch {
         self.interner.intern(name)
     }
 
-    /// The input facts of relation `rel` with sign `negative`, as a relation of typed tuples.
+    /// Adds the fact `fact` (its case first) of relation `rel` with sign `negative`.
+    pub fn add<T: Fact>(&mut self, rel: usize, negative: bool, fact: T) {
+        fact.push_flat(&mut self.facts[slot(rel, negative)]);
+    }
+
+    /// The input facts of relation `rel` with sign `negative`, as a sorted relation of tuples.
     pub fn input<T: Fact>(&self, rel: usize, negative: bool) -> Relation<T> {
         self.facts[slot(rel, negative)].chunks_exact(T::ARITY + 1).map(T::from_flat_row).collect()
     }

@@ -69,41 +69,69 @@ pub struct Instance {
 
 impl Premise {
     /// A premise of relation `rel` (its index in the schema) and sign, asked in `layer`.
-    pub fn new(rel: usize, negative: bool, layer: Layer, args: Vec<i64>) -> Premise {
-        Premise { rel: rel as u32, negative, layer, args }
+    pub fn new(rel: usize, negative: bool, layer: Layer, args: impl crate::Row) -> Premise {
+        Premise { rel: rel as u32, negative, layer, args: args.to_row() }
     }
 }
 
 impl Instance {
     /// An instance of rule `rule` (its index in the schema) in `case`, over definite premises or
-    /// applicable ones, concluding `rel`(`head`) with its sign.
+    /// applicable ones, concluding `rel`(`head`) with its sign; its premises are added in order.
     pub fn rule(
         rule: usize,
         definite: bool,
         case: crate::CaseId,
         (rel, negative): (usize, bool),
-        head: Vec<i64>,
-        premises: Vec<Premise>,
+        head: impl crate::Row,
     ) -> Instance {
         Instance {
             case: case.0,
             source: Source::Rule { rule: rule as u32, definite },
             rel: rel as u32,
             negative,
-            head,
-            premises,
+            head: head.to_row(),
+            premises: Vec::new(),
         }
+    }
+
+    /// Adds the premise `rel`(`args`) with its sign, asked as concluded (as definite over
+    /// definite premises).
+    pub fn premise(self, rel: usize, negative: bool, args: impl crate::Row) -> Instance {
+        let layer = if self.over_definite() { Layer::Definite } else { Layer::Concluded };
+        self.with(Premise::new(rel, negative, layer, args))
+    }
+
+    /// Adds the premise `rel`(`args`) with its sign, asked as supported (as definite over
+    /// definite premises).
+    pub fn supported(self, rel: usize, negative: bool, args: impl crate::Row) -> Instance {
+        let layer = if self.over_definite() { Layer::Definite } else { Layer::Supported };
+        self.with(Premise::new(rel, negative, layer, args))
+    }
+
+    fn over_definite(&self) -> bool {
+        matches!(self.source, Source::Rule { definite: true, .. })
+    }
+
+    fn with(mut self, premise: Premise) -> Instance {
+        self.premises.push(premise);
+        self
     }
 
     /// A negative closure `closure` (its index in the schema) derived in `case`, over the
     /// concluded domain fact `domain`.
-    pub fn closure(closure: usize, case: crate::CaseId, rel: usize, head: Vec<i64>, domain: Premise) -> Instance {
+    pub fn closure(
+        closure: usize,
+        case: crate::CaseId,
+        rel: usize,
+        head: impl crate::Row,
+        domain: Premise,
+    ) -> Instance {
         Instance {
             case: case.0,
             source: Source::Closure { closure: closure as u32 },
             rel: rel as u32,
             negative: true,
-            head,
+            head: head.to_row(),
             premises: vec![domain],
         }
     }

@@ -1,19 +1,6 @@
 //! The few operations generated datafrog code needs beyond datafrog itself.
 
-pub use datafrog::{Iteration, Relation, Variable};
-
-/// Adds to `output` the tuples of `input`'s recent batch that `logic` keeps, as `logic` maps them.
-///
-/// This is datafrog's `from_map` with a filter: generated code uses it to key a literal for its
-/// join, and to apply constant arguments, repeated variables and comparisons in the same pass.
-pub fn filter_map_into<T1: Ord, T2: Ord>(
-    input: &Variable<T1>,
-    output: &Variable<T2>,
-    logic: impl FnMut(&T1) -> Option<T2>,
-) {
-    let results: Vec<T2> = input.recent.borrow().iter().filter_map(logic).collect();
-    output.insert(Relation::from_vec(results));
-}
+pub use datafrog::Relation;
 
 /// The tuples of `a` that are not in `b` (both sorted): a full-tuple antijoin on two relations.
 ///
@@ -52,63 +39,99 @@ pub fn union<T: Ord + Clone>(parts: &[&Relation<T>]) -> Relation<T> {
     Relation::from_vec(all)
 }
 
-/// Joins `a` and `b` (each sorted, keyed by its first component) and adds to `output` what
-/// `logic` keeps of every pair of tuples with equal keys: the straight-line join of a stratum
-/// that reads only lower strata (no datafrog iteration).
-pub fn join_into<K: Ord, V1, V2, T>(
-    a: &Relation<(K, V1)>,
-    b: &Relation<(K, V2)>,
-    output: &mut Vec<T>,
-    mut logic: impl FnMut(&K, &V1, &V2) -> Option<T>,
-) where
-    (K, V1): Ord,
-    (K, V2): Ord,
-{
-    let (mut x, mut y) = (&a.elements[..], &b.elements[..]);
-    while let (Some(first_x), Some(first_y)) = (x.first(), y.first()) {
-        match first_x.0.cmp(&first_y.0) {
-            std::cmp::Ordering::Less => x = &x[x.partition_point(|t| t.0 < first_y.0)..],
-            std::cmp::Ordering::Greater => y = &y[y.partition_point(|t| t.0 < first_x.0)..],
-            std::cmp::Ordering::Equal => {
-                let n = x.partition_point(|t| t.0 <= first_x.0);
-                let m = y.partition_point(|t| t.0 <= first_y.0);
-                for (k, v1) in &x[..n] {
-                    for (_, v2) in &y[..m] {
-                        output.extend(logic(k, v1, v2));
-                    }
-                }
-                x = &x[n..];
-                y = &y[m..];
-            }
-        }
-    }
-}
-
-/// [`join_into`] a new relation.
-pub fn join<K: Ord, V1, V2, T: Ord>(
-    a: &Relation<(K, V1)>,
-    b: &Relation<(K, V2)>,
-    logic: impl FnMut(&K, &V1, &V2) -> Option<T>,
-) -> Relation<T>
-where
-    (K, V1): Ord,
-    (K, V2): Ord,
-{
-    let mut out = Vec::new();
-    join_into(a, b, &mut out, logic);
-    Relation::from_vec(out)
-}
-
 /// The relation `r` held, leaving it empty: an input moved into the one stratum that reads it.
 pub fn take<T: Ord>(r: &mut Relation<T>) -> Relation<T> {
     std::mem::replace(r, Relation::from_vec(Vec::new()))
 }
 
-/// Runs `iteration` to its fixpoint.
-pub fn fixpoint(iteration: &mut Iteration, mut round: impl FnMut()) {
-    while iteration.changed() {
-        round();
+/// An empty relation.
+pub fn empty<T: Ord>() -> Relation<T> {
+    Relation::from_vec(Vec::new())
+}
+
+/// Whether the sorted `r` holds `t`: a rule's membership test (one binary search).
+pub fn contains<T: Ord>(r: &[T], t: &T) -> bool {
+    r.binary_search(t).is_ok()
+}
+
+/// The tuples of the sorted `r` whose leading columns, as `key_of` takes them, equal `key`: a
+/// rule's lookup of a literal by the variables already bound.
+pub fn seek<T, K: Ord>(r: &[T], key: K, key_of: impl Fn(&T) -> K) -> &[T] {
+    let start = r.partition_point(|t| key_of(t) < key);
+    let rest = &r[start..];
+    &rest[..rest.partition_point(|t| key_of(t) == key)]
+}
+
+/// `r` with its columns reordered by `order` and sorted: a literal's view keyed by the columns
+/// a rule looks it up by.
+pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Vec<U> {
+    let mut v: Vec<U> = r.iter().map(order).collect();
+    v.sort_unstable();
+    v
+}
+
+/// A relation a recursive stratum grows round by round (semi-naive evaluation): everything
+/// derived so far, and what the last round added.
+pub struct Growing<T: Ord> {
+    /// Every tuple so far.
+    pub total: Relation<T>,
+    /// The tuples the last round added (all of them before the first round).
+    pub recent: Relation<T>,
+}
+
+impl<T: Ord + Clone> Growing<T> {
+    /// Starts from `initial`.
+    pub fn new(initial: Vec<T>) -> Growing<T> {
+        let total = Relation::from_vec(initial);
+        Growing { recent: total.clone(), total }
     }
+
+    /// Ends a round that derived `derived`: keeps what is new; whether anything was.
+    pub fn advance(&mut self, derived: Vec<T>) -> bool {
+        self.recent = difference(&Relation::from_vec(derived), &self.total);
+        if !self.recent.is_empty() {
+            self.total = union(&[&self.total, &self.recent]);
+        }
+        !self.recent.is_empty()
+    }
+}
+
+/// Adds to `instances` the explanation instance of every binding `rule` finds, once per
+/// entry of `definite` (over applicable premises, over definite ones), in the order of the
+/// bindings, so that explanations do not depend on join order.
+pub fn record<B: Ord + Copy>(
+    instances: &mut Vec<crate::Instance>,
+    definite: &[bool],
+    rule: impl FnOnce(&mut dyn FnMut(&B)),
+    instance: impl Fn(bool, &B) -> crate::Instance,
+) {
+    let mut found: Vec<B> = Vec::new();
+    rule(&mut |b| found.push(*b));
+    found.sort_unstable();
+    for &d in definite {
+        instances.extend(found.iter().map(|b| instance(d, b)));
+    }
+}
+
+/// [`record`] for a rule of more variables than Rust orders in a tuple: in join order.
+pub fn record_unsorted<B: Copy>(
+    instances: &mut Vec<crate::Instance>,
+    definite: &[bool],
+    rule: impl FnOnce(&mut dyn FnMut(&B)),
+    instance: impl Fn(bool, &B) -> crate::Instance,
+) {
+    let mut found: Vec<B> = Vec::new();
+    rule(&mut |b| found.push(*b));
+    for &d in definite {
+        instances.extend(found.iter().map(|b| instance(d, b)));
+    }
+}
+
+/// The relation of the tuples `rule` adds: a rule's applicability in a contested stratum.
+pub fn collect<T: Ord>(rule: impl FnOnce(&mut Vec<T>)) -> Relation<T> {
+    let mut out = Vec::new();
+    rule(&mut out);
+    Relation::from_vec(out)
 }
 
 #[cfg(test)]
@@ -125,14 +148,23 @@ mod tests {
     }
 
     #[test]
-    fn join_pairs_every_tuple_of_equal_keys() {
-        let a = Relation::from_vec(vec![(1, 'a'), (1, 'b'), (2, 'c'), (4, 'd')]);
-        let b = Relation::from_vec(vec![(0, 'x'), (1, 'y'), (1, 'z'), (4, 'w'), (5, 'v')]);
-        let all = join(&a, &b, |k, v1, v2| Some((*k, *v1, *v2)));
-        assert_eq!(all.elements, vec![(1, 'a', 'y'), (1, 'a', 'z'), (1, 'b', 'y'), (1, 'b', 'z'), (4, 'd', 'w')]);
-        let kept = join(&a, &b, |k, v1, _| (*k == 1).then_some(*v1));
-        assert_eq!(kept.elements, vec!['a', 'b']);
-        let datafrog = Relation::from_join(&a, &b, |k, v1, v2| (*k, *v1, *v2));
-        assert_eq!(all.elements, datafrog.elements);
+    fn seek_finds_the_range_of_a_key_and_view_reorders() {
+        let r = [(0, 1, 'a'), (0, 2, 'b'), (0, 2, 'c'), (1, 2, 'd')];
+        assert_eq!(seek(&r, (0, 2), |t| (t.0, t.1)), &[(0, 2, 'b'), (0, 2, 'c')]);
+        assert!(seek(&r, (1, 1), |t| (t.0, t.1)).is_empty());
+        assert_eq!(seek(&r, (1,), |t| (t.0,)), &[(1, 2, 'd')]);
+        assert!(contains(&r, &(0, 2, 'c')) && !contains(&r, &(0, 3, 'c')));
+        let by_letter = view(&r, |&(c, n, l)| (c, l, n));
+        assert_eq!(by_letter, [(0, 'a', 1), (0, 'b', 2), (0, 'c', 2), (1, 'd', 2)]);
+    }
+
+    #[test]
+    fn growing_keeps_only_what_a_round_adds() {
+        let mut g = Growing::new(vec![3, 1]);
+        assert_eq!(g.recent.elements, vec![1, 3]);
+        assert!(g.advance(vec![3, 4, 4]));
+        assert_eq!((g.recent.elements.clone(), g.total.elements.clone()), (vec![4], vec![1, 3, 4]));
+        assert!(!g.advance(vec![1]));
+        assert!(g.recent.is_empty());
     }
 }

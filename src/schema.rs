@@ -22,6 +22,18 @@ pub struct ParamInfo {
     pub integer: bool,
 }
 
+impl ParamInfo {
+    /// A parameter of an entity type (or `String`) named `ty`.
+    pub const fn entity(name: &'static str, ty: &'static str) -> ParamInfo {
+        ParamInfo { name, ty, integer: false }
+    }
+
+    /// An Integer parameter.
+    pub const fn integer(name: &'static str) -> ParamInfo {
+        ParamInfo { name, ty: "Integer", integer: true }
+    }
+}
+
 /// A declared relation.
 #[derive(Clone, Copy, Debug)]
 pub struct RelationInfo {
@@ -35,6 +47,23 @@ pub struct RelationInfo {
     pub capability: Option<&'static str>,
 }
 
+impl RelationInfo {
+    /// An empirical relation.
+    pub const fn empirical(name: &'static str, params: &'static [ParamInfo]) -> RelationInfo {
+        RelationInfo { name, kind: RelationKind::Empirical, params, capability: None }
+    }
+
+    /// A judgment relation, given only under `capability`.
+    pub const fn judgment(name: &'static str, params: &'static [ParamInfo], capability: &'static str) -> RelationInfo {
+        RelationInfo { name, kind: RelationKind::Judgment, params, capability: Some(capability) }
+    }
+
+    /// An institutional relation.
+    pub const fn institutional(name: &'static str, params: &'static [ParamInfo]) -> RelationInfo {
+        RelationInfo { name, kind: RelationKind::Institutional, params, capability: None }
+    }
+}
+
 /// A named entity constant.
 #[derive(Clone, Copy, Debug)]
 pub struct ConstantInfo {
@@ -42,6 +71,13 @@ pub struct ConstantInfo {
     pub name: &'static str,
     /// Short type name.
     pub ty: &'static str,
+}
+
+impl ConstantInfo {
+    /// The constant `name` of type `ty`.
+    pub const fn new(name: &'static str, ty: &'static str) -> ConstantInfo {
+        ConstantInfo { name, ty }
+    }
 }
 
 /// An anchor of a rule: the article it rests on.
@@ -53,6 +89,13 @@ pub struct AnchorInfo {
     pub locator: &'static str,
     /// The paragraph of the article the rule cites (its label when none is found).
     pub citation: &'static str,
+}
+
+impl AnchorInfo {
+    /// The anchor on fragment `id` at `locator`, citing `citation`.
+    pub const fn new(id: &'static str, locator: &'static str, citation: &'static str) -> AnchorInfo {
+        AnchorInfo { id, locator, citation }
+    }
 }
 
 /// A superiority between two rules.
@@ -92,6 +135,18 @@ pub struct RuleInfo {
     pub strength: &'static str,
     /// Its anchors.
     pub anchors: &'static [AnchorInfo],
+}
+
+impl RuleInfo {
+    /// The rule `id` of `strength`, labelled `label`, resting on `anchors`.
+    pub const fn new(
+        id: &'static str,
+        strength: &'static str,
+        label: &'static str,
+        anchors: &'static [AnchorInfo],
+    ) -> RuleInfo {
+        RuleInfo { id, label, strength, anchors }
+    }
 }
 
 /// Everything the runtime needs to know of a compiled package.

@@ -86,11 +86,16 @@ pub trait Row: Sized {
     const ARITY: usize;
     /// Decodes `row` (exactly the tuple's arity).
     fn from_row(row: &[i64]) -> Self;
+    /// Encodes the tuple as a flat row.
+    fn to_row(&self) -> Vec<i64>;
 }
 
 impl Row for () {
     const ARITY: usize = 0;
     fn from_row(_: &[i64]) -> Self {}
+    fn to_row(&self) -> Vec<i64> {
+        Vec::new()
+    }
 }
 
 /// A tuple of a relation as generated code holds it: the case, then the columns. Reading input
@@ -121,6 +126,9 @@ macro_rules! row_tuple {
             const ARITY: usize = $n;
             fn from_row(row: &[i64]) -> Self {
                 ($($t::from_flat(row[$i]),)+)
+            }
+            fn to_row(&self) -> Vec<i64> {
+                vec![$(self.$i.to_flat()),+]
             }
         }
         impl<$($t: Column),+> Fact for (CaseId, $($t,)+) {

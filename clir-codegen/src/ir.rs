@@ -249,6 +249,18 @@ impl CmpOp {
         }
     }
 
+    /// The operator that holds exactly when this one does not.
+    pub fn negated(self) -> CmpOp {
+        match self {
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+        }
+    }
+
     /// Applies the operator.
     pub fn holds(self, a: i64, b: i64) -> bool {
         match self {

@@ -1,8 +1,9 @@
 //! The CLIR compiler: a pipeline of passes from a package document to formatted Rust.
 //!
 //! `ir` (model, canonical bytes, hashes) -> `verify` (seal, hashes, pins, features) ->
-//! `resolve` (names, types, safety) -> `strata` (stratification, layers) -> `plan` (join order
-//! and keys) -> `emit` (Rust tokens, formatted). Every pass returns its errors as
+//! `resolve` (names, types, safety) -> `strata` (stratification, layers) -> `plan` (per rule its
+//! operands, join order, keys and views; per stratum its layers and fixpoints) -> `emit` (the
+//! plan printed as Rust, formatted). Every pass returns its errors as
 //! [`Diagnostics`]; nothing here prints or exits.
 
 // A `Diagnostic` (located, with notes and help) is larger than clippy's 128-byte threshold for
@@ -31,6 +32,14 @@ pub fn compile_document(doc: &verify::Verified, seal: &str) -> Result<String, Di
     let program = resolve::resolve(doc)?;
     let strata = strata::stratify(&program)?;
     Ok(emit::emit(&program, &strata, seal))
+}
+
+/// The plan of a parsed (and verified) document, written for people (`clir compile --plan`).
+pub fn plan_document(doc: &verify::Verified) -> Result<String, Diagnostics> {
+    let program = resolve::resolve(doc)?;
+    let strata = strata::stratify(&program)?;
+    let plan = plan::plan_program(&program, &strata);
+    Ok(plan::Show { program: &program, plan: &plan }.to_string())
 }
 
 /// [`compile_document`], optionally without explanation code (`clir compile --no-explanations`).

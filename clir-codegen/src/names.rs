@@ -5,8 +5,9 @@
 //! resolved deterministically (declaration order; `_2`, `_3`, ... appended), so the same package
 //! always gets the same names.
 
+use crate::plan::{Access, Read, RulePlan};
 use crate::resolve::names::{camel, screaming, snake};
-use crate::resolve::{Program, RRule};
+use crate::resolve::{Program, RItem, RRule, RTerm};
 use std::collections::HashSet;
 
 /// Locals of the generated evaluation that no relation layer may take.
@@ -24,6 +25,9 @@ const LOCALS: &[&str] = &[
     "l",
     "t",
     "row",
+    "found",
+    "key",
+    "applies",
 ];
 
 /// Names in a generated module's scope that no entity type or grant may take: the typed API's
@@ -85,6 +89,7 @@ fn relation_derived(c: &str) -> Vec<String> {
             let l = format!("{sign}{c}{layer}");
             out.push(format!("{l}_candidates"));
             out.push(format!("{l}_unbeaten_attacks"));
+            out.push(format!("{l}_new"));
             out.push(l);
         }
         out.push(format!("{sign}{c}_input"));
@@ -225,11 +230,17 @@ impl ModuleNames {
     }
 
     /// The identifiers of `rule`'s variables: snake case, unique in the rule, clear of the
-    /// evaluation's locals and of the closures' own `a_<i>`.
-    pub fn variables(&self, rule: &RRule) -> Vec<String> {
+    /// evaluation's locals and of the closures' own `a_<i>`. A variable the package names
+    /// `v0`, `v1`, .. is named after the parameter it first fills (`game`, `player`).
+    pub fn variables(&self, p: &Program, rule: &RRule) -> Vec<String> {
         let mut taken: Vec<String> = Vec::new();
         for (i, (name, _)) in rule.vars.iter().enumerate() {
-            let base = snake(name);
+            let generic =
+                name.strip_prefix('v').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+            let base = match first_parameter(p, rule, i).filter(|_| generic) {
+                Some(param) => snake(param),
+                None => snake(name),
+            };
             let alternatives = vec![base.clone(), format!("{base}_{i}")];
             let c = claim_numbered(
                 &base,
@@ -247,10 +258,73 @@ impl ModuleNames {
         taken
     }
 
+    /// The identifiers of a rule function's parameters (one per operand) and views, clear of
+    /// the rule's variables `vars` and of each other.
+    pub fn rule_locals(&self, p: &Program, rp: &RulePlan, vars: &[String]) -> RuleLocals {
+        let mut taken: Vec<String> = vars.to_vec();
+        let free =
+            |taken: &[String], c: &str| !taken.iter().any(|t| t == c) && !LOCALS.contains(&c) && !is_closure_local(c);
+        let mut operands = Vec::new();
+        for o in &rp.operands {
+            let l = &o.literal;
+            let base = format!(
+                "{}{}{}",
+                if l.negative { "not_" } else { "" },
+                self.relations[l.rel],
+                if o.read == Read::Supported { "_supported" } else { "" }
+            );
+            let c = claim(&base, &[], |c| free(&taken, c));
+            taken.push(c.clone());
+            operands.push(c);
+        }
+        let mut views = Vec::new();
+        for (vi, v) in rp.views.iter().enumerate() {
+            let o = &rp.operands[v.operand];
+            let key = rp.steps.iter().find_map(|s| match &s.access {
+                Access::Seek { key, view: Some(x) } if *x == vi => Some(key.clone()),
+                _ => None,
+            });
+            let params = &p.relations[o.literal.rel].params;
+            let by: Vec<String> = key.unwrap_or_default().iter().map(|&j| snake(&params[j].0)).collect();
+            let base =
+                format!("{}_by_{}", operands[v.operand], if by.is_empty() { "case".to_string() } else { by.join("_") });
+            let c = claim(&base, &[], |c| free(&taken, c));
+            taken.push(c.clone());
+            views.push(c);
+        }
+        RuleLocals { operands, views }
+    }
+
     /// The grant type of capability `cap`.
     pub fn grant(&self, cap: &str) -> Option<&str> {
         self.grants.iter().find(|(k, _)| k == cap).map(|(_, g)| g.as_str())
     }
+}
+
+/// The local identifiers of one rule's function.
+#[derive(Debug, Clone, Default)]
+pub struct RuleLocals {
+    /// Per operand of the rule's plan: its parameter.
+    pub operands: Vec<String>,
+    /// Per view of the plan.
+    pub views: Vec<String>,
+}
+
+/// The name of the relation parameter variable `v` of `rule` first fills: in a positive body
+/// literal, then a negation, then the head.
+fn first_parameter<'p>(p: &'p Program, rule: &RRule, v: usize) -> Option<&'p str> {
+    let positive = rule.body.iter().filter_map(|it| match it {
+        RItem::Literal(_, l) => Some(l),
+        _ => None,
+    });
+    let negated = rule.body.iter().filter_map(|it| match it {
+        RItem::Not(l) => Some(l),
+        _ => None,
+    });
+    positive.chain(negated).chain(std::iter::once(&rule.head)).find_map(|l| {
+        let j = l.args.iter().position(|a| *a == RTerm::Var(v))?;
+        Some(p.relations[l.rel].params[j].0.as_str())
+    })
 }
 
 /// The identifiers of a typed-API method's parameters, from the relation's parameter names:

@@ -1,82 +1,166 @@
-//! Join planning: per rule, the order its body literals are joined in, the key of every join,
-//! the variables carried between joins, and where each comparison filters.
+//! The plan of a program (the compiler's MIR): per rule, its operands, the order its body is
+//! joined in, how each operand is read (a scan, a membership test, or a range of a sorted view)
+//! and where each comparison and negation filters; per stratum, its shape, which of its rules
+//! compute which layer, and whether a layer needs a fixpoint. `emit` prints a [`Plan`] and
+//! decides nothing itself.
+//!
+//! A rule is one function over its operands, joined as nested loops: the first literal is
+//! scanned, and every later one is looked up by the variables already bound (the key), in the
+//! operand itself when the key is a prefix of its columns, otherwise in a view of it sorted by
+//! the key. A literal whose every argument is bound is a membership test. The function hands
+//! every binding of the rule's variables to its caller, so the same joins serve each layer of
+//! evaluation, the semi-naive rounds of a recursive stratum, and explanations.
 //!
 //! The order is chosen from the rule's shape, never from the package's body order: start with
 //! the literal with the most constant arguments (then the most variables), then repeatedly take
 //! the literal sharing the most variables with what is bound, preferring fewer new variables.
-//! Every join is also keyed on the case, so no plan is a cross product across a batch.
+//! Every lookup is also keyed on the case, so no plan is a cross product across a batch.
 
-use crate::ir::{CmpOp, Status};
+use crate::ir::{CmpOp, Status, Strength};
 use crate::resolve::{Program, RItem, RLiteral, RRule, RTerm};
+use crate::strata::Strata;
+use std::fmt::{self, Write as _};
 
-/// One body literal in join order.
+/// How a rule reads one of its operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    /// A body literal asked as concluded (`+d`; `+D` over definite premises).
+    Established,
+    /// A body literal asked as supported (`+S`; `+D` over definite premises).
+    Supported,
+    /// A negation as failure: the literal is not concluded (always the final `+d`).
+    Negated,
+}
+
+/// One operand of a rule: a body literal or negation, and the relation it reads.
 #[derive(Debug, Clone)]
-pub struct Step {
-    /// Index of the literal in the rule body.
+pub struct Operand {
+    /// Index of the item in the rule body.
     pub item: usize,
     /// The literal.
     pub literal: RLiteral,
-    /// Status it is asked with.
-    pub status: Status,
-    /// Join key with what is bound before this step (besides the case).
-    pub key: Vec<usize>,
-    /// Variables this literal contributes that are needed later.
-    pub new: Vec<usize>,
-    /// Comparisons and negations (body indices) over this literal's own variables, filtered in
-    /// its view.
-    pub local: Vec<usize>,
-    /// Comparisons (body indices) that become decidable only after this step's join.
-    pub after: Vec<usize>,
-    /// Variables carried after this step (the accumulated tuple), in order.
-    pub carry: Vec<usize>,
+    /// How it is read.
+    pub read: Read,
 }
 
-/// The join plan of one rule.
+/// How a step reaches its operand's tuples.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Access {
+    /// Every tuple (the first literal).
+    Scan,
+    /// Every argument is bound: one membership test (a binary search).
+    Contains,
+    /// The tuples whose key columns equal the bound values: a range of `view` (or of the operand
+    /// itself when `view` is `None`, the key columns being a prefix of its columns).
+    Seek {
+        /// Columns of the operand that are bound before the step, in column order.
+        key: Vec<usize>,
+        /// Index into [`RulePlan::views`].
+        view: Option<usize>,
+    },
+}
+
+/// A copy of an operand with its columns reordered (key columns first) and sorted by them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// Index into [`RulePlan::operands`].
+    pub operand: usize,
+    /// The operand's columns in the view's order.
+    pub order: Vec<usize>,
+}
+
+/// One step of a rule's nested loops.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// Index into [`RulePlan::operands`].
+    pub operand: usize,
+    /// How its tuples are reached.
+    pub access: Access,
+    /// Whether the step requires absence (a negation) rather than presence.
+    pub negated: bool,
+    /// Variables first bound by this step, in column order.
+    pub binds: Vec<usize>,
+    /// Comparisons (body indices) decidable once this step has bound its variables.
+    pub checks: Vec<usize>,
+}
+
+/// The plan of one rule.
 #[derive(Debug, Clone)]
 pub struct RulePlan {
-    /// Literals in join order (empty for a rule without body literals).
-    pub steps: Vec<Step>,
+    /// Index of the rule in the program.
+    pub rule: usize,
     /// A comparison between constants is false, or the body holds `false`: the rule never applies.
     pub never: bool,
+    /// The rule has no positive body literal: it is tried once per case.
+    pub per_case: bool,
+    /// Every operand, in body order: the function's parameters.
+    pub operands: Vec<Operand>,
+    /// Views built before the loops.
+    pub views: Vec<View>,
+    /// The loops, outermost first.
+    pub steps: Vec<Step>,
+    /// Comparisons decided before any step (rules without body literals).
+    pub checks: Vec<usize>,
+    /// The variables of a binding, in index order: every variable a positive literal binds.
+    pub binding: Vec<usize>,
+}
+
+/// How a stratum computes its relations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Input facts only.
+    Inputs,
+    /// `+D`, `+S` and `+d` coincide: one relation per sign.
+    Collapsed,
+    /// `+D`, then the joint `+S`/`+d` of every rule.
+    Uncontested,
+    /// One contested relation: `+D`, each rule's applicability, then team defeat.
+    Contested,
+}
+
+/// The plan of one stratum.
+#[derive(Debug, Clone)]
+pub struct StratumPlan {
+    /// Relations of the stratum.
+    pub rels: Vec<usize>,
+    /// Its shape.
+    pub shape: Shape,
+    /// The strict rules, computing `+D` (over definite premises).
+    pub definite: Vec<usize>,
+    /// Every rule, computing `+S`/`+d` (over applicable premises); empty when collapsed.
+    pub applicable: Vec<usize>,
+    /// Whether `+D` needs a fixpoint (a strict rule reads a relation of the stratum).
+    pub definite_recursive: bool,
+    /// Whether `+S`/`+d` needs a fixpoint.
+    pub applicable_recursive: bool,
+    /// Closure policies applied after the rules.
+    pub closures: Vec<usize>,
+}
+
+/// The plan of a program: what `emit` prints.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Per rule of the program.
+    pub rules: Vec<RulePlan>,
+    /// Per stratum, in evaluation order.
+    pub strata: Vec<StratumPlan>,
 }
 
 fn const_count(l: &RLiteral) -> usize {
     l.args.iter().filter(|a| !matches!(a, RTerm::Var(_))).count()
 }
 
-/// Plans the joins of `rule`, producing its head.
-pub fn plan_rule(p: &Program, rule: &RRule) -> RulePlan {
-    plan_rule_keeping(p, rule, &rule.head.vars())
-}
-
-/// Plans the joins of `rule`, carrying `keep` (for example every variable, for explanations)
-/// to the end.
-pub fn plan_rule_keeping(_p: &Program, rule: &RRule, keep: &[usize]) -> RulePlan {
-    let mut never = rule.never;
-    let lits: Vec<(usize, Status, &RLiteral)> = rule
+/// The greedy join order of a rule's positive literals (body indices).
+fn join_order(rule: &RRule) -> Vec<usize> {
+    let lits: Vec<(usize, &RLiteral)> = rule
         .body
         .iter()
         .enumerate()
         .filter_map(|(i, it)| match it {
-            RItem::Literal(s, l) => Some((i, *s, l)),
+            RItem::Literal(_, l) => Some((i, l)),
             _ => None,
         })
         .collect();
-    let cmps: Vec<usize> = rule
-        .body
-        .iter()
-        .enumerate()
-        .filter(|(_, it)| matches!(it, RItem::Comparison(..) | RItem::Not(..)))
-        .map(|(i, _)| i)
-        .collect();
-    for &c in &cmps {
-        if let RItem::Comparison(op, RTerm::Int(a), RTerm::Int(b)) = &rule.body[c] {
-            if !CmpOp::holds(*op, *a, *b) {
-                never = true;
-            }
-        }
-    }
-    // Greedy order.
     let mut order: Vec<usize> = Vec::new();
     let mut bound: Vec<usize> = Vec::new();
     let mut left: Vec<usize> = (0..lits.len()).collect();
@@ -84,78 +168,262 @@ pub fn plan_rule_keeping(_p: &Program, rule: &RRule, keep: &[usize]) -> RulePlan
         let best = *left
             .iter()
             .max_by_key(|&&li| {
-                let vars = lits[li].2.vars();
+                let vars = lits[li].1.vars();
                 let shared = vars.iter().filter(|v| bound.contains(v)).count();
                 let new = vars.len() - shared;
                 if order.is_empty() {
-                    (const_count(lits[li].2) as i64, vars.len() as i64, -(li as i64))
+                    (const_count(lits[li].1) as i64, vars.len() as i64, -(li as i64))
                 } else {
                     (shared as i64, -(new as i64), -(li as i64))
                 }
             })
             .expect("non-empty");
         left.retain(|&x| x != best);
-        for v in lits[best].2.vars() {
+        for v in lits[best].1.vars() {
             if !bound.contains(&v) {
                 bound.push(v);
             }
         }
-        order.push(best);
+        order.push(lits[best].0);
     }
-    // Steps: keys, carried variables, comparison placement.
-    let head_vars = keep.to_vec();
+    order
+}
+
+/// Plans rule `ri` of `p`.
+pub fn plan_rule(p: &Program, ri: usize) -> RulePlan {
+    let rule = &p.rules[ri];
+    let mut never = rule.never;
+    let mut operands: Vec<Operand> = Vec::new();
+    for (item, it) in rule.body.iter().enumerate() {
+        let (literal, read) = match it {
+            RItem::Literal(Status::Established, l) => (l, Read::Established),
+            RItem::Literal(Status::Supported, l) => (l, Read::Supported),
+            RItem::Not(l) => (l, Read::Negated),
+            RItem::Comparison(..) => continue,
+        };
+        operands.push(Operand { item, literal: literal.clone(), read });
+    }
+    let operand_of = |item: usize| operands.iter().position(|o| o.item == item).expect("an operand per literal");
+    let mut pending: Vec<usize> = Vec::new();
+    let mut checks = Vec::new();
+    for (i, it) in rule.body.iter().enumerate() {
+        match it {
+            RItem::Comparison(op, RTerm::Int(a), RTerm::Int(b)) => never |= !CmpOp::holds(*op, *a, *b),
+            RItem::Comparison(..) if rule.filter_vars(it).is_empty() => checks.push(i),
+            RItem::Comparison(..) | RItem::Not(_) => pending.push(i),
+            RItem::Literal(..) => {}
+        }
+    }
+    let mut views: Vec<View> = Vec::new();
     let mut steps: Vec<Step> = Vec::new();
     let mut bound: Vec<usize> = Vec::new();
-    let mut placed: Vec<usize> = cmps
-        .iter()
-        .copied()
-        .filter(|&c| matches!(rule.body[c], RItem::Comparison(_, RTerm::Int(_), RTerm::Int(_))))
-        .collect();
-    for (pos, &li) in order.iter().enumerate() {
-        let (item, status, lit) = lits[li];
-        let vars = lit.vars();
-        let key: Vec<usize> = vars.iter().copied().filter(|v| bound.contains(v)).collect();
-        let mut local = Vec::new();
-        for &c in &cmps {
-            if !placed.contains(&c) && rule.filter_vars(&rule.body[c]).iter().all(|v| vars.contains(v)) {
-                local.push(c);
-                placed.push(c);
+    // Negations and comparisons whose variables are bound, as steps and checks of the last step.
+    // A negation needs the case bound: by the first literal, or by the loop over cases.
+    let per_case = !rule.body.iter().any(|it| matches!(it, RItem::Literal(..)));
+    let mut settle = |bound: &[usize], pending: &mut Vec<usize>, steps: &mut Vec<Step>, views: &mut Vec<View>| {
+        let mut k = 0;
+        while k < pending.len() {
+            let item = pending[k];
+            let has_case = per_case || !steps.is_empty();
+            let negation = matches!(rule.body[item], RItem::Not(_));
+            if (negation && !has_case) || !rule.filter_vars(&rule.body[item]).iter().all(|v| bound.contains(v)) {
+                k += 1;
+                continue;
+            }
+            pending.remove(k);
+            match &rule.body[item] {
+                RItem::Not(l) => {
+                    let operand = operand_of(item);
+                    let access = access(l, bound, operand, views);
+                    steps.push(Step { operand, access, negated: true, binds: Vec::new(), checks: Vec::new() });
+                }
+                _ => match steps.last_mut() {
+                    Some(s) => s.checks.push(item),
+                    None => checks.push(item),
+                },
             }
         }
-        for v in &vars {
-            if !bound.contains(v) {
-                bound.push(*v);
-            }
-        }
-        let mut after = Vec::new();
-        for &c in &cmps {
-            if !placed.contains(&c) && rule.filter_vars(&rule.body[c]).iter().all(|v| bound.contains(v)) {
-                after.push(c);
-                placed.push(c);
-            }
-        }
-        // Needed after this step: head, later literals, later comparisons.
-        let mut needed: Vec<usize> = head_vars.clone();
-        for &lj in &order[pos + 1..] {
-            needed.extend(lits[lj].2.vars());
-        }
-        for &c in &cmps {
-            if !placed.contains(&c) {
-                needed.extend(rule.filter_vars(&rule.body[c]));
-            }
-        }
-        let carry: Vec<usize> = {
-            let mut c: Vec<usize> = bound.iter().copied().filter(|v| needed.contains(v)).collect();
-            c.sort();
-            c
-        };
-        let after_needed: Vec<usize> = after.iter().flat_map(|&c| rule.filter_vars(&rule.body[c])).collect();
-        let new: Vec<usize> = vars
-            .iter()
-            .copied()
-            .filter(|v| !key.contains(v) && (needed.contains(v) || after_needed.contains(v)))
-            .collect();
-        steps.push(Step { item, literal: lit.clone(), status, key, new, local, after, carry });
+    };
+    settle(&bound, &mut pending, &mut steps, &mut views);
+    for item in join_order(rule) {
+        let RItem::Literal(_, l) = &rule.body[item] else { unreachable!("join order holds literals") };
+        let operand = operand_of(item);
+        let access = if steps.is_empty() { Access::Scan } else { access(l, &bound, operand, &mut views) };
+        let binds: Vec<usize> = l.vars().into_iter().filter(|v| !bound.contains(v)).collect();
+        bound.extend(binds.iter().copied());
+        steps.push(Step { operand, access, negated: false, binds, checks: Vec::new() });
+        settle(&bound, &mut pending, &mut steps, &mut views);
     }
-    RulePlan { steps, never }
+    let mut binding = rule.bound_vars();
+    binding.sort_unstable();
+    RulePlan { rule: ri, never, per_case, operands, views, steps, checks, binding }
+}
+
+/// How literal `l` is reached once `bound` is bound: a membership test, or a range of the
+/// operand or of a view of it (added to `views` unless an equal one is there).
+fn access(l: &RLiteral, bound: &[usize], operand: usize, views: &mut Vec<View>) -> Access {
+    let known = |a: &RTerm| match a {
+        RTerm::Var(v) => bound.contains(v),
+        _ => true,
+    };
+    if l.args.iter().all(known) {
+        return Access::Contains;
+    }
+    let key: Vec<usize> = (0..l.args.len()).filter(|&j| known(&l.args[j])).collect();
+    if key.iter().enumerate().all(|(i, &j)| i == j) {
+        return Access::Seek { key, view: None };
+    }
+    let mut order = key.clone();
+    order.extend((0..l.args.len()).filter(|j| !key.contains(j)));
+    let view = View { operand, order };
+    let ix = views.iter().position(|v| *v == view).unwrap_or_else(|| {
+        views.push(view);
+        views.len() - 1
+    });
+    Access::Seek { key, view: Some(ix) }
+}
+
+/// Plans every rule and stratum of `p`.
+pub fn plan_program(p: &Program, s: &Strata) -> Plan {
+    let rules: Vec<RulePlan> = (0..p.rules.len()).map(|ri| plan_rule(p, ri)).collect();
+    let strata = s
+        .strata
+        .iter()
+        .enumerate()
+        .map(|(si, st)| {
+            let shape = if st.rules.is_empty() && st.closures.is_empty() {
+                Shape::Inputs
+            } else if st.collapsed {
+                Shape::Collapsed
+            } else if st.contested {
+                Shape::Contested
+            } else {
+                Shape::Uncontested
+            };
+            let definite: Vec<usize> =
+                st.rules.iter().copied().filter(|&r| p.rules[r].strength == Strength::Strict).collect();
+            let applicable = if shape == Shape::Collapsed { Vec::new() } else { st.rules.clone() };
+            let reads_own = |rs: &[usize], applicable: bool| {
+                rs.iter().any(|&r| {
+                    rules[r].operands.iter().any(|o| {
+                        let info = &s.rels[o.literal.rel];
+                        o.read != Read::Negated && info.stratum == si && !(applicable && info.collapsed)
+                    })
+                })
+            };
+            StratumPlan {
+                rels: st.rels.clone(),
+                shape,
+                definite_recursive: reads_own(&definite, false),
+                applicable_recursive: reads_own(&applicable, true),
+                definite,
+                applicable,
+                closures: st.closures.clone(),
+            }
+        })
+        .collect();
+    Plan { rules, strata }
+}
+
+impl RulePlan {
+    /// The rule's loops on one line, for people.
+    pub fn show(&self, p: &Program) -> String {
+        self.show_with(p, &p.rules[self.rule])
+    }
+
+    /// [`Self::show`] with the variables named as `rule` (the planned rule, renamed) names them.
+    pub fn show_with(&self, p: &Program, rule: &RRule) -> String {
+        let mut out = String::new();
+        let term = |t: &RTerm| p.show_term(rule, *t);
+        let cmp = |item: usize| match &rule.body[item] {
+            RItem::Comparison(op, a, b) => format!("{} {} {}", term(a), op.symbol(), term(b)),
+            _ => String::new(),
+        };
+        if self.never {
+            return "never applies (its body is false)".to_string();
+        }
+        if self.per_case {
+            out.push_str("once per case");
+        }
+        for c in &self.checks {
+            let _ = write!(out, "{}if {}", if out.is_empty() { "" } else { "; " }, cmp(*c));
+        }
+        for s in &self.steps {
+            let o = &self.operands[s.operand];
+            let lit = p.show_literal(rule, &o.literal);
+            let what = match (&s.access, s.negated) {
+                (Access::Scan, _) => format!("scan {lit}"),
+                (Access::Contains, false) => format!("test {lit}"),
+                (Access::Contains, true) => format!("test not {lit}"),
+                (Access::Seek { key, view }, neg) => {
+                    let on: Vec<String> = key.iter().map(|&j| term(&o.literal.args[j])).collect();
+                    format!(
+                        "{}{lit} by ({}){}",
+                        if neg { "none of " } else { "each " },
+                        on.join(", "),
+                        if view.is_some() { " in a view" } else { "" }
+                    )
+                }
+            };
+            let supported = if o.read == Read::Supported { " (supported)" } else { "" };
+            let _ = write!(out, "{}{what}{supported}", if out.is_empty() { "" } else { " -> " });
+            for c in &s.checks {
+                let _ = write!(out, ", if {}", cmp(*c));
+            }
+        }
+        out
+    }
+}
+
+/// The plan written for people (`clir compile --plan`): every stratum in order, what computes
+/// each of its layers, and every rule's loops.
+pub struct Show<'a> {
+    /// The program.
+    pub program: &'a Program,
+    /// Its plan.
+    pub plan: &'a Plan,
+}
+
+impl fmt::Display for Show<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (p, plan) = (self.program, self.plan);
+        writeln!(f, "plan of {} {}", p.name, p.version)?;
+        for (si, st) in plan.strata.iter().enumerate() {
+            let rels: Vec<&str> = st.rels.iter().map(|&r| p.relations[r].name.as_str()).collect();
+            let shape = match st.shape {
+                Shape::Inputs => "input facts",
+                Shape::Collapsed => "+D = +S = +d",
+                Shape::Uncontested => "+D, then +S/+d",
+                Shape::Contested => "contested: +D, each rule's applicability, team defeat",
+            };
+            writeln!(f, "\nstratum {si}: {} ({shape})", rels.join(", "))?;
+            let fix = |r: bool| if r { "semi-naive fixpoint" } else { "once" };
+            if !st.definite.is_empty() {
+                writeln!(f, "  +D ({}):", fix(st.definite_recursive))?;
+                for &r in &st.definite {
+                    writeln!(f, "    {}", p.rules[r].id)?;
+                }
+            }
+            if !st.applicable.is_empty() {
+                writeln!(f, "  +S/+d ({}):", fix(st.applicable_recursive))?;
+                for &r in &st.applicable {
+                    writeln!(f, "    {}", p.rules[r].id)?;
+                }
+            }
+            for &c in &st.closures {
+                let c = &p.closures[c];
+                writeln!(
+                    f,
+                    "  closure {}: ~{} for each {} not supported",
+                    c.id, p.relations[c.rel].name, p.relations[c.domain].name
+                )?;
+            }
+        }
+        writeln!(f, "\nrules")?;
+        for rp in &plan.rules {
+            let r = &p.rules[rp.rule];
+            writeln!(f, "\n{}\n  {}\n  {}", r.id, p.show_rule(r), rp.show(p))?;
+        }
+        Ok(())
+    }
 }

@@ -1,11 +1,11 @@
 //! The passes after verification, one at a time, on small packages in the test kit's notation:
 //! `resolve` (names, types, variables, safety), `strata` (dependency graph, contested
-//! predicates, closures, collapsed layers) and `plan` (join order, keys, carried variables,
-//! filter placement). The assertions are on the passes' data, never on message texts.
+//! predicates, closures, collapsed layers) and `plan` (join order, accesses, views, checks,
+//! fixpoints). The assertions are on the passes' data, never on message texts.
 
 use clir_codegen::diag::Diagnostic;
 use clir_codegen::ir::{ArithOp, CmpOp, Document, RelationKind, Status, Strength};
-use clir_codegen::plan::{plan_rule, plan_rule_keeping, RulePlan};
+use clir_codegen::plan::{plan_program, plan_rule, Access, Read, RulePlan, Shape, Show};
 use clir_codegen::resolve::{resolve, Program, RItem, RLiteral, RRule, RTerm, Ty};
 use clir_codegen::strata::{stratify, Strata};
 use clir_codegen::verify::{verify_bytes, Verified, VerifyOptions};
@@ -57,11 +57,6 @@ fn var(r: &RRule, name: &str) -> usize {
 /// The names of the relations of each stratum, in evaluation order.
 fn stratum_names(p: &Program, s: &Strata) -> Vec<Vec<String>> {
     s.strata.iter().map(|st| st.rels.iter().map(|&r| p.relations[r].name.clone()).collect()).collect()
-}
-
-/// The relation names of a plan's steps, in join order.
-fn join_order(p: &Program, plan: &RulePlan) -> Vec<String> {
-    plan.steps.iter().map(|s| p.relations[s.literal.rel].name.clone()).collect()
 }
 
 // ----- resolve -----
@@ -461,35 +456,52 @@ institutional p2(Integer, Integer)
 
 fn planned(rules: &str, id: &str) -> (Program, RulePlan) {
     let p = program(&format!("{PLAN}\n{rules}"));
-    let plan = plan_rule(&p, rule(&p, id));
+    let plan = plan_rule(&p, rule_ix(&p, id));
     (p, plan)
+}
+
+/// The steps' operands' relations (a negation as `not r`) and accesses, in loop order.
+fn loops(p: &Program, plan: &RulePlan) -> Vec<(String, Access)> {
+    plan.steps
+        .iter()
+        .map(|s| {
+            let o = &plan.operands[s.operand];
+            let name = p.relations[o.literal.rel].name.clone();
+            (if s.negated { format!("not {name}") } else { name }, s.access.clone())
+        })
+        .collect()
+}
+
+fn seek(key: &[usize], view: Option<usize>) -> Access {
+    Access::Seek { key: key.to_vec(), view }
 }
 
 #[test]
 fn the_join_starts_from_the_literal_binding_most_head_variables() {
     let (p, plan) = planned("rule R strict: p2(x, y) :- a(x), b(x, y)", "R");
-    assert_eq!(join_order(&p, &plan), ["b", "a"]);
     let r = rule(&p, "R");
     let (x, y) = (var(r, "x"), var(r, "y"));
-    assert_eq!(plan.steps[0].item, 1);
-    assert!(plan.steps[0].key.is_empty());
-    assert_eq!(plan.steps[1].item, 0);
-    assert_eq!(plan.steps[1].key, [x]);
-    assert_eq!(plan.steps[1].carry, [x, y]);
-    assert!(!plan.never);
+    // b is scanned; a is then fully bound: a membership test.
+    assert_eq!(loops(&p, &plan), [("b".into(), Access::Scan), ("a".into(), Access::Contains)]);
+    assert_eq!(plan.steps[0].binds, [x, y]);
+    assert!(plan.steps[1].binds.is_empty());
+    assert_eq!(plan.binding, [x, y]);
+    assert!(!plan.never && !plan.per_case && plan.views.is_empty());
 }
 
 #[test]
 fn the_join_starts_from_a_literal_with_constants_then_follows_shared_variables() {
     let (p, plan) = planned("rule R strict: p(x) :- a(x), b(x, y), c(x, G1)", "R");
     let r = rule(&p, "R");
-    let x = var(r, "x");
-    // c has a constant; then a shares x and adds nothing, b shares x and adds y.
-    assert_eq!(join_order(&p, &plan), ["c", "a", "b"]);
-    assert_eq!(plan.steps.iter().map(|s| s.key.clone()).collect::<Vec<_>>(), [vec![], vec![x], vec![x]]);
-    // y is only an existence check: nothing needs it.
-    assert!(plan.steps[2].new.is_empty());
-    assert!(plan.steps.iter().all(|s| s.carry == [x]));
+    let (x, y) = (var(r, "x"), var(r, "y"));
+    // c has a constant; then a shares x and adds nothing, b shares x (its first column) and adds y.
+    assert_eq!(
+        loops(&p, &plan),
+        [("c".into(), Access::Scan), ("a".into(), Access::Contains), ("b".into(), seek(&[0], None))]
+    );
+    assert_eq!(plan.steps[2].binds, [y]);
+    // Every variable a literal binds is handed on (explanations need y).
+    assert_eq!(plan.binding, [x, y]);
 }
 
 #[test]
@@ -500,75 +512,64 @@ fn the_join_order_does_not_follow_the_body_order() {
         let text = format!("rule R strict: p2(x, z) :- {}", body.join(", "));
         let (p, plan) = planned(&text, "R");
         let r = rule(&p, "R");
-        let (x, y, z) = (var(r, "x"), var(r, "y"), var(r, "z"));
-        assert_eq!(join_order(&p, &plan), ["t3", "b", "m"], "{text}");
-        let keys: Vec<Vec<usize>> = plan.steps.iter().map(|s| s.key.clone()).collect();
-        assert_eq!(keys, [vec![], vec![y], vec![z]], "{text}");
-        assert_eq!(plan.steps[0].carry, sorted(vec![x, y]), "{text}");
-        assert_eq!(plan.steps[2].carry, sorted(vec![x, z]), "{text}");
+        let z = var(r, "z");
+        // t3 first (a constant); b by y, its first column; m(z, z) is then fully bound.
+        assert_eq!(
+            loops(&p, &plan),
+            [("t3".into(), Access::Scan), ("b".into(), seek(&[0], None)), ("m".into(), Access::Contains)],
+            "{text}"
+        );
+        assert_eq!(plan.steps[1].binds, [z], "{text}");
     }
 }
 
-fn sorted(mut v: Vec<usize>) -> Vec<usize> {
-    v.sort();
-    v
+#[test]
+fn a_lookup_by_a_column_that_is_not_a_prefix_goes_through_a_view() {
+    let (p, plan) = planned("rule R strict: p2(x, y) :- c(x, G1), b(y, x)", "R");
+    let r = rule(&p, "R");
+    // b(y, x) is looked up by x, its second column: a view of b with x first.
+    assert_eq!(loops(&p, &plan), [("c".into(), Access::Scan), ("b".into(), seek(&[1], Some(0)))]);
+    assert_eq!(plan.views.len(), 1);
+    assert_eq!(plan.views[0].order, [1, 0]);
+    assert_eq!(plan.steps[1].binds, [var(r, "y")]);
 }
 
 #[test]
 fn a_comparison_filters_as_soon_as_its_variables_are_bound() {
     let (p, plan) = planned("rule R strict: p(x) :- a(x), k(x, n), m(x, j), n < j, n >= 3", "R");
     let r = rule(&p, "R");
-    let (x, n, j) = (var(r, "x"), var(r, "n"), var(r, "j"));
+    let (n, j) = (var(r, "n"), var(r, "j"));
     // k and m tie on variables (k comes first); then a, which adds nothing, before m.
-    assert_eq!(join_order(&p, &plan), ["k", "a", "m"]);
-    // `n >= 3` (item 4) needs only k's variables: filtered in k's view.
-    assert_eq!(plan.steps[0].local, [4]);
-    assert!(plan.steps[0].after.is_empty());
-    assert!(plan.steps[1].local.is_empty() && plan.steps[1].after.is_empty());
-    // `n < j` (item 3) needs k and m: filtered right after m's join, which contributes j.
-    assert!(plan.steps[2].local.is_empty());
-    assert_eq!(plan.steps[2].after, [3]);
-    assert_eq!(plan.steps[2].new, [j]);
-    // Carried: n until the comparison, then only what the head needs.
-    assert_eq!(plan.steps[0].carry, sorted(vec![x, n]));
-    assert_eq!(plan.steps[1].carry, sorted(vec![x, n]));
-    assert_eq!(plan.steps[2].carry, [x]);
+    assert_eq!(
+        loops(&p, &plan),
+        [("k".into(), Access::Scan), ("a".into(), Access::Contains), ("m".into(), seek(&[0], None))]
+    );
+    // `n >= 3` (item 4) needs only k's variables: checked in k's loop.
+    assert_eq!(plan.steps[0].checks, [4]);
+    assert!(plan.steps[1].checks.is_empty());
+    // `n < j` (item 3) needs k and m: checked in m's loop, which binds j.
+    assert_eq!(plan.steps[2].checks, [3]);
+    assert_eq!(plan.steps[2].binds, [j]);
+    assert!(plan.binding.contains(&n));
 }
 
 #[test]
-fn a_negation_filters_in_the_view_of_the_literal_binding_its_variables() {
+fn a_negation_is_tested_once_its_variables_are_bound() {
     let p = program(&format!(
         "{}\nrule R strict: p(x) :- a(x), b(x, y), not m(y, w)",
         PLAN.replace("package t.plan 0.1.0", "package t.plan 0.1.0\nfeatures negation-as-failure")
     ));
     let r = rule(&p, "R");
-    let plan = plan_rule(&p, r);
-    assert_eq!(join_order(&p, &plan), ["b", "a"]);
-    // The negation needs y only (w is local to it): b binds it.
+    let plan = plan_rule(&p, rule_ix(&p, "R"));
+    // The negation needs y only (w is local to it): right after b binds it, by m's first column.
     assert_eq!(r.filter_vars(&r.body[2]), [var(r, "y")]);
-    assert_eq!(plan.steps[0].local, [2]);
-    assert_eq!(plan.steps[1].carry, [var(r, "x")]);
-}
-
-#[test]
-fn carried_variables_are_what_later_steps_need_or_everything_kept() {
-    let text = format!("{PLAN}\nrule R strict: p(x) :- t3(x, y, G1), b(y, z), m(z, u)");
-    let p = program(&text);
-    let r = rule(&p, "R");
-    let (x, y, z, u) = (var(r, "x"), var(r, "y"), var(r, "z"), var(r, "u"));
-    let plan = plan_rule(&p, r);
-    assert_eq!(join_order(&p, &plan), ["t3", "b", "m"]);
-    let carry: Vec<Vec<usize>> = plan.steps.iter().map(|s| s.carry.clone()).collect();
-    assert_eq!(carry, [sorted(vec![x, y]), sorted(vec![x, z]), vec![x]]);
-    // u is only an existence check: nothing needs it.
-    assert!(plan.steps[2].new.is_empty());
-
-    // Keeping every variable (explanations): all are carried to the end.
-    let all: Vec<usize> = (0..r.vars.len()).collect();
-    let kept = plan_rule_keeping(&p, r, &all);
-    assert_eq!(join_order(&p, &kept), ["t3", "b", "m"]);
-    assert_eq!(kept.steps.last().unwrap().carry, sorted(vec![x, y, z, u]));
-    assert_eq!(kept.steps[2].new, [u]);
+    assert_eq!(
+        loops(&p, &plan),
+        [("b".into(), Access::Scan), ("not m".into(), seek(&[0], None)), ("a".into(), Access::Contains)]
+    );
+    assert_eq!(plan.operands[2].read, Read::Negated);
+    // w is never bound: not in a binding.
+    assert!(!plan.binding.contains(&var(r, "w")));
 }
 
 #[test]
@@ -577,11 +578,33 @@ fn a_rule_that_cannot_apply_is_planned_as_never() {
     assert!(plan.never);
     let (_, plan) = planned("rule R strict: p(x) :- a(x), false", "R");
     assert!(plan.never);
-    // A true constant comparison is decided at planning time: no step filters it.
+    // A true constant comparison is decided at planning time: no step checks it.
     let (_, plan) = planned("rule R strict: p(x) :- a(x), 1 < 2", "R");
     assert!(!plan.never);
-    assert!(plan.steps.iter().all(|s| s.local.is_empty() && s.after.is_empty()));
-    // A rule without body literals has no steps.
+    assert!(plan.steps.iter().all(|s| s.checks.is_empty()) && plan.checks.is_empty());
+    // A rule without body literals is tried once per case.
     let (_, plan) = planned("rule R strict: p(3)", "R");
-    assert!(plan.steps.is_empty() && !plan.never);
+    assert!(plan.steps.is_empty() && !plan.never && plan.per_case);
+}
+
+#[test]
+fn the_program_plan_says_which_layers_need_a_fixpoint() {
+    let p = program(&format!(
+        "{PLAN}
+institutional reach(Integer, Integer)
+rule Base strict: reach(x, y) :- b(x, y)
+rule Step strict: reach(x, z) :- reach(x, y), b(y, z)
+rule P strict: p(x) :- a(x)"
+    ));
+    let s = stratify(&p).unwrap();
+    let plan = plan_program(&p, &s);
+    let si = s.rels[p.relations.iter().position(|r| r.name == "reach").unwrap()].stratum;
+    assert!(plan.strata[si].definite_recursive);
+    assert_eq!(plan.strata[si].definite.len(), 2);
+    let pi = s.rels[p.relations.iter().position(|r| r.name == "p").unwrap()].stratum;
+    assert!(!plan.strata[pi].definite_recursive && !plan.strata[pi].applicable_recursive);
+    assert!(plan.strata.iter().any(|st| st.shape == Shape::Inputs));
+    // The written plan names every rule and stratum.
+    let text = Show { program: &p, plan: &plan }.to_string();
+    assert!(text.contains("semi-naive fixpoint") && text.contains("#Step") && text.contains("scan b(x, y)"), "{text}");
 }

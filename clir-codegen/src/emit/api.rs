@@ -1,0 +1,186 @@
+//! The typed API of a package: `Cases` to build a batch with one method per input relation and
+//! sign, `Rulings`/`Ruling` with one method per institutional relation and sign.
+
+use super::{ident, Emitter};
+use crate::ir::RelationKind;
+use crate::text::{comment_text, string_literal};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+impl Emitter<'_> {
+    pub(super) fn typed_api(&self) -> TokenStream {
+        let p = self.p;
+        let mut methods = TokenStream::new();
+        let mut grants = TokenStream::new();
+        let mut grant_types: Vec<(String, Ident)> = Vec::new();
+        for (ri, r) in p.relations.iter().enumerate() {
+            if r.kind == RelationKind::Institutional {
+                continue;
+            }
+            let grant = if let Some(cap) = &r.capability {
+                let g = match grant_types.iter().find(|(c, _)| c == cap) {
+                    Some((_, g)) => g.clone(),
+                    None => {
+                        let g = ident(self.names.grant(cap).expect("every capability has a grant type"));
+                        let doc = comment_text(&format!(
+                            "The grant of capability `{cap}`: holding one is what allows judgment facts of that authority to be given."
+                        ));
+                        let capl = string_literal(cap);
+                        grants.extend(quote! {
+                            #[doc = #doc]
+                            #[derive(Debug, Clone, Copy)]
+                            pub struct #g { _granted: () }
+                            impl #g {
+                                /// The capability this grant stands for.
+                                pub const CAPABILITY: &'static str = #capl;
+                                /// Grants the capability: call only on the authority's behalf.
+                                pub fn grant() -> Self { #g { _granted: () } }
+                            }
+                        });
+                        grant_types.push((cap.clone(), g.clone()));
+                        g
+                    }
+                };
+                Some(g)
+            } else {
+                None
+            };
+            let params: Vec<Ident> =
+                crate::names::parameters(r.params.iter().map(|(n, _)| n.as_str())).iter().map(|n| ident(n)).collect();
+            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
+            let ix = self.rel_const(ri);
+            for neg in [false, true] {
+                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.names.methods[ri]);
+                let doc = comment_text(&format!(
+                    "Adds the fact `{}{}({})`{}.",
+                    if neg { "~" } else { "" },
+                    r.name,
+                    r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect::<Vec<_>>().join(", "),
+                    if r.label.is_empty() { String::new() } else { format!(": {}", r.label) }
+                ));
+                let grant_arg = grant.as_ref().map(|g| quote!(_grant: &#g,));
+                methods.extend(quote! {
+                    #[doc = #doc]
+                    pub fn #m(&mut self, #grant_arg #(#params: #tys),*) -> &mut Self {
+                        self.batch.add(#ix, #neg, (self.case, #(#params,)*));
+                        self
+                    }
+                });
+            }
+        }
+        let mut entity_ctors = TokenStream::new();
+        for (ti, t) in p.types.iter().enumerate() {
+            let ty = ident(&self.names.types[ti]);
+            let m = ident(&self.names.entity_methods[ti]);
+            let doc = comment_text(&format!(
+                "The `{}` entity named `name` (a constant of that name when one is declared).",
+                t.name
+            ));
+            entity_ctors.extend(quote! {
+                #[doc = #doc]
+                pub fn #m(&mut self, name: &str) -> #ty { #ty(self.batch.entity(name)) }
+            });
+        }
+        let mut accessors = TokenStream::new();
+        for (ri, r) in p.relations.iter().enumerate() {
+            if r.kind != RelationKind::Institutional {
+                continue;
+            }
+            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
+            let k = self.rel_const(ri);
+            for neg in [false, true] {
+                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.names.methods[ri]);
+                let doc = comment_text(&format!("What was concluded of `{}{}`.", if neg { "~" } else { "" }, r.name));
+                accessors.extend(quote! {
+                    #[doc = #doc]
+                    pub fn #m(&self) -> ::clir::Conclusions<(#(#tys,)*)> {
+                        self.output.conclusions(#k, #neg, self.case)
+                    }
+                });
+            }
+        }
+        quote! {
+            #grants
+
+            /// A batch of cases to rule together; entity names are local to their case.
+            #[derive(Debug, Clone)]
+            pub struct Cases {
+                batch: ::clir::Batch,
+            }
+
+            impl Default for Cases {
+                fn default() -> Self { Self::new() }
+            }
+
+            impl Cases {
+                /// An empty batch.
+                pub fn new() -> Self {
+                    Cases { batch: ::clir::Batch::new(&SCHEMA) }
+                }
+                /// Starts a new case; its facts are added through the returned builder.
+                pub fn case(&mut self) -> Case<'_> {
+                    let case = self.batch.add_case();
+                    Case { batch: &mut self.batch, case }
+                }
+                /// Rules every case of the batch.
+                pub fn evaluate(&self) -> Rulings {
+                    Rulings {
+                        output: ::std::sync::Arc::new(evaluate(&self.batch)),
+                        names: ::std::sync::Arc::new(self.batch.interner.clone()),
+                        cases: self.batch.cases,
+                    }
+                }
+            }
+
+            /// The facts of one case.
+            #[derive(Debug)]
+            pub struct Case<'a> {
+                batch: &'a mut ::clir::Batch,
+                case: CaseId,
+            }
+
+            impl Case<'_> {
+                /// This case's id within its batch.
+                pub fn id(&self) -> CaseId { self.case }
+                #entity_ctors
+                #methods
+            }
+
+            /// The rulings of a batch.
+            #[derive(Debug, Clone)]
+            pub struct Rulings {
+                output: ::std::sync::Arc<::clir::Output>,
+                names: ::std::sync::Arc<::clir::Interner>,
+                cases: u32,
+            }
+
+            impl Rulings {
+                /// The ruling of case `case`.
+                pub fn case(&self, case: CaseId) -> Ruling {
+                    Ruling { output: self.output.clone(), names: self.names.clone(), case }
+                }
+                /// Number of cases.
+                pub fn len(&self) -> usize { self.cases as usize }
+                /// Whether the batch was empty.
+                pub fn is_empty(&self) -> bool { self.cases == 0 }
+            }
+
+            /// The ruling of one case: per institutional relation and sign, what is concluded and
+            /// what of it is definite.
+            #[derive(Debug, Clone)]
+            pub struct Ruling {
+                output: ::std::sync::Arc<::clir::Output>,
+                names: ::std::sync::Arc<::clir::Interner>,
+                case: CaseId,
+            }
+
+            impl Ruling {
+                /// Literals of any relation whose both signs are definite, written `name(a,b)`, sorted.
+                pub fn contradictions(&self) -> Vec<String> {
+                    ::clir::batch::case_contradictions(&SCHEMA, &self.output, &self.names, self.case)
+                }
+                #accessors
+            }
+        }
+    }
+}

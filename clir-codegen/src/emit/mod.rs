@@ -1,0 +1,302 @@
+//! Rust generation: a [`Plan`] printed as a formatted module of datafrog relations and plain
+//! loops. Every decision (join order, keys, views, layers, fixpoints) is the plan's; this pass
+//! only names and prints.
+//!
+//! Every relation is a tuple relation `(CaseId, columns..)`: the case is the first column of
+//! every tuple and every lookup key, so one run rules a whole batch of cases without facts of
+//! one case ever meeting those of another.
+//!
+//! - [`schema`]: entity types, constants, `SCHEMA` and the `Package` impl;
+//! - [`api`]: the typed API (`Cases`, `Case`, `Rulings`, `Ruling`);
+//! - [`rules`]: one function per rule, its joins over its operands;
+//! - [`strata`]: `evaluate`, `Layers` and one function per stratum, calling the rules' functions;
+//! - [`explain`]: explanation instances from the same rule functions.
+
+mod api;
+mod explain;
+mod rules;
+mod schema;
+mod strata;
+
+use crate::ir::Strength;
+use crate::plan::{plan_program, Operand, Plan, Read};
+use crate::resolve::{Program, RRule, RTerm, Ty};
+use crate::strata::Strata;
+use crate::text::comment_text;
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// Which conclusions a relation holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    /// `+D`.
+    Definite,
+    /// `+S`.
+    Supported,
+    /// `+d`.
+    Concluded,
+}
+
+/// Statements per function when a long list of steps is split up (so that no function grows
+/// with the package).
+const CHUNK: usize = 32;
+
+/// What every part of the emitter reads: the program, its plan, and the module's names.
+struct Emitter<'a> {
+    p: &'a Program,
+    s: &'a Strata,
+    plan: Plan,
+    seal: String,
+    /// Every identifier of the module (the one allocator).
+    names: crate::names::ModuleNames,
+    /// Per rule, its variables' identifiers.
+    vars: Vec<Vec<String>>,
+    /// Per rule, its operands' and views' identifiers.
+    locals: Vec<crate::names::RuleLocals>,
+    /// Comment texts, referenced by `clir_comment!(i);` markers replaced after formatting.
+    comments: Vec<String>,
+    /// Per String literal of the program: its interner id (constants first, then the strings
+    /// that are not already a name, in order).
+    string_sym: Vec<u32>,
+    /// The String literals given a schema constant of their own (after the declared constants).
+    string_consts: Vec<String>,
+    /// Whether to generate explanation instances.
+    explanations: bool,
+}
+
+/// Generates the formatted Rust module for a resolved, stratified program.
+pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
+    emit_with(p, s, seal, true)
+}
+
+/// [`emit`], optionally without the code that computes explanation instances (smaller and
+/// faster to build; `--explain` then yields no derivations).
+pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> String {
+    let plan = plan_program(p, s);
+    let names = crate::names::ModuleNames::allocate(p);
+    let vars: Vec<Vec<String>> = p.rules.iter().map(|r| names.variables(p, r)).collect();
+    let locals = plan.rules.iter().map(|rp| names.rule_locals(p, rp, &vars[rp.rule])).collect();
+    let mut e = Emitter {
+        p,
+        s,
+        plan,
+        seal: seal.to_string(),
+        names,
+        vars,
+        locals,
+        comments: Vec::new(),
+        string_sym: Vec::new(),
+        string_consts: Vec::new(),
+        explanations,
+    };
+    let mut interned: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();
+    for st in &p.strings {
+        match interned.iter().position(|n| n == st) {
+            Some(i) => e.string_sym.push(i as u32),
+            None => {
+                e.string_sym.push(interned.len() as u32);
+                interned.push(st);
+                e.string_consts.push(st.clone());
+            }
+        }
+    }
+    let tokens = e.module();
+    let file: syn::File = match syn::parse2(tokens.clone()) {
+        Ok(f) => f,
+        // A bug in the emitter, not in the package: show the tokens to whoever reports it.
+        Err(err) => return format!("compile_error!({:?});\n// {}\n", err.to_string(), tokens),
+    };
+    let text = prettyplease::unparse(&file);
+    let mut out = String::with_capacity(text.len() + 4096);
+    // Every doc and literal of package text was escaped to one inert line, so a line that is
+    // exactly a marker is one of ours; each line of its comment is escaped again.
+    for line in text.lines() {
+        let t = line.trim_start();
+        let marker = t.strip_prefix("clir_comment!(").and_then(|r| r.strip_suffix(");")).and_then(|n| n.parse().ok());
+        if let Some(comment) = marker.and_then(|i: usize| e.comments.get(i)) {
+            let indent = &line[..line.len() - t.len()];
+            for c in comment.split('\n') {
+                let c = comment_text(c);
+                if c.is_empty() {
+                    out.push_str(&format!("{indent}//\n"));
+                } else {
+                    out.push_str(&format!("{indent}// {c}\n"));
+                }
+            }
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+fn ident(s: &str) -> Ident {
+    Ident::new(s, Span::call_site())
+}
+
+fn strength_word(s: Strength) -> &'static str {
+    match s {
+        Strength::Strict => "strict",
+        Strength::Defeasible => "defeasible",
+        Strength::Defeater => "defeater",
+    }
+}
+
+impl Emitter<'_> {
+    /// A comment of package or compiler text, as a marker replaced after formatting.
+    fn comment(&mut self, text: String) -> TokenStream {
+        self.comments.push(text);
+        let i = Literal::usize_unsuffixed(self.comments.len() - 1);
+        quote! { clir_comment!(#i); }
+    }
+
+    fn module(&mut self) -> TokenStream {
+        let p = self.p;
+        let header = format!(
+            "Generated by clir from {} {} ({}). Do not edit: regenerate with `clir compile`.",
+            p.name, p.version, self.seal
+        );
+        let header = self.comment(header);
+        let types = self.types_and_constants();
+        let schema = self.schema();
+        let api = self.typed_api();
+        let evaluate = self.evaluate_fn();
+        let rules = self.rule_fns();
+        let explain = if self.explanations { self.instance_fns() } else { TokenStream::new() };
+        quote! {
+            #header
+            use ::clir::rt::Relation;
+            use ::clir::CaseId;
+            #types
+            #schema
+            #api
+            #evaluate
+            #rules
+            #explain
+        }
+    }
+
+    fn ty(&self, t: Ty) -> TokenStream {
+        match t {
+            Ty::Entity(i) => {
+                let id = ident(&self.names.types[i]);
+                quote!(#id)
+            }
+            Ty::Integer => quote!(i64),
+            Ty::String => quote!(::clir::Str),
+        }
+    }
+
+    /// `(CaseId, T1, ..)`
+    fn tuple_ty(&self, rel: usize) -> TokenStream {
+        let cols = self.p.relations[rel].params.iter().map(|x| self.ty(x.1));
+        quote!((CaseId, #(#cols,)*))
+    }
+
+    /// The identifier holding `layer` of relation `rel` with sign `negative`.
+    fn layer_name(&self, rel: usize, negative: bool, layer: Layer) -> Ident {
+        let info = &self.s.rels[rel];
+        let base = format!("{}{}", if negative { "not_" } else { "" }, self.names.relations[rel]);
+        if info.collapsed {
+            return ident(&base);
+        }
+        match layer {
+            Layer::Definite => format_ident!("{}_definite", base),
+            Layer::Concluded => format_ident!("{}_concluded", base),
+            Layer::Supported if info.supported_is_concluded(negative) => format_ident!("{}_concluded", base),
+            Layer::Supported => format_ident!("{}_supported", base),
+        }
+    }
+
+    /// The layer an operand reads: over definite premises (`+D`), or over applicable ones.
+    fn operand_layer(&self, o: &Operand, definite: bool) -> Ident {
+        let layer = match (o.read, definite) {
+            (Read::Negated, _) => Layer::Concluded,
+            (_, true) => Layer::Definite,
+            (Read::Established, false) => Layer::Concluded,
+            (Read::Supported, false) => Layer::Supported,
+        };
+        self.layer_name(o.literal.rel, o.literal.negative, layer)
+    }
+
+    /// The module constant holding relation `rel`'s index in `SCHEMA.relations`.
+    fn rel_const(&self, rel: usize) -> Ident {
+        format_ident!("REL_{}", self.names.relations[rel].to_ascii_uppercase())
+    }
+
+    /// The module constant holding rule `ri`'s index in `SCHEMA.rules`.
+    fn rule_const(&self, ri: usize) -> Ident {
+        format_ident!("RULE_{}", self.names.rules[ri].to_ascii_uppercase())
+    }
+
+    fn input_name(&self, rel: usize, negative: bool) -> Ident {
+        format_ident!("{}{}_input", if negative { "not_" } else { "" }, self.names.relations[rel])
+    }
+
+    fn var(&self, ri: usize, v: usize) -> Ident {
+        ident(&self.vars[ri][v])
+    }
+
+    fn term(&self, ri: usize, t: RTerm) -> TokenStream {
+        let rule: &RRule = &self.p.rules[ri];
+        match t {
+            RTerm::Var(v) => {
+                let i = self.var(ri, v);
+                quote!(#i)
+            }
+            RTerm::Const(c) => {
+                let ty = ident(&self.names.types[self.p.constants[c].ty]);
+                let k = ident(&self.names.constants[c]);
+                quote!(#ty::#k)
+            }
+            RTerm::Int(i) => {
+                let l = Literal::i64_suffixed(i);
+                quote!(#l)
+            }
+            RTerm::Str(i) => {
+                let id = Literal::u32_unsuffixed(self.string_sym[i]);
+                quote!(::clir::Str(::clir::Sym(#id)))
+            }
+            RTerm::Arith(i) => {
+                let (op, a, b) = rule.ariths[i];
+                let (a, b) = (self.term(ri, a), self.term(ri, b));
+                let f = match op {
+                    crate::ir::ArithOp::Add => quote!(wrapping_add),
+                    crate::ir::ArithOp::Sub => quote!(wrapping_sub),
+                    crate::ir::ArithOp::Mul => quote!(wrapping_mul),
+                };
+                quote!(i64::#f(#a, #b))
+            }
+        }
+    }
+
+    /// The head tuple `(case, args..)` of rule `ri`.
+    fn head_tuple(&self, ri: usize) -> TokenStream {
+        let args = self.p.rules[ri].head.args.iter().map(|a| self.term(ri, *a));
+        quote!((case, #(#args,)*))
+    }
+
+    /// The pattern `&(case, vars..)` of a binding of rule `ri`.
+    fn binding_pattern(&self, ri: usize) -> TokenStream {
+        let ids = self.plan.rules[ri].binding.iter().map(|&v| self.var(ri, v));
+        quote!(&(case, #(#ids,)*))
+    }
+
+    /// Splits `stmts` into functions `<prefix>_<k>` taking `params`; returns them, to be called
+    /// in order, and their paths.
+    fn chunked(&self, prefix: &str, params: TokenStream, stmts: Vec<TokenStream>) -> (TokenStream, Vec<TokenStream>) {
+        let mut items = TokenStream::new();
+        let mut calls = Vec::new();
+        for (k, part) in stmts.chunks(CHUNK).enumerate() {
+            let name = format_ident!("{}_{}", prefix, k);
+            items.extend(quote! {
+                fn #name(#params) {
+                    #(#part)*
+                }
+            });
+            calls.push(quote!(self::#name));
+        }
+        (items, calls)
+    }
+}

@@ -1,0 +1,171 @@
+//! Entity types and constants, the `REL_`/`RULE_` index constants, `SCHEMA` and the `Package`
+//! impl the runtime's batch and JSONL paths use.
+
+use super::{ident, strength_word, Emitter};
+use crate::ir::RelationKind;
+use crate::resolve::Ty;
+use crate::text::{comment_text, string_literal};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+/// The sentence of an article a rule cites: the label names `Article 9.6.2`; the paragraph of
+/// the fragment text that starts with `9.6.2` is the citation (the label itself otherwise).
+fn citation(label: &str, text: &str) -> String {
+    let number: Option<&str> = label.split_whitespace().skip_while(|w| *w != "Article").nth(1);
+    if let Some(n) = number.map(|n| n.trim_end_matches(['.', ':', ','])) {
+        if !n.is_empty() {
+            for para in text.split("\n\n") {
+                let para = para.trim();
+                if para.starts_with(n) && para[n.len()..].starts_with([' ', '\t']) {
+                    return para.to_string();
+                }
+            }
+        }
+    }
+    label.to_string()
+}
+
+impl Emitter<'_> {
+    pub(super) fn types_and_constants(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, t) in self.p.types.iter().enumerate() {
+            let id = ident(&self.names.types[i]);
+            let doc = comment_text(&format!("Entity type `{}`: {}", t.name, t.label));
+            let consts: Vec<TokenStream> = self
+                .p
+                .constants
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.ty == i)
+                .map(|(ci, c)| {
+                    let k = ident(&self.names.constants[ci]);
+                    let idx = Literal::u32_unsuffixed(ci as u32);
+                    let doc = comment_text(&format!("The constant `{}`.", c.name));
+                    quote! { #[doc = #doc] pub const #k: #id = #id(::clir::Sym(#idx)); }
+                })
+                .collect();
+            out.extend(quote! { ::clir::entity_type!(#[doc = #doc] #id); });
+            if !consts.is_empty() {
+                out.extend(quote! { impl #id { #(#consts)* } });
+            }
+        }
+        out
+    }
+
+    pub(super) fn schema(&self) -> TokenStream {
+        let p = self.p;
+        let rel_consts = (0..p.relations.len()).map(|ri| {
+            let k = self.rel_const(ri);
+            let doc = comment_text(&format!("`{}`", p.relations[ri].name));
+            let ix = Literal::usize_unsuffixed(ri);
+            quote! { #[doc = #doc] pub const #k: usize = #ix; }
+        });
+        let rule_consts = (0..p.rules.len()).map(|ri| {
+            let k = self.rule_const(ri);
+            let doc = comment_text(&format!("`{}`", p.rules[ri].id));
+            let ix = Literal::usize_unsuffixed(ri);
+            quote! { #[doc = #doc] pub const #k: usize = #ix; }
+        });
+        let rels = p.relations.iter().map(|r| {
+            let name = string_literal(&r.name);
+            let params = r.params.iter().map(|(n, t)| {
+                let n = string_literal(n);
+                if *t == Ty::Integer {
+                    quote!(::clir::ParamInfo::integer(#n))
+                } else {
+                    let tn = string_literal(p.type_name(*t));
+                    quote!(::clir::ParamInfo::entity(#n, #tn))
+                }
+            });
+            let params = quote!(&[#(#params),*]);
+            match (r.kind, &r.capability) {
+                (RelationKind::Empirical, None) => quote!(::clir::RelationInfo::empirical(#name, #params)),
+                (RelationKind::Institutional, None) => quote!(::clir::RelationInfo::institutional(#name, #params)),
+                (RelationKind::Judgment, Some(c)) => {
+                    let c = string_literal(c);
+                    quote!(::clir::RelationInfo::judgment(#name, #params, #c))
+                }
+                (kind, cap) => {
+                    let kind = match kind {
+                        RelationKind::Empirical => quote!(Empirical),
+                        RelationKind::Judgment => quote!(Judgment),
+                        RelationKind::Institutional => quote!(Institutional),
+                    };
+                    let cap = match cap {
+                        Some(c) => {
+                            let c = string_literal(c);
+                            quote!(Some(#c))
+                        }
+                        None => quote!(None),
+                    };
+                    quote!(::clir::RelationInfo { name: #name, kind: ::clir::RelationKind::#kind, params: #params, capability: #cap })
+                }
+            }
+        });
+        let consts = p
+            .constants
+            .iter()
+            .map(|c| (c.name.as_str(), p.types[c.ty].name.as_str()))
+            .chain(self.string_consts.iter().map(|s| (s.as_str(), "String")))
+            .map(|(n, t)| {
+                let (n, t) = (string_literal(n), string_literal(t));
+                quote!(::clir::ConstantInfo::new(#n, #t))
+            });
+        let rules = p.rules.iter().map(|r| {
+            let id = string_literal(&r.id);
+            let label = string_literal(&r.label);
+            let strength = string_literal(strength_word(r.strength));
+            let anchors = r.anchors.iter().map(|&f| {
+                let fid = string_literal(&p.fragments[f].id);
+                let loc = string_literal(&p.fragments[f].locator);
+                let cite = string_literal(&citation(&r.label, &p.fragments[f].text));
+                quote!(::clir::AnchorInfo::new(#fid, #loc, #cite))
+            });
+            quote!(::clir::RuleInfo::new(#id, #strength, #label, &[#(#anchors),*]))
+        });
+        let priorities = p.superiority.iter().map(|x| {
+            let id = string_literal(&x.id);
+            let label = string_literal(&x.label);
+            let (h, l) = (Literal::u32_unsuffixed(x.higher as u32), Literal::u32_unsuffixed(x.lower as u32));
+            quote!(::clir::PriorityInfo { id: #id, label: #label, higher: #h, lower: #l })
+        });
+        let closures = p.closures.iter().map(|c| {
+            let id = string_literal(&c.id);
+            let label = string_literal(&c.label);
+            let snap = string_literal(c.snapshot.as_deref().unwrap_or(""));
+            let asof = string_literal(c.complete_as_of.as_deref().unwrap_or(""));
+            quote!(::clir::ClosureInfo { id: #id, label: #label, snapshot: #snap, complete_as_of: #asof })
+        });
+        let name = string_literal(&p.name);
+        let version = string_literal(&p.version);
+        let seal = string_literal(&self.seal);
+        quote! {
+            #(#rel_consts)*
+            #(#rule_consts)*
+
+            /// What this package declares: relations, constants and rules.
+            pub static SCHEMA: ::clir::Schema = ::clir::Schema {
+                package: #name,
+                version: #version,
+                seal: #seal,
+                relations: &[#(#rels),*],
+                constants: &[#(#consts),*],
+                rules: &[#(#rules),*],
+                priorities: &[#(#priorities),*],
+                closures: &[#(#closures),*],
+            };
+
+            /// The package, for the runtime's batch and JSONL paths.
+            pub struct Package;
+
+            impl ::clir::Package for Package {
+                fn schema(&self) -> &'static ::clir::Schema {
+                    &SCHEMA
+                }
+                fn evaluate(&self, batch: &::clir::Batch) -> ::clir::Output {
+                    evaluate(batch)
+                }
+            }
+        }
+    }
+}

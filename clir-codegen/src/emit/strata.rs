@@ -1,0 +1,495 @@
+//! `evaluate`: the `Layers` of every relation, one function per stratum that has rules or
+//! closures (each layer computed by calling the rules' functions with the layers they read,
+//! semi-naively where the plan says the layer is recursive), then the conclusions written out.
+
+use super::{Emitter, Layer};
+use crate::ir::{RelationKind, Strength};
+use crate::plan::{Read, Shape};
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+/// The layers one fixpoint computes: per layer name, its tuple type and its initial tuples.
+type Computed = Vec<(Ident, TokenStream, TokenStream)>;
+
+impl Emitter<'_> {
+    /// The distinct layer names of relation `rel`, both signs, with their tuple type.
+    fn layers_of(&self, rel: usize) -> Vec<(Ident, TokenStream)> {
+        let mut out: Vec<(Ident, TokenStream)> = Vec::new();
+        let ty = self.tuple_ty(rel);
+        for neg in [false, true] {
+            for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
+                let n = self.layer_name(rel, neg, layer);
+                if !out.iter().any(|(m, _)| *m == n) {
+                    out.push((n, quote!(Relation<#ty>)));
+                }
+            }
+        }
+        out
+    }
+
+    pub(super) fn closure_name(&self, ci: usize) -> Ident {
+        format_ident!("closure_{}_{}", ci, self.names.relations[self.p.closures[ci].rel])
+    }
+
+    pub(super) fn evaluate_fn(&mut self) -> TokenStream {
+        let p = self.p;
+        let mut fields: Vec<TokenStream> = vec![quote!(cases: Relation<(CaseId,)>)];
+        let mut init: Vec<TokenStream> = vec![quote!(cases: (0..batch.cases).map(|c| (CaseId(c),)).collect())];
+        let mut calls: Vec<TokenStream> = Vec::new();
+        let mut items = TokenStream::new();
+        for si in 0..self.plan.strata.len() {
+            let st = self.plan.strata[si].clone();
+            for &rel in &st.rels {
+                let ty = self.tuple_ty(rel);
+                let k = self.rel_const(rel);
+                let input = p.relations[rel].kind != RelationKind::Institutional;
+                if st.shape == Shape::Inputs {
+                    // Input facts only: +D is the input; +S and +d coincide with it.
+                    for neg in [false, true] {
+                        let mut done: Vec<Ident> = Vec::new();
+                        for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
+                            let n = self.layer_name(rel, neg, layer);
+                            if done.contains(&n) {
+                                continue;
+                            }
+                            fields.push(quote!(#n: Relation<#ty>));
+                            init.push(if input {
+                                quote!(#n: batch.input::<#ty>(#k, #neg))
+                            } else {
+                                quote!(#n: ::clir::rt::empty())
+                            });
+                            done.push(n);
+                        }
+                    }
+                } else {
+                    for (n, t) in self.layers_of(rel) {
+                        fields.push(quote!(#n: #t));
+                        init.push(quote!(#n: ::clir::rt::empty()));
+                    }
+                }
+                if st.shape != Shape::Inputs && input {
+                    for neg in [false, true] {
+                        let n = self.input_name(rel, neg);
+                        fields.push(quote!(#n: Relation<#ty>));
+                        init.push(quote!(#n: batch.input::<#ty>(#k, #neg)));
+                    }
+                }
+            }
+            for &ci in &st.closures {
+                let n = self.closure_name(ci);
+                let ty = self.tuple_ty(p.closures[ci].rel);
+                fields.push(quote!(#n: Relation<#ty>));
+                init.push(quote!(#n: ::clir::rt::empty()));
+            }
+            if st.shape != Shape::Inputs {
+                let name = format_ident!("evaluate_stratum_{}", si);
+                let body = self.stratum(si);
+                items.extend(quote! {
+                    fn #name(l: &mut Layers) {
+                        #body
+                    }
+                });
+                calls.push(quote!(self::#name(&mut l);));
+            }
+        }
+        let mut out = Vec::new();
+        for (ri, r) in p.relations.iter().enumerate() {
+            let k = self.rel_const(ri);
+            if r.kind == RelationKind::Institutional {
+                for neg in [false, true] {
+                    let d = self.layer_name(ri, neg, Layer::Concluded);
+                    let dd = self.layer_name(ri, neg, Layer::Definite);
+                    out.push(quote! { out.conclude(#k, #neg, &l.#d, &l.#dd); });
+                }
+            }
+            let pos = self.layer_name(ri, false, Layer::Definite);
+            let neg = self.layer_name(ri, true, Layer::Definite);
+            out.push(quote! { out.contradict(#k, &l.#pos, &l.#neg); });
+        }
+        let (write_items, writes) =
+            self.chunked("write_conclusions", quote!(l: &Layers, out: &mut ::clir::Output), out);
+        items.extend(write_items);
+        let explain = if self.explanations {
+            let stmts = self.explain_calls();
+            let (explain_items, explains) =
+                self.chunked("explain", quote!(l: &Layers, instances: &mut Vec<::clir::Instance>), stmts);
+            items.extend(explain_items);
+            quote! {
+                if batch.explain {
+                    let mut instances: Vec<::clir::Instance> = Vec::new();
+                    #(#explains(&l, &mut instances);)*
+                    out.instances = instances;
+                }
+            }
+        } else {
+            self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string())
+        };
+        quote! {
+            /// Rules a batch of cases: every stratum, in order, over all cases at once.
+            pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
+                let mut l = Layers { #(#init,)* };
+                #(#calls)*
+                let mut out = ::clir::Output::new(SCHEMA.relations.len());
+                #(#writes(&l, &mut out);)*
+                #explain
+                out
+            }
+
+            /// Every relation of the evaluation: the inputs, then each stratum's layers once it
+            /// has computed them (empty before). A layer no later step reads is still kept.
+            #[allow(dead_code)]
+            struct Layers {
+                #(#fields,)*
+            }
+
+            #items
+        }
+    }
+
+    /// The statements of stratum `si`'s function.
+    fn stratum(&mut self, si: usize) -> TokenStream {
+        let st = self.plan.strata[si].clone();
+        let p = self.p;
+        let rels: Vec<&str> = st.rels.iter().map(|&r| p.relations[r].name.as_str()).collect();
+        let how = match st.shape {
+            Shape::Collapsed => "+D = +S = +d",
+            Shape::Contested => "contested: +D, then each rule's applicability and team defeat",
+            _ => "+D, then +S/+d",
+        };
+        let mut out = self.comment(format!("Stratum {si}: {} ({how})", rels.join(", ")));
+        // +D: the input facts, then every strict rule over definite premises.
+        let mut definite: Computed = Vec::new();
+        for &rel in &st.rels {
+            let ty = self.tuple_ty(rel);
+            for neg in [false, true] {
+                let n = self.layer_name(rel, neg, Layer::Definite);
+                let init = if p.relations[rel].kind != RelationKind::Institutional {
+                    let i = self.input_name(rel, neg);
+                    quote!(::clir::rt::take(&mut l.#i).elements)
+                } else {
+                    quote!(Vec::new())
+                };
+                definite.push((n, ty.clone(), init));
+            }
+        }
+        let heads: Vec<(usize, Ident, Option<Ident>)> = st
+            .definite
+            .iter()
+            .map(|&ri| {
+                let h = &p.rules[ri].head;
+                (ri, self.layer_name(h.rel, h.negative, Layer::Definite), None)
+            })
+            .collect();
+        out.extend(self.fixpoint(&heads, &definite, true, st.definite_recursive));
+        match st.shape {
+            Shape::Collapsed | Shape::Inputs => {}
+            Shape::Uncontested => {
+                let mut computed: Computed = Vec::new();
+                for &rel in &st.rels {
+                    let ty = self.tuple_ty(rel);
+                    for neg in [false, true] {
+                        let d = self.layer_name(rel, neg, Layer::Definite);
+                        for layer in [Layer::Concluded, Layer::Supported] {
+                            let n = self.layer_name(rel, neg, layer);
+                            if !computed.iter().any(|(m, _, _)| *m == n) {
+                                computed.push((n, ty.clone(), quote!(l.#d.elements.clone())));
+                            }
+                        }
+                    }
+                }
+                let heads: Vec<(usize, Ident, Option<Ident>)> = st
+                    .applicable
+                    .iter()
+                    .map(|&ri| {
+                        let h = &p.rules[ri].head;
+                        let c = self.layer_name(h.rel, h.negative, Layer::Concluded);
+                        let s = self.layer_name(h.rel, h.negative, Layer::Supported);
+                        // +S regardless; +d unless the complement is definite.
+                        if c == s {
+                            (ri, c, None)
+                        } else {
+                            let d = self.layer_name(h.rel, !h.negative, Layer::Definite);
+                            (ri, s, Some(d))
+                        }
+                    })
+                    .collect();
+                out.extend(self.fixpoint(&heads, &computed, false, st.applicable_recursive));
+            }
+            Shape::Contested => out.extend(self.contested(si)),
+        }
+        for &ci in &st.closures {
+            out.extend(self.closure(ci));
+        }
+        out
+    }
+
+    /// The call of rule `ri`'s function over `args`, adding its heads as `push` says.
+    fn rule_call(&self, ri: usize, args: &[TokenStream], push: TokenStream) -> TokenStream {
+        let name = self.rule_fn_name(ri);
+        let rule = &self.p.rules[ri];
+        let mut used = Vec::new();
+        for a in &rule.head.args {
+            rule.term_vars(*a, &mut used);
+        }
+        let pats = self.plan.rules[ri].binding.iter().map(|&v| {
+            if used.contains(&v) {
+                let id = self.var(ri, v);
+                quote!(#id)
+            } else {
+                quote!(_)
+            }
+        });
+        let cases = self.plan.rules[ri].per_case.then(|| quote!(&l.cases,));
+        quote! { self::#name(#cases #(#args,)* &mut |&(case, #(#pats,)*)| #push); }
+    }
+
+    /// The statements computing the layers `computed` (each a `Vec` of its tuples so far, named
+    /// as the layer) by the rules of `heads`: each rule's head goes into its layer and, when the
+    /// third field names a `+D` layer, also into the concluded layer unless that one holds it.
+    /// Over definite premises when `definite`; semi-naive rounds when `recursive`. Stores the
+    /// final layers in `l`.
+    fn fixpoint(
+        &self,
+        heads: &[(usize, Ident, Option<Ident>)],
+        computed: &Computed,
+        definite: bool,
+        recursive: bool,
+    ) -> TokenStream {
+        let is_computed = |n: &Ident| computed.iter().any(|(m, _, _)| m == n);
+        // The layers some rule adds to, before the rounds and in them: only those are mutable.
+        let mut targets: Vec<Ident> = Vec::new();
+        let mut round_targets: Vec<Ident> = Vec::new();
+
+        let push = |ri: usize, into: &Ident, unless: &Option<Ident>, suffix: &str| {
+            let head = self.head_tuple(ri);
+            let into = format_ident!("{}{}", into, suffix);
+            match unless {
+                None => quote!(#into.push(#head)),
+                Some(d) => {
+                    let h = &self.p.rules[ri].head;
+                    let c = format_ident!("{}{}", self.layer_name(h.rel, h.negative, Layer::Concluded), suffix);
+                    quote!({
+                        let t = #head;
+                        #into.push(t);
+                        if !::clir::rt::contains(&l.#d, &t) {
+                            #c.push(t);
+                        }
+                    })
+                }
+            }
+        };
+        let mut once = TokenStream::new();
+        let mut rounds = TokenStream::new();
+        for (ri, into, unless) in heads {
+            let ri = *ri;
+            let rp = &self.plan.rules[ri];
+            if rp.never {
+                continue;
+            }
+            let layers: Vec<Ident> = rp.operands.iter().map(|o| self.operand_layer(o, definite)).collect();
+            let dynamic: Vec<usize> = (0..layers.len())
+                .filter(|&j| recursive && rp.operands[j].read != Read::Negated && is_computed(&layers[j]))
+                .collect();
+            let added = if dynamic.is_empty() { &mut targets } else { &mut round_targets };
+            added.push(into.clone());
+            if unless.is_some() {
+                let h = &self.p.rules[ri].head;
+                added.push(self.layer_name(h.rel, h.negative, Layer::Concluded));
+            }
+            if dynamic.is_empty() {
+                let args: Vec<TokenStream> = layers.iter().map(|n| quote!(&l.#n)).collect();
+                once.extend(self.rule_call(ri, &args, push(ri, into, unless, "")));
+                continue;
+            }
+            // Semi-naive: one call per operand of the stratum, that operand's last-round tuples
+            // against everything so far of the others.
+            for &j in &dynamic {
+                let args: Vec<TokenStream> = layers
+                    .iter()
+                    .enumerate()
+                    .map(|(k, n)| match (k == j, dynamic.contains(&k)) {
+                        (true, _) => quote!(&#n.recent),
+                        (false, true) => quote!(&#n.total),
+                        (false, false) => quote!(&l.#n),
+                    })
+                    .collect();
+                rounds.extend(self.rule_call(ri, &args, push(ri, into, unless, "_new")));
+            }
+        }
+        let decls = computed.iter().map(|(n, ty, init)| {
+            if targets.contains(n) {
+                quote! { let mut #n: Vec<#ty> = #init; }
+            } else {
+                quote! { let #n: Vec<#ty> = #init; }
+            }
+        });
+        let decls = quote! { #(#decls)* };
+        let names: Vec<&Ident> = computed.iter().map(|(n, _, _)| n).collect();
+        if rounds.is_empty() {
+            return quote! {
+                #decls
+                #once
+                #(l.#names = Relation::from_vec(#names);)*
+            };
+        }
+        let news = computed.iter().map(|(n, ty, _)| {
+            let new = format_ident!("{}_new", n);
+            if round_targets.contains(n) {
+                quote! { let mut #new: Vec<#ty> = Vec::new(); }
+            } else {
+                quote! { let #new: Vec<#ty> = Vec::new(); }
+            }
+        });
+        let advance = names.iter().map(|n| format_ident!("{}_new", n));
+        quote! {
+            #decls
+            #once
+            #(let mut #names = ::clir::rt::Growing::new(#names);)*
+            loop {
+                #(#news)*
+                #rounds
+                let mut changed = false;
+                #(changed |= #names.advance(#advance);)*
+                if !changed {
+                    break;
+                }
+            }
+            #(l.#names = #names.total;)*
+        }
+    }
+
+    /// A contested relation: each rule's applicability over lower strata, then team defeat.
+    fn contested(&mut self, si: usize) -> TokenStream {
+        let st = self.plan.strata[si].clone();
+        let p = self.p;
+        let rel = st.rels[0];
+        let ty = self.tuple_ty(rel);
+        let mut out = TokenStream::new();
+        let apps: Vec<Ident> =
+            st.applicable.iter().map(|&ri| format_ident!("{}_applies", self.names.rules[ri])).collect();
+        for (&ri, app) in st.applicable.iter().zip(&apps) {
+            if self.plan.rules[ri].never {
+                out.extend(quote! { let #app = ::clir::rt::empty::<#ty>(); });
+                continue;
+            }
+            let args: Vec<TokenStream> = self.plan.rules[ri]
+                .operands
+                .iter()
+                .map(|o| {
+                    let n = self.operand_layer(o, false);
+                    quote!(&l.#n)
+                })
+                .collect();
+            let head = self.head_tuple(ri);
+            let call = self.rule_call(ri, &args, quote!(applies.push(#head)));
+            out.extend(quote! { let #app = ::clir::rt::collect(|applies| { #call }); });
+        }
+        let app_of = |ri: usize| apps[st.applicable.iter().position(|&x| x == ri).expect("rule of stratum")].clone();
+        for neg in [false, true] {
+            let concl = |ri: usize| p.rules[ri].head.negative == neg && p.rules[ri].strength != Strength::Defeater;
+            let supporters: Vec<usize> = st.applicable.iter().copied().filter(|&r| concl(r)).collect();
+            let attackers: Vec<usize> =
+                st.applicable.iter().copied().filter(|&r| p.rules[r].head.negative != neg).collect();
+            let d = self.layer_name(rel, neg, Layer::Definite);
+            let not_d = self.layer_name(rel, !neg, Layer::Definite);
+            let s = self.layer_name(rel, neg, Layer::Supported);
+            let c = self.layer_name(rel, neg, Layer::Concluded);
+            let sup_apps: Vec<Ident> = supporters.iter().map(|&r| app_of(r)).collect();
+            let mut attacks = Vec::new();
+            let mut comments = TokenStream::new();
+            for &a in &attackers {
+                let beaters: Vec<usize> = supporters
+                    .iter()
+                    .copied()
+                    .filter(|&t| p.superiority.iter().any(|x| x.higher == t && x.lower == a))
+                    .collect();
+                let a_app = app_of(a);
+                let text = format!(
+                    "{} attacks {}{}: {}",
+                    p.rules[a].id,
+                    if neg { "~" } else { "" },
+                    p.relations[rel].name,
+                    if beaters.is_empty() {
+                        "no rule ranks above it".to_string()
+                    } else {
+                        format!(
+                            "beaten where {} applies",
+                            beaters.iter().map(|&t| p.rules[t].id.as_str()).collect::<Vec<_>>().join(" or ")
+                        )
+                    }
+                );
+                comments.extend(self.comment(text));
+                if beaters.is_empty() {
+                    attacks.push(quote!(#a_app.clone()));
+                } else {
+                    let b_apps = beaters.iter().map(|&t| app_of(t));
+                    attacks.push(quote!(::clir::rt::difference(&#a_app, &::clir::rt::union(&[#(&#b_apps),*]))));
+                }
+            }
+            let sign = if neg { "~" } else { "" };
+            let head = self.comment(format!(
+                "{sign}{}: concluded when definite, or when a rule for it applies, {sign}{} is not the complement of a definite fact, and every applicable attack is beaten (team defeat)",
+                p.relations[rel].name, p.relations[rel].name
+            ));
+            let candidates = format_ident!("{}_candidates", c);
+            let unbeaten = format_ident!("{}_unbeaten_attacks", c);
+            let candidates_init = if sup_apps.is_empty() {
+                quote!(::clir::rt::empty::<#ty>())
+            } else {
+                quote!(::clir::rt::union(&[#(&#sup_apps),*]))
+            };
+            let unbeaten_init = if attacks.is_empty() {
+                quote!(::clir::rt::empty::<#ty>())
+            } else {
+                quote!(::clir::rt::union(&[#(&#attacks),*]))
+            };
+            let s_stmt = if s == c {
+                TokenStream::new()
+            } else {
+                quote! { l.#s = ::clir::rt::union(&[&l.#d, &#candidates]); }
+            };
+            out.extend(quote! {
+                #head
+                let #candidates = #candidates_init;
+                #comments
+                let #unbeaten = #unbeaten_init;
+                #s_stmt
+                l.#c = ::clir::rt::union(&[
+                    &l.#d,
+                    &::clir::rt::difference(&::clir::rt::difference(&#candidates, &l.#not_d), &#unbeaten),
+                ]);
+            });
+        }
+        out
+    }
+
+    fn closure(&mut self, ci: usize) -> TokenStream {
+        let p = self.p;
+        let c = &p.closures[ci];
+        let comment = self.comment(format!(
+            "Closure {} ({}): ~{} for every concluded {} that {} does not even support{}",
+            c.id,
+            c.label,
+            p.relations[c.rel].name,
+            p.relations[c.domain].name,
+            p.relations[c.rel].name,
+            c.snapshot.as_deref().map(|s| format!("; snapshot {s}")).unwrap_or_default()
+        ));
+        let dom = self.layer_name(c.domain, false, Layer::Concluded);
+        let sup = self.layer_name(c.rel, false, Layer::Supported);
+        let closed = self.closure_name(ci);
+        let mut stmts = quote! {
+            #comment
+            l.#closed = ::clir::rt::difference(&l.#dom, &l.#sup);
+        };
+        let mut done: Vec<Ident> = Vec::new();
+        for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
+            let name = self.layer_name(c.rel, true, layer);
+            if !done.contains(&name) {
+                stmts.extend(quote! { l.#name = ::clir::rt::union(&[&l.#name, &l.#closed]); });
+                done.push(name);
+            }
+        }
+        stmts
+    }
+}
