@@ -565,162 +565,121 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
         ::clir::ConstantInfo::new("Playing", "GamePlayState"),
         ::clir::ConstantInfo::new("StartPlay", "GamePlayTransition"),
     ],
+    fragments: &[
+        ::clir::FragmentInfo::new(
+            "urn:fide:laws:clir:chess#FIDE_ART_12",
+            "article/12",
+            "Article 12: The Role of the Arbiter (see Preface)\n\n12.1 The arbiter shall see that the Laws of Chess are observed.\n\n12.2 The arbiter shall:\n\n12.2.1 ensure fair play,\n\n12.2.2 act in the best interest of the competition,\n\n12.2.3 ensure that a good playing environment is maintained,\n\n12.2.4 ensure that the players are not disturbed,\n\n12.2.5 supervise the progress of the competition,\n\n12.2.6 take special measures in the interests of disabled players and those who need medical attention,\n\n12.2.7 follow the Fair-Play Rules or Guidelines\n\n12.3 The arbiter shall observe the games, especially when the players are short of time, enforce decisions he/she has made, and impose penalties on players where appropriate.\n\n12.4 The arbiter may appoint assistants to observe games, for example when several players are short of time.\n\n12.5 The arbiter may award either or both players additional time in the event of external disturbance of the game.\n\n12.6 The arbiter must not intervene in a game except in cases described by the Laws of Chess. He/She shall not indicate the number of moves completed, except in applying Article 8.5 when at least one flag has fallen. The arbiter shall refrain from informing a player that his/her opponent has completed a move or that the player has not pressed his/her clock.\n\n12.7 If someone observes an irregularity, he/she may inform only the arbiter. Players in other games must not to speak about or otherwise interfere in a game. Spectators are not allowed to interfere in a game. The arbiter may expel offenders from the playing venue.\n\n12.8 Unless authorised by the arbiter, it is forbidden for anybody to use a mobile phone or any kind of communication device in the playing venue or any contiguous area designated by the arbiter.\n\n12.9 Options available to the arbiter concerning penalties:\n\n12.9.1 warning,\n\n12.9.2 increasing the remaining time of the opponent,\n\n12.9.3 reducing the remaining time of the offending player,\n\n12.9.4 increasing the points scored in the game by the opponent to the maximum available for that game,\n\n12.9.5 reducing the points scored in the game by the offending person,\n\n12.9.6 declaring the game to be lost by the offending player (the arbiter shall also decide the opponent’s score),\n\n12.9.7 a fine announced in advance,\n\n12.9.8 exclusion from one or more rounds,\n\n12.9.9 expulsion from the competition.",
+        ),
+        ::clir::FragmentInfo::new(
+            "urn:fide:laws:clir:chess#FIDE_ART_3",
+            "article/3",
+            "Article 3: The Moves of the Pieces\n\n3.1 It is not permitted to move a piece to a square occupied by a piece of the same colour.\n\n3.1.1 If a piece moves to a square occupied by an opponent’s piece the latter is captured and removed from the chessboard as part of the same move.\n\n3.1.2 A piece is said to attack an opponent’s piece if the piece could make a capture on that square according to Articles 3.2 to 3.8.\n\n3.1.3 A piece is considered to attack a square even if this piece is constrained from moving to that square because it would then leave or place the king of its own colour under attack.\n\n3.2 The bishop may move to any square along a diagonal on which it stands.\n\n3.3 The rook may move to any square along the file or the rank on which it stands.\n\n3.4 The queen may move to any square along the file, the rank or a diagonal on which it stands.\n\n3.5 When making these moves, the bishop, rook or queen may not move over any intervening pieces.\n\n3.6 The knight may move to one of the squares nearest to that on which it stands but not on the same rank, file or diagonal.\n\n3.7 The pawn:\n\n3.7.1 The pawn may move forward to the square immediately in front of it on the same file, provided that this square is unoccupied, or\n\n3.7.2 on its first move the pawn may move as in 3.7.1 or alternatively it may advance two squares along the same file, provided that both squares are unoccupied, or\n\n3.7.3 the pawn may move to a square occupied by an opponent’s piece diagonally in front of it on an adjacent file, capturing that piece.\n\n3.7.3.1 A pawn occupying a square on the same rank as and on an adjacent file to an opponent’s pawn which has just advanced two squares in one move from its original square may capture this opponent’s pawn as though the latter had been moved only one square.\n\n3.7.3.2 This capture is only legal on the move following this advance and is called an ‘en passant’ capture.\n\n3.7.3.3 When a player, having the move, plays a pawn to the rank furthest from its starting position, he/she must exchange that pawn as part of the same move for a new queen, rook, bishop or knight of the same colour on the intended square of arrival. This is called the square of ‘promotion’.\n\n3.7.3.4 The player's choice is not restricted to pieces that have been captured previously.\n\n3.7.3.5 This exchange of a pawn for another piece is called promotion, and the effect of the new piece is immediate.\n\n3.8 There are two different ways of moving the king:\n\n3.8.1 by moving to an adjoining square\n\n3.8.2 by ‘castling’. This is a move of the king and either rook of the same colour along the player’s first rank, counting as a single move of the king and executed as follows: the king is transferred from its original square two squares towards the rook on its original square, then that rook is transferred to the square the king has just crossed.\n\n3.8.2.1 The right to castle has been lost:\n\n1) If the king has already moved, or\n\n2) With a rook that has already moved.\n\n3.8.2.2 Castling is prevented temporarily:\n\n3) If the square on which the king stands, or the square which it must cross, or the square which it is to occupy, is attacked by one or more of the opponent's pieces, or\n\n4) If there is any piece between the king and the rook with which castling is to be effected.\n\n3.9 The king in check:\n\n3.9.1 The king is said to be 'in check' if it is attacked by one or more of the opponent's pieces, even if such pieces are constrained from moving to the square occupied by the king because they would then leave or place their own king in check.\n\n3.9.2 No piece can be moved that will either expose the king of the same colour to check or leave that king in check.\n\n3.10 Legal and illegal moves; illegal positions:\n\n3.10.1 A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled.\n\n3.10.2 A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9.\n\n3.10.3 A position is illegal when it cannot have been reached by any series of legal moves.",
+        ),
+        ::clir::FragmentInfo::new(
+            "urn:fide:laws:clir:chess#FIDE_ART_4",
+            "article/4",
+            "Article 4: The Act of Moving the Pieces\n\n4.1 Each move must be played with one hand only.\n\n4.2 Adjusting the pieces or other physical contact with a piece:\n\n4.2.1 Only the player having the move may adjust one or more pieces on their squares, provided that he/she first expresses his/her intention (for example by saying “j’adoube” or “I adjust”).\n\n4.2.2 Any other physical contact with a piece, except for clearly accidental contact, shall be considered to be intent.\n\n4.3 Except as provided in Article 4.2.1, if the player having the move touches on the chessboard, with the intention of moving or capturing:\n\n4.3.1 one or more of his/her own pieces, he/she must move the first piece touched that can be moved.\n\n4.3.2 one or more of his/her opponent’s pieces, he/she must capture the first piece touched that can be captured.\n\n4.3.3 one or more pieces of each colour, he/she must capture the first touched opponent’s piece with his/her first touched piece or, if this is illegal, move or capture the first piece touched that can be moved or captured. If it is unclear whether the player’s own piece or his/her opponent’s piece was touched first, the player’s own piece shall be considered to have been touched before his/her opponent’s.\n\n4.4 If a player having the move:\n\n4.4.1 touches his/her king and a rook he/she must castle on that side if it is legal to do so\n\n4.4.2 deliberately touches a rook and then his/her king he/she is not allowed to castle on that side on that move and the situation shall be governed by Article 4.3.1.\n\n4.4.3 intending to castle, touches the king and then a rook, but castling with this rook is illegal, the player must make another legal move with his/her king (which may include castling with the other rook). If the king has no legal move, the player is free to make any legal move.\n\n4.4.4 promotes a pawn, the choice of the piece is finalised when the piece has touched the square of promotion.\n\n4.5 If none of the pieces touched in accordance with Article 4.3 or Article 4.4 can be moved or captured, the player may make any legal move.\n\n4.6 The act of promotion may be performed in various ways:\n\n4.6.1 the pawn does not have to be placed on the square of arrival.\n\n4.6.2 removing the pawn and putting the new piece on the square of promotion may occur in any order.\n\n4.6.3 If an opponent’s piece stands on the square of promotion, it must be captured.\n\n4.7 When, as a legal move or part of a legal move, a piece has been released on a square, it cannot be moved to another square on this move. The move is considered to have been made in the case of:\n\n4.7.1 A capture, when the captured piece has been removed from the chessboard and the player, having placed his/her own piece on its new square, has released this capturing piece from his/her hand.\n\n4.7.2 Castling, when the player's hand has released the rook on the square previously crossed by the king. When the player has released the king from his/her hand, the move is not yet made, but the player no longer has the right to make any move other than castling on that side, if this is legal. If castling on this side is illegal, the player must make another legal move with his/her king (which may include castling with the other rook). If the king has no legal move, the player is free to make any legal move.\n\n4.7.3 Promotion, when the player's hand has released the new piece on the square of promotion and the pawn has been removed from the board.\n\n4.8 A player forfeits his/her right to claim against his/her opponent’s violation of Articles 4.1 – 4.7 once the player touches a piece with the intention of moving or capturing it.\n\n4.9 If a player is unable to move the pieces, an assistant, who shall be acceptable to the arbiter, may be provided by the player to perform this operation.",
+        ),
+        ::clir::FragmentInfo::new(
+            "urn:fide:laws:clir:chess#FIDE_ART_5",
+            "article/5",
+            "Article 5: The Completion of the Game\n\n5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.\n\n5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.\n\n5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.\n\n5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.\n\n5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
+        ),
+        ::clir::FragmentInfo::new(
+            "urn:fide:laws:clir:chess#FIDE_ART_7",
+            "article/7",
+            "Article 7: Irregularities\n\n7.1 If an irregularity occurs and the pieces have to be restored to a previous position, the arbiter shall use his/her best judgement to determine the times to be shown on the chessclock. This includes the right not to change the clock times. He/She shall also, if necessary, adjust the clock’s move-counter.\n\n7.2.1 If during a game it is found that the initial position of the pieces was incorrect, the game shall be cancelled and a new game shall be played.\n\n7.2.2 If during a game it is found that the chessboard has been placed contrary to Article 2.1, the game shall continue but the position reached must be transferred to a correctly placed chessboard.\n\n7.3 If a game has started with colours reversed then, if less than 10 moves have been made by both players, it shall be discontinued and a new game played with the correct colours. After 10 moves or more, the game shall continue.\n\n7.4 Dispaced pieces:\n\n7.4.1 If a player displaces one or more pieces, he/she shall re-establish the correct position in his/her own time.\n\n7.4.2 If necessary, either the player or his/her opponent shall pause the chessclock and ask for the arbiter’s assistance.\n\n7.4.3 The arbiter may penalise the player who displaces the pieces.\n\n7.5 Illegal moves:\n\n7.5.1 An illegal move is completed once the player has pressed his/her clock. If during a game it is found that an illegal move has been completed, the position immediately before the irregularity shall be reinstated. If the position immediately before the irregularity cannot be determined, the game shall continue from the last identifiable position prior to the irregularity. Articles 4.3 and 4.7 apply to the move replacing the illegal move. The game shall then continue from this reinstated position.\n\n7.5.2 If the player has moved a pawn to the furthest distant rank, pressed the clock, but not replaced the pawn with a new piece, the move is illegal. The pawn shall be replaced by a queen of the same colour as the pawn.\n\n7.5.3 If the player presses the clock without making a move, it shall be considered and penalised as if an illegal move.\n\n7.5.4 If a player uses two hands to make a single move (for example in case of castling, capturing or promotion) and pressed the clock, it shall be considered and penalised as if an illegal move.\n\n7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.\n\n7.6 If, during a game it is found that any piece has been displaced from its correct square, the position before the irregularity shall be reinstated. If the position immediately before the irregularity cannot be determined, the game shall continue from the last identifiable position prior to the irregularity. The game shall then continue from this reinstated position.",
+        ),
+        ::clir::FragmentInfo::new(
+            "urn:fide:laws:clir:chess#FIDE_ART_9",
+            "article/9",
+            "Article 9: The Drawn Game\n\n9.1 Draw offers and event Regulations:\n\n9.1.1 The regulations of an event may specify that players cannot offer or agree to a draw, whether in less than a specified number of moves or at all, without the consent of the arbiter.\n\n9.1.2 However, if the regulations of an event allow a draw agreement the following shall apply:\n\n9.1.2.1 A player wishing to offer a draw shall do so after having made a move on the chessboard and before pressing his/her clock. An offer at any other time during play is still valid but Article 11.5 must be considered. No conditions can be attached to the offer. In both cases the offer cannot be withdrawn and remains valid until the opponent accepts it, rejects it orally, rejects it by touching a piece with the intention of moving or capturing it, or the game is concluded in some other way.\n\n9.1.2.2 The offer of a draw shall be recorded by each player on his/her scoresheet with the symbol (=).\n\n9.1.2.3 A claim of a draw under Article 9.2 or 9.3 shall be considered to be an offer of a draw.\n\n9.2 The game is drawn, upon a correct claim by a player having the move, when the same position for at least the third time (not necessarily by a repetition of moves):\n\n9.2.1 is about to appear, if he/she first indicates his/her move, which cannot be changed, by writing it on the paper scoresheet or entering it on the electronic scoresheet and declares to the arbiter his/her intention to make this move, or\n\n9.2.2 has just appeared, and the player claiming the draw has the move.\n\n9.2.3 Positions are considered the same if and only if the same player has the move, pieces of the same kind and colour occupy the same squares and the possible moves of all the pieces of both players are the same. Thus positions are not the same if:\n\n9.2.3.1 at the start of the sequence a pawn could have been captured en passant.\n\n9.2.3.2 a king had castling rights with a rook that has not been moved, but forfeited these after moving. The castling rights are lost only after the king or rook is moved.\n\n9.3 The game is drawn, upon a correct claim by a player having the move, if:\n\n9.3.1 he/she indicates his/her move, which cannot be changed, by writing it on the paper scoresheet or entering it on the electronic scoresheet and declares to the arbiter his/her intention to make this move which will result in the last 50 moves by each player having been made without the movement of any pawn and without any capture, or\n\n9.3.2 the last 50 moves by each player have been completed without the movement of any pawn and without any capture.\n\n9.4 If the player touches a piece as in Article 4.3, he/she loses the right to claim a draw under Article 9.2 or 9.3 on that move.\n\n9.5 Draw claims:\n\n9.5.1 If a player claims a draw under Article 9.2 or 9.3, he/she or the arbiter shall pause the chessclock. He/She is not allowed to withdraw his/her claim.\n\n9.5.2 If the claim is found to be correct, the game is immediately drawn.\n\n9.5.3 If the claim is found to be incorrect, the arbiter shall add two minutes to the opponent’s remaining thinking time. Then the game shall continue. If the claim was based on an intended move, this move must be made in accordance with Articles 3 and 4.\n\n9.6 If one or both of the following occur(s) then the game is drawn:\n\n9.6.1 the same position has appeared, as in 9.2.2 at least five times.\n\n9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
+        ),
+        ::clir::FragmentInfo::new(
+            "urn:fide:laws:clir:chess#FIDE_PREFACE",
+            "preface/0.2",
+            "0.2 Preface\n\nThe Laws of Chess cannot cover all possible situations that may arise during a game, nor can they regulate all administrative questions. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision by studying analogous situations which are regulated in the Laws.\n\nThe Laws assume that arbiters have the necessary competence, sound judgement and absolute objectivity. Too detailed a rule might deprive the arbiter of his/her freedom of judgement and thus prevent him/her from finding a solution to a problem dictated by fairness, logic and special factors. FIDE appeals to all chess players and federations to accept this view.\n\nA necessary condition for a game to be rated by FIDE is that it shall be played according to the FIDE Laws of Chess.\n\nIt is recommended that competitive games not rated by FIDE be played according to the FIDE Laws of Chess.\n\nMember federations may ask FIDE to give a ruling on matters relating to the Laws of Chess.",
+        ),
+    ],
     rules: &[
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#AgreedDraw",
             "strict",
             "Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#AgreedDrawEndsTheGame",
             "strict",
             "Article 5.2.3. An agreed draw immediately ends the game",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#ArbiterSeesLawsObserved",
             "strict",
             "Article 12.1. The arbiter shall see that the Laws of Chess are observed",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_12",
-                    "article/12",
-                    "12.1 The arbiter shall see that the Laws of Chess are observed.",
-                ),
-            ],
+            &[0],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#CastlingLegal",
             "strict",
             "Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_3",
-                    "article/3",
-                    "3.8.2 by ‘castling’. This is a move of the king and either rook of the same colour along the player’s first rank, counting as a single move of the king and executed as follows: the king is transferred from its original square two squares towards the rook on its original square, then that rook is transferred to the square the king has just crossed.",
-                ),
-            ],
+            &[1],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#CheckmateEndsTheGame",
             "strict",
             "Article 5.1.1. Checkmate immediately ends the game",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive",
             "defeasible",
             "Article 9.6.2. If the last move resulted in checkmate, that shall take precedence",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    "article/9",
-                    "9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
-                ),
-            ],
+            &[5],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#CheckmateWins",
             "strict",
             "Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#DeadPositionDraws",
             "strict",
             "Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#DeadPositionEndsTheGame",
             "strict",
             "Article 5.2.2. A dead position immediately ends the game",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#EnPassantCaptureLegal",
             "strict",
             "Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_3",
-                    "article/3",
-                    "Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance",
-                ),
-            ],
+            &[1],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#FiftyMoveClaimCorrect",
             "strict",
             "Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    "article/9",
-                    "9.3 The game is drawn, upon a correct claim by a player having the move, if:",
-                ),
-            ],
+            &[5],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#FiftyMoveClaimDraws",
             "strict",
             "Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    "article/9",
-                    "9.5.2 If the claim is found to be correct, the game is immediately drawn.",
-                ),
-            ],
+            &[5],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#FivefoldAutomaticDraw",
             "strict",
             "Article 9.6.1. The game is drawn if the same position has appeared at least five times",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    "article/9",
-                    "9.6.1 the same position has appeared, as in 9.2.2 at least five times.",
-                ),
-            ],
+            &[5],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters",
@@ -840,181 +799,91 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
             "urn:fide:laws:clir:chess#MoveIsIllegal",
             "strict",
             "Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_3",
-                    "article/3",
-                    "3.10.2 A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9.",
-                ),
-            ],
+            &[1],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#MoveIsLegal",
             "strict",
             "Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_3",
-                    "article/3",
-                    "3.10.1 A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled.",
-                ),
-            ],
+            &[1],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece",
             "strict",
             "Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_4",
-                    "article/4",
-                    "4.3.1 one or more of his/her own pieces, he/she must move the first piece touched that can be moved.",
-                ),
-            ],
+            &[2],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible",
             "strict",
             "Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#ResignationEndsTheGame",
             "strict",
             "Article 5.1.2. Resignation immediately ends the game",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#ResignationLoses",
             "strict",
             "Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible",
             "strict",
             "Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_7",
-                    "article/7",
-                    "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
-                ),
-            ],
+            &[4],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame",
             "strict",
             "Article 7.5.5. The second completed illegal move immediately ends the game",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_7",
-                    "article/7",
-                    "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
-                ),
-            ],
+            &[4],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#SecondIllegalMoveLoses",
             "strict",
             "Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_7",
-                    "article/7",
-                    "7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.",
-                ),
-            ],
+            &[4],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw",
             "defeasible",
             "Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    "article/9",
-                    "9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
-                ),
-            ],
+            &[5],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#StalemateDraws",
             "strict",
             "Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#StalemateEndsTheGame",
             "strict",
             "Article 5.2.1. Stalemate immediately ends the game",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_5",
-                    "article/5",
-                    "5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.",
-                ),
-            ],
+            &[3],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#ThreefoldClaimCorrect",
             "strict",
             "Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    "article/9",
-                    "9.2 The game is drawn, upon a correct claim by a player having the move, when the same position for at least the third time (not necessarily by a repetition of moves):",
-                ),
-            ],
+            &[5],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#ThreefoldClaimDraws",
             "strict",
             "Article 9.5.2. If the claim is found to be correct, the game is immediately drawn",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_ART_9",
-                    "article/9",
-                    "9.5.2 If the claim is found to be correct, the game is immediately drawn.",
-                ),
-            ],
+            &[5],
         ),
         ::clir::RuleInfo::new(
             "urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter",
             "strict",
             "Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision",
-            &[
-                ::clir::AnchorInfo::new(
-                    "urn:fide:laws:clir:chess#FIDE_PREFACE",
-                    "preface/0.2",
-                    "Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision",
-                ),
-            ],
+            &[6],
         ),
     ],
     priorities: &[
@@ -2006,12 +1875,10 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let mut out = ::clir::Output::new(SCHEMA.relations.len());
     self::write_conclusions_0(&l, &mut out);
     self::write_conclusions_1(&l, &mut out);
-    self::write_conclusions_2(&l, &mut out);
     if batch.explain {
         let mut instances: Vec<::clir::Instance> = Vec::new();
         self::explain_0(&l, &mut instances);
         self::explain_1(&l, &mut instances);
-        self::explain_2(&l, &mut instances);
         out.instances = instances;
     }
     out
@@ -3144,57 +3011,21 @@ fn evaluate_stratum_52(l: &mut Layers) {
     l.not_valid_transition_supported = not_valid_transition_supported.total;
 }
 fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
-    out.conclude(
+    out.conclude_relation(
         REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-        false,
-        &l.agreed_draw_has_ended_the_game,
-        &l.agreed_draw_has_ended_the_game,
+        [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game],
+        [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game],
     );
-    out.conclude(
-        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-        true,
-        &l.not_agreed_draw_has_ended_the_game,
-        &l.not_agreed_draw_has_ended_the_game,
-    );
-    out.contradict(
-        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-        &l.agreed_draw_has_ended_the_game,
-        &l.not_agreed_draw_has_ended_the_game,
-    );
-    out.conclude(
+    out.conclude_relation(
         REL_ARBITER_COMPETENT_TO_DECIDE,
-        false,
-        &l.arbiter_competent_to_decide,
-        &l.arbiter_competent_to_decide,
-    );
-    out.conclude(
-        REL_ARBITER_COMPETENT_TO_DECIDE,
-        true,
-        &l.not_arbiter_competent_to_decide,
-        &l.not_arbiter_competent_to_decide,
-    );
-    out.contradict(
-        REL_ARBITER_COMPETENT_TO_DECIDE,
-        &l.arbiter_competent_to_decide,
-        &l.not_arbiter_competent_to_decide,
+        [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide],
+        [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide],
     );
     out.contradict(REL_ARBITER_OF, &l.arbiter_of, &l.not_arbiter_of);
-    out.conclude(
+    out.conclude_relation(
         REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-        false,
-        &l.arbiter_shall_see_laws_observed,
-        &l.arbiter_shall_see_laws_observed,
-    );
-    out.conclude(
-        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-        true,
-        &l.not_arbiter_shall_see_laws_observed,
-        &l.not_arbiter_shall_see_laws_observed,
-    );
-    out.contradict(
-        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-        &l.arbiter_shall_see_laws_observed,
-        &l.not_arbiter_shall_see_laws_observed,
+        [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed],
+        [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed],
     );
     out.contradict(
         REL_ATTEMPTED_TRANSITION,
@@ -3216,9 +3047,11 @@ fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
         &l.case_not_precisely_regulated,
         &l.not_case_not_precisely_regulated,
     );
-    out.conclude(REL_CASTLING_LEGAL, false, &l.castling_legal, &l.castling_legal);
-    out.conclude(REL_CASTLING_LEGAL, true, &l.not_castling_legal, &l.not_castling_legal);
-    out.contradict(REL_CASTLING_LEGAL, &l.castling_legal, &l.not_castling_legal);
+    out.conclude_relation(
+        REL_CASTLING_LEGAL,
+        [&l.castling_legal, &l.not_castling_legal],
+        [&l.castling_legal, &l.not_castling_legal],
+    );
     out.contradict(
         REL_CASTLING_PATH_ATTACKED,
         &l.castling_path_attacked,
@@ -3243,22 +3076,10 @@ fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
         &l.checkmate_delivered,
         &l.not_checkmate_delivered,
     );
-    out.conclude(
+    out.conclude_relation(
         REL_CHECKMATE_HAS_BEEN_DELIVERED,
-        false,
-        &l.checkmate_has_been_delivered,
-        &l.checkmate_has_been_delivered,
-    );
-    out.conclude(
-        REL_CHECKMATE_HAS_BEEN_DELIVERED,
-        true,
-        &l.not_checkmate_has_been_delivered,
-        &l.not_checkmate_has_been_delivered,
-    );
-    out.contradict(
-        REL_CHECKMATE_HAS_BEEN_DELIVERED,
-        &l.checkmate_has_been_delivered,
-        &l.not_checkmate_has_been_delivered,
+        [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered],
+        [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered],
     );
     out.contradict(
         REL_COMPLETED_ILLEGAL_MOVE_COUNT,
@@ -3270,109 +3091,66 @@ fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
         &l.dead_position_arisen,
         &l.not_dead_position_arisen,
     );
-    out.conclude(
+    out.conclude_relation(
         REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-        false,
-        &l.dead_position_has_ended_the_game,
-        &l.dead_position_has_ended_the_game,
-    );
-    out.conclude(
-        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-        true,
-        &l.not_dead_position_has_ended_the_game,
-        &l.not_dead_position_has_ended_the_game,
-    );
-}
-fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
-    out.contradict(
-        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-        &l.dead_position_has_ended_the_game,
-        &l.not_dead_position_has_ended_the_game,
+        [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game],
+        [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game],
     );
     out.contradict(REL_DRAW_AGREED, &l.draw_agreed, &l.not_draw_agreed);
     out.contradict(REL_DRAW_CLAIMED, &l.draw_claimed, &l.not_draw_claimed);
-    out.conclude(
+    out.conclude_relation(
         REL_EN_PASSANT_CAPTURE_LEGAL,
-        false,
-        &l.en_passant_capture_legal,
-        &l.en_passant_capture_legal,
-    );
-    out.conclude(
-        REL_EN_PASSANT_CAPTURE_LEGAL,
-        true,
-        &l.not_en_passant_capture_legal,
-        &l.not_en_passant_capture_legal,
-    );
-    out.contradict(
-        REL_EN_PASSANT_CAPTURE_LEGAL,
-        &l.en_passant_capture_legal,
-        &l.not_en_passant_capture_legal,
+        [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal],
+        [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal],
     );
     out.contradict(
         REL_EN_PASSANT_RIGHT_OPEN,
         &l.en_passant_right_open,
         &l.not_en_passant_right_open,
     );
-    out.conclude(
+    out.conclude_relation(
         REL_ENTERED_STATE,
-        false,
-        &l.entered_state_concluded,
-        &l.entered_state_definite,
+        [&l.entered_state_concluded, &l.not_entered_state_concluded],
+        [&l.entered_state_definite, &l.not_entered_state_definite],
     );
-    out.conclude(
-        REL_ENTERED_STATE,
-        true,
-        &l.not_entered_state_concluded,
-        &l.not_entered_state_definite,
-    );
-    out.contradict(
-        REL_ENTERED_STATE,
-        &l.entered_state_definite,
-        &l.not_entered_state_definite,
-    );
-    out.conclude(
+    out.conclude_relation(
         REL_FIFTY_MOVE_CLAIM_CORRECT,
-        false,
-        &l.fifty_move_claim_correct,
-        &l.fifty_move_claim_correct,
+        [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct],
+        [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct],
     );
-    out.conclude(
-        REL_FIFTY_MOVE_CLAIM_CORRECT,
-        true,
-        &l.not_fifty_move_claim_correct,
-        &l.not_fifty_move_claim_correct,
-    );
-    out.contradict(
-        REL_FIFTY_MOVE_CLAIM_CORRECT,
-        &l.fifty_move_claim_correct,
-        &l.not_fifty_move_claim_correct,
-    );
-    out.conclude(REL_GAME_DRAWN, false, &l.game_drawn_concluded, &l.game_drawn_definite);
-    out.conclude(
+    out.conclude_relation(
         REL_GAME_DRAWN,
-        true,
-        &l.not_game_drawn_concluded,
-        &l.not_game_drawn_definite,
+        [&l.game_drawn_concluded, &l.not_game_drawn_concluded],
+        [&l.game_drawn_definite, &l.not_game_drawn_definite],
     );
-    out.contradict(REL_GAME_DRAWN, &l.game_drawn_definite, &l.not_game_drawn_definite);
-    out.conclude(REL_GAME_LOST_BY, false, &l.game_lost_by, &l.game_lost_by);
-    out.conclude(REL_GAME_LOST_BY, true, &l.not_game_lost_by, &l.not_game_lost_by);
-    out.contradict(REL_GAME_LOST_BY, &l.game_lost_by, &l.not_game_lost_by);
-    out.conclude(REL_GAME_WON_BY, false, &l.game_won_by, &l.game_won_by);
-    out.conclude(REL_GAME_WON_BY, true, &l.not_game_won_by, &l.not_game_won_by);
-    out.contradict(REL_GAME_WON_BY, &l.game_won_by, &l.not_game_won_by);
-    out.conclude(REL_ILLEGAL_MOVE, false, &l.illegal_move, &l.illegal_move);
-    out.conclude(REL_ILLEGAL_MOVE, true, &l.not_illegal_move, &l.not_illegal_move);
-    out.contradict(REL_ILLEGAL_MOVE, &l.illegal_move, &l.not_illegal_move);
+    out.conclude_relation(
+        REL_GAME_LOST_BY,
+        [&l.game_lost_by, &l.not_game_lost_by],
+        [&l.game_lost_by, &l.not_game_lost_by],
+    );
+    out.conclude_relation(
+        REL_GAME_WON_BY,
+        [&l.game_won_by, &l.not_game_won_by],
+        [&l.game_won_by, &l.not_game_won_by],
+    );
+    out.conclude_relation(
+        REL_ILLEGAL_MOVE,
+        [&l.illegal_move, &l.not_illegal_move],
+        [&l.illegal_move, &l.not_illegal_move],
+    );
     out.contradict(
         REL_KING_CANNOT_BE_CHECKMATED,
         &l.king_cannot_be_checkmated,
         &l.not_king_cannot_be_checkmated,
     );
+}
+fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
     out.contradict(REL_KING_OF, &l.king_of, &l.not_king_of);
-    out.conclude(REL_LEGAL_MOVE, false, &l.legal_move, &l.legal_move);
-    out.conclude(REL_LEGAL_MOVE, true, &l.not_legal_move, &l.not_legal_move);
-    out.contradict(REL_LEGAL_MOVE, &l.legal_move, &l.not_legal_move);
+    out.conclude_relation(
+        REL_LEGAL_MOVE,
+        [&l.legal_move, &l.not_legal_move],
+        [&l.legal_move, &l.not_legal_move],
+    );
     out.contradict(
         REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
         &l.move_meets_articles_3_1_to_3_9,
@@ -3383,24 +3161,10 @@ fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
         &l.moves_by_each_without_pawn_or_capture,
         &l.not_moves_by_each_without_pawn_or_capture,
     );
-}
-fn write_conclusions_2(l: &Layers, out: &mut ::clir::Output) {
-    out.conclude(
+    out.conclude_relation(
         REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
-        false,
-        &l.must_move_first_touched_piece,
-        &l.must_move_first_touched_piece,
-    );
-    out.conclude(
-        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
-        true,
-        &l.not_must_move_first_touched_piece,
-        &l.not_must_move_first_touched_piece,
-    );
-    out.contradict(
-        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
-        &l.must_move_first_touched_piece,
-        &l.not_must_move_first_touched_piece,
+        [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece],
+        [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece],
     );
     out.contradict(REL_OWN_PIECE_OF, &l.own_piece_of, &l.not_own_piece_of);
     out.contradict(
@@ -3432,101 +3196,71 @@ fn write_conclusions_2(l: &Layers, out: &mut ::clir::Output) {
         &l.procedure_instance,
         &l.not_procedure_instance,
     );
-    out.conclude(
+    out.conclude_relation(
         REL_RESIGNATION_HAS_ENDED_THE_GAME,
-        false,
-        &l.resignation_has_ended_the_game,
-        &l.resignation_has_ended_the_game,
-    );
-    out.conclude(
-        REL_RESIGNATION_HAS_ENDED_THE_GAME,
-        true,
-        &l.not_resignation_has_ended_the_game,
-        &l.not_resignation_has_ended_the_game,
-    );
-    out.contradict(
-        REL_RESIGNATION_HAS_ENDED_THE_GAME,
-        &l.resignation_has_ended_the_game,
-        &l.not_resignation_has_ended_the_game,
+        [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game],
+        [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game],
     );
     out.contradict(REL_ROOK_OF, &l.rook_of, &l.not_rook_of);
-    out.conclude(
+    out.conclude_relation(
         REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-        false,
-        &l.second_illegal_move_has_ended_the_game,
-        &l.second_illegal_move_has_ended_the_game,
-    );
-    out.conclude(
-        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-        true,
-        &l.not_second_illegal_move_has_ended_the_game,
-        &l.not_second_illegal_move_has_ended_the_game,
-    );
-    out.contradict(
-        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-        &l.second_illegal_move_has_ended_the_game,
-        &l.not_second_illegal_move_has_ended_the_game,
+        [
+            &l.second_illegal_move_has_ended_the_game,
+            &l.not_second_illegal_move_has_ended_the_game,
+        ],
+        [
+            &l.second_illegal_move_has_ended_the_game,
+            &l.not_second_illegal_move_has_ended_the_game,
+        ],
     );
     out.contradict(REL_STALEMATE_ARISEN, &l.stalemate_arisen, &l.not_stalemate_arisen);
-    out.conclude(
+    out.conclude_relation(
         REL_STALEMATE_HAS_ENDED_THE_GAME,
-        false,
-        &l.stalemate_has_ended_the_game,
-        &l.stalemate_has_ended_the_game,
+        [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game],
+        [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game],
     );
-    out.conclude(
-        REL_STALEMATE_HAS_ENDED_THE_GAME,
-        true,
-        &l.not_stalemate_has_ended_the_game,
-        &l.not_stalemate_has_ended_the_game,
-    );
-    out.contradict(
-        REL_STALEMATE_HAS_ENDED_THE_GAME,
-        &l.stalemate_has_ended_the_game,
-        &l.not_stalemate_has_ended_the_game,
-    );
-    out.conclude(
+    out.conclude_relation(
         REL_THREEFOLD_CLAIM_CORRECT,
-        false,
-        &l.threefold_claim_correct,
-        &l.threefold_claim_correct,
+        [&l.threefold_claim_correct, &l.not_threefold_claim_correct],
+        [&l.threefold_claim_correct, &l.not_threefold_claim_correct],
     );
-    out.conclude(
-        REL_THREEFOLD_CLAIM_CORRECT,
-        true,
-        &l.not_threefold_claim_correct,
-        &l.not_threefold_claim_correct,
-    );
-    out.contradict(
-        REL_THREEFOLD_CLAIM_CORRECT,
-        &l.threefold_claim_correct,
-        &l.not_threefold_claim_correct,
-    );
-    out.conclude(
+    out.conclude_relation(
         REL_VALID_TRANSITION,
-        false,
-        &l.valid_transition_concluded,
-        &l.valid_transition_definite,
-    );
-    out.conclude(
-        REL_VALID_TRANSITION,
-        true,
-        &l.not_valid_transition_concluded,
-        &l.not_valid_transition_definite,
-    );
-    out.contradict(
-        REL_VALID_TRANSITION,
-        &l.valid_transition_definite,
-        &l.not_valid_transition_definite,
+        [&l.valid_transition_concluded, &l.not_valid_transition_concluded],
+        [&l.valid_transition_definite, &l.not_valid_transition_definite],
     );
 }
 fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+    // urn:fide:laws:clir:chess#AgreedDraw
+    let instance = |definite, &(case, game): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_AGREED_DRAW,
+                definite,
+                case,
+                (REL_GAME_DRAWN, false),
+                (game,),
+            )
+            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
+            .premise(REL_DRAW_AGREED, false, (game,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, found),
-        instance_agreed_draw,
+        instance,
     );
+    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
+    let instance = |definite, &(case, game): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_AGREED_DRAW_ENDS_THE_GAME,
+                definite,
+                case,
+                (REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false),
+                (game,),
+            )
+            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
+            .premise(REL_DRAW_AGREED, false, (game,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -3535,14 +3269,54 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.draw_agreed,
             found,
         ),
-        instance_agreed_draw_ends_the_game,
+        instance,
     );
+    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
+    let instance = |definite, &(case, game, arb): &(CaseId, Game, Arbiter)| {
+        ::clir::Instance::rule(
+                RULE_ARBITER_SEES_LAWS_OBSERVED,
+                definite,
+                case,
+                (REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false),
+                (arb, game),
+            )
+            .premise(REL_ARBITER_OF, false, (game, arb))
+            .premise(REL_PLAY_STARTED, false, (game,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_arbiter_sees_laws_observed(&l.arbiter_of, &l.play_started, found),
-        instance_arbiter_sees_laws_observed,
+        instance,
     );
+    // urn:fide:laws:clir:chess#CastlingLegal
+    let instance = |
+        definite,
+        &(
+            case,
+            game,
+            who,
+            side,
+            king,
+            rook,
+        ): &(CaseId, Game, Player, CastlingSide, Piece, Piece)|
+    {
+        ::clir::Instance::rule(
+                RULE_CASTLING_LEGAL,
+                definite,
+                case,
+                (REL_CASTLING_LEGAL, false),
+                (game, who, side),
+            )
+            .premise(REL_CASTLING_SIDE_OF, false, (game, who, side, rook))
+            .premise(REL_KING_OF, false, (who, king))
+            .premise(REL_PIECE_HAS_MOVED, true, (rook,))
+            .premise(REL_CASTLING_PATH_BLOCKED, true, (side,))
+            .premise(REL_ROOK_OF, false, (who, rook))
+            .premise(REL_CASTLING_PATH_ATTACKED, true, (side,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+            .premise(REL_PIECE_HAS_MOVED, true, (king,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -3557,14 +3331,36 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.not_piece_has_moved,
             found,
         ),
-        instance_castling_legal,
+        instance,
     );
+    // urn:fide:laws:clir:chess#CheckmateEndsTheGame
+    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
+        ::clir::Instance::rule(
+                RULE_CHECKMATE_ENDS_THE_GAME,
+                definite,
+                case,
+                (REL_CHECKMATE_HAS_BEEN_DELIVERED, false),
+                (game,),
+            )
+            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_checkmate_ends_the_game(&l.checkmate_delivered, found),
-        instance_checkmate_ends_the_game,
+        instance,
     );
+    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
+    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
+        ::clir::Instance::rule(
+                RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
+                definite,
+                case,
+                (REL_GAME_DRAWN, true),
+                (game,),
+            )
+            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3572,26 +3368,72 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.checkmate_delivered,
             found,
         ),
-        instance_checkmate_takes_precedence_over_seventy_five,
+        instance,
     );
+    // urn:fide:laws:clir:chess#CheckmateWins
+    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
+        ::clir::Instance::rule(
+                RULE_CHECKMATE_WINS,
+                definite,
+                case,
+                (REL_GAME_WON_BY, false),
+                (game, who),
+            )
+            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_checkmate_wins(&l.checkmate_delivered, found),
-        instance_checkmate_wins,
+        instance,
     );
+    // urn:fide:laws:clir:chess#DeadPositionDraws
+    let instance = |definite, &(case, game): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_DEAD_POSITION_DRAWS,
+                definite,
+                case,
+                (REL_GAME_DRAWN, false),
+                (game,),
+            )
+            .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_dead_position_draws(&l.dead_position_arisen, found),
-        instance_dead_position_draws,
+        instance,
     );
+    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
+    let instance = |definite, &(case, game): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_DEAD_POSITION_ENDS_THE_GAME,
+                definite,
+                case,
+                (REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false),
+                (game,),
+            )
+            .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_dead_position_ends_the_game(&l.dead_position_arisen, found),
-        instance_dead_position_ends_the_game,
+        instance,
     );
+    // urn:fide:laws:clir:chess#EnPassantCaptureLegal
+    let instance = |definite, &(case, game, who, pawn): &(CaseId, Game, Player, Piece)| {
+        ::clir::Instance::rule(
+                RULE_EN_PASSANT_CAPTURE_LEGAL,
+                definite,
+                case,
+                (REL_EN_PASSANT_CAPTURE_LEGAL, false),
+                (game, pawn),
+            )
+            .premise(REL_EN_PASSANT_RIGHT_OPEN, false, (game,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+            .premise(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (game, pawn))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -3601,8 +3443,21 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.capturing_pawn_on_adjacent_file,
             found,
         ),
-        instance_en_passant_capture_legal,
+        instance,
     );
+    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
+    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+        ::clir::Instance::rule(
+                RULE_FIFTY_MOVE_CLAIM_CORRECT,
+                definite,
+                case,
+                (REL_FIFTY_MOVE_CLAIM_CORRECT, false),
+                (game, who),
+            )
+            .premise(REL_DRAW_CLAIMED, false, (who,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -3612,20 +3467,57 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.moves_by_each_without_pawn_or_capture,
             found,
         ),
-        instance_fifty_move_claim_correct,
+        instance,
     );
+    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
+    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
+        ::clir::Instance::rule(
+                RULE_FIFTY_MOVE_CLAIM_DRAWS,
+                definite,
+                case,
+                (REL_GAME_DRAWN, false),
+                (game,),
+            )
+            .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, found),
-        instance_fifty_move_claim_draws,
+        instance,
     );
+    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
+    let instance = |definite, &(case, game, n): &(CaseId, Game, i64)| {
+        ::clir::Instance::rule(
+                RULE_FIVEFOLD_AUTOMATIC_DRAW,
+                definite,
+                case,
+                (REL_GAME_DRAWN, false),
+                (game,),
+            )
+            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_fivefold_automatic_draw(&l.position_occurrence_count, found),
-        instance_fivefold_automatic_draw,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::ENDED),
+            )
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+            )
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3633,7 +3525,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_concluded,
             found,
         ),
-        instance_game_play_conclude_by_agreement_enters,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3642,8 +3534,25 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_definite,
             found,
         ),
-        instance_game_play_conclude_by_agreement_enters,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
+                definite,
+                case,
+                (REL_VALID_TRANSITION, false),
+                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3653,7 +3562,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.agreed_draw_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_agreement_valid,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3664,8 +3573,23 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.agreed_draw_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_agreement_valid,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::ENDED),
+            )
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+            )
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3673,7 +3597,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_concluded,
             found,
         ),
-        instance_game_play_conclude_by_checkmate_enters,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3682,8 +3606,25 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_definite,
             found,
         ),
-        instance_game_play_conclude_by_checkmate_enters,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
+                definite,
+                case,
+                (REL_VALID_TRANSITION, false),
+                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3693,7 +3634,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.checkmate_has_been_delivered,
             found,
         ),
-        instance_game_play_conclude_by_checkmate_valid,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3704,8 +3645,23 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.checkmate_has_been_delivered,
             found,
         ),
-        instance_game_play_conclude_by_checkmate_valid,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::ENDED),
+            )
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+            )
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3713,7 +3669,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_concluded,
             found,
         ),
-        instance_game_play_conclude_by_dead_position_enters,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3722,8 +3678,25 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_definite,
             found,
         ),
-        instance_game_play_conclude_by_dead_position_enters,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
+                definite,
+                case,
+                (REL_VALID_TRANSITION, false),
+                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3733,7 +3706,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.dead_position_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_dead_position_valid,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3744,8 +3717,23 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.dead_position_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_dead_position_valid,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::ENDED),
+            )
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+            )
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3753,7 +3741,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_concluded,
             found,
         ),
-        instance_game_play_conclude_by_drawn_claim_enters,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3762,8 +3750,25 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_definite,
             found,
         ),
-        instance_game_play_conclude_by_drawn_claim_enters,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
+                definite,
+                case,
+                (REL_VALID_TRANSITION, false),
+                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .premise(REL_GAME_DRAWN, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3773,7 +3778,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.game_drawn_concluded,
             found,
         ),
-        instance_game_play_conclude_by_drawn_claim_valid,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3784,8 +3789,23 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.game_drawn_definite,
             found,
         ),
-        instance_game_play_conclude_by_drawn_claim_valid,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::ENDED),
+            )
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+            )
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3793,7 +3813,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_concluded,
             found,
         ),
-        instance_game_play_conclude_by_resignation_enters,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3802,8 +3822,25 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_definite,
             found,
         ),
-        instance_game_play_conclude_by_resignation_enters,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
+                definite,
+                case,
+                (REL_VALID_TRANSITION, false),
+                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3813,10 +3850,8 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.resignation_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_resignation_valid,
+        instance,
     );
-}
-fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     ::clir::rt::record(
         instances,
         &[true],
@@ -3826,8 +3861,23 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.resignation_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_resignation_valid,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::ENDED),
+            )
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+            )
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3835,7 +3885,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_concluded,
             found,
         ),
-        instance_game_play_conclude_by_second_illegal_move_enters,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3844,8 +3894,25 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_definite,
             found,
         ),
-        instance_game_play_conclude_by_second_illegal_move_enters,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
+                definite,
+                case,
+                (REL_VALID_TRANSITION, false),
+                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3855,7 +3922,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.second_illegal_move_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_second_illegal_move_valid,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3866,8 +3933,23 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.second_illegal_move_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_second_illegal_move_valid,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::ENDED),
+            )
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+            )
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3875,7 +3957,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_concluded,
             found,
         ),
-        instance_game_play_conclude_by_stalemate_enters,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3884,8 +3966,25 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.valid_transition_definite,
             found,
         ),
-        instance_game_play_conclude_by_stalemate_enters,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
+                definite,
+                case,
+                (REL_VALID_TRANSITION, false),
+                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3895,7 +3994,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.stalemate_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_stalemate_valid,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3906,20 +4005,52 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.stalemate_has_ended_the_game,
             found,
         ),
-        instance_game_play_conclude_by_stalemate_valid,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::PLAYING),
+            )
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::PLAY_MOVE),
+            )
+    };
     ::clir::rt::record(
         instances,
         &[false],
         |found| rule_game_play_play_move_enters(&l.valid_transition_concluded, found),
-        instance_game_play_play_move_enters,
+        instance,
     );
     ::clir::rt::record(
         instances,
         &[true],
         |found| rule_game_play_play_move_enters(&l.valid_transition_definite, found),
-        instance_game_play_play_move_enters,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_PLAY_MOVE_VALID,
+                definite,
+                case,
+                (REL_VALID_TRANSITION, false),
+                (instance, GamePlayTransition::PLAY_MOVE),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::PLAY_MOVE),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .premise(REL_LEGAL_MOVE, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3929,7 +4060,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.legal_move,
             found,
         ),
-        instance_game_play_play_move_valid,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3940,20 +4071,52 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.legal_move,
             found,
         ),
-        instance_game_play_play_move_valid,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_START_PLAY_ENTERS,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::PLAYING),
+            )
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::START_PLAY),
+            )
+    };
     ::clir::rt::record(
         instances,
         &[false],
         |found| rule_game_play_start_play_enters(&l.valid_transition_concluded, found),
-        instance_game_play_start_play_enters,
+        instance,
     );
     ::clir::rt::record(
         instances,
         &[true],
         |found| rule_game_play_start_play_enters(&l.valid_transition_definite, found),
-        instance_game_play_start_play_enters,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_START_PLAY_VALID,
+                definite,
+                case,
+                (REL_VALID_TRANSITION, false),
+                (instance, GamePlayTransition::START_PLAY),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::START_PLAY),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED))
+            .premise(REL_PLAY_STARTED, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -3963,7 +4126,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.play_started,
             found,
         ),
-        instance_game_play_start_play_valid,
+        instance,
     );
     ::clir::rt::record(
         instances,
@@ -3974,14 +4137,39 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.play_started,
             found,
         ),
-        instance_game_play_start_play_valid,
+        instance,
     );
+    // urn:fide:laws:clir:chess#GamePlay/initial
+    let instance = |definite, &(case, instance): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_INITIAL,
+                definite,
+                case,
+                (REL_ENTERED_STATE, false),
+                (instance, GamePlayState::NOT_STARTED),
+            )
+            .premise(REL_PROCEDURE_INSTANCE, false, (instance,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_game_play_initial(&l.procedure_instance, found),
-        instance_game_play_initial,
+        instance,
     );
+}
+fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+    // urn:fide:laws:clir:chess#MoveIsIllegal
+    let instance = |definite, &(case, game): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_MOVE_IS_ILLEGAL,
+                definite,
+                case,
+                (REL_ILLEGAL_MOVE, false),
+                (game,),
+            )
+            .premise(REL_CHECKED_GAME, false, (game,))
+            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (game,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -3990,14 +4178,39 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.not_move_meets_articles_3_1_to_3_9,
             found,
         ),
-        instance_move_is_illegal,
+        instance,
     );
+    // urn:fide:laws:clir:chess#MoveIsLegal
+    let instance = |definite, &(case, game): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_MOVE_IS_LEGAL,
+                definite,
+                case,
+                (REL_LEGAL_MOVE, false),
+                (game,),
+            )
+            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (game,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, found),
-        instance_move_is_legal,
+        instance,
     );
+    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
+    let instance = |definite, &(case, game, who, piece): &(CaseId, Game, Player, Piece)| {
+        ::clir::Instance::rule(
+                RULE_MUST_MOVE_FIRST_TOUCHED_PIECE,
+                definite,
+                case,
+                (REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false),
+                (who, piece),
+            )
+            .premise(REL_OWN_PIECE_OF, false, (who, piece))
+            .premise(REL_PIECE_TOUCHED_INTENTIONALLY, false, (who, piece))
+            .premise(REL_PIECE_CAN_BE_MOVED, false, (piece,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -4008,8 +4221,21 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.player_has_the_move,
             found,
         ),
-        instance_must_move_first_touched_piece,
+        instance,
     );
+    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
+    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
+        ::clir::Instance::rule(
+                RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
+                definite,
+                case,
+                (REL_GAME_DRAWN, false),
+                (game,),
+            )
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
+            .premise(REL_PLAYER_OF, false, (game, who))
+            .premise(REL_PLAYER_RESIGNED, false, (who,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -4019,14 +4245,39 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.player_resigned,
             found,
         ),
-        instance_resignation_drawn_if_mate_impossible,
+        instance,
     );
+    // urn:fide:laws:clir:chess#ResignationEndsTheGame
+    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
+        ::clir::Instance::rule(
+                RULE_RESIGNATION_ENDS_THE_GAME,
+                definite,
+                case,
+                (REL_RESIGNATION_HAS_ENDED_THE_GAME, false),
+                (game,),
+            )
+            .premise(REL_PLAYER_OF, false, (game, who))
+            .premise(REL_PLAYER_RESIGNED, false, (who,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_resignation_ends_the_game(&l.player_of, &l.player_resigned, found),
-        instance_resignation_ends_the_game,
+        instance,
     );
+    // urn:fide:laws:clir:chess#ResignationLoses
+    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
+        ::clir::Instance::rule(
+                RULE_RESIGNATION_LOSES,
+                definite,
+                case,
+                (REL_GAME_LOST_BY, false),
+                (game, who),
+            )
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
+            .premise(REL_PLAYER_OF, false, (game, who))
+            .premise(REL_PLAYER_RESIGNED, false, (who,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -4036,8 +4287,21 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.player_resigned,
             found,
         ),
-        instance_resignation_loses,
+        instance,
     );
+    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
+    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+        ::clir::Instance::rule(
+                RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
+                definite,
+                case,
+                (REL_GAME_DRAWN, false),
+                (game,),
+            )
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
+            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
+            .premise(REL_PLAYER_OF, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -4047,8 +4311,20 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.player_of,
             found,
         ),
-        instance_second_illegal_move_drawn_if_mate_impossible,
+        instance,
     );
+    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
+    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+        ::clir::Instance::rule(
+                RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
+                definite,
+                case,
+                (REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false),
+                (game,),
+            )
+            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
+            .premise(REL_PLAYER_OF, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -4057,8 +4333,21 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.player_of,
             found,
         ),
-        instance_second_illegal_move_ends_the_game,
+        instance,
     );
+    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
+    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+        ::clir::Instance::rule(
+                RULE_SECOND_ILLEGAL_MOVE_LOSES,
+                definite,
+                case,
+                (REL_GAME_LOST_BY, false),
+                (game, who),
+            )
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
+            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
+            .premise(REL_PLAYER_OF, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -4068,8 +4357,19 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.player_of,
             found,
         ),
-        instance_second_illegal_move_loses,
+        instance,
     );
+    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
+    let instance = |definite, &(case, game, n): &(CaseId, Game, i64)| {
+        ::clir::Instance::rule(
+                RULE_SEVENTY_FIVE_AUTOMATIC_DRAW,
+                definite,
+                case,
+                (REL_GAME_DRAWN, false),
+                (game,),
+            )
+            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
+    };
     ::clir::rt::record(
         instances,
         &[false],
@@ -4077,20 +4377,55 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.moves_by_each_without_pawn_or_capture,
             found,
         ),
-        instance_seventy_five_automatic_draw,
+        instance,
     );
+    // urn:fide:laws:clir:chess#StalemateDraws
+    let instance = |definite, &(case, game): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_STALEMATE_DRAWS,
+                definite,
+                case,
+                (REL_GAME_DRAWN, false),
+                (game,),
+            )
+            .premise(REL_STALEMATE_ARISEN, false, (game,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_stalemate_draws(&l.stalemate_arisen, found),
-        instance_stalemate_draws,
+        instance,
     );
+    // urn:fide:laws:clir:chess#StalemateEndsTheGame
+    let instance = |definite, &(case, game): &(CaseId, Game)| {
+        ::clir::Instance::rule(
+                RULE_STALEMATE_ENDS_THE_GAME,
+                definite,
+                case,
+                (REL_STALEMATE_HAS_ENDED_THE_GAME, false),
+                (game,),
+            )
+            .premise(REL_STALEMATE_ARISEN, false, (game,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_stalemate_ends_the_game(&l.stalemate_arisen, found),
-        instance_stalemate_ends_the_game,
+        instance,
     );
+    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
+    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+        ::clir::Instance::rule(
+                RULE_THREEFOLD_CLAIM_CORRECT,
+                definite,
+                case,
+                (REL_THREEFOLD_CLAIM_CORRECT, false),
+                (game, who),
+            )
+            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
+            .premise(REL_DRAW_CLAIMED, false, (who,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -4100,16 +4435,36 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.player_has_the_move,
             found,
         ),
-        instance_threefold_claim_correct,
+        instance,
     );
+    // urn:fide:laws:clir:chess#ThreefoldClaimDraws
+    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
+        ::clir::Instance::rule(
+                RULE_THREEFOLD_CLAIM_DRAWS,
+                definite,
+                case,
+                (REL_GAME_DRAWN, false),
+                (game,),
+            )
+            .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
         |found| rule_threefold_claim_draws(&l.threefold_claim_correct, found),
-        instance_threefold_claim_draws,
+        instance,
     );
-}
-fn explain_2(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
+    let instance = |definite, &(case, situation): &(CaseId, Situation)| {
+        ::clir::Instance::rule(
+                RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
+                definite,
+                case,
+                (REL_ARBITER_COMPETENT_TO_DECIDE, false),
+                (situation,),
+            )
+            .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (situation,))
+    };
     ::clir::rt::record(
         instances,
         &[false, true],
@@ -4117,7 +4472,7 @@ fn explain_2(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &l.case_not_precisely_regulated,
             found,
         ),
-        instance_unregulated_case_decided_by_arbiter,
+        instance,
     );
     for &(case, a_0) in l.closure_0_castling_path_attacked.iter() {
         let domain = ::clir::Premise::new(
@@ -4226,7 +4581,6 @@ fn explain_2(l: &Layers, instances: &mut Vec<::clir::Instance>) {
 // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
 // game_drawn(game) <- both_players_have_moved(game), draw_agreed(game)
 // plan: scan both_players_have_moved(game) -> test draw_agreed(game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_agreed_draw(
     both_players_have_moved: &Relation<(CaseId, Game)>,
     draw_agreed: &Relation<(CaseId, Game)>,
@@ -4243,7 +4597,6 @@ fn rule_agreed_draw(
 // Article 5.2.3. An agreed draw immediately ends the game
 // agreed_draw_has_ended_the_game(game) <- both_players_have_moved(game), draw_agreed(game)
 // plan: scan both_players_have_moved(game) -> test draw_agreed(game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_agreed_draw_ends_the_game(
     both_players_have_moved: &Relation<(CaseId, Game)>,
     draw_agreed: &Relation<(CaseId, Game)>,
@@ -4260,7 +4613,6 @@ fn rule_agreed_draw_ends_the_game(
 // Article 12.1. The arbiter shall see that the Laws of Chess are observed
 // arbiter_shall_see_laws_observed(arb, game) <- arbiter_of(game, arb), play_started(game)
 // plan: scan arbiter_of(game, arb) -> test play_started(game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_arbiter_sees_laws_observed(
     arbiter_of: &Relation<(CaseId, Game, Arbiter)>,
     play_started: &Relation<(CaseId, Game)>,
@@ -4277,7 +4629,6 @@ fn rule_arbiter_sees_laws_observed(
 // Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
 // castling_legal(game, who, side) <- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king)
 // plan: scan castling_side_of(game, who, side, rook) -> test rook_of(who, rook) -> test player_has_the_move(game, who) -> test ~piece_has_moved(rook) -> test ~castling_path_blocked(side) -> test ~castling_path_attacked(side) -> each king_of(who, king) by (who) -> test ~piece_has_moved(king)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_castling_legal(
     castling_side_of: &Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
     king_of: &Relation<(CaseId, Player, Piece)>,
@@ -4310,7 +4661,6 @@ fn rule_castling_legal(
 // Article 5.1.1. Checkmate immediately ends the game
 // checkmate_has_been_delivered(game) <- checkmate_delivered(game, who)
 // plan: scan checkmate_delivered(game, who)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_checkmate_ends_the_game(
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -4323,7 +4673,6 @@ fn rule_checkmate_ends_the_game(
 // Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
 // ~game_drawn(game) <= checkmate_delivered(game, who)
 // plan: scan checkmate_delivered(game, who)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_checkmate_takes_precedence_over_seventy_five(
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -4336,7 +4685,6 @@ fn rule_checkmate_takes_precedence_over_seventy_five(
 // Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
 // game_won_by(game, who) <- checkmate_delivered(game, who)
 // plan: scan checkmate_delivered(game, who)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_checkmate_wins(
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -4349,7 +4697,6 @@ fn rule_checkmate_wins(
 // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
 // game_drawn(game) <- dead_position_arisen(game)
 // plan: scan dead_position_arisen(game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_dead_position_draws(
     dead_position_arisen: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4362,7 +4709,6 @@ fn rule_dead_position_draws(
 // Article 5.2.2. A dead position immediately ends the game
 // dead_position_has_ended_the_game(game) <- dead_position_arisen(game)
 // plan: scan dead_position_arisen(game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_dead_position_ends_the_game(
     dead_position_arisen: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4375,7 +4721,6 @@ fn rule_dead_position_ends_the_game(
 // Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
 // en_passant_capture_legal(game, pawn) <- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn)
 // plan: scan player_has_the_move(game, who) -> test en_passant_right_open(game) -> each capturing_pawn_on_adjacent_file(game, pawn) by (game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_en_passant_capture_legal(
     en_passant_right_open: &Relation<(CaseId, Game)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
@@ -4399,7 +4744,6 @@ fn rule_en_passant_capture_legal(
 // Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
 // fifty_move_claim_correct(game, who) <- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n)
 // plan: scan player_has_the_move(game, who) -> test draw_claimed(who) -> each moves_by_each_without_pawn_or_capture(game, n) by (game), if n >= 50
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_fifty_move_claim_correct(
     draw_claimed: &Relation<(CaseId, Player)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
@@ -4426,7 +4770,6 @@ fn rule_fifty_move_claim_correct(
 // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
 // game_drawn(game) <- fifty_move_claim_correct(game, who)
 // plan: scan fifty_move_claim_correct(game, who)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_fifty_move_claim_draws(
     fifty_move_claim_correct: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -4439,7 +4782,6 @@ fn rule_fifty_move_claim_draws(
 // Article 9.6.1. The game is drawn if the same position has appeared at least five times
 // game_drawn(game) <- position_occurrence_count(game, n), n >= 5
 // plan: scan position_occurrence_count(game, n), if n >= 5
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_fivefold_automatic_draw(
     position_occurrence_count: &Relation<(CaseId, Game, i64)>,
     found: &mut dyn FnMut(&(CaseId, Game, i64)),
@@ -4455,7 +4797,6 @@ fn rule_fivefold_automatic_draw(
 // the game ends by agreement
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByAgreement)
 // plan: scan valid_transition(instance, ConcludeByAgreement) (supported)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_agreement_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4471,7 +4812,6 @@ fn rule_game_play_conclude_by_agreement_enters(
 // the game ends by agreement
 // valid_transition(instance, ConcludeByAgreement) <- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeByAgreement) -> test entered_state(instance, Playing) (supported) -> test agreed_draw_has_ended_the_game(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_agreement_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4494,7 +4834,6 @@ fn rule_game_play_conclude_by_agreement_valid(
 // the game ends by checkmate
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByCheckmate)
 // plan: scan valid_transition(instance, ConcludeByCheckmate) (supported)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_checkmate_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4510,7 +4849,6 @@ fn rule_game_play_conclude_by_checkmate_enters(
 // the game ends by checkmate
 // valid_transition(instance, ConcludeByCheckmate) <- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance)
 // plan: scan attempted_transition(instance, ConcludeByCheckmate) -> test entered_state(instance, Playing) (supported) -> test checkmate_has_been_delivered(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_checkmate_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4533,7 +4871,6 @@ fn rule_game_play_conclude_by_checkmate_valid(
 // the game ends by a dead position
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDeadPosition)
 // plan: scan valid_transition(instance, ConcludeByDeadPosition) (supported)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_dead_position_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4549,7 +4886,6 @@ fn rule_game_play_conclude_by_dead_position_enters(
 // the game ends by a dead position
 // valid_transition(instance, ConcludeByDeadPosition) <- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeByDeadPosition) -> test entered_state(instance, Playing) (supported) -> test dead_position_has_ended_the_game(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_dead_position_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4573,7 +4909,6 @@ fn rule_game_play_conclude_by_dead_position_valid(
 // the game ends by a correct draw claim or an automatic draw
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDrawnClaim)
 // plan: scan valid_transition(instance, ConcludeByDrawnClaim) (supported)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_drawn_claim_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4589,7 +4924,6 @@ fn rule_game_play_conclude_by_drawn_claim_enters(
 // the game ends by a correct draw claim or an automatic draw
 // valid_transition(instance, ConcludeByDrawnClaim) <- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance)
 // plan: scan attempted_transition(instance, ConcludeByDrawnClaim) -> test entered_state(instance, Playing) (supported) -> test game_drawn(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_drawn_claim_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4612,7 +4946,6 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
 // the game ends by resignation
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByResignation)
 // plan: scan valid_transition(instance, ConcludeByResignation) (supported)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_resignation_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4628,7 +4961,6 @@ fn rule_game_play_conclude_by_resignation_enters(
 // the game ends by resignation
 // valid_transition(instance, ConcludeByResignation) <- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeByResignation) -> test entered_state(instance, Playing) (supported) -> test resignation_has_ended_the_game(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_resignation_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4651,7 +4983,6 @@ fn rule_game_play_conclude_by_resignation_valid(
 // the game ends by a second completed illegal move
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeBySecondIllegalMove)
 // plan: scan valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_second_illegal_move_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4667,7 +4998,6 @@ fn rule_game_play_conclude_by_second_illegal_move_enters(
 // the game ends by a second completed illegal move
 // valid_transition(instance, ConcludeBySecondIllegalMove) <- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeBySecondIllegalMove) -> test entered_state(instance, Playing) (supported) -> test second_illegal_move_has_ended_the_game(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_second_illegal_move_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4694,7 +5024,6 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
 // the game ends by stalemate
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByStalemate)
 // plan: scan valid_transition(instance, ConcludeByStalemate) (supported)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_stalemate_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4710,7 +5039,6 @@ fn rule_game_play_conclude_by_stalemate_enters(
 // the game ends by stalemate
 // valid_transition(instance, ConcludeByStalemate) <- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeByStalemate) -> test entered_state(instance, Playing) (supported) -> test stalemate_has_ended_the_game(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_conclude_by_stalemate_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4733,7 +5061,6 @@ fn rule_game_play_conclude_by_stalemate_valid(
 // make a move
 // entered_state(instance, Playing) <- supported valid_transition(instance, PlayMove)
 // plan: scan valid_transition(instance, PlayMove) (supported)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_play_move_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4749,7 +5076,6 @@ fn rule_game_play_play_move_enters(
 // make a move
 // valid_transition(instance, PlayMove) <- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance)
 // plan: scan attempted_transition(instance, PlayMove) -> test entered_state(instance, Playing) (supported) -> test legal_move(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_play_move_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4772,7 +5098,6 @@ fn rule_game_play_play_move_valid(
 // start the game
 // entered_state(instance, Playing) <- supported valid_transition(instance, StartPlay)
 // plan: scan valid_transition(instance, StartPlay) (supported)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_start_play_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4788,7 +5113,6 @@ fn rule_game_play_start_play_enters(
 // start the game
 // valid_transition(instance, StartPlay) <- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance)
 // plan: scan attempted_transition(instance, StartPlay) -> test entered_state(instance, NotStarted) (supported) -> test play_started(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_start_play_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4811,7 +5135,6 @@ fn rule_game_play_start_play_valid(
 // the game has not started
 // entered_state(instance, NotStarted) <- procedure_instance(instance)
 // plan: scan procedure_instance(instance)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_game_play_initial(
     procedure_instance: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4824,7 +5147,6 @@ fn rule_game_play_initial(
 // Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
 // illegal_move(game) <- checked_game(game), ~move_meets_articles_3_1_to_3_9(game)
 // plan: scan checked_game(game) -> test ~move_meets_articles_3_1_to_3_9(game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_move_is_illegal(
     checked_game: &Relation<(CaseId, Game)>,
     not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
@@ -4841,7 +5163,6 @@ fn rule_move_is_illegal(
 // Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
 // legal_move(game) <- move_meets_articles_3_1_to_3_9(game)
 // plan: scan move_meets_articles_3_1_to_3_9(game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_move_is_legal(
     move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4854,7 +5175,6 @@ fn rule_move_is_legal(
 // Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
 // must_move_first_touched_piece(who, piece) <- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who)
 // plan: scan own_piece_of(who, piece) -> test piece_touched_intentionally(who, piece) -> test piece_can_be_moved(piece) -> each player_has_the_move(game, who) by (who) in a view
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_must_move_first_touched_piece(
     own_piece_of: &Relation<(CaseId, Player, Piece)>,
     piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
@@ -4885,7 +5205,6 @@ fn rule_must_move_first_touched_piece(
 // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
 // game_drawn(game) <- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who)
 // plan: scan player_of(game, who) -> test king_cannot_be_checkmated(who) -> test player_resigned(who)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_resignation_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
@@ -4905,7 +5224,6 @@ fn rule_resignation_drawn_if_mate_impossible(
 // Article 5.1.2. Resignation immediately ends the game
 // resignation_has_ended_the_game(game) <- player_of(game, who), player_resigned(who)
 // plan: scan player_of(game, who) -> test player_resigned(who)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_resignation_ends_the_game(
     player_of: &Relation<(CaseId, Game, Player)>,
     player_resigned: &Relation<(CaseId, Player)>,
@@ -4922,7 +5240,6 @@ fn rule_resignation_ends_the_game(
 // Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
 // game_lost_by(game, who) <- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who)
 // plan: scan player_of(game, who) -> test ~king_cannot_be_checkmated(who) -> test player_resigned(who)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_resignation_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
@@ -4942,7 +5259,6 @@ fn rule_resignation_loses(
 // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
 // game_drawn(game) <- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
 // plan: scan completed_illegal_move_count(who, n), if n >= 2 -> test king_cannot_be_checkmated(who) -> each player_of(game, who) by (who) in a view
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_second_illegal_move_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
@@ -4970,7 +5286,6 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
 // Article 7.5.5. The second completed illegal move immediately ends the game
 // second_illegal_move_has_ended_the_game(game) <- completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
 // plan: scan completed_illegal_move_count(who, n), if n >= 2 -> each player_of(game, who) by (who) in a view
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_second_illegal_move_ends_the_game(
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
     player_of: &Relation<(CaseId, Game, Player)>,
@@ -4997,7 +5312,6 @@ fn rule_second_illegal_move_ends_the_game(
 // Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
 // game_lost_by(game, who) <- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
 // plan: scan completed_illegal_move_count(who, n), if n >= 2 -> test ~king_cannot_be_checkmated(who) -> each player_of(game, who) by (who) in a view
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_second_illegal_move_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
@@ -5026,7 +5340,6 @@ fn rule_second_illegal_move_loses(
 // Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
 // game_drawn(game) <= n >= 75, moves_by_each_without_pawn_or_capture(game, n)
 // plan: scan moves_by_each_without_pawn_or_capture(game, n), if n >= 75
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_seventy_five_automatic_draw(
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
     found: &mut dyn FnMut(&(CaseId, Game, i64)),
@@ -5042,7 +5355,6 @@ fn rule_seventy_five_automatic_draw(
 // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
 // game_drawn(game) <- stalemate_arisen(game)
 // plan: scan stalemate_arisen(game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_stalemate_draws(
     stalemate_arisen: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -5055,7 +5367,6 @@ fn rule_stalemate_draws(
 // Article 5.2.1. Stalemate immediately ends the game
 // stalemate_has_ended_the_game(game) <- stalemate_arisen(game)
 // plan: scan stalemate_arisen(game)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_stalemate_ends_the_game(
     stalemate_arisen: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -5068,7 +5379,6 @@ fn rule_stalemate_ends_the_game(
 // Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
 // threefold_claim_correct(game, who) <- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3
 // plan: scan position_occurrence_count(game, n), if n >= 3 -> each player_has_the_move(game, who) by (game) -> test draw_claimed(who)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_threefold_claim_correct(
     position_occurrence_count: &Relation<(CaseId, Game, i64)>,
     draw_claimed: &Relation<(CaseId, Player)>,
@@ -5095,7 +5405,6 @@ fn rule_threefold_claim_correct(
 // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
 // game_drawn(game) <- threefold_claim_correct(game, who)
 // plan: scan threefold_claim_correct(game, who)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_threefold_claim_draws(
     threefold_claim_correct: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -5108,7 +5417,6 @@ fn rule_threefold_claim_draws(
 // Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
 // arbiter_competent_to_decide(situation) <- case_not_precisely_regulated(situation)
 // plan: scan case_not_precisely_regulated(situation)
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn rule_unregulated_case_decided_by_arbiter(
     case_not_precisely_regulated: &Relation<(CaseId, Situation)>,
     found: &mut dyn FnMut(&(CaseId, Situation)),
@@ -5116,789 +5424,4 @@ fn rule_unregulated_case_decided_by_arbiter(
     for &(case, situation) in case_not_precisely_regulated.iter() {
         found(&(case, situation));
     }
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#AgreedDraw`.
-fn instance_agreed_draw(
-    definite: bool,
-    &(case, game): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_AGREED_DRAW,
-            definite,
-            case,
-            (REL_GAME_DRAWN, false),
-            (game,),
-        )
-        .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
-        .premise(REL_DRAW_AGREED, false, (game,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#AgreedDrawEndsTheGame`.
-fn instance_agreed_draw_ends_the_game(
-    definite: bool,
-    &(case, game): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_AGREED_DRAW_ENDS_THE_GAME,
-            definite,
-            case,
-            (REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false),
-            (game,),
-        )
-        .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
-        .premise(REL_DRAW_AGREED, false, (game,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#ArbiterSeesLawsObserved`.
-fn instance_arbiter_sees_laws_observed(
-    definite: bool,
-    &(case, game, arb): &(CaseId, Game, Arbiter),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_ARBITER_SEES_LAWS_OBSERVED,
-            definite,
-            case,
-            (REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false),
-            (arb, game),
-        )
-        .premise(REL_ARBITER_OF, false, (game, arb))
-        .premise(REL_PLAY_STARTED, false, (game,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#CastlingLegal`.
-fn instance_castling_legal(
-    definite: bool,
-    &(
-        case,
-        game,
-        who,
-        side,
-        king,
-        rook,
-    ): &(CaseId, Game, Player, CastlingSide, Piece, Piece),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_CASTLING_LEGAL,
-            definite,
-            case,
-            (REL_CASTLING_LEGAL, false),
-            (game, who, side),
-        )
-        .premise(REL_CASTLING_SIDE_OF, false, (game, who, side, rook))
-        .premise(REL_KING_OF, false, (who, king))
-        .premise(REL_PIECE_HAS_MOVED, true, (rook,))
-        .premise(REL_CASTLING_PATH_BLOCKED, true, (side,))
-        .premise(REL_ROOK_OF, false, (who, rook))
-        .premise(REL_CASTLING_PATH_ATTACKED, true, (side,))
-        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-        .premise(REL_PIECE_HAS_MOVED, true, (king,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#CheckmateEndsTheGame`.
-fn instance_checkmate_ends_the_game(
-    definite: bool,
-    &(case, game, who): &(CaseId, Game, Player),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_CHECKMATE_ENDS_THE_GAME,
-            definite,
-            case,
-            (REL_CHECKMATE_HAS_BEEN_DELIVERED, false),
-            (game,),
-        )
-        .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive`.
-fn instance_checkmate_takes_precedence_over_seventy_five(
-    definite: bool,
-    &(case, game, who): &(CaseId, Game, Player),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
-            definite,
-            case,
-            (REL_GAME_DRAWN, true),
-            (game,),
-        )
-        .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#CheckmateWins`.
-fn instance_checkmate_wins(
-    definite: bool,
-    &(case, game, who): &(CaseId, Game, Player),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_CHECKMATE_WINS,
-            definite,
-            case,
-            (REL_GAME_WON_BY, false),
-            (game, who),
-        )
-        .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#DeadPositionDraws`.
-fn instance_dead_position_draws(
-    definite: bool,
-    &(case, game): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_DEAD_POSITION_DRAWS,
-            definite,
-            case,
-            (REL_GAME_DRAWN, false),
-            (game,),
-        )
-        .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#DeadPositionEndsTheGame`.
-fn instance_dead_position_ends_the_game(
-    definite: bool,
-    &(case, game): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_DEAD_POSITION_ENDS_THE_GAME,
-            definite,
-            case,
-            (REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false),
-            (game,),
-        )
-        .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#EnPassantCaptureLegal`.
-fn instance_en_passant_capture_legal(
-    definite: bool,
-    &(case, game, who, pawn): &(CaseId, Game, Player, Piece),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_EN_PASSANT_CAPTURE_LEGAL,
-            definite,
-            case,
-            (REL_EN_PASSANT_CAPTURE_LEGAL, false),
-            (game, pawn),
-        )
-        .premise(REL_EN_PASSANT_RIGHT_OPEN, false, (game,))
-        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-        .premise(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (game, pawn))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#FiftyMoveClaimCorrect`.
-fn instance_fifty_move_claim_correct(
-    definite: bool,
-    &(case, game, who, n): &(CaseId, Game, Player, i64),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_FIFTY_MOVE_CLAIM_CORRECT,
-            definite,
-            case,
-            (REL_FIFTY_MOVE_CLAIM_CORRECT, false),
-            (game, who),
-        )
-        .premise(REL_DRAW_CLAIMED, false, (who,))
-        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-        .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#FiftyMoveClaimDraws`.
-fn instance_fifty_move_claim_draws(
-    definite: bool,
-    &(case, game, who): &(CaseId, Game, Player),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_FIFTY_MOVE_CLAIM_DRAWS,
-            definite,
-            case,
-            (REL_GAME_DRAWN, false),
-            (game,),
-        )
-        .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#FivefoldAutomaticDraw`.
-fn instance_fivefold_automatic_draw(
-    definite: bool,
-    &(case, game, n): &(CaseId, Game, i64),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_FIVEFOLD_AUTOMATIC_DRAW,
-            definite,
-            case,
-            (REL_GAME_DRAWN, false),
-            (game,),
-        )
-        .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters`.
-fn instance_game_play_conclude_by_agreement_enters(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::ENDED),
-        )
-        .supported(
-            REL_VALID_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
-        )
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid`.
-fn instance_game_play_conclude_by_agreement_valid(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
-            definite,
-            case,
-            (REL_VALID_TRANSITION, false),
-            (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
-        )
-        .premise(
-            REL_ATTEMPTED_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
-        )
-        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-        .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters`.
-fn instance_game_play_conclude_by_checkmate_enters(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::ENDED),
-        )
-        .supported(
-            REL_VALID_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
-        )
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid`.
-fn instance_game_play_conclude_by_checkmate_valid(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
-            definite,
-            case,
-            (REL_VALID_TRANSITION, false),
-            (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
-        )
-        .premise(
-            REL_ATTEMPTED_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
-        )
-        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-        .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters`.
-fn instance_game_play_conclude_by_dead_position_enters(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::ENDED),
-        )
-        .supported(
-            REL_VALID_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
-        )
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid`.
-fn instance_game_play_conclude_by_dead_position_valid(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
-            definite,
-            case,
-            (REL_VALID_TRANSITION, false),
-            (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
-        )
-        .premise(
-            REL_ATTEMPTED_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
-        )
-        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-        .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters`.
-fn instance_game_play_conclude_by_drawn_claim_enters(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::ENDED),
-        )
-        .supported(
-            REL_VALID_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
-        )
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid`.
-fn instance_game_play_conclude_by_drawn_claim_valid(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
-            definite,
-            case,
-            (REL_VALID_TRANSITION, false),
-            (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
-        )
-        .premise(
-            REL_ATTEMPTED_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
-        )
-        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-        .premise(REL_GAME_DRAWN, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters`.
-fn instance_game_play_conclude_by_resignation_enters(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::ENDED),
-        )
-        .supported(
-            REL_VALID_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
-        )
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid`.
-fn instance_game_play_conclude_by_resignation_valid(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
-            definite,
-            case,
-            (REL_VALID_TRANSITION, false),
-            (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
-        )
-        .premise(
-            REL_ATTEMPTED_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
-        )
-        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-        .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters`.
-fn instance_game_play_conclude_by_second_illegal_move_enters(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::ENDED),
-        )
-        .supported(
-            REL_VALID_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
-        )
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid`.
-fn instance_game_play_conclude_by_second_illegal_move_valid(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
-            definite,
-            case,
-            (REL_VALID_TRANSITION, false),
-            (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
-        )
-        .premise(
-            REL_ATTEMPTED_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
-        )
-        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-        .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters`.
-fn instance_game_play_conclude_by_stalemate_enters(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::ENDED),
-        )
-        .supported(
-            REL_VALID_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
-        )
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid`.
-fn instance_game_play_conclude_by_stalemate_valid(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
-            definite,
-            case,
-            (REL_VALID_TRANSITION, false),
-            (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
-        )
-        .premise(
-            REL_ATTEMPTED_TRANSITION,
-            false,
-            (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
-        )
-        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-        .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/PlayMove/enters`.
-fn instance_game_play_play_move_enters(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::PLAYING),
-        )
-        .supported(
-            REL_VALID_TRANSITION,
-            false,
-            (instance, GamePlayTransition::PLAY_MOVE),
-        )
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/PlayMove/valid`.
-fn instance_game_play_play_move_valid(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_PLAY_MOVE_VALID,
-            definite,
-            case,
-            (REL_VALID_TRANSITION, false),
-            (instance, GamePlayTransition::PLAY_MOVE),
-        )
-        .premise(
-            REL_ATTEMPTED_TRANSITION,
-            false,
-            (instance, GamePlayTransition::PLAY_MOVE),
-        )
-        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-        .premise(REL_LEGAL_MOVE, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/StartPlay/enters`.
-fn instance_game_play_start_play_enters(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_START_PLAY_ENTERS,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::PLAYING),
-        )
-        .supported(
-            REL_VALID_TRANSITION,
-            false,
-            (instance, GamePlayTransition::START_PLAY),
-        )
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/StartPlay/valid`.
-fn instance_game_play_start_play_valid(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_START_PLAY_VALID,
-            definite,
-            case,
-            (REL_VALID_TRANSITION, false),
-            (instance, GamePlayTransition::START_PLAY),
-        )
-        .premise(
-            REL_ATTEMPTED_TRANSITION,
-            false,
-            (instance, GamePlayTransition::START_PLAY),
-        )
-        .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED))
-        .premise(REL_PLAY_STARTED, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#GamePlay/initial`.
-fn instance_game_play_initial(
-    definite: bool,
-    &(case, instance): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_GAME_PLAY_INITIAL,
-            definite,
-            case,
-            (REL_ENTERED_STATE, false),
-            (instance, GamePlayState::NOT_STARTED),
-        )
-        .premise(REL_PROCEDURE_INSTANCE, false, (instance,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#MoveIsIllegal`.
-fn instance_move_is_illegal(
-    definite: bool,
-    &(case, game): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_MOVE_IS_ILLEGAL,
-            definite,
-            case,
-            (REL_ILLEGAL_MOVE, false),
-            (game,),
-        )
-        .premise(REL_CHECKED_GAME, false, (game,))
-        .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (game,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#MoveIsLegal`.
-fn instance_move_is_legal(
-    definite: bool,
-    &(case, game): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_MOVE_IS_LEGAL,
-            definite,
-            case,
-            (REL_LEGAL_MOVE, false),
-            (game,),
-        )
-        .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (game,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece`.
-fn instance_must_move_first_touched_piece(
-    definite: bool,
-    &(case, game, who, piece): &(CaseId, Game, Player, Piece),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_MUST_MOVE_FIRST_TOUCHED_PIECE,
-            definite,
-            case,
-            (REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false),
-            (who, piece),
-        )
-        .premise(REL_OWN_PIECE_OF, false, (who, piece))
-        .premise(REL_PIECE_TOUCHED_INTENTIONALLY, false, (who, piece))
-        .premise(REL_PIECE_CAN_BE_MOVED, false, (piece,))
-        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible`.
-fn instance_resignation_drawn_if_mate_impossible(
-    definite: bool,
-    &(case, game, who): &(CaseId, Game, Player),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
-            definite,
-            case,
-            (REL_GAME_DRAWN, false),
-            (game,),
-        )
-        .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
-        .premise(REL_PLAYER_OF, false, (game, who))
-        .premise(REL_PLAYER_RESIGNED, false, (who,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#ResignationEndsTheGame`.
-fn instance_resignation_ends_the_game(
-    definite: bool,
-    &(case, game, who): &(CaseId, Game, Player),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_RESIGNATION_ENDS_THE_GAME,
-            definite,
-            case,
-            (REL_RESIGNATION_HAS_ENDED_THE_GAME, false),
-            (game,),
-        )
-        .premise(REL_PLAYER_OF, false, (game, who))
-        .premise(REL_PLAYER_RESIGNED, false, (who,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#ResignationLoses`.
-fn instance_resignation_loses(
-    definite: bool,
-    &(case, game, who): &(CaseId, Game, Player),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_RESIGNATION_LOSES,
-            definite,
-            case,
-            (REL_GAME_LOST_BY, false),
-            (game, who),
-        )
-        .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
-        .premise(REL_PLAYER_OF, false, (game, who))
-        .premise(REL_PLAYER_RESIGNED, false, (who,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible`.
-fn instance_second_illegal_move_drawn_if_mate_impossible(
-    definite: bool,
-    &(case, game, who, n): &(CaseId, Game, Player, i64),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
-            definite,
-            case,
-            (REL_GAME_DRAWN, false),
-            (game,),
-        )
-        .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
-        .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-        .premise(REL_PLAYER_OF, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame`.
-fn instance_second_illegal_move_ends_the_game(
-    definite: bool,
-    &(case, game, who, n): &(CaseId, Game, Player, i64),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
-            definite,
-            case,
-            (REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false),
-            (game,),
-        )
-        .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-        .premise(REL_PLAYER_OF, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#SecondIllegalMoveLoses`.
-fn instance_second_illegal_move_loses(
-    definite: bool,
-    &(case, game, who, n): &(CaseId, Game, Player, i64),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_SECOND_ILLEGAL_MOVE_LOSES,
-            definite,
-            case,
-            (REL_GAME_LOST_BY, false),
-            (game, who),
-        )
-        .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
-        .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-        .premise(REL_PLAYER_OF, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw`.
-fn instance_seventy_five_automatic_draw(
-    definite: bool,
-    &(case, game, n): &(CaseId, Game, i64),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_SEVENTY_FIVE_AUTOMATIC_DRAW,
-            definite,
-            case,
-            (REL_GAME_DRAWN, false),
-            (game,),
-        )
-        .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#StalemateDraws`.
-fn instance_stalemate_draws(
-    definite: bool,
-    &(case, game): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_STALEMATE_DRAWS,
-            definite,
-            case,
-            (REL_GAME_DRAWN, false),
-            (game,),
-        )
-        .premise(REL_STALEMATE_ARISEN, false, (game,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#StalemateEndsTheGame`.
-fn instance_stalemate_ends_the_game(
-    definite: bool,
-    &(case, game): &(CaseId, Game),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_STALEMATE_ENDS_THE_GAME,
-            definite,
-            case,
-            (REL_STALEMATE_HAS_ENDED_THE_GAME, false),
-            (game,),
-        )
-        .premise(REL_STALEMATE_ARISEN, false, (game,))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#ThreefoldClaimCorrect`.
-fn instance_threefold_claim_correct(
-    definite: bool,
-    &(case, game, who, n): &(CaseId, Game, Player, i64),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_THREEFOLD_CLAIM_CORRECT,
-            definite,
-            case,
-            (REL_THREEFOLD_CLAIM_CORRECT, false),
-            (game, who),
-        )
-        .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
-        .premise(REL_DRAW_CLAIMED, false, (who,))
-        .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#ThreefoldClaimDraws`.
-fn instance_threefold_claim_draws(
-    definite: bool,
-    &(case, game, who): &(CaseId, Game, Player),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_THREEFOLD_CLAIM_DRAWS,
-            definite,
-            case,
-            (REL_GAME_DRAWN, false),
-            (game,),
-        )
-        .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
-}
-///The explanation instance of a binding of `urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter`.
-fn instance_unregulated_case_decided_by_arbiter(
-    definite: bool,
-    &(case, situation): &(CaseId, Situation),
-) -> ::clir::Instance {
-    ::clir::Instance::rule(
-            RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
-            definite,
-            case,
-            (REL_ARBITER_COMPETENT_TO_DECIDE, false),
-            (situation,),
-        )
-        .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (situation,))
 }

@@ -97,6 +97,19 @@ impl Output {
         self.definite[slot(rel, negative)] = flat(definite);
     }
 
+    /// Records institutional relation `rel`: per sign (`[positive, negative]`) what is concluded
+    /// and what is definite, then the tuples whose both signs are definite.
+    pub fn conclude_relation<T: Fact>(
+        &mut self,
+        rel: usize,
+        concluded: [&Relation<T>; 2],
+        definite: [&Relation<T>; 2],
+    ) {
+        self.conclude(rel, false, concluded[0], definite[0]);
+        self.conclude(rel, true, concluded[1], definite[1]);
+        self.contradict(rel, definite[0], definite[1]);
+    }
+
     /// Records the tuples of relation `rel` whose both signs are definite.
     pub fn contradict<T: Fact>(&mut self, rel: usize, positive: &Relation<T>, negative: &Relation<T>) {
         self.contradictions[rel] = flat(&crate::rt::intersection(positive, negative));

@@ -285,7 +285,15 @@ impl Ctx<'_> {
         m.insert("strength".into(), json!(r.strength));
         m.insert(
             "articles".into(),
-            Value::Array(r.anchors.iter().map(|a| json!({"locator": a.locator, "citation": a.citation})).collect()),
+            Value::Array(
+                r.anchors
+                    .iter()
+                    .map(|&f| {
+                        let f = &self.schema.fragments[f as usize];
+                        json!({"locator": f.locator, "citation": crate::schema::citation(r.label, f.text)})
+                    })
+                    .collect(),
+            ),
         );
         m
     }

@@ -22,7 +22,8 @@ pub use batch::{case_rows, flatten, slot, Batch, Conclusions, Output};
 pub use clir_macros::include_clir;
 pub use explain::{Instance, Layer, Premise, Source};
 pub use schema::{
-    AnchorInfo, ClosureInfo, ConstantInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo, Schema,
+    citation, ClosureInfo, ConstantInfo, FragmentInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo,
+    Schema,
 };
 pub use value::{CaseId, Column, Fact, Interner, Row, Str, Sym};
 

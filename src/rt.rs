@@ -98,22 +98,31 @@ impl<T: Ord + Clone> Growing<T> {
 
 /// Adds to `instances` the explanation instance of every binding `rule` finds, once per
 /// entry of `definite` (over applicable premises, over definite ones), in the order of the
-/// bindings, so that explanations do not depend on join order.
-pub fn record<B: Ord + Copy>(
+/// bindings, so that explanations do not depend on join order. The bindings are kept as flat
+/// rows and sorted by one function for every rule (a row orders as its tuple does).
+pub fn record<B: crate::Fact>(
     instances: &mut Vec<crate::Instance>,
     definite: &[bool],
     rule: impl FnOnce(&mut dyn FnMut(&B)),
     instance: impl Fn(bool, &B) -> crate::Instance,
 ) {
-    let mut found: Vec<B> = Vec::new();
-    rule(&mut |b| found.push(*b));
-    found.sort_unstable();
+    let mut rows: Vec<i64> = Vec::new();
+    rule(&mut |b| b.push_flat(&mut rows));
+    let width = B::ARITY + 1;
+    let order = sorted_rows(&rows, width);
     for &d in definite {
-        instances.extend(found.iter().map(|b| instance(d, b)));
+        instances.extend(order.iter().map(|&i| instance(d, &B::from_flat_row(&rows[i * width..(i + 1) * width]))));
     }
 }
 
-/// [`record`] for a rule of more variables than Rust orders in a tuple: in join order.
+/// The indices of the rows of `width` in `rows`, in the order of the rows.
+fn sorted_rows(rows: &[i64], width: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..rows.len() / width).collect();
+    order.sort_unstable_by(|&a, &b| rows[a * width..(a + 1) * width].cmp(&rows[b * width..(b + 1) * width]));
+    order
+}
+
+/// [`record`] for a rule of more variables than a [`Fact`](crate::Fact) holds (11): in join order.
 pub fn record_unsorted<B: Copy>(
     instances: &mut Vec<crate::Instance>,
     definite: &[bool],

@@ -80,22 +80,39 @@ impl ConstantInfo {
     }
 }
 
-/// An anchor of a rule: the article it rests on.
+/// A fragment of the law's text a rule rests on.
 #[derive(Clone, Copy, Debug)]
-pub struct AnchorInfo {
+pub struct FragmentInfo {
     /// Fragment id.
     pub id: &'static str,
     /// Fragment locator (`article/9`).
     pub locator: &'static str,
-    /// The paragraph of the article the rule cites (its label when none is found).
-    pub citation: &'static str,
+    /// Its text, as the package quotes it.
+    pub text: &'static str,
 }
 
-impl AnchorInfo {
-    /// The anchor on fragment `id` at `locator`, citing `citation`.
-    pub const fn new(id: &'static str, locator: &'static str, citation: &'static str) -> AnchorInfo {
-        AnchorInfo { id, locator, citation }
+impl FragmentInfo {
+    /// The fragment `id` at `locator` with `text`.
+    pub const fn new(id: &'static str, locator: &'static str, text: &'static str) -> FragmentInfo {
+        FragmentInfo { id, locator, text }
     }
+}
+
+/// The sentence of an article a rule cites: the label names `Article 9.6.2`; the paragraph of
+/// the fragment text that starts with `9.6.2` is the citation (the label itself otherwise).
+pub fn citation<'a>(label: &'a str, text: &'a str) -> &'a str {
+    let number: Option<&str> = label.split_whitespace().skip_while(|w| *w != "Article").nth(1);
+    if let Some(n) = number.map(|n| n.trim_end_matches(['.', ':', ','])) {
+        if !n.is_empty() {
+            for para in text.split("\n\n") {
+                let para = para.trim();
+                if para.starts_with(n) && para[n.len()..].starts_with([' ', '\t']) {
+                    return para;
+                }
+            }
+        }
+    }
+    label
 }
 
 /// A superiority between two rules.
@@ -133,8 +150,8 @@ pub struct RuleInfo {
     pub label: &'static str,
     /// `strict`, `defeasible` or `defeater`.
     pub strength: &'static str,
-    /// Its anchors.
-    pub anchors: &'static [AnchorInfo],
+    /// The fragments it rests on (indices into [`Schema::fragments`]).
+    pub anchors: &'static [u32],
 }
 
 impl RuleInfo {
@@ -143,7 +160,7 @@ impl RuleInfo {
         id: &'static str,
         strength: &'static str,
         label: &'static str,
-        anchors: &'static [AnchorInfo],
+        anchors: &'static [u32],
     ) -> RuleInfo {
         RuleInfo { id, label, strength, anchors }
     }
@@ -162,6 +179,8 @@ pub struct Schema {
     pub relations: &'static [RelationInfo],
     /// Constants, in declaration order; constant `i` is interned as `Sym(i)`.
     pub constants: &'static [ConstantInfo],
+    /// The fragments rules rest on.
+    pub fragments: &'static [FragmentInfo],
     /// Rules, in declaration order.
     pub rules: &'static [RuleInfo],
     /// Superiorities.

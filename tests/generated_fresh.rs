@@ -1,5 +1,5 @@
-//! `generated/` holds the Rust of every compiled-in package, so that a reviewer sees in a diff
-//! what a change of the law does to the code. This test fails when a copy is stale (as
+//! `generated/` holds the Rust and the plan of every compiled-in package, so that a reviewer
+//! sees in a diff what a change of the law (or of the compiler) does to the code and its joins. This test fails when a copy is stale (as
 //! rust-analyzer's sourcegen tests do); `UPDATE_GENERATED=1 cargo test --test generated_fresh`
 //! refreshes it.
 
@@ -14,21 +14,27 @@ fn generated_code_is_fresh() {
     let update = std::env::var_os("UPDATE_GENERATED").is_some();
     let mut stale = Vec::new();
     for package in &verified {
+        let module = build::module_name(&package.spec.name);
         let source = clir_codegen::compile_document(&package.document, &package.pin.seal).expect("compiles");
-        let path = root.join("generated").join(format!("{}.rs", build::module_name(&package.spec.name)));
-        let current = std::fs::read_to_string(&path).unwrap_or_default();
-        if current != source {
-            if update {
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(&path, &source).unwrap();
-            } else {
-                stale.push(format!(
-                    "{} is stale; refresh it with `UPDATE_GENERATED=1 cargo test --test generated_fresh` \
-                     (or `cargo run -- compile {} -o {}`)",
-                    path.strip_prefix(root).unwrap_or(&path).display(),
-                    package.spec.path.display(),
-                    path.strip_prefix(root).unwrap_or(&path).display(),
-                ));
+        let plan = clir_codegen::plan_document(&package.document).expect("plans");
+        for (path, source) in [
+            (root.join("generated").join(format!("{module}.rs")), source),
+            (root.join("generated").join(format!("{module}.plan")), plan),
+        ] {
+            let current = std::fs::read_to_string(&path).unwrap_or_default();
+            if current != source {
+                if update {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(&path, &source).unwrap();
+                } else {
+                    stale.push(format!(
+                        "{} is stale; refresh it with `UPDATE_GENERATED=1 cargo test --test generated_fresh` \
+                     (or `cargo run -- compile {} [--plan] -o {}`)",
+                        path.strip_prefix(root).unwrap_or(&path).display(),
+                        package.spec.path.display(),
+                        path.strip_prefix(root).unwrap_or(&path).display(),
+                    ));
+                }
             }
         }
     }

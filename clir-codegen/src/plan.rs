@@ -209,6 +209,8 @@ pub fn plan_rule(p: &Program, ri: usize) -> RulePlan {
     for (i, it) in rule.body.iter().enumerate() {
         match it {
             RItem::Comparison(op, RTerm::Int(a), RTerm::Int(b)) => never |= !CmpOp::holds(*op, *a, *b),
+            // A term compared with itself: decided here, as a constant comparison is.
+            RItem::Comparison(op, a, b) if a == b => never |= !CmpOp::holds(*op, 0, 0),
             RItem::Comparison(..) if rule.filter_vars(it).is_empty() => checks.push(i),
             RItem::Comparison(..) | RItem::Not(_) => pending.push(i),
             RItem::Literal(..) => {}

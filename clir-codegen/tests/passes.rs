@@ -582,6 +582,11 @@ fn a_rule_that_cannot_apply_is_planned_as_never() {
     let (_, plan) = planned("rule R strict: p(x) :- a(x), 1 < 2", "R");
     assert!(!plan.never);
     assert!(plan.steps.iter().all(|s| s.checks.is_empty()) && plan.checks.is_empty());
+    // So is a term compared with itself.
+    let (_, plan) = planned("rule R strict: p(x) :- k(x, n), n < n", "R");
+    assert!(plan.never);
+    let (_, plan) = planned("rule R strict: p(x) :- k(x, n), n >= n", "R");
+    assert!(!plan.never && plan.steps.iter().all(|s| s.checks.is_empty()));
     // A rule without body literals is tried once per case.
     let (_, plan) = planned("rule R strict: p(3)", "R");
     assert!(plan.steps.is_empty() && !plan.never && plan.per_case);

@@ -81,6 +81,9 @@ fn the_package_verifies_with_its_source_text_and_compiles() {
     let verified = report.into_document().unwrap();
     let code = clir_codegen::compile_document(&verified, &seal).unwrap_or_else(|d| panic!("{d:?}"));
     assert!(code.contains("pub struct JudgmentLibrarianGrant"), "the judgment's grant is generated");
+    // Its plan (`clir compile --plan`), pinned: a change of join order or layers shows in a diff.
+    let plan = clir_codegen::plan_document(&verified).unwrap_or_else(|d| panic!("{d:?}"));
+    fresh(&root().join("package/demo.library.loans.plan"), plan.as_bytes());
 
     // Every article the rules anchor to is quoted from the source text word for word.
     let text = std::fs::read_to_string(root().join("sources/demo-library/en.txt")).unwrap();

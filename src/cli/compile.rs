@@ -1,4 +1,5 @@
-//! `clir compile PACKAGE [-o FILE]`: the generated Rust of a package, formatted.
+//! `clir compile PACKAGE [-o FILE] [--plan]`: the generated Rust of a package, formatted, or its
+//! plan.
 
 use super::{note, write_diagnostics, write_file_atomically, write_stdout, MessageFormat, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
@@ -19,6 +20,10 @@ pub struct CompileArgs {
     /// then yields no derivations).
     #[arg(long)]
     pub no_explanations: bool,
+    /// Print the plan instead of the Rust: per stratum its shape and which rules compute each
+    /// layer (once or by a semi-naive fixpoint), per rule its loops.
+    #[arg(long, conflicts_with = "no_explanations")]
+    pub plan: bool,
     /// How errors are written to stderr: `human` (rustc style) or `json` (one object a line).
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
@@ -52,7 +57,12 @@ pub fn run(args: &CompileArgs) -> u8 {
             return FAILURE;
         }
     };
-    let source = match clir_codegen::compile_document_with(&doc, &seal, !args.no_explanations) {
+    let compiled = if args.plan {
+        clir_codegen::plan_document(&doc)
+    } else {
+        clir_codegen::compile_document_with(&doc, &seal, !args.no_explanations)
+    };
+    let source = match compiled {
         Ok(s) => s,
         Err(errors) => {
             write_diagnostics(fmt, "error", &errors, Source::of(&doc));

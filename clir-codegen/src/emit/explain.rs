@@ -1,6 +1,6 @@
-//! Explanation instances: per rule, one function turning a binding into an instance (its head
-//! and premises), and calls of the rule's own function over the final layers (applicable
-//! premises for every rule, definite ones too for a strict rule); per closure, its negatives.
+//! Explanation instances: per rule, calls of the rule's own function over the final layers
+//! (applicable premises for every rule, definite ones too for a strict rule) with a closure
+//! turning each binding into an instance (its head and premises); per closure, its negatives.
 
 use super::Emitter;
 use crate::ir::{Status, Strength};
@@ -8,57 +8,38 @@ use crate::resolve::{RItem, RRule, RTerm};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-/// Rust orders tuples of at most 12 elements: a binding `(case, vars..)` of more variables is
-/// recorded in join order instead of sorted.
+/// The runtime's flat rows (`clir::Fact`) hold a case and at most 11 columns: a binding of more
+/// variables is recorded in join order instead of sorted.
 const MAX_SORTED_BINDING: usize = 11;
 
 impl Emitter<'_> {
-    fn instance_fn_name(&self, ri: usize) -> Ident {
-        format_ident!("instance_{}", self.names.rules[ri])
-    }
-
     fn row(&self, ri: usize, args: &[RTerm]) -> TokenStream {
         let vals = args.iter().map(|a| self.term(ri, *a));
         quote!((#(#vals,)*))
     }
 
-    /// Per rule that can apply: the instance of one of its bindings.
-    pub(super) fn instance_fns(&mut self) -> TokenStream {
-        let mut out = TokenStream::new();
-        for ri in 0..self.p.rules.len() {
-            if self.plan.rules[ri].never {
-                continue;
+    /// The closure turning a binding of rule `ri` into its explanation instance: its head and
+    /// its premises, asked as established or supported.
+    fn instance_closure(&self, ri: usize) -> TokenStream {
+        let rule: &RRule = &self.p.rules[ri];
+        let pattern = self.binding_pattern(ri);
+        let ty = self.binding_ty(ri);
+        let premises = rule.body.iter().filter_map(|it| match it {
+            RItem::Literal(st, l) => {
+                let how = match st {
+                    Status::Established => quote!(premise),
+                    Status::Supported => quote!(supported),
+                };
+                let (k, neg, args) = (self.rel_const(l.rel), l.negative, self.row(ri, &l.args));
+                Some(quote!(.#how(#k, #neg, #args)))
             }
-            let rule: &RRule = &self.p.rules[ri];
-            let name = self.instance_fn_name(ri);
-            let pattern = self.binding_pattern(ri);
-            let ty = self.binding_ty(ri);
-            let premises: Vec<TokenStream> = rule
-                .body
-                .iter()
-                .filter_map(|it| match it {
-                    RItem::Literal(st, l) => {
-                        let how = match st {
-                            Status::Established => quote!(premise),
-                            Status::Supported => quote!(supported),
-                        };
-                        let (k, neg, args) = (self.rel_const(l.rel), l.negative, self.row(ri, &l.args));
-                        Some(quote!(.#how(#k, #neg, #args)))
-                    }
-                    _ => None,
-                })
-                .collect();
-            let (k, hneg, head) = (self.rel_const(rule.head.rel), rule.head.negative, self.row(ri, &rule.head.args));
-            let rule_k = self.rule_const(ri);
-            let doc = crate::text::comment_text(&format!("The explanation instance of a binding of `{}`.", rule.id));
-            out.extend(quote! {
-                #[doc = #doc]
-                fn #name(definite: bool, #pattern: &#ty) -> ::clir::Instance {
-                    ::clir::Instance::rule(#rule_k, definite, case, (#k, #hneg), #head) #(#premises)*
-                }
-            });
+            _ => None,
+        });
+        let (k, hneg, head) = (self.rel_const(rule.head.rel), rule.head.negative, self.row(ri, &rule.head.args));
+        let rule_k = self.rule_const(ri);
+        quote! {
+            |definite, #pattern: &#ty| ::clir::Instance::rule(#rule_k, definite, case, (#k, #hneg), #head) #(#premises)*
         }
-        out
     }
 
     /// The statements of `explain`: every instance of every rule over the final layers, and
@@ -77,7 +58,7 @@ impl Emitter<'_> {
                 quote!(::clir::rt::record)
             };
             let name = self.rule_fn_name(ri);
-            let instance = self.instance_fn_name(ri);
+            let instance = self.instance_closure(ri);
             let cases = rp.per_case.then(|| quote!(&l.cases,));
             let strict = p.rules[ri].strength == Strength::Strict;
             let args = |definite: bool| -> Vec<TokenStream> {
@@ -99,11 +80,16 @@ impl Emitter<'_> {
             } else {
                 vec![(applicable, quote!(&[false])), (definite, quote!(&[true]))]
             };
-            for (args, modes) in calls {
-                stmts.push(quote! {
-                    #record(instances, #modes, |found| #name(#cases #(#args,)* found), #instance);
-                });
-            }
+            // The closure captures nothing: it is `Copy`, passed by value to each call.
+            let records = calls.iter().map(|(args, modes)| {
+                quote! { #record(instances, #modes, |found| #name(#cases #(#args,)* found), instance); }
+            });
+            let comment = self.comment(p.rules[ri].id.clone());
+            stmts.push(quote! {
+                #comment
+                let instance = #instance;
+                #(#records)*
+            });
         }
         for (ci, c) in p.closures.iter().enumerate() {
             let closed = self.closure_name(ci);

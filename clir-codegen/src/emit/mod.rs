@@ -163,7 +163,6 @@ impl Emitter<'_> {
         let api = self.typed_api();
         let evaluate = self.evaluate_fn();
         let rules = self.rule_fns();
-        let explain = if self.explanations { self.instance_fns() } else { TokenStream::new() };
         quote! {
             #header
             use ::clir::rt::Relation;
@@ -173,7 +172,6 @@ impl Emitter<'_> {
             #api
             #evaluate
             #rules
-            #explain
         }
     }
 

@@ -127,7 +127,6 @@ impl Emitter<'_> {
         body.extend(inner);
         quote! {
             #comment
-            #[allow(clippy::too_many_arguments, clippy::type_complexity)]
             fn #name(#(#params,)* found: &mut dyn FnMut(&#binding)) {
                 #body
             }

@@ -8,23 +8,6 @@ use crate::text::{comment_text, string_literal};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
-/// The sentence of an article a rule cites: the label names `Article 9.6.2`; the paragraph of
-/// the fragment text that starts with `9.6.2` is the citation (the label itself otherwise).
-fn citation(label: &str, text: &str) -> String {
-    let number: Option<&str> = label.split_whitespace().skip_while(|w| *w != "Article").nth(1);
-    if let Some(n) = number.map(|n| n.trim_end_matches(['.', ':', ','])) {
-        if !n.is_empty() {
-            for para in text.split("\n\n") {
-                let para = para.trim();
-                if para.starts_with(n) && para[n.len()..].starts_with([' ', '\t']) {
-                    return para.to_string();
-                }
-            }
-        }
-    }
-    label.to_string()
-}
-
 impl Emitter<'_> {
     pub(super) fn types_and_constants(&self) -> TokenStream {
         let mut out = TokenStream::new();
@@ -115,13 +98,12 @@ impl Emitter<'_> {
             let id = string_literal(&r.id);
             let label = string_literal(&r.label);
             let strength = string_literal(strength_word(r.strength));
-            let anchors = r.anchors.iter().map(|&f| {
-                let fid = string_literal(&p.fragments[f].id);
-                let loc = string_literal(&p.fragments[f].locator);
-                let cite = string_literal(&citation(&r.label, &p.fragments[f].text));
-                quote!(::clir::AnchorInfo::new(#fid, #loc, #cite))
-            });
+            let anchors = r.anchors.iter().map(|&f| Literal::u32_unsuffixed(f as u32));
             quote!(::clir::RuleInfo::new(#id, #strength, #label, &[#(#anchors),*]))
+        });
+        let fragments = p.fragments.iter().map(|f| {
+            let (id, loc, text) = (string_literal(&f.id), string_literal(&f.locator), string_literal(&f.text));
+            quote!(::clir::FragmentInfo::new(#id, #loc, #text))
         });
         let priorities = p.superiority.iter().map(|x| {
             let id = string_literal(&x.id);
@@ -150,6 +132,7 @@ impl Emitter<'_> {
                 seal: #seal,
                 relations: &[#(#rels),*],
                 constants: &[#(#consts),*],
+                fragments: &[#(#fragments),*],
                 rules: &[#(#rules),*],
                 priorities: &[#(#priorities),*],
                 closures: &[#(#closures),*],

@@ -95,16 +95,13 @@ impl Emitter<'_> {
         let mut out = Vec::new();
         for (ri, r) in p.relations.iter().enumerate() {
             let k = self.rel_const(ri);
-            if r.kind == RelationKind::Institutional {
-                for neg in [false, true] {
-                    let d = self.layer_name(ri, neg, Layer::Concluded);
-                    let dd = self.layer_name(ri, neg, Layer::Definite);
-                    out.push(quote! { out.conclude(#k, #neg, &l.#d, &l.#dd); });
-                }
-            }
-            let pos = self.layer_name(ri, false, Layer::Definite);
-            let neg = self.layer_name(ri, true, Layer::Definite);
-            out.push(quote! { out.contradict(#k, &l.#pos, &l.#neg); });
+            let [c, not_c] = [false, true].map(|neg| self.layer_name(ri, neg, Layer::Concluded));
+            let [d, not_d] = [false, true].map(|neg| self.layer_name(ri, neg, Layer::Definite));
+            out.push(if r.kind == RelationKind::Institutional {
+                quote! { out.conclude_relation(#k, [&l.#c, &l.#not_c], [&l.#d, &l.#not_d]); }
+            } else {
+                quote! { out.contradict(#k, &l.#d, &l.#not_d); }
+            });
         }
         let (write_items, writes) =
             self.chunked("write_conclusions", quote!(l: &Layers, out: &mut ::clir::Output), out);
