@@ -3232,37 +3232,29 @@ fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
 }
 fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#AgreedDraw
-    let instance = |definite, &(case, game): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_AGREED_DRAW,
-                definite,
-                case,
-                (REL_GAME_DRAWN, false),
-                (game,),
-            )
-            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
-            .premise(REL_DRAW_AGREED, false, (game,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_GAME_DRAWN, false, (b.1,))
+            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (b.1,))
+            .premise(REL_DRAW_AGREED, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_AGREED_DRAW,
         &[false, true],
         |found| rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, found),
         instance,
     );
     // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-    let instance = |definite, &(case, game): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_AGREED_DRAW_ENDS_THE_GAME,
-                definite,
-                case,
-                (REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false),
-                (game,),
-            )
-            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
-            .premise(REL_DRAW_AGREED, false, (game,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (b.1,))
+            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (b.1,))
+            .premise(REL_DRAW_AGREED, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_AGREED_DRAW_ENDS_THE_GAME,
         &[false, true],
         |found| rule_agreed_draw_ends_the_game(
             &l.both_players_have_moved,
@@ -3272,53 +3264,38 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-    let instance = |definite, &(case, game, arb): &(CaseId, Game, Arbiter)| {
-        ::clir::Instance::rule(
-                RULE_ARBITER_SEES_LAWS_OBSERVED,
-                definite,
-                case,
-                (REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false),
-                (arb, game),
-            )
-            .premise(REL_ARBITER_OF, false, (game, arb))
-            .premise(REL_PLAY_STARTED, false, (game,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Arbiter)| {
+        i
+            .head(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false, (b.2, b.1))
+            .premise(REL_ARBITER_OF, false, (b.1, b.2))
+            .premise(REL_PLAY_STARTED, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_ARBITER_SEES_LAWS_OBSERVED,
         &[false, true],
         |found| rule_arbiter_sees_laws_observed(&l.arbiter_of, &l.play_started, found),
         instance,
     );
     // urn:fide:laws:clir:chess#CastlingLegal
     let instance = |
-        definite,
-        &(
-            case,
-            game,
-            who,
-            side,
-            king,
-            rook,
-        ): &(CaseId, Game, Player, CastlingSide, Piece, Piece)|
+        i: ::clir::Instance,
+        b: &(CaseId, Game, Player, CastlingSide, Piece, Piece)|
     {
-        ::clir::Instance::rule(
-                RULE_CASTLING_LEGAL,
-                definite,
-                case,
-                (REL_CASTLING_LEGAL, false),
-                (game, who, side),
-            )
-            .premise(REL_CASTLING_SIDE_OF, false, (game, who, side, rook))
-            .premise(REL_KING_OF, false, (who, king))
-            .premise(REL_PIECE_HAS_MOVED, true, (rook,))
-            .premise(REL_CASTLING_PATH_BLOCKED, true, (side,))
-            .premise(REL_ROOK_OF, false, (who, rook))
-            .premise(REL_CASTLING_PATH_ATTACKED, true, (side,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-            .premise(REL_PIECE_HAS_MOVED, true, (king,))
+        i
+            .head(REL_CASTLING_LEGAL, false, (b.1, b.2, b.3))
+            .premise(REL_CASTLING_SIDE_OF, false, (b.1, b.2, b.3, b.5))
+            .premise(REL_KING_OF, false, (b.2, b.4))
+            .premise(REL_PIECE_HAS_MOVED, true, (b.5,))
+            .premise(REL_CASTLING_PATH_BLOCKED, true, (b.3,))
+            .premise(REL_ROOK_OF, false, (b.2, b.5))
+            .premise(REL_CASTLING_PATH_ATTACKED, true, (b.3,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (b.1, b.2))
+            .premise(REL_PIECE_HAS_MOVED, true, (b.4,))
     };
     ::clir::rt::record(
         instances,
+        RULE_CASTLING_LEGAL,
         &[false, true],
         |found| rule_castling_legal(
             &l.castling_side_of,
@@ -3334,35 +3311,27 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#CheckmateEndsTheGame
-    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
-        ::clir::Instance::rule(
-                RULE_CHECKMATE_ENDS_THE_GAME,
-                definite,
-                case,
-                (REL_CHECKMATE_HAS_BEEN_DELIVERED, false),
-                (game,),
-            )
-            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player)| {
+        i
+            .head(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (b.1,))
+            .premise(REL_CHECKMATE_DELIVERED, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_CHECKMATE_ENDS_THE_GAME,
         &[false, true],
         |found| rule_checkmate_ends_the_game(&l.checkmate_delivered, found),
         instance,
     );
     // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
-    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
-        ::clir::Instance::rule(
-                RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
-                definite,
-                case,
-                (REL_GAME_DRAWN, true),
-                (game,),
-            )
-            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player)| {
+        i
+            .head(REL_GAME_DRAWN, true, (b.1,))
+            .premise(REL_CHECKMATE_DELIVERED, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
         &[false],
         |found| rule_checkmate_takes_precedence_over_seventy_five(
             &l.checkmate_delivered,
@@ -3371,71 +3340,55 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#CheckmateWins
-    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
-        ::clir::Instance::rule(
-                RULE_CHECKMATE_WINS,
-                definite,
-                case,
-                (REL_GAME_WON_BY, false),
-                (game, who),
-            )
-            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player)| {
+        i
+            .head(REL_GAME_WON_BY, false, (b.1, b.2))
+            .premise(REL_CHECKMATE_DELIVERED, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_CHECKMATE_WINS,
         &[false, true],
         |found| rule_checkmate_wins(&l.checkmate_delivered, found),
         instance,
     );
     // urn:fide:laws:clir:chess#DeadPositionDraws
-    let instance = |definite, &(case, game): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_DEAD_POSITION_DRAWS,
-                definite,
-                case,
-                (REL_GAME_DRAWN, false),
-                (game,),
-            )
-            .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_GAME_DRAWN, false, (b.1,))
+            .premise(REL_DEAD_POSITION_ARISEN, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_DEAD_POSITION_DRAWS,
         &[false, true],
         |found| rule_dead_position_draws(&l.dead_position_arisen, found),
         instance,
     );
     // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
-    let instance = |definite, &(case, game): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_DEAD_POSITION_ENDS_THE_GAME,
-                definite,
-                case,
-                (REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false),
-                (game,),
-            )
-            .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (b.1,))
+            .premise(REL_DEAD_POSITION_ARISEN, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_DEAD_POSITION_ENDS_THE_GAME,
         &[false, true],
         |found| rule_dead_position_ends_the_game(&l.dead_position_arisen, found),
         instance,
     );
     // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-    let instance = |definite, &(case, game, who, pawn): &(CaseId, Game, Player, Piece)| {
-        ::clir::Instance::rule(
-                RULE_EN_PASSANT_CAPTURE_LEGAL,
-                definite,
-                case,
-                (REL_EN_PASSANT_CAPTURE_LEGAL, false),
-                (game, pawn),
-            )
-            .premise(REL_EN_PASSANT_RIGHT_OPEN, false, (game,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-            .premise(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (game, pawn))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player, Piece)| {
+        i
+            .head(REL_EN_PASSANT_CAPTURE_LEGAL, false, (b.1, b.3))
+            .premise(REL_EN_PASSANT_RIGHT_OPEN, false, (b.1,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (b.1, b.2))
+            .premise(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (b.1, b.3))
     };
     ::clir::rt::record(
         instances,
+        RULE_EN_PASSANT_CAPTURE_LEGAL,
         &[false, true],
         |found| rule_en_passant_capture_legal(
             &l.en_passant_right_open,
@@ -3446,20 +3399,16 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
-        ::clir::Instance::rule(
-                RULE_FIFTY_MOVE_CLAIM_CORRECT,
-                definite,
-                case,
-                (REL_FIFTY_MOVE_CLAIM_CORRECT, false),
-                (game, who),
-            )
-            .premise(REL_DRAW_CLAIMED, false, (who,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player, i64)| {
+        i
+            .head(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (b.1, b.2))
+            .premise(REL_DRAW_CLAIMED, false, (b.2,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (b.1, b.2))
+            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (b.1, b.3))
     };
     ::clir::rt::record(
         instances,
+        RULE_FIFTY_MOVE_CLAIM_CORRECT,
         &[false, true],
         |found| rule_fifty_move_claim_correct(
             &l.draw_claimed,
@@ -3470,56 +3419,44 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
-    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
-        ::clir::Instance::rule(
-                RULE_FIFTY_MOVE_CLAIM_DRAWS,
-                definite,
-                case,
-                (REL_GAME_DRAWN, false),
-                (game,),
-            )
-            .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player)| {
+        i
+            .head(REL_GAME_DRAWN, false, (b.1,))
+            .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_FIFTY_MOVE_CLAIM_DRAWS,
         &[false, true],
         |found| rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, found),
         instance,
     );
     // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
-    let instance = |definite, &(case, game, n): &(CaseId, Game, i64)| {
-        ::clir::Instance::rule(
-                RULE_FIVEFOLD_AUTOMATIC_DRAW,
-                definite,
-                case,
-                (REL_GAME_DRAWN, false),
-                (game,),
-            )
-            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, i64)| {
+        i
+            .head(REL_GAME_DRAWN, false, (b.1,))
+            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_FIVEFOLD_AUTOMATIC_DRAW,
         &[false, true],
         |found| rule_fivefold_automatic_draw(&l.position_occurrence_count, found),
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::ENDED),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::ENDED))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+                (b.1, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
             )
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
         &[false],
         |found| rule_game_play_conclude_by_agreement_enters(
             &l.valid_transition_concluded,
@@ -3529,6 +3466,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
         &[true],
         |found| rule_game_play_conclude_by_agreement_enters(
             &l.valid_transition_definite,
@@ -3537,24 +3475,24 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
-                definite,
-                case,
-                (REL_VALID_TRANSITION, false),
-                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (b.1, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+                (b.1, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-            .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (instance,))
+            .supported(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
+            .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
         &[false],
         |found| rule_game_play_conclude_by_agreement_valid(
             &l.attempted_transition,
@@ -3566,6 +3504,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
         &[true],
         |found| rule_game_play_conclude_by_agreement_valid(
             &l.attempted_transition,
@@ -3576,22 +3515,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::ENDED),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::ENDED))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+                (b.1, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
             )
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
         &[false],
         |found| rule_game_play_conclude_by_checkmate_enters(
             &l.valid_transition_concluded,
@@ -3601,6 +3536,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
         &[true],
         |found| rule_game_play_conclude_by_checkmate_enters(
             &l.valid_transition_definite,
@@ -3609,24 +3545,24 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
-                definite,
-                case,
-                (REL_VALID_TRANSITION, false),
-                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (b.1, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+                (b.1, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-            .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (instance,))
+            .supported(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
+            .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
         &[false],
         |found| rule_game_play_conclude_by_checkmate_valid(
             &l.attempted_transition,
@@ -3638,6 +3574,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
         &[true],
         |found| rule_game_play_conclude_by_checkmate_valid(
             &l.attempted_transition,
@@ -3648,22 +3585,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::ENDED),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::ENDED))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+                (b.1, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
             )
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
         &[false],
         |found| rule_game_play_conclude_by_dead_position_enters(
             &l.valid_transition_concluded,
@@ -3673,6 +3606,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
         &[true],
         |found| rule_game_play_conclude_by_dead_position_enters(
             &l.valid_transition_definite,
@@ -3681,24 +3615,24 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
-                definite,
-                case,
-                (REL_VALID_TRANSITION, false),
-                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (b.1, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+                (b.1, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-            .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (instance,))
+            .supported(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
+            .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
         &[false],
         |found| rule_game_play_conclude_by_dead_position_valid(
             &l.attempted_transition,
@@ -3710,6 +3644,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
         &[true],
         |found| rule_game_play_conclude_by_dead_position_valid(
             &l.attempted_transition,
@@ -3720,22 +3655,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::ENDED),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::ENDED))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+                (b.1, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
             )
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
         &[false],
         |found| rule_game_play_conclude_by_drawn_claim_enters(
             &l.valid_transition_concluded,
@@ -3745,6 +3676,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
         &[true],
         |found| rule_game_play_conclude_by_drawn_claim_enters(
             &l.valid_transition_definite,
@@ -3753,24 +3685,24 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
-                definite,
-                case,
-                (REL_VALID_TRANSITION, false),
-                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (b.1, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+                (b.1, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-            .premise(REL_GAME_DRAWN, false, (instance,))
+            .supported(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
+            .premise(REL_GAME_DRAWN, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
         &[false],
         |found| rule_game_play_conclude_by_drawn_claim_valid(
             &l.attempted_transition,
@@ -3782,6 +3714,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
         &[true],
         |found| rule_game_play_conclude_by_drawn_claim_valid(
             &l.attempted_transition,
@@ -3792,22 +3725,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::ENDED),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::ENDED))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+                (b.1, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
             )
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
         &[false],
         |found| rule_game_play_conclude_by_resignation_enters(
             &l.valid_transition_concluded,
@@ -3817,6 +3746,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
         &[true],
         |found| rule_game_play_conclude_by_resignation_enters(
             &l.valid_transition_definite,
@@ -3825,24 +3755,24 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
-                definite,
-                case,
-                (REL_VALID_TRANSITION, false),
-                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (b.1, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+                (b.1, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-            .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (instance,))
+            .supported(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
+            .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
         &[false],
         |found| rule_game_play_conclude_by_resignation_valid(
             &l.attempted_transition,
@@ -3854,6 +3784,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
         &[true],
         |found| rule_game_play_conclude_by_resignation_valid(
             &l.attempted_transition,
@@ -3864,22 +3795,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::ENDED),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::ENDED))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+                (b.1, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
             )
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
         &[false],
         |found| rule_game_play_conclude_by_second_illegal_move_enters(
             &l.valid_transition_concluded,
@@ -3889,6 +3816,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
         &[true],
         |found| rule_game_play_conclude_by_second_illegal_move_enters(
             &l.valid_transition_definite,
@@ -3897,24 +3825,24 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
-                definite,
-                case,
-                (REL_VALID_TRANSITION, false),
-                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (b.1, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+                (b.1, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-            .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (instance,))
+            .supported(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
+            .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
         &[false],
         |found| rule_game_play_conclude_by_second_illegal_move_valid(
             &l.attempted_transition,
@@ -3926,6 +3854,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
         &[true],
         |found| rule_game_play_conclude_by_second_illegal_move_valid(
             &l.attempted_transition,
@@ -3936,22 +3865,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::ENDED),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::ENDED))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+                (b.1, GamePlayTransition::CONCLUDE_BY_STALEMATE),
             )
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
         &[false],
         |found| rule_game_play_conclude_by_stalemate_enters(
             &l.valid_transition_concluded,
@@ -3961,6 +3886,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
         &[true],
         |found| rule_game_play_conclude_by_stalemate_enters(
             &l.valid_transition_definite,
@@ -3969,24 +3895,24 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
-                definite,
-                case,
-                (REL_VALID_TRANSITION, false),
-                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (b.1, GamePlayTransition::CONCLUDE_BY_STALEMATE),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+                (b.1, GamePlayTransition::CONCLUDE_BY_STALEMATE),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-            .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (instance,))
+            .supported(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
+            .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
         &[false],
         |found| rule_game_play_conclude_by_stalemate_valid(
             &l.attempted_transition,
@@ -3998,6 +3924,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
         &[true],
         |found| rule_game_play_conclude_by_stalemate_valid(
             &l.attempted_transition,
@@ -4008,51 +3935,40 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::PLAYING),
-            )
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::PLAY_MOVE),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
+            .supported(REL_VALID_TRANSITION, false, (b.1, GamePlayTransition::PLAY_MOVE))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
         &[false],
         |found| rule_game_play_play_move_enters(&l.valid_transition_concluded, found),
         instance,
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
         &[true],
         |found| rule_game_play_play_move_enters(&l.valid_transition_definite, found),
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_PLAY_MOVE_VALID,
-                definite,
-                case,
-                (REL_VALID_TRANSITION, false),
-                (instance, GamePlayTransition::PLAY_MOVE),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_VALID_TRANSITION, false, (b.1, GamePlayTransition::PLAY_MOVE))
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::PLAY_MOVE),
+                (b.1, GamePlayTransition::PLAY_MOVE),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
-            .premise(REL_LEGAL_MOVE, false, (instance,))
+            .supported(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
+            .premise(REL_LEGAL_MOVE, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_PLAY_MOVE_VALID,
         &[false],
         |found| rule_game_play_play_move_valid(
             &l.attempted_transition,
@@ -4064,6 +3980,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_PLAY_MOVE_VALID,
         &[true],
         |found| rule_game_play_play_move_valid(
             &l.attempted_transition,
@@ -4074,51 +3991,44 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_START_PLAY_ENTERS,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::PLAYING),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::PLAYING))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::START_PLAY),
+                (b.1, GamePlayTransition::START_PLAY),
             )
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_START_PLAY_ENTERS,
         &[false],
         |found| rule_game_play_start_play_enters(&l.valid_transition_concluded, found),
         instance,
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_START_PLAY_ENTERS,
         &[true],
         |found| rule_game_play_start_play_enters(&l.valid_transition_definite, found),
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_START_PLAY_VALID,
-                definite,
-                case,
-                (REL_VALID_TRANSITION, false),
-                (instance, GamePlayTransition::START_PLAY),
-            )
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_VALID_TRANSITION, false, (b.1, GamePlayTransition::START_PLAY))
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::START_PLAY),
+                (b.1, GamePlayTransition::START_PLAY),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED))
-            .premise(REL_PLAY_STARTED, false, (instance,))
+            .supported(REL_ENTERED_STATE, false, (b.1, GamePlayState::NOT_STARTED))
+            .premise(REL_PLAY_STARTED, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_START_PLAY_VALID,
         &[false],
         |found| rule_game_play_start_play_valid(
             &l.attempted_transition,
@@ -4130,6 +4040,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_START_PLAY_VALID,
         &[true],
         |found| rule_game_play_start_play_valid(
             &l.attempted_transition,
@@ -4140,18 +4051,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#GamePlay/initial
-    let instance = |definite, &(case, instance): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_INITIAL,
-                definite,
-                case,
-                (REL_ENTERED_STATE, false),
-                (instance, GamePlayState::NOT_STARTED),
-            )
-            .premise(REL_PROCEDURE_INSTANCE, false, (instance,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ENTERED_STATE, false, (b.1, GamePlayState::NOT_STARTED))
+            .premise(REL_PROCEDURE_INSTANCE, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_GAME_PLAY_INITIAL,
         &[false, true],
         |found| rule_game_play_initial(&l.procedure_instance, found),
         instance,
@@ -4159,19 +4066,15 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
 }
 fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#MoveIsIllegal
-    let instance = |definite, &(case, game): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_MOVE_IS_ILLEGAL,
-                definite,
-                case,
-                (REL_ILLEGAL_MOVE, false),
-                (game,),
-            )
-            .premise(REL_CHECKED_GAME, false, (game,))
-            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (game,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_ILLEGAL_MOVE, false, (b.1,))
+            .premise(REL_CHECKED_GAME, false, (b.1,))
+            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_MOVE_IS_ILLEGAL,
         &[false, true],
         |found| rule_move_is_illegal(
             &l.checked_game,
@@ -4181,38 +4084,30 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#MoveIsLegal
-    let instance = |definite, &(case, game): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_MOVE_IS_LEGAL,
-                definite,
-                case,
-                (REL_LEGAL_MOVE, false),
-                (game,),
-            )
-            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (game,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_LEGAL_MOVE, false, (b.1,))
+            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_MOVE_IS_LEGAL,
         &[false, true],
         |found| rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, found),
         instance,
     );
     // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
-    let instance = |definite, &(case, game, who, piece): &(CaseId, Game, Player, Piece)| {
-        ::clir::Instance::rule(
-                RULE_MUST_MOVE_FIRST_TOUCHED_PIECE,
-                definite,
-                case,
-                (REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false),
-                (who, piece),
-            )
-            .premise(REL_OWN_PIECE_OF, false, (who, piece))
-            .premise(REL_PIECE_TOUCHED_INTENTIONALLY, false, (who, piece))
-            .premise(REL_PIECE_CAN_BE_MOVED, false, (piece,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player, Piece)| {
+        i
+            .head(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false, (b.2, b.3))
+            .premise(REL_OWN_PIECE_OF, false, (b.2, b.3))
+            .premise(REL_PIECE_TOUCHED_INTENTIONALLY, false, (b.2, b.3))
+            .premise(REL_PIECE_CAN_BE_MOVED, false, (b.3,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_MUST_MOVE_FIRST_TOUCHED_PIECE,
         &[false, true],
         |found| rule_must_move_first_touched_piece(
             &l.own_piece_of,
@@ -4224,20 +4119,16 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
-        ::clir::Instance::rule(
-                RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
-                definite,
-                case,
-                (REL_GAME_DRAWN, false),
-                (game,),
-            )
-            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
-            .premise(REL_PLAYER_OF, false, (game, who))
-            .premise(REL_PLAYER_RESIGNED, false, (who,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player)| {
+        i
+            .head(REL_GAME_DRAWN, false, (b.1,))
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (b.2,))
+            .premise(REL_PLAYER_OF, false, (b.1, b.2))
+            .premise(REL_PLAYER_RESIGNED, false, (b.2,))
     };
     ::clir::rt::record(
         instances,
+        RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
         &[false, true],
         |found| rule_resignation_drawn_if_mate_impossible(
             &l.king_cannot_be_checkmated,
@@ -4248,38 +4139,30 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#ResignationEndsTheGame
-    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
-        ::clir::Instance::rule(
-                RULE_RESIGNATION_ENDS_THE_GAME,
-                definite,
-                case,
-                (REL_RESIGNATION_HAS_ENDED_THE_GAME, false),
-                (game,),
-            )
-            .premise(REL_PLAYER_OF, false, (game, who))
-            .premise(REL_PLAYER_RESIGNED, false, (who,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player)| {
+        i
+            .head(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (b.1,))
+            .premise(REL_PLAYER_OF, false, (b.1, b.2))
+            .premise(REL_PLAYER_RESIGNED, false, (b.2,))
     };
     ::clir::rt::record(
         instances,
+        RULE_RESIGNATION_ENDS_THE_GAME,
         &[false, true],
         |found| rule_resignation_ends_the_game(&l.player_of, &l.player_resigned, found),
         instance,
     );
     // urn:fide:laws:clir:chess#ResignationLoses
-    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
-        ::clir::Instance::rule(
-                RULE_RESIGNATION_LOSES,
-                definite,
-                case,
-                (REL_GAME_LOST_BY, false),
-                (game, who),
-            )
-            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
-            .premise(REL_PLAYER_OF, false, (game, who))
-            .premise(REL_PLAYER_RESIGNED, false, (who,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player)| {
+        i
+            .head(REL_GAME_LOST_BY, false, (b.1, b.2))
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (b.2,))
+            .premise(REL_PLAYER_OF, false, (b.1, b.2))
+            .premise(REL_PLAYER_RESIGNED, false, (b.2,))
     };
     ::clir::rt::record(
         instances,
+        RULE_RESIGNATION_LOSES,
         &[false, true],
         |found| rule_resignation_loses(
             &l.not_king_cannot_be_checkmated,
@@ -4290,20 +4173,16 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
-    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
-        ::clir::Instance::rule(
-                RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
-                definite,
-                case,
-                (REL_GAME_DRAWN, false),
-                (game,),
-            )
-            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
-            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-            .premise(REL_PLAYER_OF, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player, i64)| {
+        i
+            .head(REL_GAME_DRAWN, false, (b.1,))
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (b.2,))
+            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (b.2, b.3))
+            .premise(REL_PLAYER_OF, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
         &[false, true],
         |found| rule_second_illegal_move_drawn_if_mate_impossible(
             &l.king_cannot_be_checkmated,
@@ -4314,19 +4193,15 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
-    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
-        ::clir::Instance::rule(
-                RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
-                definite,
-                case,
-                (REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false),
-                (game,),
-            )
-            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-            .premise(REL_PLAYER_OF, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player, i64)| {
+        i
+            .head(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (b.1,))
+            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (b.2, b.3))
+            .premise(REL_PLAYER_OF, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
         &[false, true],
         |found| rule_second_illegal_move_ends_the_game(
             &l.completed_illegal_move_count,
@@ -4336,20 +4211,16 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
-    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
-        ::clir::Instance::rule(
-                RULE_SECOND_ILLEGAL_MOVE_LOSES,
-                definite,
-                case,
-                (REL_GAME_LOST_BY, false),
-                (game, who),
-            )
-            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
-            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-            .premise(REL_PLAYER_OF, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player, i64)| {
+        i
+            .head(REL_GAME_LOST_BY, false, (b.1, b.2))
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (b.2,))
+            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (b.2, b.3))
+            .premise(REL_PLAYER_OF, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_SECOND_ILLEGAL_MOVE_LOSES,
         &[false, true],
         |found| rule_second_illegal_move_loses(
             &l.not_king_cannot_be_checkmated,
@@ -4360,18 +4231,14 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
-    let instance = |definite, &(case, game, n): &(CaseId, Game, i64)| {
-        ::clir::Instance::rule(
-                RULE_SEVENTY_FIVE_AUTOMATIC_DRAW,
-                definite,
-                case,
-                (REL_GAME_DRAWN, false),
-                (game,),
-            )
-            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, i64)| {
+        i
+            .head(REL_GAME_DRAWN, false, (b.1,))
+            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_SEVENTY_FIVE_AUTOMATIC_DRAW,
         &[false],
         |found| rule_seventy_five_automatic_draw(
             &l.moves_by_each_without_pawn_or_capture,
@@ -4380,54 +4247,42 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#StalemateDraws
-    let instance = |definite, &(case, game): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_STALEMATE_DRAWS,
-                definite,
-                case,
-                (REL_GAME_DRAWN, false),
-                (game,),
-            )
-            .premise(REL_STALEMATE_ARISEN, false, (game,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_GAME_DRAWN, false, (b.1,))
+            .premise(REL_STALEMATE_ARISEN, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_STALEMATE_DRAWS,
         &[false, true],
         |found| rule_stalemate_draws(&l.stalemate_arisen, found),
         instance,
     );
     // urn:fide:laws:clir:chess#StalemateEndsTheGame
-    let instance = |definite, &(case, game): &(CaseId, Game)| {
-        ::clir::Instance::rule(
-                RULE_STALEMATE_ENDS_THE_GAME,
-                definite,
-                case,
-                (REL_STALEMATE_HAS_ENDED_THE_GAME, false),
-                (game,),
-            )
-            .premise(REL_STALEMATE_ARISEN, false, (game,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
+        i
+            .head(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (b.1,))
+            .premise(REL_STALEMATE_ARISEN, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_STALEMATE_ENDS_THE_GAME,
         &[false, true],
         |found| rule_stalemate_ends_the_game(&l.stalemate_arisen, found),
         instance,
     );
     // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-    let instance = |definite, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
-        ::clir::Instance::rule(
-                RULE_THREEFOLD_CLAIM_CORRECT,
-                definite,
-                case,
-                (REL_THREEFOLD_CLAIM_CORRECT, false),
-                (game, who),
-            )
-            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
-            .premise(REL_DRAW_CLAIMED, false, (who,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player, i64)| {
+        i
+            .head(REL_THREEFOLD_CLAIM_CORRECT, false, (b.1, b.2))
+            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (b.1, b.3))
+            .premise(REL_DRAW_CLAIMED, false, (b.2,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_THREEFOLD_CLAIM_CORRECT,
         &[false, true],
         |found| rule_threefold_claim_correct(
             &l.position_occurrence_count,
@@ -4438,35 +4293,27 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
     // urn:fide:laws:clir:chess#ThreefoldClaimDraws
-    let instance = |definite, &(case, game, who): &(CaseId, Game, Player)| {
-        ::clir::Instance::rule(
-                RULE_THREEFOLD_CLAIM_DRAWS,
-                definite,
-                case,
-                (REL_GAME_DRAWN, false),
-                (game,),
-            )
-            .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Game, Player)| {
+        i
+            .head(REL_GAME_DRAWN, false, (b.1,))
+            .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (b.1, b.2))
     };
     ::clir::rt::record(
         instances,
+        RULE_THREEFOLD_CLAIM_DRAWS,
         &[false, true],
         |found| rule_threefold_claim_draws(&l.threefold_claim_correct, found),
         instance,
     );
     // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
-    let instance = |definite, &(case, situation): &(CaseId, Situation)| {
-        ::clir::Instance::rule(
-                RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
-                definite,
-                case,
-                (REL_ARBITER_COMPETENT_TO_DECIDE, false),
-                (situation,),
-            )
-            .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (situation,))
+    let instance = |i: ::clir::Instance, b: &(CaseId, Situation)| {
+        i
+            .head(REL_ARBITER_COMPETENT_TO_DECIDE, false, (b.1,))
+            .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (b.1,))
     };
     ::clir::rt::record(
         instances,
+        RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
         &[false, true],
         |found| rule_unregulated_case_decided_by_arbiter(
             &l.case_not_precisely_regulated,

@@ -76,22 +76,22 @@ impl Premise {
 
 impl Instance {
     /// An instance of rule `rule` (its index in the schema) in `case`, over definite premises or
-    /// applicable ones, concluding `rel`(`head`) with its sign; its premises are added in order.
-    pub fn rule(
-        rule: usize,
-        definite: bool,
-        case: crate::CaseId,
-        (rel, negative): (usize, bool),
-        head: impl crate::Row,
-    ) -> Instance {
+    /// applicable ones; its head and premises are added next.
+    pub fn rule(rule: usize, definite: bool, case: crate::CaseId) -> Instance {
         Instance {
             case: case.0,
             source: Source::Rule { rule: rule as u32, definite },
-            rel: rel as u32,
-            negative,
-            head: head.to_row(),
+            rel: 0,
+            negative: false,
+            head: Vec::new(),
             premises: Vec::new(),
         }
+    }
+
+    /// Sets the head: `rel`(`args`) with its sign.
+    pub fn head(mut self, rel: usize, negative: bool, args: impl crate::Row) -> Instance {
+        (self.rel, self.negative, self.head) = (rel as u32, negative, args.to_row());
+        self
     }
 
     /// Adds the premise `rel`(`args`) with its sign, asked as concluded (as definite over

@@ -102,16 +102,20 @@ impl<T: Ord + Clone> Growing<T> {
 /// rows and sorted by one function for every rule (a row orders as its tuple does).
 pub fn record<B: crate::Fact>(
     instances: &mut Vec<crate::Instance>,
+    rule: usize,
     definite: &[bool],
-    rule: impl FnOnce(&mut dyn FnMut(&B)),
-    instance: impl Fn(bool, &B) -> crate::Instance,
+    find: impl FnOnce(&mut dyn FnMut(&B)),
+    instance: impl Fn(crate::Instance, &B) -> crate::Instance,
 ) {
     let mut rows: Vec<i64> = Vec::new();
-    rule(&mut |b| b.push_flat(&mut rows));
+    find(&mut |b| b.push_flat(&mut rows));
     let width = B::ARITY + 1;
     let order = sorted_rows(&rows, width);
     for &d in definite {
-        instances.extend(order.iter().map(|&i| instance(d, &B::from_flat_row(&rows[i * width..(i + 1) * width]))));
+        instances.extend(order.iter().map(|&i| {
+            let b = B::from_flat_row(&rows[i * width..(i + 1) * width]);
+            instance(crate::Instance::rule(rule, d, crate::CaseId(rows[i * width] as u32)), &b)
+        }));
     }
 }
 
@@ -123,16 +127,19 @@ fn sorted_rows(rows: &[i64], width: usize) -> Vec<usize> {
 }
 
 /// [`record`] for a rule of more variables than a [`Fact`](crate::Fact) holds (11): in join order.
+/// The case of a binding is `case_of` it.
 pub fn record_unsorted<B: Copy>(
     instances: &mut Vec<crate::Instance>,
+    rule: usize,
     definite: &[bool],
-    rule: impl FnOnce(&mut dyn FnMut(&B)),
-    instance: impl Fn(bool, &B) -> crate::Instance,
+    find: impl FnOnce(&mut dyn FnMut(&B)),
+    instance: impl Fn(crate::Instance, &B) -> crate::Instance,
+    case_of: impl Fn(&B) -> crate::CaseId,
 ) {
     let mut found: Vec<B> = Vec::new();
-    rule(&mut |b| found.push(*b));
+    find(&mut |b| found.push(*b));
     for &d in definite {
-        instances.extend(found.iter().map(|b| instance(d, b)));
+        instances.extend(found.iter().map(|b| instance(crate::Instance::rule(rule, d, case_of(b)), b)));
     }
 }
 

@@ -13,8 +13,14 @@ use quote::{format_ident, quote};
 const MAX_SORTED_BINDING: usize = 11;
 
 impl Emitter<'_> {
+    /// The tuple of `args` of rule `ri`, a variable written as its field of the binding `b`.
     fn row(&self, ri: usize, args: &[RTerm]) -> TokenStream {
-        let vals = args.iter().map(|a| self.term(ri, *a));
+        let binding = &self.plan.rules[ri].binding;
+        let field = |v: usize| {
+            let i = Literal::usize_unsuffixed(1 + binding.iter().position(|&x| x == v).expect("a bound variable"));
+            quote!(b.#i)
+        };
+        let vals = args.iter().map(|a| self.term_with(ri, *a, &field));
         quote!((#(#vals,)*))
     }
 
@@ -22,8 +28,9 @@ impl Emitter<'_> {
     /// its premises, asked as established or supported.
     fn instance_closure(&self, ri: usize) -> TokenStream {
         let rule: &RRule = &self.p.rules[ri];
-        let pattern = self.binding_pattern(ri);
         let ty = self.binding_ty(ri);
+        // A binding of no variable: only its case, which `record` has already taken.
+        let b = if self.plan.rules[ri].binding.is_empty() { quote!(_) } else { quote!(b) };
         let premises = rule.body.iter().filter_map(|it| match it {
             RItem::Literal(st, l) => {
                 let how = match st {
@@ -36,9 +43,8 @@ impl Emitter<'_> {
             _ => None,
         });
         let (k, hneg, head) = (self.rel_const(rule.head.rel), rule.head.negative, self.row(ri, &rule.head.args));
-        let rule_k = self.rule_const(ri);
         quote! {
-            |definite, #pattern: &#ty| ::clir::Instance::rule(#rule_k, definite, case, (#k, #hneg), #head) #(#premises)*
+            |i: ::clir::Instance, #b: &#ty| i.head(#k, #hneg, #head) #(#premises)*
         }
     }
 
@@ -52,12 +58,13 @@ impl Emitter<'_> {
             if rp.never {
                 continue;
             }
-            let record = if rp.binding.len() > MAX_SORTED_BINDING {
-                quote!(::clir::rt::record_unsorted)
+            let (record, case_of) = if rp.binding.len() > MAX_SORTED_BINDING {
+                (quote!(::clir::rt::record_unsorted), quote!(, |b| b.0))
             } else {
-                quote!(::clir::rt::record)
+                (quote!(::clir::rt::record), TokenStream::new())
             };
             let name = self.rule_fn_name(ri);
+            let rule_k = self.rule_const(ri);
             let instance = self.instance_closure(ri);
             let cases = rp.per_case.then(|| quote!(&l.cases,));
             let strict = p.rules[ri].strength == Strength::Strict;
@@ -82,7 +89,7 @@ impl Emitter<'_> {
             };
             // The closure captures nothing: it is `Copy`, passed by value to each call.
             let records = calls.iter().map(|(args, modes)| {
-                quote! { #record(instances, #modes, |found| #name(#cases #(#args,)* found), instance); }
+                quote! { #record(instances, #rule_k, #modes, |found| #name(#cases #(#args,)* found), instance #case_of); }
             });
             let comment = self.comment(p.rules[ri].id.clone());
             stmts.push(quote! {

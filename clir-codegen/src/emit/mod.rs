@@ -237,12 +237,17 @@ impl Emitter<'_> {
     }
 
     fn term(&self, ri: usize, t: RTerm) -> TokenStream {
+        self.term_with(ri, t, &|v| {
+            let i = self.var(ri, v);
+            quote!(#i)
+        })
+    }
+
+    /// [`Self::term`] with each variable written as `var` says.
+    fn term_with(&self, ri: usize, t: RTerm, var: &dyn Fn(usize) -> TokenStream) -> TokenStream {
         let rule: &RRule = &self.p.rules[ri];
         match t {
-            RTerm::Var(v) => {
-                let i = self.var(ri, v);
-                quote!(#i)
-            }
+            RTerm::Var(v) => var(v),
             RTerm::Const(c) => {
                 let ty = ident(&self.names.types[self.p.constants[c].ty]);
                 let k = ident(&self.names.constants[c]);
@@ -258,7 +263,7 @@ impl Emitter<'_> {
             }
             RTerm::Arith(i) => {
                 let (op, a, b) = rule.ariths[i];
-                let (a, b) = (self.term(ri, a), self.term(ri, b));
+                let (a, b) = (self.term_with(ri, a, var), self.term_with(ri, b, var));
                 let f = match op {
                     crate::ir::ArithOp::Add => quote!(wrapping_add),
                     crate::ir::ArithOp::Sub => quote!(wrapping_sub),
@@ -273,12 +278,6 @@ impl Emitter<'_> {
     fn head_tuple(&self, ri: usize) -> TokenStream {
         let args = self.p.rules[ri].head.args.iter().map(|a| self.term(ri, *a));
         quote!((case, #(#args,)*))
-    }
-
-    /// The pattern `&(case, vars..)` of a binding of rule `ri`.
-    fn binding_pattern(&self, ri: usize) -> TokenStream {
-        let ids = self.plan.rules[ri].binding.iter().map(|&v| self.var(ri, v));
-        quote!(&(case, #(#ids,)*))
     }
 
     /// Splits `stmts` into functions `<prefix>_<k>` taking `params`; returns them, to be called
