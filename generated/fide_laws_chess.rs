@@ -2028,15 +2028,11 @@ struct Layers {
 fn evaluate_stratum_5(l: &mut Layers) {
     // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
     let mut arbiter_competent_to_decide: Vec<(CaseId, Situation)> = Vec::new();
-    let not_arbiter_competent_to_decide: Vec<(CaseId, Situation)> = Vec::new();
     self::rule_unregulated_case_decided_by_arbiter(
         &l.case_not_precisely_regulated,
         &mut |&(case, situation)| arbiter_competent_to_decide.push((case, situation)),
     );
     l.arbiter_competent_to_decide = Relation::from_vec(arbiter_competent_to_decide);
-    l.not_arbiter_competent_to_decide = Relation::from_vec(
-        not_arbiter_competent_to_decide,
-    );
 }
 fn evaluate_stratum_8(l: &mut Layers) {
     // Stratum 8: castling_path_attacked (+D = +S = +d)
@@ -2083,20 +2079,15 @@ fn evaluate_stratum_9(l: &mut Layers) {
 fn evaluate_stratum_14(l: &mut Layers) {
     // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
     let mut checkmate_has_been_delivered: Vec<(CaseId, Game)> = Vec::new();
-    let not_checkmate_has_been_delivered: Vec<(CaseId, Game)> = Vec::new();
     self::rule_checkmate_ends_the_game(
         &l.checkmate_delivered,
         &mut |&(case, game, _)| checkmate_has_been_delivered.push((case, game)),
     );
     l.checkmate_has_been_delivered = Relation::from_vec(checkmate_has_been_delivered);
-    l.not_checkmate_has_been_delivered = Relation::from_vec(
-        not_checkmate_has_been_delivered,
-    );
 }
 fn evaluate_stratum_17(l: &mut Layers) {
     // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
     let mut dead_position_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let not_dead_position_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
     self::rule_dead_position_ends_the_game(
         &l.dead_position_arisen,
         &mut |&(case, game)| dead_position_has_ended_the_game.push((case, game)),
@@ -2104,14 +2095,10 @@ fn evaluate_stratum_17(l: &mut Layers) {
     l.dead_position_has_ended_the_game = Relation::from_vec(
         dead_position_has_ended_the_game,
     );
-    l.not_dead_position_has_ended_the_game = Relation::from_vec(
-        not_dead_position_has_ended_the_game,
-    );
 }
 fn evaluate_stratum_19(l: &mut Layers) {
     // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
     let mut agreed_draw_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let not_agreed_draw_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
     self::rule_agreed_draw_ends_the_game(
         &l.both_players_have_moved,
         &l.draw_agreed,
@@ -2119,9 +2106,6 @@ fn evaluate_stratum_19(l: &mut Layers) {
     );
     l.agreed_draw_has_ended_the_game = Relation::from_vec(
         agreed_draw_has_ended_the_game,
-    );
-    l.not_agreed_draw_has_ended_the_game = Relation::from_vec(
-        not_agreed_draw_has_ended_the_game,
     );
 }
 fn evaluate_stratum_21(l: &mut Layers) {
@@ -2148,13 +2132,11 @@ fn evaluate_stratum_21(l: &mut Layers) {
 fn evaluate_stratum_22(l: &mut Layers) {
     // Stratum 22: game_won_by (+D = +S = +d)
     let mut game_won_by: Vec<(CaseId, Game, Player)> = Vec::new();
-    let not_game_won_by: Vec<(CaseId, Game, Player)> = Vec::new();
     self::rule_checkmate_wins(
         &l.checkmate_delivered,
         &mut |&(case, game, who)| game_won_by.push((case, game, who)),
     );
     l.game_won_by = Relation::from_vec(game_won_by);
-    l.not_game_won_by = Relation::from_vec(not_game_won_by);
 }
 fn evaluate_stratum_23(l: &mut Layers) {
     // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
@@ -2208,25 +2190,21 @@ fn evaluate_stratum_25(l: &mut Layers) {
 fn evaluate_stratum_26(l: &mut Layers) {
     // Stratum 26: illegal_move (+D = +S = +d)
     let mut illegal_move: Vec<(CaseId, Game)> = Vec::new();
-    let not_illegal_move: Vec<(CaseId, Game)> = Vec::new();
     self::rule_move_is_illegal(
         &l.checked_game,
         &l.not_move_meets_articles_3_1_to_3_9,
         &mut |&(case, game)| illegal_move.push((case, game)),
     );
     l.illegal_move = Relation::from_vec(illegal_move);
-    l.not_illegal_move = Relation::from_vec(not_illegal_move);
 }
 fn evaluate_stratum_27(l: &mut Layers) {
     // Stratum 27: legal_move (+D = +S = +d)
     let mut legal_move: Vec<(CaseId, Game)> = Vec::new();
-    let not_legal_move: Vec<(CaseId, Game)> = Vec::new();
     self::rule_move_is_legal(
         &l.move_meets_articles_3_1_to_3_9,
         &mut |&(case, game)| legal_move.push((case, game)),
     );
     l.legal_move = Relation::from_vec(legal_move);
-    l.not_legal_move = Relation::from_vec(not_legal_move);
 }
 fn evaluate_stratum_31(l: &mut Layers) {
     // Stratum 31: piece_has_moved (+D = +S = +d)
@@ -2252,7 +2230,6 @@ fn evaluate_stratum_31(l: &mut Layers) {
 fn evaluate_stratum_34(l: &mut Layers) {
     // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
     let mut arbiter_shall_see_laws_observed: Vec<(CaseId, Arbiter, Game)> = Vec::new();
-    let not_arbiter_shall_see_laws_observed: Vec<(CaseId, Arbiter, Game)> = Vec::new();
     self::rule_arbiter_sees_laws_observed(
         &l.arbiter_of,
         &l.play_started,
@@ -2261,14 +2238,10 @@ fn evaluate_stratum_34(l: &mut Layers) {
     l.arbiter_shall_see_laws_observed = Relation::from_vec(
         arbiter_shall_see_laws_observed,
     );
-    l.not_arbiter_shall_see_laws_observed = Relation::from_vec(
-        not_arbiter_shall_see_laws_observed,
-    );
 }
 fn evaluate_stratum_36(l: &mut Layers) {
     // Stratum 36: en_passant_capture_legal (+D = +S = +d)
     let mut en_passant_capture_legal: Vec<(CaseId, Game, Piece)> = Vec::new();
-    let not_en_passant_capture_legal: Vec<(CaseId, Game, Piece)> = Vec::new();
     self::rule_en_passant_capture_legal(
         &l.en_passant_right_open,
         &l.player_has_the_move,
@@ -2276,12 +2249,10 @@ fn evaluate_stratum_36(l: &mut Layers) {
         &mut |&(case, game, _, pawn)| en_passant_capture_legal.push((case, game, pawn)),
     );
     l.en_passant_capture_legal = Relation::from_vec(en_passant_capture_legal);
-    l.not_en_passant_capture_legal = Relation::from_vec(not_en_passant_capture_legal);
 }
 fn evaluate_stratum_37(l: &mut Layers) {
     // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
     let mut fifty_move_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
-    let not_fifty_move_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
     self::rule_fifty_move_claim_correct(
         &l.draw_claimed,
         &l.player_has_the_move,
@@ -2289,12 +2260,10 @@ fn evaluate_stratum_37(l: &mut Layers) {
         &mut |&(case, game, who, _)| fifty_move_claim_correct.push((case, game, who)),
     );
     l.fifty_move_claim_correct = Relation::from_vec(fifty_move_claim_correct);
-    l.not_fifty_move_claim_correct = Relation::from_vec(not_fifty_move_claim_correct);
 }
 fn evaluate_stratum_38(l: &mut Layers) {
     // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
     let mut must_move_first_touched_piece: Vec<(CaseId, Player, Piece)> = Vec::new();
-    let not_must_move_first_touched_piece: Vec<(CaseId, Player, Piece)> = Vec::new();
     self::rule_must_move_first_touched_piece(
         &l.own_piece_of,
         &l.piece_touched_intentionally,
@@ -2305,14 +2274,10 @@ fn evaluate_stratum_38(l: &mut Layers) {
         },
     );
     l.must_move_first_touched_piece = Relation::from_vec(must_move_first_touched_piece);
-    l.not_must_move_first_touched_piece = Relation::from_vec(
-        not_must_move_first_touched_piece,
-    );
 }
 fn evaluate_stratum_41(l: &mut Layers) {
     // Stratum 41: game_lost_by (+D = +S = +d)
     let mut game_lost_by: Vec<(CaseId, Game, Player)> = Vec::new();
-    let not_game_lost_by: Vec<(CaseId, Game, Player)> = Vec::new();
     self::rule_resignation_loses(
         &l.not_king_cannot_be_checkmated,
         &l.player_of,
@@ -2326,12 +2291,10 @@ fn evaluate_stratum_41(l: &mut Layers) {
         &mut |&(case, game, who, _)| game_lost_by.push((case, game, who)),
     );
     l.game_lost_by = Relation::from_vec(game_lost_by);
-    l.not_game_lost_by = Relation::from_vec(not_game_lost_by);
 }
 fn evaluate_stratum_44(l: &mut Layers) {
     // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
     let mut resignation_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let not_resignation_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
     self::rule_resignation_ends_the_game(
         &l.player_of,
         &l.player_resigned,
@@ -2340,14 +2303,10 @@ fn evaluate_stratum_44(l: &mut Layers) {
     l.resignation_has_ended_the_game = Relation::from_vec(
         resignation_has_ended_the_game,
     );
-    l.not_resignation_has_ended_the_game = Relation::from_vec(
-        not_resignation_has_ended_the_game,
-    );
 }
 fn evaluate_stratum_46(l: &mut Layers) {
     // Stratum 46: castling_legal (+D = +S = +d)
     let mut castling_legal: Vec<(CaseId, Game, Player, CastlingSide)> = Vec::new();
-    let not_castling_legal: Vec<(CaseId, Game, Player, CastlingSide)> = Vec::new();
     self::rule_castling_legal(
         &l.castling_side_of,
         &l.king_of,
@@ -2362,12 +2321,10 @@ fn evaluate_stratum_46(l: &mut Layers) {
         },
     );
     l.castling_legal = Relation::from_vec(castling_legal);
-    l.not_castling_legal = Relation::from_vec(not_castling_legal);
 }
 fn evaluate_stratum_47(l: &mut Layers) {
     // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
     let mut second_illegal_move_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let not_second_illegal_move_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
     self::rule_second_illegal_move_ends_the_game(
         &l.completed_illegal_move_count,
         &l.player_of,
@@ -2378,27 +2335,19 @@ fn evaluate_stratum_47(l: &mut Layers) {
     l.second_illegal_move_has_ended_the_game = Relation::from_vec(
         second_illegal_move_has_ended_the_game,
     );
-    l.not_second_illegal_move_has_ended_the_game = Relation::from_vec(
-        not_second_illegal_move_has_ended_the_game,
-    );
 }
 fn evaluate_stratum_49(l: &mut Layers) {
     // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
     let mut stalemate_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
-    let not_stalemate_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
     self::rule_stalemate_ends_the_game(
         &l.stalemate_arisen,
         &mut |&(case, game)| stalemate_has_ended_the_game.push((case, game)),
     );
     l.stalemate_has_ended_the_game = Relation::from_vec(stalemate_has_ended_the_game);
-    l.not_stalemate_has_ended_the_game = Relation::from_vec(
-        not_stalemate_has_ended_the_game,
-    );
 }
 fn evaluate_stratum_50(l: &mut Layers) {
     // Stratum 50: threefold_claim_correct (+D = +S = +d)
     let mut threefold_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
-    let not_threefold_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
     self::rule_threefold_claim_correct(
         &l.position_occurrence_count,
         &l.draw_claimed,
@@ -2406,12 +2355,10 @@ fn evaluate_stratum_50(l: &mut Layers) {
         &mut |&(case, game, who, _)| threefold_claim_correct.push((case, game, who)),
     );
     l.threefold_claim_correct = Relation::from_vec(threefold_claim_correct);
-    l.not_threefold_claim_correct = Relation::from_vec(not_threefold_claim_correct);
 }
 fn evaluate_stratum_51(l: &mut Layers) {
     // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
     let mut game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
-    let not_game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
     self::rule_agreed_draw(
         &l.both_players_have_moved,
         &l.draw_agreed,
@@ -2450,7 +2397,6 @@ fn evaluate_stratum_51(l: &mut Layers) {
         &mut |&(case, game, _)| game_drawn_definite.push((case, game)),
     );
     l.game_drawn_definite = Relation::from_vec(game_drawn_definite);
-    l.not_game_drawn_definite = Relation::from_vec(not_game_drawn_definite);
     let agreed_draw_applies = ::clir::rt::collect(|applies| {
         self::rule_agreed_draw(
             &l.both_players_have_moved,
@@ -2786,28 +2732,22 @@ fn evaluate_stratum_52(l: &mut Layers) {
     l.not_valid_transition_definite = not_valid_transition_definite.total;
     let mut entered_state_concluded: Vec<(CaseId, Game, GamePlayState)> = l
         .entered_state_definite
-        .elements
-        .clone();
+        .to_vec();
     let not_entered_state_concluded: Vec<(CaseId, Game, GamePlayState)> = l
         .not_entered_state_definite
-        .elements
-        .clone();
+        .to_vec();
     let not_entered_state_supported: Vec<(CaseId, Game, GamePlayState)> = l
         .not_entered_state_definite
-        .elements
-        .clone();
+        .to_vec();
     let valid_transition_concluded: Vec<(CaseId, Game, GamePlayTransition)> = l
         .valid_transition_definite
-        .elements
-        .clone();
+        .to_vec();
     let not_valid_transition_concluded: Vec<(CaseId, Game, GamePlayTransition)> = l
         .not_valid_transition_definite
-        .elements
-        .clone();
+        .to_vec();
     let not_valid_transition_supported: Vec<(CaseId, Game, GamePlayTransition)> = l
         .not_valid_transition_definite
-        .elements
-        .clone();
+        .to_vec();
     self::rule_game_play_initial(
         &l.procedure_instance,
         &mut |&(case, instance)| {

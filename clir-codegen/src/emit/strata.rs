@@ -8,8 +8,9 @@ use crate::plan::{Read, Shape};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-/// The layers one fixpoint computes: per layer name, its tuple type and its initial tuples.
-type Computed = Vec<(Ident, TokenStream, TokenStream)>;
+/// The layers one fixpoint computes: per layer name, its tuple type and its initial tuples
+/// (`None`: none, statically).
+type Computed = Vec<(Ident, TokenStream, Option<TokenStream>)>;
 
 impl Emitter<'_> {
     /// The distinct layer names of relation `rel`, both signs, with their tuple type.
@@ -160,12 +161,10 @@ impl Emitter<'_> {
             let ty = self.tuple_ty(rel);
             for neg in [false, true] {
                 let n = self.layer_name(rel, neg, Layer::Definite);
-                let init = if p.relations[rel].kind != RelationKind::Institutional {
+                let init = (p.relations[rel].kind != RelationKind::Institutional).then(|| {
                     let i = self.input_name(rel, neg);
                     quote!(::clir::rt::take(&mut l.#i).elements)
-                } else {
-                    quote!(Vec::new())
-                };
+                });
                 definite.push((n, ty.clone(), init));
             }
         }
@@ -177,7 +176,8 @@ impl Emitter<'_> {
                 (ri, self.layer_name(h.rel, h.negative, Layer::Definite), None)
             })
             .collect();
-        out.extend(self.fixpoint(&heads, &definite, true, st.definite_recursive));
+        let (stmts, empty) = self.fixpoint(&heads, &definite, true, st.definite_recursive);
+        out.extend(stmts);
         match st.shape {
             Shape::Collapsed | Shape::Inputs => {}
             Shape::Uncontested => {
@@ -189,7 +189,8 @@ impl Emitter<'_> {
                         for layer in [Layer::Concluded, Layer::Supported] {
                             let n = self.layer_name(rel, neg, layer);
                             if !computed.iter().any(|(m, _, _)| *m == n) {
-                                computed.push((n, ty.clone(), quote!(l.#d.elements.clone())));
+                                let init = (!empty.contains(&d)).then(|| quote!(l.#d.to_vec()));
+                                computed.push((n, ty.clone(), init));
                             }
                         }
                     }
@@ -210,7 +211,7 @@ impl Emitter<'_> {
                         }
                     })
                     .collect();
-                out.extend(self.fixpoint(&heads, &computed, false, st.applicable_recursive));
+                out.extend(self.fixpoint(&heads, &computed, false, st.applicable_recursive).0);
             }
             Shape::Contested => out.extend(self.contested(si)),
         }
@@ -244,14 +245,15 @@ impl Emitter<'_> {
     /// as the layer) by the rules of `heads`: each rule's head goes into its layer and, when the
     /// third field names a `+D` layer, also into the concluded layer unless that one holds it.
     /// Over definite premises when `definite`; semi-naive rounds when `recursive`. Stores the
-    /// final layers in `l`.
+    /// final layers in `l`, but for those that are statically empty (no initial tuples, no rule
+    /// adds to them), left as `l` holds them and returned.
     fn fixpoint(
         &self,
         heads: &[(usize, Ident, Option<Ident>)],
         computed: &Computed,
         definite: bool,
         recursive: bool,
-    ) -> TokenStream {
+    ) -> (TokenStream, Vec<Ident>) {
         let is_computed = |n: &Ident| computed.iter().any(|(m, _, _)| m == n);
         // The layers some rule adds to, before the rounds and in them: only those are mutable.
         let mut targets: Vec<Ident> = Vec::new();
@@ -313,7 +315,15 @@ impl Emitter<'_> {
                 rounds.extend(self.rule_call(ri, &args, push(ri, into, unless, "_new")));
             }
         }
-        let decls = computed.iter().map(|(n, ty, init)| {
+        let empty: Vec<Ident> = computed
+            .iter()
+            .filter(|(n, _, init)| init.is_none() && !targets.contains(n) && !round_targets.contains(n))
+            .map(|(n, _, _)| n.clone())
+            .collect();
+        let kept: Vec<&(Ident, TokenStream, Option<TokenStream>)> =
+            computed.iter().filter(|(n, _, _)| !rounds.is_empty() || !empty.contains(n)).collect();
+        let decls = kept.iter().map(|(n, ty, init)| {
+            let init = init.clone().unwrap_or_else(|| quote!(Vec::new()));
             if targets.contains(n) {
                 quote! { let mut #n: Vec<#ty> = #init; }
             } else {
@@ -321,15 +331,16 @@ impl Emitter<'_> {
             }
         });
         let decls = quote! { #(#decls)* };
-        let names: Vec<&Ident> = computed.iter().map(|(n, _, _)| n).collect();
+        let names: Vec<&Ident> = kept.iter().map(|(n, _, _)| n).collect();
         if rounds.is_empty() {
-            return quote! {
+            let stmts = quote! {
                 #decls
                 #once
                 #(l.#names = Relation::from_vec(#names);)*
             };
+            return (stmts, empty);
         }
-        let news = computed.iter().map(|(n, ty, _)| {
+        let news = kept.iter().map(|(n, ty, _)| {
             let new = format_ident!("{}_new", n);
             if round_targets.contains(n) {
                 quote! { let mut #new: Vec<#ty> = Vec::new(); }
@@ -338,7 +349,7 @@ impl Emitter<'_> {
             }
         });
         let advance = names.iter().map(|n| format_ident!("{}_new", n));
-        quote! {
+        let stmts = quote! {
             #decls
             #once
             #(let mut #names = ::clir::rt::Growing::new(#names);)*
@@ -352,7 +363,8 @@ impl Emitter<'_> {
                 }
             }
             #(l.#names = #names.total;)*
-        }
+        };
+        (stmts, Vec::new())
     }
 
     /// A contested relation: each rule's applicability over lower strata, then team defeat.
