@@ -12,6 +12,15 @@ use quote::{format_ident, quote};
 /// (`None`: none, statically).
 type Computed = Vec<(Ident, TokenStream, Option<TokenStream>)>;
 
+/// Whether `tokens` use the identifier `name`.
+fn mentions(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == name,
+        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), name),
+        _ => false,
+    })
+}
+
 impl Emitter<'_> {
     /// The distinct layer names of relation `rel`, both signs, with their tuple type.
     fn layers_of(&self, rel: usize) -> Vec<(Ident, TokenStream)> {
@@ -85,6 +94,10 @@ impl Emitter<'_> {
             if st.shape != Shape::Inputs {
                 let name = format_ident!("evaluate_stratum_{}", si);
                 let body = self.stratum(si);
+                if !mentions(&body, "l") {
+                    // Every rule of the stratum can never apply and nothing fills its layers.
+                    continue;
+                }
                 items.extend(quote! {
                     fn #name(l: &mut Layers) {
                         #body
