@@ -1659,173 +1659,122 @@ impl Ruling {
 pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     let mut l = Layers {
         cases: (0..batch.cases).map(|c| (CaseId(c),)).collect(),
-        arbiter_of: batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, false),
-        not_arbiter_of: batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, true),
-        attempted_transition: batch
-            .input::<
-                (CaseId, Game, GamePlayTransition),
-            >(REL_ATTEMPTED_TRANSITION, false),
-        not_attempted_transition: batch
-            .input::<(CaseId, Game, GamePlayTransition)>(REL_ATTEMPTED_TRANSITION, true),
-        both_players_have_moved: batch
-            .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, false),
-        not_both_players_have_moved: batch
-            .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, true),
-        capturing_pawn_on_adjacent_file: batch
-            .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false),
-        not_capturing_pawn_on_adjacent_file: batch
-            .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true),
-        case_not_precisely_regulated: batch
-            .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, false),
-        not_case_not_precisely_regulated: batch
-            .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, true),
+        arbiter_of: ::clir::rt::empty(),
+        not_arbiter_of: ::clir::rt::empty(),
+        attempted_transition: ::clir::rt::empty(),
+        not_attempted_transition: ::clir::rt::empty(),
+        both_players_have_moved: ::clir::rt::empty(),
+        not_both_players_have_moved: ::clir::rt::empty(),
+        capturing_pawn_on_adjacent_file: ::clir::rt::empty(),
+        not_capturing_pawn_on_adjacent_file: ::clir::rt::empty(),
+        case_not_precisely_regulated: ::clir::rt::empty(),
+        not_case_not_precisely_regulated: ::clir::rt::empty(),
         arbiter_competent_to_decide: ::clir::rt::empty(),
         not_arbiter_competent_to_decide: ::clir::rt::empty(),
-        castling_side_of: batch
-            .input::<
-                (CaseId, Game, Player, CastlingSide, Piece),
-            >(REL_CASTLING_SIDE_OF, false),
-        not_castling_side_of: batch
-            .input::<
-                (CaseId, Game, Player, CastlingSide, Piece),
-            >(REL_CASTLING_SIDE_OF, true),
-        checked_castling_side: batch
-            .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, false),
-        not_checked_castling_side: batch
-            .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, true),
+        castling_side_of: ::clir::rt::empty(),
+        not_castling_side_of: ::clir::rt::empty(),
+        checked_castling_side: ::clir::rt::empty(),
+        not_checked_castling_side: ::clir::rt::empty(),
         castling_path_attacked: ::clir::rt::empty(),
         not_castling_path_attacked: ::clir::rt::empty(),
-        castling_path_attacked_input: batch
-            .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, false),
-        not_castling_path_attacked_input: batch
-            .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, true),
+        castling_path_attacked_input: ::clir::rt::empty(),
+        not_castling_path_attacked_input: ::clir::rt::empty(),
         closure_0_castling_path_attacked: ::clir::rt::empty(),
         castling_path_blocked: ::clir::rt::empty(),
         not_castling_path_blocked: ::clir::rt::empty(),
-        castling_path_blocked_input: batch
-            .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, false),
-        not_castling_path_blocked_input: batch
-            .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, true),
+        castling_path_blocked_input: ::clir::rt::empty(),
+        not_castling_path_blocked_input: ::clir::rt::empty(),
         closure_1_castling_path_blocked: ::clir::rt::empty(),
-        checked_game: batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, false),
-        not_checked_game: batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, true),
-        checked_piece: batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, false),
-        not_checked_piece: batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, true),
-        checked_player: batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, false),
-        not_checked_player: batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, true),
-        checkmate_delivered: batch
-            .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, false),
-        not_checkmate_delivered: batch
-            .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, true),
+        checked_game: ::clir::rt::empty(),
+        not_checked_game: ::clir::rt::empty(),
+        checked_piece: ::clir::rt::empty(),
+        not_checked_piece: ::clir::rt::empty(),
+        checked_player: ::clir::rt::empty(),
+        not_checked_player: ::clir::rt::empty(),
+        checkmate_delivered: ::clir::rt::empty(),
+        not_checkmate_delivered: ::clir::rt::empty(),
         checkmate_has_been_delivered: ::clir::rt::empty(),
         not_checkmate_has_been_delivered: ::clir::rt::empty(),
-        completed_illegal_move_count: batch
-            .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false),
-        not_completed_illegal_move_count: batch
-            .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true),
-        dead_position_arisen: batch
-            .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, false),
-        not_dead_position_arisen: batch
-            .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, true),
+        completed_illegal_move_count: ::clir::rt::empty(),
+        not_completed_illegal_move_count: ::clir::rt::empty(),
+        dead_position_arisen: ::clir::rt::empty(),
+        not_dead_position_arisen: ::clir::rt::empty(),
         dead_position_has_ended_the_game: ::clir::rt::empty(),
         not_dead_position_has_ended_the_game: ::clir::rt::empty(),
-        draw_agreed: batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, false),
-        not_draw_agreed: batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, true),
+        draw_agreed: ::clir::rt::empty(),
+        not_draw_agreed: ::clir::rt::empty(),
         agreed_draw_has_ended_the_game: ::clir::rt::empty(),
         not_agreed_draw_has_ended_the_game: ::clir::rt::empty(),
-        draw_claimed: batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, false),
-        not_draw_claimed: batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, true),
+        draw_claimed: ::clir::rt::empty(),
+        not_draw_claimed: ::clir::rt::empty(),
         en_passant_right_open: ::clir::rt::empty(),
         not_en_passant_right_open: ::clir::rt::empty(),
-        en_passant_right_open_input: batch
-            .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, false),
-        not_en_passant_right_open_input: batch
-            .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, true),
+        en_passant_right_open_input: ::clir::rt::empty(),
+        not_en_passant_right_open_input: ::clir::rt::empty(),
         closure_2_en_passant_right_open: ::clir::rt::empty(),
         game_won_by: ::clir::rt::empty(),
         not_game_won_by: ::clir::rt::empty(),
         king_cannot_be_checkmated: ::clir::rt::empty(),
         not_king_cannot_be_checkmated: ::clir::rt::empty(),
-        king_cannot_be_checkmated_input: batch
-            .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, false),
-        not_king_cannot_be_checkmated_input: batch
-            .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, true),
+        king_cannot_be_checkmated_input: ::clir::rt::empty(),
+        not_king_cannot_be_checkmated_input: ::clir::rt::empty(),
         closure_3_king_cannot_be_checkmated: ::clir::rt::empty(),
-        king_of: batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, false),
-        not_king_of: batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, true),
+        king_of: ::clir::rt::empty(),
+        not_king_of: ::clir::rt::empty(),
         move_meets_articles_3_1_to_3_9: ::clir::rt::empty(),
         not_move_meets_articles_3_1_to_3_9: ::clir::rt::empty(),
-        move_meets_articles_3_1_to_3_9_input: batch
-            .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false),
-        not_move_meets_articles_3_1_to_3_9_input: batch
-            .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true),
+        move_meets_articles_3_1_to_3_9_input: ::clir::rt::empty(),
+        not_move_meets_articles_3_1_to_3_9_input: ::clir::rt::empty(),
         closure_4_move_meets_articles_3_1_to_3_9: ::clir::rt::empty(),
         illegal_move: ::clir::rt::empty(),
         not_illegal_move: ::clir::rt::empty(),
         legal_move: ::clir::rt::empty(),
         not_legal_move: ::clir::rt::empty(),
-        moves_by_each_without_pawn_or_capture: batch
-            .input::<
-                (CaseId, Game, i64),
-            >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false),
-        not_moves_by_each_without_pawn_or_capture: batch
-            .input::<
-                (CaseId, Game, i64),
-            >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true),
-        own_piece_of: batch.input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, false),
-        not_own_piece_of: batch.input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, true),
-        piece_can_be_moved: batch
-            .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, false),
-        not_piece_can_be_moved: batch
-            .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, true),
+        moves_by_each_without_pawn_or_capture: ::clir::rt::empty(),
+        not_moves_by_each_without_pawn_or_capture: ::clir::rt::empty(),
+        own_piece_of: ::clir::rt::empty(),
+        not_own_piece_of: ::clir::rt::empty(),
+        piece_can_be_moved: ::clir::rt::empty(),
+        not_piece_can_be_moved: ::clir::rt::empty(),
         piece_has_moved: ::clir::rt::empty(),
         not_piece_has_moved: ::clir::rt::empty(),
-        piece_has_moved_input: batch
-            .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, false),
-        not_piece_has_moved_input: batch
-            .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, true),
+        piece_has_moved_input: ::clir::rt::empty(),
+        not_piece_has_moved_input: ::clir::rt::empty(),
         closure_5_piece_has_moved: ::clir::rt::empty(),
-        piece_touched_intentionally: batch
-            .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, false),
-        not_piece_touched_intentionally: batch
-            .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, true),
-        play_started: batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, false),
-        not_play_started: batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, true),
+        piece_touched_intentionally: ::clir::rt::empty(),
+        not_piece_touched_intentionally: ::clir::rt::empty(),
+        play_started: ::clir::rt::empty(),
+        not_play_started: ::clir::rt::empty(),
         arbiter_shall_see_laws_observed: ::clir::rt::empty(),
         not_arbiter_shall_see_laws_observed: ::clir::rt::empty(),
-        player_has_the_move: batch
-            .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, false),
-        not_player_has_the_move: batch
-            .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, true),
+        player_has_the_move: ::clir::rt::empty(),
+        not_player_has_the_move: ::clir::rt::empty(),
         en_passant_capture_legal: ::clir::rt::empty(),
         not_en_passant_capture_legal: ::clir::rt::empty(),
         fifty_move_claim_correct: ::clir::rt::empty(),
         not_fifty_move_claim_correct: ::clir::rt::empty(),
         must_move_first_touched_piece: ::clir::rt::empty(),
         not_must_move_first_touched_piece: ::clir::rt::empty(),
-        player_of: batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, false),
-        not_player_of: batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, true),
-        player_resigned: batch.input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, false),
-        not_player_resigned: batch.input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, true),
+        player_of: ::clir::rt::empty(),
+        not_player_of: ::clir::rt::empty(),
+        player_resigned: ::clir::rt::empty(),
+        not_player_resigned: ::clir::rt::empty(),
         game_lost_by: ::clir::rt::empty(),
         not_game_lost_by: ::clir::rt::empty(),
-        position_occurrence_count: batch
-            .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, false),
-        not_position_occurrence_count: batch
-            .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, true),
-        procedure_instance: batch.input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, false),
-        not_procedure_instance: batch
-            .input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, true),
+        position_occurrence_count: ::clir::rt::empty(),
+        not_position_occurrence_count: ::clir::rt::empty(),
+        procedure_instance: ::clir::rt::empty(),
+        not_procedure_instance: ::clir::rt::empty(),
         resignation_has_ended_the_game: ::clir::rt::empty(),
         not_resignation_has_ended_the_game: ::clir::rt::empty(),
-        rook_of: batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, false),
-        not_rook_of: batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, true),
+        rook_of: ::clir::rt::empty(),
+        not_rook_of: ::clir::rt::empty(),
         castling_legal: ::clir::rt::empty(),
         not_castling_legal: ::clir::rt::empty(),
         second_illegal_move_has_ended_the_game: ::clir::rt::empty(),
         not_second_illegal_move_has_ended_the_game: ::clir::rt::empty(),
-        stalemate_arisen: batch.input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, false),
-        not_stalemate_arisen: batch.input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, true),
+        stalemate_arisen: ::clir::rt::empty(),
+        not_stalemate_arisen: ::clir::rt::empty(),
         stalemate_has_ended_the_game: ::clir::rt::empty(),
         not_stalemate_has_ended_the_game: ::clir::rt::empty(),
         threefold_claim_correct: ::clir::rt::empty(),
@@ -1847,6 +1796,9 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
         not_valid_transition_supported: ::clir::rt::empty(),
         not_valid_transition_concluded: ::clir::rt::empty(),
     };
+    self::read_inputs_0(&mut l, batch);
+    self::read_inputs_1(&mut l, batch);
+    self::read_inputs_2(&mut l, batch);
     self::evaluate_stratum_5(&mut l);
     self::evaluate_stratum_8(&mut l);
     self::evaluate_stratum_9(&mut l);
@@ -2025,6 +1977,7 @@ struct Layers {
     not_valid_transition_supported: Relation<(CaseId, Game, GamePlayTransition)>,
     not_valid_transition_concluded: Relation<(CaseId, Game, GamePlayTransition)>,
 }
+#[inline(never)]
 fn evaluate_stratum_5(l: &mut Layers) {
     // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
     let mut arbiter_competent_to_decide: Vec<(CaseId, Situation)> = Vec::new();
@@ -2034,6 +1987,7 @@ fn evaluate_stratum_5(l: &mut Layers) {
     );
     l.arbiter_competent_to_decide = Relation::from_vec(arbiter_competent_to_decide);
 }
+#[inline(never)]
 fn evaluate_stratum_8(l: &mut Layers) {
     // Stratum 8: castling_path_attacked (+D = +S = +d)
     let castling_path_attacked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
@@ -2055,6 +2009,7 @@ fn evaluate_stratum_8(l: &mut Layers) {
         &[&l.not_castling_path_attacked, &l.closure_0_castling_path_attacked],
     );
 }
+#[inline(never)]
 fn evaluate_stratum_9(l: &mut Layers) {
     // Stratum 9: castling_path_blocked (+D = +S = +d)
     let castling_path_blocked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
@@ -2076,6 +2031,7 @@ fn evaluate_stratum_9(l: &mut Layers) {
         &[&l.not_castling_path_blocked, &l.closure_1_castling_path_blocked],
     );
 }
+#[inline(never)]
 fn evaluate_stratum_14(l: &mut Layers) {
     // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
     let mut checkmate_has_been_delivered: Vec<(CaseId, Game)> = Vec::new();
@@ -2085,6 +2041,7 @@ fn evaluate_stratum_14(l: &mut Layers) {
     );
     l.checkmate_has_been_delivered = Relation::from_vec(checkmate_has_been_delivered);
 }
+#[inline(never)]
 fn evaluate_stratum_17(l: &mut Layers) {
     // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
     let mut dead_position_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
@@ -2096,6 +2053,7 @@ fn evaluate_stratum_17(l: &mut Layers) {
         dead_position_has_ended_the_game,
     );
 }
+#[inline(never)]
 fn evaluate_stratum_19(l: &mut Layers) {
     // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
     let mut agreed_draw_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
@@ -2108,6 +2066,7 @@ fn evaluate_stratum_19(l: &mut Layers) {
         agreed_draw_has_ended_the_game,
     );
 }
+#[inline(never)]
 fn evaluate_stratum_21(l: &mut Layers) {
     // Stratum 21: en_passant_right_open (+D = +S = +d)
     let en_passant_right_open: Vec<(CaseId, Game)> = ::clir::rt::take(
@@ -2129,6 +2088,7 @@ fn evaluate_stratum_21(l: &mut Layers) {
         &[&l.not_en_passant_right_open, &l.closure_2_en_passant_right_open],
     );
 }
+#[inline(never)]
 fn evaluate_stratum_22(l: &mut Layers) {
     // Stratum 22: game_won_by (+D = +S = +d)
     let mut game_won_by: Vec<(CaseId, Game, Player)> = Vec::new();
@@ -2138,6 +2098,7 @@ fn evaluate_stratum_22(l: &mut Layers) {
     );
     l.game_won_by = Relation::from_vec(game_won_by);
 }
+#[inline(never)]
 fn evaluate_stratum_23(l: &mut Layers) {
     // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
     let king_cannot_be_checkmated: Vec<(CaseId, Player)> = ::clir::rt::take(
@@ -2159,6 +2120,7 @@ fn evaluate_stratum_23(l: &mut Layers) {
         &[&l.not_king_cannot_be_checkmated, &l.closure_3_king_cannot_be_checkmated],
     );
 }
+#[inline(never)]
 fn evaluate_stratum_25(l: &mut Layers) {
     // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
     let move_meets_articles_3_1_to_3_9: Vec<(CaseId, Game)> = ::clir::rt::take(
@@ -2187,6 +2149,7 @@ fn evaluate_stratum_25(l: &mut Layers) {
         ],
     );
 }
+#[inline(never)]
 fn evaluate_stratum_26(l: &mut Layers) {
     // Stratum 26: illegal_move (+D = +S = +d)
     let mut illegal_move: Vec<(CaseId, Game)> = Vec::new();
@@ -2197,6 +2160,7 @@ fn evaluate_stratum_26(l: &mut Layers) {
     );
     l.illegal_move = Relation::from_vec(illegal_move);
 }
+#[inline(never)]
 fn evaluate_stratum_27(l: &mut Layers) {
     // Stratum 27: legal_move (+D = +S = +d)
     let mut legal_move: Vec<(CaseId, Game)> = Vec::new();
@@ -2206,6 +2170,7 @@ fn evaluate_stratum_27(l: &mut Layers) {
     );
     l.legal_move = Relation::from_vec(legal_move);
 }
+#[inline(never)]
 fn evaluate_stratum_31(l: &mut Layers) {
     // Stratum 31: piece_has_moved (+D = +S = +d)
     let piece_has_moved: Vec<(CaseId, Piece)> = ::clir::rt::take(
@@ -2227,6 +2192,7 @@ fn evaluate_stratum_31(l: &mut Layers) {
         &[&l.not_piece_has_moved, &l.closure_5_piece_has_moved],
     );
 }
+#[inline(never)]
 fn evaluate_stratum_34(l: &mut Layers) {
     // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
     let mut arbiter_shall_see_laws_observed: Vec<(CaseId, Arbiter, Game)> = Vec::new();
@@ -2239,6 +2205,7 @@ fn evaluate_stratum_34(l: &mut Layers) {
         arbiter_shall_see_laws_observed,
     );
 }
+#[inline(never)]
 fn evaluate_stratum_36(l: &mut Layers) {
     // Stratum 36: en_passant_capture_legal (+D = +S = +d)
     let mut en_passant_capture_legal: Vec<(CaseId, Game, Piece)> = Vec::new();
@@ -2250,6 +2217,7 @@ fn evaluate_stratum_36(l: &mut Layers) {
     );
     l.en_passant_capture_legal = Relation::from_vec(en_passant_capture_legal);
 }
+#[inline(never)]
 fn evaluate_stratum_37(l: &mut Layers) {
     // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
     let mut fifty_move_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
@@ -2261,6 +2229,7 @@ fn evaluate_stratum_37(l: &mut Layers) {
     );
     l.fifty_move_claim_correct = Relation::from_vec(fifty_move_claim_correct);
 }
+#[inline(never)]
 fn evaluate_stratum_38(l: &mut Layers) {
     // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
     let mut must_move_first_touched_piece: Vec<(CaseId, Player, Piece)> = Vec::new();
@@ -2275,6 +2244,7 @@ fn evaluate_stratum_38(l: &mut Layers) {
     );
     l.must_move_first_touched_piece = Relation::from_vec(must_move_first_touched_piece);
 }
+#[inline(never)]
 fn evaluate_stratum_41(l: &mut Layers) {
     // Stratum 41: game_lost_by (+D = +S = +d)
     let mut game_lost_by: Vec<(CaseId, Game, Player)> = Vec::new();
@@ -2292,6 +2262,7 @@ fn evaluate_stratum_41(l: &mut Layers) {
     );
     l.game_lost_by = Relation::from_vec(game_lost_by);
 }
+#[inline(never)]
 fn evaluate_stratum_44(l: &mut Layers) {
     // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
     let mut resignation_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
@@ -2304,6 +2275,7 @@ fn evaluate_stratum_44(l: &mut Layers) {
         resignation_has_ended_the_game,
     );
 }
+#[inline(never)]
 fn evaluate_stratum_46(l: &mut Layers) {
     // Stratum 46: castling_legal (+D = +S = +d)
     let mut castling_legal: Vec<(CaseId, Game, Player, CastlingSide)> = Vec::new();
@@ -2322,6 +2294,7 @@ fn evaluate_stratum_46(l: &mut Layers) {
     );
     l.castling_legal = Relation::from_vec(castling_legal);
 }
+#[inline(never)]
 fn evaluate_stratum_47(l: &mut Layers) {
     // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
     let mut second_illegal_move_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
@@ -2336,6 +2309,7 @@ fn evaluate_stratum_47(l: &mut Layers) {
         second_illegal_move_has_ended_the_game,
     );
 }
+#[inline(never)]
 fn evaluate_stratum_49(l: &mut Layers) {
     // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
     let mut stalemate_has_ended_the_game: Vec<(CaseId, Game)> = Vec::new();
@@ -2345,6 +2319,7 @@ fn evaluate_stratum_49(l: &mut Layers) {
     );
     l.stalemate_has_ended_the_game = Relation::from_vec(stalemate_has_ended_the_game);
 }
+#[inline(never)]
 fn evaluate_stratum_50(l: &mut Layers) {
     // Stratum 50: threefold_claim_correct (+D = +S = +d)
     let mut threefold_claim_correct: Vec<(CaseId, Game, Player)> = Vec::new();
@@ -2356,6 +2331,7 @@ fn evaluate_stratum_50(l: &mut Layers) {
     );
     l.threefold_claim_correct = Relation::from_vec(threefold_claim_correct);
 }
+#[inline(never)]
 fn evaluate_stratum_51(l: &mut Layers) {
     // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
     let mut game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
@@ -2546,6 +2522,7 @@ fn evaluate_stratum_51(l: &mut Layers) {
         ],
     );
 }
+#[inline(never)]
 fn evaluate_stratum_52(l: &mut Layers) {
     // Stratum 52: entered_state, valid_transition (+D, then +S/+d)
     let mut entered_state_definite: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
@@ -2950,6 +2927,127 @@ fn evaluate_stratum_52(l: &mut Layers) {
     l.not_valid_transition_concluded = not_valid_transition_concluded.total;
     l.not_valid_transition_supported = not_valid_transition_supported.total;
 }
+#[inline(never)]
+fn read_inputs_0(l: &mut Layers, batch: &::clir::Batch) {
+    l.arbiter_of = batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, false);
+    l.not_arbiter_of = batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, true);
+    l.attempted_transition = batch
+        .input::<(CaseId, Game, GamePlayTransition)>(REL_ATTEMPTED_TRANSITION, false);
+    l.not_attempted_transition = batch
+        .input::<(CaseId, Game, GamePlayTransition)>(REL_ATTEMPTED_TRANSITION, true);
+    l.both_players_have_moved = batch
+        .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, false);
+    l.not_both_players_have_moved = batch
+        .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, true);
+    l.capturing_pawn_on_adjacent_file = batch
+        .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
+    l.not_capturing_pawn_on_adjacent_file = batch
+        .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
+    l.case_not_precisely_regulated = batch
+        .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, false);
+    l.not_case_not_precisely_regulated = batch
+        .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, true);
+    l.castling_side_of = batch
+        .input::<
+            (CaseId, Game, Player, CastlingSide, Piece),
+        >(REL_CASTLING_SIDE_OF, false);
+    l.not_castling_side_of = batch
+        .input::<
+            (CaseId, Game, Player, CastlingSide, Piece),
+        >(REL_CASTLING_SIDE_OF, true);
+    l.checked_castling_side = batch
+        .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, false);
+    l.not_checked_castling_side = batch
+        .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, true);
+    l.castling_path_attacked_input = batch
+        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, false);
+    l.not_castling_path_attacked_input = batch
+        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, true);
+    l.castling_path_blocked_input = batch
+        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, false);
+    l.not_castling_path_blocked_input = batch
+        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, true);
+    l.checked_game = batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, false);
+    l.not_checked_game = batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, true);
+    l.checked_piece = batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, false);
+    l.not_checked_piece = batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, true);
+    l.checked_player = batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, false);
+    l.not_checked_player = batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, true);
+    l.checkmate_delivered = batch
+        .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, false);
+    l.not_checkmate_delivered = batch
+        .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, true);
+    l.completed_illegal_move_count = batch
+        .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
+    l.not_completed_illegal_move_count = batch
+        .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
+    l.dead_position_arisen = batch
+        .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, false);
+    l.not_dead_position_arisen = batch
+        .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, true);
+    l.draw_agreed = batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, false);
+    l.not_draw_agreed = batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, true);
+}
+#[inline(never)]
+fn read_inputs_1(l: &mut Layers, batch: &::clir::Batch) {
+    l.draw_claimed = batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, false);
+    l.not_draw_claimed = batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, true);
+    l.en_passant_right_open_input = batch
+        .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, false);
+    l.not_en_passant_right_open_input = batch
+        .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, true);
+    l.king_cannot_be_checkmated_input = batch
+        .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, false);
+    l.not_king_cannot_be_checkmated_input = batch
+        .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, true);
+    l.king_of = batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, false);
+    l.not_king_of = batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, true);
+    l.move_meets_articles_3_1_to_3_9_input = batch
+        .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
+    l.not_move_meets_articles_3_1_to_3_9_input = batch
+        .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
+    l.moves_by_each_without_pawn_or_capture = batch
+        .input::<(CaseId, Game, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
+    l.not_moves_by_each_without_pawn_or_capture = batch
+        .input::<(CaseId, Game, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
+    l.own_piece_of = batch.input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, false);
+    l.not_own_piece_of = batch.input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, true);
+    l.piece_can_be_moved = batch.input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, false);
+    l.not_piece_can_be_moved = batch
+        .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, true);
+    l.piece_has_moved_input = batch.input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, false);
+    l.not_piece_has_moved_input = batch
+        .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, true);
+    l.piece_touched_intentionally = batch
+        .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, false);
+    l.not_piece_touched_intentionally = batch
+        .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, true);
+    l.play_started = batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, false);
+    l.not_play_started = batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, true);
+    l.player_has_the_move = batch
+        .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, false);
+    l.not_player_has_the_move = batch
+        .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, true);
+    l.player_of = batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, false);
+    l.not_player_of = batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, true);
+    l.player_resigned = batch.input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, false);
+    l.not_player_resigned = batch.input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, true);
+    l.position_occurrence_count = batch
+        .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, false);
+    l.not_position_occurrence_count = batch
+        .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, true);
+    l.procedure_instance = batch.input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, false);
+    l.not_procedure_instance = batch
+        .input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, true);
+}
+#[inline(never)]
+fn read_inputs_2(l: &mut Layers, batch: &::clir::Batch) {
+    l.rook_of = batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, false);
+    l.not_rook_of = batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, true);
+    l.stalemate_arisen = batch.input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, false);
+    l.not_stalemate_arisen = batch.input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, true);
+}
+#[inline(never)]
 fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
     out.conclude_relation(
         REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
@@ -3084,6 +3182,7 @@ fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
         &l.not_king_cannot_be_checkmated,
     );
 }
+#[inline(never)]
 fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
     out.contradict(REL_KING_OF, &l.king_of, &l.not_king_of);
     out.conclude_relation(
@@ -3170,6 +3269,7 @@ fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
         [&l.valid_transition_definite, &l.not_valid_transition_definite],
     );
 }
+#[inline(never)]
 fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#AgreedDraw
     let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
@@ -4004,6 +4104,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         instance,
     );
 }
+#[inline(never)]
 fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#MoveIsIllegal
     let instance = |i: ::clir::Instance, b: &(CaseId, Game)| {
@@ -4368,6 +4469,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
 // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
 // game_drawn(game) <- both_players_have_moved(game), draw_agreed(game)
 // plan: scan both_players_have_moved(game) -> test draw_agreed(game)
+#[inline(never)]
 fn rule_agreed_draw(
     both_players_have_moved: &Relation<(CaseId, Game)>,
     draw_agreed: &Relation<(CaseId, Game)>,
@@ -4384,6 +4486,7 @@ fn rule_agreed_draw(
 // Article 5.2.3. An agreed draw immediately ends the game
 // agreed_draw_has_ended_the_game(game) <- both_players_have_moved(game), draw_agreed(game)
 // plan: scan both_players_have_moved(game) -> test draw_agreed(game)
+#[inline(never)]
 fn rule_agreed_draw_ends_the_game(
     both_players_have_moved: &Relation<(CaseId, Game)>,
     draw_agreed: &Relation<(CaseId, Game)>,
@@ -4400,6 +4503,7 @@ fn rule_agreed_draw_ends_the_game(
 // Article 12.1. The arbiter shall see that the Laws of Chess are observed
 // arbiter_shall_see_laws_observed(arb, game) <- arbiter_of(game, arb), play_started(game)
 // plan: scan arbiter_of(game, arb) -> test play_started(game)
+#[inline(never)]
 fn rule_arbiter_sees_laws_observed(
     arbiter_of: &Relation<(CaseId, Game, Arbiter)>,
     play_started: &Relation<(CaseId, Game)>,
@@ -4416,6 +4520,7 @@ fn rule_arbiter_sees_laws_observed(
 // Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
 // castling_legal(game, who, side) <- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king)
 // plan: scan castling_side_of(game, who, side, rook) -> test rook_of(who, rook) -> test player_has_the_move(game, who) -> test ~piece_has_moved(rook) -> test ~castling_path_blocked(side) -> test ~castling_path_attacked(side) -> each king_of(who, king) by (who) -> test ~piece_has_moved(king)
+#[inline(never)]
 fn rule_castling_legal(
     castling_side_of: &Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
     king_of: &Relation<(CaseId, Player, Piece)>,
@@ -4448,6 +4553,7 @@ fn rule_castling_legal(
 // Article 5.1.1. Checkmate immediately ends the game
 // checkmate_has_been_delivered(game) <- checkmate_delivered(game, who)
 // plan: scan checkmate_delivered(game, who)
+#[inline(never)]
 fn rule_checkmate_ends_the_game(
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -4460,6 +4566,7 @@ fn rule_checkmate_ends_the_game(
 // Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
 // ~game_drawn(game) <= checkmate_delivered(game, who)
 // plan: scan checkmate_delivered(game, who)
+#[inline(never)]
 fn rule_checkmate_takes_precedence_over_seventy_five(
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -4472,6 +4579,7 @@ fn rule_checkmate_takes_precedence_over_seventy_five(
 // Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
 // game_won_by(game, who) <- checkmate_delivered(game, who)
 // plan: scan checkmate_delivered(game, who)
+#[inline(never)]
 fn rule_checkmate_wins(
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -4484,6 +4592,7 @@ fn rule_checkmate_wins(
 // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
 // game_drawn(game) <- dead_position_arisen(game)
 // plan: scan dead_position_arisen(game)
+#[inline(never)]
 fn rule_dead_position_draws(
     dead_position_arisen: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4496,6 +4605,7 @@ fn rule_dead_position_draws(
 // Article 5.2.2. A dead position immediately ends the game
 // dead_position_has_ended_the_game(game) <- dead_position_arisen(game)
 // plan: scan dead_position_arisen(game)
+#[inline(never)]
 fn rule_dead_position_ends_the_game(
     dead_position_arisen: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4508,6 +4618,7 @@ fn rule_dead_position_ends_the_game(
 // Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
 // en_passant_capture_legal(game, pawn) <- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn)
 // plan: scan player_has_the_move(game, who) -> test en_passant_right_open(game) -> each capturing_pawn_on_adjacent_file(game, pawn) by (game)
+#[inline(never)]
 fn rule_en_passant_capture_legal(
     en_passant_right_open: &Relation<(CaseId, Game)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
@@ -4531,6 +4642,7 @@ fn rule_en_passant_capture_legal(
 // Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
 // fifty_move_claim_correct(game, who) <- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n)
 // plan: scan player_has_the_move(game, who) -> test draw_claimed(who) -> each moves_by_each_without_pawn_or_capture(game, n) by (game), if n >= 50
+#[inline(never)]
 fn rule_fifty_move_claim_correct(
     draw_claimed: &Relation<(CaseId, Player)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
@@ -4557,6 +4669,7 @@ fn rule_fifty_move_claim_correct(
 // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
 // game_drawn(game) <- fifty_move_claim_correct(game, who)
 // plan: scan fifty_move_claim_correct(game, who)
+#[inline(never)]
 fn rule_fifty_move_claim_draws(
     fifty_move_claim_correct: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -4569,6 +4682,7 @@ fn rule_fifty_move_claim_draws(
 // Article 9.6.1. The game is drawn if the same position has appeared at least five times
 // game_drawn(game) <- position_occurrence_count(game, n), n >= 5
 // plan: scan position_occurrence_count(game, n), if n >= 5
+#[inline(never)]
 fn rule_fivefold_automatic_draw(
     position_occurrence_count: &Relation<(CaseId, Game, i64)>,
     found: &mut dyn FnMut(&(CaseId, Game, i64)),
@@ -4584,6 +4698,7 @@ fn rule_fivefold_automatic_draw(
 // the game ends by agreement
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByAgreement)
 // plan: scan valid_transition(instance, ConcludeByAgreement) (supported)
+#[inline(never)]
 fn rule_game_play_conclude_by_agreement_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4599,6 +4714,7 @@ fn rule_game_play_conclude_by_agreement_enters(
 // the game ends by agreement
 // valid_transition(instance, ConcludeByAgreement) <- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeByAgreement) -> test entered_state(instance, Playing) (supported) -> test agreed_draw_has_ended_the_game(instance)
+#[inline(never)]
 fn rule_game_play_conclude_by_agreement_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4621,6 +4737,7 @@ fn rule_game_play_conclude_by_agreement_valid(
 // the game ends by checkmate
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByCheckmate)
 // plan: scan valid_transition(instance, ConcludeByCheckmate) (supported)
+#[inline(never)]
 fn rule_game_play_conclude_by_checkmate_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4636,6 +4753,7 @@ fn rule_game_play_conclude_by_checkmate_enters(
 // the game ends by checkmate
 // valid_transition(instance, ConcludeByCheckmate) <- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance)
 // plan: scan attempted_transition(instance, ConcludeByCheckmate) -> test entered_state(instance, Playing) (supported) -> test checkmate_has_been_delivered(instance)
+#[inline(never)]
 fn rule_game_play_conclude_by_checkmate_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4658,6 +4776,7 @@ fn rule_game_play_conclude_by_checkmate_valid(
 // the game ends by a dead position
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDeadPosition)
 // plan: scan valid_transition(instance, ConcludeByDeadPosition) (supported)
+#[inline(never)]
 fn rule_game_play_conclude_by_dead_position_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4673,6 +4792,7 @@ fn rule_game_play_conclude_by_dead_position_enters(
 // the game ends by a dead position
 // valid_transition(instance, ConcludeByDeadPosition) <- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeByDeadPosition) -> test entered_state(instance, Playing) (supported) -> test dead_position_has_ended_the_game(instance)
+#[inline(never)]
 fn rule_game_play_conclude_by_dead_position_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4696,6 +4816,7 @@ fn rule_game_play_conclude_by_dead_position_valid(
 // the game ends by a correct draw claim or an automatic draw
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDrawnClaim)
 // plan: scan valid_transition(instance, ConcludeByDrawnClaim) (supported)
+#[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4711,6 +4832,7 @@ fn rule_game_play_conclude_by_drawn_claim_enters(
 // the game ends by a correct draw claim or an automatic draw
 // valid_transition(instance, ConcludeByDrawnClaim) <- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance)
 // plan: scan attempted_transition(instance, ConcludeByDrawnClaim) -> test entered_state(instance, Playing) (supported) -> test game_drawn(instance)
+#[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4733,6 +4855,7 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
 // the game ends by resignation
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByResignation)
 // plan: scan valid_transition(instance, ConcludeByResignation) (supported)
+#[inline(never)]
 fn rule_game_play_conclude_by_resignation_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4748,6 +4871,7 @@ fn rule_game_play_conclude_by_resignation_enters(
 // the game ends by resignation
 // valid_transition(instance, ConcludeByResignation) <- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeByResignation) -> test entered_state(instance, Playing) (supported) -> test resignation_has_ended_the_game(instance)
+#[inline(never)]
 fn rule_game_play_conclude_by_resignation_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4770,6 +4894,7 @@ fn rule_game_play_conclude_by_resignation_valid(
 // the game ends by a second completed illegal move
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeBySecondIllegalMove)
 // plan: scan valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
+#[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4785,6 +4910,7 @@ fn rule_game_play_conclude_by_second_illegal_move_enters(
 // the game ends by a second completed illegal move
 // valid_transition(instance, ConcludeBySecondIllegalMove) <- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeBySecondIllegalMove) -> test entered_state(instance, Playing) (supported) -> test second_illegal_move_has_ended_the_game(instance)
+#[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4811,6 +4937,7 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
 // the game ends by stalemate
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByStalemate)
 // plan: scan valid_transition(instance, ConcludeByStalemate) (supported)
+#[inline(never)]
 fn rule_game_play_conclude_by_stalemate_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4826,6 +4953,7 @@ fn rule_game_play_conclude_by_stalemate_enters(
 // the game ends by stalemate
 // valid_transition(instance, ConcludeByStalemate) <- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance)
 // plan: scan attempted_transition(instance, ConcludeByStalemate) -> test entered_state(instance, Playing) (supported) -> test stalemate_has_ended_the_game(instance)
+#[inline(never)]
 fn rule_game_play_conclude_by_stalemate_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4848,6 +4976,7 @@ fn rule_game_play_conclude_by_stalemate_valid(
 // make a move
 // entered_state(instance, Playing) <- supported valid_transition(instance, PlayMove)
 // plan: scan valid_transition(instance, PlayMove) (supported)
+#[inline(never)]
 fn rule_game_play_play_move_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4863,6 +4992,7 @@ fn rule_game_play_play_move_enters(
 // make a move
 // valid_transition(instance, PlayMove) <- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance)
 // plan: scan attempted_transition(instance, PlayMove) -> test entered_state(instance, Playing) (supported) -> test legal_move(instance)
+#[inline(never)]
 fn rule_game_play_play_move_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4885,6 +5015,7 @@ fn rule_game_play_play_move_valid(
 // start the game
 // entered_state(instance, Playing) <- supported valid_transition(instance, StartPlay)
 // plan: scan valid_transition(instance, StartPlay) (supported)
+#[inline(never)]
 fn rule_game_play_start_play_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4900,6 +5031,7 @@ fn rule_game_play_start_play_enters(
 // start the game
 // valid_transition(instance, StartPlay) <- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance)
 // plan: scan attempted_transition(instance, StartPlay) -> test entered_state(instance, NotStarted) (supported) -> test play_started(instance)
+#[inline(never)]
 fn rule_game_play_start_play_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
@@ -4922,6 +5054,7 @@ fn rule_game_play_start_play_valid(
 // the game has not started
 // entered_state(instance, NotStarted) <- procedure_instance(instance)
 // plan: scan procedure_instance(instance)
+#[inline(never)]
 fn rule_game_play_initial(
     procedure_instance: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4934,6 +5067,7 @@ fn rule_game_play_initial(
 // Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
 // illegal_move(game) <- checked_game(game), ~move_meets_articles_3_1_to_3_9(game)
 // plan: scan checked_game(game) -> test ~move_meets_articles_3_1_to_3_9(game)
+#[inline(never)]
 fn rule_move_is_illegal(
     checked_game: &Relation<(CaseId, Game)>,
     not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
@@ -4950,6 +5084,7 @@ fn rule_move_is_illegal(
 // Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
 // legal_move(game) <- move_meets_articles_3_1_to_3_9(game)
 // plan: scan move_meets_articles_3_1_to_3_9(game)
+#[inline(never)]
 fn rule_move_is_legal(
     move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -4962,6 +5097,7 @@ fn rule_move_is_legal(
 // Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
 // must_move_first_touched_piece(who, piece) <- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who)
 // plan: scan own_piece_of(who, piece) -> test piece_touched_intentionally(who, piece) -> test piece_can_be_moved(piece) -> each player_has_the_move(game, who) by (who) in a view
+#[inline(never)]
 fn rule_must_move_first_touched_piece(
     own_piece_of: &Relation<(CaseId, Player, Piece)>,
     piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
@@ -4992,6 +5128,7 @@ fn rule_must_move_first_touched_piece(
 // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
 // game_drawn(game) <- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who)
 // plan: scan player_of(game, who) -> test king_cannot_be_checkmated(who) -> test player_resigned(who)
+#[inline(never)]
 fn rule_resignation_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
@@ -5011,6 +5148,7 @@ fn rule_resignation_drawn_if_mate_impossible(
 // Article 5.1.2. Resignation immediately ends the game
 // resignation_has_ended_the_game(game) <- player_of(game, who), player_resigned(who)
 // plan: scan player_of(game, who) -> test player_resigned(who)
+#[inline(never)]
 fn rule_resignation_ends_the_game(
     player_of: &Relation<(CaseId, Game, Player)>,
     player_resigned: &Relation<(CaseId, Player)>,
@@ -5027,6 +5165,7 @@ fn rule_resignation_ends_the_game(
 // Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
 // game_lost_by(game, who) <- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who)
 // plan: scan player_of(game, who) -> test ~king_cannot_be_checkmated(who) -> test player_resigned(who)
+#[inline(never)]
 fn rule_resignation_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
@@ -5046,6 +5185,7 @@ fn rule_resignation_loses(
 // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
 // game_drawn(game) <- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
 // plan: scan completed_illegal_move_count(who, n), if n >= 2 -> test king_cannot_be_checkmated(who) -> each player_of(game, who) by (who) in a view
+#[inline(never)]
 fn rule_second_illegal_move_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
@@ -5073,6 +5213,7 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
 // Article 7.5.5. The second completed illegal move immediately ends the game
 // second_illegal_move_has_ended_the_game(game) <- completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
 // plan: scan completed_illegal_move_count(who, n), if n >= 2 -> each player_of(game, who) by (who) in a view
+#[inline(never)]
 fn rule_second_illegal_move_ends_the_game(
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
     player_of: &Relation<(CaseId, Game, Player)>,
@@ -5099,6 +5240,7 @@ fn rule_second_illegal_move_ends_the_game(
 // Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
 // game_lost_by(game, who) <- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
 // plan: scan completed_illegal_move_count(who, n), if n >= 2 -> test ~king_cannot_be_checkmated(who) -> each player_of(game, who) by (who) in a view
+#[inline(never)]
 fn rule_second_illegal_move_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
@@ -5127,6 +5269,7 @@ fn rule_second_illegal_move_loses(
 // Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
 // game_drawn(game) <= n >= 75, moves_by_each_without_pawn_or_capture(game, n)
 // plan: scan moves_by_each_without_pawn_or_capture(game, n), if n >= 75
+#[inline(never)]
 fn rule_seventy_five_automatic_draw(
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
     found: &mut dyn FnMut(&(CaseId, Game, i64)),
@@ -5142,6 +5285,7 @@ fn rule_seventy_five_automatic_draw(
 // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
 // game_drawn(game) <- stalemate_arisen(game)
 // plan: scan stalemate_arisen(game)
+#[inline(never)]
 fn rule_stalemate_draws(
     stalemate_arisen: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -5154,6 +5298,7 @@ fn rule_stalemate_draws(
 // Article 5.2.1. Stalemate immediately ends the game
 // stalemate_has_ended_the_game(game) <- stalemate_arisen(game)
 // plan: scan stalemate_arisen(game)
+#[inline(never)]
 fn rule_stalemate_ends_the_game(
     stalemate_arisen: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
@@ -5166,6 +5311,7 @@ fn rule_stalemate_ends_the_game(
 // Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
 // threefold_claim_correct(game, who) <- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3
 // plan: scan position_occurrence_count(game, n), if n >= 3 -> each player_has_the_move(game, who) by (game) -> test draw_claimed(who)
+#[inline(never)]
 fn rule_threefold_claim_correct(
     position_occurrence_count: &Relation<(CaseId, Game, i64)>,
     draw_claimed: &Relation<(CaseId, Player)>,
@@ -5192,6 +5338,7 @@ fn rule_threefold_claim_correct(
 // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
 // game_drawn(game) <- threefold_claim_correct(game, who)
 // plan: scan threefold_claim_correct(game, who)
+#[inline(never)]
 fn rule_threefold_claim_draws(
     threefold_claim_correct: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
@@ -5204,6 +5351,7 @@ fn rule_threefold_claim_draws(
 // Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
 // arbiter_competent_to_decide(situation) <- case_not_precisely_regulated(situation)
 // plan: scan case_not_precisely_regulated(situation)
+#[inline(never)]
 fn rule_unregulated_case_decided_by_arbiter(
     case_not_precisely_regulated: &Relation<(CaseId, Situation)>,
     found: &mut dyn FnMut(&(CaseId, Situation)),

@@ -281,13 +281,15 @@ impl Emitter<'_> {
     }
 
     /// Splits `stmts` into functions `<prefix>_<k>` taking `params`; returns them, to be called
-    /// in order, and their paths.
+    /// in order, and their paths. Each is called once, so LLVM would inline it into its caller
+    /// and undo the split: they are `#[inline(never)]`, as the strata's functions are.
     fn chunked(&self, prefix: &str, params: TokenStream, stmts: Vec<TokenStream>) -> (TokenStream, Vec<TokenStream>) {
         let mut items = TokenStream::new();
         let mut calls = Vec::new();
         for (k, part) in stmts.chunks(CHUNK).enumerate() {
             let name = format_ident!("{}_{}", prefix, k);
             items.extend(quote! {
+                #[inline(never)]
                 fn #name(#params) {
                     #(#part)*
                 }

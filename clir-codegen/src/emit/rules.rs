@@ -127,6 +127,7 @@ impl Emitter<'_> {
         body.extend(inner);
         quote! {
             #comment
+            #[inline(never)]
             fn #name(#(#params,)* found: &mut dyn FnMut(&#binding)) {
                 #body
             }

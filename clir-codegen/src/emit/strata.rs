@@ -45,6 +45,9 @@ impl Emitter<'_> {
         let p = self.p;
         let mut fields: Vec<TokenStream> = vec![quote!(cases: Relation<(CaseId,)>)];
         let mut init: Vec<TokenStream> = vec![quote!(cases: (0..batch.cases).map(|c| (CaseId(c),)).collect())];
+        // Input relations are read in functions of their own, so that `evaluate` (which builds
+        // `Layers`, every field empty) does not grow with the inputs' decoding.
+        let mut reads: Vec<TokenStream> = Vec::new();
         let mut calls: Vec<TokenStream> = Vec::new();
         let mut items = TokenStream::new();
         for si in 0..self.plan.strata.len() {
@@ -63,11 +66,10 @@ impl Emitter<'_> {
                                 continue;
                             }
                             fields.push(quote!(#n: Relation<#ty>));
-                            init.push(if input {
-                                quote!(#n: batch.input::<#ty>(#k, #neg))
-                            } else {
-                                quote!(#n: ::clir::rt::empty())
-                            });
+                            init.push(quote!(#n: ::clir::rt::empty()));
+                            if input {
+                                reads.push(quote! { l.#n = batch.input::<#ty>(#k, #neg); });
+                            }
                             done.push(n);
                         }
                     }
@@ -81,7 +83,8 @@ impl Emitter<'_> {
                     for neg in [false, true] {
                         let n = self.input_name(rel, neg);
                         fields.push(quote!(#n: Relation<#ty>));
-                        init.push(quote!(#n: batch.input::<#ty>(#k, #neg)));
+                        init.push(quote!(#n: ::clir::rt::empty()));
+                        reads.push(quote! { l.#n = batch.input::<#ty>(#k, #neg); });
                     }
                 }
             }
@@ -99,6 +102,7 @@ impl Emitter<'_> {
                     continue;
                 }
                 items.extend(quote! {
+                    #[inline(never)]
                     fn #name(l: &mut Layers) {
                         #body
                     }
@@ -106,6 +110,8 @@ impl Emitter<'_> {
                 calls.push(quote!(self::#name(&mut l);));
             }
         }
+        let (read_items, read_calls) = self.chunked("read_inputs", quote!(l: &mut Layers, batch: &::clir::Batch), reads);
+        items.extend(read_items);
         let mut out = Vec::new();
         for (ri, r) in p.relations.iter().enumerate() {
             let k = self.rel_const(ri);
@@ -139,6 +145,7 @@ impl Emitter<'_> {
             /// Rules a batch of cases: every stratum, in order, over all cases at once.
             pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
                 let mut l = Layers { #(#init,)* };
+                #(#read_calls(&mut l, batch);)*
                 #(#calls)*
                 let mut out = ::clir::Output::new(SCHEMA.relations.len());
                 #(#writes(&l, &mut out);)*
