@@ -1990,16 +1990,10 @@ fn evaluate_stratum_5(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_8(l: &mut Layers) {
     // Stratum 8: castling_path_attacked (+D = +S = +d)
-    let castling_path_attacked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
-            &mut l.castling_path_attacked_input,
-        )
-        .elements;
-    let not_castling_path_attacked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
-            &mut l.not_castling_path_attacked_input,
-        )
-        .elements;
-    l.castling_path_attacked = Relation::from_vec(castling_path_attacked);
-    l.not_castling_path_attacked = Relation::from_vec(not_castling_path_attacked);
+    l.castling_path_attacked = ::clir::rt::take(&mut l.castling_path_attacked_input);
+    l.not_castling_path_attacked = ::clir::rt::take(
+        &mut l.not_castling_path_attacked_input,
+    );
     // Closure urn:fide:laws:clir:chess#CastlingAttackClosure (a castling path not recorded as attacked is not attacked): ~castling_path_attacked for every concluded checked_castling_side that castling_path_attacked does not even support; snapshot urn:fide:snapshot:castling-attack:2023-01-01
     l.closure_0_castling_path_attacked = ::clir::rt::difference(
         &l.checked_castling_side,
@@ -2012,16 +2006,10 @@ fn evaluate_stratum_8(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_9(l: &mut Layers) {
     // Stratum 9: castling_path_blocked (+D = +S = +d)
-    let castling_path_blocked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
-            &mut l.castling_path_blocked_input,
-        )
-        .elements;
-    let not_castling_path_blocked: Vec<(CaseId, CastlingSide)> = ::clir::rt::take(
-            &mut l.not_castling_path_blocked_input,
-        )
-        .elements;
-    l.castling_path_blocked = Relation::from_vec(castling_path_blocked);
-    l.not_castling_path_blocked = Relation::from_vec(not_castling_path_blocked);
+    l.castling_path_blocked = ::clir::rt::take(&mut l.castling_path_blocked_input);
+    l.not_castling_path_blocked = ::clir::rt::take(
+        &mut l.not_castling_path_blocked_input,
+    );
     // Closure urn:fide:laws:clir:chess#CastlingBlockClosure (a castling path not recorded as blocked is not blocked): ~castling_path_blocked for every concluded checked_castling_side that castling_path_blocked does not even support; snapshot urn:fide:snapshot:castling-block:2023-01-01
     l.closure_1_castling_path_blocked = ::clir::rt::difference(
         &l.checked_castling_side,
@@ -2069,16 +2057,10 @@ fn evaluate_stratum_19(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_21(l: &mut Layers) {
     // Stratum 21: en_passant_right_open (+D = +S = +d)
-    let en_passant_right_open: Vec<(CaseId, Game)> = ::clir::rt::take(
-            &mut l.en_passant_right_open_input,
-        )
-        .elements;
-    let not_en_passant_right_open: Vec<(CaseId, Game)> = ::clir::rt::take(
-            &mut l.not_en_passant_right_open_input,
-        )
-        .elements;
-    l.en_passant_right_open = Relation::from_vec(en_passant_right_open);
-    l.not_en_passant_right_open = Relation::from_vec(not_en_passant_right_open);
+    l.en_passant_right_open = ::clir::rt::take(&mut l.en_passant_right_open_input);
+    l.not_en_passant_right_open = ::clir::rt::take(
+        &mut l.not_en_passant_right_open_input,
+    );
     // Closure urn:fide:laws:clir:chess#EnPassantFlagClosure (an en passant right not recorded on this frame is not open): ~en_passant_right_open for every concluded checked_game that en_passant_right_open does not even support; snapshot urn:fide:snapshot:en-passant:2023-01-01
     l.closure_2_en_passant_right_open = ::clir::rt::difference(
         &l.checked_game,
@@ -2101,16 +2083,12 @@ fn evaluate_stratum_22(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_23(l: &mut Layers) {
     // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
-    let king_cannot_be_checkmated: Vec<(CaseId, Player)> = ::clir::rt::take(
-            &mut l.king_cannot_be_checkmated_input,
-        )
-        .elements;
-    let not_king_cannot_be_checkmated: Vec<(CaseId, Player)> = ::clir::rt::take(
-            &mut l.not_king_cannot_be_checkmated_input,
-        )
-        .elements;
-    l.king_cannot_be_checkmated = Relation::from_vec(king_cannot_be_checkmated);
-    l.not_king_cannot_be_checkmated = Relation::from_vec(not_king_cannot_be_checkmated);
+    l.king_cannot_be_checkmated = ::clir::rt::take(
+        &mut l.king_cannot_be_checkmated_input,
+    );
+    l.not_king_cannot_be_checkmated = ::clir::rt::take(
+        &mut l.not_king_cannot_be_checkmated_input,
+    );
     // Closure urn:fide:laws:clir:chess#MateImpossibilityClosure (a king not recorded as unable to be checkmated can be checkmated): ~king_cannot_be_checkmated for every concluded checked_player that king_cannot_be_checkmated does not even support; snapshot urn:fide:snapshot:mate-possibility:2023-01-01
     l.closure_3_king_cannot_be_checkmated = ::clir::rt::difference(
         &l.checked_player,
@@ -2123,19 +2101,11 @@ fn evaluate_stratum_23(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_25(l: &mut Layers) {
     // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
-    let move_meets_articles_3_1_to_3_9: Vec<(CaseId, Game)> = ::clir::rt::take(
-            &mut l.move_meets_articles_3_1_to_3_9_input,
-        )
-        .elements;
-    let not_move_meets_articles_3_1_to_3_9: Vec<(CaseId, Game)> = ::clir::rt::take(
-            &mut l.not_move_meets_articles_3_1_to_3_9_input,
-        )
-        .elements;
-    l.move_meets_articles_3_1_to_3_9 = Relation::from_vec(
-        move_meets_articles_3_1_to_3_9,
+    l.move_meets_articles_3_1_to_3_9 = ::clir::rt::take(
+        &mut l.move_meets_articles_3_1_to_3_9_input,
     );
-    l.not_move_meets_articles_3_1_to_3_9 = Relation::from_vec(
-        not_move_meets_articles_3_1_to_3_9,
+    l.not_move_meets_articles_3_1_to_3_9 = ::clir::rt::take(
+        &mut l.not_move_meets_articles_3_1_to_3_9_input,
     );
     // Closure urn:fide:laws:clir:chess#MoveLegalityClosure (a move not recorded as meeting Articles 3.1 to 3.9 does not meet them): ~move_meets_articles_3_1_to_3_9 for every concluded checked_game that move_meets_articles_3_1_to_3_9 does not even support; snapshot urn:fide:snapshot:move-legality:2023-01-01
     l.closure_4_move_meets_articles_3_1_to_3_9 = ::clir::rt::difference(
@@ -2173,16 +2143,8 @@ fn evaluate_stratum_27(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_31(l: &mut Layers) {
     // Stratum 31: piece_has_moved (+D = +S = +d)
-    let piece_has_moved: Vec<(CaseId, Piece)> = ::clir::rt::take(
-            &mut l.piece_has_moved_input,
-        )
-        .elements;
-    let not_piece_has_moved: Vec<(CaseId, Piece)> = ::clir::rt::take(
-            &mut l.not_piece_has_moved_input,
-        )
-        .elements;
-    l.piece_has_moved = Relation::from_vec(piece_has_moved);
-    l.not_piece_has_moved = Relation::from_vec(not_piece_has_moved);
+    l.piece_has_moved = ::clir::rt::take(&mut l.piece_has_moved_input);
+    l.not_piece_has_moved = ::clir::rt::take(&mut l.not_piece_has_moved_input);
     // Closure urn:fide:laws:clir:chess#PieceMovedClosure (a piece that is not recorded as having moved has not moved): ~piece_has_moved for every concluded checked_piece that piece_has_moved does not even support; snapshot urn:fide:snapshot:move-history:2023-01-01
     l.closure_5_piece_has_moved = ::clir::rt::difference(
         &l.checked_piece,
@@ -2709,22 +2671,28 @@ fn evaluate_stratum_52(l: &mut Layers) {
     l.not_valid_transition_definite = not_valid_transition_definite.total;
     let mut entered_state_concluded: Vec<(CaseId, Game, GamePlayState)> = l
         .entered_state_definite
-        .to_vec();
+        .clone()
+        .elements;
     let not_entered_state_concluded: Vec<(CaseId, Game, GamePlayState)> = l
         .not_entered_state_definite
-        .to_vec();
+        .clone()
+        .elements;
     let not_entered_state_supported: Vec<(CaseId, Game, GamePlayState)> = l
         .not_entered_state_definite
-        .to_vec();
+        .clone()
+        .elements;
     let valid_transition_concluded: Vec<(CaseId, Game, GamePlayTransition)> = l
         .valid_transition_definite
-        .to_vec();
+        .clone()
+        .elements;
     let not_valid_transition_concluded: Vec<(CaseId, Game, GamePlayTransition)> = l
         .not_valid_transition_definite
-        .to_vec();
+        .clone()
+        .elements;
     let not_valid_transition_supported: Vec<(CaseId, Game, GamePlayTransition)> = l
         .not_valid_transition_definite
-        .to_vec();
+        .clone()
+        .elements;
     self::rule_game_play_initial(
         &l.procedure_instance,
         &mut |&(case, instance)| {

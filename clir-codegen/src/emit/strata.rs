@@ -8,8 +8,8 @@ use crate::plan::{Read, Shape};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-/// The layers one fixpoint computes: per layer name, its tuple type and its initial tuples
-/// (`None`: none, statically).
+/// The layers one fixpoint computes: per layer name, its tuple type and the relation it starts
+/// from (`None`: empty, statically).
 type Computed = Vec<(Ident, TokenStream, Option<TokenStream>)>;
 
 /// Whether `tokens` use the identifier `name`.
@@ -110,7 +110,8 @@ impl Emitter<'_> {
                 calls.push(quote!(self::#name(&mut l);));
             }
         }
-        let (read_items, read_calls) = self.chunked("read_inputs", quote!(l: &mut Layers, batch: &::clir::Batch), reads);
+        let (read_items, read_calls) =
+            self.chunked("read_inputs", quote!(l: &mut Layers, batch: &::clir::Batch), reads);
         items.extend(read_items);
         let mut out = Vec::new();
         for (ri, r) in p.relations.iter().enumerate() {
@@ -183,7 +184,7 @@ impl Emitter<'_> {
                 let n = self.layer_name(rel, neg, Layer::Definite);
                 let init = (p.relations[rel].kind != RelationKind::Institutional).then(|| {
                     let i = self.input_name(rel, neg);
-                    quote!(::clir::rt::take(&mut l.#i).elements)
+                    quote!(::clir::rt::take(&mut l.#i))
                 });
                 definite.push((n, ty.clone(), init));
             }
@@ -209,7 +210,7 @@ impl Emitter<'_> {
                         for layer in [Layer::Concluded, Layer::Supported] {
                             let n = self.layer_name(rel, neg, layer);
                             if !computed.iter().any(|(m, _, _)| *m == n) {
-                                let init = (!empty.contains(&d)).then(|| quote!(l.#d.to_vec()));
+                                let init = (!empty.contains(&d)).then(|| quote!(l.#d.clone()));
                                 computed.push((n, ty.clone(), init));
                             }
                         }
@@ -342,8 +343,26 @@ impl Emitter<'_> {
             .collect();
         let kept: Vec<&(Ident, TokenStream, Option<TokenStream>)> =
             computed.iter().filter(|(n, _, _)| !rounds.is_empty() || !empty.contains(n)).collect();
+        if rounds.is_empty() {
+            // A layer no rule adds to is the relation it starts from.
+            let (added, unchanged): (Vec<&&(Ident, TokenStream, Option<TokenStream>)>, Vec<_>) =
+                kept.iter().partition(|(n, _, _)| targets.contains(n));
+            let decls = added.iter().map(|(n, ty, init)| {
+                let init = init.as_ref().map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
+                quote! { let mut #n: Vec<#ty> = #init; }
+            });
+            let moves = unchanged.iter().map(|(n, _, init)| quote! { l.#n = #init; });
+            let names = added.iter().map(|(n, _, _)| n);
+            let stmts = quote! {
+                #(#moves)*
+                #(#decls)*
+                #once
+                #(l.#names = Relation::from_vec(#names);)*
+            };
+            return (stmts, empty);
+        }
         let decls = kept.iter().map(|(n, ty, init)| {
-            let init = init.clone().unwrap_or_else(|| quote!(Vec::new()));
+            let init = init.as_ref().map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
             if targets.contains(n) {
                 quote! { let mut #n: Vec<#ty> = #init; }
             } else {
@@ -352,14 +371,6 @@ impl Emitter<'_> {
         });
         let decls = quote! { #(#decls)* };
         let names: Vec<&Ident> = kept.iter().map(|(n, _, _)| n).collect();
-        if rounds.is_empty() {
-            let stmts = quote! {
-                #decls
-                #once
-                #(l.#names = Relation::from_vec(#names);)*
-            };
-            return (stmts, empty);
-        }
         let news = kept.iter().map(|(n, ty, _)| {
             let new = format_ident!("{}_new", n);
             if round_targets.contains(n) {
