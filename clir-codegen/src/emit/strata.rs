@@ -10,7 +10,10 @@ use quote::{format_ident, quote};
 
 /// The layers one fixpoint computes: per layer name, its tuple type and the relation it starts
 /// from (`None`: empty, statically).
-type Computed = Vec<(Ident, TokenStream, Option<TokenStream>)>;
+type Computed = Vec<ComputedLayer>;
+
+/// One layer of [`Computed`].
+type ComputedLayer = (Ident, TokenStream, Option<TokenStream>);
 
 /// Whether `tokens` use the identifier `name`.
 fn mentions(tokens: &TokenStream, name: &str) -> bool {
@@ -341,11 +344,11 @@ impl Emitter<'_> {
             .filter(|(n, _, init)| init.is_none() && !targets.contains(n) && !round_targets.contains(n))
             .map(|(n, _, _)| n.clone())
             .collect();
-        let kept: Vec<&(Ident, TokenStream, Option<TokenStream>)> =
+        let kept: Vec<&ComputedLayer> =
             computed.iter().filter(|(n, _, _)| !rounds.is_empty() || !empty.contains(n)).collect();
         if rounds.is_empty() {
             // A layer no rule adds to is the relation it starts from.
-            let (added, unchanged): (Vec<&&(Ident, TokenStream, Option<TokenStream>)>, Vec<_>) =
+            let (added, unchanged): (Vec<&&ComputedLayer>, Vec<_>) =
                 kept.iter().partition(|(n, _, _)| targets.contains(n));
             let decls = added.iter().map(|(n, ty, init)| {
                 let init = init.as_ref().map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
