@@ -105,13 +105,12 @@ impl Emitter<'_> {
                 let #view = ::clir::rt::view(#src, |&(case, #(#cols,)*)| (case, #(#reordered,)*));
             });
         }
-        let mut bound: Vec<usize> = Vec::new();
         let mut levels: Vec<Level> = Vec::new();
         if rp.per_case {
             levels.push(Level::new(quote!(for &(case,) in cases.iter())));
         }
         for step in &rp.steps {
-            self.step(ri, &rp, step, &mut bound, &mut levels);
+            self.step(ri, &rp, step, &mut levels);
         }
         let ids = rp.binding.iter().map(|&v| self.var(ri, v));
         let last = levels.last_mut().expect("a rule's loops start with a scan");
@@ -143,7 +142,7 @@ impl Emitter<'_> {
     }
 
     /// Adds one step to the loops: a new loop, or a test in the innermost one.
-    fn step(&self, ri: usize, rp: &RulePlan, step: &Step, bound: &mut Vec<usize>, levels: &mut Vec<Level>) {
+    fn step(&self, ri: usize, rp: &RulePlan, step: &Step, levels: &mut Vec<Level>) {
         let o = &rp.operands[step.operand];
         let src = ident(&self.locals[ri].operands[step.operand]);
         let args = &o.literal.args;
@@ -163,8 +162,8 @@ impl Emitter<'_> {
                     Access::Seek { view: Some(v), .. } => rp.views[*v].order.clone(),
                     _ => (0..args.len()).collect(),
                 };
-                // The pattern over the source's columns: bound key columns ignored, a variable's
-                // first column binds it, any other column is tested.
+                // The pattern over the source's columns: the key columns (what is bound) ignored,
+                // a variable's first column binds it, any other column is tested.
                 let mut conds: Vec<(TokenStream, TokenStream)> = Vec::new();
                 let mut pats: Vec<TokenStream> = Vec::new();
                 let mut here: Vec<usize> = Vec::new();
@@ -174,7 +173,7 @@ impl Emitter<'_> {
                         continue;
                     }
                     match args[j] {
-                        RTerm::Var(v) if !bound.contains(&v) && !here.contains(&v) => {
+                        RTerm::Var(v) if !here.contains(&v) => {
                             here.push(v);
                             let id = self.var(ri, v);
                             pats.push(quote!(#id));
@@ -211,7 +210,10 @@ impl Emitter<'_> {
                         quote!(#source.iter().any(|&(_, #(#pats,)*)| #(#holds)&&*))
                     });
                 } else {
-                    bound.extend(here);
+                    debug_assert!(
+                        here.len() == step.binds.len() && here.iter().all(|v| step.binds.contains(v)),
+                        "the pattern binds what the plan says"
+                    );
                     fails.extend(conds.iter().map(|(a, b)| quote!(#a != #b)));
                     levels.push(Level::new(quote!(for &(#case_pat, #(#pats,)*) in #source)));
                 }
