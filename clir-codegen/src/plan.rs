@@ -451,10 +451,6 @@ impl fmt::Display for Show<'_> {
         for rp in &plan.rules {
             let r = &p.rules[rp.rule];
             writeln!(f, "\n{}\n  {}\n  {}", r.id, p.show_rule(r), rp.show(p))?;
-            for (j, round) in &plan.rounds[rp.rule] {
-                let from = p.show_literal(r, &round.operands[*j].literal);
-                writeln!(f, "  round from the last round's {from}: {}", round.show(p))?;
-            }
         }
         Ok(())
     }
