@@ -142,9 +142,6 @@ pub struct StratumPlan {
 pub struct Plan {
     /// Per rule of the program.
     pub rules: Vec<RulePlan>,
-    /// Per rule of a recursive stratum, per operand it reads from its own stratum: the plan of a
-    /// semi-naive round's call, starting from that operand (`(operand, plan)`).
-    pub rounds: Vec<Vec<(usize, RulePlan)>>,
     /// Per stratum, in evaluation order.
     pub strata: Vec<StratumPlan>,
 }
@@ -153,9 +150,8 @@ fn const_count(l: &RLiteral) -> usize {
     l.args.iter().filter(|a| !matches!(a, RTerm::Var(_))).count()
 }
 
-/// The greedy join order of a rule's positive literals (body indices), starting from body item
-/// `first` when given.
-fn join_order(rule: &RRule, first: Option<usize>) -> Vec<usize> {
+/// The greedy join order of a rule's positive literals (body indices).
+fn join_order(rule: &RRule) -> Vec<usize> {
     let lits: Vec<(usize, &RLiteral)> = rule
         .body
         .iter()
@@ -175,9 +171,7 @@ fn join_order(rule: &RRule, first: Option<usize>) -> Vec<usize> {
                 let vars = lits[li].1.vars();
                 let shared = vars.iter().filter(|v| bound.contains(v)).count();
                 let new = vars.len() - shared;
-                if order.is_empty() && first.is_some() {
-                    (i64::from(first == Some(lits[li].0)), 0, 0)
-                } else if order.is_empty() {
+                if order.is_empty() {
                     (const_count(lits[li].1) as i64, vars.len() as i64, -(li as i64))
                 } else {
                     (shared as i64, -(new as i64), -(li as i64))
@@ -197,12 +191,6 @@ fn join_order(rule: &RRule, first: Option<usize>) -> Vec<usize> {
 
 /// Plans rule `ri` of `p`.
 pub fn plan_rule(p: &Program, ri: usize) -> RulePlan {
-    plan_rule_from(p, ri, None)
-}
-
-/// Plans rule `ri` of `p`, its loops starting from body item `first` when given (a semi-naive
-/// round's call, from the operand the last round changed).
-pub fn plan_rule_from(p: &Program, ri: usize, first: Option<usize>) -> RulePlan {
     let rule = &p.rules[ri];
     let mut never = rule.never;
     let mut operands: Vec<Operand> = Vec::new();
@@ -259,7 +247,7 @@ pub fn plan_rule_from(p: &Program, ri: usize, first: Option<usize>) -> RulePlan 
         }
     };
     settle(&bound, &mut pending, &mut steps, &mut views);
-    for item in join_order(rule, first) {
+    for item in join_order(rule) {
         let RItem::Literal(_, l) = &rule.body[item] else { unreachable!("join order holds literals") };
         let operand = operand_of(item);
         let access = if steps.is_empty() { Access::Scan } else { access(l, &bound, operand, &mut views) };
@@ -300,7 +288,7 @@ fn access(l: &RLiteral, bound: &[usize], operand: usize, views: &mut Vec<View>) 
 /// Plans every rule and stratum of `p`.
 pub fn plan_program(p: &Program, s: &Strata) -> Plan {
     let rules: Vec<RulePlan> = (0..p.rules.len()).map(|ri| plan_rule(p, ri)).collect();
-    let strata: Vec<StratumPlan> = s
+    let strata = s
         .strata
         .iter()
         .enumerate()
@@ -336,21 +324,7 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
             }
         })
         .collect();
-    let mut rounds: Vec<Vec<(usize, RulePlan)>> = vec![Vec::new(); p.rules.len()];
-    for (si, st) in strata.iter().enumerate() {
-        let definite = st.definite.iter().filter(|_| st.definite_recursive);
-        for &ri in definite.chain(st.applicable.iter().filter(|_| st.applicable_recursive)) {
-            if !rounds[ri].is_empty() {
-                continue;
-            }
-            for (j, o) in rules[ri].operands.iter().enumerate() {
-                if o.read != Read::Negated && s.rels[o.literal.rel].stratum == si {
-                    rounds[ri].push((j, plan_rule_from(p, ri, Some(o.item))));
-                }
-            }
-        }
-    }
-    Plan { rules, rounds, strata }
+    Plan { rules, strata }
 }
 
 impl RulePlan {

@@ -3,7 +3,6 @@
 //! evaluation, each semi-naive round and each explanation calls it with the relations it reads.
 
 use super::{ident, strength_word, Emitter};
-use crate::names::RuleLocals;
 use crate::plan::{Access, RulePlan, Step};
 use crate::resolve::{RItem, RTerm};
 use proc_macro2::{Ident, TokenStream};
@@ -33,29 +32,12 @@ impl Level {
 }
 
 impl Emitter<'_> {
-    /// The function of every rule that can apply, and of each of its semi-naive rounds.
+    /// The function of every rule that can apply.
     pub(super) fn rule_fns(&mut self) -> TokenStream {
         let mut out = TokenStream::new();
         for ri in 0..self.p.rules.len() {
-            if self.plan.rules[ri].never {
-                continue;
-            }
-            let comment = self.rule_comment(ri);
-            let (rp, locals) = (self.plan.rules[ri].clone(), self.locals[ri].clone());
-            let f = self.rule_fn(ri, &rp, &locals, self.rule_fn_name(ri));
-            out.extend(quote! { #comment #f });
-            for (k, (j, rp)) in self.plan.rounds[ri].clone().into_iter().enumerate() {
-                let r = self.renamed(ri);
-                let text = format!(
-                    "{}, in a semi-naive round: from the last round's {}\nplan: {}",
-                    r.id,
-                    self.p.show_literal(&r, &rp.operands[j].literal),
-                    rp.show_with(self.p, &r)
-                );
-                let comment = self.comment(text);
-                let locals = self.round_locals[ri][k].clone();
-                let f = self.rule_fn(ri, &rp, &locals, self.round_fn_name(ri, j));
-                out.extend(quote! { #comment #f });
+            if !self.plan.rules[ri].never {
+                out.extend(self.rule_fn(ri));
             }
         }
         out
@@ -66,25 +48,15 @@ impl Emitter<'_> {
         format_ident!("rule_{}", self.names.rules[ri])
     }
 
-    /// The identifier of rule `ri`'s function for a semi-naive round from its operand `j`.
-    pub(super) fn round_fn_name(&self, ri: usize, j: usize) -> Ident {
-        format_ident!("round_{}_{}", self.names.rules[ri], j)
-    }
-
-    /// Rule `ri` with its variables named as in the code.
-    fn renamed(&self, ri: usize) -> crate::resolve::RRule {
-        let mut r = self.p.rules[ri].clone();
-        for (v, name) in r.vars.iter_mut().zip(&self.vars[ri]) {
-            v.0 = name.clone();
-        }
-        r
-    }
-
     /// The comment over a rule: id, strength, anchors, label, the rule as Datalog and its plan,
     /// both with the variables named as in the code.
     fn rule_comment(&mut self, ri: usize) -> TokenStream {
         let p = self.p;
-        let r = self.renamed(ri);
+        let mut r = p.rules[ri].clone();
+        for (v, name) in r.vars.iter_mut().zip(&self.vars[ri]) {
+            v.0 = name.clone();
+        }
+
         let anchors: Vec<&str> = r.anchors.iter().map(|&f| p.fragments[f].locator.as_str()).collect();
         let text = format!(
             "{} ({}){}\n{}\n{}\nplan: {}",
@@ -105,15 +77,16 @@ impl Emitter<'_> {
         quote!((CaseId, #(#cols,)*))
     }
 
-    /// The function `name` joining rule `ri` as `rp` plans it, its parameters and views named
-    /// by `locals`.
-    fn rule_fn(&self, ri: usize, rp: &RulePlan, locals: &RuleLocals, name: Ident) -> TokenStream {
+    fn rule_fn(&mut self, ri: usize) -> TokenStream {
+        let comment = self.rule_comment(ri);
+        let rp: RulePlan = self.plan.rules[ri].clone();
+        let name = self.rule_fn_name(ri);
         let mut params: Vec<TokenStream> = Vec::new();
         if rp.per_case {
             params.push(quote!(cases: &Relation<(CaseId,)>));
         }
         for (oi, o) in rp.operands.iter().enumerate() {
-            let n = ident(&locals.operands[oi]);
+            let n = ident(&self.locals[ri].operands[oi]);
             let ty = self.tuple_ty(o.literal.rel);
             params.push(quote!(#n: &Relation<#ty>));
         }
@@ -124,8 +97,8 @@ impl Emitter<'_> {
             body.extend(quote! { if #(#fails)||* { return; } });
         }
         for (vi, v) in rp.views.iter().enumerate() {
-            let view = ident(&locals.views[vi]);
-            let src = ident(&locals.operands[v.operand]);
+            let view = ident(&self.locals[ri].views[vi]);
+            let src = ident(&self.locals[ri].operands[v.operand]);
             let cols: Vec<Ident> = (0..v.order.len()).map(|j| format_ident!("a_{}", j)).collect();
             let reordered = v.order.iter().map(|&j| &cols[j]);
             body.extend(quote! {
@@ -137,7 +110,7 @@ impl Emitter<'_> {
             levels.push(Level::new(quote!(for &(case,) in cases.iter())));
         }
         for step in &rp.steps {
-            self.step(ri, rp, locals, step, &mut levels);
+            self.step(ri, &rp, step, &mut levels);
         }
         let ids = rp.binding.iter().map(|&v| self.var(ri, v));
         let last = levels.last_mut().expect("a rule's loops start with a scan");
@@ -152,6 +125,7 @@ impl Emitter<'_> {
         }
         body.extend(inner);
         quote! {
+            #comment
             #[inline(never)]
             fn #name(#(#params,)* found: &mut dyn FnMut(&#binding)) {
                 #body
@@ -168,9 +142,9 @@ impl Emitter<'_> {
     }
 
     /// Adds one step to the loops: a new loop, or a test in the innermost one.
-    fn step(&self, ri: usize, rp: &RulePlan, locals: &RuleLocals, step: &Step, levels: &mut Vec<Level>) {
+    fn step(&self, ri: usize, rp: &RulePlan, step: &Step, levels: &mut Vec<Level>) {
         let o = &rp.operands[step.operand];
-        let src = ident(&locals.operands[step.operand]);
+        let src = ident(&self.locals[ri].operands[step.operand]);
         let args = &o.literal.args;
         let mut fails: Vec<TokenStream> = Vec::new();
         match &step.access {
@@ -216,7 +190,7 @@ impl Emitter<'_> {
                     Access::Seek { key, view } => {
                         let from = match view {
                             Some(v) => {
-                                let n = ident(&locals.views[*v]);
+                                let n = ident(&self.locals[ri].views[*v]);
                                 quote!(&#n)
                             }
                             None => quote!(#src),
