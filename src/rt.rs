@@ -30,8 +30,12 @@ fn merge_filter<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>, present: bool)
     Relation::from_vec(out)
 }
 
-/// The union of several relations.
+/// The union of several relations. Two (a semi-naive round's growth, a closure's negatives)
+/// are merged in one walk, for they are sorted already; more are sorted together.
 pub fn union<T: Ord + Clone>(parts: &[&Relation<T>]) -> Relation<T> {
+    if let [a, b] = parts {
+        return Relation { elements: merge(&a.elements, &b.elements) };
+    }
     let mut all: Vec<T> = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
     for p in parts {
         all.extend(p.elements.iter().cloned());
@@ -39,9 +43,35 @@ pub fn union<T: Ord + Clone>(parts: &[&Relation<T>]) -> Relation<T> {
     Relation::from_vec(all)
 }
 
+/// The sorted, distinct tuples of the sorted, distinct `a` and `b`.
+fn merge<T: Ord + Clone>(a: &[T], b: &[T]) -> Vec<T> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                out.push(a[i].clone());
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(b[j].clone());
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                out.push(a[i].clone());
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
 /// The relation `r` held, leaving it empty: an input moved into the one stratum that reads it.
 pub fn take<T: Ord>(r: &mut Relation<T>) -> Relation<T> {
-    std::mem::replace(r, Relation::from_vec(Vec::new()))
+    std::mem::replace(r, empty())
 }
 
 /// An empty relation.
@@ -161,6 +191,9 @@ mod tests {
         assert_eq!(difference(&a, &b).elements, vec![1, 3, 8]);
         assert_eq!(intersection(&a, &b).elements, vec![2, 5]);
         assert_eq!(union(&[&a, &b]).elements, vec![0, 1, 2, 3, 5, 8, 9]);
+        let c = Relation::from_vec(vec![4, 9]);
+        assert_eq!(union(&[&a, &b, &c]).elements, vec![0, 1, 2, 3, 4, 5, 8, 9]);
+        assert_eq!(union(&[&b, &a]).elements, union(&[&a, &b]).elements);
     }
 
     #[test]

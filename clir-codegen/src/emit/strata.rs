@@ -25,15 +25,14 @@ fn mentions(tokens: &TokenStream, name: &str) -> bool {
 }
 
 impl Emitter<'_> {
-    /// The distinct layer names of relation `rel`, both signs, with their tuple type.
-    fn layers_of(&self, rel: usize) -> Vec<(Ident, TokenStream)> {
-        let mut out: Vec<(Ident, TokenStream)> = Vec::new();
-        let ty = self.tuple_ty(rel);
+    /// The distinct layer names of relation `rel`, both signs, each with its sign.
+    fn layers_of(&self, rel: usize) -> Vec<(Ident, bool)> {
+        let mut out: Vec<(Ident, bool)> = Vec::new();
         for neg in [false, true] {
             for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
                 let n = self.layer_name(rel, neg, layer);
                 if !out.iter().any(|(m, _)| *m == n) {
-                    out.push((n, quote!(Relation<#ty>)));
+                    out.push((n, neg));
                 }
             }
         }
@@ -59,27 +58,12 @@ impl Emitter<'_> {
                 let ty = self.tuple_ty(rel);
                 let k = self.rel_const(rel);
                 let input = p.relations[rel].kind != RelationKind::Institutional;
-                if st.shape == Shape::Inputs {
-                    // Input facts only: +D is the input; +S and +d coincide with it.
-                    for neg in [false, true] {
-                        let mut done: Vec<Ident> = Vec::new();
-                        for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
-                            let n = self.layer_name(rel, neg, layer);
-                            if done.contains(&n) {
-                                continue;
-                            }
-                            fields.push(quote!(#n: Relation<#ty>));
-                            init.push(quote!(#n: ::clir::rt::empty()));
-                            if input {
-                                reads.push(quote! { l.#n = batch.input::<#ty>(#k, #neg); });
-                            }
-                            done.push(n);
-                        }
-                    }
-                } else {
-                    for (n, t) in self.layers_of(rel) {
-                        fields.push(quote!(#n: #t));
-                        init.push(quote!(#n: ::clir::rt::empty()));
+                // A stratum of input facts only: +D is the input, and +S and +d coincide with it.
+                for (n, neg) in self.layers_of(rel) {
+                    fields.push(quote!(#n: Relation<#ty>));
+                    init.push(quote!(#n: ::clir::rt::empty()));
+                    if st.shape == Shape::Inputs && input {
+                        reads.push(quote! { l.#n = batch.input::<#ty>(#k, #neg); });
                     }
                 }
                 if st.shape != Shape::Inputs && input {
