@@ -25,7 +25,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read, Write};
 use std::sync::OnceLock;
 
 // ---------------------------------------------------------------------------------------------
@@ -1063,22 +1063,22 @@ struct LineSeed<'f, 'de> {
 }
 
 impl<'de> DeserializeSeed<'de> for LineSeed<'_, 'de> {
-    type Value = serde_json::Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<serde_json::Value, D::Error> {
+    type Value = CaseValue<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<CaseValue<'de>, D::Error> {
         d.deserialize_map(self)
     }
 }
 
 impl<'de> Visitor<'de> for LineSeed<'_, 'de> {
-    type Value = serde_json::Value;
+    type Value = CaseValue<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a case object {\"case\":..., \"facts\":{...}}")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<serde_json::Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<CaseValue<'de>, A::Error> {
         let (mut case, mut facts) = (None, false);
         while let Some(key) = m.next_key::<Name<'de>>()? {
             match &*key.0 {
-                "case" if case.is_none() => case = Some(m.next_value::<serde_json::Value>()?),
+                "case" if case.is_none() => case = Some(m.next_value::<CaseValue<'de>>()?),
                 "facts" if !facts => {
                     m.next_value_seed(FactsSeed { facts: &mut *self.facts, grant: self.grant })?;
                     facts = true;
@@ -1150,114 +1150,208 @@ impl<'a> Sink<Name<'a>> for JsonSink {
     }
 }
 
+/// A case's `case` value: a string borrowed from the line, or any other JSON value.
+enum CaseValue<'a> {
+    Name(Name<'a>),
+    Other(serde_json::Value),
+}
+
+impl<'de> Deserialize<'de> for CaseValue<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CaseValue<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<CaseValue<'de>, E> {
+                Ok(CaseValue::Name(Name(Cow::Borrowed(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<CaseValue<'de>, E> {
+                Ok(CaseValue::Name(Name(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<CaseValue<'de>, E> {
+                Ok(CaseValue::Other(v.into()))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<CaseValue<'de>, E> {
+                Ok(CaseValue::Other(v.into()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<CaseValue<'de>, E> {
+                Ok(CaseValue::Other(v.into()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<CaseValue<'de>, E> {
+                Ok(CaseValue::Other(v.into()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<CaseValue<'de>, E> {
+                Ok(CaseValue::Other(serde_json::Value::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, s: A) -> Result<CaseValue<'de>, A::Error> {
+                Deserialize::deserialize(de::value::SeqAccessDeserializer::new(s)).map(CaseValue::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<CaseValue<'de>, A::Error> {
+                Deserialize::deserialize(de::value::MapAccessDeserializer::new(m)).map(CaseValue::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// What ruling a line needs, kept from line to line (the lines of one block of input), so
+/// that a case allocates nothing once the buffers have grown.
+pub struct LineRuler<'a> {
+    facts: Facts<Name<'a>>,
+    ruling: Ruling<Name<'a>>,
+    sink: JsonSink,
+    contradictions: Vec<String>,
+    grant: bool,
+}
+
+impl<'a> LineRuler<'a> {
+    /// A ruler; `grant` stands for `--grant judgment:FIDEArbiter`.
+    pub fn new(grant: bool) -> Self {
+        LineRuler {
+            facts: Facts::default(),
+            ruling: Ruling::default(),
+            sink: JsonSink { concluded: String::new(), definite: String::new() },
+            contradictions: Vec::new(),
+            grant,
+        }
+    }
+
+    /// Rules one case line (line number `no`), appending its ruling line (with `\n`) to
+    /// `out`. Returns whether it was an error line.
+    pub fn rule_line(&mut self, line: &'a [u8], no: usize, out: &mut String) -> bool {
+        self.facts.clear();
+        // serde_json checks UTF-8 as it reads strings; outside them any other byte is an error.
+        let mut de = serde_json::Deserializer::from_slice(line);
+        let read =
+            LineSeed { facts: &mut self.facts, grant: self.grant }.deserialize(&mut de).and_then(|case| de.end().map(|_| case));
+        let case = match read {
+            Ok(case) => case,
+            Err(_) if std::str::from_utf8(line).is_err() => {
+                out.push_str("{\"case\":null,\"error\":");
+                json_str(out, &format!("line {no}: the line is not UTF-8"));
+                out.push_str("}\n");
+                return true;
+            }
+            Err(e) => {
+                let case = serde_json::from_slice::<serde_json::Value>(line)
+                    .ok()
+                    .and_then(|v| v.get("case").cloned())
+                    .unwrap_or(serde_json::Value::Null);
+                out.push_str("{\"case\":");
+                out.push_str(&case.to_string());
+                out.push_str(",\"error\":");
+                json_str(out, &format!("line {no}: {e}"));
+                out.push_str("}\n");
+                return true;
+            }
+        };
+        rule(&self.facts, &mut self.ruling);
+        self.sink.concluded.clear();
+        self.sink.concluded.push('{');
+        self.sink.definite.clear();
+        self.sink.definite.push('{');
+        self.ruling.visit(&mut self.sink);
+        out.push_str("{\"case\":");
+        match &case {
+            CaseValue::Name(s) => json_str(out, &s.0),
+            CaseValue::Other(other) => out.push_str(&other.to_string()),
+        }
+        out.push_str(",\"concluded\":");
+        out.push_str(&self.sink.concluded);
+        out.push_str("},\"definite\":");
+        out.push_str(&self.sink.definite);
+        out.push_str("},\"contradictions\":[");
+        self.contradictions.clear();
+        self.facts.contradictions(&mut self.contradictions);
+        if !self.contradictions.is_empty() {
+            self.contradictions.sort();
+            self.contradictions.dedup();
+            for (i, c) in self.contradictions.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_str(out, c);
+            }
+        }
+        out.push_str("]}\n");
+        false
+    }
+}
+
 /// Rules one case line (line number `no`), appending its ruling line (with `\n`) to `out`.
 /// Returns whether it was an error line.
 pub fn rule_line(line: &str, no: usize, grant: bool, out: &mut String) -> bool {
-    let mut facts = Facts::<Name>::default();
-    let mut de = serde_json::Deserializer::from_str(line);
-    let read = LineSeed { facts: &mut facts, grant }.deserialize(&mut de).and_then(|case| de.end().map(|_| case));
-    let case = match read {
-        Ok(case) => case,
-        Err(e) => {
-            let case = serde_json::from_str::<serde_json::Value>(line)
-                .ok()
-                .and_then(|v| v.get("case").cloned())
-                .unwrap_or(serde_json::Value::Null);
-            out.push_str("{\"case\":");
-            out.push_str(&case.to_string());
-            out.push_str(",\"error\":");
-            json_str(out, &format!("line {no}: {e}"));
-            out.push_str("}\n");
-            return true;
-        }
-    };
-    let mut r = Ruling::default();
-    rule(&facts, &mut r);
-    let mut sink = JsonSink { concluded: String::from("{"), definite: String::from("{") };
-    r.visit(&mut sink);
-    let mut contradictions = Vec::new();
-    facts.contradictions(&mut contradictions);
-    contradictions.sort();
-    contradictions.dedup();
-    out.push_str("{\"case\":");
-    match &case {
-        serde_json::Value::String(s) => json_str(out, s),
-        other => out.push_str(&other.to_string()),
-    }
-    out.push_str(",\"concluded\":");
-    out.push_str(&sink.concluded);
-    out.push_str("},\"definite\":");
-    out.push_str(&sink.definite);
-    out.push_str("},\"contradictions\":[");
-    for (i, c) in contradictions.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        json_str(out, c);
-    }
-    out.push_str("]}\n");
-    false
+    LineRuler::new(grant).rule_line(line.as_bytes(), no, out)
 }
 
+/// Input is read in blocks of about this many bytes (whole lines; a longer line grows it).
+const BLOCK: usize = 4 << 20;
+/// Lines per parallel task.
+const PART: usize = 512;
+
 /// Rules every non-blank line of `input` on `threads` threads, one ruling line per case to
-/// `output` in input order; chunks of `512 * threads * 4` lines, like `clir::runner`.
+/// `output` in input order. The input is read in blocks of whole lines, each line ruled where
+/// it lies in the block (no copy per line), the block's lines in parallel parts of 512.
 /// `grant` stands for `--grant judgment:FIDEArbiter`. Returns (lines written, error lines).
-pub fn rule_stream(mut input: impl BufRead, output: impl Write, threads: usize, grant: bool) -> io::Result<(u64, u64)> {
-    const PART: usize = 512;
+pub fn rule_stream(mut input: impl Read, mut output: impl Write, threads: usize, grant: bool) -> io::Result<(u64, u64)> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(io::Error::other)?;
-    let chunk_lines = PART * pool.current_num_threads() * 4;
-    let mut out = io::BufWriter::with_capacity(1 << 20, output);
     let (mut lines, mut errors) = (0u64, 0u64);
-    let mut chunk: Vec<(usize, Vec<u8>)> = Vec::new();
-    let mut no = 0usize;
-    loop {
-        // Refill the chunk, reusing its line buffers.
-        let mut n = 0;
-        while n < chunk_lines {
-            if n == chunk.len() {
-                chunk.push((0, Vec::new()));
+    let mut buf = vec![0u8; BLOCK];
+    let (mut filled, mut no, mut eof) = (0usize, 0usize, false);
+    let mut parts: Vec<(String, u64)> = Vec::new();
+    while !eof || filled > 0 {
+        while filled < buf.len() && !eof {
+            match input.read(&mut buf[filled..]) {
+                Ok(0) => eof = true,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
             }
-            let buf = &mut chunk[n].1;
-            buf.clear();
-            if input.read_until(b'\n', buf)? == 0 {
-                break;
-            }
-            no += 1;
-            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-                buf.pop();
-            }
-            if buf.iter().all(u8::is_ascii_whitespace) {
+        }
+        // Whole lines only, unless the input ended.
+        let end = match memchr::memrchr(b'\n', &buf[..filled]) {
+            Some(i) => i + 1,
+            None if eof => filled,
+            None => {
+                buf.resize(buf.len() * 2, 0);
                 continue;
             }
-            chunk[n].0 = no;
-            n += 1;
+        };
+        let block = &buf[..end];
+        let mut list: Vec<(usize, &[u8])> = Vec::with_capacity(block.len() / 256);
+        let mut start = 0;
+        while start < block.len() {
+            let stop = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
+            let raw = &block[start..stop];
+            start = stop + 1;
+            no += 1;
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            if raw.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            list.push((no, raw));
         }
-        if n == 0 {
-            break;
-        }
-        let parts: Vec<(String, u64)> = pool.install(|| {
-            chunk[..n]
-                .par_chunks(PART)
+        pool.install(|| {
+            list.par_chunks(PART)
                 .map(|part| {
-                    let mut s = String::with_capacity(part.len() * 512);
-                    let mut errs = 0;
-                    for (no, bytes) in part {
-                        let is_error = match std::str::from_utf8(bytes) {
-                            Ok(line) => rule_line(line, *no, grant, &mut s),
-                            Err(_) => rule_line("\u{0}not UTF-8", *no, grant, &mut s),
-                        };
-                        errs += is_error as u64;
-                    }
+                    let mut s = String::with_capacity(part.iter().map(|(_, l)| l.len()).sum());
+                    let mut ruler = LineRuler::new(grant);
+                    let errs = part.iter().map(|&(no, line)| ruler.rule_line(line, no, &mut s) as u64).sum();
                     (s, errs)
                 })
-                .collect()
+                .collect_into_vec(&mut parts)
         });
-        for (s, errs) in parts {
-            out.write_all(s.as_bytes())?;
+        for (s, errs) in parts.drain(..) {
+            output.write_all(s.as_bytes())?;
             errors += errs;
         }
-        lines += n as u64;
+        lines += list.len() as u64;
+        drop(list);
+        buf.copy_within(end..filled, 0);
+        filled -= end;
     }
-    out.flush()?;
+    output.flush()?;
     Ok((lines, errors))
 }
