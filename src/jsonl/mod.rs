@@ -18,6 +18,8 @@ use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::hash::{BuildHasher, Hasher};
 
+mod fast;
+
 /// What a ruling run accepts beyond the facts.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -614,16 +616,21 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     batch.explain = opts.explain;
     let mut read = Read::default();
     let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
+    let mut scratch = fast::Scratch::default();
     // Per line: its case value and its case id in the batch, or its error line.
-    let mut slots: Vec<Result<(Value, u32), String>> = Vec::with_capacity(lines.len());
+    let mut slots: Vec<Result<(CaseValue, u32), String>> = Vec::with_capacity(lines.len());
     for (no, text) in lines {
         if let Some(why) = text.strip_prefix(UNREADABLE) {
             slots.push(Err(error_line(&Value::Null, *no, why)));
             continue;
         }
+        if let Some(added) = fast::add_line(cat, &mut batch, text, opts, &mut scratch, &mut names) {
+            slots.push(Ok((CaseValue::Name(added.case), added.id)));
+            continue;
+        }
         let r = match read_line(text, &mut read) {
             Ok(()) => match add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names) {
-                Ok(id) => Ok((std::mem::take(&mut read.case), id)),
+                Ok(id) => Ok((CaseValue::Json(std::mem::take(&mut read.case)), id)),
                 Err(msg) => Err(error_line(&read.case, *no, &msg)),
             },
             Err((case, msg)) => Err(error_line(&case, *no, &msg)),
@@ -654,6 +661,14 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
         }
     }
     errors
+}
+
+/// The `case` value of a line, as its ruling line echoes it.
+enum CaseValue<'a> {
+    /// A string without escapes or control characters, borrowed from the line.
+    Name(&'a str),
+    /// Any JSON value.
+    Json(Value),
 }
 
 /// How a reader marks a line it could not read as text (a NUL cannot start a JSON line).
@@ -744,10 +759,17 @@ impl<'b> Writer<'b> {
     }
 
     /// Appends the ruling line of case `id` (without `\n`).
-    fn ruling(&mut self, out: &mut String, case: &Value, id: u32) {
+    fn ruling(&mut self, out: &mut String, case: &CaseValue, id: u32) {
         let id = id as i64;
         out.push_str("{\"case\":");
-        json_value(out, case);
+        match case {
+            CaseValue::Name(name) => {
+                out.push('"');
+                out.push_str(name);
+                out.push('"');
+            }
+            CaseValue::Json(v) => json_value(out, v),
+        }
         for (layer, name) in [(0, ",\"concluded\":{"), (1, "},\"definite\":{")] {
             out.push_str(name);
             let mut first = true;

@@ -1,0 +1,407 @@
+//! The fast path of reading a case line: a scanner for the shape nearly every valid line has
+//! (`{"case":"g1","facts":{"rel":[["a",1],..],..}}`, with any JSON white space, strings
+//! without escapes, Integers) that validates each fact and interns its names as it reads, straight
+//! into the batch.
+//!
+//! Anything else (an escape, a number that is not a plain Integer, a `case` that is not a
+//! plain string, a duplicate or unknown key, a fact the package refuses, a syntax error) makes
+//! it give up: it takes back what it added, and the line goes to the full reader
+//! ([`super::read_line`] and [`super::add_case`]), which decides its ruling or its error message. The
+//! two paths therefore rule every line alike; this one only has to be right about the lines it
+//! accepts.
+
+use super::{Catalog, FastMap, Options, MAX_FACTS_PER_CASE};
+use crate::batch::{slot, Batch};
+use crate::schema::RelationKind;
+
+/// Scratch space of the fast path, kept from line to line of a chunk.
+#[derive(Default)]
+pub(super) struct Scratch<'a> {
+    /// Per slot: the last case that gave a key for it (duplicate keys), plus one.
+    seen: Vec<u32>,
+    /// Slots this case added rows to, with their length before it (to take them back).
+    touched: Vec<(usize, usize)>,
+    /// The first names of the current case, most of them repeated from fact to fact.
+    local: Vec<(&'a str, i64)>,
+}
+
+/// How many of a case's names [`Scratch::local`] holds.
+const LOCAL_NAMES: usize = 16;
+
+/// A case line read by the fast path: its `case` name (a string without escapes) and its id.
+pub(super) struct Added<'a> {
+    pub case: &'a str,
+    pub id: u32,
+}
+
+/// Reads `line` into `batch` when it has the common shape and every fact is accepted; `None`
+/// (and the batch as it was) otherwise.
+pub(super) fn add_line<'a>(
+    cat: &Catalog,
+    batch: &mut Batch,
+    line: &'a str,
+    opts: &Options,
+    scratch: &mut Scratch<'a>,
+    names: &mut FastMap<&'a str, i64>,
+) -> Option<Added<'a>> {
+    if scratch.seen.len() != batch.facts.len() {
+        scratch.seen = vec![0; batch.facts.len()];
+    }
+    scratch.touched.clear();
+    scratch.local.clear();
+    let case = batch.add_case();
+    let mut scan = Scan { s: line.as_bytes(), at: 0, line, cat, opts, batch, scratch, names, case: case.0, facts: 0 };
+    match scan.line() {
+        Some(name) => Some(Added { case: name, id: case.0 }),
+        None => {
+            for &(s, len) in scan.scratch.touched.iter() {
+                scan.batch.facts[s].truncate(len);
+            }
+            scan.batch.cases -= 1;
+            // The slots seen by this case id are seen again by the next case that takes it.
+            for seen in scan.scratch.seen.iter_mut().filter(|s| **s == case.0 + 1) {
+                *seen = 0;
+            }
+            None
+        }
+    }
+}
+
+/// The bytes that end a string without escapes: `"`, and `\\` or a control character (which
+/// the fast path gives up on).
+static ENDS_PLAIN_STRING: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+struct Scan<'s, 'a> {
+    s: &'a [u8],
+    at: usize,
+    line: &'a str,
+    cat: &'s Catalog,
+    opts: &'s Options,
+    batch: &'s mut Batch,
+    scratch: &'s mut Scratch<'a>,
+    names: &'s mut FastMap<&'a str, i64>,
+    case: u32,
+    facts: usize,
+}
+
+impl<'a> Scan<'_, 'a> {
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// Skips white space, then takes byte `b`.
+    fn eat(&mut self, b: u8) -> Option<()> {
+        self.ws();
+        if self.s.get(self.at) == Some(&b) {
+            self.at += 1;
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// After white space: `,` (true) or the closing `end` (false).
+    fn next(&mut self, end: u8) -> Option<bool> {
+        self.ws();
+        match self.s.get(self.at) {
+            Some(b',') => {
+                self.at += 1;
+                Some(true)
+            }
+            Some(&b) if b == end => {
+                self.at += 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    /// A string without escapes or control characters (the line is UTF-8 already).
+    fn string(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.at;
+        // Names are short: a table look-up per byte beats a vectorized search here.
+        let mut end = start;
+        while !ENDS_PLAIN_STRING[*self.s.get(end)? as usize] {
+            end += 1;
+        }
+        if self.s[end] != b'"' {
+            return None;
+        }
+        self.at = end + 1;
+        // Both ends are ASCII quotes, so the slice is on character boundaries.
+        self.line.get(start..end)
+    }
+
+    /// An Integer: `-`? digits, no leading zero, no fraction or exponent, within i64, not `-0`.
+    fn integer(&mut self) -> Option<i64> {
+        self.ws();
+        let negative = self.s.get(self.at) == Some(&b'-');
+        let start = self.at + negative as usize;
+        let digits = self.s[start..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let end = start + digits;
+        if digits == 0 || (digits > 1 && self.s[start] == b'0') || matches!(self.s.get(end), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        if negative && digits == 1 && self.s[start] == b'0' {
+            return None;
+        }
+        let v = self.line.get(self.at..end)?.parse::<i64>().ok()?;
+        self.at = end;
+        Some(v)
+    }
+
+    /// The whole line; the case's name.
+    fn line(&mut self) -> Option<&'a str> {
+        self.eat(b'{')?;
+        let (mut case, mut facts) = (None, false);
+        loop {
+            match self.string()? {
+                "case" if case.is_none() => {
+                    self.eat(b':')?;
+                    case = Some(self.string()?);
+                }
+                "facts" if !facts => {
+                    self.eat(b':')?;
+                    self.facts()?;
+                    facts = true;
+                }
+                _ => return None,
+            }
+            if !self.next(b'}')? {
+                break;
+            }
+        }
+        self.ws();
+        if self.at != self.s.len() || !facts || self.facts > MAX_FACTS_PER_CASE {
+            return None;
+        }
+        case
+    }
+
+    /// The `facts` object.
+    fn facts(&mut self) -> Option<()> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.s.get(self.at) == Some(&b'}') {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            let key = self.string()?;
+            let (negative, name) = match key.strip_prefix('~') {
+                Some(n) => (true, n),
+                None => (false, key),
+            };
+            let rel = *self.cat.relations.get(name)?;
+            let info = &self.cat.schema.relations[rel];
+            let accepted = match info.kind {
+                RelationKind::Empirical => true,
+                RelationKind::Judgment => info.capability.is_some_and(|c| self.opts.grants.iter().any(|g| g == c)),
+                RelationKind::Institutional => false,
+            };
+            let s = slot(rel, negative);
+            if !accepted || self.scratch.seen[s] == self.case + 1 {
+                return None;
+            }
+            self.scratch.seen[s] = self.case + 1;
+            self.eat(b':')?;
+            self.tuples(rel, negative)?;
+            if !self.next(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// A relation's list of tuples.
+    fn tuples(&mut self, rel: usize, negative: bool) -> Option<()> {
+        self.eat(b'[')?;
+        self.ws();
+        if self.s.get(self.at) == Some(&b']') {
+            self.at += 1;
+            return Some(());
+        }
+        let s = slot(rel, negative);
+        self.scratch.touched.push((s, self.batch.facts[s].len()));
+        let params = self.cat.schema.relations[rel].params;
+        loop {
+            self.eat(b'[')?;
+            self.batch.facts[s].push(self.case as i64);
+            for (i, p) in params.iter().enumerate() {
+                if i > 0 {
+                    self.eat(b',')?;
+                }
+                let v = if p.integer { self.integer()? } else { self.entity(rel, i)? };
+                self.batch.facts[s].push(v);
+            }
+            self.eat(b']')?;
+            self.facts += 1;
+            if !self.next(b']')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// An entity argument: a constant of the parameter's type, or an interned name.
+    fn entity(&mut self, rel: usize, param: usize) -> Option<i64> {
+        let name = self.string()?;
+        if let Some(&(_, c)) = self.cat.constants[rel][param].iter().find(|(c, _)| *c == name) {
+            return Some(c as i64);
+        }
+        let local = &mut self.scratch.local;
+        if let Some(&(_, id)) = local.iter().find(|(n, _)| *n == name) {
+            return Some(id);
+        }
+        let batch = &mut *self.batch;
+        let id = *self.names.entry(name).or_insert_with(|| batch.entity(name).0 as i64);
+        if local.len() < LOCAL_NAMES {
+            local.push((name, id));
+        }
+        Some(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{add_case, read_line, Read};
+    use super::*;
+    use crate::schema::{ConstantInfo, ParamInfo, RelationInfo, Schema};
+
+    static SCHEMA: Schema = Schema {
+        package: "test.fast",
+        version: "1",
+        seal: "",
+        relations: &[
+            RelationInfo::empirical("player_of", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")]),
+            RelationInfo::empirical("count", &[ParamInfo::entity("game", "Game"), ParamInfo::integer("n")]),
+            RelationInfo::empirical("in_state", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("s", "State")]),
+            RelationInfo::judgment("ruled", &[ParamInfo::entity("game", "Game")], "judgment:Arbiter"),
+            RelationInfo::institutional("won", &[ParamInfo::entity("game", "Game")]),
+        ],
+        constants: &[ConstantInfo::new("Open", "State"), ConstantInfo::new("Closed", "State")],
+        fragments: &[],
+        rules: &[],
+        priorities: &[],
+        closures: &[],
+    };
+
+    /// The full reader's batch for `line`, or its error.
+    fn full(cat: &Catalog, line: &str, opts: &Options) -> Result<(Batch, serde_json::Value), String> {
+        let mut batch = Batch::new(&SCHEMA);
+        let mut read = Read::default();
+        read_line(line, &mut read).map_err(|(_, e)| e)?;
+        let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
+        add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names)?;
+        Ok((batch, read.case.clone()))
+    }
+
+    fn entities(b: &Batch, rows: &[i64], rel: usize) -> Vec<Vec<String>> {
+        let params = SCHEMA.relations[rel].params;
+        rows.chunks_exact(params.len() + 1)
+            .map(|r| {
+                r[1..]
+                    .iter()
+                    .zip(params)
+                    .map(|(v, p)| if p.integer { v.to_string() } else { b.interner.name(crate::Sym(*v as u32)).to_string() })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_fast_path_reads_what_the_full_reader_reads_and_gives_up_on_the_rest() {
+        let cat = Catalog::new(&SCHEMA);
+        let lines = [
+            r#"{"case":"g1","facts":{"player_of":[["g1","alice"],["g1","bob"]],"count":[["g1",75]]}}"#,
+            r#"  { "case" : "g2" , "facts" : { "~player_of" : [ [ "g2" , "bob" ] ] , "in_state":[["g2","Open"]] } }  "#,
+            r#"{"facts":{},"case":"g3"}"#,
+            r#"{"case":"g4","facts":{"count":[["g4",-12],["g4",0],["g4",9223372036854775807],["g4",-9223372036854775808]]}}"#,
+            r#"{"case":"é ü","facts":{"player_of":[["ĝ","名"]],"player_of":[]}}"#,
+            r#"{"case":"g5","facts":{"count":[["g5",-0]]}}"#,
+            r#"{"case":"g6","facts":{"count":[["g6",1.0]]}}"#,
+            r#"{"case":"g7","facts":{"count":[["g7",1e2]]}}"#,
+            r#"{"case":"g8","facts":{"count":[["g8",9223372036854775808]]}}"#,
+            r#"{"case":"g9","facts":{"count":[["g9",012]]}}"#,
+            r#"{"case":"g10","facts":{"player_of":[["g10","a\"b"]]}}"#,
+            r#"{"case":"g11","facts":{"player_of":[["g11","a\u0062"]]}}"#,
+            r#"{"case":"g\n","facts":{}}"#,
+            r#"{"case":7,"facts":{}}"#,
+            r#"{"case":"g12","facts":{"won":[["g12"]]}}"#,
+            r#"{"case":"g13","facts":{"ruled":[["g13"]]}}"#,
+            r#"{"case":"g14","facts":{"nope":[["g14"]]}}"#,
+            r#"{"case":"g15","facts":{"player_of":[["g15"]]}}"#,
+            r#"{"case":"g16","facts":{"player_of":[["g16","a","b"]]}}"#,
+            r#"{"case":"g17","facts":{"player_of":[["g17",1]]}}"#,
+            r#"{"case":"g18","facts":{"count":[["g18","1"]]}}"#,
+            r#"{"case":"g19","facts":{"player_of":[["g19","a"]]},"extra":1}"#,
+            r#"{"case":"g20","case":"g20","facts":{}}"#,
+            r#"{"case":"g21"}"#,
+            r#"{"facts":{}}"#,
+            r#"{"case":"g22","facts":{"player_of":[["g22","a"]]}} x"#,
+            r#"{"case":"g23","facts":{"player_of":[["g23","a"],]}}"#,
+            r#"{"case":"g24","facts":{"player_of":[["g24","a"]],}}"#,
+            r#"{"case":"g25","facts":{"player_of":[["g25","a"]]}"#,
+            r#"{"case":"g26","facts":{"in_state":[["g26","Closed"],["g26","Ajar"]]}}"#,
+            r#"{"case":"g27","facts":{"player_of":{"g27":"a"}}}"#,
+            r#"{"case":"g28","facts":{"player_of":[["g28","a"]],"~player_of":[["g28","a"]]}}"#,
+            r#"{"case":"g29","facts":{"count":[["g29",-]]}}"#,
+            "{\"case\":\"g30\",\"facts\":{\"player_of\":[[\"g30\",\"a\u{1}\"]]}}",
+            "{\"case\":\"g31\",\t\"facts\":{}}\r",
+            r#"[]"#,
+            r#""#,
+        ];
+        for grants in [vec![], vec!["judgment:Arbiter".to_string()]] {
+            let opts = Options { grants, explain: false };
+            let mut accepted = 0;
+            for line in lines {
+                let want = full(&cat, line, &opts);
+                let mut batch = Batch::new(&SCHEMA);
+                let (mut scratch, mut names) = (Scratch::default(), FastMap::default());
+                let got = add_line(&cat, &mut batch, line, &opts, &mut scratch, &mut names);
+                match (got, want) {
+                    (Some(added), Ok((b, case))) => {
+                        accepted += 1;
+                        assert_eq!(serde_json::Value::from(added.case), case, "{line}");
+                        assert_eq!((added.id, batch.cases), (0, 1), "{line}");
+                        for (s, rows) in batch.facts.iter().enumerate() {
+                            let rel = s / 2;
+                            assert_eq!(entities(&batch, rows, rel), entities(&b, &b.facts[s], rel), "{line}: slot {s}");
+                        }
+                    }
+                    (Some(_), Err(e)) => panic!("the fast path accepted a line the full reader refuses ({e}): {line}"),
+                    (None, _) => {
+                        assert_eq!(batch.cases, 0, "{line}");
+                        assert!(batch.facts.iter().all(Vec::is_empty), "nothing is left behind: {line}");
+                    }
+                }
+            }
+            assert!(accepted >= 5, "the common shapes take the fast path ({accepted})");
+        }
+    }
+
+    #[test]
+    fn a_line_the_fast_path_gives_up_on_leaves_the_next_case_its_id_and_keys() {
+        let cat = Catalog::new(&SCHEMA);
+        let opts = Options::default();
+        let mut batch = Batch::new(&SCHEMA);
+        let (mut scratch, mut names) = (Scratch::default(), FastMap::default());
+        let bad = r#"{"case":"a","facts":{"player_of":[["a","x"]],"nope":[]}}"#;
+        let good = r#"{"case":"b","facts":{"player_of":[["b","y"]]}}"#;
+        assert!(add_line(&cat, &mut batch, bad, &opts, &mut scratch, &mut names).is_none());
+        let added = add_line(&cat, &mut batch, good, &opts, &mut scratch, &mut names).expect("read");
+        assert_eq!(added.id, 0);
+        assert_eq!(batch.facts[slot(0, false)], vec![0, batch.interner.intern("b").0 as i64, batch.interner.intern("y").0 as i64]);
+    }
+}
