@@ -1,17 +1,20 @@
-//! Batch rulings over a stream of JSON Lines: chunks of cases ruled in parallel, written in
-//! input order, memory bounded by the chunk in flight.
+//! Batch rulings over a stream of JSON Lines: a reader, rulers and a writer that overlap,
+//! batches of cases ruled in parallel and written in input order, memory bounded by the batches
+//! in flight.
 
 use crate::jsonl::{rule_chunk_into, Catalog, Line, Options};
 use crate::Package;
-use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read, Write};
+use std::sync::{mpsc, Mutex};
 
 /// How a stream is ruled.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
     /// Grants and explanations.
     pub options: Options,
-    /// Worker threads (`None`: rayon's default, one per core).
+    /// Ruler threads (`None`: one per core); a reader and the calling thread (the writer)
+    /// run beside them.
     pub threads: Option<usize>,
     /// Cases per datafrog batch.
     pub batch: usize,
@@ -36,8 +39,8 @@ pub struct Summary {
 
 /// The longest input line read; a longer one is skipped and gets its error line.
 pub const MAX_LINE_BYTES: usize = 256 << 20;
-/// A chunk of lines in flight holds at most about this many bytes of input (and at least one line).
-pub const MAX_CHUNK_BYTES: usize = 64 << 20;
+/// A batch of lines in flight holds at most about this many bytes of input (and at least one line).
+pub const MAX_CHUNK_BYTES: usize = 4 << 20;
 
 /// The next line of `input` without its line break, `None` at the end. A line that is not
 /// UTF-8 or is longer than [`MAX_LINE_BYTES`] comes back as an unreadable line
@@ -85,31 +88,78 @@ fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Res
 }
 
 /// Rules every non-blank line of `input`, writing exactly one line per case to `output`.
+///
+/// Three stages overlap: a reader thread cuts the input into batches of `opts.batch` lines,
+/// `opts.threads` rulers rule batches as they come, and the calling thread writes their lines in
+/// input order. At most `2 × threads + 2` batches are in flight, each of at most
+/// [`MAX_CHUNK_BYTES`] of input (or one line), so memory stays bounded whatever the input's
+/// length. The batches do not depend on the number of threads, and neither does the output.
 pub fn rule_stream(
     pkg: &dyn Package,
-    input: impl BufRead,
+    input: impl BufRead + Send,
     output: impl Write,
     opts: &RunOptions,
 ) -> io::Result<Summary> {
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = opts.threads {
-        builder = builder.num_threads(n.max(1));
-    }
-    let pool = builder.build().map_err(io::Error::other)?;
+    let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let cat = Catalog::new(pkg.schema());
     let batch = opts.batch.max(1);
-    let chunk_lines = batch * pool.current_num_threads() * 4;
-    let bar = Progress::new(opts.progress);
-    let mut out = io::BufWriter::with_capacity(1 << 20, output);
-    let mut summary = Summary::default();
-    let mut chunk: Vec<Line> = Vec::with_capacity(chunk_lines);
-    let mut input = input;
+    let in_flight = 2 * threads + 2;
+    let (tickets, ticket) = mpsc::sync_channel::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = tickets.send(());
+    }
+    let (work, todo) = mpsc::channel::<(u64, Vec<Line>)>();
+    let todo = Mutex::new(todo);
+    let (done, results) = mpsc::channel::<(u64, Ruled)>();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || read_batches(input, batch, &ticket, &work));
+        for _ in 0..threads {
+            let (done, todo, cat) = (done.clone(), &todo, &cat);
+            scope.spawn(move || loop {
+                let next = todo.lock().map(|rx| rx.recv());
+                let Ok(Ok((seq, lines))) = next else { break };
+                let mut text = String::with_capacity(lines.iter().map(|(_, l)| l.len()).sum::<usize>());
+                let errors = rule_chunk_into(pkg, cat, &lines, &opts.options, &mut text);
+                if done.send((seq, Ruled { text, lines: lines.len(), errors })).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(done);
+        let written = write_in_order(results, tickets, output, opts.progress);
+        let read = reader.join().unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")));
+        // A read error stops the run (what was ruled before it is written); a write error too.
+        let summary = written?;
+        read?;
+        Ok(summary)
+    })
+}
+
+/// The lines of one batch, ruled.
+struct Ruled {
+    text: String,
+    lines: usize,
+    errors: usize,
+}
+
+/// The reader: batches of `batch` non-blank lines (at most [`MAX_CHUNK_BYTES`], at least one
+/// line), numbered in input order, each sent once a ticket allows it.
+fn read_batches(
+    mut input: impl BufRead,
+    batch: usize,
+    ticket: &mpsc::Receiver<()>,
+    work: &mpsc::Sender<(u64, Vec<Line>)>,
+) -> io::Result<()> {
     let mut buf: Vec<u8> = Vec::new();
-    let mut no = 0usize;
+    let (mut no, mut seq) = (0usize, 0u64);
     loop {
-        chunk.clear();
-        let mut chunk_bytes = 0usize;
-        while chunk.len() < chunk_lines && chunk_bytes < MAX_CHUNK_BYTES {
+        if ticket.recv().is_err() {
+            // The writer stopped (a write error): nothing more to read.
+            return Ok(());
+        }
+        let mut lines: Vec<Line> = Vec::with_capacity(batch);
+        let mut bytes = 0usize;
+        while lines.len() < batch && bytes < MAX_CHUNK_BYTES {
             let Some(line) = next_line(&mut input, &mut buf, MAX_LINE_BYTES)? else { break };
             no += 1;
             // Blank means JSON's white space only: a line of other white space (NBSP, U+2028)
@@ -117,28 +167,37 @@ pub fn rule_stream(
             if line.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
                 continue;
             }
-            chunk_bytes += line.len();
-            chunk.push((no, line));
+            bytes += line.len();
+            lines.push((no, line));
         }
-        if chunk.is_empty() {
-            break;
+        if lines.is_empty() || work.send((seq, lines)).is_err() {
+            return Ok(());
         }
-        // Each part of the chunk is one batch, ruled into one string of lines.
-        let results: Vec<(String, usize, usize)> = pool.install(|| {
-            chunk
-                .par_chunks(batch)
-                .map(|part| {
-                    let mut s = String::with_capacity(part.iter().map(|(_, l)| l.len()).sum::<usize>());
-                    let errors = rule_chunk_into(pkg, &cat, part, &opts.options, &mut s);
-                    (s, part.len(), errors)
-                })
-                .collect()
-        });
-        for (lines_out, n, errors) in results {
-            out.write_all(lines_out.as_bytes())?;
-            summary.lines += n as u64;
-            summary.errors += errors as u64;
-            bar.ruled(n as u64);
+        seq += 1;
+    }
+}
+
+/// The writer: ruled batches in input order, one ticket back per batch written.
+fn write_in_order(
+    results: mpsc::Receiver<(u64, Ruled)>,
+    tickets: mpsc::SyncSender<()>,
+    output: impl Write,
+    progress: bool,
+) -> io::Result<Summary> {
+    let bar = Progress::new(progress);
+    let mut out = io::BufWriter::with_capacity(1 << 20, output);
+    let mut summary = Summary::default();
+    let mut pending: BTreeMap<u64, Ruled> = BTreeMap::new();
+    let mut next = 0u64;
+    for (seq, ruled) in results {
+        pending.insert(seq, ruled);
+        while let Some(ruled) = pending.remove(&next) {
+            out.write_all(ruled.text.as_bytes())?;
+            summary.lines += ruled.lines as u64;
+            summary.errors += ruled.errors as u64;
+            bar.ruled(ruled.lines as u64);
+            next += 1;
+            let _ = tickets.send(());
         }
     }
     out.flush()?;
