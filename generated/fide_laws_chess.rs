@@ -2665,10 +2665,10 @@ fn evaluate_stratum_52(l: &mut Layers) {
             break;
         }
     }
-    l.entered_state_definite = entered_state_definite.total;
-    l.not_entered_state_definite = not_entered_state_definite.total;
-    l.valid_transition_definite = valid_transition_definite.total;
-    l.not_valid_transition_definite = not_valid_transition_definite.total;
+    l.entered_state_definite = entered_state_definite.into_total();
+    l.not_entered_state_definite = not_entered_state_definite.into_total();
+    l.valid_transition_definite = valid_transition_definite.into_total();
+    l.not_valid_transition_definite = not_valid_transition_definite.into_total();
     let mut entered_state_concluded: Vec<(CaseId, Game, GamePlayState)> = l
         .entered_state_definite
         .clone()
@@ -2888,12 +2888,12 @@ fn evaluate_stratum_52(l: &mut Layers) {
             break;
         }
     }
-    l.entered_state_concluded = entered_state_concluded.total;
-    l.not_entered_state_concluded = not_entered_state_concluded.total;
-    l.not_entered_state_supported = not_entered_state_supported.total;
-    l.valid_transition_concluded = valid_transition_concluded.total;
-    l.not_valid_transition_concluded = not_valid_transition_concluded.total;
-    l.not_valid_transition_supported = not_valid_transition_supported.total;
+    l.entered_state_concluded = entered_state_concluded.into_total();
+    l.not_entered_state_concluded = not_entered_state_concluded.into_total();
+    l.not_entered_state_supported = not_entered_state_supported.into_total();
+    l.valid_transition_concluded = valid_transition_concluded.into_total();
+    l.not_valid_transition_concluded = not_valid_transition_concluded.into_total();
+    l.not_valid_transition_supported = not_valid_transition_supported.into_total();
 }
 #[inline(never)]
 fn read_inputs_0(l: &mut Layers, batch: &::clir::Batch) {
@@ -4443,8 +4443,9 @@ fn rule_agreed_draw(
     draw_agreed: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let draw_agreed = &mut ::clir::rt::Probe::new(draw_agreed);
     for &(case, game) in both_players_have_moved.iter() {
-        if !::clir::rt::contains(draw_agreed, &(case, game)) {
+        if !draw_agreed.contains(&(case, game)) {
             continue;
         }
         found(&(case, game));
@@ -4460,8 +4461,9 @@ fn rule_agreed_draw_ends_the_game(
     draw_agreed: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let draw_agreed = &mut ::clir::rt::Probe::new(draw_agreed);
     for &(case, game) in both_players_have_moved.iter() {
-        if !::clir::rt::contains(draw_agreed, &(case, game)) {
+        if !draw_agreed.contains(&(case, game)) {
             continue;
         }
         found(&(case, game));
@@ -4477,8 +4479,9 @@ fn rule_arbiter_sees_laws_observed(
     play_started: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game, Arbiter)),
 ) {
+    let play_started = &mut ::clir::rt::Probe::new(play_started);
     for &(case, game, arb) in arbiter_of.iter() {
-        if !::clir::rt::contains(play_started, &(case, game)) {
+        if !play_started.contains(&(case, game)) {
             continue;
         }
         found(&(case, game, arb));
@@ -4500,17 +4503,28 @@ fn rule_castling_legal(
     not_piece_has_moved_2: &Relation<(CaseId, Piece)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player, CastlingSide, Piece, Piece)),
 ) {
+    let rook_of = &mut ::clir::rt::Probe::new(rook_of);
+    let player_has_the_move = &mut ::clir::rt::Probe::new(player_has_the_move);
+    let not_piece_has_moved = &mut ::clir::rt::Probe::new(not_piece_has_moved);
+    let not_castling_path_blocked = &mut ::clir::rt::Probe::new(
+        not_castling_path_blocked,
+    );
+    let not_castling_path_attacked = &mut ::clir::rt::Probe::new(
+        not_castling_path_attacked,
+    );
+    let king_of = &mut ::clir::rt::Probe::new(king_of);
+    let not_piece_has_moved_2 = &mut ::clir::rt::Probe::new(not_piece_has_moved_2);
     for &(case, game, who, side, rook) in castling_side_of.iter() {
-        if !::clir::rt::contains(rook_of, &(case, who, rook))
-            || !::clir::rt::contains(player_has_the_move, &(case, game, who))
-            || !::clir::rt::contains(not_piece_has_moved, &(case, rook))
-            || !::clir::rt::contains(not_castling_path_blocked, &(case, side))
-            || !::clir::rt::contains(not_castling_path_attacked, &(case, side))
+        if !rook_of.contains(&(case, who, rook))
+            || !player_has_the_move.contains(&(case, game, who))
+            || !not_piece_has_moved.contains(&(case, rook))
+            || !not_castling_path_blocked.contains(&(case, side))
+            || !not_castling_path_attacked.contains(&(case, side))
         {
             continue;
         }
-        for &(_, _, king) in ::clir::rt::seek(king_of, (case, who), |t| (t.0, t.1)) {
-            if !::clir::rt::contains(not_piece_has_moved_2, &(case, king)) {
+        for &(_, _, king) in king_of.seek((case, who), |t| (t.0, t.1)) {
+            if !not_piece_has_moved_2.contains(&(case, king)) {
                 continue;
             }
             found(&(case, game, who, side, king, rook));
@@ -4593,15 +4607,17 @@ fn rule_en_passant_capture_legal(
     capturing_pawn_on_adjacent_file: &Relation<(CaseId, Game, Piece)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player, Piece)),
 ) {
+    let en_passant_right_open = &mut ::clir::rt::Probe::new(en_passant_right_open);
+    let capturing_pawn_on_adjacent_file = &mut ::clir::rt::Probe::new(
+        capturing_pawn_on_adjacent_file,
+    );
     for &(case, game, who) in player_has_the_move.iter() {
-        if !::clir::rt::contains(en_passant_right_open, &(case, game)) {
+        if !en_passant_right_open.contains(&(case, game)) {
             continue;
         }
-        for &(_, _, pawn) in ::clir::rt::seek(
-            capturing_pawn_on_adjacent_file,
-            (case, game),
-            |t| (t.0, t.1),
-        ) {
+        for &(_, _, pawn) in capturing_pawn_on_adjacent_file
+            .seek((case, game), |t| (t.0, t.1))
+        {
             found(&(case, game, who, pawn));
         }
     }
@@ -4617,15 +4633,17 @@ fn rule_fifty_move_claim_correct(
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player, i64)),
 ) {
+    let draw_claimed = &mut ::clir::rt::Probe::new(draw_claimed);
+    let moves_by_each_without_pawn_or_capture = &mut ::clir::rt::Probe::new(
+        moves_by_each_without_pawn_or_capture,
+    );
     for &(case, game, who) in player_has_the_move.iter() {
-        if !::clir::rt::contains(draw_claimed, &(case, who)) {
+        if !draw_claimed.contains(&(case, who)) {
             continue;
         }
-        for &(_, _, n) in ::clir::rt::seek(
-            moves_by_each_without_pawn_or_capture,
-            (case, game),
-            |t| (t.0, t.1),
-        ) {
+        for &(_, _, n) in moves_by_each_without_pawn_or_capture
+            .seek((case, game), |t| (t.0, t.1))
+        {
             if n < 50i64 {
                 continue;
             }
@@ -4689,12 +4707,15 @@ fn rule_game_play_conclude_by_agreement_valid(
     agreed_draw_has_ended_the_game: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let entered_state_supported = &mut ::clir::rt::Probe::new(entered_state_supported);
+    let agreed_draw_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        agreed_draw_has_ended_the_game,
+    );
     for &(case, instance, a_1) in attempted_transition.iter() {
         if a_1 != GamePlayTransition::CONCLUDE_BY_AGREEMENT
-            || !::clir::rt::contains(
-                entered_state_supported,
-                &(case, instance, GamePlayState::PLAYING),
-            ) || !::clir::rt::contains(agreed_draw_has_ended_the_game, &(case, instance))
+            || !entered_state_supported
+                .contains(&(case, instance, GamePlayState::PLAYING))
+            || !agreed_draw_has_ended_the_game.contains(&(case, instance))
         {
             continue;
         }
@@ -4728,12 +4749,15 @@ fn rule_game_play_conclude_by_checkmate_valid(
     checkmate_has_been_delivered: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let entered_state_supported = &mut ::clir::rt::Probe::new(entered_state_supported);
+    let checkmate_has_been_delivered = &mut ::clir::rt::Probe::new(
+        checkmate_has_been_delivered,
+    );
     for &(case, instance, a_1) in attempted_transition.iter() {
         if a_1 != GamePlayTransition::CONCLUDE_BY_CHECKMATE
-            || !::clir::rt::contains(
-                entered_state_supported,
-                &(case, instance, GamePlayState::PLAYING),
-            ) || !::clir::rt::contains(checkmate_has_been_delivered, &(case, instance))
+            || !entered_state_supported
+                .contains(&(case, instance, GamePlayState::PLAYING))
+            || !checkmate_has_been_delivered.contains(&(case, instance))
         {
             continue;
         }
@@ -4767,13 +4791,15 @@ fn rule_game_play_conclude_by_dead_position_valid(
     dead_position_has_ended_the_game: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let entered_state_supported = &mut ::clir::rt::Probe::new(entered_state_supported);
+    let dead_position_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        dead_position_has_ended_the_game,
+    );
     for &(case, instance, a_1) in attempted_transition.iter() {
         if a_1 != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION
-            || !::clir::rt::contains(
-                entered_state_supported,
-                &(case, instance, GamePlayState::PLAYING),
-            )
-            || !::clir::rt::contains(dead_position_has_ended_the_game, &(case, instance))
+            || !entered_state_supported
+                .contains(&(case, instance, GamePlayState::PLAYING))
+            || !dead_position_has_ended_the_game.contains(&(case, instance))
         {
             continue;
         }
@@ -4807,12 +4833,13 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
     game_drawn: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let entered_state_supported = &mut ::clir::rt::Probe::new(entered_state_supported);
+    let game_drawn = &mut ::clir::rt::Probe::new(game_drawn);
     for &(case, instance, a_1) in attempted_transition.iter() {
         if a_1 != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM
-            || !::clir::rt::contains(
-                entered_state_supported,
-                &(case, instance, GamePlayState::PLAYING),
-            ) || !::clir::rt::contains(game_drawn, &(case, instance))
+            || !entered_state_supported
+                .contains(&(case, instance, GamePlayState::PLAYING))
+            || !game_drawn.contains(&(case, instance))
         {
             continue;
         }
@@ -4846,12 +4873,15 @@ fn rule_game_play_conclude_by_resignation_valid(
     resignation_has_ended_the_game: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let entered_state_supported = &mut ::clir::rt::Probe::new(entered_state_supported);
+    let resignation_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        resignation_has_ended_the_game,
+    );
     for &(case, instance, a_1) in attempted_transition.iter() {
         if a_1 != GamePlayTransition::CONCLUDE_BY_RESIGNATION
-            || !::clir::rt::contains(
-                entered_state_supported,
-                &(case, instance, GamePlayState::PLAYING),
-            ) || !::clir::rt::contains(resignation_has_ended_the_game, &(case, instance))
+            || !entered_state_supported
+                .contains(&(case, instance, GamePlayState::PLAYING))
+            || !resignation_has_ended_the_game.contains(&(case, instance))
         {
             continue;
         }
@@ -4885,16 +4915,15 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
     second_illegal_move_has_ended_the_game: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let entered_state_supported = &mut ::clir::rt::Probe::new(entered_state_supported);
+    let second_illegal_move_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        second_illegal_move_has_ended_the_game,
+    );
     for &(case, instance, a_1) in attempted_transition.iter() {
         if a_1 != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
-            || !::clir::rt::contains(
-                entered_state_supported,
-                &(case, instance, GamePlayState::PLAYING),
-            )
-            || !::clir::rt::contains(
-                second_illegal_move_has_ended_the_game,
-                &(case, instance),
-            )
+            || !entered_state_supported
+                .contains(&(case, instance, GamePlayState::PLAYING))
+            || !second_illegal_move_has_ended_the_game.contains(&(case, instance))
         {
             continue;
         }
@@ -4928,12 +4957,15 @@ fn rule_game_play_conclude_by_stalemate_valid(
     stalemate_has_ended_the_game: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let entered_state_supported = &mut ::clir::rt::Probe::new(entered_state_supported);
+    let stalemate_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        stalemate_has_ended_the_game,
+    );
     for &(case, instance, a_1) in attempted_transition.iter() {
         if a_1 != GamePlayTransition::CONCLUDE_BY_STALEMATE
-            || !::clir::rt::contains(
-                entered_state_supported,
-                &(case, instance, GamePlayState::PLAYING),
-            ) || !::clir::rt::contains(stalemate_has_ended_the_game, &(case, instance))
+            || !entered_state_supported
+                .contains(&(case, instance, GamePlayState::PLAYING))
+            || !stalemate_has_ended_the_game.contains(&(case, instance))
         {
             continue;
         }
@@ -4967,12 +4999,13 @@ fn rule_game_play_play_move_valid(
     legal_move: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let entered_state_supported = &mut ::clir::rt::Probe::new(entered_state_supported);
+    let legal_move = &mut ::clir::rt::Probe::new(legal_move);
     for &(case, instance, a_1) in attempted_transition.iter() {
         if a_1 != GamePlayTransition::PLAY_MOVE
-            || !::clir::rt::contains(
-                entered_state_supported,
-                &(case, instance, GamePlayState::PLAYING),
-            ) || !::clir::rt::contains(legal_move, &(case, instance))
+            || !entered_state_supported
+                .contains(&(case, instance, GamePlayState::PLAYING))
+            || !legal_move.contains(&(case, instance))
         {
             continue;
         }
@@ -5006,12 +5039,13 @@ fn rule_game_play_start_play_valid(
     play_started: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let entered_state_supported = &mut ::clir::rt::Probe::new(entered_state_supported);
+    let play_started = &mut ::clir::rt::Probe::new(play_started);
     for &(case, instance, a_1) in attempted_transition.iter() {
         if a_1 != GamePlayTransition::START_PLAY
-            || !::clir::rt::contains(
-                entered_state_supported,
-                &(case, instance, GamePlayState::NOT_STARTED),
-            ) || !::clir::rt::contains(play_started, &(case, instance))
+            || !entered_state_supported
+                .contains(&(case, instance, GamePlayState::NOT_STARTED))
+            || !play_started.contains(&(case, instance))
         {
             continue;
         }
@@ -5041,8 +5075,11 @@ fn rule_move_is_illegal(
     not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
+    let not_move_meets_articles_3_1_to_3_9 = &mut ::clir::rt::Probe::new(
+        not_move_meets_articles_3_1_to_3_9,
+    );
     for &(case, game) in checked_game.iter() {
-        if !::clir::rt::contains(not_move_meets_articles_3_1_to_3_9, &(case, game)) {
+        if !not_move_meets_articles_3_1_to_3_9.contains(&(case, game)) {
             continue;
         }
         found(&(case, game));
@@ -5077,17 +5114,21 @@ fn rule_must_move_first_touched_piece(
         player_has_the_move,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
+    let piece_touched_intentionally = &mut ::clir::rt::Probe::new(
+        piece_touched_intentionally,
+    );
+    let piece_can_be_moved = &mut ::clir::rt::Probe::new(piece_can_be_moved);
+    let player_has_the_move_by_who = &mut ::clir::rt::Probe::new(
+        &player_has_the_move_by_who,
+    );
     for &(case, who, piece) in own_piece_of.iter() {
-        if !::clir::rt::contains(piece_touched_intentionally, &(case, who, piece))
-            || !::clir::rt::contains(piece_can_be_moved, &(case, piece))
+        if !piece_touched_intentionally.contains(&(case, who, piece))
+            || !piece_can_be_moved.contains(&(case, piece))
         {
             continue;
         }
-        for &(_, _, game) in ::clir::rt::seek(
-            &player_has_the_move_by_who,
-            (case, who),
-            |t| (t.0, t.1),
-        ) {
+        for &(_, _, game) in player_has_the_move_by_who.seek((case, who), |t| (t.0, t.1))
+        {
             found(&(case, game, who, piece));
         }
     }
@@ -5103,9 +5144,13 @@ fn rule_resignation_drawn_if_mate_impossible(
     player_resigned: &Relation<(CaseId, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
 ) {
+    let king_cannot_be_checkmated = &mut ::clir::rt::Probe::new(
+        king_cannot_be_checkmated,
+    );
+    let player_resigned = &mut ::clir::rt::Probe::new(player_resigned);
     for &(case, game, who) in player_of.iter() {
-        if !::clir::rt::contains(king_cannot_be_checkmated, &(case, who))
-            || !::clir::rt::contains(player_resigned, &(case, who))
+        if !king_cannot_be_checkmated.contains(&(case, who))
+            || !player_resigned.contains(&(case, who))
         {
             continue;
         }
@@ -5122,8 +5167,9 @@ fn rule_resignation_ends_the_game(
     player_resigned: &Relation<(CaseId, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
 ) {
+    let player_resigned = &mut ::clir::rt::Probe::new(player_resigned);
     for &(case, game, who) in player_of.iter() {
-        if !::clir::rt::contains(player_resigned, &(case, who)) {
+        if !player_resigned.contains(&(case, who)) {
             continue;
         }
         found(&(case, game, who));
@@ -5140,9 +5186,13 @@ fn rule_resignation_loses(
     player_resigned: &Relation<(CaseId, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player)),
 ) {
+    let not_king_cannot_be_checkmated = &mut ::clir::rt::Probe::new(
+        not_king_cannot_be_checkmated,
+    );
+    let player_resigned = &mut ::clir::rt::Probe::new(player_resigned);
     for &(case, game, who) in player_of.iter() {
-        if !::clir::rt::contains(not_king_cannot_be_checkmated, &(case, who))
-            || !::clir::rt::contains(player_resigned, &(case, who))
+        if !not_king_cannot_be_checkmated.contains(&(case, who))
+            || !player_resigned.contains(&(case, who))
         {
             continue;
         }
@@ -5164,15 +5214,15 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
         player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
+    let king_cannot_be_checkmated = &mut ::clir::rt::Probe::new(
+        king_cannot_be_checkmated,
+    );
+    let player_of_by_who = &mut ::clir::rt::Probe::new(&player_of_by_who);
     for &(case, who, n) in completed_illegal_move_count.iter() {
-        if n < 2i64 || !::clir::rt::contains(king_cannot_be_checkmated, &(case, who)) {
+        if n < 2i64 || !king_cannot_be_checkmated.contains(&(case, who)) {
             continue;
         }
-        for &(_, _, game) in ::clir::rt::seek(
-            &player_of_by_who,
-            (case, who),
-            |t| (t.0, t.1),
-        ) {
+        for &(_, _, game) in player_of_by_who.seek((case, who), |t| (t.0, t.1)) {
             found(&(case, game, who, n));
         }
     }
@@ -5191,15 +5241,12 @@ fn rule_second_illegal_move_ends_the_game(
         player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
+    let player_of_by_who = &mut ::clir::rt::Probe::new(&player_of_by_who);
     for &(case, who, n) in completed_illegal_move_count.iter() {
         if n < 2i64 {
             continue;
         }
-        for &(_, _, game) in ::clir::rt::seek(
-            &player_of_by_who,
-            (case, who),
-            |t| (t.0, t.1),
-        ) {
+        for &(_, _, game) in player_of_by_who.seek((case, who), |t| (t.0, t.1)) {
             found(&(case, game, who, n));
         }
     }
@@ -5219,16 +5266,15 @@ fn rule_second_illegal_move_loses(
         player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
+    let not_king_cannot_be_checkmated = &mut ::clir::rt::Probe::new(
+        not_king_cannot_be_checkmated,
+    );
+    let player_of_by_who = &mut ::clir::rt::Probe::new(&player_of_by_who);
     for &(case, who, n) in completed_illegal_move_count.iter() {
-        if n < 2i64 || !::clir::rt::contains(not_king_cannot_be_checkmated, &(case, who))
-        {
+        if n < 2i64 || !not_king_cannot_be_checkmated.contains(&(case, who)) {
             continue;
         }
-        for &(_, _, game) in ::clir::rt::seek(
-            &player_of_by_who,
-            (case, who),
-            |t| (t.0, t.1),
-        ) {
+        for &(_, _, game) in player_of_by_who.seek((case, who), |t| (t.0, t.1)) {
             found(&(case, game, who, n));
         }
     }
@@ -5286,16 +5332,14 @@ fn rule_threefold_claim_correct(
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
     found: &mut dyn FnMut(&(CaseId, Game, Player, i64)),
 ) {
+    let player_has_the_move = &mut ::clir::rt::Probe::new(player_has_the_move);
+    let draw_claimed = &mut ::clir::rt::Probe::new(draw_claimed);
     for &(case, game, n) in position_occurrence_count.iter() {
         if n < 3i64 {
             continue;
         }
-        for &(_, _, who) in ::clir::rt::seek(
-            player_has_the_move,
-            (case, game),
-            |t| (t.0, t.1),
-        ) {
-            if !::clir::rt::contains(draw_claimed, &(case, who)) {
+        for &(_, _, who) in player_has_the_move.seek((case, game), |t| (t.0, t.1)) {
+            if !draw_claimed.contains(&(case, who)) {
                 continue;
             }
             found(&(case, game, who, n));

@@ -15,19 +15,12 @@ pub fn intersection<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>) -> Relatio
     merge_filter(a, b, true)
 }
 
-/// The tuples of `a` whose presence in `b` is `present`, by one merge walk over both.
+/// The tuples of `a` whose presence in `b` is `present`: each looked up by galloping through
+/// `b` from the last one, so a small `a` costs little however large `b` is.
 fn merge_filter<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>, present: bool) -> Relation<T> {
-    let mut rest = &b.elements[..];
-    let mut out = Vec::new();
-    for t in a.elements.iter() {
-        while rest.first().is_some_and(|first| first < t) {
-            rest = &rest[1..];
-        }
-        if (rest.first() == Some(t)) == present {
-            out.push(t.clone());
-        }
-    }
-    Relation::from_vec(out)
+    let mut probe = Probe::new(&b.elements[..]);
+    let elements = a.elements.iter().filter(|t| probe.contains(t) == present).cloned().collect();
+    Relation { elements }
 }
 
 /// The union of several relations. Two (a semi-naive round's growth, a closure's negatives)
@@ -92,6 +85,62 @@ pub fn seek<T, K: Ord>(r: &[T], key: K, key_of: impl Fn(&T) -> K) -> &[T] {
     &rest[..rest.partition_point(|t| key_of(t) == key)]
 }
 
+/// A sorted relation a rule looks tuples up in, remembering where the last look-up ended.
+///
+/// A rule's loops run in sorted order, so the keys it looks up mostly grow: each look-up
+/// gallops forward from the last one (a few comparisons when the next key is near), and
+/// falls back to a binary search of the part before it when a key is smaller.
+pub struct Probe<'r, T> {
+    rows: &'r [T],
+    at: usize,
+}
+
+impl<'r, T> Probe<'r, T> {
+    /// A probe at the start of `rows`.
+    pub fn new(rows: &'r [T]) -> Self {
+        Probe { rows, at: 0 }
+    }
+
+    /// The first position whose row is not `below` the key (`below` is monotone: true then false).
+    fn lower_bound(&mut self, below: impl Fn(&T) -> bool) -> usize {
+        let rows = self.rows;
+        let at = self.at.min(rows.len());
+        let pos = if at > 0 && !below(&rows[at - 1]) {
+            rows[..at].partition_point(&below)
+        } else {
+            // Gallop: rows[at - 1] (if any) is below; find a row that is not.
+            let mut step = 1;
+            let mut lo = at;
+            while lo + step <= rows.len() && below(&rows[lo + step - 1]) {
+                lo += step;
+                step *= 2;
+            }
+            let hi = (lo + step).min(rows.len());
+            lo + rows[lo..hi].partition_point(&below)
+        };
+        self.at = pos;
+        pos
+    }
+
+    /// Whether the relation holds `t`: a rule's membership test.
+    pub fn contains(&mut self, t: &T) -> bool
+    where
+        T: Ord,
+    {
+        let pos = self.lower_bound(|r| r < t);
+        self.rows.get(pos) == Some(t)
+    }
+
+    /// The tuples whose leading columns, as `key_of` takes them, equal `key`: a rule's lookup
+    /// of a literal by the variables already bound.
+    pub fn seek<K: Ord>(&mut self, key: K, key_of: impl Fn(&T) -> K) -> &'r [T] {
+        let start = self.lower_bound(|t| key_of(t) < key);
+        let rest = &self.rows[start..];
+        let len = rest.iter().take_while(|t| key_of(t) == key).count();
+        &rest[..len]
+    }
+}
+
 /// `r` with its columns reordered by `order` and sorted: a literal's view keyed by the columns
 /// a rule looks it up by.
 pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Vec<U> {
@@ -102,9 +151,13 @@ pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Vec<U> {
 
 /// A relation a recursive stratum grows round by round (semi-naive evaluation): everything
 /// derived so far, and what the last round added.
+///
+/// What is known so far is kept in sorted runs of decreasing size, the newest last, and two runs
+/// are merged only when the newer is at least half the older (as datafrog's `Variable` and an
+/// LSM tree do): a round costs about what it adds, not what came before it, so a case that
+/// needs many rounds (a long path) costs time linear in its size.
 pub struct Growing<T: Ord> {
-    /// Every tuple so far.
-    pub total: Relation<T>,
+    runs: Vec<Relation<T>>,
     /// The tuples the last round added (all of them before the first round).
     pub recent: Relation<T>,
 }
@@ -112,17 +165,55 @@ pub struct Growing<T: Ord> {
 impl<T: Ord + Clone> Growing<T> {
     /// Starts from `initial`.
     pub fn new(initial: Vec<T>) -> Growing<T> {
-        let total = Relation::from_vec(initial);
-        Growing { recent: total.clone(), total }
+        let initial = Relation::from_vec(initial);
+        Growing { recent: initial.clone(), runs: vec![initial] }
     }
 
     /// Ends a round that derived `derived`: keeps what is new; whether anything was.
     pub fn advance(&mut self, derived: Vec<T>) -> bool {
-        self.recent = difference(&Relation::from_vec(derived), &self.total);
-        if !self.recent.is_empty() {
-            self.total = union(&[&self.total, &self.recent]);
+        let mut recent = Relation::from_vec(derived);
+        for run in self.runs.iter().rev() {
+            if recent.is_empty() {
+                break;
+            }
+            recent = difference(&recent, run);
         }
-        !self.recent.is_empty()
+        self.recent = recent;
+        if self.recent.is_empty() {
+            return false;
+        }
+        self.runs.push(self.recent.clone());
+        while let [.., older, newer] = &self.runs[..] {
+            if newer.len() * 2 < older.len() {
+                break;
+            }
+            let merged = union(&[older, newer]);
+            self.runs.truncate(self.runs.len() - 2);
+            self.runs.push(merged);
+        }
+        true
+    }
+
+    /// Merges the runs into one, so that [`Growing::total`] can be read.
+    pub fn settle(&mut self) {
+        while self.runs.len() > 1 {
+            let newer = self.runs.pop().unwrap_or_else(empty);
+            let older = self.runs.pop().unwrap_or_else(empty);
+            self.runs.push(union(&[&older, &newer]));
+        }
+    }
+
+    /// Every tuple so far, after [`Growing::settle`] (a rule that reads two relations of its
+    /// stratum reads the others' totals in each round).
+    pub fn total(&self) -> &Relation<T> {
+        debug_assert!(self.runs.len() == 1, "settle() before total()");
+        &self.runs[0]
+    }
+
+    /// Every tuple derived, when the rounds are over.
+    pub fn into_total(mut self) -> Relation<T> {
+        self.settle();
+        self.runs.pop().unwrap_or_else(empty)
     }
 }
 
@@ -185,6 +276,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn probes_find_what_a_binary_search_finds_in_any_key_order() {
+        let rows: Vec<(u32, u32)> = (0..200).flat_map(|a| (0..(a % 4)).map(move |b| (a * 3, b))).collect();
+        let mut probe = Probe::new(&rows[..]);
+        // Growing keys, repeated keys, keys going back, keys past the end.
+        let keys = (0..700).chain([5, 5, 3, 0, 600, 599, 1000, 0]).chain((0..700).rev());
+        for k in keys {
+            let a = k / 2;
+            let want: Vec<_> = rows.iter().filter(|r| r.0 == a).collect();
+            let got: Vec<_> = probe.seek(a, |t| t.0).iter().collect();
+            assert_eq!(got, want, "seek {a}");
+            let t = (a, k % 3);
+            assert_eq!(probe.contains(&t), rows.binary_search(&t).is_ok(), "contains {t:?}");
+        }
+        assert!(!Probe::new(&[] as &[u32]).contains(&1));
+        assert!(Probe::new(&[] as &[u32]).seek(1, |t| *t).is_empty());
+    }
+
+    #[test]
     fn difference_and_intersection_on_sorted_relations() {
         let a = Relation::from_vec(vec![1, 2, 3, 5, 8]);
         let b = Relation::from_vec(vec![0, 2, 5, 9]);
@@ -212,8 +321,15 @@ mod tests {
         let mut g = Growing::new(vec![3, 1]);
         assert_eq!(g.recent.elements, vec![1, 3]);
         assert!(g.advance(vec![3, 4, 4]));
-        assert_eq!((g.recent.elements.clone(), g.total.elements.clone()), (vec![4], vec![1, 3, 4]));
+        g.settle();
+        assert_eq!((g.recent.elements.clone(), g.total().elements.clone()), (vec![4], vec![1, 3, 4]));
         assert!(!g.advance(vec![1]));
         assert!(g.recent.is_empty());
+        // Many rounds of one tuple each: runs merge, nothing is lost or repeated.
+        for i in 10..1000 {
+            assert!(g.advance(vec![i, i - 1, 3]));
+            assert!(g.runs.len() <= 12, "runs of decreasing size: {}", g.runs.len());
+        }
+        assert_eq!(g.into_total().elements, [1, 3, 4].into_iter().chain(9..1000).collect::<Vec<_>>());
     }
 }

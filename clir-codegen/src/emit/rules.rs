@@ -105,6 +105,26 @@ impl Emitter<'_> {
                 let #view = ::clir::rt::view(#src, |&(case, #(#cols,)*)| (case, #(#reordered,)*));
             });
         }
+        // Every looked-up relation is shadowed by a probe that remembers where its last look-up
+        // ended (the loops run in sorted order, so keys mostly grow).
+        for step in &rp.steps {
+            let probed = match step.access {
+                Access::Scan => continue,
+                Access::Seek { view: Some(v), .. } => {
+                    let n = ident(&self.locals[ri].views[v]);
+                    quote!(&#n)
+                }
+                Access::Contains | Access::Seek { view: None, .. } => {
+                    let n = ident(&self.locals[ri].operands[step.operand]);
+                    quote!(#n)
+                }
+            };
+            let name = match step.access {
+                Access::Seek { view: Some(v), .. } => ident(&self.locals[ri].views[v]),
+                _ => ident(&self.locals[ri].operands[step.operand]),
+            };
+            body.extend(quote! { let #name = &mut ::clir::rt::Probe::new(#probed); });
+        }
         let mut levels: Vec<Level> = Vec::new();
         if rp.per_case {
             levels.push(Level::new(quote!(for &(case,) in cases.iter())));
@@ -150,7 +170,7 @@ impl Emitter<'_> {
         match &step.access {
             Access::Contains => {
                 let vals = args.iter().map(|a| self.term(ri, *a));
-                let test = quote!(::clir::rt::contains(#src, &(case, #(#vals,)*)));
+                let test = quote!(#src.contains(&(case, #(#vals,)*)));
                 fails.push(if step.negated { test } else { quote!(!#test) });
             }
             Access::Scan | Access::Seek { .. } => {
@@ -189,15 +209,12 @@ impl Emitter<'_> {
                 let source = match &step.access {
                     Access::Seek { key, view } => {
                         let from = match view {
-                            Some(v) => {
-                                let n = ident(&self.locals[ri].views[*v]);
-                                quote!(&#n)
-                            }
-                            None => quote!(#src),
+                            Some(v) => ident(&self.locals[ri].views[*v]),
+                            None => src.clone(),
                         };
                         let vals = key.iter().map(|&j| self.term(ri, args[j]));
                         let fields = (0..=key.len()).map(proc_macro2::Literal::usize_unsuffixed);
-                        quote!(::clir::rt::seek(#from, (case, #(#vals,)*), |t| (#(t.#fields,)*)))
+                        quote!(#from.seek((case, #(#vals,)*), |t| (#(t.#fields,)*)))
                     }
                     _ => quote!(#src.iter()),
                 };

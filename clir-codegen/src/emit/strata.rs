@@ -287,6 +287,8 @@ impl Emitter<'_> {
         };
         let mut once = TokenStream::new();
         let mut rounds = TokenStream::new();
+        // The growing layers some round reads whole (a rule with two operands of the stratum).
+        let mut read_total: Vec<Ident> = Vec::new();
         for (ri, into, unless) in heads {
             let ri = *ri;
             let rp = &self.plan.rules[ri];
@@ -311,12 +313,13 @@ impl Emitter<'_> {
             // Semi-naive: one call per operand of the stratum, that operand's last-round tuples
             // against everything so far of the others.
             for &j in &dynamic {
+                read_total.extend(dynamic.iter().filter(|&&k| k != j).map(|&k| layers[k].clone()));
                 let args: Vec<TokenStream> = layers
                     .iter()
                     .enumerate()
                     .map(|(k, n)| match (k == j, dynamic.contains(&k)) {
                         (true, _) => quote!(&#n.recent),
-                        (false, true) => quote!(&#n.total),
+                        (false, true) => quote!(#n.total()),
                         (false, false) => quote!(&l.#n),
                     })
                     .collect();
@@ -367,12 +370,14 @@ impl Emitter<'_> {
             }
         });
         let advance = names.iter().map(|n| format_ident!("{}_new", n));
+        let settle = names.iter().filter(|n| read_total.contains(**n));
         let stmts = quote! {
             #decls
             #once
             #(let mut #names = ::clir::rt::Growing::new(#names);)*
             loop {
                 #(#news)*
+                #(#settle.settle();)*
                 #rounds
                 let mut changed = false;
                 #(changed |= #names.advance(#advance);)*
@@ -380,7 +385,7 @@ impl Emitter<'_> {
                     break;
                 }
             }
-            #(l.#names = #names.total;)*
+            #(l.#names = #names.into_total();)*
         };
         (stmts, Vec::new())
     }
