@@ -44,19 +44,19 @@ fn main() -> ExitCode {
         }
     }
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let reader: Box<dyn io::Read> = match &input {
+    let reader: Box<dyn io::Read + Send> = match &input {
         Some(p) => match std::fs::File::open(p) {
             Ok(f) => Box::new(f),
             Err(e) => return fail(format!("cannot read {p}: {e}")),
         },
-        None => Box::new(io::stdin().lock()),
+        None => Box::new(io::stdin()),
     };
-    let writer: Box<dyn Write> = match &output {
+    let writer: Box<dyn Write + Send> = match &output {
         Some(p) => match std::fs::File::create(p) {
-            Ok(f) => Box::new(f),
+            Ok(f) => Box::new(io::BufWriter::with_capacity(1 << 20, f)),
             Err(e) => return fail(format!("cannot write {p}: {e}")),
         },
-        None => Box::new(io::stdout().lock()),
+        None => Box::new(io::BufWriter::with_capacity(1 << 20, io::stdout())),
     };
     match handwritten::rule_stream(reader, writer, threads, grant) {
         Ok((_, 0)) => ExitCode::SUCCESS,

@@ -297,6 +297,203 @@ impl<'de, T: JsonRow<'de>> DeserializeSeed<'de> for One<T> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The fast path of reading a line: a scanner for lines of the usual shape (no escapes, plain
+// Integers); on anything else it gives up and the line is read again by serde_json.
+
+/// The bytes of a string that are printable ASCII and neither `"` nor a backslash.
+static PLAIN_ASCII: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0x20;
+    while b < 0x80 {
+        t[b] = b != b'"' as usize && b != b'\\' as usize;
+        b += 1;
+    }
+    t
+};
+
+/// A cursor in a line.
+pub struct Scanner<'a> {
+    s: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, b: u8) -> Option<()> {
+        self.ws();
+        (self.s.get(self.at) == Some(&b)).then(|| self.at += 1)
+    }
+
+    /// `,` (true) or `end` (false).
+    fn more(&mut self, end: u8) -> Option<bool> {
+        self.ws();
+        let b = *self.s.get(self.at)?;
+        self.at += 1;
+        match b {
+            b',' => Some(true),
+            _ if b == end => Some(false),
+            _ => None,
+        }
+    }
+
+    fn string(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let len = self.s[start..].iter().position(|&b| !PLAIN_ASCII[b as usize])?;
+        let mut end = start + len;
+        let mut ascii = true;
+        while self.s[end] != b'"' {
+            match *self.s.get(end)? {
+                b'\\' | 0..=0x1f => return None,
+                b'"' => break,
+                b => {
+                    ascii &= b < 0x80;
+                    end += 1
+                }
+            }
+        }
+        self.at = end + 1;
+        let bytes = &self.s[start..end];
+        if ascii {
+            // SAFETY: every byte is ASCII, so the bytes are UTF-8.
+            Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+        } else {
+            std::str::from_utf8(bytes).ok()
+        }
+    }
+
+    fn name(&mut self) -> Option<Name<'a>> {
+        self.string().map(|s| Name(Cow::Borrowed(s)))
+    }
+
+    fn integer(&mut self) -> Option<i64> {
+        self.ws();
+        let start = self.at;
+        if self.s.get(self.at) == Some(&b'-') {
+            self.at += 1;
+        }
+        let digits = self.at;
+        while self.s.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+        let n = self.at - digits;
+        if n == 0 || (self.s[digits] == b'0' && (n > 1 || digits > start)) || matches!(self.s.get(self.at), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        let mut v: i64 = 0;
+        for &d in &self.s[digits..self.at] {
+            v = v.checked_mul(10)?.checked_add((d - b'0') as i64)?;
+        }
+        if digits > start {
+            // -9223372036854775808 does not fit before it is negated: serde_json reads it.
+            v = -v;
+        }
+        Some(v)
+    }
+
+    /// A list of tuples, appended to `rows`.
+    fn rows<T: ScanRow<'a>>(&mut self, rows: &mut Vec<T>) -> Option<()> {
+        self.eat(b'[')?;
+        self.ws();
+        if self.s.get(self.at) == Some(&b']') {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            self.eat(b'[')?;
+            rows.push(T::scan(self)?);
+            self.eat(b']')?;
+            if !self.more(b']')? {
+                return Some(());
+            }
+        }
+    }
+
+    /// A whole line into `facts`: its case name.
+    fn line(&mut self, facts: &mut Facts<Name<'a>>, grant: bool) -> Option<&'a str> {
+        self.eat(b'{')?;
+        let (mut case, mut seen_facts) = (None, false);
+        loop {
+            match self.string()? {
+                "case" if case.is_none() => {
+                    self.eat(b':')?;
+                    case = Some(self.string()?);
+                }
+                "facts" if !seen_facts => {
+                    self.eat(b':')?;
+                    self.eat(b'{')?;
+                    let mut seen = 0u128;
+                    self.ws();
+                    if self.s.get(self.at) == Some(&b'}') {
+                        self.at += 1;
+                    } else {
+                        loop {
+                            let key = self.string()?;
+                            self.eat(b':')?;
+                            facts.scan_key(key, self, grant, &mut seen)?;
+                            if !self.more(b'}')? {
+                                break;
+                            }
+                        }
+                    }
+                    seen_facts = true;
+                }
+                _ => return None,
+            }
+            if !self.more(b'}')? {
+                break;
+            }
+        }
+        self.ws();
+        (self.at == self.s.len() && seen_facts).then_some(case?)
+    }
+}
+
+/// An input tuple the scanner reads (the inside of its brackets).
+pub trait ScanRow<'a>: Sized {
+    fn scan(s: &mut Scanner<'a>) -> Option<Self>;
+}
+
+impl<'a> ScanRow<'a> for Name<'a> {
+    fn scan(s: &mut Scanner<'a>) -> Option<Self> {
+        s.name()
+    }
+}
+
+impl<'a> ScanRow<'a> for (Name<'a>, Name<'a>) {
+    fn scan(s: &mut Scanner<'a>) -> Option<Self> {
+        let a = s.name()?;
+        s.eat(b',')?;
+        Some((a, s.name()?))
+    }
+}
+
+impl<'a> ScanRow<'a> for (Name<'a>, i64) {
+    fn scan(s: &mut Scanner<'a>) -> Option<Self> {
+        let a = s.name()?;
+        s.eat(b',')?;
+        Some((a, s.integer()?))
+    }
+}
+
+impl<'a> ScanRow<'a> for (Name<'a>, Name<'a>, Name<'a>, Name<'a>) {
+    fn scan(s: &mut Scanner<'a>) -> Option<Self> {
+        let a = s.name()?;
+        s.eat(b',')?;
+        let b = s.name()?;
+        s.eat(b',')?;
+        let c = s.name()?;
+        s.eat(b',')?;
+        Some((a, b, c, s.name()?))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The facts of a case.
 
 macro_rules! input_relations {
@@ -355,6 +552,30 @@ macro_rules! input_relations {
         }
 
         impl<'de> Facts<Name<'de>> {
+            /// Scans the list of tuples of key `key` of a case's `facts` (the fast path: `None`
+            /// for anything it does not take, a refused relation included).
+            fn scan_key(&mut self, key: &str, s: &mut Scanner<'de>, grant: bool, seen: &mut u128) -> Option<()> {
+                let (negative, name) = match key.strip_prefix('~') {
+                    Some(n) => (true, n),
+                    None => (false, key),
+                };
+                let mut k = 0u32;
+                $(
+                    if name == stringify!($pos) {
+                        let judgment = false $(|| { let _ = stringify!($judgment); true })?;
+                        let bit = 1u128 << (2 * k + negative as u32);
+                        if (judgment && !grant) || *seen & bit != 0 {
+                            return None;
+                        }
+                        *seen |= bit;
+                        return s.rows(if negative { &mut self.$neg } else { &mut self.$pos });
+                    }
+                    k += 1;
+                )*
+                let _ = k;
+                None
+            }
+
             /// Reads the value of key `key` of a case's `facts`.
             fn read_key<A: MapAccess<'de>>(
                 &mut self,
@@ -1100,7 +1321,7 @@ impl<'de> Visitor<'de> for LineSeed<'_, 'de> {
 
 /// Writes `s` as a JSON string.
 fn json_str(out: &mut String, s: &str) {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    if s.bytes().all(|b| PLAIN_ASCII[b as usize] || b >= 0x80) {
         out.push('"');
         out.push_str(s);
         out.push('"');
@@ -1222,10 +1443,18 @@ impl<'a> LineRuler<'a> {
     /// `out`. Returns whether it was an error line.
     pub fn rule_line(&mut self, line: &'a [u8], no: usize, out: &mut String) -> bool {
         self.facts.clear();
-        // serde_json checks UTF-8 as it reads strings; outside them any other byte is an error.
-        let mut de = serde_json::Deserializer::from_slice(line);
-        let read =
-            LineSeed { facts: &mut self.facts, grant: self.grant }.deserialize(&mut de).and_then(|case| de.end().map(|_| case));
+        let scanned = Scanner { s: line, at: 0 }.line(&mut self.facts, self.grant);
+        let read = match scanned {
+            Some(case) => Ok(CaseValue::Name(Name(Cow::Borrowed(case)))),
+            None => {
+                self.facts.clear();
+                // serde_json checks UTF-8 as it reads strings; outside them any other byte is an error.
+                let mut de = serde_json::Deserializer::from_slice(line);
+                LineSeed { facts: &mut self.facts, grant: self.grant }
+                    .deserialize(&mut de)
+                    .and_then(|case| de.end().map(|_| case))
+            }
+        };
         let case = match read {
             Ok(case) => case,
             Err(_) if std::str::from_utf8(line).is_err() => {
@@ -1292,15 +1521,73 @@ const BLOCK: usize = 4 << 20;
 const PART: usize = 512;
 
 /// Rules every non-blank line of `input` on `threads` threads, one ruling line per case to
-/// `output` in input order. The input is read in blocks of whole lines, each line ruled where
-/// it lies in the block (no copy per line), the block's lines in parallel parts of 512.
+/// `output` in input order. A reader thread reads blocks of whole lines, each line is ruled
+/// where it lies in its block (no copy per line), a block's lines in parallel parts of 512, and
+/// a writer thread writes the rulings: reading, ruling and writing overlap.
 /// `grant` stands for `--grant judgment:FIDEArbiter`. Returns (lines written, error lines).
-pub fn rule_stream(mut input: impl Read, mut output: impl Write, threads: usize, grant: bool) -> io::Result<(u64, u64)> {
+pub fn rule_stream(
+    input: impl Read + Send,
+    output: impl Write + Send,
+    threads: usize,
+    grant: bool,
+) -> io::Result<(u64, u64)> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().map_err(io::Error::other)?;
-    let (mut lines, mut errors) = (0u64, 0u64);
+    let (blocks_tx, blocks) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+    let (ruled, ruled_rx) = std::sync::mpsc::sync_channel::<Vec<(String, u64)>>(2);
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(move || read_blocks(input, blocks_tx));
+        let writer = scope.spawn(move || -> io::Result<()> {
+            let mut output = output;
+            for parts in ruled_rx {
+                for (s, _) in &parts {
+                    output.write_all(s.as_bytes())?;
+                }
+            }
+            output.flush()
+        });
+        let (mut lines, mut errors, mut no) = (0u64, 0u64, 0usize);
+        for block in blocks {
+            let mut list: Vec<(usize, &[u8])> = Vec::with_capacity(block.len() / 256);
+            let mut start = 0;
+            while start < block.len() {
+                let stop = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
+                let raw = &block[start..stop];
+                start = stop + 1;
+                no += 1;
+                let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+                if raw.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                list.push((no, raw));
+            }
+            let parts: Vec<(String, u64)> = pool.install(|| {
+                list.par_chunks(PART)
+                    .map(|part| {
+                        let mut s = String::with_capacity(part.iter().map(|(_, l)| l.len()).sum());
+                        let mut ruler = LineRuler::new(grant);
+                        let errs = part.iter().map(|&(no, line)| ruler.rule_line(line, no, &mut s) as u64).sum();
+                        (s, errs)
+                    })
+                    .collect()
+            });
+            lines += list.len() as u64;
+            errors += parts.iter().map(|(_, e)| e).sum::<u64>();
+            if ruled.send(parts).is_err() {
+                break;
+            }
+        }
+        drop(ruled);
+        let joined = |r: std::thread::Result<io::Result<()>>| r.unwrap_or_else(|_| Err(io::Error::other("a thread panicked")));
+        joined(writer.join())?;
+        joined(reader.join())?;
+        Ok((lines, errors))
+    })
+}
+
+/// Reads `input` in blocks of whole lines (the last one may lack its line break).
+fn read_blocks(mut input: impl Read, blocks: std::sync::mpsc::SyncSender<Vec<u8>>) -> io::Result<()> {
     let mut buf = vec![0u8; BLOCK];
-    let (mut filled, mut no, mut eof) = (0usize, 0usize, false);
-    let mut parts: Vec<(String, u64)> = Vec::new();
+    let (mut filled, mut eof) = (0usize, false);
     while !eof || filled > 0 {
         while filled < buf.len() && !eof {
             match input.read(&mut buf[filled..]) {
@@ -1310,7 +1597,6 @@ pub fn rule_stream(mut input: impl Read, mut output: impl Write, threads: usize,
                 Err(e) => return Err(e),
             }
         }
-        // Whole lines only, unless the input ended.
         let end = match memchr::memrchr(b'\n', &buf[..filled]) {
             Some(i) => i + 1,
             None if eof => filled,
@@ -1319,39 +1605,13 @@ pub fn rule_stream(mut input: impl Read, mut output: impl Write, threads: usize,
                 continue;
             }
         };
-        let block = &buf[..end];
-        let mut list: Vec<(usize, &[u8])> = Vec::with_capacity(block.len() / 256);
-        let mut start = 0;
-        while start < block.len() {
-            let stop = memchr::memchr(b'\n', &block[start..]).map_or(block.len(), |i| start + i);
-            let raw = &block[start..stop];
-            start = stop + 1;
-            no += 1;
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            list.push((no, raw));
+        let mut next = vec![0u8; buf.len().max(BLOCK)];
+        next[..filled - end].copy_from_slice(&buf[end..filled]);
+        buf.truncate(end);
+        if blocks.send(std::mem::replace(&mut buf, next)).is_err() {
+            return Ok(());
         }
-        pool.install(|| {
-            list.par_chunks(PART)
-                .map(|part| {
-                    let mut s = String::with_capacity(part.iter().map(|(_, l)| l.len()).sum());
-                    let mut ruler = LineRuler::new(grant);
-                    let errs = part.iter().map(|&(no, line)| ruler.rule_line(line, no, &mut s) as u64).sum();
-                    (s, errs)
-                })
-                .collect_into_vec(&mut parts)
-        });
-        for (s, errs) in parts.drain(..) {
-            output.write_all(s.as_bytes())?;
-            errors += errs;
-        }
-        lines += list.len() as u64;
-        drop(list);
-        buf.copy_within(end..filled, 0);
         filled -= end;
     }
-    output.flush()?;
-    Ok((lines, errors))
+    Ok(())
 }
