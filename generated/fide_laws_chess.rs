@@ -2512,13 +2512,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
         let not_entered_state_definite_new: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
         let mut valid_transition_definite_new: Vec<(CaseId, Game, GamePlayTransition)> = Vec::new();
         let not_valid_transition_definite_new: Vec<(CaseId, Game, GamePlayTransition)> = Vec::new();
-        self::rule_game_play_conclude_by_agreement_enters(
+        self::round_game_play_conclude_by_agreement_enters_0(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_agreement_valid(
+        self::round_game_play_conclude_by_agreement_valid_1(
             &l.attempted_transition,
             &entered_state_definite.recent,
             &l.agreed_draw_has_ended_the_game,
@@ -2527,13 +2527,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT))
             },
         );
-        self::rule_game_play_conclude_by_checkmate_enters(
+        self::round_game_play_conclude_by_checkmate_enters_0(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_checkmate_valid(
+        self::round_game_play_conclude_by_checkmate_valid_1(
             &l.attempted_transition,
             &entered_state_definite.recent,
             &l.checkmate_has_been_delivered,
@@ -2542,13 +2542,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE))
             },
         );
-        self::rule_game_play_conclude_by_dead_position_enters(
+        self::round_game_play_conclude_by_dead_position_enters_0(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_dead_position_valid(
+        self::round_game_play_conclude_by_dead_position_valid_1(
             &l.attempted_transition,
             &entered_state_definite.recent,
             &l.dead_position_has_ended_the_game,
@@ -2561,13 +2561,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     ))
             },
         );
-        self::rule_game_play_conclude_by_drawn_claim_enters(
+        self::round_game_play_conclude_by_drawn_claim_enters_0(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_drawn_claim_valid(
+        self::round_game_play_conclude_by_drawn_claim_valid_1(
             &l.attempted_transition,
             &entered_state_definite.recent,
             &l.game_drawn_definite,
@@ -2576,13 +2576,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM))
             },
         );
-        self::rule_game_play_conclude_by_resignation_enters(
+        self::round_game_play_conclude_by_resignation_enters_0(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_resignation_valid(
+        self::round_game_play_conclude_by_resignation_valid_1(
             &l.attempted_transition,
             &entered_state_definite.recent,
             &l.resignation_has_ended_the_game,
@@ -2591,13 +2591,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION))
             },
         );
-        self::rule_game_play_conclude_by_second_illegal_move_enters(
+        self::round_game_play_conclude_by_second_illegal_move_enters_0(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_second_illegal_move_valid(
+        self::round_game_play_conclude_by_second_illegal_move_valid_1(
             &l.attempted_transition,
             &entered_state_definite.recent,
             &l.second_illegal_move_has_ended_the_game,
@@ -2610,13 +2610,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     ))
             },
         );
-        self::rule_game_play_conclude_by_stalemate_enters(
+        self::round_game_play_conclude_by_stalemate_enters_0(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_stalemate_valid(
+        self::round_game_play_conclude_by_stalemate_valid_1(
             &l.attempted_transition,
             &entered_state_definite.recent,
             &l.stalemate_has_ended_the_game,
@@ -2625,13 +2625,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE))
             },
         );
-        self::rule_game_play_play_move_enters(
+        self::round_game_play_play_move_enters_0(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::PLAYING))
             },
         );
-        self::rule_game_play_play_move_valid(
+        self::round_game_play_play_move_valid_1(
             &l.attempted_transition,
             &entered_state_definite.recent,
             &l.legal_move,
@@ -2640,13 +2640,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::PLAY_MOVE))
             },
         );
-        self::rule_game_play_start_play_enters(
+        self::round_game_play_start_play_enters_0(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::PLAYING))
             },
         );
-        self::rule_game_play_start_play_valid(
+        self::round_game_play_start_play_valid_1(
             &l.attempted_transition,
             &entered_state_definite.recent,
             &l.play_started,
@@ -2728,13 +2728,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
         let not_valid_transition_supported_new: Vec<
             (CaseId, Game, GamePlayTransition),
         > = Vec::new();
-        self::rule_game_play_conclude_by_agreement_enters(
+        self::round_game_play_conclude_by_agreement_enters_0(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_agreement_valid(
+        self::round_game_play_conclude_by_agreement_valid_1(
             &l.attempted_transition,
             &entered_state_concluded.recent,
             &l.agreed_draw_has_ended_the_game,
@@ -2743,13 +2743,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT))
             },
         );
-        self::rule_game_play_conclude_by_checkmate_enters(
+        self::round_game_play_conclude_by_checkmate_enters_0(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_checkmate_valid(
+        self::round_game_play_conclude_by_checkmate_valid_1(
             &l.attempted_transition,
             &entered_state_concluded.recent,
             &l.checkmate_has_been_delivered,
@@ -2758,13 +2758,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE))
             },
         );
-        self::rule_game_play_conclude_by_dead_position_enters(
+        self::round_game_play_conclude_by_dead_position_enters_0(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_dead_position_valid(
+        self::round_game_play_conclude_by_dead_position_valid_1(
             &l.attempted_transition,
             &entered_state_concluded.recent,
             &l.dead_position_has_ended_the_game,
@@ -2777,13 +2777,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     ))
             },
         );
-        self::rule_game_play_conclude_by_drawn_claim_enters(
+        self::round_game_play_conclude_by_drawn_claim_enters_0(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_drawn_claim_valid(
+        self::round_game_play_conclude_by_drawn_claim_valid_1(
             &l.attempted_transition,
             &entered_state_concluded.recent,
             &l.game_drawn_concluded,
@@ -2792,13 +2792,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM))
             },
         );
-        self::rule_game_play_conclude_by_resignation_enters(
+        self::round_game_play_conclude_by_resignation_enters_0(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_resignation_valid(
+        self::round_game_play_conclude_by_resignation_valid_1(
             &l.attempted_transition,
             &entered_state_concluded.recent,
             &l.resignation_has_ended_the_game,
@@ -2807,13 +2807,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION))
             },
         );
-        self::rule_game_play_conclude_by_second_illegal_move_enters(
+        self::round_game_play_conclude_by_second_illegal_move_enters_0(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_second_illegal_move_valid(
+        self::round_game_play_conclude_by_second_illegal_move_valid_1(
             &l.attempted_transition,
             &entered_state_concluded.recent,
             &l.second_illegal_move_has_ended_the_game,
@@ -2826,13 +2826,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     ))
             },
         );
-        self::rule_game_play_conclude_by_stalemate_enters(
+        self::round_game_play_conclude_by_stalemate_enters_0(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
             },
         );
-        self::rule_game_play_conclude_by_stalemate_valid(
+        self::round_game_play_conclude_by_stalemate_valid_1(
             &l.attempted_transition,
             &entered_state_concluded.recent,
             &l.stalemate_has_ended_the_game,
@@ -2841,14 +2841,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE))
             },
         );
-        self::rule_game_play_play_move_enters(
+        self::round_game_play_play_move_enters_0(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new
                     .push((case, instance, GamePlayState::PLAYING))
             },
         );
-        self::rule_game_play_play_move_valid(
+        self::round_game_play_play_move_valid_1(
             &l.attempted_transition,
             &entered_state_concluded.recent,
             &l.legal_move,
@@ -2857,14 +2857,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::PLAY_MOVE))
             },
         );
-        self::rule_game_play_start_play_enters(
+        self::round_game_play_start_play_enters_0(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new
                     .push((case, instance, GamePlayState::PLAYING))
             },
         );
-        self::rule_game_play_start_play_valid(
+        self::round_game_play_start_play_valid_1(
             &l.attempted_transition,
             &entered_state_concluded.recent,
             &l.play_started,
@@ -4696,6 +4696,20 @@ fn rule_game_play_conclude_by_agreement_enters(
         found(&(case, instance));
     }
 }
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByAgreement)
+// plan: scan valid_transition(instance, ConcludeByAgreement) (supported)
+#[inline(never)]
+fn round_game_play_conclude_by_agreement_enters_0(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_AGREEMENT {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict)
 // the game ends by agreement
 // valid_transition(instance, ConcludeByAgreement) <- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance)
@@ -4722,12 +4736,50 @@ fn rule_game_play_conclude_by_agreement_valid(
         found(&(case, instance));
     }
 }
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid, in a semi-naive round: from the last round's entered_state(instance, Playing)
+// plan: scan entered_state(instance, Playing) (supported) -> test attempted_transition(instance, ConcludeByAgreement) -> test agreed_draw_has_ended_the_game(instance)
+#[inline(never)]
+fn round_game_play_conclude_by_agreement_valid_1(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    agreed_draw_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    let attempted_transition = &mut ::clir::rt::Probe::new(attempted_transition);
+    let agreed_draw_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        agreed_draw_has_ended_the_game,
+    );
+    for &(case, instance, a_1) in entered_state_supported.iter() {
+        if a_1 != GamePlayState::PLAYING
+            || !attempted_transition
+                .contains(&(case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT))
+            || !agreed_draw_has_ended_the_game.contains(&(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict)
 // the game ends by checkmate
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByCheckmate)
 // plan: scan valid_transition(instance, ConcludeByCheckmate) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_checkmate_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_CHECKMATE {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByCheckmate)
+// plan: scan valid_transition(instance, ConcludeByCheckmate) (supported)
+#[inline(never)]
+fn round_game_play_conclude_by_checkmate_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -4764,12 +4816,50 @@ fn rule_game_play_conclude_by_checkmate_valid(
         found(&(case, instance));
     }
 }
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid, in a semi-naive round: from the last round's entered_state(instance, Playing)
+// plan: scan entered_state(instance, Playing) (supported) -> test attempted_transition(instance, ConcludeByCheckmate) -> test checkmate_has_been_delivered(instance)
+#[inline(never)]
+fn round_game_play_conclude_by_checkmate_valid_1(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    checkmate_has_been_delivered: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    let attempted_transition = &mut ::clir::rt::Probe::new(attempted_transition);
+    let checkmate_has_been_delivered = &mut ::clir::rt::Probe::new(
+        checkmate_has_been_delivered,
+    );
+    for &(case, instance, a_1) in entered_state_supported.iter() {
+        if a_1 != GamePlayState::PLAYING
+            || !attempted_transition
+                .contains(&(case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE))
+            || !checkmate_has_been_delivered.contains(&(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict)
 // the game ends by a dead position
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDeadPosition)
 // plan: scan valid_transition(instance, ConcludeByDeadPosition) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_dead_position_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByDeadPosition)
+// plan: scan valid_transition(instance, ConcludeByDeadPosition) (supported)
+#[inline(never)]
+fn round_game_play_conclude_by_dead_position_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -4806,12 +4896,51 @@ fn rule_game_play_conclude_by_dead_position_valid(
         found(&(case, instance));
     }
 }
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid, in a semi-naive round: from the last round's entered_state(instance, Playing)
+// plan: scan entered_state(instance, Playing) (supported) -> test attempted_transition(instance, ConcludeByDeadPosition) -> test dead_position_has_ended_the_game(instance)
+#[inline(never)]
+fn round_game_play_conclude_by_dead_position_valid_1(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    dead_position_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    let attempted_transition = &mut ::clir::rt::Probe::new(attempted_transition);
+    let dead_position_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        dead_position_has_ended_the_game,
+    );
+    for &(case, instance, a_1) in entered_state_supported.iter() {
+        if a_1 != GamePlayState::PLAYING
+            || !attempted_transition
+                .contains(
+                    &(case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+                ) || !dead_position_has_ended_the_game.contains(&(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict)
 // the game ends by a correct draw claim or an automatic draw
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDrawnClaim)
 // plan: scan valid_transition(instance, ConcludeByDrawnClaim) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByDrawnClaim)
+// plan: scan valid_transition(instance, ConcludeByDrawnClaim) (supported)
+#[inline(never)]
+fn round_game_play_conclude_by_drawn_claim_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -4846,12 +4975,48 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
         found(&(case, instance));
     }
 }
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid, in a semi-naive round: from the last round's entered_state(instance, Playing)
+// plan: scan entered_state(instance, Playing) (supported) -> test attempted_transition(instance, ConcludeByDrawnClaim) -> test game_drawn(instance)
+#[inline(never)]
+fn round_game_play_conclude_by_drawn_claim_valid_1(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    game_drawn: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    let attempted_transition = &mut ::clir::rt::Probe::new(attempted_transition);
+    let game_drawn = &mut ::clir::rt::Probe::new(game_drawn);
+    for &(case, instance, a_1) in entered_state_supported.iter() {
+        if a_1 != GamePlayState::PLAYING
+            || !attempted_transition
+                .contains(&(case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM))
+            || !game_drawn.contains(&(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict)
 // the game ends by resignation
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByResignation)
 // plan: scan valid_transition(instance, ConcludeByResignation) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_resignation_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_RESIGNATION {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByResignation)
+// plan: scan valid_transition(instance, ConcludeByResignation) (supported)
+#[inline(never)]
+fn round_game_play_conclude_by_resignation_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -4888,12 +5053,50 @@ fn rule_game_play_conclude_by_resignation_valid(
         found(&(case, instance));
     }
 }
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid, in a semi-naive round: from the last round's entered_state(instance, Playing)
+// plan: scan entered_state(instance, Playing) (supported) -> test attempted_transition(instance, ConcludeByResignation) -> test resignation_has_ended_the_game(instance)
+#[inline(never)]
+fn round_game_play_conclude_by_resignation_valid_1(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    resignation_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    let attempted_transition = &mut ::clir::rt::Probe::new(attempted_transition);
+    let resignation_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        resignation_has_ended_the_game,
+    );
+    for &(case, instance, a_1) in entered_state_supported.iter() {
+        if a_1 != GamePlayState::PLAYING
+            || !attempted_transition
+                .contains(&(case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION))
+            || !resignation_has_ended_the_game.contains(&(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict)
 // the game ends by a second completed illegal move
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeBySecondIllegalMove)
 // plan: scan valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeBySecondIllegalMove)
+// plan: scan valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
+#[inline(never)]
+fn round_game_play_conclude_by_second_illegal_move_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -4930,12 +5133,55 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
         found(&(case, instance));
     }
 }
+// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid, in a semi-naive round: from the last round's entered_state(instance, Playing)
+// plan: scan entered_state(instance, Playing) (supported) -> test attempted_transition(instance, ConcludeBySecondIllegalMove) -> test second_illegal_move_has_ended_the_game(instance)
+#[inline(never)]
+fn round_game_play_conclude_by_second_illegal_move_valid_1(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    let attempted_transition = &mut ::clir::rt::Probe::new(attempted_transition);
+    let second_illegal_move_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        second_illegal_move_has_ended_the_game,
+    );
+    for &(case, instance, a_1) in entered_state_supported.iter() {
+        if a_1 != GamePlayState::PLAYING
+            || !attempted_transition
+                .contains(
+                    &(
+                        case,
+                        instance,
+                        GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
+                    ),
+                ) || !second_illegal_move_has_ended_the_game.contains(&(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict)
 // the game ends by stalemate
 // entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByStalemate)
 // plan: scan valid_transition(instance, ConcludeByStalemate) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_stalemate_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::CONCLUDE_BY_STALEMATE {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByStalemate)
+// plan: scan valid_transition(instance, ConcludeByStalemate) (supported)
+#[inline(never)]
+fn round_game_play_conclude_by_stalemate_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -4972,12 +5218,50 @@ fn rule_game_play_conclude_by_stalemate_valid(
         found(&(case, instance));
     }
 }
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid, in a semi-naive round: from the last round's entered_state(instance, Playing)
+// plan: scan entered_state(instance, Playing) (supported) -> test attempted_transition(instance, ConcludeByStalemate) -> test stalemate_has_ended_the_game(instance)
+#[inline(never)]
+fn round_game_play_conclude_by_stalemate_valid_1(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    stalemate_has_ended_the_game: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    let attempted_transition = &mut ::clir::rt::Probe::new(attempted_transition);
+    let stalemate_has_ended_the_game = &mut ::clir::rt::Probe::new(
+        stalemate_has_ended_the_game,
+    );
+    for &(case, instance, a_1) in entered_state_supported.iter() {
+        if a_1 != GamePlayState::PLAYING
+            || !attempted_transition
+                .contains(&(case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE))
+            || !stalemate_has_ended_the_game.contains(&(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
 // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict)
 // make a move
 // entered_state(instance, Playing) <- supported valid_transition(instance, PlayMove)
 // plan: scan valid_transition(instance, PlayMove) (supported)
 #[inline(never)]
 fn rule_game_play_play_move_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::PLAY_MOVE {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/PlayMove/enters, in a semi-naive round: from the last round's valid_transition(instance, PlayMove)
+// plan: scan valid_transition(instance, PlayMove) (supported)
+#[inline(never)]
+fn round_game_play_play_move_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -5012,12 +5296,48 @@ fn rule_game_play_play_move_valid(
         found(&(case, instance));
     }
 }
+// urn:fide:laws:clir:chess#GamePlay/PlayMove/valid, in a semi-naive round: from the last round's entered_state(instance, Playing)
+// plan: scan entered_state(instance, Playing) (supported) -> test attempted_transition(instance, PlayMove) -> test legal_move(instance)
+#[inline(never)]
+fn round_game_play_play_move_valid_1(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    legal_move: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    let attempted_transition = &mut ::clir::rt::Probe::new(attempted_transition);
+    let legal_move = &mut ::clir::rt::Probe::new(legal_move);
+    for &(case, instance, a_1) in entered_state_supported.iter() {
+        if a_1 != GamePlayState::PLAYING
+            || !attempted_transition
+                .contains(&(case, instance, GamePlayTransition::PLAY_MOVE))
+            || !legal_move.contains(&(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
 // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict)
 // start the game
 // entered_state(instance, Playing) <- supported valid_transition(instance, StartPlay)
 // plan: scan valid_transition(instance, StartPlay) (supported)
 #[inline(never)]
 fn rule_game_play_start_play_enters(
+    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    for &(case, instance, a_1) in valid_transition_supported.iter() {
+        if a_1 != GamePlayTransition::START_PLAY {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/StartPlay/enters, in a semi-naive round: from the last round's valid_transition(instance, StartPlay)
+// plan: scan valid_transition(instance, StartPlay) (supported)
+#[inline(never)]
+fn round_game_play_start_play_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -5045,6 +5365,28 @@ fn rule_game_play_start_play_valid(
         if a_1 != GamePlayTransition::START_PLAY
             || !entered_state_supported
                 .contains(&(case, instance, GamePlayState::NOT_STARTED))
+            || !play_started.contains(&(case, instance))
+        {
+            continue;
+        }
+        found(&(case, instance));
+    }
+}
+// urn:fide:laws:clir:chess#GamePlay/StartPlay/valid, in a semi-naive round: from the last round's entered_state(instance, NotStarted)
+// plan: scan entered_state(instance, NotStarted) (supported) -> test attempted_transition(instance, StartPlay) -> test play_started(instance)
+#[inline(never)]
+fn round_game_play_start_play_valid_1(
+    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
+    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
+    play_started: &Relation<(CaseId, Game)>,
+    found: &mut dyn FnMut(&(CaseId, Game)),
+) {
+    let attempted_transition = &mut ::clir::rt::Probe::new(attempted_transition);
+    let play_started = &mut ::clir::rt::Probe::new(play_started);
+    for &(case, instance, a_1) in entered_state_supported.iter() {
+        if a_1 != GamePlayState::NOT_STARTED
+            || !attempted_transition
+                .contains(&(case, instance, GamePlayTransition::START_PLAY))
             || !play_started.contains(&(case, instance))
         {
             continue;

@@ -142,6 +142,9 @@ pub struct StratumPlan {
 pub struct Plan {
     /// Per rule of the program.
     pub rules: Vec<RulePlan>,
+    /// Per rule of a recursive stratum, per operand it reads from its own stratum: the plan of a
+    /// semi-naive round's call, starting from that operand (`(operand, plan)`).
+    pub rounds: Vec<Vec<(usize, RulePlan)>>,
     /// Per stratum, in evaluation order.
     pub strata: Vec<StratumPlan>,
 }
@@ -150,8 +153,9 @@ fn const_count(l: &RLiteral) -> usize {
     l.args.iter().filter(|a| !matches!(a, RTerm::Var(_))).count()
 }
 
-/// The greedy join order of a rule's positive literals (body indices).
-fn join_order(rule: &RRule) -> Vec<usize> {
+/// The greedy join order of a rule's positive literals (body indices), starting from body item
+/// `first` when given.
+fn join_order(rule: &RRule, first: Option<usize>) -> Vec<usize> {
     let lits: Vec<(usize, &RLiteral)> = rule
         .body
         .iter()
@@ -171,7 +175,9 @@ fn join_order(rule: &RRule) -> Vec<usize> {
                 let vars = lits[li].1.vars();
                 let shared = vars.iter().filter(|v| bound.contains(v)).count();
                 let new = vars.len() - shared;
-                if order.is_empty() {
+                if order.is_empty() && first.is_some() {
+                    (i64::from(first == Some(lits[li].0)), 0, 0)
+                } else if order.is_empty() {
                     (const_count(lits[li].1) as i64, vars.len() as i64, -(li as i64))
                 } else {
                     (shared as i64, -(new as i64), -(li as i64))
@@ -191,6 +197,12 @@ fn join_order(rule: &RRule) -> Vec<usize> {
 
 /// Plans rule `ri` of `p`.
 pub fn plan_rule(p: &Program, ri: usize) -> RulePlan {
+    plan_rule_from(p, ri, None)
+}
+
+/// Plans rule `ri` of `p`, its loops starting from body item `first` when given (a semi-naive
+/// round's call, from the operand the last round changed).
+pub fn plan_rule_from(p: &Program, ri: usize, first: Option<usize>) -> RulePlan {
     let rule = &p.rules[ri];
     let mut never = rule.never;
     let mut operands: Vec<Operand> = Vec::new();
@@ -247,7 +259,7 @@ pub fn plan_rule(p: &Program, ri: usize) -> RulePlan {
         }
     };
     settle(&bound, &mut pending, &mut steps, &mut views);
-    for item in join_order(rule) {
+    for item in join_order(rule, first) {
         let RItem::Literal(_, l) = &rule.body[item] else { unreachable!("join order holds literals") };
         let operand = operand_of(item);
         let access = if steps.is_empty() { Access::Scan } else { access(l, &bound, operand, &mut views) };
@@ -288,7 +300,7 @@ fn access(l: &RLiteral, bound: &[usize], operand: usize, views: &mut Vec<View>) 
 /// Plans every rule and stratum of `p`.
 pub fn plan_program(p: &Program, s: &Strata) -> Plan {
     let rules: Vec<RulePlan> = (0..p.rules.len()).map(|ri| plan_rule(p, ri)).collect();
-    let strata = s
+    let strata: Vec<StratumPlan> = s
         .strata
         .iter()
         .enumerate()
@@ -324,7 +336,21 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
             }
         })
         .collect();
-    Plan { rules, strata }
+    let mut rounds: Vec<Vec<(usize, RulePlan)>> = vec![Vec::new(); p.rules.len()];
+    for (si, st) in strata.iter().enumerate() {
+        let definite = st.definite.iter().filter(|_| st.definite_recursive);
+        for &ri in definite.chain(st.applicable.iter().filter(|_| st.applicable_recursive)) {
+            if !rounds[ri].is_empty() {
+                continue;
+            }
+            for (j, o) in rules[ri].operands.iter().enumerate() {
+                if o.read != Read::Negated && s.rels[o.literal.rel].stratum == si {
+                    rounds[ri].push((j, plan_rule_from(p, ri, Some(o.item))));
+                }
+            }
+        }
+    }
+    Plan { rules, rounds, strata }
 }
 
 impl RulePlan {
@@ -425,6 +451,10 @@ impl fmt::Display for Show<'_> {
         for rp in &plan.rules {
             let r = &p.rules[rp.rule];
             writeln!(f, "\n{}\n  {}\n  {}", r.id, p.show_rule(r), rp.show(p))?;
+            for (j, round) in &plan.rounds[rp.rule] {
+                let from = p.show_literal(r, &round.operands[*j].literal);
+                writeln!(f, "  round from the last round's {from}: {}", round.show(p))?;
+            }
         }
         Ok(())
     }

@@ -606,6 +606,14 @@ rule P strict: p(x) :- a(x)"
     let si = s.rels[p.relations.iter().position(|r| r.name == "reach").unwrap()].stratum;
     assert!(plan.strata[si].definite_recursive);
     assert_eq!(plan.strata[si].definite.len(), 2);
+    // Step reads reach from its own stratum: its semi-naive round starts from reach (the last
+    // round's tuples), then looks b up by y; Base reads nothing of the stratum: no round.
+    let step = rule_ix(&p, "Step");
+    assert_eq!(plan.rounds[step].len(), 1);
+    let (j, round) = &plan.rounds[step][0];
+    assert_eq!(p.relations[round.operands[*j].literal.rel].name, "reach");
+    assert_eq!(loops(&p, round), [("reach".into(), Access::Scan), ("b".into(), seek(&[0], None))]);
+    assert!(plan.rounds[rule_ix(&p, "Base")].is_empty());
     let pi = s.rels[p.relations.iter().position(|r| r.name == "p").unwrap()].stratum;
     assert!(!plan.strata[pi].definite_recursive && !plan.strata[pi].applicable_recursive);
     assert!(plan.strata.iter().any(|st| st.shape == Shape::Inputs));

@@ -53,6 +53,8 @@ struct Emitter<'a> {
     vars: Vec<Vec<String>>,
     /// Per rule, its operands' and views' identifiers.
     locals: Vec<crate::names::RuleLocals>,
+    /// Per rule, those of each of its semi-naive rounds' functions (as `plan.rounds`).
+    round_locals: Vec<Vec<crate::names::RuleLocals>>,
     /// Comment texts, referenced by `clir_comment!(i);` markers replaced after formatting.
     comments: Vec<String>,
     /// Per String literal of the program: its interner id (constants first, then the strings
@@ -76,6 +78,11 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
     let names = crate::names::ModuleNames::allocate(p);
     let vars: Vec<Vec<String>> = p.rules.iter().map(|r| names.variables(p, r)).collect();
     let locals = plan.rules.iter().map(|rp| names.rule_locals(p, rp, &vars[rp.rule])).collect();
+    let round_locals = plan
+        .rounds
+        .iter()
+        .map(|rounds| rounds.iter().map(|(_, rp)| names.rule_locals(p, rp, &vars[rp.rule])).collect())
+        .collect();
     let mut e = Emitter {
         p,
         s,
@@ -84,6 +91,7 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
         names,
         vars,
         locals,
+        round_locals,
         comments: Vec::new(),
         string_sym: Vec::new(),
         string_consts: Vec::new(),

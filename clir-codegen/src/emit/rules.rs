@@ -3,6 +3,7 @@
 //! evaluation, each semi-naive round and each explanation calls it with the relations it reads.
 
 use super::{ident, strength_word, Emitter};
+use crate::names::RuleLocals;
 use crate::plan::{Access, RulePlan, Step};
 use crate::resolve::{RItem, RTerm};
 use proc_macro2::{Ident, TokenStream};
@@ -32,12 +33,29 @@ impl Level {
 }
 
 impl Emitter<'_> {
-    /// The function of every rule that can apply.
+    /// The function of every rule that can apply, and of each of its semi-naive rounds.
     pub(super) fn rule_fns(&mut self) -> TokenStream {
         let mut out = TokenStream::new();
         for ri in 0..self.p.rules.len() {
-            if !self.plan.rules[ri].never {
-                out.extend(self.rule_fn(ri));
+            if self.plan.rules[ri].never {
+                continue;
+            }
+            let comment = self.rule_comment(ri);
+            let (rp, locals) = (self.plan.rules[ri].clone(), self.locals[ri].clone());
+            let f = self.rule_fn(ri, &rp, &locals, self.rule_fn_name(ri));
+            out.extend(quote! { #comment #f });
+            for (k, (j, rp)) in self.plan.rounds[ri].clone().into_iter().enumerate() {
+                let r = self.renamed(ri);
+                let text = format!(
+                    "{}, in a semi-naive round: from the last round's {}\nplan: {}",
+                    r.id,
+                    self.p.show_literal(&r, &rp.operands[j].literal),
+                    rp.show_with(self.p, &r)
+                );
+                let comment = self.comment(text);
+                let locals = self.round_locals[ri][k].clone();
+                let f = self.rule_fn(ri, &rp, &locals, self.round_fn_name(ri, j));
+                out.extend(quote! { #comment #f });
             }
         }
         out
@@ -48,15 +66,25 @@ impl Emitter<'_> {
         format_ident!("rule_{}", self.names.rules[ri])
     }
 
+    /// The identifier of rule `ri`'s function for a semi-naive round from its operand `j`.
+    pub(super) fn round_fn_name(&self, ri: usize, j: usize) -> Ident {
+        format_ident!("round_{}_{}", self.names.rules[ri], j)
+    }
+
+    /// Rule `ri` with its variables named as in the code.
+    fn renamed(&self, ri: usize) -> crate::resolve::RRule {
+        let mut r = self.p.rules[ri].clone();
+        for (v, name) in r.vars.iter_mut().zip(&self.vars[ri]) {
+            v.0 = name.clone();
+        }
+        r
+    }
+
     /// The comment over a rule: id, strength, anchors, label, the rule as Datalog and its plan,
     /// both with the variables named as in the code.
     fn rule_comment(&mut self, ri: usize) -> TokenStream {
         let p = self.p;
-        let mut r = p.rules[ri].clone();
-        for (v, name) in r.vars.iter_mut().zip(&self.vars[ri]) {
-            v.0 = name.clone();
-        }
-
+        let r = self.renamed(ri);
         let anchors: Vec<&str> = r.anchors.iter().map(|&f| p.fragments[f].locator.as_str()).collect();
         let text = format!(
             "{} ({}){}\n{}\n{}\nplan: {}",
@@ -77,16 +105,15 @@ impl Emitter<'_> {
         quote!((CaseId, #(#cols,)*))
     }
 
-    fn rule_fn(&mut self, ri: usize) -> TokenStream {
-        let comment = self.rule_comment(ri);
-        let rp: RulePlan = self.plan.rules[ri].clone();
-        let name = self.rule_fn_name(ri);
+    /// The function `name` joining rule `ri` as `rp` plans it, its parameters and views named
+    /// by `locals`.
+    fn rule_fn(&self, ri: usize, rp: &RulePlan, locals: &RuleLocals, name: Ident) -> TokenStream {
         let mut params: Vec<TokenStream> = Vec::new();
         if rp.per_case {
             params.push(quote!(cases: &Relation<(CaseId,)>));
         }
         for (oi, o) in rp.operands.iter().enumerate() {
-            let n = ident(&self.locals[ri].operands[oi]);
+            let n = ident(&locals.operands[oi]);
             let ty = self.tuple_ty(o.literal.rel);
             params.push(quote!(#n: &Relation<#ty>));
         }
@@ -97,8 +124,8 @@ impl Emitter<'_> {
             body.extend(quote! { if #(#fails)||* { return; } });
         }
         for (vi, v) in rp.views.iter().enumerate() {
-            let view = ident(&self.locals[ri].views[vi]);
-            let src = ident(&self.locals[ri].operands[v.operand]);
+            let view = ident(&locals.views[vi]);
+            let src = ident(&locals.operands[v.operand]);
             let cols: Vec<Ident> = (0..v.order.len()).map(|j| format_ident!("a_{}", j)).collect();
             let reordered = v.order.iter().map(|&j| &cols[j]);
             body.extend(quote! {
@@ -111,17 +138,17 @@ impl Emitter<'_> {
             let probed = match step.access {
                 Access::Scan => continue,
                 Access::Seek { view: Some(v), .. } => {
-                    let n = ident(&self.locals[ri].views[v]);
+                    let n = ident(&locals.views[v]);
                     quote!(&#n)
                 }
                 Access::Contains | Access::Seek { view: None, .. } => {
-                    let n = ident(&self.locals[ri].operands[step.operand]);
+                    let n = ident(&locals.operands[step.operand]);
                     quote!(#n)
                 }
             };
             let name = match step.access {
-                Access::Seek { view: Some(v), .. } => ident(&self.locals[ri].views[v]),
-                _ => ident(&self.locals[ri].operands[step.operand]),
+                Access::Seek { view: Some(v), .. } => ident(&locals.views[v]),
+                _ => ident(&locals.operands[step.operand]),
             };
             body.extend(quote! { let #name = &mut ::clir::rt::Probe::new(#probed); });
         }
@@ -130,7 +157,7 @@ impl Emitter<'_> {
             levels.push(Level::new(quote!(for &(case,) in cases.iter())));
         }
         for step in &rp.steps {
-            self.step(ri, &rp, step, &mut levels);
+            self.step(ri, rp, locals, step, &mut levels);
         }
         let ids = rp.binding.iter().map(|&v| self.var(ri, v));
         let last = levels.last_mut().expect("a rule's loops start with a scan");
@@ -145,7 +172,6 @@ impl Emitter<'_> {
         }
         body.extend(inner);
         quote! {
-            #comment
             #[inline(never)]
             fn #name(#(#params,)* found: &mut dyn FnMut(&#binding)) {
                 #body
@@ -162,9 +188,9 @@ impl Emitter<'_> {
     }
 
     /// Adds one step to the loops: a new loop, or a test in the innermost one.
-    fn step(&self, ri: usize, rp: &RulePlan, step: &Step, levels: &mut Vec<Level>) {
+    fn step(&self, ri: usize, rp: &RulePlan, locals: &RuleLocals, step: &Step, levels: &mut Vec<Level>) {
         let o = &rp.operands[step.operand];
-        let src = ident(&self.locals[ri].operands[step.operand]);
+        let src = ident(&locals.operands[step.operand]);
         let args = &o.literal.args;
         let mut fails: Vec<TokenStream> = Vec::new();
         match &step.access {
@@ -209,7 +235,7 @@ impl Emitter<'_> {
                 let source = match &step.access {
                     Access::Seek { key, view } => {
                         let from = match view {
-                            Some(v) => ident(&self.locals[ri].views[*v]),
+                            Some(v) => ident(&locals.views[*v]),
                             None => src.clone(),
                         };
                         let vals = key.iter().map(|&j| self.term(ri, args[j]));

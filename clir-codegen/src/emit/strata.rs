@@ -4,7 +4,7 @@
 
 use super::{Emitter, Layer};
 use crate::ir::{RelationKind, Strength};
-use crate::plan::{Read, Shape};
+use crate::plan::Shape;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -229,9 +229,13 @@ impl Emitter<'_> {
         out
     }
 
-    /// The call of rule `ri`'s function over `args`, adding its heads as `push` says.
-    fn rule_call(&self, ri: usize, args: &[TokenStream], push: TokenStream) -> TokenStream {
-        let name = self.rule_fn_name(ri);
+    /// The call of rule `ri`'s function over `args` (of its round from operand `round`, when
+    /// given), adding its heads as `push` says.
+    fn rule_call(&self, ri: usize, round: Option<usize>, args: &[TokenStream], push: TokenStream) -> TokenStream {
+        let name = match round {
+            Some(j) => self.round_fn_name(ri, j),
+            None => self.rule_fn_name(ri),
+        };
         let rule = &self.p.rules[ri];
         let mut used = Vec::new();
         for a in &rule.head.args {
@@ -296,9 +300,10 @@ impl Emitter<'_> {
                 continue;
             }
             let layers: Vec<Ident> = rp.operands.iter().map(|o| self.operand_layer(o, definite)).collect();
-            let dynamic: Vec<usize> = (0..layers.len())
-                .filter(|&j| recursive && rp.operands[j].read != Read::Negated && is_computed(&layers[j]))
-                .collect();
+            // The operands read from the stratum itself, as the plan gives each its round.
+            let dynamic: Vec<usize> =
+                if recursive { self.plan.rounds[ri].iter().map(|(j, _)| *j).collect() } else { Vec::new() };
+            debug_assert!(dynamic.iter().all(|&j| is_computed(&layers[j])), "a round reads what the fixpoint computes");
             let added = if dynamic.is_empty() { &mut targets } else { &mut round_targets };
             added.push(into.clone());
             if unless.is_some() {
@@ -307,7 +312,7 @@ impl Emitter<'_> {
             }
             if dynamic.is_empty() {
                 let args: Vec<TokenStream> = layers.iter().map(|n| quote!(&l.#n)).collect();
-                once.extend(self.rule_call(ri, &args, push(ri, into, unless, "")));
+                once.extend(self.rule_call(ri, None, &args, push(ri, into, unless, "")));
                 continue;
             }
             // Semi-naive: one call per operand of the stratum, that operand's last-round tuples
@@ -323,7 +328,7 @@ impl Emitter<'_> {
                         (false, false) => quote!(&l.#n),
                     })
                     .collect();
-                rounds.extend(self.rule_call(ri, &args, push(ri, into, unless, "_new")));
+                rounds.extend(self.rule_call(ri, Some(j), &args, push(ri, into, unless, "_new")));
             }
         }
         let empty: Vec<Ident> = computed
@@ -413,7 +418,7 @@ impl Emitter<'_> {
                 })
                 .collect();
             let head = self.head_tuple(ri);
-            let call = self.rule_call(ri, &args, quote!(applies.push(#head)));
+            let call = self.rule_call(ri, None, &args, quote!(applies.push(#head)));
             out.extend(quote! { let #app = ::clir::rt::collect(|applies| { #call }); });
         }
         let app_of = |ri: usize| apps[st.applicable.iter().position(|&x| x == ri).expect("rule of stratum")].clone();
