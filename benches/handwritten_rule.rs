@@ -27,7 +27,9 @@ fn main() -> ExitCode {
         let parsed = match a.as_str() {
             "--input" => value().map(|v| input = Some(v)),
             "--output" => value().map(|v| output = Some(v)),
-            "--threads" => value().and_then(|v| v.parse().map(|n| threads = Some(n)).map_err(|e| format!("--threads: {e}"))),
+            "--threads" => {
+                value().and_then(|v| v.parse().map(|n| threads = Some(n)).map_err(|e| format!("--threads: {e}")))
+            }
             "--grant" => value().and_then(|v| {
                 if v == "judgment:FIDEArbiter" {
                     grant = true;

@@ -157,6 +157,7 @@ pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Vec<U> {
 /// LSM tree do): a round costs about what it adds, not what came before it, so a case that
 /// needs many rounds (a long path) costs time linear in its size.
 pub struct Growing<T: Ord> {
+    /// Everything before the last round, newest run last.
     runs: Vec<Relation<T>>,
     /// The tuples the last round added (all of them before the first round).
     pub recent: Relation<T>,
@@ -165,12 +166,13 @@ pub struct Growing<T: Ord> {
 impl<T: Ord + Clone> Growing<T> {
     /// Starts from `initial`.
     pub fn new(initial: Vec<T>) -> Growing<T> {
-        let initial = Relation::from_vec(initial);
-        Growing { recent: initial.clone(), runs: vec![initial] }
+        Growing { runs: Vec::new(), recent: Relation::from_vec(initial) }
     }
 
     /// Ends a round that derived `derived`: keeps what is new; whether anything was.
     pub fn advance(&mut self, derived: Vec<T>) -> bool {
+        let previous = std::mem::replace(&mut self.recent, empty());
+        self.push_run(previous);
         let mut recent = Relation::from_vec(derived);
         for run in self.runs.iter().rev() {
             if recent.is_empty() {
@@ -179,10 +181,15 @@ impl<T: Ord + Clone> Growing<T> {
             recent = difference(&recent, run);
         }
         self.recent = recent;
-        if self.recent.is_empty() {
-            return false;
+        !self.recent.is_empty()
+    }
+
+    /// Adds `run` as the newest run, merging while it is at least half the one before it.
+    fn push_run(&mut self, run: Relation<T>) {
+        if run.is_empty() {
+            return;
         }
-        self.runs.push(self.recent.clone());
+        self.runs.push(run);
         while let [.., older, newer] = &self.runs[..] {
             if newer.len() * 2 < older.len() {
                 break;
@@ -191,15 +198,18 @@ impl<T: Ord + Clone> Growing<T> {
             self.runs.truncate(self.runs.len() - 2);
             self.runs.push(merged);
         }
-        true
     }
 
-    /// Merges the runs into one, so that [`Growing::total`] can be read.
+    /// Merges everything so far into one run, so that [`Growing::total`] can be read.
     pub fn settle(&mut self) {
+        self.push_run(self.recent.clone());
         while self.runs.len() > 1 {
             let newer = self.runs.pop().unwrap_or_else(empty);
             let older = self.runs.pop().unwrap_or_else(empty);
             self.runs.push(union(&[&older, &newer]));
+        }
+        if self.runs.is_empty() {
+            self.runs.push(empty());
         }
     }
 
@@ -212,8 +222,13 @@ impl<T: Ord + Clone> Growing<T> {
 
     /// Every tuple derived, when the rounds are over.
     pub fn into_total(mut self) -> Relation<T> {
-        self.settle();
-        self.runs.pop().unwrap_or_else(empty)
+        let recent = std::mem::replace(&mut self.recent, empty());
+        self.push_run(recent);
+        let mut total = self.runs.pop().unwrap_or_else(empty);
+        while let Some(older) = self.runs.pop() {
+            total = union(&[&older, &total]);
+        }
+        total
     }
 }
 

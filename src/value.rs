@@ -1,6 +1,65 @@
 //! Values of a case: interned entity names, case ids, and the column trait of typed tuples.
 
+use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+
+/// A fast hasher for short names (relation names, entity names), seeded per process so that
+/// no input can be made to collide on purpose.
+#[derive(Clone, Copy)]
+pub(crate) struct Fast(u64);
+
+impl Hasher for Fast {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes(w.try_into().unwrap_or_default()));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.add(i as u64)
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64)
+    }
+    fn finish(&self) -> u64 {
+        // A final mix, so that the low bits the table uses depend on every input bit.
+        let mut z = self.0;
+        z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        z ^ (z >> 33)
+    }
+}
+
+impl Fast {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct FastState(u64);
+
+impl Default for FastState {
+    fn default() -> Self {
+        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        FastState(*SEED.get_or_init(|| RandomState::new().hash_one(0x636c_6972u64)))
+    }
+}
+
+impl BuildHasher for FastState {
+    type Hasher = Fast;
+    fn build_hasher(&self) -> Fast {
+        Fast(self.0)
+    }
+}
+
+pub(crate) type FastMap<K, V> = HashMap<K, V, FastState>;
 
 /// An interned entity name (or constant), valid within the [`Interner`] that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -13,7 +72,7 @@ pub struct CaseId(pub u32);
 /// Interns entity names. A package's constants take the first ids, in declaration order.
 #[derive(Debug, Clone, Default)]
 pub struct Interner {
-    ids: HashMap<Box<str>, u32>,
+    ids: FastMap<Box<str>, u32>,
     names: Vec<Box<str>>,
 }
 

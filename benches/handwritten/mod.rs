@@ -382,7 +382,10 @@ impl<'a> Scanner<'a> {
             self.at += 1;
         }
         let n = self.at - digits;
-        if n == 0 || (self.s[digits] == b'0' && (n > 1 || digits > start)) || matches!(self.s.get(self.at), Some(b'.' | b'e' | b'E')) {
+        if n == 0
+            || (self.s[digits] == b'0' && (n > 1 || digits > start))
+            || matches!(self.s.get(self.at), Some(b'.' | b'e' | b'E'))
+        {
             return None;
         }
         let mut v: i64 = 0;
@@ -1577,7 +1580,8 @@ pub fn rule_stream(
             }
         }
         drop(ruled);
-        let joined = |r: std::thread::Result<io::Result<()>>| r.unwrap_or_else(|_| Err(io::Error::other("a thread panicked")));
+        let joined =
+            |r: std::thread::Result<io::Result<()>>| r.unwrap_or_else(|_| Err(io::Error::other("a thread panicked")));
         joined(writer.join())?;
         joined(reader.join())?;
         Ok((lines, errors))

@@ -10,7 +10,7 @@
 //! two paths therefore rule every line alike; this one only has to be right about the lines it
 //! accepts.
 
-use super::{Catalog, FastMap, Options, MAX_FACTS_PER_CASE};
+use super::{Catalog, Options, MAX_FACTS_PER_CASE};
 use crate::batch::{slot, Batch};
 use crate::schema::RelationKind;
 
@@ -42,7 +42,6 @@ pub(super) fn add_line<'a>(
     line: &'a str,
     opts: &Options,
     scratch: &mut Scratch<'a>,
-    names: &mut FastMap<&'a str, i64>,
 ) -> Option<Added<'a>> {
     if scratch.seen.len() != batch.facts.len() {
         scratch.seen = vec![0; batch.facts.len()];
@@ -50,7 +49,7 @@ pub(super) fn add_line<'a>(
     scratch.touched.clear();
     scratch.local.clear();
     let case = batch.add_case();
-    let mut scan = Scan { s: line.as_bytes(), at: 0, line, cat, opts, batch, scratch, names, case: case.0, facts: 0 };
+    let mut scan = Scan { s: line.as_bytes(), at: 0, line, cat, opts, batch, scratch, case: case.0, facts: 0 };
     match scan.line() {
         Some(name) => Some(Added { case: name, id: case.0 }),
         None => {
@@ -89,7 +88,6 @@ struct Scan<'s, 'a> {
     opts: &'s Options,
     batch: &'s mut Batch,
     scratch: &'s mut Scratch<'a>,
-    names: &'s mut FastMap<&'a str, i64>,
     case: u32,
     facts: usize,
 }
@@ -264,8 +262,7 @@ impl<'a> Scan<'_, 'a> {
         if let Some(&(_, id)) = local.iter().find(|(n, _)| *n == name) {
             return Some(id);
         }
-        let batch = &mut *self.batch;
-        let id = *self.names.entry(name).or_insert_with(|| batch.entity(name).0 as i64);
+        let id = self.batch.entity(name).0 as i64;
         if local.len() < LOCAL_NAMES {
             local.push((name, id));
         }
@@ -284,7 +281,10 @@ mod tests {
         version: "1",
         seal: "",
         relations: &[
-            RelationInfo::empirical("player_of", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")]),
+            RelationInfo::empirical(
+                "player_of",
+                &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")],
+            ),
             RelationInfo::empirical("count", &[ParamInfo::entity("game", "Game"), ParamInfo::integer("n")]),
             RelationInfo::empirical("in_state", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("s", "State")]),
             RelationInfo::judgment("ruled", &[ParamInfo::entity("game", "Game")], "judgment:Arbiter"),
@@ -302,7 +302,7 @@ mod tests {
         let mut batch = Batch::new(&SCHEMA);
         let mut read = Read::default();
         read_line(line, &mut read).map_err(|(_, e)| e)?;
-        let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
+        let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), crate::value::FastMap::default());
         add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names)?;
         Ok((batch, read.case.clone()))
     }
@@ -314,7 +314,15 @@ mod tests {
                 r[1..]
                     .iter()
                     .zip(params)
-                    .map(|(v, p)| if p.integer { v.to_string() } else { b.interner.name(crate::Sym(*v as u32)).to_string() })
+                    .map(
+                        |(v, p)| {
+                            if p.integer {
+                                v.to_string()
+                            } else {
+                                b.interner.name(crate::Sym(*v as u32)).to_string()
+                            }
+                        },
+                    )
                     .collect()
             })
             .collect()
@@ -368,8 +376,8 @@ mod tests {
             for line in lines {
                 let want = full(&cat, line, &opts);
                 let mut batch = Batch::new(&SCHEMA);
-                let (mut scratch, mut names) = (Scratch::default(), FastMap::default());
-                let got = add_line(&cat, &mut batch, line, &opts, &mut scratch, &mut names);
+                let mut scratch = Scratch::default();
+                let got = add_line(&cat, &mut batch, line, &opts, &mut scratch);
                 match (got, want) {
                     (Some(added), Ok((b, case))) => {
                         accepted += 1;
@@ -396,12 +404,15 @@ mod tests {
         let cat = Catalog::new(&SCHEMA);
         let opts = Options::default();
         let mut batch = Batch::new(&SCHEMA);
-        let (mut scratch, mut names) = (Scratch::default(), FastMap::default());
+        let mut scratch = Scratch::default();
         let bad = r#"{"case":"a","facts":{"player_of":[["a","x"]],"nope":[]}}"#;
         let good = r#"{"case":"b","facts":{"player_of":[["b","y"]]}}"#;
-        assert!(add_line(&cat, &mut batch, bad, &opts, &mut scratch, &mut names).is_none());
-        let added = add_line(&cat, &mut batch, good, &opts, &mut scratch, &mut names).expect("read");
+        assert!(add_line(&cat, &mut batch, bad, &opts, &mut scratch).is_none());
+        let added = add_line(&cat, &mut batch, good, &opts, &mut scratch).expect("read");
         assert_eq!(added.id, 0);
-        assert_eq!(batch.facts[slot(0, false)], vec![0, batch.interner.intern("b").0 as i64, batch.interner.intern("y").0 as i64]);
+        assert_eq!(
+            batch.facts[slot(0, false)],
+            vec![0, batch.interner.intern("b").0 as i64, batch.interner.intern("y").0 as i64]
+        );
     }
 }

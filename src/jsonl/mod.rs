@@ -6,17 +6,14 @@
 
 use crate::batch::{literal_string, slot, Batch, Output};
 use crate::schema::{RelationKind, Schema};
-use crate::value::Sym;
+use crate::value::{FastMap, Sym};
 use crate::Package;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::hash_map::RandomState;
-use std::collections::HashMap;
 use std::fmt::{self, Write as _};
-use std::hash::{BuildHasher, Hasher};
 
 mod fast;
 
@@ -31,63 +28,6 @@ pub struct Options {
 
 /// An input line: `(line number from 1, text)`.
 pub type Line = (usize, String);
-
-/// A fast hasher for the short names of a line (relation names, entity names), seeded per
-/// process so that no input can be made to collide on purpose.
-#[derive(Clone, Copy)]
-struct Fast(u64);
-
-impl Hasher for Fast {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.add(u64::from_le_bytes(w.try_into().unwrap_or_default()));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64)
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64)
-    }
-    fn finish(&self) -> u64 {
-        // A final mix, so that the low bits the table uses depend on every input bit.
-        let mut z = self.0;
-        z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-        z ^ (z >> 33)
-    }
-}
-
-impl Fast {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-#[derive(Clone, Copy)]
-struct FastState(u64);
-
-impl Default for FastState {
-    fn default() -> Self {
-        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-        FastState(*SEED.get_or_init(|| RandomState::new().hash_one(0x636c_6972u64)))
-    }
-}
-
-impl BuildHasher for FastState {
-    type Hasher = Fast;
-    fn build_hasher(&self) -> Fast {
-        Fast(self.0)
-    }
-}
-
-type FastMap<K, V> = HashMap<K, V, FastState>;
 
 /// Lookup tables of a schema, built once per run.
 pub struct Catalog {
@@ -624,7 +564,7 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
             slots.push(Err(error_line(&Value::Null, *no, why)));
             continue;
         }
-        if let Some(added) = fast::add_line(cat, &mut batch, text, opts, &mut scratch, &mut names) {
+        if let Some(added) = fast::add_line(cat, &mut batch, text, opts, &mut scratch) {
             slots.push(Ok((CaseValue::Name(added.case), added.id)));
             continue;
         }
@@ -689,9 +629,15 @@ fn error_line(case: &Value, no: usize, msg: &str) -> String {
     s
 }
 
+/// Whether `s` is written as a JSON string as it is, between quotes (serde_json escapes only
+/// `"`, the backslash and control characters).
+fn is_plain(s: &str) -> bool {
+    s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
 /// Writes `s` as a JSON string, as serde_json does.
 fn json_str(out: &mut String, s: &str) {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    if is_plain(s) {
         out.push('"');
         out.push_str(s);
         out.push('"');
@@ -734,6 +680,8 @@ struct Writer<'b> {
     /// Offsets of the current case's rows in a slot.
     tuples: Vec<usize>,
     literals: Vec<String>,
+    /// Per name of the batch's interner: written between quotes as it is (no escape needed).
+    plain: Vec<bool>,
 }
 
 impl<'b> Writer<'b> {
@@ -755,7 +703,10 @@ impl<'b> Writer<'b> {
             .enumerate()
             .map(|(r, info)| (rows(&out.contradictions, r, info.params.len() + 1), 0))
             .collect();
-        Writer { cat, batch, layers, contradictions, tuples: Vec::new(), literals: Vec::new() }
+        // Whether each name of the batch is written as it is between quotes: decided once a
+        // name, not once a tuple.
+        let plain = (0..batch.interner.len()).map(|i| is_plain(batch.interner.name(Sym(i as u32)))).collect();
+        Writer { cat, batch, layers, contradictions, tuples: Vec::new(), literals: Vec::new(), plain }
     }
 
     /// Appends the ruling line of case `id` (without `\n`).
@@ -822,6 +773,10 @@ impl<'b> Writer<'b> {
                         }
                         if p.integer {
                             let _ = write!(out, "{v}");
+                        } else if self.plain.get(*v as usize) == Some(&true) {
+                            out.push('"');
+                            out.push_str(interner.name(Sym(*v as u32)));
+                            out.push('"');
                         } else {
                             json_str(out, interner.name(Sym(*v as u32)));
                         }

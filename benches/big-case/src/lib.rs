@@ -131,10 +131,12 @@ pub mod ascent_roads {
 
     /// The reachable cities, sorted.
     pub fn run(net: &super::Network) -> Vec<u32> {
-        let mut prog = Roads::default();
-        prog.capital = net.capitals.iter().map(|&c| (c,)).collect();
-        prog.road = net.roads.clone();
-        prog.closed = net.closed.clone();
+        let mut prog = Roads {
+            capital: net.capitals.iter().map(|&c| (c,)).collect(),
+            road: net.roads.clone(),
+            closed: net.closed.clone(),
+            ..Default::default()
+        };
         prog.run();
         let mut v: Vec<u32> = prog.reachable.iter().map(|&(c,)| c).collect();
         v.sort_unstable();
