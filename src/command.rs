@@ -60,12 +60,12 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
     };
     let dash = |p: &Option<PathBuf>| p.as_ref().filter(|p| p.as_os_str() != "-").cloned();
     let (input_path, output_path) = (dash(&args.input), dash(&args.output));
-    let input: Box<dyn io::BufRead + Send> = match &input_path {
+    let input: Box<dyn io::BufRead> = match &input_path {
         Some(p) => match std::fs::File::open(p) {
             Ok(f) => Box::new(BufReader::with_capacity(1 << 20, f)),
             Err(e) => return cannot_run(format!("cannot read {}: {e}", p.display())),
         },
-        None => Box::new(BufReader::with_capacity(1 << 20, io::stdin())),
+        None => Box::new(io::stdin().lock()),
     };
     // A file is written beside its target and renamed over it when complete: a failed run
     // leaves the target as it was, and the output may be the input.

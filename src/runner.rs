@@ -89,49 +89,80 @@ fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Res
 
 /// Rules every non-blank line of `input`, writing exactly one line per case to `output`.
 ///
-/// Three stages overlap: a reader thread cuts the input into batches of `opts.batch` lines,
-/// `opts.threads` rulers rule batches as they come, and the calling thread writes their lines in
-/// input order. At most `2 × threads + 2` batches are in flight, each of at most
-/// [`MAX_CHUNK_BYTES`] of input (or one line), so memory stays bounded whatever the input's
+/// Reading, ruling and writing overlap: `opts.threads` ruler threads rule batches of
+/// `opts.batch` lines as they come, while the calling thread reads the next batches and writes
+/// the ruled ones in input order. At most `2 × threads + 2` batches are in flight, each of at
+/// most [`MAX_CHUNK_BYTES`] of input (or one line), so memory stays bounded whatever the input's
 /// length. The batches do not depend on the number of threads, and neither does the output.
 pub fn rule_stream(
     pkg: &dyn Package,
-    input: impl BufRead + Send,
+    mut input: impl BufRead,
     output: impl Write,
     opts: &RunOptions,
 ) -> io::Result<Summary> {
     let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let cat = Catalog::new(pkg.schema());
     let batch = opts.batch.max(1);
-    let in_flight = 2 * threads + 2;
-    let (tickets, ticket) = mpsc::sync_channel::<()>(in_flight);
-    for _ in 0..in_flight {
-        let _ = tickets.send(());
-    }
     let (work, todo) = mpsc::channel::<(u64, Vec<Line>)>();
     let todo = Mutex::new(todo);
-    let (done, results) = mpsc::channel::<(u64, Ruled)>();
+    let (done, results) = mpsc::channel::<(u64, Result<Ruled, String>)>();
     std::thread::scope(|scope| {
-        let reader = scope.spawn(move || read_batches(input, batch, &ticket, &work));
         for _ in 0..threads {
             let (done, todo, cat) = (done.clone(), &todo, &cat);
             scope.spawn(move || loop {
                 let next = todo.lock().map(|rx| rx.recv());
                 let Ok(Ok((seq, lines))) = next else { break };
-                let mut text = String::with_capacity(lines.iter().map(|(_, l)| l.len()).sum::<usize>());
-                let errors = rule_chunk_into(pkg, cat, &lines, &opts.options, &mut text);
-                if done.send((seq, Ruled { text, lines: lines.len(), errors })).is_err() {
+                // A panic (a bug) fails the run loudly, naming the batch, instead of losing it.
+                let ruled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let mut text = String::with_capacity(lines.iter().map(|(_, l)| l.len()).sum::<usize>());
+                    let errors = rule_chunk_into(pkg, cat, &lines, &opts.options, &mut text);
+                    Ruled { text, lines: lines.len(), errors }
+                }))
+                .map_err(|panic| {
+                    let why = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| s.to_string())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    let first = lines.first().map_or(0, |(no, _)| *no);
+                    format!("ruling the lines from line {first} failed: {why}")
+                });
+                if done.send((seq, ruled)).is_err() {
                     break;
                 }
             });
         }
         drop(done);
-        let written = write_in_order(results, tickets, output, opts.progress);
-        let read = reader.join().unwrap_or_else(|_| Err(io::Error::other("the reader thread panicked")));
-        // A read error stops the run (what was ruled before it is written); a write error too.
-        let summary = written?;
-        read?;
-        Ok(summary)
+        let mut writer = InOrder::new(output, opts.progress);
+        let mut reader = Batches { buf: Vec::new(), no: 0 };
+        let (in_flight, mut sent, mut eof) = (2 * threads as u64 + 2, 0u64, false);
+        loop {
+            // Write what is ruled; read the next batch while there is room; else wait.
+            while let Ok((seq, ruled)) = results.try_recv() {
+                writer.add(seq, ruled)?;
+            }
+            if !eof && sent - writer.next < in_flight {
+                match reader.next(&mut input, batch)? {
+                    Some(lines) => {
+                        if work.send((sent, lines)).is_err() {
+                            return Err(io::Error::other("the ruler threads stopped"));
+                        }
+                        sent += 1;
+                    }
+                    None => eof = true,
+                }
+                continue;
+            }
+            if writer.next == sent {
+                break;
+            }
+            match results.recv() {
+                Ok((seq, ruled)) => writer.add(seq, ruled)?,
+                Err(_) => return Err(io::Error::other("the ruler threads stopped")),
+            }
+        }
+        drop(work);
+        writer.finish()
     })
 }
 
@@ -142,67 +173,71 @@ struct Ruled {
     errors: usize,
 }
 
-/// The reader: batches of `batch` non-blank lines (at most [`MAX_CHUNK_BYTES`], at least one
-/// line), numbered in input order, each sent once a ticket allows it.
-fn read_batches(
-    mut input: impl BufRead,
-    batch: usize,
-    ticket: &mpsc::Receiver<()>,
-    work: &mpsc::Sender<(u64, Vec<Line>)>,
-) -> io::Result<()> {
-    let mut buf: Vec<u8> = Vec::new();
-    let (mut no, mut seq) = (0usize, 0u64);
-    loop {
-        if ticket.recv().is_err() {
-            // The writer stopped (a write error): nothing more to read.
-            return Ok(());
-        }
-        let mut lines: Vec<Line> = Vec::with_capacity(batch);
+/// Reads batches of non-blank lines, numbered in input order.
+struct Batches {
+    buf: Vec<u8>,
+    no: usize,
+}
+
+impl Batches {
+    /// The next batch of up to `batch` non-blank lines (at most [`MAX_CHUNK_BYTES`], at least
+    /// one line); `None` at the end.
+    fn next(&mut self, input: &mut impl BufRead, batch: usize) -> io::Result<Option<Vec<Line>>> {
+        let mut lines: Vec<Line> = Vec::with_capacity(batch.min(4096));
         let mut bytes = 0usize;
         while lines.len() < batch && bytes < MAX_CHUNK_BYTES {
-            let Some(line) = next_line(&mut input, &mut buf, MAX_LINE_BYTES)? else { break };
-            no += 1;
+            let Some(line) = next_line(input, &mut self.buf, MAX_LINE_BYTES)? else { break };
+            self.no += 1;
             // Blank means JSON's white space only: a line of other white space (NBSP, U+2028)
             // is a case, and gets its error line.
             if line.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
                 continue;
             }
             bytes += line.len();
-            lines.push((no, line));
+            lines.push((self.no, line));
         }
-        if lines.is_empty() || work.send((seq, lines)).is_err() {
-            return Ok(());
-        }
-        seq += 1;
+        Ok((!lines.is_empty()).then_some(lines))
     }
 }
 
-/// The writer: ruled batches in input order, one ticket back per batch written.
-fn write_in_order(
-    results: mpsc::Receiver<(u64, Ruled)>,
-    tickets: mpsc::SyncSender<()>,
-    output: impl Write,
-    progress: bool,
-) -> io::Result<Summary> {
-    let bar = Progress::new(progress);
-    let mut out = io::BufWriter::with_capacity(1 << 20, output);
-    let mut summary = Summary::default();
-    let mut pending: BTreeMap<u64, Ruled> = BTreeMap::new();
-    let mut next = 0u64;
-    for (seq, ruled) in results {
-        pending.insert(seq, ruled);
-        while let Some(ruled) = pending.remove(&next) {
-            out.write_all(ruled.text.as_bytes())?;
-            summary.lines += ruled.lines as u64;
-            summary.errors += ruled.errors as u64;
-            bar.ruled(ruled.lines as u64);
-            next += 1;
-            let _ = tickets.send(());
+/// Writes ruled batches in input order, holding those that come early.
+struct InOrder<W: Write> {
+    out: io::BufWriter<W>,
+    pending: BTreeMap<u64, Ruled>,
+    /// The next batch to write.
+    next: u64,
+    summary: Summary,
+    bar: Progress,
+}
+
+impl<W: Write> InOrder<W> {
+    fn new(output: W, progress: bool) -> Self {
+        InOrder {
+            out: io::BufWriter::with_capacity(1 << 20, output),
+            pending: BTreeMap::new(),
+            next: 0,
+            summary: Summary::default(),
+            bar: Progress::new(progress),
         }
     }
-    out.flush()?;
-    bar.finish();
-    Ok(summary)
+
+    fn add(&mut self, seq: u64, ruled: Result<Ruled, String>) -> io::Result<()> {
+        self.pending.insert(seq, ruled.map_err(io::Error::other)?);
+        while let Some(ruled) = self.pending.remove(&self.next) {
+            self.out.write_all(ruled.text.as_bytes())?;
+            self.summary.lines += ruled.lines as u64;
+            self.summary.errors += ruled.errors as u64;
+            self.bar.ruled(ruled.lines as u64);
+            self.next += 1;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> io::Result<Summary> {
+        self.out.flush()?;
+        self.bar.finish();
+        Ok(self.summary)
+    }
 }
 
 /// The progress line on stderr, when it is a terminal and the `command` feature brings
