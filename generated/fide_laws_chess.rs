@@ -2512,7 +2512,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
         let not_entered_state_definite_new: Vec<(CaseId, Game, GamePlayState)> = Vec::new();
         let mut valid_transition_definite_new: Vec<(CaseId, Game, GamePlayTransition)> = Vec::new();
         let not_valid_transition_definite_new: Vec<(CaseId, Game, GamePlayTransition)> = Vec::new();
-        self::round_game_play_conclude_by_agreement_enters_0(
+        self::rule_game_play_conclude_by_agreement_enters(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
@@ -2527,7 +2527,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT))
             },
         );
-        self::round_game_play_conclude_by_checkmate_enters_0(
+        self::rule_game_play_conclude_by_checkmate_enters(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
@@ -2542,7 +2542,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE))
             },
         );
-        self::round_game_play_conclude_by_dead_position_enters_0(
+        self::rule_game_play_conclude_by_dead_position_enters(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
@@ -2561,7 +2561,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     ))
             },
         );
-        self::round_game_play_conclude_by_drawn_claim_enters_0(
+        self::rule_game_play_conclude_by_drawn_claim_enters(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
@@ -2576,7 +2576,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM))
             },
         );
-        self::round_game_play_conclude_by_resignation_enters_0(
+        self::rule_game_play_conclude_by_resignation_enters(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
@@ -2591,7 +2591,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION))
             },
         );
-        self::round_game_play_conclude_by_second_illegal_move_enters_0(
+        self::rule_game_play_conclude_by_second_illegal_move_enters(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
@@ -2610,7 +2610,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     ))
             },
         );
-        self::round_game_play_conclude_by_stalemate_enters_0(
+        self::rule_game_play_conclude_by_stalemate_enters(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::ENDED))
@@ -2625,7 +2625,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE))
             },
         );
-        self::round_game_play_play_move_enters_0(
+        self::rule_game_play_play_move_enters(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::PLAYING))
@@ -2640,7 +2640,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::PLAY_MOVE))
             },
         );
-        self::round_game_play_start_play_enters_0(
+        self::rule_game_play_start_play_enters(
             &valid_transition_definite.recent,
             &mut |&(case, instance)| {
                 entered_state_definite_new.push((case, instance, GamePlayState::PLAYING))
@@ -2728,7 +2728,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
         let not_valid_transition_supported_new: Vec<
             (CaseId, Game, GamePlayTransition),
         > = Vec::new();
-        self::round_game_play_conclude_by_agreement_enters_0(
+        self::rule_game_play_conclude_by_agreement_enters(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
@@ -2743,7 +2743,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT))
             },
         );
-        self::round_game_play_conclude_by_checkmate_enters_0(
+        self::rule_game_play_conclude_by_checkmate_enters(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
@@ -2758,7 +2758,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE))
             },
         );
-        self::round_game_play_conclude_by_dead_position_enters_0(
+        self::rule_game_play_conclude_by_dead_position_enters(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
@@ -2777,7 +2777,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     ))
             },
         );
-        self::round_game_play_conclude_by_drawn_claim_enters_0(
+        self::rule_game_play_conclude_by_drawn_claim_enters(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
@@ -2792,7 +2792,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM))
             },
         );
-        self::round_game_play_conclude_by_resignation_enters_0(
+        self::rule_game_play_conclude_by_resignation_enters(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
@@ -2807,7 +2807,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION))
             },
         );
-        self::round_game_play_conclude_by_second_illegal_move_enters_0(
+        self::rule_game_play_conclude_by_second_illegal_move_enters(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
@@ -2826,7 +2826,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     ))
             },
         );
-        self::round_game_play_conclude_by_stalemate_enters_0(
+        self::rule_game_play_conclude_by_stalemate_enters(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new.push((case, instance, GamePlayState::ENDED))
@@ -2841,7 +2841,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE))
             },
         );
-        self::round_game_play_play_move_enters_0(
+        self::rule_game_play_play_move_enters(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new
@@ -2857,7 +2857,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     .push((case, instance, GamePlayTransition::PLAY_MOVE))
             },
         );
-        self::round_game_play_start_play_enters_0(
+        self::rule_game_play_start_play_enters(
             &valid_transition_concluded.recent,
             &mut |&(case, instance)| {
                 entered_state_concluded_new
@@ -4696,20 +4696,6 @@ fn rule_game_play_conclude_by_agreement_enters(
         found(&(case, instance));
     }
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByAgreement)
-// plan: scan valid_transition(instance, ConcludeByAgreement) (supported)
-#[inline(never)]
-fn round_game_play_conclude_by_agreement_enters_0(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    found: &mut dyn FnMut(&(CaseId, Game)),
-) {
-    for &(case, instance, a_1) in valid_transition_supported.iter() {
-        if a_1 != GamePlayTransition::CONCLUDE_BY_AGREEMENT {
-            continue;
-        }
-        found(&(case, instance));
-    }
-}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict)
 // the game ends by agreement
 // valid_transition(instance, ConcludeByAgreement) <- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance)
@@ -4776,20 +4762,6 @@ fn rule_game_play_conclude_by_checkmate_enters(
         found(&(case, instance));
     }
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByCheckmate)
-// plan: scan valid_transition(instance, ConcludeByCheckmate) (supported)
-#[inline(never)]
-fn round_game_play_conclude_by_checkmate_enters_0(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    found: &mut dyn FnMut(&(CaseId, Game)),
-) {
-    for &(case, instance, a_1) in valid_transition_supported.iter() {
-        if a_1 != GamePlayTransition::CONCLUDE_BY_CHECKMATE {
-            continue;
-        }
-        found(&(case, instance));
-    }
-}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict)
 // the game ends by checkmate
 // valid_transition(instance, ConcludeByCheckmate) <- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance)
@@ -4846,20 +4818,6 @@ fn round_game_play_conclude_by_checkmate_valid_1(
 // plan: scan valid_transition(instance, ConcludeByDeadPosition) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_dead_position_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    found: &mut dyn FnMut(&(CaseId, Game)),
-) {
-    for &(case, instance, a_1) in valid_transition_supported.iter() {
-        if a_1 != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION {
-            continue;
-        }
-        found(&(case, instance));
-    }
-}
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByDeadPosition)
-// plan: scan valid_transition(instance, ConcludeByDeadPosition) (supported)
-#[inline(never)]
-fn round_game_play_conclude_by_dead_position_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -4937,20 +4895,6 @@ fn rule_game_play_conclude_by_drawn_claim_enters(
         found(&(case, instance));
     }
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByDrawnClaim)
-// plan: scan valid_transition(instance, ConcludeByDrawnClaim) (supported)
-#[inline(never)]
-fn round_game_play_conclude_by_drawn_claim_enters_0(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    found: &mut dyn FnMut(&(CaseId, Game)),
-) {
-    for &(case, instance, a_1) in valid_transition_supported.iter() {
-        if a_1 != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM {
-            continue;
-        }
-        found(&(case, instance));
-    }
-}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict)
 // the game ends by a correct draw claim or an automatic draw
 // valid_transition(instance, ConcludeByDrawnClaim) <- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance)
@@ -5003,20 +4947,6 @@ fn round_game_play_conclude_by_drawn_claim_valid_1(
 // plan: scan valid_transition(instance, ConcludeByResignation) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_resignation_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    found: &mut dyn FnMut(&(CaseId, Game)),
-) {
-    for &(case, instance, a_1) in valid_transition_supported.iter() {
-        if a_1 != GamePlayTransition::CONCLUDE_BY_RESIGNATION {
-            continue;
-        }
-        found(&(case, instance));
-    }
-}
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByResignation)
-// plan: scan valid_transition(instance, ConcludeByResignation) (supported)
-#[inline(never)]
-fn round_game_play_conclude_by_resignation_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -5083,20 +5013,6 @@ fn round_game_play_conclude_by_resignation_valid_1(
 // plan: scan valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    found: &mut dyn FnMut(&(CaseId, Game)),
-) {
-    for &(case, instance, a_1) in valid_transition_supported.iter() {
-        if a_1 != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE {
-            continue;
-        }
-        found(&(case, instance));
-    }
-}
-// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeBySecondIllegalMove)
-// plan: scan valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
-#[inline(never)]
-fn round_game_play_conclude_by_second_illegal_move_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {
@@ -5178,20 +5094,6 @@ fn rule_game_play_conclude_by_stalemate_enters(
         found(&(case, instance));
     }
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters, in a semi-naive round: from the last round's valid_transition(instance, ConcludeByStalemate)
-// plan: scan valid_transition(instance, ConcludeByStalemate) (supported)
-#[inline(never)]
-fn round_game_play_conclude_by_stalemate_enters_0(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    found: &mut dyn FnMut(&(CaseId, Game)),
-) {
-    for &(case, instance, a_1) in valid_transition_supported.iter() {
-        if a_1 != GamePlayTransition::CONCLUDE_BY_STALEMATE {
-            continue;
-        }
-        found(&(case, instance));
-    }
-}
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict)
 // the game ends by stalemate
 // valid_transition(instance, ConcludeByStalemate) <- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance)
@@ -5258,20 +5160,6 @@ fn rule_game_play_play_move_enters(
         found(&(case, instance));
     }
 }
-// urn:fide:laws:clir:chess#GamePlay/PlayMove/enters, in a semi-naive round: from the last round's valid_transition(instance, PlayMove)
-// plan: scan valid_transition(instance, PlayMove) (supported)
-#[inline(never)]
-fn round_game_play_play_move_enters_0(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    found: &mut dyn FnMut(&(CaseId, Game)),
-) {
-    for &(case, instance, a_1) in valid_transition_supported.iter() {
-        if a_1 != GamePlayTransition::PLAY_MOVE {
-            continue;
-        }
-        found(&(case, instance));
-    }
-}
 // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict)
 // make a move
 // valid_transition(instance, PlayMove) <- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance)
@@ -5324,20 +5212,6 @@ fn round_game_play_play_move_valid_1(
 // plan: scan valid_transition(instance, StartPlay) (supported)
 #[inline(never)]
 fn rule_game_play_start_play_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    found: &mut dyn FnMut(&(CaseId, Game)),
-) {
-    for &(case, instance, a_1) in valid_transition_supported.iter() {
-        if a_1 != GamePlayTransition::START_PLAY {
-            continue;
-        }
-        found(&(case, instance));
-    }
-}
-// urn:fide:laws:clir:chess#GamePlay/StartPlay/enters, in a semi-naive round: from the last round's valid_transition(instance, StartPlay)
-// plan: scan valid_transition(instance, StartPlay) (supported)
-#[inline(never)]
-fn round_game_play_start_play_enters_0(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
     found: &mut dyn FnMut(&(CaseId, Game)),
 ) {

@@ -33,7 +33,7 @@ pub enum Read {
 }
 
 /// One operand of a rule: a body literal or negation, and the relation it reads.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Operand {
     /// Index of the item in the rule body.
     pub item: usize,
@@ -70,7 +70,7 @@ pub struct View {
 }
 
 /// One step of a rule's nested loops.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {
     /// Index into [`RulePlan::operands`].
     pub operand: usize,
@@ -85,7 +85,7 @@ pub struct Step {
 }
 
 /// The plan of one rule.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RulePlan {
     /// Index of the rule in the program.
     pub rule: usize,
@@ -351,6 +351,14 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
         }
     }
     Plan { rules, rounds, strata }
+}
+
+impl Plan {
+    /// Whether rule `ri`'s semi-naive round from operand `j` needs a function of its own: not
+    /// when the rule's own plan already starts from that operand (the same loops).
+    pub fn round_has_own_fn(&self, ri: usize, j: usize) -> bool {
+        self.rounds[ri].iter().any(|(k, round)| *k == j && *round != self.rules[ri])
+    }
 }
 
 impl RulePlan {

@@ -45,6 +45,9 @@ impl Emitter<'_> {
             let f = self.rule_fn(ri, &rp, &locals, self.rule_fn_name(ri));
             out.extend(quote! { #comment #f });
             for (k, (j, rp)) in self.plan.rounds[ri].clone().into_iter().enumerate() {
+                if !self.plan.round_has_own_fn(ri, j) {
+                    continue;
+                }
                 let r = self.renamed(ri);
                 let text = format!(
                     "{}, in a semi-naive round: from the last round's {}\nplan: {}",

@@ -233,8 +233,8 @@ impl Emitter<'_> {
     /// given), adding its heads as `push` says.
     fn rule_call(&self, ri: usize, round: Option<usize>, args: &[TokenStream], push: TokenStream) -> TokenStream {
         let name = match round {
-            Some(j) => self.round_fn_name(ri, j),
-            None => self.rule_fn_name(ri),
+            Some(j) if self.plan.round_has_own_fn(ri, j) => self.round_fn_name(ri, j),
+            _ => self.rule_fn_name(ri),
         };
         let rule = &self.p.rules[ri];
         let mut used = Vec::new();
