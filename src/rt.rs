@@ -77,14 +77,6 @@ pub fn contains<T: Ord>(r: &[T], t: &T) -> bool {
     r.binary_search(t).is_ok()
 }
 
-/// The tuples of the sorted `r` whose leading columns, as `key_of` takes them, equal `key`: a
-/// rule's lookup of a literal by the variables already bound.
-pub fn seek<T, K: Ord>(r: &[T], key: K, key_of: impl Fn(&T) -> K) -> &[T] {
-    let start = r.partition_point(|t| key_of(t) < key);
-    let rest = &r[start..];
-    &rest[..rest.partition_point(|t| key_of(t) == key)]
-}
-
 /// A sorted relation a rule looks tuples up in, remembering where the last look-up ended.
 ///
 /// A rule's loops run in sorted order, so the keys it looks up mostly grow: each look-up
@@ -323,9 +315,10 @@ mod tests {
     #[test]
     fn seek_finds_the_range_of_a_key_and_view_reorders() {
         let r = [(0, 1, 'a'), (0, 2, 'b'), (0, 2, 'c'), (1, 2, 'd')];
-        assert_eq!(seek(&r, (0, 2), |t| (t.0, t.1)), &[(0, 2, 'b'), (0, 2, 'c')]);
-        assert!(seek(&r, (1, 1), |t| (t.0, t.1)).is_empty());
-        assert_eq!(seek(&r, (1,), |t| (t.0,)), &[(1, 2, 'd')]);
+        let mut probe = Probe::new(&r[..]);
+        assert_eq!(probe.seek((0, 2), |t| (t.0, t.1)), &[(0, 2, 'b'), (0, 2, 'c')]);
+        assert!(probe.seek((1, 1), |t| (t.0, t.1)).is_empty());
+        assert_eq!(probe.seek((1,), |t| (t.0,)), &[(1, 2, 'd')]);
         assert!(contains(&r, &(0, 2, 'c')) && !contains(&r, &(0, 3, 'c')));
         let by_letter = view(&r, |&(c, n, l)| (c, l, n));
         assert_eq!(by_letter, [(0, 'a', 1), (0, 'b', 2), (0, 'c', 2), (1, 'd', 2)]);
