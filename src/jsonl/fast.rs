@@ -17,8 +17,11 @@ use crate::schema::RelationKind;
 /// Scratch space of the fast path, kept from line to line of a chunk.
 #[derive(Default)]
 pub(super) struct Scratch<'a> {
-    /// Per slot: the last case that gave a key for it (duplicate keys), plus one.
+    /// Per slot: the last line (counted from 1 in this chunk) that gave a key for it, so a
+    /// duplicate key is seen without clearing anything from line to line.
     seen: Vec<u32>,
+    /// Lines read so far.
+    line: u32,
     /// Slots this case added rows to, with their length before it (to take them back).
     touched: Vec<(usize, usize)>,
     /// The first names of the current case, most of them repeated from fact to fact.
@@ -48,6 +51,7 @@ pub(super) fn add_line<'a>(
     }
     scratch.touched.clear();
     scratch.local.clear();
+    scratch.line += 1;
     let case = batch.add_case();
     let mut scan = Scan { s: line.as_bytes(), at: 0, line, cat, opts, batch, scratch, case: case.0, facts: 0 };
     match scan.line() {
@@ -57,10 +61,6 @@ pub(super) fn add_line<'a>(
                 scan.batch.facts[s].truncate(len);
             }
             scan.batch.cases -= 1;
-            // The slots seen by this case id are seen again by the next case that takes it.
-            for seen in scan.scratch.seen.iter_mut().filter(|s| **s == case.0 + 1) {
-                *seen = 0;
-            }
             None
         }
     }
@@ -211,10 +211,10 @@ impl<'a> Scan<'_, 'a> {
                 RelationKind::Institutional => false,
             };
             let s = slot(rel, negative);
-            if !accepted || self.scratch.seen[s] == self.case + 1 {
+            if !accepted || self.scratch.seen[s] == self.scratch.line {
                 return None;
             }
-            self.scratch.seen[s] = self.case + 1;
+            self.scratch.seen[s] = self.scratch.line;
             self.eat(b':')?;
             self.tuples(rel, negative)?;
             if !self.next(b'}')? {
