@@ -15,11 +15,33 @@ pub fn intersection<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>) -> Relatio
     merge_filter(a, b, true)
 }
 
-/// The tuples of `a` whose presence in `b` is `present`: each looked up by galloping through
-/// `b` from the last one, so a small `a` costs little however large `b` is.
+/// The tuples of `a` whose presence in `b` is `present`. Sides of like size are walked together;
+/// when `b` is much larger, each tuple of `a` gallops through it from the last one, so a small
+/// `a` costs little however large `b` is.
 fn merge_filter<T: Ord + Clone>(a: &Relation<T>, b: &Relation<T>, present: bool) -> Relation<T> {
-    let mut probe = Probe::new(&b.elements[..]);
-    let elements = a.elements.iter().filter(|t| probe.contains(t) == present).cloned().collect();
+    if b.is_empty() || a.is_empty() {
+        return if present { empty() } else { Relation { elements: a.elements.clone() } };
+    }
+    if present && b.len() < a.len() {
+        // An intersection looks the smaller side up in the larger.
+        return merge_filter(b, a, true);
+    }
+    let elements = if b.len() > 8 * a.len() {
+        let mut probe = Probe::new(&b.elements[..]);
+        a.elements.iter().filter(|t| probe.contains(t) == present).cloned().collect()
+    } else {
+        let mut rest = &b.elements[..];
+        let mut out = Vec::new();
+        for t in a.elements.iter() {
+            while rest.first().is_some_and(|first| first < t) {
+                rest = &rest[1..];
+            }
+            if (rest.first() == Some(t)) == present {
+                out.push(t.clone());
+            }
+        }
+        out
+    };
     Relation { elements }
 }
 
