@@ -332,6 +332,15 @@ mod tests {
         let c = Relation::from_vec(vec![4, 9]);
         assert_eq!(union(&[&a, &b, &c]).elements, vec![0, 1, 2, 3, 4, 5, 8, 9]);
         assert_eq!(union(&[&b, &a]).elements, union(&[&a, &b]).elements);
+        // A side far larger than the other (galloped through) and empty sides.
+        let big = Relation::from_vec((0..1000).map(|i| i * 2).collect::<Vec<i32>>());
+        let small = Relation::from_vec(vec![-1, 4, 5, 998, 1998, 2001]);
+        assert_eq!(difference(&small, &big).elements, vec![-1, 5, 2001]);
+        assert_eq!(intersection(&small, &big).elements, vec![4, 998, 1998]);
+        assert_eq!(intersection(&big, &small).elements, vec![4, 998, 1998]);
+        let none = empty::<i32>();
+        assert_eq!(difference(&small, &none).elements, small.elements);
+        assert!(difference(&none, &small).is_empty() && intersection(&small, &none).is_empty());
     }
 
     #[test]
