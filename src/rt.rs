@@ -171,22 +171,26 @@ pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Vec<U> {
 /// LSM tree do): a round costs about what it adds, not what came before it, so a case that
 /// needs many rounds (a long path) costs time linear in its size.
 pub struct Growing<T: Ord> {
-    /// Everything before the last round, newest run last.
+    /// Everything before the last round (and the last round too, once settled), newest run last.
     runs: Vec<Relation<T>>,
     /// The tuples the last round added (all of them before the first round).
     pub recent: Relation<T>,
+    /// Whether `recent` is in `runs` already ([`Growing::settle`] put it there).
+    settled: bool,
 }
 
 impl<T: Ord + Clone> Growing<T> {
     /// Starts from `initial`.
     pub fn new(initial: Vec<T>) -> Growing<T> {
-        Growing { runs: Vec::new(), recent: Relation::from_vec(initial) }
+        Growing { runs: Vec::new(), recent: Relation::from_vec(initial), settled: false }
     }
 
     /// Ends a round that derived `derived`: keeps what is new; whether anything was.
     pub fn advance(&mut self, derived: Vec<T>) -> bool {
         let previous = std::mem::replace(&mut self.recent, empty());
-        self.push_run(previous);
+        if !std::mem::replace(&mut self.settled, false) {
+            self.push_run(previous);
+        }
         let mut recent = Relation::from_vec(derived);
         for run in self.runs.iter().rev() {
             if recent.is_empty() {
@@ -214,35 +218,35 @@ impl<T: Ord + Clone> Growing<T> {
         }
     }
 
-    /// Merges everything so far into one run, so that [`Growing::total`] can be read.
-    pub fn settle(&mut self) {
-        self.push_run(self.recent.clone());
-        while self.runs.len() > 1 {
-            let newer = self.runs.pop().unwrap_or_else(empty);
-            let older = self.runs.pop().unwrap_or_else(empty);
-            self.runs.push(union(&[&older, &newer]));
+    /// Everything so far, the runs and the last round merged into one.
+    fn merged(&mut self) -> Relation<T> {
+        if !std::mem::replace(&mut self.settled, true) {
+            let recent = self.recent.clone();
+            self.push_run(recent);
         }
-        if self.runs.is_empty() {
-            self.runs.push(empty());
-        }
-    }
-
-    /// Every tuple so far, after [`Growing::settle`] (a rule that reads two relations of its
-    /// stratum reads the others' totals in each round).
-    pub fn total(&self) -> &Relation<T> {
-        debug_assert!(self.runs.len() == 1, "settle() before total()");
-        &self.runs[0]
-    }
-
-    /// Every tuple derived, when the rounds are over.
-    pub fn into_total(mut self) -> Relation<T> {
-        let recent = std::mem::replace(&mut self.recent, empty());
-        self.push_run(recent);
         let mut total = self.runs.pop().unwrap_or_else(empty);
         while let Some(older) = self.runs.pop() {
             total = union(&[&older, &total]);
         }
         total
+    }
+
+    /// Merges everything so far into one run, so that [`Growing::total`] can be read.
+    pub fn settle(&mut self) {
+        let total = self.merged();
+        self.runs.push(total);
+    }
+
+    /// Every tuple so far, after [`Growing::settle`] (a rule that reads two relations of its
+    /// stratum reads the others' totals in each round).
+    pub fn total(&self) -> &Relation<T> {
+        debug_assert!(self.settled && self.runs.len() == 1, "settle() before total()");
+        &self.runs[0]
+    }
+
+    /// Every tuple derived, when the rounds are over.
+    pub fn into_total(mut self) -> Relation<T> {
+        self.merged()
     }
 }
 

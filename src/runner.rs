@@ -1,6 +1,6 @@
-//! Batch rulings over a stream of JSON Lines: a reader, rulers and a writer that overlap,
-//! batches of cases ruled in parallel and written in input order, memory bounded by the batches
-//! in flight.
+//! Batch rulings over a stream of JSON Lines: ruler threads rule batches of cases while the
+//! calling thread reads ahead and writes in input order; memory is bounded by the batches in
+//! flight.
 
 use crate::jsonl::{rule_chunk_into, Catalog, Line, Options};
 use crate::Package;
@@ -13,8 +13,7 @@ use std::sync::{mpsc, Mutex};
 pub struct RunOptions {
     /// Grants and explanations.
     pub options: Options,
-    /// Ruler threads (`None`: one per core); a reader and the calling thread (the writer)
-    /// run beside them.
+    /// Ruler threads (`None`: one per core); the calling thread reads and writes beside them.
     pub threads: Option<usize>,
     /// Cases per datafrog batch.
     pub batch: usize,

@@ -207,7 +207,7 @@ impl<'a> Scan<'_, 'a> {
             let info = &self.cat.schema.relations[rel];
             let accepted = match info.kind {
                 RelationKind::Empirical => true,
-                RelationKind::Judgment => info.capability.is_some_and(|c| self.opts.grants.iter().any(|g| g == c)),
+                RelationKind::Judgment => self.opts.grants(info.capability),
                 RelationKind::Institutional => false,
             };
             let s = slot(rel, negative);

@@ -26,6 +26,14 @@ pub struct Options {
     pub explain: bool,
 }
 
+impl Options {
+    /// Whether facts of a judgment relation reserved to `capability` are accepted.
+    fn grants(&self, capability: Option<&str>) -> bool {
+        let cap = capability.unwrap_or("");
+        self.grants.iter().any(|g| g == cap)
+    }
+}
+
 /// An input line: `(line number from 1, text)`.
 pub type Line = (usize, String);
 
@@ -421,7 +429,7 @@ fn add_case<'a>(
             }
             RelationKind::Judgment => {
                 let cap = info.capability.unwrap_or("");
-                if !opts.grants.iter().any(|g| g == cap) {
+                if !opts.grants(info.capability) {
                     return Err(format!(
                         "relation `{name}` is a judgment reserved to capability `{cap}`; it is accepted only with --grant {cap}"
                     ));

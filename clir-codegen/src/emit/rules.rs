@@ -138,20 +138,16 @@ impl Emitter<'_> {
         // Every looked-up relation is shadowed by a probe that remembers where its last look-up
         // ended (the loops run in sorted order, so keys mostly grow).
         for step in &rp.steps {
-            let probed = match step.access {
+            let (name, probed) = match step.access {
                 Access::Scan => continue,
                 Access::Seek { view: Some(v), .. } => {
                     let n = ident(&locals.views[v]);
-                    quote!(&#n)
+                    (n.clone(), quote!(&#n))
                 }
                 Access::Contains | Access::Seek { view: None, .. } => {
                     let n = ident(&locals.operands[step.operand]);
-                    quote!(#n)
+                    (n.clone(), quote!(#n))
                 }
-            };
-            let name = match step.access {
-                Access::Seek { view: Some(v), .. } => ident(&locals.views[v]),
-                _ => ident(&locals.operands[step.operand]),
             };
             body.extend(quote! { let #name = &mut ::clir::rt::Probe::new(#probed); });
         }
