@@ -20,6 +20,8 @@ pub struct Batch {
     pub facts: Vec<Vec<i64>>,
     /// Also compute the rule instances explanations are made of.
     pub explain: bool,
+    /// The literals cases ask why-not about, answered in [`Output::why_not`] in this order.
+    pub why_not: Vec<crate::why_not::Asked>,
 }
 
 impl Batch {
@@ -30,6 +32,7 @@ impl Batch {
             cases: 0,
             facts: vec![Vec::new(); schema.relations.len() * 2],
             explain: false,
+            why_not: Vec::new(),
         }
     }
 
@@ -76,8 +79,11 @@ pub struct Output {
     pub definite: Vec<Vec<i64>>,
     /// Per relation: tuples whose both signs are `+D`.
     pub contradictions: Vec<Vec<i64>>,
-    /// With `Batch::explain`: every rule instance and closure negative.
+    /// With `Batch::explain` (or a why-not asked): every rule instance and closure negative.
     pub instances: Vec<crate::explain::Instance>,
+    /// The answer to each of [`Batch::why_not`], in order (empty for a package compiled
+    /// without explanations).
+    pub why_not: Vec<crate::why_not::WhyNot>,
 }
 
 impl Output {
@@ -88,6 +94,7 @@ impl Output {
             definite: vec![Vec::new(); relations * 2],
             contradictions: vec![Vec::new(); relations],
             instances: Vec::new(),
+            why_not: Vec::new(),
         }
     }
 

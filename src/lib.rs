@@ -17,6 +17,7 @@ pub mod rt;
 pub mod runner;
 pub mod schema;
 pub mod value;
+pub mod why_not;
 
 pub use batch::{case_rows, flatten, slot, Batch, Conclusions, Output};
 pub use clir_macros::include_clir;
@@ -26,6 +27,7 @@ pub use schema::{
     Schema,
 };
 pub use value::{CaseId, Column, Fact, Interner, Row, Str, Sym};
+pub use why_not::{Asked, Reason, ReasonKind, Shown, Status, Trace, WhyNot};
 
 /// A compiled package, as the batch and JSONL paths use it.
 pub trait Package: Sync {

@@ -99,6 +99,16 @@ pub fn contains<T: Ord>(r: &[T], t: &T) -> bool {
     r.binary_search(t).is_ok()
 }
 
+/// Where the tuple of flat row `[case, args..]` stands in a relation's final layers.
+pub fn status<T: crate::Fact>(definite: &[T], supported: &[T], concluded: &[T], row: &[i64]) -> crate::why_not::Status {
+    let t = T::from_flat_row(row);
+    crate::why_not::Status {
+        definite: contains(definite, &t),
+        supported: contains(supported, &t),
+        concluded: contains(concluded, &t),
+    }
+}
+
 /// A sorted relation a rule looks tuples up in, remembering where the last look-up ended.
 ///
 /// A rule's loops run in sorted order, so the keys it looks up mostly grow: each look-up

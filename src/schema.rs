@@ -135,6 +135,10 @@ pub struct ClosureInfo {
     pub id: &'static str,
     /// Its label.
     pub label: &'static str,
+    /// The relation whose negatives it derives.
+    pub rel: u32,
+    /// The relation whose concluded facts it closes over (of the same parameters).
+    pub domain: u32,
     /// Snapshot id (empty when none).
     pub snapshot: &'static str,
     /// `completeAsOf` (empty when none).
@@ -152,17 +156,24 @@ pub struct RuleInfo {
     pub strength: &'static str,
     /// The fragments it rests on (indices into [`Schema::fragments`]).
     pub anchors: &'static [u32],
+    /// Its head's relation.
+    pub head: u32,
+    /// Its head's sign.
+    pub negative: bool,
 }
 
 impl RuleInfo {
-    /// The rule `id` of `strength`, labelled `label`, resting on `anchors`.
+    /// The rule `id` of `strength`, labelled `label`, resting on `anchors`, for its head's
+    /// relation `head` with sign `negative`.
     pub const fn new(
         id: &'static str,
         strength: &'static str,
         label: &'static str,
         anchors: &'static [u32],
+        head: u32,
+        negative: bool,
     ) -> RuleInfo {
-        RuleInfo { id, label, strength, anchors }
+        RuleInfo { id, label, strength, anchors, head, negative }
     }
 }
 

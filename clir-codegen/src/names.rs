@@ -28,6 +28,7 @@ const LOCALS: &[&str] = &[
     "found",
     "key",
     "applies",
+    "tuple",
 ];
 
 /// Names in a generated module's scope that no entity type or grant may take: the typed API's
@@ -79,7 +80,7 @@ const MODULE_TYPES: &[&str] = &[
 ];
 
 /// Methods of the typed API's `Case` and `Ruling` that no relation or entity type may take.
-const METHODS: &[&str] = &["id", "new", "case", "contradictions", "evaluate", "len", "is_empty", "batch"];
+const METHODS: &[&str] = &["id", "new", "case", "contradictions", "evaluate", "len", "is_empty", "batch", "why_not"];
 
 /// The layers and temporaries the evaluation derives from a relation's identifier `c`.
 fn relation_derived(c: &str) -> Vec<String> {
@@ -109,9 +110,9 @@ fn in_rule_space(r: &str, name: &str) -> bool {
     name.strip_prefix("instances_of_") == Some(r)
 }
 
-/// The closures' own `a_<i>`.
+/// The numbered locals of closures and why-not walks: `a_<i>`, `ok_<i>`, `any_<i>`.
 fn is_closure_local(c: &str) -> bool {
-    c.strip_prefix("a_").is_some_and(|i| i.chars().all(|d| d.is_ascii_digit()))
+    ["a_", "ok_", "any_"].iter().any(|p| c.strip_prefix(p).is_some_and(|i| i.chars().all(|d| d.is_ascii_digit())))
 }
 
 /// The first candidate that `free` accepts: the `alternatives` (or `base` when there are none),
@@ -220,7 +221,8 @@ impl ModuleNames {
         }
         for r in &p.relations {
             let base = snake(&r.name);
-            let both = |c: &str| [c.to_string(), format!("not_{c}")];
+            let both =
+                |c: &str| [c.to_string(), format!("not_{c}"), format!("why_not_{c}"), format!("why_not_not_{c}")];
             let c =
                 claim(&base, &[base.clone(), format!("{base}_fact")], |c| both(c).iter().all(|m| !methods.contains(m)));
             methods.extend(both(&c));

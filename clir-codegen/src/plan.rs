@@ -21,6 +21,8 @@ use crate::resolve::{Program, RItem, RLiteral, RRule, RTerm};
 use crate::strata::Strata;
 use std::fmt::{self, Write as _};
 
+pub mod why_not;
+
 /// How a rule reads one of its operands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Read {
@@ -147,6 +149,8 @@ pub struct Plan {
     pub rounds: Vec<Vec<(usize, RulePlan)>>,
     /// Per stratum, in evaluation order.
     pub strata: Vec<StratumPlan>,
+    /// Per rule of the program: its why-not walk.
+    pub why_not: Vec<why_not::WhyNotPlan>,
 }
 
 fn const_count(l: &RLiteral) -> usize {
@@ -350,7 +354,8 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
             }
         }
     }
-    Plan { rules, rounds, strata }
+    let why_not = (0..p.rules.len()).map(|ri| why_not::plan_why_not(p, ri)).collect();
+    Plan { rules, rounds, strata, why_not }
 }
 
 impl Plan {

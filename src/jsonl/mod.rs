@@ -264,6 +264,8 @@ struct Read<'a> {
     /// Per tuple: its arguments (a span of `args`).
     tuples: Vec<Span>,
     args: Vec<Arg<'a>>,
+    /// The literals of `why_not`, as written.
+    why_not: Vec<Cow<'a, str>>,
 }
 
 impl Read<'_> {
@@ -272,6 +274,7 @@ impl Read<'_> {
         self.facts.clear();
         self.tuples.clear();
         self.args.clear();
+        self.why_not.clear();
     }
 }
 
@@ -291,7 +294,7 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
         f.write_str("a case object {\"case\":..., \"facts\":{...}}")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
-        let (mut case, mut facts) = (false, false);
+        let (mut case, mut facts, mut why_not) = (false, false, false);
         while let Some(k) = m.next_key::<Str<'de>>()? {
             match &*k.0 {
                 "case" if !case => {
@@ -302,10 +305,15 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
                     m.next_value_seed(FactsSeed(&mut *self.0))?;
                     facts = true;
                 }
-                "case" | "facts" => return Err(de::Error::custom(format!("duplicate key `{}`", k.0))),
+                "why_not" if !why_not => {
+                    let asked: Vec<Str<'de>> = m.next_value()?;
+                    self.0.why_not.extend(asked.into_iter().map(|s| s.0));
+                    why_not = true;
+                }
+                "case" | "facts" | "why_not" => return Err(de::Error::custom(format!("duplicate key `{}`", k.0))),
                 other => {
                     return Err(de::Error::custom(format!(
-                        "unknown key `{other}` (a case has only `case` and `facts`)"
+                        "unknown key `{other}` (a case has only `case`, `facts` and `why_not`)"
                     )))
                 }
             }
@@ -488,7 +496,18 @@ fn add_case<'a>(
             }
         }
     }
+    let asked = read.why_not.iter().map(|text| parse_asked(cat, text)).collect::<Result<Vec<_>, String>>()?;
     let case = batch.add_case();
+    for (rel, negative, args) in asked {
+        let args = args
+            .into_iter()
+            .map(|a| match a {
+                AskedArg::Value(v) => v,
+                AskedArg::Name(n) => batch.entity(&n).0 as i64,
+            })
+            .collect();
+        batch.why_not.push(crate::why_not::Asked { case, rel: rel as u32, negative, args });
+    }
     let mut values = [0i64; 16];
     let mut buf = Vec::new();
     // The few names of one case, most of them repeated from fact to fact: a linear look-up
@@ -530,6 +549,86 @@ fn add_case<'a>(
     Ok(case.0)
 }
 
+/// An argument of an asked literal: a value, or an entity name to intern.
+enum AskedArg {
+    Value(i64),
+    Name(String),
+}
+
+/// Reads a `why_not` literal, `name(a,b)` or `~name(a,b)` as `contradictions` writes it (a
+/// name bare or as a JSON string; `name` or `name()` without parameters).
+fn parse_asked(cat: &Catalog, text: &str) -> Result<(usize, bool, Vec<AskedArg>), String> {
+    let bad = |why: &str| format!("why_not: `{text}` is not a literal ({why})");
+    let t = text.trim();
+    let (negative, t) = match t.strip_prefix('~') {
+        Some(rest) => (true, rest.trim_start()),
+        None => (false, t),
+    };
+    let (name, inner) = match t.find('(') {
+        Some(open) => {
+            let inner = t[open + 1..].strip_suffix(')').ok_or_else(|| bad("no closing `)`"))?;
+            (t[..open].trim(), Some(inner))
+        }
+        None => (t, None),
+    };
+    let &rel = cat.relations.get(name).ok_or_else(|| format!("why_not: unknown relation `{name}` in `{text}`"))?;
+    let info = &cat.schema.relations[rel];
+    let mut words: Vec<String> = Vec::new();
+    let mut raw: Vec<bool> = Vec::new();
+    if let Some(inner) = inner.filter(|s| !s.trim().is_empty()) {
+        let mut rest = inner;
+        loop {
+            let r = rest.trim_start();
+            let (word, after, quoted) = if r.starts_with('"') {
+                let mut de = serde_json::Deserializer::from_str(r).into_iter::<String>();
+                let word = match de.next() {
+                    Some(Ok(w)) => w,
+                    _ => return Err(bad("a quoted name is not a JSON string")),
+                };
+                (word, &r[de.byte_offset()..], true)
+            } else {
+                let end = r.find(',').unwrap_or(r.len());
+                (r[..end].trim().to_string(), &r[end..], false)
+            };
+            words.push(word);
+            raw.push(!quoted);
+            let after = after.trim_start();
+            match after.strip_prefix(',') {
+                Some(next) => rest = next,
+                None if after.is_empty() => break,
+                None => return Err(bad("expected `,` or `)` after an argument")),
+            }
+        }
+    }
+    if words.len() != info.params.len() {
+        return Err(format!(
+            "why_not: relation `{name}` takes {} argument{}, `{text}` gives {}",
+            info.params.len(),
+            if info.params.len() == 1 { "" } else { "s" },
+            words.len()
+        ));
+    }
+    let mut args = Vec::with_capacity(words.len());
+    for (i, ((w, bare), p)) in words.into_iter().zip(raw).zip(info.params).enumerate() {
+        if p.integer {
+            let v = w
+                .parse::<i64>()
+                .ok()
+                .filter(|_| bare)
+                .ok_or_else(|| format!("why_not: in `{text}`, argument `{}` is an Integer, got `{w}`", p.name))?;
+            args.push(AskedArg::Value(v));
+        } else if w.is_empty() {
+            return Err(bad("an empty argument"));
+        } else {
+            match cat.constants[rel][i].iter().find(|(c, _)| *c == w) {
+                Some(&(_, c)) => args.push(AskedArg::Value(c as i64)),
+                None => args.push(AskedArg::Name(w)),
+            }
+        }
+    }
+    Ok((rel, negative, args))
+}
+
 /// Reads one line into `read`; on an error, the case value (when the line is JSON) and the
 /// message.
 fn read_line<'a>(line: &'a str, read: &mut Read<'a>) -> Result<(), (Value, String)> {
@@ -567,6 +666,8 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     let mut scratch = fast::Scratch::default();
     // Per line: its case value and its case id in the batch, or its error line.
     let mut slots: Vec<Result<(CaseValue, u32), String>> = Vec::with_capacity(lines.len());
+    // Per case with a why-not: its first asked literal in `batch.why_not` (they follow in order).
+    let mut asked_from: FastMap<u32, usize> = FastMap::default();
     for (no, text) in lines {
         if let Some(why) = text.strip_prefix(UNREADABLE) {
             slots.push(Err(error_line(&Value::Null, *no, why)));
@@ -578,7 +679,12 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
         }
         let r = match read_line(text, &mut read) {
             Ok(()) => match add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names) {
-                Ok(id) => Ok((CaseValue::Json(std::mem::take(&mut read.case)), id)),
+                Ok(id) => {
+                    if !read.why_not.is_empty() {
+                        asked_from.insert(id, batch.why_not.len() - read.why_not.len());
+                    }
+                    Ok((CaseValue::Json(std::mem::take(&mut read.case)), id))
+                }
                 Err(msg) => Err(error_line(&read.case, *no, &msg)),
             },
             Err((case, msg)) => Err(error_line(&case, *no, &msg)),
@@ -592,12 +698,40 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
         match s {
             Ok((case, id)) => {
                 w.ruling(out, &case, id);
-                if opts.explain {
+                let asked = asked_from
+                    .get(&id)
+                    .map(|&from| from..batch.why_not.iter().skip(from).take_while(|a| a.case.0 == id).count() + from);
+                if opts.explain || asked.is_some() {
                     let ex = crate::explain::explain_case(cat.schema, &batch, &output, id);
-                    out.pop();
-                    out.push_str(",\"explanations\":");
-                    out.push_str(&Value::Object(ex).to_string());
-                    out.push('}');
+                    if let Some(range) = asked {
+                        let mut entries = serde_json::Map::new();
+                        for answer in output.why_not.get(range.clone()).unwrap_or_default() {
+                            let explanation = ex.get(&answer.literal).cloned();
+                            entries.insert(answer.literal.clone(), answer.to_json(cat.schema, explanation));
+                        }
+                        if output.why_not.len() < range.end {
+                            for a in &batch.why_not[range] {
+                                let lit = crate::why_not::literal_text(
+                                    cat.schema,
+                                    &batch.interner,
+                                    a.rel as usize,
+                                    a.negative,
+                                    &a.args.iter().map(|&v| Some(v)).collect::<Vec<_>>(),
+                                );
+                                entries.insert(lit, serde_json::json!({"concluded": null, "unavailable": "the package was compiled without explanations"}));
+                            }
+                        }
+                        out.pop();
+                        out.push_str(",\"why_not\":");
+                        out.push_str(&Value::Object(entries).to_string());
+                        out.push('}');
+                    }
+                    if opts.explain {
+                        out.pop();
+                        out.push_str(",\"explanations\":");
+                        out.push_str(&Value::Object(ex).to_string());
+                        out.push('}');
+                    }
                 }
                 out.push('\n');
             }

@@ -10,13 +10,15 @@
 //! - [`api`]: the typed API (`Cases`, `Case`, `Rulings`, `Ruling`);
 //! - [`rules`]: one function per rule, its joins over its operands;
 //! - [`strata`]: `evaluate`, `Layers` and one function per stratum, calling the rules' functions;
-//! - [`explain`]: explanation instances from the same rule functions.
+//! - [`explain`]: explanation instances from the same rule functions;
+//! - [`why_not`]: each rule's why-not walk over the final layers.
 
 mod api;
 mod explain;
 mod rules;
 mod schema;
 mod strata;
+mod why_not;
 
 use crate::ir::Strength;
 use crate::plan::{plan_program, Operand, Plan, Read};
@@ -171,6 +173,7 @@ impl Emitter<'_> {
         let api = self.typed_api();
         let evaluate = self.evaluate_fn();
         let rules = self.rule_fns();
+        let why_not = if self.explanations { self.why_not_fns() } else { TokenStream::new() };
         quote! {
             #header
             use ::clir::rt::Relation;
@@ -180,6 +183,7 @@ impl Emitter<'_> {
             #api
             #evaluate
             #rules
+            #why_not
         }
     }
 

@@ -99,7 +99,8 @@ impl Emitter<'_> {
             let label = string_literal(&r.label);
             let strength = string_literal(strength_word(r.strength));
             let anchors = r.anchors.iter().map(|&f| Literal::u32_unsuffixed(f as u32));
-            quote!(::clir::RuleInfo::new(#id, #strength, #label, &[#(#anchors),*]))
+            let (head, negative) = (self.rel_const(r.head.rel), r.head.negative);
+            quote!(::clir::RuleInfo::new(#id, #strength, #label, &[#(#anchors),*], #head as u32, #negative))
         });
         let fragments = p.fragments.iter().map(|f| {
             let (id, loc, text) = (string_literal(&f.id), string_literal(&f.locator), string_literal(&f.text));
@@ -116,7 +117,15 @@ impl Emitter<'_> {
             let label = string_literal(&c.label);
             let snap = string_literal(c.snapshot.as_deref().unwrap_or(""));
             let asof = string_literal(c.complete_as_of.as_deref().unwrap_or(""));
-            quote!(::clir::ClosureInfo { id: #id, label: #label, snapshot: #snap, complete_as_of: #asof })
+            let (rel, domain) = (self.rel_const(c.rel), self.rel_const(c.domain));
+            quote!(::clir::ClosureInfo {
+                id: #id,
+                label: #label,
+                rel: #rel as u32,
+                domain: #domain as u32,
+                snapshot: #snap,
+                complete_as_of: #asof,
+            })
         });
         let name = string_literal(&p.name);
         let version = string_literal(&p.version);

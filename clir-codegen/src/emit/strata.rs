@@ -120,11 +120,12 @@ impl Emitter<'_> {
                 self.chunked("explain", quote!(l: &Layers, instances: &mut Vec<::clir::Instance>), stmts);
             items.extend(explain_items);
             quote! {
-                if batch.explain {
+                if batch.explain || !batch.why_not.is_empty() {
                     let mut instances: Vec<::clir::Instance> = Vec::new();
                     #(#explains(&l, &mut instances);)*
                     out.instances = instances;
                 }
+                out.why_not = batch.why_not.iter().map(|asked| why_not(&l, &batch.interner, asked)).collect();
             }
         } else {
             self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string())
@@ -132,13 +133,18 @@ impl Emitter<'_> {
         quote! {
             /// Rules a batch of cases: every stratum, in order, over all cases at once.
             pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
+                evaluate_layers(batch).1
+            }
+
+            /// [`evaluate`], keeping the final layers (what the typed API's why-not reads).
+            fn evaluate_layers(batch: &::clir::Batch) -> (Layers, ::clir::Output) {
                 let mut l = Layers { #(#init,)* };
                 #(#read_calls(&mut l, batch);)*
                 #(#calls)*
                 let mut out = ::clir::Output::new(SCHEMA.relations.len());
                 #(#writes(&l, &mut out);)*
                 #explain
-                out
+                (l, out)
             }
 
             /// Every relation of the evaluation: the inputs, then each stratum's layers once it
