@@ -44,5 +44,29 @@ fn main() {
         .unwrap();
     }
     registry.push_str("];\n");
+    fixtures(&out, &mut modules);
     std::fs::write(out.join("random_packages.rs"), modules + &registry).expect("write registry");
+}
+
+/// The hand-made packages of `fixtures/` (test kit notation), each a module named after the
+/// package (`test.whynot` -> `test_whynot`).
+fn fixtures(out: &std::path::Path, modules: &mut String) {
+    println!("cargo:rerun-if-changed=fixtures");
+    let mut paths: Vec<_> =
+        std::fs::read_dir("fixtures").expect("fixtures/").map(|e| e.expect("entry").path()).collect();
+    paths.sort();
+    for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "clir")) {
+        let text = std::fs::read_to_string(&path).expect("read fixture");
+        let pkg = clir_testkit::Package::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let bytes = pkg.bytes();
+        let doc = clir_codegen::verify::verify_bytes(&bytes, &Default::default())
+            .into_document()
+            .unwrap_or_else(|e| panic!("{} does not verify: {e}", path.display()));
+        let source = clir_codegen::compile_document(&doc, &canonical::seal(&bytes))
+            .unwrap_or_else(|e| panic!("{} is rejected by the compiler: {e}", path.display()));
+        let module = path.file_stem().and_then(|s| s.to_str()).expect("a name").replace('.', "_");
+        std::fs::write(out.join(format!("{module}.rs")), &source).expect("write module");
+        std::fs::write(out.join(format!("{module}.lawir.json")), &bytes).expect("write package");
+        writeln!(modules, "pub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}").unwrap();
+    }
 }

@@ -89,16 +89,48 @@ impl Emitter<'_> {
             let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
             let k = self.rel_const(ri);
             for neg in [false, true] {
-                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.names.methods[ri]);
-                let doc = comment_text(&format!("What was concluded of `{}{}`.", if neg { "~" } else { "" }, r.name));
+                let sign = if neg { "not_" } else { "" };
+                let m = format_ident!("{}{}", sign, self.names.methods[ri]);
+                let lit = format!("{}{}", if neg { "~" } else { "" }, r.name);
+                let doc = comment_text(&format!("What was concluded of `{lit}`."));
                 accessors.extend(quote! {
                     #[doc = #doc]
                     pub fn #m(&self) -> ::clir::Conclusions<(#(#tys,)*)> {
                         self.output.conclusions(#k, #neg, self.case)
                     }
                 });
+                if self.explanations {
+                    let m = format_ident!("why_not_{}{}", sign, self.names.methods[ri]);
+                    let doc = comment_text(&format!("Whether `{lit}` of `args` is concluded, and if not why."));
+                    accessors.extend(quote! {
+                        #[doc = #doc]
+                        pub fn #m(&self, args: &(#(#tys,)*)) -> ::clir::WhyNot {
+                            self.why_not(#k, #neg, ::clir::Row::to_row(args))
+                        }
+                    });
+                }
             }
         }
+        // With explanations, rulings keep the final layers, which why-not reads.
+        let (keep, kept, layers_field, layers_arg, why_not) = if self.explanations {
+            (
+                quote!(let (layers, output) = evaluate_layers(&self.batch);),
+                quote!(layers: ::std::sync::Arc::new(layers),),
+                quote!(layers: ::std::sync::Arc<Layers>,),
+                quote!(layers: self.layers.clone(),),
+                quote! {
+                    /// Whether the literal of relation `rel` (a `REL_` constant), sign `negative`
+                    /// and arguments `args` (flat, as `clir::Row` gives them) is concluded, and if
+                    /// not why: every rule for it with the reason it did not conclude it.
+                    pub fn why_not(&self, rel: usize, negative: bool, args: Vec<i64>) -> ::clir::WhyNot {
+                        let asked = ::clir::Asked { case: self.case, rel: rel as u32, negative, args };
+                        why_not(&self.layers, &self.names, &asked)
+                    }
+                },
+            )
+        } else {
+            (quote!(let output = evaluate(&self.batch);), quote!(), quote!(), quote!(), quote!())
+        };
         quote! {
             #grants
 
@@ -124,8 +156,10 @@ impl Emitter<'_> {
                 }
                 /// Rules every case of the batch.
                 pub fn evaluate(&self) -> Rulings {
+                    #keep
                     Rulings {
-                        output: ::std::sync::Arc::new(evaluate(&self.batch)),
+                        #kept
+                        output: ::std::sync::Arc::new(output),
                         names: ::std::sync::Arc::new(self.batch.interner.clone()),
                         cases: self.batch.cases,
                     }
@@ -147,8 +181,9 @@ impl Emitter<'_> {
             }
 
             /// The rulings of a batch.
-            #[derive(Debug, Clone)]
+            #[derive(Clone)]
             pub struct Rulings {
+                #layers_field
                 output: ::std::sync::Arc<::clir::Output>,
                 names: ::std::sync::Arc<::clir::Interner>,
                 cases: u32,
@@ -157,7 +192,7 @@ impl Emitter<'_> {
             impl Rulings {
                 /// The ruling of case `case`.
                 pub fn case(&self, case: CaseId) -> Ruling {
-                    Ruling { output: self.output.clone(), names: self.names.clone(), case }
+                    Ruling { #layers_arg output: self.output.clone(), names: self.names.clone(), case }
                 }
                 /// Number of cases.
                 pub fn len(&self) -> usize { self.cases as usize }
@@ -167,8 +202,9 @@ impl Emitter<'_> {
 
             /// The ruling of one case: per institutional relation and sign, what is concluded and
             /// what of it is definite.
-            #[derive(Debug, Clone)]
+            #[derive(Clone)]
             pub struct Ruling {
+                #layers_field
                 output: ::std::sync::Arc<::clir::Output>,
                 names: ::std::sync::Arc<::clir::Interner>,
                 case: CaseId,
@@ -179,7 +215,20 @@ impl Emitter<'_> {
                 pub fn contradictions(&self) -> Vec<String> {
                     ::clir::batch::case_contradictions(&SCHEMA, &self.output, &self.names, self.case)
                 }
+                #why_not
                 #accessors
+            }
+
+            impl ::std::fmt::Debug for Rulings {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.debug_struct("Rulings").field("cases", &self.cases).finish_non_exhaustive()
+                }
+            }
+
+            impl ::std::fmt::Debug for Ruling {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    f.debug_struct("Ruling").field("case", &self.case).finish_non_exhaustive()
+                }
             }
         }
     }

@@ -173,11 +173,21 @@ impl Emitter<'_> {
         let api = self.typed_api();
         let evaluate = self.evaluate_fn();
         let rules = self.rule_fns();
-        let why_not = if self.explanations { self.why_not_fns() } else { TokenStream::new() };
+        let (why_not, column) = if self.explanations {
+            (
+                self.why_not_fns(),
+                quote!(
+                    use ::clir::Column as _;
+                ),
+            )
+        } else {
+            (TokenStream::new(), TokenStream::new())
+        };
         quote! {
             #header
             use ::clir::rt::Relation;
             use ::clir::CaseId;
+            #column
             #types
             #schema
             #api

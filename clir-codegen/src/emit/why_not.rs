@@ -74,15 +74,15 @@ impl Emitter<'_> {
             match *h {
                 HeadArg::Bind(v) => {
                     let (id, ty) = (self.var(ri, v), self.ty(rule.vars[v].1));
-                    head.extend(quote! { let #id: #ty = ::clir::Column::from_flat(row[#col]); });
+                    head.extend(quote! { let #id = #ty::from_flat(row[#col]); });
                 }
                 HeadArg::Equal(v) => {
                     let id = self.var(ri, v);
-                    head.extend(quote! { if row[#col] != ::clir::Column::to_flat(#id) { return; } });
+                    head.extend(quote! { if row[#col] != #id.to_flat() { return; } });
                 }
                 HeadArg::Value(t) => {
                     let val = self.term(ri, t);
-                    head.extend(quote! { if row[#col] != ::clir::Column::to_flat(#val) { return; } });
+                    head.extend(quote! { if row[#col] != #val.to_flat() { return; } });
                 }
                 HeadArg::Computed(_) => {}
             }
@@ -113,7 +113,7 @@ impl Emitter<'_> {
                 return quote!(None);
             }
             let v = self.term(ri, *a);
-            quote!(Some(::clir::Column::to_flat(#v)))
+            quote!(Some(#v.to_flat()))
         });
         quote!(&[#(#args),*])
     }
@@ -240,7 +240,7 @@ impl Emitter<'_> {
                     let id = self.var(ri, v);
                     match rule.vars[v].1 {
                         Ty::Integer => quote!(::clir::Shown::Int(#id)),
-                        _ => quote!(::clir::Shown::Name(::clir::Column::to_flat(#id))),
+                        _ => quote!(::clir::Shown::Name(#id.to_flat())),
                     }
                 });
                 let (a, b) = (self.term(ri, *a), self.term(ri, *b));
@@ -277,7 +277,7 @@ impl Emitter<'_> {
                 let val = self.term(ri, rule.head.args[*arg]);
                 let leave = if in_loop { quote!(continue) } else { quote!(return) };
                 quote! {
-                    if row[#col] != ::clir::Column::to_flat(#val) { #leave; }
+                    if row[#col] != #val.to_flat() { #leave; }
                 }
             }
         };
