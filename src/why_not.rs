@@ -120,6 +120,12 @@ impl Trace {
     pub fn applicable(&mut self) {
         self.applicable = true;
     }
+
+    /// Whether the rule's head matched the literal: a walk that returns at the head (another
+    /// constant, unequal repeated variables, a computed argument no binding gives) says nothing.
+    fn matched(&self) -> bool {
+        self.applicable || !self.failures.is_empty()
+    }
 }
 
 /// Why a rule, a closure, or the package did not conclude a literal.
@@ -280,6 +286,7 @@ pub fn answer(
                 walk(ri, &row, &mut t);
                 (ri, t)
             })
+            .filter(|(_, t)| t.matched())
             .collect()
     };
     let (mine, theirs) = (traces(neg), traces(!neg));

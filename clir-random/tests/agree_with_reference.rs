@@ -96,3 +96,72 @@ fn every_concluded_literal_is_explained() {
     eprintln!("explained {explained} concluded literals");
     assert!(explained > 100);
 }
+
+/// Why not agrees with the reference: asked about both signs of every tuple concluded in either
+/// sign, a literal is concluded exactly when the reference concludes it, and one that is not
+/// has at least one reason, each naming a rule for it, a closure of it, or none.
+#[test]
+fn why_not_agrees_with_the_reference_evaluator() {
+    let (mut asked, mut unconcluded) = (0usize, 0usize);
+    for &(seed, bytes, pkg) in clir_random::PACKAGES {
+        let doc = Document::parse(bytes).expect("parses");
+        let schema = pkg.schema();
+        let cat = Catalog::new(schema);
+        let grants: Vec<String> = schema.relations.iter().filter_map(|r| r.capability.map(str::to_string)).collect();
+        let opts = Options { grants: grants.clone(), explain: false };
+        for case in clir_reference::random::facts(seed, &doc) {
+            let want = clir_reference::evaluate(&doc, &case, &grants);
+            let Some(concluded) = want.get("concluded").and_then(Value::as_object) else { continue };
+            let mut literals: Vec<(String, bool, usize)> = Vec::new();
+            for (key, tuples) in concluded {
+                let name = key.trim_start_matches('~');
+                for t in tuples.as_array().unwrap() {
+                    let args: Vec<String> = t
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|a| match a.as_str() {
+                            Some(s) => clir::batch::entity_text(s).into_owned(),
+                            None => a.to_string(),
+                        })
+                        .collect();
+                    let lit = format!("{name}({})", args.join(","));
+                    for negative in [false, true] {
+                        let text = if negative { format!("~{lit}") } else { lit.clone() };
+                        let key = if negative { format!("~{name}") } else { name.to_string() };
+                        let is = concluded.get(&key).and_then(Value::as_array).is_some_and(|ts| ts.contains(t));
+                        if !literals.iter().any(|(l, ..)| *l == text) {
+                            literals.push((text, is, schema.relation(name).unwrap()));
+                        }
+                    }
+                }
+            }
+            if literals.is_empty() {
+                continue;
+            }
+            let mut line = case.clone();
+            line["why_not"] = Value::Array(literals.iter().map(|(l, ..)| Value::String(l.clone())).collect());
+            let (out, _) = rule_chunk(pkg, &cat, &[(1, line.to_string())], &opts);
+            let got: Value = serde_json::from_str(&out[0]).unwrap();
+            for (lit, is, rel) in &literals {
+                let answer = &got["why_not"][lit];
+                asked += 1;
+                assert_eq!(answer["concluded"], *is, "package {seed}, {lit}: {answer}\ncase {case}\nruling {got}");
+                if *is {
+                    continue;
+                }
+                unconcluded += 1;
+                let reasons = answer["reasons"].as_array().unwrap();
+                assert!(!reasons.is_empty(), "package {seed}: {lit} has no reason\ncase {case}");
+                for r in reasons {
+                    if let Some(id) = r["rule"]["id"].as_str() {
+                        let rule = schema.rules.iter().find(|x| x.id == id).unwrap();
+                        assert_eq!((rule.head as usize, rule.negative), (*rel, lit.starts_with('~')), "{lit}: {r}");
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("asked why not of {asked} literals, {unconcluded} of them not concluded");
+    assert!(unconcluded > 100);
+}

@@ -559,17 +559,21 @@ enum AskedArg {
 /// name bare or as a JSON string; `name` or `name()` without parameters).
 fn parse_asked(cat: &Catalog, text: &str) -> Result<(usize, bool, Vec<AskedArg>), String> {
     let bad = |why: &str| format!("why_not: `{text}` is not a literal ({why})");
-    let t = text.trim();
-    let (negative, t) = match t.strip_prefix('~') {
-        Some(rest) => (true, rest.trim_start()),
-        None => (false, t),
+    // A relation name is written as declared, white space and all.
+    let (negative, t) = match text.strip_prefix('~') {
+        Some(rest) => (true, rest),
+        None => (false, text),
     };
-    let (name, inner) = match t.find('(') {
-        Some(open) => {
+    // The name ends at a `(`: the last one after which a declared relation's name ends (a name
+    // may hold parentheses), else the first.
+    let opens = t.match_indices('(').map(|(i, _)| i);
+    let open = opens.clone().filter(|&i| cat.relations.contains_key(&t[..i])).last().or(opens.clone().next());
+    let (name, inner) = match open {
+        Some(open) if !cat.relations.contains_key(t) => {
             let inner = t[open + 1..].strip_suffix(')').ok_or_else(|| bad("no closing `)`"))?;
-            (t[..open].trim(), Some(inner))
+            (&t[..open], Some(inner))
         }
-        None => (t, None),
+        _ => (t, None),
     };
     let &rel = cat.relations.get(name).ok_or_else(|| format!("why_not: unknown relation `{name}` in `{text}`"))?;
     let info = &cat.schema.relations[rel];
