@@ -169,6 +169,17 @@ pub enum Strength {
     Defeater,
 }
 
+impl Strength {
+    /// `strict`, `defeasible` or `defeater`, as the package writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Strength::Strict => "strict",
+            Strength::Defeasible => "defeasible",
+            Strength::Defeater => "defeater",
+        }
+    }
+}
+
 /// `rule`.
 #[derive(Debug, Clone)]
 pub struct Rule {

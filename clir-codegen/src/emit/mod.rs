@@ -18,7 +18,6 @@ mod rules;
 mod schema;
 mod strata;
 
-use crate::ir::Strength;
 use crate::plan::{plan_program, Operand, Plan, Read};
 use crate::resolve::{Program, RRule, RTerm, Ty};
 use crate::strata::Strata;
@@ -141,14 +140,6 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
 
 fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
-}
-
-fn strength_word(s: Strength) -> &'static str {
-    match s {
-        Strength::Strict => "strict",
-        Strength::Defeasible => "defeasible",
-        Strength::Defeater => "defeater",
-    }
 }
 
 impl Emitter<'_> {
