@@ -473,7 +473,7 @@ impl fmt::Display for Show<'_> {
         // The variables named as in the generated code.
         let names = crate::names::ModuleNames::allocate(p);
         for rp in &plan.rules {
-            let r = p.rules[rp.rule].renamed(names.variables(p, &p.rules[rp.rule]));
+            let r = names.renamed(p, &p.rules[rp.rule]);
             writeln!(f, "\n{} ({})\n  {}\n  {}", r.id, r.strength.word(), p.show_rule(&r), rp.show_with(p, &r))?;
             for (j, round) in &plan.rounds[rp.rule] {
                 let from = p.show_literal(&r, &round.operands[*j].literal);

@@ -15,7 +15,7 @@ use crate::datalog::{self, Item, Lit, Term};
 use crate::ir::{RelationKind, Status};
 use crate::names::ModuleNames;
 use crate::plan::{plan_program, Shape};
-use crate::resolve::{Program, Ty};
+use crate::resolve::Program;
 use crate::strata::Strata;
 use crate::text::comment_text;
 use std::fmt::Write as _;
@@ -54,7 +54,7 @@ pub fn render(p: &Program, s: &Strata) -> String {
         out.blank();
         out.comment(title);
         for r in rels {
-            let params: Vec<String> = r.params.iter().map(|(n, t)| param(p, n, *t)).collect();
+            let params: Vec<String> = r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect();
             let mut decl = format!("{} {}({})", kind.word(), r.name, params.join(", "));
             if let Some(cap) = &r.capability {
                 let _ = write!(decl, " by {cap}");
@@ -71,7 +71,7 @@ pub fn render(p: &Program, s: &Strata) -> String {
         out.blank();
         out.comment(&st.heading(p, si));
         for &ri in &s.strata[si].rules {
-            let rule = p.rules[ri].renamed(names.variables(p, &p.rules[ri]));
+            let rule = names.renamed(p, &p.rules[ri]);
             let [head, label, text] = datalog::rule_lines(p, &rule);
             out.blank();
             out.comment(&head);
@@ -133,10 +133,6 @@ fn closure_rule(p: &Program, rel: usize, domain: usize) -> String {
     }
     .print()
     .text
-}
-
-fn param(p: &Program, name: &str, ty: Ty) -> String {
-    format!("{name}: {}", p.type_name(ty))
 }
 
 /// The text so far; every line written through it is one line of inert text.
