@@ -4857,7 +4857,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
 }
 // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
 // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
-// game_drawn(game) <- both_players_have_moved(game), draw_agreed(game)
+// game_drawn(game) :- both_players_have_moved(game), draw_agreed(game).
 // plan: scan both_players_have_moved(game) -> test draw_agreed(game)
 #[inline(never)]
 fn rule_agreed_draw(
@@ -4875,7 +4875,7 @@ fn rule_agreed_draw(
 }
 // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame (strict), article/5
 // Article 5.2.3. An agreed draw immediately ends the game
-// agreed_draw_has_ended_the_game(game) <- both_players_have_moved(game), draw_agreed(game)
+// agreed_draw_has_ended_the_game(game) :- both_players_have_moved(game), draw_agreed(game).
 // plan: scan both_players_have_moved(game) -> test draw_agreed(game)
 #[inline(never)]
 fn rule_agreed_draw_ends_the_game(
@@ -4893,7 +4893,7 @@ fn rule_agreed_draw_ends_the_game(
 }
 // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved (strict), article/12
 // Article 12.1. The arbiter shall see that the Laws of Chess are observed
-// arbiter_shall_see_laws_observed(arb, game) <- arbiter_of(game, arb), play_started(game)
+// arbiter_shall_see_laws_observed(arb, game) :- arbiter_of(game, arb), play_started(game).
 // plan: scan arbiter_of(game, arb) -> test play_started(game)
 #[inline(never)]
 fn rule_arbiter_sees_laws_observed(
@@ -4911,7 +4911,7 @@ fn rule_arbiter_sees_laws_observed(
 }
 // urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
 // Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
-// castling_legal(game, who, side) <- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king)
+// castling_legal(game, who, side) :- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king).
 // plan: scan castling_side_of(game, who, side, rook) -> test rook_of(who, rook) -> test player_has_the_move(game, who) -> test ~piece_has_moved(rook) -> test ~castling_path_blocked(side) -> test ~castling_path_attacked(side) -> each king_of(who, king) by (who) -> test ~piece_has_moved(king)
 #[inline(never)]
 fn rule_castling_legal(
@@ -4955,7 +4955,7 @@ fn rule_castling_legal(
 }
 // urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
 // Article 5.1.1. Checkmate immediately ends the game
-// checkmate_has_been_delivered(game) <- checkmate_delivered(game, who)
+// checkmate_has_been_delivered(game) :- checkmate_delivered(game, who).
 // plan: scan checkmate_delivered(game, who)
 #[inline(never)]
 fn rule_checkmate_ends_the_game(
@@ -4968,7 +4968,7 @@ fn rule_checkmate_ends_the_game(
 }
 // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
 // Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
-// ~game_drawn(game) <= checkmate_delivered(game, who)
+// ~game_drawn(game) :- checkmate_delivered(game, who).
 // plan: scan checkmate_delivered(game, who)
 #[inline(never)]
 fn rule_checkmate_takes_precedence_over_seventy_five(
@@ -4981,7 +4981,7 @@ fn rule_checkmate_takes_precedence_over_seventy_five(
 }
 // urn:fide:laws:clir:chess#CheckmateWins (strict), article/5
 // Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
-// game_won_by(game, who) <- checkmate_delivered(game, who)
+// game_won_by(game, who) :- checkmate_delivered(game, who).
 // plan: scan checkmate_delivered(game, who)
 #[inline(never)]
 fn rule_checkmate_wins(
@@ -4994,7 +4994,7 @@ fn rule_checkmate_wins(
 }
 // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
 // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
-// game_drawn(game) <- dead_position_arisen(game)
+// game_drawn(game) :- dead_position_arisen(game).
 // plan: scan dead_position_arisen(game)
 #[inline(never)]
 fn rule_dead_position_draws(
@@ -5007,7 +5007,7 @@ fn rule_dead_position_draws(
 }
 // urn:fide:laws:clir:chess#DeadPositionEndsTheGame (strict), article/5
 // Article 5.2.2. A dead position immediately ends the game
-// dead_position_has_ended_the_game(game) <- dead_position_arisen(game)
+// dead_position_has_ended_the_game(game) :- dead_position_arisen(game).
 // plan: scan dead_position_arisen(game)
 #[inline(never)]
 fn rule_dead_position_ends_the_game(
@@ -5020,7 +5020,7 @@ fn rule_dead_position_ends_the_game(
 }
 // urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
 // Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
-// en_passant_capture_legal(game, pawn) <- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn)
+// en_passant_capture_legal(game, pawn) :- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn).
 // plan: scan player_has_the_move(game, who) -> test en_passant_right_open(game) -> each capturing_pawn_on_adjacent_file(game, pawn) by (game)
 #[inline(never)]
 fn rule_en_passant_capture_legal(
@@ -5046,7 +5046,7 @@ fn rule_en_passant_capture_legal(
 }
 // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect (strict), article/9
 // Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
-// fifty_move_claim_correct(game, who) <- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n)
+// fifty_move_claim_correct(game, who) :- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n).
 // plan: scan player_has_the_move(game, who) -> test draw_claimed(who) -> each moves_by_each_without_pawn_or_capture(game, n) by (game), if n >= 50
 #[inline(never)]
 fn rule_fifty_move_claim_correct(
@@ -5075,7 +5075,7 @@ fn rule_fifty_move_claim_correct(
 }
 // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
 // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
-// game_drawn(game) <- fifty_move_claim_correct(game, who)
+// game_drawn(game) :- fifty_move_claim_correct(game, who).
 // plan: scan fifty_move_claim_correct(game, who)
 #[inline(never)]
 fn rule_fifty_move_claim_draws(
@@ -5088,7 +5088,7 @@ fn rule_fifty_move_claim_draws(
 }
 // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
 // Article 9.6.1. The game is drawn if the same position has appeared at least five times
-// game_drawn(game) <- position_occurrence_count(game, n), n >= 5
+// game_drawn(game) :- position_occurrence_count(game, n), n >= 5.
 // plan: scan position_occurrence_count(game, n), if n >= 5
 #[inline(never)]
 fn rule_fivefold_automatic_draw(
@@ -5104,7 +5104,7 @@ fn rule_fivefold_automatic_draw(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict)
 // the game ends by agreement
-// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByAgreement)
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByAgreement).
 // plan: scan valid_transition(instance, ConcludeByAgreement) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_agreement_enters(
@@ -5120,7 +5120,7 @@ fn rule_game_play_conclude_by_agreement_enters(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict)
 // the game ends by agreement
-// valid_transition(instance, ConcludeByAgreement) <- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance)
+// valid_transition(instance, ConcludeByAgreement) :- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance).
 // plan: scan attempted_transition(instance, ConcludeByAgreement) -> test entered_state(instance, Playing) (supported) -> test agreed_draw_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_agreement_valid(
@@ -5170,7 +5170,7 @@ fn round_game_play_conclude_by_agreement_valid_1(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict)
 // the game ends by checkmate
-// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByCheckmate)
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByCheckmate).
 // plan: scan valid_transition(instance, ConcludeByCheckmate) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_checkmate_enters(
@@ -5186,7 +5186,7 @@ fn rule_game_play_conclude_by_checkmate_enters(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict)
 // the game ends by checkmate
-// valid_transition(instance, ConcludeByCheckmate) <- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance)
+// valid_transition(instance, ConcludeByCheckmate) :- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance).
 // plan: scan attempted_transition(instance, ConcludeByCheckmate) -> test entered_state(instance, Playing) (supported) -> test checkmate_has_been_delivered(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_checkmate_valid(
@@ -5236,7 +5236,7 @@ fn round_game_play_conclude_by_checkmate_valid_1(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict)
 // the game ends by a dead position
-// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDeadPosition)
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDeadPosition).
 // plan: scan valid_transition(instance, ConcludeByDeadPosition) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_dead_position_enters(
@@ -5252,7 +5252,7 @@ fn rule_game_play_conclude_by_dead_position_enters(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict)
 // the game ends by a dead position
-// valid_transition(instance, ConcludeByDeadPosition) <- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance)
+// valid_transition(instance, ConcludeByDeadPosition) :- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance).
 // plan: scan attempted_transition(instance, ConcludeByDeadPosition) -> test entered_state(instance, Playing) (supported) -> test dead_position_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_dead_position_valid(
@@ -5303,7 +5303,7 @@ fn round_game_play_conclude_by_dead_position_valid_1(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict)
 // the game ends by a correct draw claim or an automatic draw
-// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByDrawnClaim)
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDrawnClaim).
 // plan: scan valid_transition(instance, ConcludeByDrawnClaim) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_enters(
@@ -5319,7 +5319,7 @@ fn rule_game_play_conclude_by_drawn_claim_enters(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict)
 // the game ends by a correct draw claim or an automatic draw
-// valid_transition(instance, ConcludeByDrawnClaim) <- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance)
+// valid_transition(instance, ConcludeByDrawnClaim) :- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance).
 // plan: scan attempted_transition(instance, ConcludeByDrawnClaim) -> test entered_state(instance, Playing) (supported) -> test game_drawn(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_valid(
@@ -5365,7 +5365,7 @@ fn round_game_play_conclude_by_drawn_claim_valid_1(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict)
 // the game ends by resignation
-// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByResignation)
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByResignation).
 // plan: scan valid_transition(instance, ConcludeByResignation) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_resignation_enters(
@@ -5381,7 +5381,7 @@ fn rule_game_play_conclude_by_resignation_enters(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict)
 // the game ends by resignation
-// valid_transition(instance, ConcludeByResignation) <- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance)
+// valid_transition(instance, ConcludeByResignation) :- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance).
 // plan: scan attempted_transition(instance, ConcludeByResignation) -> test entered_state(instance, Playing) (supported) -> test resignation_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_resignation_valid(
@@ -5431,7 +5431,7 @@ fn round_game_play_conclude_by_resignation_valid_1(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict)
 // the game ends by a second completed illegal move
-// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeBySecondIllegalMove)
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeBySecondIllegalMove).
 // plan: scan valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_enters(
@@ -5447,7 +5447,7 @@ fn rule_game_play_conclude_by_second_illegal_move_enters(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict)
 // the game ends by a second completed illegal move
-// valid_transition(instance, ConcludeBySecondIllegalMove) <- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance)
+// valid_transition(instance, ConcludeBySecondIllegalMove) :- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance).
 // plan: scan attempted_transition(instance, ConcludeBySecondIllegalMove) -> test entered_state(instance, Playing) (supported) -> test second_illegal_move_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_valid(
@@ -5502,7 +5502,7 @@ fn round_game_play_conclude_by_second_illegal_move_valid_1(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict)
 // the game ends by stalemate
-// entered_state(instance, Ended) <- supported valid_transition(instance, ConcludeByStalemate)
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByStalemate).
 // plan: scan valid_transition(instance, ConcludeByStalemate) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_stalemate_enters(
@@ -5518,7 +5518,7 @@ fn rule_game_play_conclude_by_stalemate_enters(
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict)
 // the game ends by stalemate
-// valid_transition(instance, ConcludeByStalemate) <- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance)
+// valid_transition(instance, ConcludeByStalemate) :- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance).
 // plan: scan attempted_transition(instance, ConcludeByStalemate) -> test entered_state(instance, Playing) (supported) -> test stalemate_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_stalemate_valid(
@@ -5568,7 +5568,7 @@ fn round_game_play_conclude_by_stalemate_valid_1(
 }
 // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict)
 // make a move
-// entered_state(instance, Playing) <- supported valid_transition(instance, PlayMove)
+// entered_state(instance, Playing) :- supported valid_transition(instance, PlayMove).
 // plan: scan valid_transition(instance, PlayMove) (supported)
 #[inline(never)]
 fn rule_game_play_play_move_enters(
@@ -5584,7 +5584,7 @@ fn rule_game_play_play_move_enters(
 }
 // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict)
 // make a move
-// valid_transition(instance, PlayMove) <- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance)
+// valid_transition(instance, PlayMove) :- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance).
 // plan: scan attempted_transition(instance, PlayMove) -> test entered_state(instance, Playing) (supported) -> test legal_move(instance)
 #[inline(never)]
 fn rule_game_play_play_move_valid(
@@ -5630,7 +5630,7 @@ fn round_game_play_play_move_valid_1(
 }
 // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict)
 // start the game
-// entered_state(instance, Playing) <- supported valid_transition(instance, StartPlay)
+// entered_state(instance, Playing) :- supported valid_transition(instance, StartPlay).
 // plan: scan valid_transition(instance, StartPlay) (supported)
 #[inline(never)]
 fn rule_game_play_start_play_enters(
@@ -5646,7 +5646,7 @@ fn rule_game_play_start_play_enters(
 }
 // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict)
 // start the game
-// valid_transition(instance, StartPlay) <- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance)
+// valid_transition(instance, StartPlay) :- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance).
 // plan: scan attempted_transition(instance, StartPlay) -> test entered_state(instance, NotStarted) (supported) -> test play_started(instance)
 #[inline(never)]
 fn rule_game_play_start_play_valid(
@@ -5692,7 +5692,7 @@ fn round_game_play_start_play_valid_1(
 }
 // urn:fide:laws:clir:chess#GamePlay/initial (strict)
 // the game has not started
-// entered_state(instance, NotStarted) <- procedure_instance(instance)
+// entered_state(instance, NotStarted) :- procedure_instance(instance).
 // plan: scan procedure_instance(instance)
 #[inline(never)]
 fn rule_game_play_initial(
@@ -5705,7 +5705,7 @@ fn rule_game_play_initial(
 }
 // urn:fide:laws:clir:chess#MoveIsIllegal (strict), article/3
 // Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
-// illegal_move(game) <- checked_game(game), ~move_meets_articles_3_1_to_3_9(game)
+// illegal_move(game) :- checked_game(game), ~move_meets_articles_3_1_to_3_9(game).
 // plan: scan checked_game(game) -> test ~move_meets_articles_3_1_to_3_9(game)
 #[inline(never)]
 fn rule_move_is_illegal(
@@ -5725,7 +5725,7 @@ fn rule_move_is_illegal(
 }
 // urn:fide:laws:clir:chess#MoveIsLegal (strict), article/3
 // Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
-// legal_move(game) <- move_meets_articles_3_1_to_3_9(game)
+// legal_move(game) :- move_meets_articles_3_1_to_3_9(game).
 // plan: scan move_meets_articles_3_1_to_3_9(game)
 #[inline(never)]
 fn rule_move_is_legal(
@@ -5738,7 +5738,7 @@ fn rule_move_is_legal(
 }
 // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
 // Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
-// must_move_first_touched_piece(who, piece) <- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who)
+// must_move_first_touched_piece(who, piece) :- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who).
 // plan: scan own_piece_of(who, piece) -> test piece_touched_intentionally(who, piece) -> test piece_can_be_moved(piece) -> each player_has_the_move(game, who) by (who) in a view
 #[inline(never)]
 fn rule_must_move_first_touched_piece(
@@ -5773,7 +5773,7 @@ fn rule_must_move_first_touched_piece(
 }
 // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
 // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
-// game_drawn(game) <- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who)
+// game_drawn(game) :- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
 // plan: scan player_of(game, who) -> test king_cannot_be_checkmated(who) -> test player_resigned(who)
 #[inline(never)]
 fn rule_resignation_drawn_if_mate_impossible(
@@ -5797,7 +5797,7 @@ fn rule_resignation_drawn_if_mate_impossible(
 }
 // urn:fide:laws:clir:chess#ResignationEndsTheGame (strict), article/5
 // Article 5.1.2. Resignation immediately ends the game
-// resignation_has_ended_the_game(game) <- player_of(game, who), player_resigned(who)
+// resignation_has_ended_the_game(game) :- player_of(game, who), player_resigned(who).
 // plan: scan player_of(game, who) -> test player_resigned(who)
 #[inline(never)]
 fn rule_resignation_ends_the_game(
@@ -5815,7 +5815,7 @@ fn rule_resignation_ends_the_game(
 }
 // urn:fide:laws:clir:chess#ResignationLoses (strict), article/5
 // Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
-// game_lost_by(game, who) <- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who)
+// game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
 // plan: scan player_of(game, who) -> test ~king_cannot_be_checkmated(who) -> test player_resigned(who)
 #[inline(never)]
 fn rule_resignation_loses(
@@ -5839,7 +5839,7 @@ fn rule_resignation_loses(
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
 // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
-// game_drawn(game) <- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
+// game_drawn(game) :- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
 // plan: scan completed_illegal_move_count(who, n), if n >= 2 -> test king_cannot_be_checkmated(who) -> each player_of(game, who) by (who) in a view
 #[inline(never)]
 fn rule_second_illegal_move_drawn_if_mate_impossible(
@@ -5867,7 +5867,7 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
 // Article 7.5.5. The second completed illegal move immediately ends the game
-// second_illegal_move_has_ended_the_game(game) <- completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
+// second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
 // plan: scan completed_illegal_move_count(who, n), if n >= 2 -> each player_of(game, who) by (who) in a view
 #[inline(never)]
 fn rule_second_illegal_move_ends_the_game(
@@ -5891,7 +5891,7 @@ fn rule_second_illegal_move_ends_the_game(
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
 // Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
-// game_lost_by(game, who) <- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who)
+// game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
 // plan: scan completed_illegal_move_count(who, n), if n >= 2 -> test ~king_cannot_be_checkmated(who) -> each player_of(game, who) by (who) in a view
 #[inline(never)]
 fn rule_second_illegal_move_loses(
@@ -5919,7 +5919,7 @@ fn rule_second_illegal_move_loses(
 }
 // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw (defeasible), article/9
 // Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
-// game_drawn(game) <= n >= 75, moves_by_each_without_pawn_or_capture(game, n)
+// game_drawn(game) :- n >= 75, moves_by_each_without_pawn_or_capture(game, n).
 // plan: scan moves_by_each_without_pawn_or_capture(game, n), if n >= 75
 #[inline(never)]
 fn rule_seventy_five_automatic_draw(
@@ -5935,7 +5935,7 @@ fn rule_seventy_five_automatic_draw(
 }
 // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
 // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
-// game_drawn(game) <- stalemate_arisen(game)
+// game_drawn(game) :- stalemate_arisen(game).
 // plan: scan stalemate_arisen(game)
 #[inline(never)]
 fn rule_stalemate_draws(
@@ -5948,7 +5948,7 @@ fn rule_stalemate_draws(
 }
 // urn:fide:laws:clir:chess#StalemateEndsTheGame (strict), article/5
 // Article 5.2.1. Stalemate immediately ends the game
-// stalemate_has_ended_the_game(game) <- stalemate_arisen(game)
+// stalemate_has_ended_the_game(game) :- stalemate_arisen(game).
 // plan: scan stalemate_arisen(game)
 #[inline(never)]
 fn rule_stalemate_ends_the_game(
@@ -5961,7 +5961,7 @@ fn rule_stalemate_ends_the_game(
 }
 // urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
 // Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
-// threefold_claim_correct(game, who) <- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3
+// threefold_claim_correct(game, who) :- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3.
 // plan: scan position_occurrence_count(game, n), if n >= 3 -> each player_has_the_move(game, who) by (game) -> test draw_claimed(who)
 #[inline(never)]
 fn rule_threefold_claim_correct(
@@ -5986,7 +5986,7 @@ fn rule_threefold_claim_correct(
 }
 // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
 // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
-// game_drawn(game) <- threefold_claim_correct(game, who)
+// game_drawn(game) :- threefold_claim_correct(game, who).
 // plan: scan threefold_claim_correct(game, who)
 #[inline(never)]
 fn rule_threefold_claim_draws(
@@ -5999,7 +5999,7 @@ fn rule_threefold_claim_draws(
 }
 // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter (strict), preface/0.2
 // Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
-// arbiter_competent_to_decide(situation) <- case_not_precisely_regulated(situation)
+// arbiter_competent_to_decide(situation) :- case_not_precisely_regulated(situation).
 // plan: scan case_not_precisely_regulated(situation)
 #[inline(never)]
 fn rule_unregulated_case_decided_by_arbiter(

@@ -33,6 +33,9 @@ enum Command {
     Add(cli::add::AddArgs),
     /// Print or write the generated Rust of a package (formatted).
     Compile(cli::compile::CompileArgs),
+    /// Print or write a package as readable Datalog, stratum by stratum: its relations, and each
+    /// rule with its id, strength, label and articles, its priorities and closures.
+    Show(cli::show::ShowArgs),
     /// Batch rulings (JSON Lines in and out) with a compiled-in package.
     Rule(cli::run::RuleCmd),
     /// Compile any package to native code (cached by seal), then rule with it.
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Lock(args) => cli::lock::run(&args),
         Command::Add(args) => cli::add::run(&args),
         Command::Compile(args) => cli::compile::run(&args),
+        Command::Show(args) => cli::show::run(&args),
         Command::Rule(args) => cli::run::rule(&args),
         Command::Run(args) => cli::run::run(&args),
         Command::New(args) => cli::new::run(&args),

@@ -1,5 +1,6 @@
-//! `generated/` holds the Rust and the plan of every compiled-in package, so that a reviewer
-//! sees in a diff what a change of the law (or of the compiler) does to the code and its joins. This test fails when a copy is stale (as
+//! `generated/` holds the Rust, the plan and the Datalog (`clir show`) of every compiled-in
+//! package, so that a reviewer sees in a diff what a change of the law (or of the compiler) does
+//! to the rules, the code and its joins. This test fails when a copy is stale (as
 //! rust-analyzer's sourcegen tests do); `UPDATE_GENERATED=1 cargo test --test generated_fresh`
 //! refreshes it.
 
@@ -17,9 +18,12 @@ fn generated_code_is_fresh() {
         let module = build::module_name(&package.spec.name);
         let source = clir_codegen::compile_document(&package.document, &package.pin.seal).expect("compiles");
         let plan = clir_codegen::plan_document(&package.document).expect("plans");
-        for (path, source) in [
-            (root.join("generated").join(format!("{module}.rs")), source),
-            (root.join("generated").join(format!("{module}.plan")), plan),
+        let datalog = clir_codegen::show_document(&package.document).expect("shows");
+        let blob = package.spec.path.display();
+        for (path, source, command) in [
+            (root.join("generated").join(format!("{module}.rs")), source, format!("compile {blob}")),
+            (root.join("generated").join(format!("{module}.plan")), plan, format!("compile {blob} --plan")),
+            (root.join("generated").join(format!("{module}.dl")), datalog, format!("show {blob}")),
         ] {
             let current = std::fs::read_to_string(&path).unwrap_or_default();
             if current != source {
@@ -27,12 +31,10 @@ fn generated_code_is_fresh() {
                     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
                     std::fs::write(&path, &source).unwrap();
                 } else {
+                    let shown = path.strip_prefix(root).unwrap_or(&path).display();
                     stale.push(format!(
-                        "{} is stale; refresh it with `UPDATE_GENERATED=1 cargo test --test generated_fresh` \
-                     (or `cargo run -- compile {} [--plan] -o {}`)",
-                        path.strip_prefix(root).unwrap_or(&path).display(),
-                        package.spec.path.display(),
-                        path.strip_prefix(root).unwrap_or(&path).display(),
+                        "{shown} is stale; refresh it with `UPDATE_GENERATED=1 cargo test --test generated_fresh` \
+                     (or `cargo run -- {command} -o {shown}`)",
                     ));
                 }
             }

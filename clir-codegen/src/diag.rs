@@ -152,7 +152,7 @@ impl Diagnostic {
         let node = doc.node(self.node.as_deref()?)?;
         match &node.kind {
             crate::ir::NodeKind::Rule(rule) => {
-                let printed = crate::datalog::rule(&crate::datalog::Names::new(doc), rule, &node.path);
+                let printed = crate::datalog::rule(&crate::datalog::Names::new(doc), rule);
                 let mark = printed.span_of(&self.path).filter(|r| !r.is_empty() && self.path != node.path).map(|r| {
                     let start = printed.text[..r.start].chars().count();
                     (start, start + printed.text[r].chars().count())

@@ -136,6 +136,17 @@ pub enum RelationKind {
     Institutional,
 }
 
+impl RelationKind {
+    /// `empirical`, `judgment` or `institutional`, as the package writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            RelationKind::Empirical => "empirical",
+            RelationKind::Judgment => "judgment",
+            RelationKind::Institutional => "institutional",
+        }
+    }
+}
+
 /// A typed predicate.
 #[derive(Debug, Clone)]
 pub struct RelationDecl {
@@ -167,6 +178,17 @@ pub enum Strength {
     Defeasible,
     /// Only attacks.
     Defeater,
+}
+
+impl Strength {
+    /// `strict`, `defeasible` or `defeater`, as the package writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Strength::Strict => "strict",
+            Strength::Defeasible => "defeasible",
+            Strength::Defeater => "defeater",
+        }
+    }
 }
 
 /// `rule`.

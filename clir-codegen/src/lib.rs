@@ -3,8 +3,9 @@
 //! `ir` (model, canonical bytes, hashes) -> `verify` (seal, hashes, pins, features) ->
 //! `resolve` (names, types, safety) -> `strata` (stratification, layers) -> `plan` (per rule its
 //! operands, join order, keys and views; per stratum its layers and fixpoints) -> `emit` (the
-//! plan printed as Rust, formatted). Every pass returns its errors as
-//! [`Diagnostics`]; nothing here prints or exits.
+//! plan printed as Rust, formatted), or -> `show` (the program as Datalog for people). Rules and
+//! literals are printed by one printer, [`datalog`], wherever they are shown. Every pass returns
+//! its errors as [`Diagnostics`]; nothing here prints or exits.
 
 // A `Diagnostic` (located, with notes and help) is larger than clippy's 128-byte threshold for
 // `Err`; errors are the cold path of every pass, so they stay unboxed.
@@ -23,6 +24,7 @@ pub mod emit;
 pub mod names;
 pub mod plan;
 pub mod resolve;
+pub mod show;
 pub mod strata;
 pub mod text;
 pub mod validate;
@@ -40,6 +42,14 @@ pub fn plan_document(doc: &verify::Verified) -> Result<String, Diagnostics> {
     let strata = strata::stratify(&program)?;
     let plan = plan::plan_program(&program, &strata);
     Ok(plan::Show { program: &program, plan: &plan }.to_string())
+}
+
+/// The package of a parsed (and verified) document as readable Datalog, stratum by stratum
+/// (`clir show`; [`show`]).
+pub fn show_document(doc: &verify::Verified) -> Result<String, Diagnostics> {
+    let program = resolve::resolve(doc)?;
+    let strata = strata::stratify(&program)?;
+    Ok(show::render(&program, &strata))
 }
 
 /// [`compile_document`], optionally without explanation code (`clir compile --no-explanations`).

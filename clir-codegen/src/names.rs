@@ -260,6 +260,12 @@ impl ModuleNames {
         taken
     }
 
+    /// `rule` with its variables named as [`Self::variables`] names them: as the generated code,
+    /// its comments, the plan and `clir show` write it.
+    pub fn renamed(&self, p: &Program, rule: &RRule) -> RRule {
+        rule.renamed(self.variables(p, rule))
+    }
+
     /// The identifiers of a rule function's parameters (one per operand) and views, clear of
     /// the rule's variables `vars` and of each other.
     pub fn rule_locals(&self, p: &Program, rp: &RulePlan, vars: &[String]) -> RuleLocals {

@@ -120,6 +120,18 @@ pub enum Shape {
     Contested,
 }
 
+impl Shape {
+    /// How a stratum of this shape computes its relations, in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Shape::Inputs => "input facts",
+            Shape::Collapsed => "+D = +S = +d",
+            Shape::Uncontested => "+D, then +S/+d",
+            Shape::Contested => "contested: +D, then each rule's applicability and team defeat",
+        }
+    }
+}
+
 /// The plan of one stratum.
 #[derive(Debug, Clone)]
 pub struct StratumPlan {
@@ -358,6 +370,15 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
     Plan { rules, rounds, strata, why_not }
 }
 
+impl StratumPlan {
+    /// `Stratum 51: game_drawn (contested: ...)`: the line that introduces stratum `si` of `p`
+    /// wherever it is shown (the plan, the generated code, `clir show`).
+    pub fn heading(&self, p: &Program, si: usize) -> String {
+        let rels: Vec<&str> = self.rels.iter().map(|&r| p.relations[r].name.as_str()).collect();
+        format!("Stratum {si}: {} ({})", rels.join(", "), self.shape.describe())
+    }
+}
+
 impl Plan {
     /// Whether rule `ri`'s semi-naive round from operand `j` needs a function of its own: not
     /// when the rule's own plan already starts from that operand (the same loops).
@@ -430,14 +451,7 @@ impl fmt::Display for Show<'_> {
         let (p, plan) = (self.program, self.plan);
         writeln!(f, "plan of {} {}", p.name, p.version)?;
         for (si, st) in plan.strata.iter().enumerate() {
-            let rels: Vec<&str> = st.rels.iter().map(|&r| p.relations[r].name.as_str()).collect();
-            let shape = match st.shape {
-                Shape::Inputs => "input facts",
-                Shape::Collapsed => "+D = +S = +d",
-                Shape::Uncontested => "+D, then +S/+d",
-                Shape::Contested => "contested: +D, each rule's applicability, team defeat",
-            };
-            writeln!(f, "\nstratum {si}: {} ({shape})", rels.join(", "))?;
+            writeln!(f, "\n{}", st.heading(p, si))?;
             let fix = |r: bool| if r { "semi-naive fixpoint" } else { "once" };
             if !st.definite.is_empty() {
                 writeln!(f, "  +D ({}):", fix(st.definite_recursive))?;
@@ -461,12 +475,14 @@ impl fmt::Display for Show<'_> {
             }
         }
         writeln!(f, "\nrules")?;
+        // The variables named as in the generated code.
+        let names = crate::names::ModuleNames::allocate(p);
         for rp in &plan.rules {
-            let r = &p.rules[rp.rule];
-            writeln!(f, "\n{}\n  {}\n  {}", r.id, p.show_rule(r), rp.show(p))?;
+            let r = names.renamed(p, &p.rules[rp.rule]);
+            writeln!(f, "\n{} ({})\n  {}\n  {}", r.id, r.strength.word(), p.show_rule(&r), rp.show_with(p, &r))?;
             for (j, round) in &plan.rounds[rp.rule] {
-                let from = p.show_literal(r, &round.operands[*j].literal);
-                writeln!(f, "  round from the last round's {from}: {}", round.show(p))?;
+                let from = p.show_literal(&r, &round.operands[*j].literal);
+                writeln!(f, "  round from the last round's {from}: {}", round.show_with(p, &r))?;
             }
         }
         Ok(())

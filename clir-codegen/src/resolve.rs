@@ -137,6 +137,16 @@ pub struct RRule {
 }
 
 impl RRule {
+    /// The rule with its variables named `names` (in index order), as the generated code names
+    /// them.
+    pub fn renamed(&self, names: Vec<String>) -> RRule {
+        let mut r = self.clone();
+        for (v, name) in r.vars.iter_mut().zip(names) {
+            v.0 = name;
+        }
+        r
+    }
+
     /// The variables of `t` (inside arithmetic too), appended to `out` without repeats.
     pub fn term_vars(&self, t: RTerm, out: &mut Vec<usize>) {
         match t {
@@ -261,48 +271,19 @@ impl Program {
         }
     }
 
-    /// `name(a, b)` rendering of a literal with the rule's variable names.
+    /// A literal of `rule` as Datalog, with the rule's variable names ([`crate::datalog`]).
     pub fn show_literal(&self, rule: &RRule, lit: &RLiteral) -> String {
-        let args: Vec<String> = lit.args.iter().map(|a| self.show_term(rule, *a)).collect();
-        format!("{}{}({})", if lit.negative { "~" } else { "" }, self.relations[lit.rel].name, args.join(", "))
+        crate::datalog::Lit::of_program(self, rule, lit).print()
     }
 
-    /// A term with the rule's variable names.
+    /// A term of `rule` as Datalog, with the rule's variable names.
     pub fn show_term(&self, rule: &RRule, t: RTerm) -> String {
-        match t {
-            RTerm::Var(v) => rule.vars[v].0.clone(),
-            RTerm::Const(c) => self.constants[c].name.clone(),
-            RTerm::Int(i) => i.to_string(),
-            RTerm::Str(i) => format!("{:?}", self.strings[i]),
-            RTerm::Arith(i) => {
-                let (op, a, b) = rule.ariths[i];
-                format!("({} {} {})", self.show_term(rule, a), op.symbol(), self.show_term(rule, b))
-            }
-        }
+        crate::datalog::Term::of_program(self, rule, t).print()
     }
 
-    /// The rule as Datalog text: `head <- body`.
+    /// The rule as one line of Datalog, `head :- body.` ([`crate::datalog`]).
     pub fn show_rule(&self, rule: &RRule) -> String {
-        let mut body = Vec::new();
-        for item in &rule.body {
-            body.push(match item {
-                RItem::Literal(Status::Established, l) => self.show_literal(rule, l),
-                RItem::Literal(Status::Supported, l) => format!("supported {}", self.show_literal(rule, l)),
-                RItem::Comparison(op, a, b) => {
-                    format!("{} {} {}", self.show_term(rule, *a), op.symbol(), self.show_term(rule, *b))
-                }
-                RItem::Not(l) => format!("not {}", self.show_literal(rule, l)),
-            });
-        }
-        if rule.never {
-            body.push("false".into());
-        }
-        let arrow = match rule.strength {
-            Strength::Strict => "<-",
-            Strength::Defeasible => "<=",
-            Strength::Defeater => "~>",
-        };
-        format!("{} {} {}", self.show_literal(rule, &rule.head), arrow, body.join(", "))
+        crate::datalog::Rule::of_program(self, rule).print().text
     }
 }
 

@@ -1,16 +1,29 @@
 //! Hostile package text: labels, names and article texts never become code, and the generated
-//! module stays valid Rust that rustc accepts (no bidi controls or bare CRs in it).
+//! module stays valid Rust that rustc accepts (no bidi controls or bare CRs in it); in the
+//! package shown as Datalog (`clir show`) every statement stays on its own line.
 
 use clir_codegen::canonical::seal;
 use clir_codegen::verify::{verify_bytes, VerifyOptions};
 use proc_macro2::{TokenStream, TokenTree};
 
-/// Compiles a package of the test kit's notation; the generated Rust.
+/// Compiles a package of the test kit's notation; the generated Rust, after checking that the
+/// package shown as Datalog is inert too.
 fn compile(text: &str) -> String {
     let pkg = clir_testkit::Package::parse(text).unwrap_or_else(|e| panic!("{e}"));
     let bytes = pkg.bytes();
     let doc = verify_bytes(&bytes, &VerifyOptions::default()).into_document().expect("verifies");
+    assert_shown_inert(&clir_codegen::show_document(&doc).expect("shows"));
     clir_codegen::compile_document(&doc, &seal(&bytes)).expect("compiles")
+}
+
+/// No package text breaks a line of `clir show`'s output or hides what it says.
+fn assert_shown_inert(shown: &str) {
+    for bad in ['\r', '\u{202e}', '\u{2066}', '\u{2028}', '\u{feff}', '\0'] {
+        assert!(!shown.contains(bad), "{:?} reaches the Datalog:\n{shown}", bad);
+    }
+    for line in shown.lines() {
+        assert!(!line.starts_with("clir_comment!") && !line.starts_with("*/"), "a label broke a line: {line}");
+    }
 }
 
 /// Whether `name` occurs as an identifier in the code (not in a comment, doc or literal).

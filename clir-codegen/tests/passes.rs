@@ -621,3 +621,39 @@ rule P strict: p(x) :- a(x)"
     let text = Show { program: &p, plan: &plan }.to_string();
     assert!(text.contains("semi-naive fixpoint") && text.contains("#Step") && text.contains("scan b(x, y)"), "{text}");
 }
+
+// ----- datalog: the one printer -----
+
+#[test]
+fn a_rule_reads_the_same_from_the_document_and_from_the_program() {
+    let doc = document(
+        r#"package t.print 0.1.0
+         features negation-as-failure integer-arithmetic string-values
+         type Game
+         const White: Game
+         empirical moves(game: Game, n: Integer)
+         empirical started(game: Game)
+         empirical named(game: Game, s: String)
+         empirical flag
+         institutional next(game: Game, n: Integer)
+         rule R defeasible: next(g, (n + 1) * 2) :- moves(g, n), n - 1 >= 75, supported ~started(g), not named(g, "a\"b"), flag
+         rule F strict: next(White, 1) :- started(White), false
+         rule D defeater: ~next(g, n) :- moves(g, n)"#,
+    );
+    let names = clir_codegen::datalog::Names::new(&doc);
+    let p = resolve(&doc).unwrap_or_else(|e| panic!("{e}"));
+    for n in doc.nodes.iter() {
+        let clir_codegen::ir::NodeKind::Rule(r) = &n.kind else { continue };
+        let resolved = p.rules.iter().find(|x| x.id == n.id).unwrap();
+        assert_eq!(clir_codegen::datalog::rule(&names, r).text, p.show_rule(resolved), "{}", n.id);
+    }
+    assert_eq!(
+        p.show_rule(rule(&p, "R")),
+        r#"next(g, (n + 1) * 2) :- moves(g, n), n - 1 >= 75, supported ~started(g), not named(g, "a\"b"), flag."#
+    );
+    assert_eq!(p.show_rule(rule(&p, "F")), "next(White, 1) :- started(White), false.");
+    // The strength is said beside the rule, not in it.
+    assert_eq!(p.show_rule(rule(&p, "D")), "~next(g, n) :- moves(g, n).");
+    let [head, _, text] = clir_codegen::datalog::rule_lines(&p, rule(&p, "D"));
+    assert_eq!((head.as_str(), text.as_str()), ("urn:t:print#D (defeater)", "~next(g, n) :- moves(g, n)."));
+}

@@ -7,6 +7,7 @@ pub mod lock;
 pub mod new;
 pub mod run;
 pub mod runtime;
+pub mod show;
 pub mod verify;
 
 use clir_codegen::verify::{Outcome, Report};
@@ -104,4 +105,64 @@ pub fn write_file_atomically(path: &std::path::Path, text: &[u8]) -> std::io::Re
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Why a package file cannot be used: it cannot be read, or it does not verify (both already
+/// reported on stderr).
+pub enum Unusable {
+    /// The file cannot be read.
+    Unreadable,
+    /// The package does not verify.
+    Unverified,
+}
+
+/// Reads and verifies (without pins) the package file `path` for `clir COMMAND`, writing what
+/// is wrong to stderr in `format`.
+pub fn read_package(
+    command: &str,
+    path: &std::path::Path,
+    format: MessageFormat,
+) -> Result<(clir_codegen::verify::Verified, Vec<u8>), Unusable> {
+    let bytes = match clir_codegen::project::read_regular_file(path) {
+        Ok(b) => b,
+        Err(e) => {
+            note(command, format_args!("cannot read {}: {e}", path.display()));
+            return Err(Unusable::Unreadable);
+        }
+    };
+    let opts = clir_codegen::verify::VerifyOptions {
+        root: Some(std::path::PathBuf::from(".")),
+        ..clir_codegen::verify::VerifyOptions::default()
+    };
+    let report = clir_codegen::verify::verify_bytes(&bytes, &opts);
+    if !report.ok() {
+        let parsed = report.document.as_ref();
+        let src = Source { package: parsed.map(|d| d.package.name.as_str()), document: parsed };
+        write_diagnostics(format, "error", &report.failures(), src);
+        note(command, format_args!("{} does not verify", path.display()));
+        return Err(Unusable::Unverified);
+    }
+    match report.into_document() {
+        Ok(doc) => Ok((doc, bytes)),
+        Err(e) => {
+            write_diagnostics(format, "error", &e, Source::default());
+            Err(Unusable::Unverified)
+        }
+    }
+}
+
+/// Writes `text` to `output`, or to stdout without one, for `clir COMMAND`: exit 0, or 2 (said
+/// on stderr) when it cannot be written.
+pub fn write_output(command: &str, output: Option<&std::path::Path>, text: &str) -> u8 {
+    let written = match output {
+        Some(path) => write_file_atomically(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e)),
+        None => write_stdout(text).map_err(|e| ("stdout".to_string(), e)),
+    };
+    match written {
+        Ok(()) => OK,
+        Err((to, e)) => {
+            note(command, format_args!("cannot write {to}: {e}"));
+            CANNOT_RUN
+        }
+    }
 }

@@ -20,7 +20,6 @@ mod schema;
 mod strata;
 mod why_not;
 
-use crate::ir::Strength;
 use crate::plan::{plan_program, Operand, Plan, Read};
 use crate::resolve::{Program, RRule, RTerm, Ty};
 use crate::strata::Strata;
@@ -143,14 +142,6 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
 
 fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
-}
-
-fn strength_word(s: Strength) -> &'static str {
-    match s {
-        Strength::Strict => "strict",
-        Strength::Defeasible => "defeasible",
-        Strength::Defeater => "defeater",
-    }
 }
 
 impl Emitter<'_> {

@@ -2,7 +2,7 @@
 //! keys them, handing every binding of the rule's variables to `found`. Each layer of
 //! evaluation, each semi-naive round and each explanation calls it with the relations it reads.
 
-use super::{ident, strength_word, Emitter};
+use super::{ident, Emitter};
 use crate::names::RuleLocals;
 use crate::plan::{Access, RulePlan, Step};
 use crate::resolve::{RItem, RTerm};
@@ -76,28 +76,15 @@ impl Emitter<'_> {
 
     /// Rule `ri` with its variables named as in the code.
     fn renamed(&self, ri: usize) -> crate::resolve::RRule {
-        let mut r = self.p.rules[ri].clone();
-        for (v, name) in r.vars.iter_mut().zip(&self.vars[ri]) {
-            v.0 = name.clone();
-        }
-        r
+        self.p.rules[ri].renamed(self.vars[ri].clone())
     }
 
-    /// The comment over a rule: id, strength, anchors, label, the rule as Datalog and its plan,
-    /// both with the variables named as in the code.
+    /// The comment over a rule: the lines that introduce it everywhere (id, strength, anchors,
+    /// label, the rule as Datalog) and its plan, both with the variables named as in the code.
     fn rule_comment(&mut self, ri: usize) -> TokenStream {
-        let p = self.p;
         let r = self.renamed(ri);
-        let anchors: Vec<&str> = r.anchors.iter().map(|&f| p.fragments[f].locator.as_str()).collect();
-        let text = format!(
-            "{} ({}){}\n{}\n{}\nplan: {}",
-            r.id,
-            strength_word(r.strength),
-            if anchors.is_empty() { String::new() } else { format!(", {}", anchors.join(", ")) },
-            r.label,
-            p.show_rule(&r),
-            self.plan.rules[ri].show_with(p, &r)
-        );
+        let [head, label, rule] = crate::datalog::rule_lines(self.p, &r);
+        let text = format!("{head}\n{label}\n{rule}\nplan: {}", self.plan.rules[ri].show_with(self.p, &r));
         self.comment(text)
     }
 

@@ -1,7 +1,7 @@
 //! Entity types and constants, the `REL_`/`RULE_` index constants, `SCHEMA` and the `Package`
 //! impl the runtime's batch and JSONL paths use.
 
-use super::{ident, strength_word, Emitter};
+use super::{ident, Emitter};
 use crate::ir::RelationKind;
 use crate::resolve::Ty;
 use crate::text::{comment_text, string_literal};
@@ -97,7 +97,7 @@ impl Emitter<'_> {
         let rules = p.rules.iter().map(|r| {
             let id = string_literal(&r.id);
             let label = string_literal(&r.label);
-            let strength = string_literal(strength_word(r.strength));
+            let strength = string_literal(r.strength.word());
             let anchors = r.anchors.iter().map(|&f| Literal::u32_unsuffixed(f as u32));
             let (head, negative) = (self.rel_const(r.head.rel), r.head.negative);
             quote!(::clir::RuleInfo::new(#id, #strength, #label, &[#(#anchors),*], #head as u32, #negative))

@@ -162,13 +162,7 @@ impl Emitter<'_> {
     fn stratum(&mut self, si: usize) -> TokenStream {
         let st = self.plan.strata[si].clone();
         let p = self.p;
-        let rels: Vec<&str> = st.rels.iter().map(|&r| p.relations[r].name.as_str()).collect();
-        let how = match st.shape {
-            Shape::Collapsed => "+D = +S = +d",
-            Shape::Contested => "contested: +D, then each rule's applicability and team defeat",
-            _ => "+D, then +S/+d",
-        };
-        let mut out = self.comment(format!("Stratum {si}: {} ({how})", rels.join(", ")));
+        let mut out = self.comment(st.heading(p, si));
         // +D: the input facts, then every strict rule over definite premises.
         let mut definite: Computed = Vec::new();
         for &rel in &st.rels {

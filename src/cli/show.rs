@@ -1,0 +1,62 @@
+//! `clir show PACKAGE` (or `--package NAME` of law.toml): the package as readable Datalog,
+//! stratum by stratum ([`clir_codegen::show`]).
+
+use super::{note, read_package, write_diagnostics, write_output, MessageFormat, CANNOT_RUN};
+use clap::Args;
+use clir_codegen::{project, Diagnostic, Source};
+use std::path::{Path, PathBuf};
+
+/// Options of `clir show`.
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// The package file.
+    #[arg(value_name = "PACKAGE", required_unless_present = "name", conflicts_with = "name")]
+    pub package: Option<PathBuf>,
+    /// A package of law.toml (in the current folder), verified against its pins in law.lock.
+    #[arg(long = "package", value_name = "NAME")]
+    pub name: Option<String>,
+    /// Write the Datalog here instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// How errors are written to stderr: `human` (rustc style) or `json` (one object a line).
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    pub message_format: MessageFormat,
+}
+
+/// Verifies the package (a file without pins, a law.toml package against its pins), stratifies
+/// it and prints or writes it as Datalog. Exit 2 when it cannot be read, does not verify or is
+/// rejected by the compiler (diagnostics on stderr), or when the output cannot be written.
+pub fn run(args: &ShowArgs) -> u8 {
+    let fmt = args.message_format;
+    let (what, doc) = match (&args.package, &args.name) {
+        (Some(path), _) => match read_package("show", path, fmt) {
+            Ok((doc, _)) => (path.display().to_string(), doc),
+            Err(_) => return CANNOT_RUN,
+        },
+        (None, Some(name)) => {
+            let verified = project::load(Path::new(".")).and_then(|project| match project.package(name) {
+                Some(spec) => project::verify_package(&project, spec),
+                None => {
+                    Err(Diagnostic::new("package", "", format!("package `{name}` is not listed in law.toml")).into())
+                }
+            });
+            match verified {
+                Ok(package) => (name.clone(), package.document),
+                Err(e) => {
+                    write_diagnostics(fmt, "error", &e, Source::default());
+                    note("show", format_args!("package {name} does not verify"));
+                    return CANNOT_RUN;
+                }
+            }
+        }
+        (None, None) => unreachable!("clap requires PACKAGE or --package"),
+    };
+    match clir_codegen::show_document(&doc) {
+        Ok(text) => write_output("show", args.output.as_deref(), &text),
+        Err(errors) => {
+            write_diagnostics(fmt, "error", &errors, Source::of(&doc));
+            note("show", format_args!("{what}: rejected ({} errors)", errors.0.len()));
+            CANNOT_RUN
+        }
+    }
+}
