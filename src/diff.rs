@@ -126,58 +126,59 @@ impl Ruling {
         ruling.contradictions = case_contradictions(schema, out, interner, case).into_iter().collect();
         ruling
     }
+}
 
-    /// Reads the `concluded`, `definite` and `contradictions` of a ruling line's object.
-    pub fn from_json(ruling: &Value) -> Result<Ruling, String> {
-        let literals = |key: &str| -> Result<Literals, String> {
-            let obj = ruling.get(key).and_then(Value::as_object).ok_or(format!("no `{key}` object"))?;
-            let mut out = Literals::new();
-            for (name, tuples) in obj {
-                let tuples = tuples.as_array().ok_or(format!("`{key}.{name}` is not an array"))?;
-                let mut set = BTreeSet::new();
-                for t in tuples {
-                    let t = t.as_array().ok_or(format!("a tuple of `{key}.{name}` is not an array"))?;
-                    let atoms = t
-                        .iter()
-                        .map(|a| match a {
-                            Value::String(s) => Ok(Atom::Name(s.clone())),
-                            Value::Number(n) => n.as_i64().map(Atom::Int).ok_or(format!("`{n}` is not an Integer")),
-                            other => Err(format!("`{other}` is neither an Integer nor a name")),
-                        })
-                        .collect::<Result<Vec<Atom>, String>>()?;
-                    set.insert(atoms);
-                }
-                if !set.is_empty() {
-                    out.insert(name.clone(), set);
-                }
+/// The keys of a ruling line a diff reads; the others are skipped.
+#[derive(serde::Deserialize)]
+struct LineDe {
+    #[serde(default)]
+    case: Value,
+    error: Option<Value>,
+    concluded: Option<Literals>,
+    definite: Option<Literals>,
+    contradictions: Option<BTreeSet<String>>,
+}
+
+impl<'de> serde::Deserialize<'de> for Atom {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Atom, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Atom;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an Integer or a name")
             }
-            Ok(out)
-        };
-        let contradictions = ruling
-            .get("contradictions")
-            .and_then(Value::as_array)
-            .ok_or("no `contradictions` array")?
-            .iter()
-            .map(|l| l.as_str().map(str::to_string).ok_or(format!("contradiction `{l}` is not a string")))
-            .collect::<Result<BTreeSet<String>, String>>()?;
-        Ok(Ruling { concluded: literals("concluded")?, definite: literals("definite")?, contradictions })
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Atom, E> {
+                Ok(Atom::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Atom, E> {
+                i64::try_from(v).map(Atom::Int).map_err(|_| E::custom(format!("{v} is not an Integer")))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Atom, E> {
+                Ok(Atom::Name(v.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Atom, E> {
+                Ok(Atom::Name(v))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
 impl Side {
     /// A ruling line read: its `case` value and what it says. A line that is neither a ruling
     /// nor an error line (not JSON, missing keys) is an `Err`.
+    ///
+    /// Only `case`, `error`, `concluded`, `definite` and `contradictions` are read into memory;
+    /// explanations and any other key are skipped as they are parsed.
     pub fn from_line(line: &str) -> Result<(Value, Side), String> {
-        let v: Value = serde_json::from_str(line).map_err(|e| format!("not a ruling line ({e}): {line:.200}"))?;
-        Side::from_value(&v).map(|side| (v.get("case").cloned().unwrap_or(Value::Null), side))
+        let l: LineDe = serde_json::from_str(line).map_err(|e| format!("not a ruling line ({e}): {line:.200}"))?;
+        l.side()
     }
 
     /// What a ruling line's object says.
     pub fn from_value(v: &Value) -> Result<Side, String> {
-        if let Some(e) = v.get("error") {
-            return Ok(Side::Error(e.as_str().map_or_else(|| e.to_string(), str::to_string)));
-        }
-        Ruling::from_json(v).map(Side::Ruled).map_err(|e| format!("not a ruling line: {e}"))
+        let l = <LineDe as serde::Deserialize>::deserialize(v).map_err(|e| format!("not a ruling line ({e})"))?;
+        l.side().map(|(_, side)| side)
     }
 
     fn concluded(&self) -> Option<&Literals> {
@@ -185,6 +186,26 @@ impl Side {
             Side::Ruled(r) => Some(&r.concluded),
             Side::Error(_) => None,
         }
+    }
+}
+
+impl LineDe {
+    fn side(self) -> Result<(Value, Side), String> {
+        let l = self;
+        // A line with an `error` is an error line, whatever else it holds.
+        if let Some(e) = l.error {
+            return Ok((l.case, Side::Error(e.as_str().map_or_else(|| e.to_string(), str::to_string))));
+        }
+        let (Some(concluded), Some(definite), Some(contradictions)) = (l.concluded, l.definite, l.contradictions)
+        else {
+            return Err("not a ruling line (no `concluded`, `definite` or `contradictions`)".to_string());
+        };
+        let nonempty = |mut m: Literals| {
+            m.retain(|_, t| !t.is_empty());
+            m
+        };
+        let ruling = Ruling { concluded: nonempty(concluded), definite: nonempty(definite), contradictions };
+        Ok((l.case, Side::Ruled(ruling)))
     }
 }
 
@@ -231,7 +252,7 @@ pub fn literals_json(literals: &Literals) -> Value {
 /// The ruling line `line` as the object a diff line carries: everything but its `case`, kept as
 /// the ruler wrote it (key order, explanations) when the line starts with its `case` as ruling
 /// lines do, else re-written.
-fn without_case(line: &str, parsed: &Value) -> String {
+fn without_case(line: &str) -> String {
     if let Some(rest) = line.strip_prefix("{\"case\":") {
         let mut values = serde_json::Deserializer::from_str(rest).into_iter::<serde::de::IgnoredAny>();
         if let Some(Ok(_)) = values.next() {
@@ -244,7 +265,7 @@ fn without_case(line: &str, parsed: &Value) -> String {
             }
         }
     }
-    let mut v = parsed.clone();
+    let mut v: Value = serde_json::from_str(line).unwrap_or(Value::Null);
     if let Some(obj) = v.as_object_mut() {
         obj.remove("case");
     }
@@ -267,18 +288,13 @@ pub struct Compared {
 /// Compares the ruling lines OLD and NEW wrote for one case (see [`Compared`]). `Err` when a
 /// line is not a ruling line.
 pub fn diff_lines(old_line: &str, new_line: &str) -> Result<Compared, String> {
-    let old_v: Value =
-        serde_json::from_str(old_line).map_err(|e| format!("OLD wrote a line that is not JSON ({e})"))?;
-    let new_v: Value =
-        serde_json::from_str(new_line).map_err(|e| format!("NEW wrote a line that is not JSON ({e})"))?;
-    let old = Side::from_value(&old_v).map_err(|e| format!("OLD: {e}"))?;
-    let new = Side::from_value(&new_v).map_err(|e| format!("NEW: {e}"))?;
+    let (case, old) = Side::from_line(old_line).map_err(|e| format!("OLD: {e}"))?;
+    let (_, new) = Side::from_line(new_line).map_err(|e| format!("NEW: {e}"))?;
     let line = compare(&old, &new).map(|change| {
-        let case = old_v.get("case").cloned().unwrap_or(Value::Null);
         format!(
             "{{\"case\":{case},\"old\":{},\"new\":{},\"added\":{},\"removed\":{}}}",
-            without_case(old_line, &old_v),
-            without_case(new_line, &new_v),
+            without_case(old_line),
+            without_case(new_line),
             literals_json(&change.added),
             literals_json(&change.removed)
         )
@@ -288,8 +304,9 @@ pub fn diff_lines(old_line: &str, new_line: &str) -> Result<Compared, String> {
 }
 
 /// Rules `lines` (case lines, as `clir rule` reads them) with both packages and compares:
-/// per line, `None` when its rulings do not differ, else its diff line (as [`Compared::line`]). The packages need not number their relations alike. `Err` only if a ruling
-/// line does not read back (a bug).
+/// per line, `None` when its rulings do not differ, else its diff line (as [`Compared::line`]).
+/// The packages need not number their relations alike. `Err` only if a ruling line does not
+/// read back (a bug).
 pub fn rulings(
     old: &dyn Package,
     new: &dyn Package,
