@@ -325,6 +325,26 @@ fn relations_in_one_version_only_are_reported_and_an_error_on_one_side_is_a_chan
 }
 
 #[test]
+fn a_ruler_that_writes_far_more_than_the_other_neither_blocks_nor_is_held_whole() {
+    // OLD explains every game (kilobytes a line), NEW rejects every one (a short error line):
+    // small batches and one thread make the line queues short.
+    let dir = tempfile::tempdir().unwrap();
+    let new = demo(dir.path(), DEMO_OLD);
+    let lines: Vec<String> = gen::lines(3000, 9).collect();
+    let input = write_cases(dir.path(), &lines);
+    let (code, out, err) =
+        clir(&["diff", PUBLISHED, &new, "--input", &input, "--explain", "--threads", "1", "--batch", "4"], "");
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(out.lines().count(), 3000);
+    assert!(err.contains("3000 cases read, 3000 changed; rejected: 0 by OLD, 3000 by NEW"), "{err}");
+    assert!(err.contains("OLD is fide.laws.chess 0.1.0, NEW is demo.diff 0.1.0"), "{err}");
+    let (code, swapped, err) =
+        clir(&["diff", &new, PUBLISHED, "--input", &input, "--explain", "--threads", "1", "--batch", "4"], "");
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(swapped.lines().count(), 3000);
+}
+
+#[test]
 fn bad_flags_and_unreadable_or_unverifiable_packages_cannot_run() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.lawir.json");

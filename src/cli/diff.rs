@@ -3,20 +3,22 @@
 //!
 //! Both packages are verified and compiled through the `clir run` cache ([`super::run::build`]);
 //! their two binaries run as child processes fed the same input, a chunk at a time, by a feeder
-//! thread, while a reader thread per child collects its ruling lines. The calling thread zips
-//! them in input order and compares each pair with [`clir::diff::diff_lines`]. No side ever
-//! waits on a full pipe the calling thread is not draining, and memory is bounded by what the
-//! faster child runs ahead of the slower one (a child holds a bounded number of batches).
+//! thread, while a reader thread per child queues its ruling lines. The calling thread zips the
+//! two queues in input order and compares each pair with [`clir::diff::diff_lines`]. A queue
+//! holds more lines than a ruler can hold back while it waits for input, so neither pipe stays
+//! full while the calling thread waits on the other ruler; and it holds no more, so memory is
+//! bounded whatever the length of the input.
 
 use super::run::{build, child_args, child_status};
 use super::{note, CANNOT_RUN};
 use clap::Args;
 use clir::command::RuleArgs;
 use clir_codegen::ir::{Document, NodeKind};
+use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
 
 /// Options of `clir diff`.
 #[derive(Args, Debug)]
@@ -41,12 +43,12 @@ struct Ruler {
     name: &'static str,
     binary: PathBuf,
     child: Child,
-    lines: mpsc::Receiver<io::Result<String>>,
+    lines: Arc<Queue>,
     stderr: std::thread::JoinHandle<Vec<u8>>,
 }
 
 impl Ruler {
-    fn spawn(name: &'static str, binary: PathBuf, args: &RuleArgs) -> Result<(Ruler, ChildStdin), String> {
+    fn spawn(name: &'static str, binary: PathBuf, args: &RuleArgs, cap: usize) -> Result<(Ruler, ChildStdin), String> {
         let mut child = Command::new(&binary)
             .args(child_args(args, false))
             .stdin(Stdio::piped())
@@ -56,7 +58,8 @@ impl Ruler {
             .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
         let (stdin, stdout, mut stderr) =
             (child.stdin.take().unwrap(), child.stdout.take().unwrap(), child.stderr.take().unwrap());
-        let (tx, lines) = mpsc::channel();
+        let lines = Arc::new(Queue::new(cap));
+        let tx = lines.clone();
         std::thread::spawn(move || {
             let mut r = BufReader::with_capacity(1 << 20, stdout);
             let mut buf = Vec::new();
@@ -69,16 +72,17 @@ impl Ruler {
                             buf.pop();
                         }
                         let line = String::from_utf8_lossy(&buf).into_owned();
-                        if tx.send(Ok(line)).is_err() {
+                        if !tx.push(Ok(line)) {
                             break;
                         }
                     }
                     Err(e) => {
-                        let _ = tx.send(Err(e));
+                        tx.push(Err(e));
                         break;
                     }
                 }
             }
+            tx.close();
         });
         // Drained to the end (so the child never blocks on it), the first part kept.
         let stderr = std::thread::spawn(move || {
@@ -117,6 +121,61 @@ impl Ruler {
 
     fn kill(&mut self) {
         let _ = self.child.kill();
+        self.lines.close();
+    }
+}
+
+/// The lines one ruler wrote and the comparison has not taken yet: at most `cap` of them (the
+/// reader waits for room), grown only as needed.
+struct Queue {
+    state: Mutex<(VecDeque<io::Result<String>>, bool)>,
+    changed: Condvar,
+    cap: usize,
+}
+
+impl Queue {
+    fn new(cap: usize) -> Queue {
+        Queue { state: Mutex::new((VecDeque::new(), false)), changed: Condvar::new(), cap: cap.max(1) }
+    }
+
+    /// Adds a line once there is room; `false` when the queue was closed.
+    fn push(&self, line: io::Result<String>) -> bool {
+        let Ok(mut s) = self.state.lock() else { return false };
+        while s.0.len() >= self.cap && !s.1 {
+            s = match self.changed.wait(s) {
+                Ok(s) => s,
+                Err(_) => return false,
+            };
+        }
+        if s.1 {
+            return false;
+        }
+        s.0.push_back(line);
+        self.changed.notify_all();
+        true
+    }
+
+    /// The next line, waiting for it; `None` once the queue is closed and empty.
+    fn pop(&self) -> Option<io::Result<String>> {
+        let mut s = self.state.lock().ok()?;
+        loop {
+            if let Some(line) = s.0.pop_front() {
+                self.changed.notify_all();
+                return Some(line);
+            }
+            if s.1 {
+                return None;
+            }
+            s = self.changed.wait(s).ok()?;
+        }
+    }
+
+    /// No more lines: the ruler's output ended, or the comparison stopped.
+    fn close(&self) {
+        if let Ok(mut s) = self.state.lock() {
+            s.1 = true;
+        }
+        self.changed.notify_all();
     }
 }
 
@@ -277,8 +336,14 @@ fn compare_all(
     output: Box<dyn Write>,
     args: &RuleArgs,
 ) -> Result<Tally, Failure> {
-    let (mut old, old_in) = Ruler::spawn("OLD", old_bin, args).map_err(said)?;
-    let (mut new, new_in) = match Ruler::spawn("NEW", new_bin, args) {
+    // A ruler writes each batch once ruled, but may hold up to `2 × threads + 2` ruled batches
+    // and a partial one while it waits for input: a queue of more lines than that never blocks
+    // the reader of the ruler ahead while the other still waits for input the feeder cannot
+    // give it (see docs/DECISIONS.md, 33).
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let cap = (2 * threads + 4).saturating_mul(args.batch.max(1));
+    let (mut old, old_in) = Ruler::spawn("OLD", old_bin, args, cap).map_err(said)?;
+    let (mut new, new_in) = match Ruler::spawn("NEW", new_bin, args, cap) {
         Ok(r) => r,
         Err(e) => {
             drop(old_in);
@@ -293,7 +358,7 @@ fn compare_all(
     let mut tally = Tally::default();
     let result = (|| -> Result<(), Failure> {
         loop {
-            let (a, b) = (old.lines.recv().ok(), new.lines.recv().ok());
+            let (a, b) = (old.lines.pop(), new.lines.pop());
             let stopped = |done: &str, more: &str, cases: u64| {
                 said(format_args!("the {done} ruler stopped after {cases} cases while the {more} ruler went on"))
             };
