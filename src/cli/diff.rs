@@ -22,6 +22,9 @@ use std::sync::{Arc, Condvar, Mutex};
 
 /// Options of `clir diff`.
 #[derive(Args, Debug)]
+#[command(mut_arg("output", |a| a.help(
+    "One JSON object a line per case whose ruling differs, in input order [default: stdout]"
+)))]
 pub struct DiffCmd {
     /// The package file of the old version.
     #[arg(value_name = "OLD")]
