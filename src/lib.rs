@@ -1,16 +1,18 @@
 //! clir: CLIR law packages compiled to native datafrog code.
 //!
 //! This crate is the runtime generated modules use: interning, case batches, JSON Lines,
-//! explanations. It holds no law package: a crate lists its packages in its own `law.toml`, its
-//! `build.rs` compiles them (`clir_codegen::build::run()`), and [`include_clir!`] brings one into
-//! scope. The `command` feature adds the `clir rule` command line for one package
-//! ([`command::package_main`]); the default `cli` feature builds the `clir` binary.
+//! explanations, diffs between two versions of a law ([`diff`]). It holds no law package: a
+//! crate lists its packages in its own `law.toml`, its `build.rs` compiles them
+//! (`clir_codegen::build::run()`), and [`include_clir!`] brings one into scope. The `command`
+//! feature adds the `clir rule` command line for one package ([`command::package_main`]); the
+//! default `cli` feature builds the `clir` binary.
 
 extern crate self as clir;
 
 pub mod batch;
 #[cfg(feature = "command")]
 pub mod command;
+pub mod diff;
 pub mod explain;
 pub mod jsonl;
 pub mod rt;

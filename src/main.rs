@@ -40,6 +40,9 @@ enum Command {
     Rule(cli::run::RuleCmd),
     /// Compile any package to native code (cached by seal), then rule with it.
     Run(cli::run::RunCmd),
+    /// Rule every case with two versions of a law (both compiled as `run` does) and write one
+    /// line per case whose ruling differs, in input order.
+    Diff(cli::diff::DiffCmd),
     /// Scaffold a crate that compiles its own law packages (Cargo.toml, build.rs, law.toml,
     /// src/main.rs); `clir add` then adds a package to it.
     New(cli::new::NewArgs),
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Show(args) => cli::show::run(&args),
         Command::Rule(args) => cli::run::rule(&args),
         Command::Run(args) => cli::run::run(&args),
+        Command::Diff(args) => cli::diff::run(&args),
         Command::New(args) => cli::new::run(&args),
     };
     ExitCode::from(code)

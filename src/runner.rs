@@ -220,14 +220,21 @@ impl<W: Write> InOrder<W> {
         }
     }
 
+    /// Takes a ruled batch and writes every batch that is next in order. What is written is
+    /// flushed: a reader of the output (`clir diff` reading two rulers) gets each batch once it
+    /// is ruled, not when a buffer happens to fill.
     fn add(&mut self, seq: u64, ruled: Result<Ruled, String>) -> io::Result<()> {
         self.pending.insert(seq, ruled.map_err(io::Error::other)?);
+        let before = self.next;
         while let Some(ruled) = self.pending.remove(&self.next) {
             self.out.write_all(ruled.text.as_bytes())?;
             self.summary.lines += ruled.lines as u64;
             self.summary.errors += ruled.errors as u64;
             self.bar.ruled(ruled.lines as u64);
             self.next += 1;
+        }
+        if self.next > before {
+            self.out.flush()?;
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 pub mod add;
 pub mod compile;
+pub mod diff;
 pub mod lock;
 pub mod new;
 pub mod run;

@@ -115,33 +115,47 @@ fn signal_name(sig: i32) -> String {
     format!("{name} (signal {sig})")
 }
 
-/// Verifies, compiles (once per seal) and rules with any package file.
-pub fn run(cmd: &RunCmd) -> u8 {
-    let bytes = match clir_codegen::project::read_regular_file(&cmd.package) {
+/// A package file verified and compiled: the binary that rules with it, and its document.
+pub struct Built {
+    /// The `clir rule`-like binary of the package, in the cache.
+    pub binary: PathBuf,
+    /// The verified document.
+    pub doc: clir_codegen::verify::Verified,
+}
+
+/// Verifies `package` and compiles it to native code unless the cache holds its binary (keyed
+/// by its seal and by this clir's version and build); `command` names the command in messages.
+/// `Err` is the exit status, its reason already written to stderr.
+pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
+    let bytes = match clir_codegen::project::read_regular_file(package) {
         Ok(b) => b,
         Err(e) => {
-            note("run", format_args!("cannot read {}: {e}", cmd.package.display()));
-            return CANNOT_RUN;
+            note(command, format_args!("cannot read {}: {e}", package.display()));
+            return Err(CANNOT_RUN);
         }
     };
     let report = verify_bytes(&bytes, &VerifyOptions { root: Some(PathBuf::from(".")), ..Default::default() });
     if !report.ok() {
         print_lines(report_lines(&report).into_iter().filter(|l| l.starts_with("FAIL")));
-        note("run", format_args!("{} does not verify; nothing was built", cmd.package.display()));
-        return CANNOT_RUN;
+        note(command, format_args!("{} does not verify; nothing was built", package.display()));
+        return Err(CANNOT_RUN);
     }
-    let seal = clir_codegen::canonical::seal(&bytes);
-    let hex = seal.trim_start_matches("sha256:").to_string();
-    let root = match cache_root() {
-        Ok(r) => r,
+    let doc = match report.into_document() {
+        Ok(d) => d,
         Err(e) => {
-            note("run", e);
-            return CANNOT_RUN;
+            note(command, e);
+            return Err(CANNOT_RUN);
         }
     };
+    let seal = clir_codegen::canonical::seal(&bytes);
+    let hex = seal.trim_start_matches("sha256:").to_string();
+    let root = cache_root().map_err(|e| {
+        note(command, e);
+        CANNOT_RUN
+    })?;
     if let Err(e) = private_dir(&root) {
-        note("run", e);
-        return CANNOT_RUN;
+        note(command, e);
+        return Err(CANNOT_RUN);
     }
     // Keyed by the package's seal and by this clir's version and build: an upgraded or rebuilt
     // clir never runs a binary an older one made.
@@ -155,39 +169,32 @@ pub fn run(cmd: &RunCmd) -> u8 {
     let lock = match std::fs::File::create(root.join(".lock")).and_then(|f| f.lock().map(|()| f)) {
         Ok(f) => f,
         Err(e) => {
-            note("run", format_args!("cannot lock {}: {e}", root.join(".lock").display()));
-            return CANNOT_RUN;
+            note(command, format_args!("cannot lock {}: {e}", root.join(".lock").display()));
+            return Err(CANNOT_RUN);
         }
     };
     let fresh =
         std::fs::read_to_string(&recorded).ok().is_some_and(|h| Some(h.trim().to_string()) == file_hash(&binary));
     if !fresh {
-        let doc = match report.into_document() {
-            Ok(d) => d,
-            Err(e) => {
-                note("run", e);
-                return CANNOT_RUN;
-            }
-        };
         let source = match clir_codegen::compile_document(&doc, &seal) {
             Ok(s) => s,
             Err(errors) => {
                 eprint!("{}", errors.render("error", clir_codegen::Source::of(&doc)));
-                return CANNOT_RUN;
+                return Err(CANNOT_RUN);
             }
         };
         let runtime = match super::runtime::install(&root) {
             Ok(r) => r,
             Err(e) => {
-                note("run", format_args!("cannot write the runtime into {}: {e}", root.display()));
-                return CANNOT_RUN;
+                note(command, format_args!("cannot write the runtime into {}: {e}", root.display()));
+                return Err(CANNOT_RUN);
             }
         };
         if let Err(e) = write_crate(&dir, &runtime, &bin_name, &source) {
-            note("run", format_args!("cannot write {}: {e}", dir.display()));
-            return CANNOT_RUN;
+            note(command, format_args!("cannot write {}: {e}", dir.display()));
+            return Err(CANNOT_RUN);
         }
-        note("run", format_args!("building {} in {}", doc.package.name, dir.display()));
+        note(command, format_args!("building {} in {}", doc.package.name, dir.display()));
         let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .args(["build", "--release", "--manifest-path"])
             .arg(dir.join("Cargo.toml"))
@@ -196,53 +203,75 @@ pub fn run(cmd: &RunCmd) -> u8 {
         match status {
             Ok(s) if s.success() => {}
             Ok(s) => {
-                note("run", format_args!("cargo build failed ({s})"));
-                return CANNOT_RUN;
+                note(command, format_args!("cargo build failed ({s})"));
+                return Err(CANNOT_RUN);
             }
             Err(e) => {
-                note("run", format_args!("cannot run cargo: {e}"));
-                return CANNOT_RUN;
+                note(command, format_args!("cannot run cargo: {e}"));
+                return Err(CANNOT_RUN);
             }
         }
         match file_hash(&binary).map(|h| std::fs::write(&recorded, h)) {
             Some(Ok(())) => {}
             _ => {
-                note("run", format_args!("cannot record the hash of {}", binary.display()));
-                return CANNOT_RUN;
+                note(command, format_args!("cannot record the hash of {}", binary.display()));
+                return Err(CANNOT_RUN);
             }
         }
     }
     drop(lock);
-    let mut child = Command::new(&binary);
-    let a = &cmd.args;
-    if let Some(i) = &a.input {
-        child.arg("--input").arg(i);
-    }
-    if let Some(o) = &a.output {
-        child.arg("--output").arg(o);
+    Ok(Built { binary, doc })
+}
+
+/// The options of `clir rule` as a package binary takes them; `--input` and `--output` only
+/// with `io` (else the binary reads stdin and writes stdout).
+pub fn child_args(a: &RuleArgs, io: bool) -> Vec<std::ffi::OsString> {
+    let mut v: Vec<std::ffi::OsString> = Vec::new();
+    if io {
+        if let Some(i) = &a.input {
+            v.extend(["--input".into(), i.into()]);
+        }
+        if let Some(o) = &a.output {
+            v.extend(["--output".into(), o.into()]);
+        }
     }
     for g in &a.grants {
-        child.arg("--grant").arg(g);
+        v.extend(["--grant".into(), g.into()]);
     }
     if a.explain {
-        child.arg("--explain");
+        v.push("--explain".into());
     }
     if let Some(t) = a.threads {
-        child.arg("--threads").arg(t.to_string());
+        v.extend(["--threads".into(), t.to_string().into()]);
     }
-    child.arg("--batch").arg(a.batch.to_string());
-    match child.status() {
-        Ok(s) => match s.code() {
-            Some(c) => c as u8,
-            None => {
-                use std::os::unix::process::ExitStatusExt;
-                let how = s.signal().map_or_else(|| "no exit status".to_string(), signal_name);
-                note("run", format_args!("{} was killed by {how}", binary.display()));
-                CANNOT_RUN
-            }
-        },
+    v.extend(["--batch".into(), a.batch.to_string().into()]);
+    v
+}
+
+/// The exit status of a package binary that ended with `status`: its own code, or
+/// [`CANNOT_RUN`] (said on stderr) when a signal ended it.
+pub fn child_status(command: &str, binary: &Path, status: std::process::ExitStatus) -> u8 {
+    match status.code() {
+        Some(c) => c as u8,
+        None => {
+            use std::os::unix::process::ExitStatusExt;
+            let how = status.signal().map_or_else(|| "no exit status".to_string(), signal_name);
+            note(command, format_args!("{} was killed by {how}", binary.display()));
+            CANNOT_RUN
+        }
+    }
+}
+
+/// Verifies, compiles (once per seal) and rules with any package file.
+pub fn run(cmd: &RunCmd) -> u8 {
+    let built = match build(&cmd.package, "run") {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    match Command::new(&built.binary).args(child_args(&cmd.args, true)).status() {
+        Ok(s) => child_status("run", &built.binary, s),
         Err(e) => {
-            note("run", format_args!("cannot run {}: {e}", binary.display()));
+            note("run", format_args!("cannot run {}: {e}", built.binary.display()));
             CANNOT_RUN
         }
     }
