@@ -6010,7 +6010,7 @@ fn rule_unregulated_case_decided_by_arbiter(
         found(&(case, situation));
     }
 }
-// Why not, by urn:fide:laws:clir:chess#AgreedDraw: game_drawn(v0) <- both_players_have_moved(v0), draw_agreed(v0)
+// Why not, by urn:fide:laws:clir:chess#AgreedDraw: game_drawn(v0) :- both_players_have_moved(v0), draw_agreed(v0).
 #[inline(never)]
 fn why_not_agreed_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6023,7 +6023,7 @@ fn why_not_agreed_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: agreed_draw_has_ended_the_game(v0) <- both_players_have_moved(v0), draw_agreed(v0)
+// Why not, by urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: agreed_draw_has_ended_the_game(v0) :- both_players_have_moved(v0), draw_agreed(v0).
 #[inline(never)]
 fn why_not_agreed_draw_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6036,7 +6036,7 @@ fn why_not_agreed_draw_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Tr
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: arbiter_shall_see_laws_observed(v1, v0) <- arbiter_of(v0, v1), play_started(v0)
+// Why not, by urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: arbiter_shall_see_laws_observed(v1, v0) :- arbiter_of(v0, v1), play_started(v0).
 #[inline(never)]
 fn why_not_arbiter_sees_laws_observed(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6055,7 +6055,7 @@ fn why_not_arbiter_sees_laws_observed(l: &Layers, row: &[i64], t: &mut ::clir::T
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#CastlingLegal: castling_legal(v0, v1, v2) <- castling_side_of(v0, v1, v2, v4), king_of(v1, v3), ~piece_has_moved(v4), ~castling_path_blocked(v2), rook_of(v1, v4), ~castling_path_attacked(v2), player_has_the_move(v0, v1), ~piece_has_moved(v3)
+// Why not, by urn:fide:laws:clir:chess#CastlingLegal: castling_legal(v0, v1, v2) :- castling_side_of(v0, v1, v2, v4), king_of(v1, v3), ~piece_has_moved(v4), ~castling_path_blocked(v2), rook_of(v1, v4), ~castling_path_attacked(v2), player_has_the_move(v0, v1), ~piece_has_moved(v3).
 #[inline(never)]
 fn why_not_castling_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6110,7 +6110,7 @@ fn why_not_castling_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         );
     }
 }
-// Why not, by urn:fide:laws:clir:chess#CheckmateEndsTheGame: checkmate_has_been_delivered(v0) <- checkmate_delivered(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#CheckmateEndsTheGame: checkmate_has_been_delivered(v0) :- checkmate_delivered(v0, v1).
 #[inline(never)]
 fn why_not_checkmate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6126,7 +6126,7 @@ fn why_not_checkmate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trac
         t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: ~game_drawn(v0) <= checkmate_delivered(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: ~game_drawn(v0) :- checkmate_delivered(v0, v1).
 #[inline(never)]
 fn why_not_checkmate_takes_precedence_over_seventy_five(
     l: &Layers,
@@ -6146,7 +6146,7 @@ fn why_not_checkmate_takes_precedence_over_seventy_five(
         t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#CheckmateWins: game_won_by(v0, v1) <- checkmate_delivered(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#CheckmateWins: game_won_by(v0, v1) :- checkmate_delivered(v0, v1).
 #[inline(never)]
 fn why_not_checkmate_wins(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6163,7 +6163,7 @@ fn why_not_checkmate_wins(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#DeadPositionDraws: game_drawn(v0) <- dead_position_arisen(v0)
+// Why not, by urn:fide:laws:clir:chess#DeadPositionDraws: game_drawn(v0) :- dead_position_arisen(v0).
 #[inline(never)]
 fn why_not_dead_position_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6174,7 +6174,7 @@ fn why_not_dead_position_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#DeadPositionEndsTheGame: dead_position_has_ended_the_game(v0) <- dead_position_arisen(v0)
+// Why not, by urn:fide:laws:clir:chess#DeadPositionEndsTheGame: dead_position_has_ended_the_game(v0) :- dead_position_arisen(v0).
 #[inline(never)]
 fn why_not_dead_position_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6185,7 +6185,7 @@ fn why_not_dead_position_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#EnPassantCaptureLegal: en_passant_capture_legal(v0, v2) <- en_passant_right_open(v0), player_has_the_move(v0, v1), capturing_pawn_on_adjacent_file(v0, v2)
+// Why not, by urn:fide:laws:clir:chess#EnPassantCaptureLegal: en_passant_capture_legal(v0, v2) :- en_passant_right_open(v0), player_has_the_move(v0, v1), capturing_pawn_on_adjacent_file(v0, v2).
 #[inline(never)]
 fn why_not_en_passant_capture_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6216,7 +6216,7 @@ fn why_not_en_passant_capture_legal(l: &Layers, row: &[i64], t: &mut ::clir::Tra
         t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: fifty_move_claim_correct(v0, v1) <- v2 >= 50, draw_claimed(v1), player_has_the_move(v0, v1), moves_by_each_without_pawn_or_capture(v0, v2)
+// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: fifty_move_claim_correct(v0, v1) :- v2 >= 50, draw_claimed(v1), player_has_the_move(v0, v1), moves_by_each_without_pawn_or_capture(v0, v2).
 #[inline(never)]
 fn why_not_fifty_move_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6249,7 +6249,7 @@ fn why_not_fifty_move_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Tra
         );
     }
 }
-// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimDraws: game_drawn(v0) <- fifty_move_claim_correct(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimDraws: game_drawn(v0) :- fifty_move_claim_correct(v0, v1).
 #[inline(never)]
 fn why_not_fifty_move_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6265,7 +6265,7 @@ fn why_not_fifty_move_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace
         t.premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#FivefoldAutomaticDraw: game_drawn(v0) <- position_occurrence_count(v0, v1), v1 >= 5
+// Why not, by urn:fide:laws:clir:chess#FivefoldAutomaticDraw: game_drawn(v0) :- position_occurrence_count(v0, v1), v1 >= 5.
 #[inline(never)]
 fn why_not_fivefold_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6284,7 +6284,7 @@ fn why_not_fivefold_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trac
         t.premise(REL_POSITION_OCCURRENCE_COUNT, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByAgreement)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByAgreement).
 #[inline(never)]
 fn why_not_game_play_conclude_by_agreement_enters(
     l: &Layers,
@@ -6313,7 +6313,7 @@ fn why_not_game_play_conclude_by_agreement_enters(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: valid_transition(v0, ConcludeByAgreement) <- attempted_transition(v0, ConcludeByAgreement), supported entered_state(v0, Playing), agreed_draw_has_ended_the_game(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: valid_transition(v0, ConcludeByAgreement) :- attempted_transition(v0, ConcludeByAgreement), supported entered_state(v0, Playing), agreed_draw_has_ended_the_game(v0).
 #[inline(never)]
 fn why_not_game_play_conclude_by_agreement_valid(
     l: &Layers,
@@ -6359,7 +6359,7 @@ fn why_not_game_play_conclude_by_agreement_valid(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByCheckmate)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByCheckmate).
 #[inline(never)]
 fn why_not_game_play_conclude_by_checkmate_enters(
     l: &Layers,
@@ -6388,7 +6388,7 @@ fn why_not_game_play_conclude_by_checkmate_enters(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: valid_transition(v0, ConcludeByCheckmate) <- attempted_transition(v0, ConcludeByCheckmate), supported entered_state(v0, Playing), checkmate_has_been_delivered(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: valid_transition(v0, ConcludeByCheckmate) :- attempted_transition(v0, ConcludeByCheckmate), supported entered_state(v0, Playing), checkmate_has_been_delivered(v0).
 #[inline(never)]
 fn why_not_game_play_conclude_by_checkmate_valid(
     l: &Layers,
@@ -6434,7 +6434,7 @@ fn why_not_game_play_conclude_by_checkmate_valid(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByDeadPosition)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByDeadPosition).
 #[inline(never)]
 fn why_not_game_play_conclude_by_dead_position_enters(
     l: &Layers,
@@ -6463,7 +6463,7 @@ fn why_not_game_play_conclude_by_dead_position_enters(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: valid_transition(v0, ConcludeByDeadPosition) <- attempted_transition(v0, ConcludeByDeadPosition), supported entered_state(v0, Playing), dead_position_has_ended_the_game(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: valid_transition(v0, ConcludeByDeadPosition) :- attempted_transition(v0, ConcludeByDeadPosition), supported entered_state(v0, Playing), dead_position_has_ended_the_game(v0).
 #[inline(never)]
 fn why_not_game_play_conclude_by_dead_position_valid(
     l: &Layers,
@@ -6512,7 +6512,7 @@ fn why_not_game_play_conclude_by_dead_position_valid(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByDrawnClaim)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByDrawnClaim).
 #[inline(never)]
 fn why_not_game_play_conclude_by_drawn_claim_enters(
     l: &Layers,
@@ -6541,7 +6541,7 @@ fn why_not_game_play_conclude_by_drawn_claim_enters(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: valid_transition(v0, ConcludeByDrawnClaim) <- attempted_transition(v0, ConcludeByDrawnClaim), supported entered_state(v0, Playing), game_drawn(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: valid_transition(v0, ConcludeByDrawnClaim) :- attempted_transition(v0, ConcludeByDrawnClaim), supported entered_state(v0, Playing), game_drawn(v0).
 #[inline(never)]
 fn why_not_game_play_conclude_by_drawn_claim_valid(
     l: &Layers,
@@ -6582,7 +6582,7 @@ fn why_not_game_play_conclude_by_drawn_claim_valid(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByResignation)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByResignation).
 #[inline(never)]
 fn why_not_game_play_conclude_by_resignation_enters(
     l: &Layers,
@@ -6611,7 +6611,7 @@ fn why_not_game_play_conclude_by_resignation_enters(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: valid_transition(v0, ConcludeByResignation) <- attempted_transition(v0, ConcludeByResignation), supported entered_state(v0, Playing), resignation_has_ended_the_game(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: valid_transition(v0, ConcludeByResignation) :- attempted_transition(v0, ConcludeByResignation), supported entered_state(v0, Playing), resignation_has_ended_the_game(v0).
 #[inline(never)]
 fn why_not_game_play_conclude_by_resignation_valid(
     l: &Layers,
@@ -6657,7 +6657,7 @@ fn why_not_game_play_conclude_by_resignation_valid(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeBySecondIllegalMove)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeBySecondIllegalMove).
 #[inline(never)]
 fn why_not_game_play_conclude_by_second_illegal_move_enters(
     l: &Layers,
@@ -6686,7 +6686,7 @@ fn why_not_game_play_conclude_by_second_illegal_move_enters(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: valid_transition(v0, ConcludeBySecondIllegalMove) <- attempted_transition(v0, ConcludeBySecondIllegalMove), supported entered_state(v0, Playing), second_illegal_move_has_ended_the_game(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: valid_transition(v0, ConcludeBySecondIllegalMove) :- attempted_transition(v0, ConcludeBySecondIllegalMove), supported entered_state(v0, Playing), second_illegal_move_has_ended_the_game(v0).
 #[inline(never)]
 fn why_not_game_play_conclude_by_second_illegal_move_valid(
     l: &Layers,
@@ -6735,7 +6735,7 @@ fn why_not_game_play_conclude_by_second_illegal_move_valid(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: entered_state(v0, Ended) <- supported valid_transition(v0, ConcludeByStalemate)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByStalemate).
 #[inline(never)]
 fn why_not_game_play_conclude_by_stalemate_enters(
     l: &Layers,
@@ -6764,7 +6764,7 @@ fn why_not_game_play_conclude_by_stalemate_enters(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: valid_transition(v0, ConcludeByStalemate) <- attempted_transition(v0, ConcludeByStalemate), supported entered_state(v0, Playing), stalemate_has_ended_the_game(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: valid_transition(v0, ConcludeByStalemate) :- attempted_transition(v0, ConcludeByStalemate), supported entered_state(v0, Playing), stalemate_has_ended_the_game(v0).
 #[inline(never)]
 fn why_not_game_play_conclude_by_stalemate_valid(
     l: &Layers,
@@ -6810,7 +6810,7 @@ fn why_not_game_play_conclude_by_stalemate_valid(
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: entered_state(v0, Playing) <- supported valid_transition(v0, PlayMove)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: entered_state(v0, Playing) :- supported valid_transition(v0, PlayMove).
 #[inline(never)]
 fn why_not_game_play_play_move_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6835,7 +6835,7 @@ fn why_not_game_play_play_move_enters(l: &Layers, row: &[i64], t: &mut ::clir::T
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: valid_transition(v0, PlayMove) <- attempted_transition(v0, PlayMove), supported entered_state(v0, Playing), legal_move(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: valid_transition(v0, PlayMove) :- attempted_transition(v0, PlayMove), supported entered_state(v0, Playing), legal_move(v0).
 #[inline(never)]
 fn why_not_game_play_play_move_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6872,7 +6872,7 @@ fn why_not_game_play_play_move_valid(l: &Layers, row: &[i64], t: &mut ::clir::Tr
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: entered_state(v0, Playing) <- supported valid_transition(v0, StartPlay)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: entered_state(v0, Playing) :- supported valid_transition(v0, StartPlay).
 #[inline(never)]
 fn why_not_game_play_start_play_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6897,7 +6897,7 @@ fn why_not_game_play_start_play_enters(l: &Layers, row: &[i64], t: &mut ::clir::
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: valid_transition(v0, StartPlay) <- attempted_transition(v0, StartPlay), supported entered_state(v0, NotStarted), play_started(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: valid_transition(v0, StartPlay) :- attempted_transition(v0, StartPlay), supported entered_state(v0, NotStarted), play_started(v0).
 #[inline(never)]
 fn why_not_game_play_start_play_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6934,7 +6934,7 @@ fn why_not_game_play_start_play_valid(l: &Layers, row: &[i64], t: &mut ::clir::T
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/initial: entered_state(v0, NotStarted) <- procedure_instance(v0)
+// Why not, by urn:fide:laws:clir:chess#GamePlay/initial: entered_state(v0, NotStarted) :- procedure_instance(v0).
 #[inline(never)]
 fn why_not_game_play_initial(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6948,7 +6948,7 @@ fn why_not_game_play_initial(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#MoveIsIllegal: illegal_move(v0) <- checked_game(v0), ~move_meets_articles_3_1_to_3_9(v0)
+// Why not, by urn:fide:laws:clir:chess#MoveIsIllegal: illegal_move(v0) :- checked_game(v0), ~move_meets_articles_3_1_to_3_9(v0).
 #[inline(never)]
 fn why_not_move_is_illegal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6961,7 +6961,7 @@ fn why_not_move_is_illegal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#MoveIsLegal: legal_move(v0) <- move_meets_articles_3_1_to_3_9(v0)
+// Why not, by urn:fide:laws:clir:chess#MoveIsLegal: legal_move(v0) :- move_meets_articles_3_1_to_3_9(v0).
 #[inline(never)]
 fn why_not_move_is_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6972,7 +6972,7 @@ fn why_not_move_is_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: must_move_first_touched_piece(v1, v2) <- own_piece_of(v1, v2), piece_touched_intentionally(v1, v2), piece_can_be_moved(v2), player_has_the_move(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: must_move_first_touched_piece(v1, v2) :- own_piece_of(v1, v2), piece_touched_intentionally(v1, v2), piece_can_be_moved(v2), player_has_the_move(v0, v1).
 #[inline(never)]
 fn why_not_must_move_first_touched_piece(
     l: &Layers,
@@ -7014,7 +7014,7 @@ fn why_not_must_move_first_touched_piece(
         t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[None, Some(who.to_flat())]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: game_drawn(v0) <- king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
+// Why not, by urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: game_drawn(v0) :- king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1).
 #[inline(never)]
 fn why_not_resignation_drawn_if_mate_impossible(
     l: &Layers,
@@ -7045,7 +7045,7 @@ fn why_not_resignation_drawn_if_mate_impossible(
         t.premise(REL_KING_CANNOT_BE_CHECKMATED, false, &[None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ResignationEndsTheGame: resignation_has_ended_the_game(v0) <- player_of(v0, v1), player_resigned(v1)
+// Why not, by urn:fide:laws:clir:chess#ResignationEndsTheGame: resignation_has_ended_the_game(v0) :- player_of(v0, v1), player_resigned(v1).
 #[inline(never)]
 fn why_not_resignation_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7065,7 +7065,7 @@ fn why_not_resignation_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Tr
         t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ResignationLoses: game_lost_by(v0, v1) <- ~king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1)
+// Why not, by urn:fide:laws:clir:chess#ResignationLoses: game_lost_by(v0, v1) :- ~king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1).
 #[inline(never)]
 fn why_not_resignation_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7081,7 +7081,7 @@ fn why_not_resignation_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: game_drawn(v0) <- king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: game_drawn(v0) :- king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1).
 #[inline(never)]
 fn why_not_second_illegal_move_drawn_if_mate_impossible(
     l: &Layers,
@@ -7125,7 +7125,7 @@ fn why_not_second_illegal_move_drawn_if_mate_impossible(
         t.premise(REL_KING_CANNOT_BE_CHECKMATED, false, &[None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: second_illegal_move_has_ended_the_game(v0) <- completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: second_illegal_move_has_ended_the_game(v0) :- completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1).
 #[inline(never)]
 fn why_not_second_illegal_move_ends_the_game(
     l: &Layers,
@@ -7155,7 +7155,7 @@ fn why_not_second_illegal_move_ends_the_game(
         t.premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, &[None, None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveLoses: game_lost_by(v0, v1) <- ~king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveLoses: game_lost_by(v0, v1) :- ~king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1).
 #[inline(never)]
 fn why_not_second_illegal_move_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7184,7 +7184,7 @@ fn why_not_second_illegal_move_loses(l: &Layers, row: &[i64], t: &mut ::clir::Tr
         t.premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, &[Some(who.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: game_drawn(v0) <= v1 >= 75, moves_by_each_without_pawn_or_capture(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: game_drawn(v0) :- v1 >= 75, moves_by_each_without_pawn_or_capture(v0, v1).
 #[inline(never)]
 fn why_not_seventy_five_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7207,7 +7207,7 @@ fn why_not_seventy_five_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::
         );
     }
 }
-// Why not, by urn:fide:laws:clir:chess#StalemateDraws: game_drawn(v0) <- stalemate_arisen(v0)
+// Why not, by urn:fide:laws:clir:chess#StalemateDraws: game_drawn(v0) :- stalemate_arisen(v0).
 #[inline(never)]
 fn why_not_stalemate_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7218,7 +7218,7 @@ fn why_not_stalemate_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#StalemateEndsTheGame: stalemate_has_ended_the_game(v0) <- stalemate_arisen(v0)
+// Why not, by urn:fide:laws:clir:chess#StalemateEndsTheGame: stalemate_has_ended_the_game(v0) :- stalemate_arisen(v0).
 #[inline(never)]
 fn why_not_stalemate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7229,7 +7229,7 @@ fn why_not_stalemate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trac
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimCorrect: threefold_claim_correct(v0, v1) <- position_occurrence_count(v0, v2), draw_claimed(v1), player_has_the_move(v0, v1), v2 >= 3
+// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimCorrect: threefold_claim_correct(v0, v1) :- position_occurrence_count(v0, v2), draw_claimed(v1), player_has_the_move(v0, v1), v2 >= 3.
 #[inline(never)]
 fn why_not_threefold_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7258,7 +7258,7 @@ fn why_not_threefold_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trac
         t.premise(REL_POSITION_OCCURRENCE_COUNT, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimDraws: game_drawn(v0) <- threefold_claim_correct(v0, v1)
+// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimDraws: game_drawn(v0) :- threefold_claim_correct(v0, v1).
 #[inline(never)]
 fn why_not_threefold_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7274,7 +7274,7 @@ fn why_not_threefold_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace)
         t.premise(REL_THREEFOLD_CLAIM_CORRECT, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: arbiter_competent_to_decide(v0) <- case_not_precisely_regulated(v0)
+// Why not, by urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: arbiter_competent_to_decide(v0) :- case_not_precisely_regulated(v0).
 #[inline(never)]
 fn why_not_unregulated_case_decided_by_arbiter(
     l: &Layers,
