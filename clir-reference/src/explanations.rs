@@ -235,10 +235,23 @@ impl<'a> Checker<'a> {
             Some(r) => (true, r),
             None => (false, text),
         };
-        let open = rest.find('(').ok_or_else(bad)?;
-        let inner = rest[open + 1..].strip_suffix(')').ok_or_else(bad)?;
-        let id = self.by_name.get(&rest[..open]).ok_or_else(bad)?;
-        let rel = &self.rels[id];
+        // A relation's name may hold `(`: the name is the prefix that names a relation and
+        // leaves arguments that read.
+        let inner = rest.strip_suffix(')').ok_or_else(bad)?;
+        let mut last = Err(bad());
+        for (open, _) in inner.match_indices('(') {
+            if let Some(id) = self.by_name.get(&inner[..open]) {
+                last = self.parse_args(text, neg, &self.rels[id], &inner[open + 1..]);
+                if last.is_ok() {
+                    break;
+                }
+            }
+        }
+        last
+    }
+
+    fn parse_args(&self, text: &str, neg: bool, rel: &Rel, inner: &str) -> Result<G, String> {
+        let bad = || format!("`{text}` is not a literal of the package");
         let mut tokens: Vec<String> = Vec::new();
         let mut s = inner;
         while !s.is_empty() || tokens.len() < rel.integer.len() {
@@ -529,7 +542,7 @@ impl Cx<'_, '_> {
             }
             self.node(p, if supported { Ask::Supported } else { Ask::Concluded }, depth + 1)?;
         }
-        self.attacks(v, &g, rule, ask).map_err(at)
+        self.attacks(v, &g, ask).map_err(at)
     }
 
     /// The rule a node cites, with its strength, label and articles as the package has them.
@@ -558,7 +571,7 @@ impl Cx<'_, '_> {
     /// `overcame` of a node that is not `+D`: asked at `+d`, every applicable rule for the
     /// complement with an applicable strict or defeasible rule for the literal above it; every
     /// entry (at any layer) a real, beaten attack.
-    fn attacks(&self, v: &Value, g: &G, _used: &RuleRef, ask: Ask) -> Result<(), String> {
+    fn attacks(&self, v: &Value, g: &G, ask: Ask) -> Result<(), String> {
         let ch = self.ch;
         let not_g = g.complement();
         let entries: Vec<&Value> = v.get("overcame").and_then(Value::as_array).into_iter().flatten().collect();
