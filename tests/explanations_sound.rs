@@ -70,3 +70,38 @@ fn every_fide_explanation_is_a_proof() {
     assert!(checked > 1000, "too few explanations checked: {checked}");
     assert_eq!(unsound, 0, "explanations that are not proofs:\n{}", examples.join("\n"));
 }
+
+/// The checker is not vacuous: an explanation changed in any part that makes it a proof is
+/// rejected.
+#[test]
+fn the_checker_rejects_what_is_not_a_proof() {
+    let doc = Document::parse(PACKAGE).expect("the package parses");
+    let checker = Checker::new(&doc);
+    let cat = Catalog::new(clir::Package::schema(&fide_laws_chess::Package));
+    let case = json!({"case":"m","facts":{"checkmate_delivered":[["g","w"]],"moves_by_each_without_pawn_or_capture":[["g",75]]}});
+    let opts = Options { grants: vec![], explain: true };
+    let (out, _) = rule_chunk(&fide_laws_chess::Package, &cat, &[(1, case.to_string())], &opts);
+    let ruling: Value = serde_json::from_str(&out[0]).unwrap();
+    assert!(checker.check(&case, &[], &ruling).unsound.is_empty());
+    let key = "/explanations/~game_drawn(g)";
+    type Mutation = Box<dyn Fn(&mut Value)>;
+    let mutations: Vec<(&str, Mutation)> = vec![
+        ("no beater", Box::new(|e| e["overcame"][0].as_object_mut().unwrap().clear())),
+        ("attack left out", Box::new(|e| e["overcame"] = json!([]))),
+        ("another priority", Box::new(|e| e["overcame"][0]["priority"] = json!("urn:fide:laws:clir:chess#X"))),
+        ("marked definite", Box::new(|e| e["definite"] = json!(true))),
+        ("another rule", Box::new(|e| e["rule"] = json!("urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw"))),
+        ("another strength", Box::new(|e| e["strength"] = json!("strict"))),
+        ("a premise not given", Box::new(|e| e["premises"][0]["literal"] = json!("checkmate_delivered(g,b)"))),
+        ("a premise left out", Box::new(|e| e["premises"] = json!([]))),
+        ("not a fact", Box::new(|e| e["premises"][0]["fact"] = json!(null))),
+    ];
+    for (what, mutate) in mutations {
+        let mut bad = ruling.clone();
+        mutate(bad.pointer_mut(key).expect("the explanation"));
+        assert!(!checker.check(&case, &[], &bad).unsound.is_empty(), "accepted with {what}: {bad}");
+    }
+    let mut bad = ruling.clone();
+    bad["explanations"].as_object_mut().unwrap().remove("~game_drawn(g)");
+    assert!(!checker.check(&case, &[], &bad).unsound.is_empty(), "accepted a missing explanation");
+}
