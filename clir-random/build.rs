@@ -9,6 +9,9 @@ use std::fmt::Write;
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=../clir-reference/src");
+    for (_, file) in DEMO_FILES {
+        println!("cargo:rerun-if-changed=../{file}");
+    }
     println!("cargo:rerun-if-env-changed=CLIR_RANDOM_PACKAGES");
     println!("cargo:rerun-if-env-changed=CLIR_RANDOM_ADVERSARIAL");
     let adversarial: u64 = std::env::var("CLIR_RANDOM_ADVERSARIAL").ok().and_then(|s| s.parse().ok()).unwrap_or(24);
@@ -20,17 +23,9 @@ fn main() {
     let mut modules = String::new();
     let seeds = (0..count).map(|s| (s, &plain)).chain((1000..1000 + adversarial).map(|s| (s, &hostile)));
     for (seed, cfg) in seeds {
-        let bytes = clir_reference::random::package_bytes(seed, cfg);
-        let doc = clir_codegen::verify::verify_bytes(&bytes, &Default::default())
-            .into_document()
-            .unwrap_or_else(|e| panic!("random package {seed} does not verify: {e}"));
-        let seal = canonical::seal(&bytes);
         let module = format!("p{seed}");
-        let source = clir_codegen::compile_document(&doc, &seal)
-            .unwrap_or_else(|e| panic!("random package {seed} is rejected by the compiler: {e}"));
-        let json = format!("p{seed}.lawir.json");
-        std::fs::write(out.join(&json), &bytes).expect("write package");
-        std::fs::write(out.join(format!("{module}.rs")), &source).expect("write module");
+        compile(&out, &module, &format!("random package {seed}"), &clir_reference::random::package_bytes(seed, cfg));
+        let json = format!("{module}.lawir.json");
         // Adversarial packages name things `foo`, `self_`, `NotE`: their names, not the compiler's.
         writeln!(
             modules,
@@ -45,6 +40,7 @@ fn main() {
     }
     registry.push_str("];\n");
     fixtures(&out, &mut modules);
+    demos(&out, &mut modules, &mut registry);
     std::fs::write(out.join("random_packages.rs"), modules + &registry).expect("write registry");
 }
 
@@ -58,15 +54,59 @@ fn fixtures(out: &std::path::Path, modules: &mut String) {
     for path in paths.into_iter().filter(|p| p.extension().is_some_and(|e| e == "clir")) {
         let text = std::fs::read_to_string(&path).expect("read fixture");
         let pkg = clir_testkit::Package::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let bytes = pkg.bytes();
-        let doc = clir_codegen::verify::verify_bytes(&bytes, &Default::default())
-            .into_document()
-            .unwrap_or_else(|e| panic!("{} does not verify: {e}", path.display()));
-        let source = clir_codegen::compile_document(&doc, &canonical::seal(&bytes))
-            .unwrap_or_else(|e| panic!("{} is rejected by the compiler: {e}", path.display()));
         let module = path.file_stem().and_then(|s| s.to_str()).expect("a name").replace('.', "_");
-        std::fs::write(out.join(format!("{module}.rs")), &source).expect("write module");
-        std::fs::write(out.join(format!("{module}.lawir.json")), &bytes).expect("write package");
+        compile(out, &module, &path.display().to_string(), &pkg.bytes());
         writeln!(modules, "pub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}").unwrap();
     }
+}
+
+/// The demo packages of the repository's tests and examples, as published files.
+const DEMO_FILES: &[(&str, &str)] = &[
+    ("demo.roads", "benches/big-case/sources/demo.roads-0.1.0.lawir.json"),
+    ("demo.library.loans", "examples/downstream/sources/demo.library.loans-0.1.0.lawir.json"),
+];
+
+/// The demo packages the CLI tests write in the test kit's notation (tests/cli_add.rs,
+/// tests/downstream.rs).
+const DEMO_TEXTS: &[&str] = &[
+    "package demo.reach 0.1.0\ntype Node\nempirical edge(from: Node, to: Node)\ninstitutional reach(from: Node, to: Node)\nrule Step strict: reach(x, y) :- edge(x, y)",
+    "package demo.paths 1.0.0\ntype Node\nempirical link(from: Node, to: Node)\ninstitutional path(from: Node, to: Node)\nrule Base strict: path(x, y) :- link(x, y)\nrule Step strict: path(x, z) :- link(x, y), path(y, z)",
+    "package demo.graph.reach 0.1.0\nnamespace urn:demo:graph\ntype Node\nempirical edge(from: Node, to: Node)\ninstitutional reach(from: Node, to: Node)\nrule Step strict \"an edge is a path\": reach(x, y) :- edge(x, y)\nrule Extend strict \"a path followed by an edge is a path\": reach(x, z) :- reach(x, y), edge(y, z)",
+];
+
+/// Compiles the demo packages as modules `d0`, `d1`, .. and lists them in `DEMOS`.
+fn demos(out: &std::path::Path, modules: &mut String, registry: &mut String) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut packages: Vec<(String, Vec<u8>)> = DEMO_FILES
+        .iter()
+        .map(|(name, file)| (name.to_string(), std::fs::read(root.join(file)).expect("read a demo package")))
+        .collect();
+    for text in DEMO_TEXTS {
+        let pkg = clir_testkit::Package::parse(text).expect("a demo package in notation");
+        packages.push((text.split_whitespace().nth(1).unwrap().to_string(), pkg.bytes()));
+    }
+    registry.push_str("/// Demo packages: (name, package bytes, module's Package).\npub static DEMOS: &[(&str, &[u8], &dyn ::clir::Package)] = &[\n");
+    for (i, (name, bytes)) in packages.iter().enumerate() {
+        let module = format!("d{i}");
+        compile(out, &module, &format!("demo package {name}"), bytes);
+        writeln!(modules, "#[allow(clippy::too_many_arguments, clippy::type_complexity)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}").unwrap();
+        writeln!(
+            registry,
+            "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{module}.lawir.json\")), &{module}::Package),"
+        )
+        .unwrap();
+    }
+    registry.push_str("];\n");
+}
+
+/// Verifies and compiles the package `bytes` (`what`, for messages) into `<module>.rs`, beside
+/// its `<module>.lawir.json`.
+fn compile(out: &std::path::Path, module: &str, what: &str, bytes: &[u8]) {
+    let doc = clir_codegen::verify::verify_bytes(bytes, &Default::default())
+        .into_document()
+        .unwrap_or_else(|e| panic!("{what} does not verify: {e}"));
+    let source = clir_codegen::compile_document(&doc, &canonical::seal(bytes))
+        .unwrap_or_else(|e| panic!("{what} is rejected by the compiler: {e}"));
+    std::fs::write(out.join(format!("{module}.lawir.json")), bytes).expect("write package");
+    std::fs::write(out.join(format!("{module}.rs")), source).expect("write module");
 }

@@ -1,7 +1,11 @@
-//! Explanations: for a concluded literal, a derivation of minimal height down to input facts and
-//! closure policies, with the rule, its articles, and every attack it overcame and by which
-//! priority. The rule instances come from the generated code (`Batch::explain`); this module
-//! only chooses among them.
+//! Explanations: for a concluded literal, a proof of it down to input facts and closure
+//! policies (docs/DECISIONS.md 31). A `+D` literal is always explained by a definite derivation
+//! (an input fact, a closure negative, or a strict rule over definite premises), marked
+//! `definite`; any other literal by an applicable strict or defeasible rule whose premises are
+//! explained at the layer they ask, and, asked as concluded, every applicable attack on it with
+//! the applicable strict or defeasible rule that beats it and the priority. Among the proofs of
+//! each kind the one of minimal height is chosen. The rule instances come from the generated code
+//! (`Batch::explain`); this module only chooses among them.
 
 use crate::batch::{slot, Batch, Output};
 use crate::schema::Schema;
@@ -152,16 +156,15 @@ struct Heights {
 }
 
 impl Heights {
+    /// The height of the proof `l` gets asked at `layer`: a definite one whenever `l` is `+D`.
     fn get(&self, layer: Layer, l: &Lit) -> Option<u32> {
-        let d = self.definite.get(l).map(|x| x.0);
-        let other = match layer {
+        if let Some(&(d, _)) = self.definite.get(l) {
+            return Some(d);
+        }
+        match layer {
             Layer::Definite => None,
             Layer::Supported => self.supported.get(l).map(|x| x.0),
             Layer::Concluded => self.concluded.get(l).map(|x| x.0),
-        };
-        match (d, other) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
         }
     }
 }
@@ -251,7 +254,14 @@ pub fn explain_case(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> 
             break;
         }
     }
-    let ctx = Ctx { schema, names: &batch.interner, instances: &instances, h: &h };
+    // The applicable instances per head, for the attacks on a literal and their beaters.
+    let mut applicable: HashMap<Lit, Vec<usize>> = HashMap::new();
+    for (ix, i) in instances.iter().enumerate() {
+        if matches!(i.source, Source::Rule { definite: false, .. }) {
+            applicable.entry((i.rel, i.negative, i.head.clone())).or_default().push(ix);
+        }
+    }
+    let ctx = Ctx { schema, names: &batch.interner, instances: &instances, h: &h, applicable: &applicable };
     let mut map = Map::new();
     for l in wanted {
         let key = ctx.literal(&l);
@@ -265,6 +275,7 @@ struct Ctx<'a> {
     names: &'a Interner,
     instances: &'a [&'a Instance],
     h: &'a Heights,
+    applicable: &'a HashMap<Lit, Vec<usize>>,
 }
 
 impl Ctx<'_> {
@@ -305,19 +316,9 @@ impl Ctx<'_> {
             m.insert("truncated".into(), json!(true));
             return Value::Object(m);
         }
-        let d = self.h.definite.get(l).copied();
-        let other = match layer {
-            Layer::Definite => None,
-            Layer::Supported => self.h.supported.get(l).copied(),
-            Layer::Concluded => self.h.concluded.get(l).copied(),
-        };
-        let use_definite = match (d, other) {
-            (Some((hd, _)), Some((ho, _))) => hd <= ho,
-            (Some(_), None) => true,
-            _ => false,
-        };
-        if use_definite {
-            let (_, how) = d.expect("definite");
+        // A +D literal is explained by a definite derivation, however short another route is: an
+        // applicable rule justifies it only with its attacks beaten, which +D does not need.
+        if let Some(&(_, how)) = self.h.definite.get(l) {
             m.insert("definite".into(), json!(true));
             match how {
                 How::Input => {
@@ -346,6 +347,11 @@ impl Ctx<'_> {
             }
             return Value::Object(m);
         }
+        let other = match layer {
+            Layer::Definite => None,
+            Layer::Supported => self.h.supported.get(l).copied(),
+            Layer::Concluded => self.h.concluded.get(l).copied(),
+        };
         let Some((_, ix)) = other else {
             m.insert("unexplained".into(), json!(true));
             return Value::Object(m);
@@ -379,16 +385,13 @@ impl Ctx<'_> {
         )
     }
 
-    /// Every applicable rule for the complement, with the applicable rule for `l` that beats it.
+    /// Every applicable rule for the complement (defeaters included), with the applicable strict
+    /// or defeasible rule for `l` that beats it.
     fn overcame(&self, l: &Lit, _used: u32) -> Vec<Value> {
         let mut out = Vec::new();
         let applicable_for = |neg: bool| {
-            self.instances.iter().filter(move |i| {
-                i.rel == l.0
-                    && i.negative == neg
-                    && i.head == l.2
-                    && matches!(i.source, Source::Rule { definite: false, .. })
-            })
+            let ixs = self.applicable.get(&(l.0, neg, l.2.clone())).map_or(&[][..], Vec::as_slice);
+            ixs.iter().map(|&ix| self.instances[ix])
         };
         let mut seen = Vec::new();
         for s in applicable_for(!l.1) {
@@ -399,6 +402,9 @@ impl Ctx<'_> {
             seen.push(sr);
             let beater = applicable_for(l.1).find_map(|t| {
                 let Source::Rule { rule: tr, .. } = t.source else { return None };
+                if self.schema.rules[tr as usize].strength == "defeater" {
+                    return None; // a defeater attacks, it never beats an attack
+                }
                 self.schema.priorities.iter().find(|p| p.higher == tr && p.lower == sr).map(|p| (tr, p))
             });
             let mut a = Map::new();

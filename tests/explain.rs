@@ -1,5 +1,5 @@
-//! `--explain`: derivations of minimal height, down to input facts and closure policies, with
-//! the articles cited and the attacks overcome.
+//! `--explain`: proofs of minimal height (docs/DECISIONS.md 31), down to input facts and closure
+//! policies, with the articles cited and the attacks overcome.
 
 use clir::jsonl::{rule_chunk, Catalog, Options};
 clir::include_clir!("fide.laws.chess");
@@ -69,4 +69,21 @@ fn recursive_derivations_reach_input_facts_by_the_shortest_route() {
         }
     }
     assert!(leaves_are_facts(e));
+}
+
+#[test]
+fn a_definite_literal_is_explained_by_its_definite_derivation_not_a_shorter_attacked_one() {
+    // issue 14: the correct fifty-move claim draws the game for certain (two strict rules); the
+    // seventy-five-move draw is one step shorter but defeasible and attacked by the checkmate.
+    let r = explain(
+        r#"{"case":"i","facts":{"draw_claimed":[["bob"]],"player_has_the_move":[["g","bob"]],"moves_by_each_without_pawn_or_capture":[["g",58],["g",84]],"checkmate_delivered":[["g","alice"]]}}"#,
+    );
+    let e = &r["explanations"]["game_drawn(g)"];
+    assert_eq!(e["rule"], "urn:fide:laws:clir:chess#FiftyMoveClaimDraws", "{e:#}");
+    assert_eq!(e["definite"], true);
+    assert!(e.get("overcame").is_none(), "{e:#}");
+    let claim = &e["premises"][0];
+    assert_eq!(claim["literal"], "fifty_move_claim_correct(g,bob)");
+    assert_eq!(claim["rule"], "urn:fide:laws:clir:chess#FiftyMoveClaimCorrect");
+    assert_eq!(claim["definite"], true);
 }

@@ -633,5 +633,35 @@ pub fn evaluate(doc: &ir::Document, case_line: &Value, grants: &[String]) -> Val
     }
 }
 
+/// The literals of one layer of a case, every relation's (not only the institutional ones):
+/// per relation name and strong negation, its tuples.
+pub type Layer = BTreeMap<(String, bool), BTreeSet<Vec<Val>>>;
+
+/// What one case concludes per SEMANTICS §4, for every relation: the oracle the explanation
+/// checker ([`explanations`]) rebuilds derivations against.
+#[derive(Debug, Clone, Default)]
+pub struct Standing {
+    /// `+D`, input facts and closure negatives included.
+    pub definite: Layer,
+    /// `+S`.
+    pub supported: Layer,
+    /// `+d`.
+    pub concluded: Layer,
+}
+
+/// `+D`, `+S` and `+d` of every literal of one case (a CONTRACT.md "Cases in" object), as
+/// [`evaluate`] computes them; `Err` with [`evaluate`]'s message when the case is rejected.
+pub fn standing(doc: &ir::Document, case_line: &Value, grants: &[String]) -> Result<Standing, String> {
+    let model = Model::new(doc);
+    let facts = case_line.get("facts").ok_or("missing key `facts`")?;
+    let c = model.run(model.read_facts(facts, grants)?);
+    let layer = |set: &LitSet| -> Layer {
+        set.0.iter().map(|(&(rel, neg), ts)| ((model.rels[rel].name.clone(), neg), ts.clone())).collect()
+    };
+    Ok(Standing { definite: layer(&c.definite), supported: layer(&c.supported), concluded: layer(&c.defeasible) })
+}
+
+pub mod explanations;
+
 #[cfg(test)]
 mod fide_tests;
