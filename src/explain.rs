@@ -294,18 +294,7 @@ impl Ctx<'_> {
         m.insert("rule".into(), json!(r.id));
         m.insert("label".into(), json!(r.label));
         m.insert("strength".into(), json!(r.strength));
-        m.insert(
-            "articles".into(),
-            Value::Array(
-                r.anchors
-                    .iter()
-                    .map(|&f| {
-                        let f = &self.schema.fragments[f as usize];
-                        json!({"locator": f.locator, "citation": crate::schema::citation(r.label, f.text)})
-                    })
-                    .collect(),
-            ),
-        );
+        m.insert("articles".into(), crate::schema::articles(self.schema, rule as usize));
         m
     }
 

@@ -115,6 +115,17 @@ pub fn citation<'a>(label: &'a str, text: &'a str) -> &'a str {
     label
 }
 
+/// The articles rule `rule` rests on, as explanations and why-not cite them: per anchor, its
+/// `locator` and the sentence cited ([`citation`]).
+pub fn articles(schema: &Schema, rule: usize) -> serde_json::Value {
+    let r = &schema.rules[rule];
+    let cited = r.anchors.iter().map(|&f| {
+        let f = &schema.fragments[f as usize];
+        serde_json::json!({"locator": f.locator, "citation": citation(r.label, f.text)})
+    });
+    serde_json::Value::Array(cited.collect())
+}
+
 /// A superiority between two rules.
 #[derive(Clone, Copy, Debug)]
 pub struct PriorityInfo {

@@ -370,18 +370,14 @@ fn comparison_text(names: &Interner, text: &[&str], values: &[Shown]) -> String 
     out
 }
 
-/// The rule `rule` as reasons and explanations name it: `id`, `label`, and its `articles`
-/// (locator and the sentence cited).
+/// The rule `rule` as a reason names it: `id`, `label`, and its `articles` as explanations
+/// cite them.
 pub fn rule_object(schema: &Schema, rule: usize) -> serde_json::Map<String, serde_json::Value> {
     let r = &schema.rules[rule];
-    let articles = r.anchors.iter().map(|&f| {
-        let f = &schema.fragments[f as usize];
-        serde_json::json!({"locator": f.locator, "citation": crate::schema::citation(r.label, f.text)})
-    });
     let mut m = serde_json::Map::new();
     m.insert("id".into(), r.id.into());
     m.insert("label".into(), r.label.into());
-    m.insert("articles".into(), serde_json::Value::Array(articles.collect()));
+    m.insert("articles".into(), crate::schema::articles(schema, rule));
     m
 }
 

@@ -114,6 +114,7 @@ fn a_concluded_literal_gets_its_explanation() {
     assert_eq!(w["q(p)"]["concluded"], true);
     assert_eq!(w["q(p)"]["explanation"]["rule"], "urn:test:whynot#BothAB");
     assert_eq!(w["a(p)"]["concluded"], true);
+    assert_eq!(w["a(p)"]["explanation"]["fact"], "input");
 }
 
 #[test]

@@ -702,32 +702,16 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
         match s {
             Ok((case, id)) => {
                 w.ruling(out, &case, id);
-                let asked = asked_from
-                    .get(&id)
-                    .map(|&from| from..batch.why_not.iter().skip(from).take_while(|a| a.case.0 == id).count() + from);
+                let asked = asked_from.get(&id).map(|&from| {
+                    let n = batch.why_not[from..].iter().take_while(|a| a.case.0 == id).count();
+                    from..from + n
+                });
                 if opts.explain || asked.is_some() {
                     let ex = crate::explain::explain_case(cat.schema, &batch, &output, id);
                     if let Some(range) = asked {
-                        let mut entries = serde_json::Map::new();
-                        for answer in output.why_not.get(range.clone()).unwrap_or_default() {
-                            let explanation = ex.get(&answer.literal).cloned();
-                            entries.insert(answer.literal.clone(), answer.to_json(cat.schema, explanation));
-                        }
-                        if output.why_not.len() < range.end {
-                            for a in &batch.why_not[range] {
-                                let lit = crate::why_not::literal_text(
-                                    cat.schema,
-                                    &batch.interner,
-                                    a.rel as usize,
-                                    a.negative,
-                                    &a.args.iter().map(|&v| Some(v)).collect::<Vec<_>>(),
-                                );
-                                entries.insert(lit, serde_json::json!({"concluded": null, "unavailable": "the package was compiled without explanations"}));
-                            }
-                        }
                         out.pop();
                         out.push_str(",\"why_not\":");
-                        out.push_str(&Value::Object(entries).to_string());
+                        out.push_str(&why_not_entries(cat.schema, &batch, &output, range, &ex).to_string());
                         out.push('}');
                     }
                     if opts.explain {
@@ -747,6 +731,36 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
         }
     }
     errors
+}
+
+/// A ruling's `why_not` object: the answers to `batch.why_not[asked]`, a concluded literal with
+/// its explanation from `explanations` (an input fact's is the fact itself).
+fn why_not_entries(
+    schema: &Schema,
+    batch: &Batch,
+    output: &Output,
+    asked: std::ops::Range<usize>,
+    explanations: &serde_json::Map<String, Value>,
+) -> Value {
+    let mut entries = serde_json::Map::new();
+    for (a, answer) in batch.why_not[asked.clone()].iter().zip(output.why_not.get(asked.clone()).into_iter().flatten())
+    {
+        let explanation = explanations.get(&answer.literal).cloned().or_else(|| {
+            let row = a.row();
+            let given = batch.facts[slot(a.rel as usize, a.negative)].chunks_exact(row.len()).any(|r| r == row);
+            given.then(|| serde_json::json!({"literal": answer.literal, "definite": true, "fact": "input"}))
+        });
+        entries.insert(answer.literal.clone(), answer.to_json(schema, explanation));
+    }
+    // A package compiled without explanations answers nothing.
+    let answered = output.why_not.len().saturating_sub(asked.start);
+    for a in batch.why_not[asked].iter().skip(answered) {
+        let args: Vec<Option<i64>> = a.args.iter().map(|&v| Some(v)).collect();
+        let literal = crate::why_not::literal_text(schema, &batch.interner, a.rel as usize, a.negative, &args);
+        let unavailable = "the package was compiled without explanations (clir compile --no-explanations)";
+        entries.insert(literal, serde_json::json!({"concluded": null, "unavailable": unavailable}));
+    }
+    Value::Object(entries)
 }
 
 /// The `case` value of a line, as its ruling line echoes it.
