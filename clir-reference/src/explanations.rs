@@ -56,24 +56,8 @@ impl G {
     }
 
     fn text(&self) -> String {
-        let args: Vec<String> = self.args.iter().map(val_text).collect();
+        let args: Vec<String> = self.args.iter().map(Val::to_text).collect();
         format!("{}{}({})", if self.neg { "~" } else { "" }, self.rel, args.join(","))
-    }
-}
-
-/// A value as CONTRACT.md writes it inside a literal: an entity that could be misread is a JSON
-/// string.
-fn val_text(v: &Val) -> String {
-    match v {
-        Val::Int(i) => i.to_string(),
-        Val::Str(s)
-            if s.is_empty()
-                || s.chars()
-                    .any(|c| matches!(c, ',' | '(' | ')' | '"' | '\\') || c.is_whitespace() || c.is_control()) =>
-        {
-            Value::String(s.clone()).to_string()
-        }
-        Val::Str(s) => s.clone(),
     }
 }
 
@@ -338,14 +322,7 @@ impl<'a> Checker<'a> {
         if rule.body_false || !self.is_for(&rule.head, head) || !self.unify(&rule.head.args, &head.args, &mut b) {
             return false;
         }
-        let lits: Vec<(Status, &ir::Literal)> = rule
-            .body
-            .iter()
-            .filter_map(|i| match i {
-                BodyItem::Literal(s, l) => Some((*s, l)),
-                _ => None,
-            })
-            .collect();
+        let lits = body_literals(rule);
         self.ground(st, rule, &lits, b)
     }
 
@@ -373,14 +350,7 @@ impl<'a> Checker<'a> {
         if !self.is_for(&r.head, head) || !self.unify(&r.head.args, &head.args, &mut b) {
             return Err(format!("the head of rule {} is not {}", rule.id, head.text()));
         }
-        let lits: Vec<(Status, &ir::Literal)> = r
-            .body
-            .iter()
-            .filter_map(|i| match i {
-                BodyItem::Literal(s, l) => Some((*s, l)),
-                _ => None,
-            })
-            .collect();
+        let lits = body_literals(r);
         if lits.len() != premises.len() {
             return Err(format!(
                 "rule {} has {} body literals, the explanation {} premises",
@@ -624,4 +594,15 @@ fn check_label(v: &Value, labels: &[&str]) -> Result<(), String> {
         Some(l) if label_ok(l, labels) => Ok(()),
         other => Err(format!("label {other:?} is none of {labels:?}")),
     }
+}
+
+/// The literals of `rule`'s body with the status each is asked with, in order.
+fn body_literals(rule: &ir::Rule) -> Vec<(Status, &ir::Literal)> {
+    rule.body
+        .iter()
+        .filter_map(|i| match i {
+            BodyItem::Literal(s, l) => Some((*s, l)),
+            _ => None,
+        })
+        .collect()
 }

@@ -37,7 +37,7 @@ impl Val {
 
     /// The value inside a written literal (CONTRACT.md; an entity name that could be misread is
     /// a JSON string: docs/DECISIONS.md 14).
-    fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         match self {
             Val::Int(i) => i.to_string(),
             Val::Str(s)
