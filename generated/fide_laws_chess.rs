@@ -6010,52 +6010,53 @@ fn rule_unregulated_case_decided_by_arbiter(
         found(&(case, situation));
     }
 }
-// Why not, by urn:fide:laws:clir:chess#AgreedDraw: game_drawn(v0) :- both_players_have_moved(v0), draw_agreed(v0).
+// Why not, by urn:fide:laws:clir:chess#AgreedDraw: game_drawn(game) :- both_players_have_moved(game), draw_agreed(game).
 #[inline(never)]
 fn why_not_agreed_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
-    let ok_0 = ::clir::rt::contains(&l.both_players_have_moved, &(case, game))
-        || t.premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, &[Some(game.to_flat())]);
-    let ok_1 = ::clir::rt::contains(&l.draw_agreed, &(case, game))
-        || t.premise(REL_DRAW_AGREED, false, &[Some(game.to_flat())]);
+    let ok_0 = t
+        .test(
+            &l.both_players_have_moved,
+            (case, game),
+            REL_BOTH_PLAYERS_HAVE_MOVED,
+            false,
+        );
+    let ok_1 = t.test(&l.draw_agreed, (case, game), REL_DRAW_AGREED, false);
     if ok_0 && ok_1 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: agreed_draw_has_ended_the_game(v0) :- both_players_have_moved(v0), draw_agreed(v0).
+// Why not, by urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: agreed_draw_has_ended_the_game(game) :- both_players_have_moved(game), draw_agreed(game).
 #[inline(never)]
 fn why_not_agreed_draw_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
-    let ok_0 = ::clir::rt::contains(&l.both_players_have_moved, &(case, game))
-        || t.premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, &[Some(game.to_flat())]);
-    let ok_1 = ::clir::rt::contains(&l.draw_agreed, &(case, game))
-        || t.premise(REL_DRAW_AGREED, false, &[Some(game.to_flat())]);
+    let ok_0 = t
+        .test(
+            &l.both_players_have_moved,
+            (case, game),
+            REL_BOTH_PLAYERS_HAVE_MOVED,
+            false,
+        );
+    let ok_1 = t.test(&l.draw_agreed, (case, game), REL_DRAW_AGREED, false);
     if ok_0 && ok_1 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: arbiter_shall_see_laws_observed(v1, v0) :- arbiter_of(v0, v1), play_started(v0).
+// Why not, by urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: arbiter_shall_see_laws_observed(arb, game) :- arbiter_of(game, arb), play_started(game).
 #[inline(never)]
 fn why_not_arbiter_sees_laws_observed(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let arb = Arbiter::from_flat(row[1]);
     let game = Game::from_flat(row[2]);
-    let ok_0 = ::clir::rt::contains(&l.arbiter_of, &(case, game, arb))
-        || t
-            .premise(
-                REL_ARBITER_OF,
-                false,
-                &[Some(game.to_flat()), Some(arb.to_flat())],
-            );
-    let ok_1 = ::clir::rt::contains(&l.play_started, &(case, game))
-        || t.premise(REL_PLAY_STARTED, false, &[Some(game.to_flat())]);
+    let ok_0 = t.test(&l.arbiter_of, (case, game, arb), REL_ARBITER_OF, false);
+    let ok_1 = t.test(&l.play_started, (case, game), REL_PLAY_STARTED, false);
     if ok_0 && ok_1 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#CastlingLegal: castling_legal(v0, v1, v2) :- castling_side_of(v0, v1, v2, v4), king_of(v1, v3), ~piece_has_moved(v4), ~castling_path_blocked(v2), rook_of(v1, v4), ~castling_path_attacked(v2), player_has_the_move(v0, v1), ~piece_has_moved(v3).
+// Why not, by urn:fide:laws:clir:chess#CastlingLegal: castling_legal(game, who, side) :- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king).
 #[inline(never)]
 fn why_not_castling_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6072,28 +6073,32 @@ fn why_not_castling_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
             .seek((case, who), |tuple| (tuple.0, tuple.1))
         {
             any_1 = true;
-            let ok_2 = ::clir::rt::contains(&l.not_piece_has_moved, &(case, rook))
-                || t.premise(REL_PIECE_HAS_MOVED, true, &[Some(rook.to_flat())]);
-            let ok_3 = ::clir::rt::contains(&l.not_castling_path_blocked, &(case, side))
-                || t.premise(REL_CASTLING_PATH_BLOCKED, true, &[Some(side.to_flat())]);
-            let ok_4 = ::clir::rt::contains(&l.rook_of, &(case, who, rook))
-                || t
-                    .premise(
-                        REL_ROOK_OF,
-                        false,
-                        &[Some(who.to_flat()), Some(rook.to_flat())],
-                    );
-            let ok_5 = ::clir::rt::contains(&l.not_castling_path_attacked, &(case, side))
-                || t.premise(REL_CASTLING_PATH_ATTACKED, true, &[Some(side.to_flat())]);
-            let ok_6 = ::clir::rt::contains(&l.player_has_the_move, &(case, game, who))
-                || t
-                    .premise(
-                        REL_PLAYER_HAS_THE_MOVE,
-                        false,
-                        &[Some(game.to_flat()), Some(who.to_flat())],
-                    );
-            let ok_7 = ::clir::rt::contains(&l.not_piece_has_moved, &(case, king))
-                || t.premise(REL_PIECE_HAS_MOVED, true, &[Some(king.to_flat())]);
+            let ok_2 = t
+                .test(&l.not_piece_has_moved, (case, rook), REL_PIECE_HAS_MOVED, true);
+            let ok_3 = t
+                .test(
+                    &l.not_castling_path_blocked,
+                    (case, side),
+                    REL_CASTLING_PATH_BLOCKED,
+                    true,
+                );
+            let ok_4 = t.test(&l.rook_of, (case, who, rook), REL_ROOK_OF, false);
+            let ok_5 = t
+                .test(
+                    &l.not_castling_path_attacked,
+                    (case, side),
+                    REL_CASTLING_PATH_ATTACKED,
+                    true,
+                );
+            let ok_6 = t
+                .test(
+                    &l.player_has_the_move,
+                    (case, game, who),
+                    REL_PLAYER_HAS_THE_MOVE,
+                    false,
+                );
+            let ok_7 = t
+                .test(&l.not_piece_has_moved, (case, king), REL_PIECE_HAS_MOVED, true);
             if ok_2 && ok_3 && ok_4 && ok_5 && ok_6 && ok_7 {
                 t.applicable();
             }
@@ -6110,7 +6115,7 @@ fn why_not_castling_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
         );
     }
 }
-// Why not, by urn:fide:laws:clir:chess#CheckmateEndsTheGame: checkmate_has_been_delivered(v0) :- checkmate_delivered(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#CheckmateEndsTheGame: checkmate_has_been_delivered(game) :- checkmate_delivered(game, who).
 #[inline(never)]
 fn why_not_checkmate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6126,7 +6131,7 @@ fn why_not_checkmate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trac
         t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: ~game_drawn(v0) :- checkmate_delivered(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: ~game_drawn(game) :- checkmate_delivered(game, who).
 #[inline(never)]
 fn why_not_checkmate_takes_precedence_over_seventy_five(
     l: &Layers,
@@ -6146,68 +6151,60 @@ fn why_not_checkmate_takes_precedence_over_seventy_five(
         t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#CheckmateWins: game_won_by(v0, v1) :- checkmate_delivered(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#CheckmateWins: game_won_by(game, who) :- checkmate_delivered(game, who).
 #[inline(never)]
 fn why_not_checkmate_wins(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
     let who = Player::from_flat(row[2]);
-    let ok_0 = ::clir::rt::contains(&l.checkmate_delivered, &(case, game, who))
-        || t
-            .premise(
-                REL_CHECKMATE_DELIVERED,
-                false,
-                &[Some(game.to_flat()), Some(who.to_flat())],
-            );
+    let ok_0 = t
+        .test(&l.checkmate_delivered, (case, game, who), REL_CHECKMATE_DELIVERED, false);
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#DeadPositionDraws: game_drawn(v0) :- dead_position_arisen(v0).
+// Why not, by urn:fide:laws:clir:chess#DeadPositionDraws: game_drawn(game) :- dead_position_arisen(game).
 #[inline(never)]
 fn why_not_dead_position_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
-    let ok_0 = ::clir::rt::contains(&l.dead_position_arisen, &(case, game))
-        || t.premise(REL_DEAD_POSITION_ARISEN, false, &[Some(game.to_flat())]);
+    let ok_0 = t
+        .test(&l.dead_position_arisen, (case, game), REL_DEAD_POSITION_ARISEN, false);
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#DeadPositionEndsTheGame: dead_position_has_ended_the_game(v0) :- dead_position_arisen(v0).
+// Why not, by urn:fide:laws:clir:chess#DeadPositionEndsTheGame: dead_position_has_ended_the_game(game) :- dead_position_arisen(game).
 #[inline(never)]
 fn why_not_dead_position_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
-    let ok_0 = ::clir::rt::contains(&l.dead_position_arisen, &(case, game))
-        || t.premise(REL_DEAD_POSITION_ARISEN, false, &[Some(game.to_flat())]);
+    let ok_0 = t
+        .test(&l.dead_position_arisen, (case, game), REL_DEAD_POSITION_ARISEN, false);
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#EnPassantCaptureLegal: en_passant_capture_legal(v0, v2) :- en_passant_right_open(v0), player_has_the_move(v0, v1), capturing_pawn_on_adjacent_file(v0, v2).
+// Why not, by urn:fide:laws:clir:chess#EnPassantCaptureLegal: en_passant_capture_legal(game, pawn) :- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn).
 #[inline(never)]
 fn why_not_en_passant_capture_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
     let pawn = Piece::from_flat(row[2]);
-    let ok_0 = ::clir::rt::contains(&l.en_passant_right_open, &(case, game))
-        || t.premise(REL_EN_PASSANT_RIGHT_OPEN, false, &[Some(game.to_flat())]);
+    let ok_0 = t
+        .test(&l.en_passant_right_open, (case, game), REL_EN_PASSANT_RIGHT_OPEN, false);
     let mut any_1 = false;
     for &(_, _, _) in ::clir::rt::Probe::new(&l.player_has_the_move)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
     {
         any_1 = true;
-        let ok_2 = ::clir::rt::contains(
-            &l.capturing_pawn_on_adjacent_file,
-            &(case, game, pawn),
-        )
-            || t
-                .premise(
-                    REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
-                    false,
-                    &[Some(game.to_flat()), Some(pawn.to_flat())],
-                );
+        let ok_2 = t
+            .test(
+                &l.capturing_pawn_on_adjacent_file,
+                (case, game, pawn),
+                REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
+                false,
+            );
         if ok_0 && ok_2 {
             t.applicable();
         }
@@ -6216,21 +6213,15 @@ fn why_not_en_passant_capture_legal(l: &Layers, row: &[i64], t: &mut ::clir::Tra
         t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: fifty_move_claim_correct(v0, v1) :- v2 >= 50, draw_claimed(v1), player_has_the_move(v0, v1), moves_by_each_without_pawn_or_capture(v0, v2).
+// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: fifty_move_claim_correct(game, who) :- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n).
 #[inline(never)]
 fn why_not_fifty_move_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
     let who = Player::from_flat(row[2]);
-    let ok_0 = ::clir::rt::contains(&l.draw_claimed, &(case, who))
-        || t.premise(REL_DRAW_CLAIMED, false, &[Some(who.to_flat())]);
-    let ok_1 = ::clir::rt::contains(&l.player_has_the_move, &(case, game, who))
-        || t
-            .premise(
-                REL_PLAYER_HAS_THE_MOVE,
-                false,
-                &[Some(game.to_flat()), Some(who.to_flat())],
-            );
+    let ok_0 = t.test(&l.draw_claimed, (case, who), REL_DRAW_CLAIMED, false);
+    let ok_1 = t
+        .test(&l.player_has_the_move, (case, game, who), REL_PLAYER_HAS_THE_MOVE, false);
     let mut any_2 = false;
     for &(_, _, n) in ::clir::rt::Probe::new(&l.moves_by_each_without_pawn_or_capture)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
@@ -6249,7 +6240,7 @@ fn why_not_fifty_move_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Tra
         );
     }
 }
-// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimDraws: game_drawn(v0) :- fifty_move_claim_correct(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimDraws: game_drawn(game) :- fifty_move_claim_correct(game, who).
 #[inline(never)]
 fn why_not_fifty_move_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6265,7 +6256,7 @@ fn why_not_fifty_move_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace
         t.premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#FivefoldAutomaticDraw: game_drawn(v0) :- position_occurrence_count(v0, v1), v1 >= 5.
+// Why not, by urn:fide:laws:clir:chess#FivefoldAutomaticDraw: game_drawn(game) :- position_occurrence_count(game, n), n >= 5.
 #[inline(never)]
 fn why_not_fivefold_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6284,7 +6275,7 @@ fn why_not_fivefold_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trac
         t.premise(REL_POSITION_OCCURRENCE_COUNT, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByAgreement).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByAgreement).
 #[inline(never)]
 fn why_not_game_play_conclude_by_agreement_enters(
     l: &Layers,
@@ -6296,24 +6287,18 @@ fn why_not_game_play_conclude_by_agreement_enters(
     if row[2] != GamePlayState::ENDED.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.valid_transition_concluded,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
-    )
-        || t
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_AGREEMENT.to_flat()),
-                ],
-            );
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+            REL_VALID_TRANSITION,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: valid_transition(v0, ConcludeByAgreement) :- attempted_transition(v0, ConcludeByAgreement), supported entered_state(v0, Playing), agreed_draw_has_ended_the_game(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: valid_transition(instance, ConcludeByAgreement) :- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance).
 #[inline(never)]
 fn why_not_game_play_conclude_by_agreement_valid(
     l: &Layers,
@@ -6325,41 +6310,32 @@ fn why_not_game_play_conclude_by_agreement_valid(
     if row[2] != GamePlayTransition::CONCLUDE_BY_AGREEMENT.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.attempted_transition,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
-    )
-        || t
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_AGREEMENT.to_flat()),
-                ],
-            );
-    let ok_1 = ::clir::rt::contains(
-        &l.entered_state_concluded,
-        &(case, instance, GamePlayState::PLAYING),
-    )
-        || t
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                &[Some(instance.to_flat()), Some(GamePlayState::PLAYING.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(&l.agreed_draw_has_ended_the_game, &(case, instance))
-        || t
-            .premise(
-                REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-                false,
-                &[Some(instance.to_flat())],
-            );
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.agreed_draw_has_ended_the_game,
+            (case, instance),
+            REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
+            false,
+        );
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByCheckmate).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByCheckmate).
 #[inline(never)]
 fn why_not_game_play_conclude_by_checkmate_enters(
     l: &Layers,
@@ -6371,24 +6347,18 @@ fn why_not_game_play_conclude_by_checkmate_enters(
     if row[2] != GamePlayState::ENDED.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.valid_transition_concluded,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
-    )
-        || t
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_CHECKMATE.to_flat()),
-                ],
-            );
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+            REL_VALID_TRANSITION,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: valid_transition(v0, ConcludeByCheckmate) :- attempted_transition(v0, ConcludeByCheckmate), supported entered_state(v0, Playing), checkmate_has_been_delivered(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: valid_transition(instance, ConcludeByCheckmate) :- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance).
 #[inline(never)]
 fn why_not_game_play_conclude_by_checkmate_valid(
     l: &Layers,
@@ -6400,41 +6370,32 @@ fn why_not_game_play_conclude_by_checkmate_valid(
     if row[2] != GamePlayTransition::CONCLUDE_BY_CHECKMATE.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.attempted_transition,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
-    )
-        || t
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_CHECKMATE.to_flat()),
-                ],
-            );
-    let ok_1 = ::clir::rt::contains(
-        &l.entered_state_concluded,
-        &(case, instance, GamePlayState::PLAYING),
-    )
-        || t
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                &[Some(instance.to_flat()), Some(GamePlayState::PLAYING.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(&l.checkmate_has_been_delivered, &(case, instance))
-        || t
-            .premise(
-                REL_CHECKMATE_HAS_BEEN_DELIVERED,
-                false,
-                &[Some(instance.to_flat())],
-            );
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.checkmate_has_been_delivered,
+            (case, instance),
+            REL_CHECKMATE_HAS_BEEN_DELIVERED,
+            false,
+        );
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByDeadPosition).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDeadPosition).
 #[inline(never)]
 fn why_not_game_play_conclude_by_dead_position_enters(
     l: &Layers,
@@ -6446,24 +6407,18 @@ fn why_not_game_play_conclude_by_dead_position_enters(
     if row[2] != GamePlayState::ENDED.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.valid_transition_concluded,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
-    )
-        || t
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.to_flat()),
-                ],
-            );
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+            REL_VALID_TRANSITION,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: valid_transition(v0, ConcludeByDeadPosition) :- attempted_transition(v0, ConcludeByDeadPosition), supported entered_state(v0, Playing), dead_position_has_ended_the_game(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: valid_transition(instance, ConcludeByDeadPosition) :- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance).
 #[inline(never)]
 fn why_not_game_play_conclude_by_dead_position_valid(
     l: &Layers,
@@ -6475,44 +6430,32 @@ fn why_not_game_play_conclude_by_dead_position_valid(
     if row[2] != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.attempted_transition,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
-    )
-        || t
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.to_flat()),
-                ],
-            );
-    let ok_1 = ::clir::rt::contains(
-        &l.entered_state_concluded,
-        &(case, instance, GamePlayState::PLAYING),
-    )
-        || t
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                &[Some(instance.to_flat()), Some(GamePlayState::PLAYING.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(
-        &l.dead_position_has_ended_the_game,
-        &(case, instance),
-    )
-        || t
-            .premise(
-                REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-                false,
-                &[Some(instance.to_flat())],
-            );
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.dead_position_has_ended_the_game,
+            (case, instance),
+            REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
+            false,
+        );
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByDrawnClaim).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDrawnClaim).
 #[inline(never)]
 fn why_not_game_play_conclude_by_drawn_claim_enters(
     l: &Layers,
@@ -6524,24 +6467,18 @@ fn why_not_game_play_conclude_by_drawn_claim_enters(
     if row[2] != GamePlayState::ENDED.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.valid_transition_concluded,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
-    )
-        || t
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.to_flat()),
-                ],
-            );
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+            REL_VALID_TRANSITION,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: valid_transition(v0, ConcludeByDrawnClaim) :- attempted_transition(v0, ConcludeByDrawnClaim), supported entered_state(v0, Playing), game_drawn(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: valid_transition(instance, ConcludeByDrawnClaim) :- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance).
 #[inline(never)]
 fn why_not_game_play_conclude_by_drawn_claim_valid(
     l: &Layers,
@@ -6553,36 +6490,26 @@ fn why_not_game_play_conclude_by_drawn_claim_valid(
     if row[2] != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.attempted_transition,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
-    )
-        || t
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.to_flat()),
-                ],
-            );
-    let ok_1 = ::clir::rt::contains(
-        &l.entered_state_concluded,
-        &(case, instance, GamePlayState::PLAYING),
-    )
-        || t
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                &[Some(instance.to_flat()), Some(GamePlayState::PLAYING.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(&l.game_drawn_concluded, &(case, instance))
-        || t.premise(REL_GAME_DRAWN, false, &[Some(instance.to_flat())]);
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t.test(&l.game_drawn_concluded, (case, instance), REL_GAME_DRAWN, false);
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByResignation).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByResignation).
 #[inline(never)]
 fn why_not_game_play_conclude_by_resignation_enters(
     l: &Layers,
@@ -6594,24 +6521,18 @@ fn why_not_game_play_conclude_by_resignation_enters(
     if row[2] != GamePlayState::ENDED.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.valid_transition_concluded,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
-    )
-        || t
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_RESIGNATION.to_flat()),
-                ],
-            );
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+            REL_VALID_TRANSITION,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: valid_transition(v0, ConcludeByResignation) :- attempted_transition(v0, ConcludeByResignation), supported entered_state(v0, Playing), resignation_has_ended_the_game(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: valid_transition(instance, ConcludeByResignation) :- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance).
 #[inline(never)]
 fn why_not_game_play_conclude_by_resignation_valid(
     l: &Layers,
@@ -6623,41 +6544,32 @@ fn why_not_game_play_conclude_by_resignation_valid(
     if row[2] != GamePlayTransition::CONCLUDE_BY_RESIGNATION.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.attempted_transition,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
-    )
-        || t
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_RESIGNATION.to_flat()),
-                ],
-            );
-    let ok_1 = ::clir::rt::contains(
-        &l.entered_state_concluded,
-        &(case, instance, GamePlayState::PLAYING),
-    )
-        || t
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                &[Some(instance.to_flat()), Some(GamePlayState::PLAYING.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(&l.resignation_has_ended_the_game, &(case, instance))
-        || t
-            .premise(
-                REL_RESIGNATION_HAS_ENDED_THE_GAME,
-                false,
-                &[Some(instance.to_flat())],
-            );
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.resignation_has_ended_the_game,
+            (case, instance),
+            REL_RESIGNATION_HAS_ENDED_THE_GAME,
+            false,
+        );
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeBySecondIllegalMove).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeBySecondIllegalMove).
 #[inline(never)]
 fn why_not_game_play_conclude_by_second_illegal_move_enters(
     l: &Layers,
@@ -6669,24 +6581,18 @@ fn why_not_game_play_conclude_by_second_illegal_move_enters(
     if row[2] != GamePlayState::ENDED.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.valid_transition_concluded,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
-    )
-        || t
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.to_flat()),
-                ],
-            );
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+            REL_VALID_TRANSITION,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: valid_transition(v0, ConcludeBySecondIllegalMove) :- attempted_transition(v0, ConcludeBySecondIllegalMove), supported entered_state(v0, Playing), second_illegal_move_has_ended_the_game(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: valid_transition(instance, ConcludeBySecondIllegalMove) :- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance).
 #[inline(never)]
 fn why_not_game_play_conclude_by_second_illegal_move_valid(
     l: &Layers,
@@ -6698,44 +6604,32 @@ fn why_not_game_play_conclude_by_second_illegal_move_valid(
     if row[2] != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.attempted_transition,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
-    )
-        || t
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.to_flat()),
-                ],
-            );
-    let ok_1 = ::clir::rt::contains(
-        &l.entered_state_concluded,
-        &(case, instance, GamePlayState::PLAYING),
-    )
-        || t
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                &[Some(instance.to_flat()), Some(GamePlayState::PLAYING.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(
-        &l.second_illegal_move_has_ended_the_game,
-        &(case, instance),
-    )
-        || t
-            .premise(
-                REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-                false,
-                &[Some(instance.to_flat())],
-            );
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.second_illegal_move_has_ended_the_game,
+            (case, instance),
+            REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
+            false,
+        );
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: entered_state(v0, Ended) :- supported valid_transition(v0, ConcludeByStalemate).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByStalemate).
 #[inline(never)]
 fn why_not_game_play_conclude_by_stalemate_enters(
     l: &Layers,
@@ -6747,24 +6641,18 @@ fn why_not_game_play_conclude_by_stalemate_enters(
     if row[2] != GamePlayState::ENDED.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.valid_transition_concluded,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
-    )
-        || t
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_STALEMATE.to_flat()),
-                ],
-            );
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+            REL_VALID_TRANSITION,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: valid_transition(v0, ConcludeByStalemate) :- attempted_transition(v0, ConcludeByStalemate), supported entered_state(v0, Playing), stalemate_has_ended_the_game(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: valid_transition(instance, ConcludeByStalemate) :- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance).
 #[inline(never)]
 fn why_not_game_play_conclude_by_stalemate_valid(
     l: &Layers,
@@ -6776,41 +6664,32 @@ fn why_not_game_play_conclude_by_stalemate_valid(
     if row[2] != GamePlayTransition::CONCLUDE_BY_STALEMATE.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.attempted_transition,
-        &(case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
-    )
-        || t
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::CONCLUDE_BY_STALEMATE.to_flat()),
-                ],
-            );
-    let ok_1 = ::clir::rt::contains(
-        &l.entered_state_concluded,
-        &(case, instance, GamePlayState::PLAYING),
-    )
-        || t
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                &[Some(instance.to_flat()), Some(GamePlayState::PLAYING.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(&l.stalemate_has_ended_the_game, &(case, instance))
-        || t
-            .premise(
-                REL_STALEMATE_HAS_ENDED_THE_GAME,
-                false,
-                &[Some(instance.to_flat())],
-            );
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.stalemate_has_ended_the_game,
+            (case, instance),
+            REL_STALEMATE_HAS_ENDED_THE_GAME,
+            false,
+        );
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: entered_state(v0, Playing) :- supported valid_transition(v0, PlayMove).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: entered_state(instance, Playing) :- supported valid_transition(instance, PlayMove).
 #[inline(never)]
 fn why_not_game_play_play_move_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6818,24 +6697,18 @@ fn why_not_game_play_play_move_enters(l: &Layers, row: &[i64], t: &mut ::clir::T
     if row[2] != GamePlayState::PLAYING.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.valid_transition_concluded,
-        &(case, instance, GamePlayTransition::PLAY_MOVE),
-    )
-        || t
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::PLAY_MOVE.to_flat()),
-                ],
-            );
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::PLAY_MOVE),
+            REL_VALID_TRANSITION,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: valid_transition(v0, PlayMove) :- attempted_transition(v0, PlayMove), supported entered_state(v0, Playing), legal_move(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: valid_transition(instance, PlayMove) :- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance).
 #[inline(never)]
 fn why_not_game_play_play_move_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6843,36 +6716,26 @@ fn why_not_game_play_play_move_valid(l: &Layers, row: &[i64], t: &mut ::clir::Tr
     if row[2] != GamePlayTransition::PLAY_MOVE.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.attempted_transition,
-        &(case, instance, GamePlayTransition::PLAY_MOVE),
-    )
-        || t
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::PLAY_MOVE.to_flat()),
-                ],
-            );
-    let ok_1 = ::clir::rt::contains(
-        &l.entered_state_concluded,
-        &(case, instance, GamePlayState::PLAYING),
-    )
-        || t
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                &[Some(instance.to_flat()), Some(GamePlayState::PLAYING.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(&l.legal_move, &(case, instance))
-        || t.premise(REL_LEGAL_MOVE, false, &[Some(instance.to_flat())]);
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::PLAY_MOVE),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t.test(&l.legal_move, (case, instance), REL_LEGAL_MOVE, false);
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: entered_state(v0, Playing) :- supported valid_transition(v0, StartPlay).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: entered_state(instance, Playing) :- supported valid_transition(instance, StartPlay).
 #[inline(never)]
 fn why_not_game_play_start_play_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6880,24 +6743,18 @@ fn why_not_game_play_start_play_enters(l: &Layers, row: &[i64], t: &mut ::clir::
     if row[2] != GamePlayState::PLAYING.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.valid_transition_concluded,
-        &(case, instance, GamePlayTransition::START_PLAY),
-    )
-        || t
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::START_PLAY.to_flat()),
-                ],
-            );
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::START_PLAY),
+            REL_VALID_TRANSITION,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: valid_transition(v0, StartPlay) :- attempted_transition(v0, StartPlay), supported entered_state(v0, NotStarted), play_started(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: valid_transition(instance, StartPlay) :- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance).
 #[inline(never)]
 fn why_not_game_play_start_play_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6905,36 +6762,26 @@ fn why_not_game_play_start_play_valid(l: &Layers, row: &[i64], t: &mut ::clir::T
     if row[2] != GamePlayTransition::START_PLAY.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(
-        &l.attempted_transition,
-        &(case, instance, GamePlayTransition::START_PLAY),
-    )
-        || t
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                &[
-                    Some(instance.to_flat()),
-                    Some(GamePlayTransition::START_PLAY.to_flat()),
-                ],
-            );
-    let ok_1 = ::clir::rt::contains(
-        &l.entered_state_concluded,
-        &(case, instance, GamePlayState::NOT_STARTED),
-    )
-        || t
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                &[Some(instance.to_flat()), Some(GamePlayState::NOT_STARTED.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(&l.play_started, &(case, instance))
-        || t.premise(REL_PLAY_STARTED, false, &[Some(instance.to_flat())]);
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::START_PLAY),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::NOT_STARTED),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t.test(&l.play_started, (case, instance), REL_PLAY_STARTED, false);
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#GamePlay/initial: entered_state(v0, NotStarted) :- procedure_instance(v0).
+// Why not, by urn:fide:laws:clir:chess#GamePlay/initial: entered_state(instance, NotStarted) :- procedure_instance(instance).
 #[inline(never)]
 fn why_not_game_play_initial(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -6942,37 +6789,46 @@ fn why_not_game_play_initial(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     if row[2] != GamePlayState::NOT_STARTED.to_flat() {
         return;
     }
-    let ok_0 = ::clir::rt::contains(&l.procedure_instance, &(case, instance))
-        || t.premise(REL_PROCEDURE_INSTANCE, false, &[Some(instance.to_flat())]);
+    let ok_0 = t
+        .test(&l.procedure_instance, (case, instance), REL_PROCEDURE_INSTANCE, false);
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#MoveIsIllegal: illegal_move(v0) :- checked_game(v0), ~move_meets_articles_3_1_to_3_9(v0).
+// Why not, by urn:fide:laws:clir:chess#MoveIsIllegal: illegal_move(game) :- checked_game(game), ~move_meets_articles_3_1_to_3_9(game).
 #[inline(never)]
 fn why_not_move_is_illegal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
-    let ok_0 = ::clir::rt::contains(&l.checked_game, &(case, game))
-        || t.premise(REL_CHECKED_GAME, false, &[Some(game.to_flat())]);
-    let ok_1 = ::clir::rt::contains(&l.not_move_meets_articles_3_1_to_3_9, &(case, game))
-        || t.premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, &[Some(game.to_flat())]);
+    let ok_0 = t.test(&l.checked_game, (case, game), REL_CHECKED_GAME, false);
+    let ok_1 = t
+        .test(
+            &l.not_move_meets_articles_3_1_to_3_9,
+            (case, game),
+            REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+            true,
+        );
     if ok_0 && ok_1 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#MoveIsLegal: legal_move(v0) :- move_meets_articles_3_1_to_3_9(v0).
+// Why not, by urn:fide:laws:clir:chess#MoveIsLegal: legal_move(game) :- move_meets_articles_3_1_to_3_9(game).
 #[inline(never)]
 fn why_not_move_is_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
-    let ok_0 = ::clir::rt::contains(&l.move_meets_articles_3_1_to_3_9, &(case, game))
-        || t.premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, &[Some(game.to_flat())]);
+    let ok_0 = t
+        .test(
+            &l.move_meets_articles_3_1_to_3_9,
+            (case, game),
+            REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: must_move_first_touched_piece(v1, v2) :- own_piece_of(v1, v2), piece_touched_intentionally(v1, v2), piece_can_be_moved(v2), player_has_the_move(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: must_move_first_touched_piece(who, piece) :- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who).
 #[inline(never)]
 fn why_not_must_move_first_touched_piece(
     l: &Layers,
@@ -6982,27 +6838,21 @@ fn why_not_must_move_first_touched_piece(
     let case = ::clir::CaseId(row[0] as u32);
     let who = Player::from_flat(row[1]);
     let piece = Piece::from_flat(row[2]);
-    let ok_0 = ::clir::rt::contains(&l.own_piece_of, &(case, who, piece))
-        || t
-            .premise(
-                REL_OWN_PIECE_OF,
-                false,
-                &[Some(who.to_flat()), Some(piece.to_flat())],
-            );
-    let ok_1 = ::clir::rt::contains(&l.piece_touched_intentionally, &(case, who, piece))
-        || t
-            .premise(
-                REL_PIECE_TOUCHED_INTENTIONALLY,
-                false,
-                &[Some(who.to_flat()), Some(piece.to_flat())],
-            );
-    let ok_2 = ::clir::rt::contains(&l.piece_can_be_moved, &(case, piece))
-        || t.premise(REL_PIECE_CAN_BE_MOVED, false, &[Some(piece.to_flat())]);
+    let ok_0 = t.test(&l.own_piece_of, (case, who, piece), REL_OWN_PIECE_OF, false);
+    let ok_1 = t
+        .test(
+            &l.piece_touched_intentionally,
+            (case, who, piece),
+            REL_PIECE_TOUCHED_INTENTIONALLY,
+            false,
+        );
+    let ok_2 = t
+        .test(&l.piece_can_be_moved, (case, piece), REL_PIECE_CAN_BE_MOVED, false);
     let mut any_3 = false;
     for &(_, _, a_1) in ::clir::rt::Probe::new(&l.player_has_the_move)
         .seek((case,), |tuple| (tuple.0,))
     {
-        if !(a_1 == who) {
+        if a_1 != who {
             continue;
         }
         any_3 = true;
@@ -7014,7 +6864,7 @@ fn why_not_must_move_first_touched_piece(
         t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[None, Some(who.to_flat())]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: game_drawn(v0) :- king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1).
+// Why not, by urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: game_drawn(game) :- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
 #[inline(never)]
 fn why_not_resignation_drawn_if_mate_impossible(
     l: &Layers,
@@ -7028,15 +6878,8 @@ fn why_not_resignation_drawn_if_mate_impossible(
         .seek((case,), |tuple| (tuple.0,))
     {
         any_0 = true;
-        let ok_1 = ::clir::rt::contains(&l.player_of, &(case, game, who))
-            || t
-                .premise(
-                    REL_PLAYER_OF,
-                    false,
-                    &[Some(game.to_flat()), Some(who.to_flat())],
-                );
-        let ok_2 = ::clir::rt::contains(&l.player_resigned, &(case, who))
-            || t.premise(REL_PLAYER_RESIGNED, false, &[Some(who.to_flat())]);
+        let ok_1 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
+        let ok_2 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
         if ok_1 && ok_2 {
             t.applicable();
         }
@@ -7045,7 +6888,7 @@ fn why_not_resignation_drawn_if_mate_impossible(
         t.premise(REL_KING_CANNOT_BE_CHECKMATED, false, &[None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ResignationEndsTheGame: resignation_has_ended_the_game(v0) :- player_of(v0, v1), player_resigned(v1).
+// Why not, by urn:fide:laws:clir:chess#ResignationEndsTheGame: resignation_has_ended_the_game(game) :- player_of(game, who), player_resigned(who).
 #[inline(never)]
 fn why_not_resignation_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7055,8 +6898,7 @@ fn why_not_resignation_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Tr
         .seek((case, game), |tuple| (tuple.0, tuple.1))
     {
         any_0 = true;
-        let ok_1 = ::clir::rt::contains(&l.player_resigned, &(case, who))
-            || t.premise(REL_PLAYER_RESIGNED, false, &[Some(who.to_flat())]);
+        let ok_1 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
         if ok_1 {
             t.applicable();
         }
@@ -7065,23 +6907,26 @@ fn why_not_resignation_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Tr
         t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ResignationLoses: game_lost_by(v0, v1) :- ~king_cannot_be_checkmated(v1), player_of(v0, v1), player_resigned(v1).
+// Why not, by urn:fide:laws:clir:chess#ResignationLoses: game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
 #[inline(never)]
 fn why_not_resignation_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
     let who = Player::from_flat(row[2]);
-    let ok_0 = ::clir::rt::contains(&l.not_king_cannot_be_checkmated, &(case, who))
-        || t.premise(REL_KING_CANNOT_BE_CHECKMATED, true, &[Some(who.to_flat())]);
-    let ok_1 = ::clir::rt::contains(&l.player_of, &(case, game, who))
-        || t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), Some(who.to_flat())]);
-    let ok_2 = ::clir::rt::contains(&l.player_resigned, &(case, who))
-        || t.premise(REL_PLAYER_RESIGNED, false, &[Some(who.to_flat())]);
+    let ok_0 = t
+        .test(
+            &l.not_king_cannot_be_checkmated,
+            (case, who),
+            REL_KING_CANNOT_BE_CHECKMATED,
+            true,
+        );
+    let ok_1 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
+    let ok_2 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
     if ok_0 && ok_1 && ok_2 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: game_drawn(v0) :- king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: game_drawn(game) :- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
 #[inline(never)]
 fn why_not_second_illegal_move_drawn_if_mate_impossible(
     l: &Layers,
@@ -7102,13 +6947,7 @@ fn why_not_second_illegal_move_drawn_if_mate_impossible(
             any_1 = true;
             let ok_2 = n >= 2i64
                 || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-            let ok_3 = ::clir::rt::contains(&l.player_of, &(case, game, who))
-                || t
-                    .premise(
-                        REL_PLAYER_OF,
-                        false,
-                        &[Some(game.to_flat()), Some(who.to_flat())],
-                    );
+            let ok_3 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
             if ok_2 && ok_3 {
                 t.applicable();
             }
@@ -7125,7 +6964,7 @@ fn why_not_second_illegal_move_drawn_if_mate_impossible(
         t.premise(REL_KING_CANNOT_BE_CHECKMATED, false, &[None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: second_illegal_move_has_ended_the_game(v0) :- completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
 #[inline(never)]
 fn why_not_second_illegal_move_ends_the_game(
     l: &Layers,
@@ -7140,13 +6979,7 @@ fn why_not_second_illegal_move_ends_the_game(
     {
         any_0 = true;
         let ok_1 = n >= 2i64 || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-        let ok_2 = ::clir::rt::contains(&l.player_of, &(case, game, who))
-            || t
-                .premise(
-                    REL_PLAYER_OF,
-                    false,
-                    &[Some(game.to_flat()), Some(who.to_flat())],
-                );
+        let ok_2 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
         if ok_1 && ok_2 {
             t.applicable();
         }
@@ -7155,27 +6988,26 @@ fn why_not_second_illegal_move_ends_the_game(
         t.premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, &[None, None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveLoses: game_lost_by(v0, v1) :- ~king_cannot_be_checkmated(v1), completed_illegal_move_count(v1, v2), v2 >= 2, player_of(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveLoses: game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
 #[inline(never)]
 fn why_not_second_illegal_move_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
     let who = Player::from_flat(row[2]);
-    let ok_0 = ::clir::rt::contains(&l.not_king_cannot_be_checkmated, &(case, who))
-        || t.premise(REL_KING_CANNOT_BE_CHECKMATED, true, &[Some(who.to_flat())]);
+    let ok_0 = t
+        .test(
+            &l.not_king_cannot_be_checkmated,
+            (case, who),
+            REL_KING_CANNOT_BE_CHECKMATED,
+            true,
+        );
     let mut any_1 = false;
     for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
         .seek((case, who), |tuple| (tuple.0, tuple.1))
     {
         any_1 = true;
         let ok_2 = n >= 2i64 || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-        let ok_3 = ::clir::rt::contains(&l.player_of, &(case, game, who))
-            || t
-                .premise(
-                    REL_PLAYER_OF,
-                    false,
-                    &[Some(game.to_flat()), Some(who.to_flat())],
-                );
+        let ok_3 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
         if ok_0 && ok_2 && ok_3 {
             t.applicable();
         }
@@ -7184,7 +7016,7 @@ fn why_not_second_illegal_move_loses(l: &Layers, row: &[i64], t: &mut ::clir::Tr
         t.premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, &[Some(who.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: game_drawn(v0) :- v1 >= 75, moves_by_each_without_pawn_or_capture(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: game_drawn(game) :- n >= 75, moves_by_each_without_pawn_or_capture(game, n).
 #[inline(never)]
 fn why_not_seventy_five_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7207,29 +7039,27 @@ fn why_not_seventy_five_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::
         );
     }
 }
-// Why not, by urn:fide:laws:clir:chess#StalemateDraws: game_drawn(v0) :- stalemate_arisen(v0).
+// Why not, by urn:fide:laws:clir:chess#StalemateDraws: game_drawn(game) :- stalemate_arisen(game).
 #[inline(never)]
 fn why_not_stalemate_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
-    let ok_0 = ::clir::rt::contains(&l.stalemate_arisen, &(case, game))
-        || t.premise(REL_STALEMATE_ARISEN, false, &[Some(game.to_flat())]);
+    let ok_0 = t.test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#StalemateEndsTheGame: stalemate_has_ended_the_game(v0) :- stalemate_arisen(v0).
+// Why not, by urn:fide:laws:clir:chess#StalemateEndsTheGame: stalemate_has_ended_the_game(game) :- stalemate_arisen(game).
 #[inline(never)]
 fn why_not_stalemate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
     let game = Game::from_flat(row[1]);
-    let ok_0 = ::clir::rt::contains(&l.stalemate_arisen, &(case, game))
-        || t.premise(REL_STALEMATE_ARISEN, false, &[Some(game.to_flat())]);
+    let ok_0 = t.test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
     if ok_0 {
         t.applicable();
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimCorrect: threefold_claim_correct(v0, v1) :- position_occurrence_count(v0, v2), draw_claimed(v1), player_has_the_move(v0, v1), v2 >= 3.
+// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimCorrect: threefold_claim_correct(game, who) :- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3.
 #[inline(never)]
 fn why_not_threefold_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7241,15 +7071,14 @@ fn why_not_threefold_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trac
     {
         any_0 = true;
         let ok_1 = n >= 3i64 || t.comparison(&["", " >= 3"], &[::clir::Shown::Int(n)]);
-        let ok_2 = ::clir::rt::contains(&l.draw_claimed, &(case, who))
-            || t.premise(REL_DRAW_CLAIMED, false, &[Some(who.to_flat())]);
-        let ok_3 = ::clir::rt::contains(&l.player_has_the_move, &(case, game, who))
-            || t
-                .premise(
-                    REL_PLAYER_HAS_THE_MOVE,
-                    false,
-                    &[Some(game.to_flat()), Some(who.to_flat())],
-                );
+        let ok_2 = t.test(&l.draw_claimed, (case, who), REL_DRAW_CLAIMED, false);
+        let ok_3 = t
+            .test(
+                &l.player_has_the_move,
+                (case, game, who),
+                REL_PLAYER_HAS_THE_MOVE,
+                false,
+            );
         if ok_1 && ok_2 && ok_3 {
             t.applicable();
         }
@@ -7258,7 +7087,7 @@ fn why_not_threefold_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trac
         t.premise(REL_POSITION_OCCURRENCE_COUNT, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimDraws: game_drawn(v0) :- threefold_claim_correct(v0, v1).
+// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimDraws: game_drawn(game) :- threefold_claim_correct(game, who).
 #[inline(never)]
 fn why_not_threefold_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
@@ -7274,7 +7103,7 @@ fn why_not_threefold_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace)
         t.premise(REL_THREEFOLD_CLAIM_CORRECT, false, &[Some(game.to_flat()), None]);
     }
 }
-// Why not, by urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: arbiter_competent_to_decide(v0) :- case_not_precisely_regulated(v0).
+// Why not, by urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: arbiter_competent_to_decide(situation) :- case_not_precisely_regulated(situation).
 #[inline(never)]
 fn why_not_unregulated_case_decided_by_arbiter(
     l: &Layers,
@@ -7283,13 +7112,13 @@ fn why_not_unregulated_case_decided_by_arbiter(
 ) {
     let case = ::clir::CaseId(row[0] as u32);
     let situation = Situation::from_flat(row[1]);
-    let ok_0 = ::clir::rt::contains(&l.case_not_precisely_regulated, &(case, situation))
-        || t
-            .premise(
-                REL_CASE_NOT_PRECISELY_REGULATED,
-                false,
-                &[Some(situation.to_flat())],
-            );
+    let ok_0 = t
+        .test(
+            &l.case_not_precisely_regulated,
+            (case, situation),
+            REL_CASE_NOT_PRECISELY_REGULATED,
+            false,
+        );
     if ok_0 {
         t.applicable();
     }

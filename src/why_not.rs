@@ -116,6 +116,39 @@ impl Trace {
         self.fail(Failure::Comparison { text, values: values.to_vec() })
     }
 
+    /// Tests the premise `tuple` (of relation `rel` and sign `negative`) in its final concluded
+    /// `layer`: whether it holds; when not, it is a reason.
+    pub fn test<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool) -> bool {
+        self.test_in(layer, tuple, rel, negative, false)
+    }
+
+    /// [`Self::test`] for a premise asked as supported, in its final supported `layer`.
+    pub fn test_supported<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool) -> bool {
+        self.test_in(layer, tuple, rel, negative, true)
+    }
+
+    fn test_in<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool, supported: bool) -> bool {
+        crate::rt::contains(layer, &tuple) || {
+            let args = Self::args(&tuple);
+            self.fail(Failure::Premise { rel: rel as u32, negative, args, supported })
+        }
+    }
+
+    /// Tests the negation `not tuple` over the final `layer`: whether the tuple is absent;
+    /// when not, it is a reason.
+    pub fn test_absent<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool) -> bool {
+        !crate::rt::contains(layer, &tuple) || {
+            let args = Self::args(&tuple);
+            self.fail(Failure::Negation { rel: rel as u32, negative, args })
+        }
+    }
+
+    fn args<T: crate::Fact>(tuple: &T) -> Vec<Option<i64>> {
+        let mut row = Vec::with_capacity(T::ARITY + 1);
+        tuple.push_flat(&mut row);
+        row[1..].iter().map(|&v| Some(v)).collect()
+    }
+
     /// A binding for which no item fails: the rule is applicable for the literal.
     pub fn applicable(&mut self) {
         self.applicable = true;

@@ -567,7 +567,7 @@ fn parse_asked(cat: &Catalog, text: &str) -> Result<(usize, bool, Vec<AskedArg>)
     // The name ends at a `(`: the last one after which a declared relation's name ends (a name
     // may hold parentheses), else the first.
     let opens = t.match_indices('(').map(|(i, _)| i);
-    let open = opens.clone().filter(|&i| cat.relations.contains_key(&t[..i])).last().or(opens.clone().next());
+    let open = opens.clone().rfind(|&i| cat.relations.contains_key(&t[..i])).or(opens.clone().next());
     let (name, inner) = match open {
         Some(open) if !cat.relations.contains_key(t) => {
             let inner = t[open + 1..].strip_suffix(')').ok_or_else(|| bad("no closing `)`"))?;

@@ -75,7 +75,7 @@ impl Emitter<'_> {
     }
 
     /// Rule `ri` with its variables named as in the code.
-    fn renamed(&self, ri: usize) -> crate::resolve::RRule {
+    pub(super) fn renamed(&self, ri: usize) -> crate::resolve::RRule {
         self.p.rules[ri].renamed(self.vars[ri].clone())
     }
 

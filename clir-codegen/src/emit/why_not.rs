@@ -21,7 +21,7 @@ impl Emitter<'_> {
         let p = self.p;
         let mut out = TokenStream::new();
         for ri in 0..p.rules.len() {
-            let comment = self.comment(format!("Why not, by {}: {}", p.rules[ri].id, p.show_rule(&p.rules[ri])));
+            let comment = self.comment(format!("Why not, by {}: {}", p.rules[ri].id, p.show_rule(&self.renamed(ri))));
             let f = self.why_not_fn(&self.plan.why_not[ri].clone());
             out.extend(quote! { #comment #f });
         }
@@ -107,9 +107,9 @@ impl Emitter<'_> {
     }
 
     /// `&[Some(a), None, ..]`: the literal's arguments, `None` where not in `bound` columns.
-    fn shown_args(&self, ri: usize, l: &RLiteral, bound: Option<&[usize]>) -> TokenStream {
+    fn shown_args(&self, ri: usize, l: &RLiteral, bound: &[usize]) -> TokenStream {
         let args = l.args.iter().enumerate().map(|(j, a)| {
-            if bound.is_some_and(|b| !b.contains(&j)) {
+            if !bound.contains(&j) {
                 return quote!(None);
             }
             let v = self.term(ri, *a);
@@ -119,8 +119,8 @@ impl Emitter<'_> {
     }
 
     /// The pattern of a loop over `l`'s tuples with `bound` columns known: `_` for the first
-    /// `prefix` (the key), a new variable binds, anything else is `a_<j>`, and the conditions
-    /// under which a tuple agrees with what is bound. An unbound variable's first column binds
+    /// `prefix` (the key), a new variable binds, anything else is `a_<j>`, and the pairs that
+    /// must be equal for a tuple to agree with what is bound. An unbound variable's first column binds
     /// it when `bind` holds it (`_` when it is needed nowhere); otherwise it is `a_<j>` too (a
     /// negation's own variable).
     fn why_not_pattern(
@@ -130,7 +130,7 @@ impl Emitter<'_> {
         prefix: usize,
         bound: &[usize],
         bind: Option<&[usize]>,
-    ) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    ) -> (Vec<TokenStream>, Vec<(TokenStream, TokenStream)>) {
         let (mut pats, mut agrees) = (Vec::new(), Vec::new());
         let mut first: Vec<(usize, Ident)> = Vec::new();
         for (j, a) in l.args.iter().enumerate() {
@@ -141,14 +141,14 @@ impl Emitter<'_> {
             let fresh = format_ident!("a_{}", j);
             if bound.contains(&j) {
                 let val = self.term(ri, *a);
-                agrees.push(quote!(#fresh == #val));
+                agrees.push((quote!(#fresh), val));
                 pats.push(quote!(#fresh));
                 continue;
             }
             let RTerm::Var(v) = *a else { unreachable!("an unbound column holds a variable") };
             match first.iter().find(|(w, _)| *w == v) {
                 Some((_, id)) => {
-                    agrees.push(quote!(#fresh == #id));
+                    agrees.push((quote!(#fresh), quote!(#id)));
                     pats.push(quote!(#fresh));
                 }
                 None => {
@@ -197,14 +197,21 @@ impl Emitter<'_> {
         let report = |read: Read| if read == Read::Supported { quote!(supported) } else { quote!(premise) };
         let here = match step {
             WhyStep::False => return quote!(t.comparison(&["false"], &[]);),
+            WhyStep::Decided { item } => {
+                let RItem::Comparison(op, a, b) = &rule.body[*item] else { unreachable!("a comparison") };
+                let r = self.renamed(ri);
+                let text = format!("{} {} {}", self.p.show_term(&r, *a), op.symbol(), self.p.show_term(&r, *b));
+                let text = string_literal(&text);
+                quote!(t.comparison(&[#text], &[]);)
+            }
             WhyStep::Test { item, read } => {
                 let l = self.item_literal(ri, *item);
                 let (layer, rel, neg) = (self.why_not_layer(l, *read), self.rel_const(l.rel), l.negative);
                 let vals = l.args.iter().map(|a| self.term(ri, *a));
-                let (how, shown) = (report(*read), self.shown_args(ri, l, None));
+                let test = if *read == Read::Supported { quote!(test_supported) } else { quote!(test) };
                 oks.push(ok.clone());
                 quote! {
-                    let #ok = ::clir::rt::contains(&l.#layer, &(case, #(#vals,)*)) || t.#how(#rel, #neg, #shown);
+                    let #ok = t.#test(&l.#layer, (case, #(#vals,)*), #rel, #neg);
                 }
             }
             WhyStep::Each { item, read, prefix, bound } => {
@@ -213,9 +220,10 @@ impl Emitter<'_> {
                 let range = self.why_not_range(ri, &layer, l, *prefix);
                 let needed = self.why_not_needed(wp, k + 1);
                 let (pats, agrees) = self.why_not_pattern(ri, l, *prefix, bound, Some(&needed));
-                let skip = (!agrees.is_empty()).then(|| quote!(if !(#(#agrees)&&*) { continue; }));
+                let differs = agrees.iter().map(|(a, b)| quote!(#a != #b));
+                let skip = (!agrees.is_empty()).then(|| quote!(if #(#differs)||* { continue; }));
                 let any = format_ident!("any_{}", k);
-                let (how, shown) = (report(*read), self.shown_args(ri, l, Some(bound)));
+                let (how, shown) = (report(*read), self.shown_args(ri, l, bound));
                 let inner = self.why_not_steps(wp, k + 1, &mut oks.clone(), true);
                 return quote! {
                     let mut #any = false;
@@ -253,18 +261,25 @@ impl Emitter<'_> {
             WhyStep::Negation { item, bound } => {
                 let l = self.item_literal(ri, *item);
                 let (layer, rel, neg) = (self.why_not_layer(l, Read::Negated), self.rel_const(l.rel), l.negative);
-                let shown = self.shown_args(ri, l, Some(bound));
-                let holds = if bound.len() == l.args.len() {
+                if bound.len() == l.args.len() {
                     let vals = l.args.iter().map(|a| self.term(ri, *a));
-                    quote!(::clir::rt::contains(&l.#layer, &(case, #(#vals,)*)))
-                } else {
+                    oks.push(ok.clone());
+                    let rest = self.why_not_steps(wp, k + 1, oks, in_loop);
+                    return quote! {
+                        let #ok = t.test_absent(&l.#layer, (case, #(#vals,)*), #rel, #neg);
+                        #rest
+                    };
+                }
+                let shown = self.shown_args(ri, l, bound);
+                let holds = {
                     let prefix = bound.iter().enumerate().take_while(|(i, &c)| *i == c).count();
                     let range = self.why_not_range(ri, &layer, l, prefix);
                     let (pats, agrees) = self.why_not_pattern(ri, l, prefix, bound, None);
                     if agrees.is_empty() {
                         quote!(!#range.is_empty())
                     } else {
-                        quote!(#range.iter().any(|&(_, #(#pats,)*)| #(#agrees)&&*))
+                        let equal = agrees.iter().map(|(a, b)| quote!(#a == #b));
+                        quote!(#range.iter().any(|&(_, #(#pats,)*)| #(#equal)&&*))
                     }
                 };
                 oks.push(ok.clone());
@@ -302,7 +317,7 @@ impl Emitter<'_> {
                     }
                 },
                 WhyStep::Head { arg } => rule.term_vars(rule.head.args[*arg], &mut out),
-                WhyStep::False => {}
+                WhyStep::False | WhyStep::Decided { .. } => {}
             }
         }
         out

@@ -7,7 +7,7 @@
 //! failing item of a binding is a reason.
 
 use super::Read;
-use crate::ir::Status;
+use crate::ir::{CmpOp, Status};
 use crate::resolve::{Program, RItem, RRule, RTerm};
 
 /// How one argument of the asked literal meets the rule's head.
@@ -46,6 +46,12 @@ pub enum WhyStep {
         prefix: usize,
         /// Columns bound before the step, in column order.
         bound: Vec<usize>,
+    },
+    /// A comparison that is false whatever the binding (between constants, or of a term with
+    /// itself): reported as written, at the start of the walk.
+    Decided {
+        /// Body item.
+        item: usize,
     },
     /// A comparison whose variables are bound.
     Compare {
@@ -113,6 +119,17 @@ pub fn plan_why_not(p: &Program, ri: usize) -> WhyNotPlan {
     }
     for (item, it) in rule.body.iter().enumerate() {
         match it {
+            // Decided here, as the evaluation plan decides it: true ones test nothing.
+            RItem::Comparison(op, a, b) if a == b => {
+                if !CmpOp::holds(*op, 0, 0) {
+                    steps.push(WhyStep::Decided { item });
+                }
+            }
+            RItem::Comparison(op, RTerm::Int(a), RTerm::Int(b)) => {
+                if !CmpOp::holds(*op, *a, *b) {
+                    steps.push(WhyStep::Decided { item });
+                }
+            }
             RItem::Comparison(..) => pending.push(WhyStep::Compare { item }),
             RItem::Not(_) => pending.push(WhyStep::Negation { item, bound: Vec::new() }),
             RItem::Literal(..) => {}
