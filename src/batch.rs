@@ -98,6 +98,12 @@ impl Output {
         }
     }
 
+    /// Orders the explanation instances by case, keeping their order within a case, so that
+    /// [`crate::explain::explain_case`] finds a case's instances as one range.
+    pub fn sort_instances(&mut self) {
+        self.instances.sort_by_key(|i| i.case);
+    }
+
     /// Records the `+d` and `+D` conclusions of institutional relation `rel` with sign `negative`.
     pub fn conclude<T: Fact>(&mut self, rel: usize, negative: bool, concluded: &Relation<T>, definite: &Relation<T>) {
         self.concluded[slot(rel, negative)] = flat(concluded);

@@ -179,9 +179,12 @@ fn better<K: std::hash::Hash + Eq, V: Copy>(m: &mut HashMap<K, (u32, V)>, k: K, 
     }
 }
 
-/// Explanations of one case's concluded institutional literals, keyed `name(a,b)`.
+/// Explanations of one case's concluded institutional literals, keyed `name(a,b)`. The
+/// output's instances must be sorted by case ([`Output::sort_instances`]).
 pub fn explain_case(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> Map<String, Value> {
-    let instances: Vec<&Instance> = out.instances.iter().filter(|i| i.case == case).collect();
+    let from = out.instances.partition_point(|i| i.case < case);
+    let to = out.instances.partition_point(|i| i.case <= case);
+    let instances: Vec<&Instance> = out.instances[from..to].iter().collect();
     let mut h = Heights { definite: HashMap::new(), supported: HashMap::new(), concluded: HashMap::new() };
     for (rel, info) in schema.relations.iter().enumerate() {
         for neg in [false, true] {

@@ -695,7 +695,8 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
         };
         slots.push(r);
     }
-    let output = if batch.cases > 0 { pkg.evaluate(&batch) } else { Output::default() };
+    let mut output = if batch.cases > 0 { pkg.evaluate(&batch) } else { Output::default() };
+    output.sort_instances();
     let mut w = Writer::new(cat, &batch, &output);
     let mut errors = 0;
     for s in slots {
