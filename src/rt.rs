@@ -109,6 +109,12 @@ pub fn status<T: crate::Fact>(definite: &[T], supported: &[T], concluded: &[T], 
     }
 }
 
+/// [`status`] of a relation whose `+D`, `+S` and `+d` coincide (one layer).
+pub fn status_of<T: crate::Fact>(layer: &[T], row: &[i64]) -> crate::why_not::Status {
+    let holds = contains(layer, &T::from_flat_row(row));
+    crate::why_not::Status { definite: holds, supported: holds, concluded: holds }
+}
+
 /// A sorted relation a rule looks tuples up in, remembering where the last look-up ended.
 ///
 /// A rule's loops run in sorted order, so the keys it looks up mostly grow: each look-up

@@ -31,7 +31,11 @@ impl Emitter<'_> {
             [false, true].map(|neg| {
                 let [d, s, c] =
                     [Layer::Definite, Layer::Supported, Layer::Concluded].map(|k| self.layer_name(rel, neg, k));
-                quote!(|l, row| ::clir::rt::status(&l.#d, &l.#s, &l.#c, row))
+                if d == s && s == c {
+                    quote!(|l, row| ::clir::rt::status_of(&l.#c, row))
+                } else {
+                    quote!(|l, row| ::clir::rt::status(&l.#d, &l.#s, &l.#c, row))
+                }
             })
         });
         let n_slots = Literal::usize_unsuffixed(2 * p.relations.len());
