@@ -127,6 +127,8 @@ impl Trace {
         self.test_in(layer, tuple, rel, negative, true)
     }
 
+    // Out of line: generated walks call it once per premise, and only the failing path is long.
+    #[inline(never)]
     fn test_in<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool, supported: bool) -> bool {
         crate::rt::contains(layer, &tuple) || {
             let args = Self::args(&tuple);
@@ -136,6 +138,7 @@ impl Trace {
 
     /// Tests the negation `not tuple` over the final `layer`: whether the tuple is absent;
     /// when not, it is a reason.
+    #[inline(never)]
     pub fn test_absent<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool) -> bool {
         !crate::rt::contains(layer, &tuple) || {
             let args = Self::args(&tuple);
