@@ -12,7 +12,6 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 #[path = "gen.rs"]
-#[allow(dead_code)]
 mod gen;
 
 const CLIR: &str = env!("CARGO_BIN_EXE_clir");

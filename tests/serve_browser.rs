@@ -209,7 +209,7 @@ fn the_review_page_rules_a_case_and_shows_a_derivation_and_a_why_not() {
     assert!(value.as_str().unwrap().contains("both_players_have_moved"), "{value}");
     s.click("#rule");
     s.wait_text("#status", "ruling");
-    let table = s.wait_text("#rulings", "resignation_has_ended_the_game(g1)");
+    s.wait_text("#rulings", "resignation_has_ended_the_game(g1)");
     // A concluded literal: its derivation with the article.
     s.click("#rulings .lit:not(.no)");
     let detail = s.wait_text("#detail", "Why ");

@@ -338,6 +338,7 @@ fn schema_json(p: &Served) -> Value {
 
 /// The capabilities of the request's bearer token: none without one, `Err` (401) for a token
 /// `--tokens` does not list. Every listed token is compared, in constant time.
+#[allow(clippy::result_large_err)] // the 401 response, built once per refused request
 fn grants_of(s: &Shared, headers: &HeaderMap) -> Result<Vec<String>, Response> {
     let Some(value) = headers.get(header::AUTHORIZATION) else { return Ok(Vec::new()) };
     let unauthorized = || {
