@@ -46,6 +46,9 @@ enum Command {
     /// Scaffold a crate that compiles its own law packages (Cargo.toml, build.rs, law.toml,
     /// src/main.rs); `clir add` then adds a package to it.
     New(cli::new::NewArgs),
+    /// An HTTP service for rulings, explanations and why-nots of compiled-in packages, with a
+    /// review page at `/`; SIGTERM finishes the requests in flight.
+    Serve(cli::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn main() -> ExitCode {
         Command::Run(args) => cli::run::run(&args),
         Command::Diff(args) => cli::diff::run(&args),
         Command::New(args) => cli::new::run(&args),
+        Command::Serve(args) => cli::serve::run(&args),
     };
     ExitCode::from(code)
 }

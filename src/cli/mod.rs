@@ -8,6 +8,7 @@ pub mod lock;
 pub mod new;
 pub mod run;
 pub mod runtime;
+pub mod serve;
 pub mod show;
 pub mod verify;
 

@@ -1,0 +1,138 @@
+//! Load on `clir serve` (issue 15), loopback only, bounded in count: requests/s and p50/p99
+//! latency for single-case and 1,000-case requests at 1, 16 and 64 concurrent clients, every
+//! response checked against `clir rule`'s output; and one 1,000-case request against
+//! `clir rule` ruling the same lines (its own report of the ruling time, process start
+//! excluded, is not available, so `clir rule` on 1 line is subtracted as the start cost).
+//!
+//! `cargo bench -p clir --bench serve_load` (the load generator shares the machine's cores).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[path = "gen.rs"]
+mod gen;
+
+const CLIR: &str = env!("CARGO_BIN_EXE_clir");
+const PKG: &str = "fide.laws.chess";
+
+fn post(addr: &str, body: &[u8]) -> Vec<u8> {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_nodelay(true).unwrap();
+    let head = format!(
+        "POST /v1/packages/{PKG}/rulings HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    s.write_all(body).unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    assert!(raw.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&raw[..split]));
+    raw[split + 4..].to_vec()
+}
+
+fn clir_rule(input: &[u8]) -> (Vec<u8>, Duration) {
+    let started = Instant::now();
+    let mut child = Command::new(CLIR)
+        .args(["rule", "--package", PKG])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let text = input.to_vec();
+    let w = std::thread::spawn(move || stdin.write_all(&text));
+    let out = child.wait_with_output().unwrap();
+    w.join().unwrap().unwrap();
+    (out.stdout, started.elapsed())
+}
+
+fn pct(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1e3
+}
+
+fn main() {
+    let all: String = gen::lines(1000, 2023).map(|l| l + "\n").collect();
+    let thousand = all.as_bytes().to_vec();
+    let single = all.lines().next().unwrap().to_string() + "\n";
+    assert_eq!(all.lines().count(), 1000);
+
+    let mut server = Command::new(CLIR)
+        .args(["serve", "--package", PKG, "--addr", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(server.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first.trim().rsplit("http://").next().unwrap().to_string();
+    std::thread::spawn(move || for _ in err.lines() {});
+
+    let expect_single = clir_rule(single.as_bytes()).0;
+    let expect_thousand = clir_rule(&thousand).0;
+    println!("| request | clients | requests | req/s | p50 ms | p99 ms | errors |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for (what, body, expect, total) in [
+        ("1 case", single.as_bytes(), &expect_single, 4000usize),
+        ("1,000 cases", &thousand[..], &expect_thousand, 192),
+    ] {
+        for clients in [1usize, 16, 64] {
+            let per = total.div_ceil(clients);
+            let started = Instant::now();
+            let mut lat: Vec<Duration> = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..clients)
+                    .map(|_| {
+                        s.spawn(|| {
+                            (0..per)
+                                .map(|_| {
+                                    let t = Instant::now();
+                                    let out = post(&addr, body);
+                                    let d = t.elapsed();
+                                    assert!(out == *expect, "a response differs from clir rule's");
+                                    d
+                                })
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+            });
+            let wall = started.elapsed().as_secs_f64();
+            lat.sort();
+            println!(
+                "| {what} | {clients} | {} | {:.0} | {:.2} | {:.2} | 0 |",
+                lat.len(),
+                lat.len() as f64 / wall,
+                pct(&lat, 0.5),
+                pct(&lat, 0.99)
+            );
+        }
+    }
+    // 1,000 cases: the service against `clir rule` (its process start subtracted).
+    let runs = 15;
+    let mut served: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            post(&addr, &thousand);
+            t.elapsed()
+        })
+        .collect();
+    let mut ruled: Vec<Duration> = (0..runs).map(|_| clir_rule(&thousand).1).collect();
+    let mut start: Vec<Duration> = (0..runs).map(|_| clir_rule(b"").1).collect();
+    served.sort();
+    ruled.sort();
+    start.sort();
+    let (s, r, st) = (pct(&served, 0.5), pct(&ruled, 0.5), pct(&start, 0.5));
+    println!(
+        "\n1,000 cases, median of {runs}: served {s:.2} ms; clir rule {r:.2} ms of which process start {st:.2} ms, ruling {:.2} ms; ratio {:.2}",
+        r - st,
+        s / (r - st)
+    );
+    let pid = server.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(server.wait().unwrap().success());
+}
