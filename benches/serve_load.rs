@@ -6,15 +6,16 @@
 //!
 //! `cargo bench -p clir --bench serve_load` (the load generator shares the machine's cores).
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 #[path = "gen.rs"]
 mod gen;
 
-const CLIR: &str = env!("CARGO_BIN_EXE_clir");
+#[path = "../tests/support/serve.rs"]
+mod support;
 const PKG: &str = "fide.laws.chess";
 
 fn post(addr: &str, body: &[u8]) -> Vec<u8> {
@@ -35,19 +36,8 @@ fn post(addr: &str, body: &[u8]) -> Vec<u8> {
 
 fn clir_rule(input: &[u8]) -> (Vec<u8>, Duration) {
     let started = Instant::now();
-    let mut child = Command::new(CLIR)
-        .args(["rule", "--package", PKG])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let text = input.to_vec();
-    let w = std::thread::spawn(move || stdin.write_all(&text));
-    let out = child.wait_with_output().unwrap();
-    w.join().unwrap().unwrap();
-    (out.stdout, started.elapsed())
+    let out = support::clir_rule(PKG, &[], input);
+    (out, started.elapsed())
 }
 
 fn pct(sorted: &[Duration], p: f64) -> f64 {
@@ -61,15 +51,7 @@ fn main() {
     let single = all.lines().next().unwrap().to_string() + "\n";
     assert_eq!(all.lines().count(), 1000);
 
-    let mut server = Command::new(CLIR)
-        .args(["serve", "--package", PKG, "--addr", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(server.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    let addr = first.trim().rsplit("http://").next().unwrap().to_string();
+    let (mut server, addr, err) = support::start(PKG, &[]);
     std::thread::spawn(move || for _ in err.lines() {});
 
     let expect_single = clir_rule(single.as_bytes()).0;

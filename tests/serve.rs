@@ -2,12 +2,14 @@
 //! 127.0.0.1:0`, the bound address read from stderr), plain HTTP/1.1 over a `TcpStream`, and
 //! every answer compared with what `clir rule` writes for the same lines and grants.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 
-const CLIR: &str = env!("CARGO_BIN_EXE_clir");
+#[path = "support/serve.rs"]
+mod support;
+use support::CLIR;
 const PKG: &str = "fide.laws.chess";
 
 /// A running `clir serve`, stopped with SIGTERM when dropped.
@@ -19,17 +21,7 @@ struct Server {
 
 impl Server {
     fn start(extra: &[&str]) -> Server {
-        let mut child = Command::new(CLIR)
-            .args(["serve", "--package", PKG, "--addr", "127.0.0.1:0"])
-            .args(extra)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut err = BufReader::new(child.stderr.take().unwrap());
-        let mut first = String::new();
-        err.read_line(&mut first).unwrap();
-        let addr = first.trim().rsplit("http://").next().unwrap().to_string();
-        assert!(first.contains("listening on"), "{first}");
+        let (child, addr, err) = support::start(PKG, extra);
         let log = Arc::new(Mutex::new(String::new()));
         let sink = log.clone();
         std::thread::spawn(move || {
@@ -90,20 +82,7 @@ fn request(addr: &str, method: &str, path: &str, headers: &[&str], body: &[u8]) 
 
 /// What `clir rule` writes for `input` with `flags`.
 fn clir_rule(flags: &[&str], input: &str) -> String {
-    let mut child = Command::new(CLIR)
-        .args(["rule", "--package", PKG])
-        .args(flags)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let text = input.to_string();
-    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    String::from_utf8(out.stdout).unwrap()
+    String::from_utf8(support::clir_rule(PKG, flags, input.as_bytes())).unwrap()
 }
 
 fn games() -> String {

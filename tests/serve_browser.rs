@@ -6,12 +6,15 @@
 //! `.ci/browser` installs `chromium` and `chromium-driver` and runs it.
 
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const CLIR: &str = env!("CARGO_BIN_EXE_clir");
+// Not every helper of the shared module is used here.
+#[allow(dead_code)]
+#[path = "support/serve.rs"]
+mod support;
 
 fn http(addr: &str, method: &str, path: &str, body: Option<&Value>) -> Result<Value, String> {
     let mut s = TcpStream::connect(addr).map_err(|e| e.to_string())?;
@@ -164,15 +167,7 @@ fn the_review_page_rules_a_case_and_shows_a_derivation_and_a_why_not() {
         return;
     };
 
-    let mut server = Command::new(CLIR)
-        .args(["serve", "--package", "fide.laws.chess", "--addr", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(server.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    let addr = first.trim().rsplit("http://").next().unwrap().to_string();
+    let (server, addr, err) = support::start("fide.laws.chess", &[]);
     std::thread::spawn(move || for _ in err.lines() {});
     let _server = Killed(server);
 
