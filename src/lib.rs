@@ -18,6 +18,8 @@ pub mod jsonl;
 pub mod rt;
 pub mod runner;
 pub mod schema;
+#[cfg(feature = "stream")]
+pub mod stream;
 pub mod value;
 pub mod why_not;
 

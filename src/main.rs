@@ -49,6 +49,9 @@ enum Command {
     /// An HTTP service for rulings, explanations and why-nots of compiled-in packages, with a
     /// review page at `/`; SIGTERM finishes the requests in flight.
     Serve(cli::serve::ServeArgs),
+    /// Rulings kept current as the facts of cases change: updates in, one line per case whose
+    /// ruling changed at a time, on timely/differential dataflow over threads and processes.
+    Stream(cli::stream::StreamArgs),
 }
 
 fn main() -> ExitCode {
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => cli::diff::run(&args),
         Command::New(args) => cli::new::run(&args),
         Command::Serve(args) => cli::serve::run(&args),
+        Command::Stream(args) => cli::stream::run(&args),
     };
     ExitCode::from(code)
 }

@@ -44,7 +44,7 @@ pub const MAX_CHUNK_BYTES: usize = 4 << 20;
 /// The next line of `input` without its line break, `None` at the end. A line that is not
 /// UTF-8 or is longer than [`MAX_LINE_BYTES`] comes back as an unreadable line
 /// ([`crate::jsonl::unreadable`]): it is still a case, and gets its error line.
-fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Option<String>> {
+pub(crate) fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Option<String>> {
     buf.clear();
     let n = Read::take(&mut *input, max as u64 + 1).read_until(b'\n', buf)?;
     if n == 0 {

@@ -10,6 +10,7 @@ pub mod run;
 pub mod runtime;
 pub mod serve;
 pub mod show;
+pub mod stream;
 pub mod verify;
 
 use clir_codegen::verify::{Outcome, Report};

@@ -30,20 +30,23 @@ pub struct RunCmd {
 
 /// Rules with a package compiled into this binary.
 pub fn rule(cmd: &RuleCmd) -> u8 {
+    match compiled_package(&cmd.package) {
+        Ok(pkg) => clir::command::rule(pkg, &cmd.args),
+        Err(msg) => {
+            note("rule", format_args!("{msg}; add it to law.toml, or use `clir run PACKAGE.lawir.json`"));
+            CANNOT_RUN
+        }
+    }
+}
+
+/// The package of this binary named `name`, or what to say when there is none.
+pub fn compiled_package(name: &str) -> Result<&'static dyn clir::Package, String> {
     let packages = crate::packages::compiled_packages();
-    match packages.iter().find(|(name, _)| *name == cmd.package) {
-        Some((_, pkg)) => clir::command::rule(*pkg, &cmd.args),
+    match packages.iter().find(|(n, _)| *n == name) {
+        Some((_, pkg)) => Ok(*pkg),
         None => {
             let names: Vec<&str> = packages.iter().map(|(n, _)| *n).collect();
-            note(
-                "rule",
-                format_args!(
-                    "package `{}` is not compiled in (compiled in: {}); add it to law.toml, or use `clir run PACKAGE.lawir.json`",
-                    cmd.package,
-                    names.join(", ")
-                ),
-            );
-            CANNOT_RUN
+            Err(format!("package `{name}` is not compiled in (compiled in: {})", names.join(", ")))
         }
     }
 }

@@ -92,18 +92,15 @@ pub fn run(args: &ServeArgs) -> u8 {
 }
 
 fn start(args: &ServeArgs) -> Result<(), String> {
-    let compiled = crate::packages::compiled_packages();
     let mut packages = Vec::new();
-    for wanted in &args.package {
-        let Some((name, pkg)) = compiled.iter().find(|(n, _)| n == wanted) else {
-            let names: Vec<&str> = compiled.iter().map(|(n, _)| *n).collect();
-            return Err(format!("package `{wanted}` is not compiled in (compiled in: {})", names.join(", ")));
-        };
-        if packages.iter().any(|s: &Served| s.name == *name) {
+    for name in &args.package {
+        let pkg = super::run::compiled_package(name)?;
+        let name = pkg.schema().package;
+        if packages.iter().any(|s: &Served| s.name == name) {
             continue;
         }
         let semantic_hash = pinned(name, "semanticHash").unwrap_or_default();
-        packages.push(Served { name, pkg: *pkg, semantic_hash });
+        packages.push(Served { name, pkg, semantic_hash });
     }
     let tokens = match &args.tokens {
         Some(path) => read_tokens(path)?,

@@ -649,6 +649,16 @@ fn read_line<'a>(line: &'a str, read: &mut Read<'a>) -> Result<(), (Value, Strin
     }
 }
 
+/// Checks a case line as [`rule_chunk_into`] would read it, without ruling it: `Err` holds the
+/// message its error line would give (without the `line N: ` prefix).
+pub fn check_case(cat: &Catalog, line: &str, opts: &Options) -> Result<(), String> {
+    let mut read = Read::default();
+    read_line(line, &mut read).map_err(|(_, msg)| msg)?;
+    let mut batch = Batch::new(cat.schema);
+    let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
+    add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names).map(|_| ())
+}
+
 // ---------------------------------------------------------------------------------------------
 // Ruling a chunk.
 
@@ -781,7 +791,13 @@ pub fn unreadable(why: &str) -> String {
     format!("{UNREADABLE}{why}")
 }
 
-fn error_line(case: &Value, no: usize, msg: &str) -> String {
+/// Why a line marked by [`unreadable`] could not be read; `None` for a line of text.
+pub fn unreadable_reason(line: &str) -> Option<&str> {
+    line.strip_prefix(UNREADABLE)
+}
+
+/// The error line of CONTRACT.md for the line numbered `no`: `{"case":CASE,"error":"line N: msg"}`.
+pub fn error_line(case: &Value, no: usize, msg: &str) -> String {
     let mut s = String::from("{\"case\":");
     json_value(&mut s, case);
     s.push_str(",\"error\":");
