@@ -34,6 +34,9 @@ pub struct StreamArgs {
     /// `host:port` of every process, one a line in process order [default: 127.0.0.1:2101, :2102, ...].
     #[arg(long, value_name = "FILE", requires = "processes")]
     pub hostfile: Option<PathBuf>,
+    /// Seconds to wait for every other process to connect.
+    #[arg(long, value_name = "SECS", default_value_t = 60, requires = "processes")]
+    pub connect_timeout: u64,
 }
 
 /// Runs `clir stream`; returns the exit status of CONTRACT.md.
@@ -54,7 +57,7 @@ pub fn run(args: &StreamArgs) -> u8 {
 fn stream(args: &StreamArgs) -> Result<u64, String> {
     let pkg = super::run::compiled_package(&args.package)?;
     let cluster = match (args.processes, args.process) {
-        (Some(n), Some(i)) => Some(cluster(n as usize, i as usize, args.hostfile.as_deref())?),
+        (Some(n), Some(i)) => Some(cluster(n as usize, i as usize, args.hostfile.as_deref(), args.connect_timeout)?),
         _ => None,
     };
     let opts = StreamOptions {
@@ -79,7 +82,7 @@ fn stream(args: &StreamArgs) -> Result<u64, String> {
 }
 
 /// The processes of `--processes N --process I [--hostfile F]`.
-fn cluster(processes: usize, process: usize, hostfile: Option<&Path>) -> Result<Cluster, String> {
+fn cluster(processes: usize, process: usize, hostfile: Option<&Path>, timeout: u64) -> Result<Cluster, String> {
     if process >= processes {
         return Err(format!("--process {process} is not below --processes {processes}"));
     }
@@ -99,7 +102,7 @@ fn cluster(processes: usize, process: usize, hostfile: Option<&Path>) -> Result<
         }
         None => (0..processes).map(|i| format!("127.0.0.1:{}", 2101 + i)).collect(),
     };
-    Ok(Cluster { process, addresses })
+    Ok(Cluster { process, addresses, connect_timeout: std::time::Duration::from_secs(timeout) })
 }
 
 /// A panic anywhere ends the process with exit status 2: timely dataflow has no fault

@@ -11,9 +11,6 @@ use timely::communication::allocator::zero_copy::initialize::initialize_networki
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 use timely::communication::Hooks;
 
-/// How long a process waits for every other process of its cluster to connect.
-pub const CONNECT_DEADLINE: Duration = Duration::from_secs(60);
-
 /// The allocators of this process's workers, and what must live as long as they run.
 pub type Allocators = (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>);
 
@@ -28,7 +25,7 @@ pub fn allocators(workers: usize, cluster: Option<&Cluster>) -> io::Result<Alloc
         let builders = ProcessBuilder::new_typed_vector(workers, hooks.refill, hooks.spill);
         return Ok((builders.into_iter().map(AllocatorBuilder::Process).collect(), Box::new(())));
     };
-    let sockets = connect(cluster, CONNECT_DEADLINE)?;
+    let sockets = connect(cluster)?;
     let process_builders = ProcessBuilder::new_typed_vector(workers, hooks.refill.clone(), hooks.spill.clone());
     let (builders, guard) =
         initialize_networking_from_sockets(process_builders, sockets, cluster.process, workers, hooks)?;
@@ -38,8 +35,8 @@ pub fn allocators(workers: usize, cluster: Option<&Cluster>) -> io::Result<Alloc
 /// One socket per other process, in process order (`None` at this process): this process
 /// connects to every process before it and accepts every process after it, each connection
 /// opened by the connecting process's number.
-pub fn connect(cluster: &Cluster, deadline: Duration) -> io::Result<Vec<Option<TcpStream>>> {
-    let (me, addresses) = (cluster.process, &cluster.addresses);
+pub fn connect(cluster: &Cluster) -> io::Result<Vec<Option<TcpStream>>> {
+    let (me, addresses, deadline) = (cluster.process, &cluster.addresses, cluster.connect_timeout);
     let until = Instant::now() + deadline;
     let late = |what: String| io::Error::new(io::ErrorKind::TimedOut, what);
     let listener = TcpListener::bind(addresses[me].as_str())

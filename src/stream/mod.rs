@@ -56,6 +56,8 @@ pub struct Cluster {
     pub process: usize,
     /// `host:port` of every process, in process order.
     pub addresses: Vec<String>,
+    /// How long this process waits for the others to connect before it gives up.
+    pub connect_timeout: Duration,
 }
 
 /// What a stream run did in this process.
