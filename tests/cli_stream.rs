@@ -106,7 +106,9 @@ fn updates(cases: usize, seed: u64) -> Vec<String> {
 
 /// What `clir stream` must write for `lines` (all of them valid updates), sorted by time and case.
 fn model(lines: &[String]) -> Vec<String> {
-    let (mut now, mut counts): (u64, BTreeMap<String, BTreeMap<(String, String), i64>>) = (0, BTreeMap::new());
+    let mut now = 0u64;
+    // Per case (its JSON text): per (relation, tuple JSON), additions less removals.
+    let mut counts: BTreeMap<String, BTreeMap<(String, String), i64>> = BTreeMap::new();
     let mut states: Vec<(u64, String, String)> = Vec::new(); // (time, case JSON, case line)
     let mut touched: BTreeMap<(u64, String), ()> = BTreeMap::new();
     for (i, line) in lines.iter().enumerate() {
