@@ -248,6 +248,35 @@ fn one_process_writes_exactly_the_changed_rulings_with_retractions_late_times_an
     }
 }
 
+/// `loaded` games added at time 1, then every tenth of them alternately stripped of all its
+/// facts and given them back, at `rounds` consecutive times.
+fn toggles(loaded: usize, rounds: usize) -> Vec<String> {
+    let games = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fide/games.jsonl")).unwrap();
+    let games: Vec<Value> = games.lines().take(loaded).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut lines: Vec<String> =
+        games.iter().map(|g| json!({"case": g["case"], "add": g["facts"], "time": 1}).to_string()).collect();
+    for round in 0..rounds {
+        let key = if round % 2 == 0 { "remove" } else { "add" };
+        for g in games.iter().step_by(10) {
+            lines.push(json!({"case": g["case"], key: g["facts"], "time": round + 2}).to_string());
+        }
+    }
+    lines
+}
+
+#[test]
+fn cases_toggled_at_many_times_read_at_once_get_a_line_at_each() {
+    let lines = toggles(300, 12);
+    let expected = model(&lines);
+    assert_eq!(expected.iter().filter(|l| l.contains("\"time\":13}")).count(), 30);
+    for workers in ["1", "2"] {
+        let (code, out, err) =
+            clir(&["stream", "--package", PACKAGE, "--workers", workers], &(lines.join("\n") + "\n"));
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(sort_by_case_and_time(out.lines().map(str::to_string).collect()), expected, "workers {workers}");
+    }
+}
+
 #[test]
 fn the_last_line_of_every_case_is_what_clir_rule_gives_for_its_accumulated_facts() {
     let lines = updates(40, 11);

@@ -18,8 +18,10 @@ use differential_dataflow::input::Input;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufReader, Read, Write};
+use std::rc::Rc;
 use std::sync::mpsc::{self, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -73,6 +75,12 @@ pub struct StreamSummary {
     pub rulings: u64,
 }
 
+/// A record every update of a case adds once and none removes: a case seen is never without
+/// records, so its line in the `reduce` is replaced at every change, never only withdrawn.
+const SEEN: FactKey = (String::new(), String::new());
+
+/// Cases ruled in one batch of the generated code (as `clir rule --batch`).
+const RULED_AT_ONCE: usize = 512;
 /// Updates handed to a worker at once, at most.
 const HAND_OVER: usize = 1024;
 /// How long an idle worker waits for the reader before it looks again (the reader wakes it).
@@ -88,8 +96,8 @@ enum ToWorker {
 
 /// What the writer is told.
 enum ToWriter {
-    /// A case's ruling line entered (`+1`) or left (`-1`) the output at a time.
-    Ruling { time: Time, case: String, ruling: String, diff: isize },
+    /// A case's new ruling line at a time.
+    Ruling { time: Time, case: String, ruling: String },
     /// An error line at a time, sorted under `case` (the case's JSON, or `null`).
     Error { time: Time, case: String, line: String },
     /// A local worker's frontier: everything before it is written (`None`: the worker is done).
@@ -127,7 +135,6 @@ pub fn rule_updates(
     let receivers = Arc::new(Mutex::new(receivers));
     let (threads_tx, threads_rx) = mpsc::channel::<(usize, std::thread::Thread)>();
 
-    let worker_empty = Arc::clone(&empty);
     let options = opts.options.clone();
     let worker_to_writer = to_writer.clone();
     let guards = timely::execute::execute_from(allocators, comms, timely::WorkerConfig::default(), move |worker| {
@@ -135,19 +142,22 @@ pub fn rule_updates(
         let from_reader = receivers.lock().ok().and_then(|mut r| r[local].take());
         let Some(from_reader) = from_reader else { return };
         let _ = threads_tx.send((local, std::thread::current()));
-        let mut ruler = Ruler::new(pkg, options.clone(), Arc::clone(&worker_empty));
-        let rulings = worker_to_writer.clone();
+        let mut ruler = Ruler::new(pkg, options.clone(), Arc::clone(&empty));
+        // The cases' new lines, by time and case, until the probe says their time is complete
+        // (an inspected batch may hold a later time than the next one).
+        let lines = Rc::new(RefCell::new(BTreeMap::<(Time, String), String>::new()));
+        let inspected = Rc::clone(&lines);
         let (input, probe) = worker.dataflow::<Time, _, _>(move |scope| {
             let (input, facts) = scope.new_collection::<(String, FactKey), isize>();
             let (probe, _) = facts
-                .reduce(move |case: &String, facts: &[(&FactKey, isize)], out: &mut Vec<(String, isize)>| {
-                    if let Some(ruling) = ruler.rule(case, facts) {
-                        out.push((ruling, 1));
-                    }
+                .reduce(|case: &String, facts: &[(&FactKey, isize)], out: &mut Vec<(String, isize)>| {
+                    out.push((case_line(case, facts), 1));
                 })
-                .inspect(move |((case, ruling), time, diff)| {
-                    let (case, ruling) = (case.clone(), ruling.clone());
-                    let _ = rulings.send(ToWriter::Ruling { time: *time, case, ruling, diff: *diff });
+                .inspect_batch(move |_, changes| {
+                    let mut lines = inspected.borrow_mut();
+                    for ((case, line), time, _) in changes.iter().filter(|(_, _, diff)| *diff > 0) {
+                        lines.insert((*time, case.clone()), line.clone());
+                    }
                 })
                 .probe();
             (input, probe)
@@ -184,6 +194,19 @@ pub fn rule_updates(
             let now = probe.with_frontier(|f| f.first().copied());
             if now != frontier {
                 frontier = now;
+                let complete = {
+                    let mut lines = lines.borrow_mut();
+                    match now {
+                        Some(open) => {
+                            let later = lines.split_off(&(open, String::new()));
+                            std::mem::replace(&mut *lines, later)
+                        }
+                        None => std::mem::take(&mut *lines),
+                    }
+                };
+                for (time, case, ruling) in ruler.rule_changes(complete) {
+                    let _ = worker_to_writer.send(ToWriter::Ruling { time, case, ruling });
+                }
                 let _ = worker_to_writer.send(ToWriter::Frontier { worker: local, time: now });
             }
             if frontier.is_none() {
@@ -200,7 +223,7 @@ pub fn rule_updates(
     let threads: Vec<std::thread::Thread> = threads.into_iter().flatten().collect();
 
     let written = std::thread::scope(|s| {
-        let writer = s.spawn(|| write_lines(writer_rx, workers, &empty, output));
+        let writer = s.spawn(|| write_lines(writer_rx, workers, output));
         let reader = Reader { process, workers, peers: workers * processes, cat: Catalog::new(pkg.schema()) };
         let read = reader.read(input, &opts.options, &to_workers, &threads, &to_writer);
         // Closing the workers' channels ends their input; the writer ends with the last worker.
@@ -232,47 +255,73 @@ fn empty_ruling(pkg: &dyn Package, options: &Options) -> String {
     out.trim_end().strip_prefix("{\"case\":0").unwrap_or_default().to_string()
 }
 
-/// Rules one case from its accumulated facts, on a worker.
+/// The case line of `case` (its JSON text) with the facts whose count is positive.
+fn case_line(case: &str, facts: &[(&FactKey, isize)]) -> String {
+    let mut line = format!("{{\"case\":{case},\"facts\":{{");
+    let mut relation: Option<&str> = None;
+    for ((key, tuple), _) in facts.iter().filter(|((key, _), count)| *count > 0 && !key.is_empty()) {
+        if relation == Some(key.as_str()) {
+            line.push(',');
+        } else {
+            if relation.is_some() {
+                line.push_str("],");
+            }
+            line.push_str(&Value::from(key.as_str()).to_string());
+            line.push_str(":[");
+            relation = Some(key);
+        }
+        line.push_str(tuple);
+    }
+    if relation.is_some() {
+        line.push(']');
+    }
+    line.push_str("}}");
+    line
+}
+
+/// Rules, on a worker, the cases whose facts changed, and keeps the ruling each of its cases
+/// has now (a case with the ruling of no facts is not kept).
 struct Ruler {
     pkg: &'static dyn Package,
     cat: Catalog,
     options: Options,
     empty: Arc<String>,
+    rulings: HashMap<String, String>,
     out: String,
 }
 
 impl Ruler {
     fn new(pkg: &'static dyn Package, options: Options, empty: Arc<String>) -> Self {
-        Ruler { pkg, cat: Catalog::new(pkg.schema()), options, empty, out: String::new() }
+        Ruler { pkg, cat: Catalog::new(pkg.schema()), options, empty, rulings: HashMap::new(), out: String::new() }
     }
 
-    /// The ruling line of `case` (its JSON text) for the facts whose count is positive; `None`
-    /// when it is the ruling of a case without facts.
-    fn rule(&mut self, case: &str, facts: &[(&FactKey, isize)]) -> Option<String> {
-        let mut line = format!("{{\"case\":{case},\"facts\":{{");
-        let mut relation: Option<&str> = None;
-        for ((key, tuple), _) in facts.iter().filter(|(_, count)| *count > 0) {
-            if relation == Some(key.as_str()) {
-                line.push(',');
-            } else {
-                if relation.is_some() {
-                    line.push_str("],");
-                }
-                line.push_str(&Value::from(key.as_str()).to_string());
-                line.push_str(":[");
-                relation = Some(key);
-            }
-            line.push_str(tuple);
-        }
-        if relation.is_some() {
-            line.push(']');
-        }
-        line.push_str("}}");
+    /// Rules the new lines of cases (by time and case, of complete times) in one batch and
+    /// returns, in order, each ruling that differs from the case's ruling before.
+    fn rule_changes(&mut self, lines: BTreeMap<(Time, String), String>) -> Vec<(Time, String, String)> {
+        let (states, lines): (Vec<(Time, String)>, Vec<(usize, String)>) =
+            lines.into_iter().map(|(state, line)| (state, (0, line))).unzip();
         self.out.clear();
-        rule_chunk_into(self.pkg, &self.cat, &[(0, line)], &self.options, &mut self.out);
-        let ruling = self.out.trim_end();
-        let rest = ruling.strip_prefix("{\"case\":").and_then(|r| r.strip_prefix(case));
-        (rest != Some(self.empty.as_str())).then(|| ruling.to_string())
+        if lines.is_empty() {
+            return Vec::new();
+        }
+        for batch in lines.chunks(RULED_AT_ONCE) {
+            rule_chunk_into(self.pkg, &self.cat, batch, &self.options, &mut self.out);
+        }
+        let ruled: Vec<&str> = self.out.lines().collect();
+        let mut changed = Vec::new();
+        for ((time, case), now) in states.into_iter().zip(ruled) {
+            let empty = format!("{{\"case\":{case}{}", self.empty);
+            if now == self.rulings.get(&case).map_or(empty.as_str(), String::as_str) {
+                continue;
+            }
+            if now == empty {
+                self.rulings.remove(&case);
+            } else {
+                self.rulings.insert(case.clone(), now.to_string());
+            }
+            changed.push((time, case, now.to_string()));
+        }
+        changed
     }
 }
 
@@ -313,7 +362,7 @@ impl Reader {
         let (mut buf, mut no, mut now) = (Vec::new(), 0usize, 0 as Time);
         while let Some(text) = next_line(&mut input, &mut buf, MAX_LINE_BYTES)? {
             no += 1;
-            if text.trim().is_empty() {
+            if text.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
                 continue;
             }
             summary.lines += 1;
@@ -345,10 +394,11 @@ impl Reader {
                 match self.facts(&case, &update, options) {
                     Ok(facts) => {
                         let local = &mut pending[owner % self.workers];
-                        held += facts.len();
+                        held += facts.len() + 1;
                         local.extend(
                             facts.into_iter().map(|(fact, diff)| ToWorker::Update(now, case.clone(), fact, diff)),
                         );
+                        local.push(ToWorker::Update(now, case, SEEN, 1));
                         summary.updates += 1;
                     }
                     Err(msg) => {
@@ -407,59 +457,34 @@ fn hand_over(
     Ok(())
 }
 
-/// The lines waiting for one case at one time.
-#[derive(Default)]
-struct Pending {
-    errors: Vec<String>,
-    /// The ruling the case has from this time on, if it is not the ruling of no facts.
-    ruling: Option<String>,
-    /// Whether the ruling it had before left the output.
-    retracted: bool,
-}
-
 /// Writes the lines of each time, sorted by case, once every local worker has passed it;
 /// returns how many ruling and error lines it wrote.
-fn write_lines(
-    from: mpsc::Receiver<ToWriter>,
-    workers: usize,
-    empty: &str,
-    output: impl Write,
-) -> io::Result<(u64, u64)> {
+fn write_lines(from: mpsc::Receiver<ToWriter>, workers: usize, output: impl Write) -> io::Result<(u64, u64)> {
     let mut out = io::BufWriter::with_capacity(1 << 16, output);
-    let mut waiting: BTreeMap<(Time, String), Pending> = BTreeMap::new();
+    // Per time and case: its error lines, then its new ruling.
+    let mut waiting: BTreeMap<(Time, String), (Vec<String>, Option<String>)> = BTreeMap::new();
     let mut frontiers: Vec<Option<Time>> = vec![Some(0); workers];
     let (mut rulings, mut errors) = (0u64, 0u64);
     for message in from {
         match message {
-            ToWriter::Ruling { time, case, ruling, diff } => {
-                let entry = waiting.entry((time, case)).or_default();
-                if diff > 0 {
-                    entry.ruling = Some(ruling);
-                } else {
-                    entry.retracted = true;
-                }
-            }
-            ToWriter::Error { time, case, line } => waiting.entry((time, case)).or_default().errors.push(line),
+            ToWriter::Ruling { time, case, ruling } => waiting.entry((time, case)).or_default().1 = Some(ruling),
+            ToWriter::Error { time, case, line } => waiting.entry((time, case)).or_default().0.push(line),
             ToWriter::Frontier { worker, time } => {
                 frontiers[worker] = time;
-                let passed = frontiers.iter().flatten().min().copied();
-                let ready = match passed {
-                    Some(t) => {
-                        let later = waiting.split_off(&(t, String::new()));
+                let ready = match frontiers.iter().flatten().min() {
+                    Some(&passed) => {
+                        let later = waiting.split_off(&(passed, String::new()));
                         std::mem::replace(&mut waiting, later)
                     }
                     None => std::mem::take(&mut waiting),
                 };
-                for ((time, case), lines) in ready {
-                    for line in &lines.errors {
+                for ((time, _), (error_lines, ruling)) in ready {
+                    for line in &error_lines {
                         write_timed(&mut out, line, time)?;
-                        errors += 1;
                     }
-                    if let Some(ruling) = &lines.ruling {
-                        write_timed(&mut out, ruling, time)?;
-                        rulings += 1;
-                    } else if lines.retracted {
-                        write_timed(&mut out, &format!("{{\"case\":{case}{empty}"), time)?;
+                    errors += error_lines.len() as u64;
+                    if let Some(ruling) = ruling {
+                        write_timed(&mut out, &ruling, time)?;
                         rulings += 1;
                     }
                 }
