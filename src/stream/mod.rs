@@ -10,7 +10,7 @@
 //! process owns to the worker that owns it, so that each update enters the dataflow once; a
 //! writer thread orders the lines. Several processes each read the same input.
 
-use crate::jsonl::{check_case, error_line, rule_chunk_into, unreadable_reason, Catalog, Options};
+use crate::jsonl::{check_case, error_line, rule_chunk_into, unreadable_reason, Catalog, Line, Options};
 use crate::runner::{next_line, MAX_LINE_BYTES};
 use crate::Package;
 use differential_dataflow::hashable::Hashable;
@@ -298,7 +298,7 @@ impl Ruler {
     /// Rules the new lines of cases (by time and case, of complete times) in one batch and
     /// returns, in order, each ruling that differs from the case's ruling before.
     fn rule_changes(&mut self, lines: BTreeMap<(Time, String), String>) -> Vec<(Time, String, String)> {
-        let (states, lines): (Vec<(Time, String)>, Vec<(usize, String)>) =
+        let (states, lines): (Vec<(Time, String)>, Vec<Line>) =
             lines.into_iter().map(|(state, line)| (state, (0, line))).unzip();
         self.out.clear();
         if lines.is_empty() {
