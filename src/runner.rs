@@ -14,6 +14,8 @@ pub struct RunOptions {
     /// Grants and explanations.
     pub options: Options,
     /// Ruler threads (`None`: one per core); the calling thread reads and writes beside them.
+    /// `Some(0)`: no thread is started, the calling thread rules too (for small inputs, where
+    /// starting threads costs more than it saves).
     pub threads: Option<usize>,
     /// Cases per datafrog batch.
     pub batch: usize,
@@ -99,9 +101,21 @@ pub fn rule_stream(
     output: impl Write,
     opts: &RunOptions,
 ) -> io::Result<Summary> {
-    let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let cat = Catalog::new(pkg.schema());
     let batch = opts.batch.max(1);
+    if opts.threads == Some(0) {
+        let mut writer = InOrder::new(output, opts.progress);
+        let mut reader = Batches { buf: Vec::new(), no: 0 };
+        let mut seq = 0;
+        while let Some(lines) = reader.next(&mut input, batch)? {
+            let mut text = String::with_capacity(lines.iter().map(|(_, l)| l.len()).sum::<usize>());
+            let errors = rule_chunk_into(pkg, &cat, &lines, &opts.options, &mut text);
+            writer.add(seq, Ok(Ruled { text, lines: lines.len(), errors }))?;
+            seq += 1;
+        }
+        return writer.finish();
+    }
+    let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let (work, todo) = mpsc::channel::<(u64, Vec<Line>)>();
     let todo = Mutex::new(todo);
     let (done, results) = mpsc::channel::<(u64, Result<Ruled, String>)>();

@@ -1,6 +1,7 @@
-//! `clir::runner::rule_stream` writes the same bytes whatever the number of ruler threads and
-//! the batch size, one line per case in input order, error lines included; a write error is an
-//! error, and a run over more batches than can be in flight at once loses nothing.
+//! `clir::runner::rule_stream` writes the same bytes whatever the number of ruler threads (none:
+//! the calling thread rules) and the batch size, one line per case in input order, error lines
+//! included; a write error is an error, and a run over more batches than can be in flight at
+//! once loses nothing.
 
 clir::include_clir!("fide.laws.chess");
 
@@ -32,7 +33,7 @@ fn any_thread_count_and_batch_size_write_the_same_lines() {
     let cases = input.lines().filter(|l| !l.trim().is_empty()).count();
     assert_eq!(String::from_utf8(want.clone()).unwrap().lines().count(), cases);
     assert_eq!((summary.lines, summary.errors), (cases as u64, 2));
-    for (threads, batch) in [(2, 512), (3, 1), (2, 7), (7, 3), (1, 1), (4, 100_000)] {
+    for (threads, batch) in [(2, 512), (3, 1), (2, 7), (7, 3), (1, 1), (4, 100_000), (0, 512), (0, 1)] {
         let (got, s) = rule(&input, threads, batch);
         assert_eq!(s, summary, "{threads} threads, batch {batch}");
         assert!(got == want, "{threads} threads, batch {batch}: the output differs");
