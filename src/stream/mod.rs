@@ -2,13 +2,15 @@
 //!
 //! The facts of every case are one differential collection of `(case, fact)` with a count. A
 //! `reduce` keyed by the case holds each case's facts on the worker that owns it (timely
-//! exchanges by the case's hash) and, at every time they change, rules that case alone with the
-//! compiled package: its output is the case's ruling line. The changes of that output are the
-//! lines written, in order of time and case, once every worker's frontier has passed their time.
+//! exchanges by the case's hash) and, at every time they change, writes the case's line: its
+//! facts as a case line of CONTRACT. Once the worker's frontier passes a time, the cases whose
+//! line changed then are ruled together by the compiled package, and each ruling that differs
+//! from the case's ruling before is a line to write; a writer thread writes them in order of time
+//! and case once every local worker has passed their time.
 //!
 //! In each process the calling thread reads the input and hands every update of a case the
-//! process owns to the worker that owns it, so that each update enters the dataflow once; a
-//! writer thread orders the lines. Several processes each read the same input.
+//! process owns to the worker that owns it, so that each update enters the dataflow once.
+//! Several processes each read the same input.
 
 use crate::jsonl::{check_case, error_line, rule_chunk_into, unreadable_reason, Catalog, Line, Options};
 use crate::runner::{next_line, MAX_LINE_BYTES};
@@ -139,80 +141,10 @@ pub fn rule_updates(
     let worker_to_writer = to_writer.clone();
     let guards = timely::execute::execute_from(allocators, comms, timely::WorkerConfig::default(), move |worker| {
         let local = worker.index() % workers;
-        let from_reader = receivers.lock().ok().and_then(|mut r| r[local].take());
-        let Some(from_reader) = from_reader else { return };
+        let Some(from_reader) = receivers.lock().ok().and_then(|mut r| r[local].take()) else { return };
         let _ = threads_tx.send((local, std::thread::current()));
-        let mut ruler = Ruler::new(pkg, options.clone(), Arc::clone(&empty));
-        // The cases' new lines, by time and case, until the probe says their time is complete
-        // (an inspected batch may hold a later time than the next one).
-        let lines = Rc::new(RefCell::new(BTreeMap::<(Time, String), String>::new()));
-        let inspected = Rc::clone(&lines);
-        let (input, probe) = worker.dataflow::<Time, _, _>(move |scope| {
-            let (input, facts) = scope.new_collection::<(String, FactKey), isize>();
-            let (probe, _) = facts
-                .reduce(|case: &String, facts: &[(&FactKey, isize)], out: &mut Vec<(String, isize)>| {
-                    out.push((case_line(case, facts), 1));
-                })
-                .inspect_batch(move |_, changes| {
-                    let mut lines = inspected.borrow_mut();
-                    for ((case, line), time, _) in changes.iter().filter(|(_, _, diff)| *diff > 0) {
-                        lines.insert((*time, case.clone()), line.clone());
-                    }
-                })
-                .probe();
-            (input, probe)
-        });
-        let mut input = Some(input);
-        let mut frontier = Some(0);
-        loop {
-            if let Some(session) = input.as_mut() {
-                loop {
-                    match from_reader.try_recv() {
-                        Ok(batch) => {
-                            for message in batch {
-                                match message {
-                                    ToWorker::Advance(time) => session.advance_to(time),
-                                    ToWorker::Update(time, case, fact, diff) => {
-                                        session.advance_to(time);
-                                        session.update((case, fact), diff);
-                                    }
-                                }
-                            }
-                        }
-                        Err(TryRecvError::Empty) => break,
-                        Err(TryRecvError::Disconnected) => {
-                            input = None;
-                            break;
-                        }
-                    }
-                }
-                if let Some(session) = input.as_mut() {
-                    session.flush();
-                }
-            }
-            worker.step_or_park(input.as_ref().map(|_| IDLE));
-            let now = probe.with_frontier(|f| f.first().copied());
-            if now != frontier {
-                frontier = now;
-                let complete = {
-                    let mut lines = lines.borrow_mut();
-                    match now {
-                        Some(open) => {
-                            let later = lines.split_off(&(open, String::new()));
-                            std::mem::replace(&mut *lines, later)
-                        }
-                        None => std::mem::take(&mut *lines),
-                    }
-                };
-                for (time, case, ruling) in ruler.rule_changes(complete) {
-                    let _ = worker_to_writer.send(ToWriter::Ruling { time, case, ruling });
-                }
-                let _ = worker_to_writer.send(ToWriter::Frontier { worker: local, time: now });
-            }
-            if frontier.is_none() {
-                break;
-            }
-        }
+        let ruler = Ruler::new(pkg, options.clone(), Arc::clone(&empty));
+        work(worker, local, from_reader, ruler, &worker_to_writer);
     })
     .map_err(|e| io::Error::other(format!("cannot start the dataflow: {e}")))?;
 
@@ -244,6 +176,87 @@ pub fn rule_updates(
         Ok(summary)
     });
     written
+}
+
+/// A worker: builds the dataflow, feeds it what the reader hands over, and at every advance of
+/// its frontier rules the cases of the times completed and tells the writer.
+fn work(
+    worker: &mut timely::worker::Worker,
+    local: usize,
+    from_reader: mpsc::Receiver<Vec<ToWorker>>,
+    mut ruler: Ruler,
+    to_writer: &mpsc::Sender<ToWriter>,
+) {
+    // The cases' new lines, by time and case, until the probe says their time is complete (an
+    // inspected batch may hold a later time than the next one).
+    let lines = Rc::new(RefCell::new(BTreeMap::<(Time, String), String>::new()));
+    let inspected = Rc::clone(&lines);
+    let (input, probe) = worker.dataflow::<Time, _, _>(move |scope| {
+        let (input, facts) = scope.new_collection::<(String, FactKey), isize>();
+        let (probe, _) = facts
+            .reduce(|case: &String, facts: &[(&FactKey, isize)], out: &mut Vec<(String, isize)>| {
+                out.push((case_line(case, facts), 1));
+            })
+            .inspect_batch(move |_, changes| {
+                let mut lines = inspected.borrow_mut();
+                for ((case, line), time, _) in changes.iter().filter(|(_, _, diff)| *diff > 0) {
+                    lines.insert((*time, case.clone()), line.clone());
+                }
+            })
+            .probe();
+        (input, probe)
+    });
+    let mut input = Some(input);
+    let mut frontier = Some(0);
+    loop {
+        if let Some(session) = input.as_mut() {
+            loop {
+                match from_reader.try_recv() {
+                    Ok(batch) => {
+                        for message in batch {
+                            match message {
+                                ToWorker::Advance(time) => session.advance_to(time),
+                                ToWorker::Update(time, case, fact, diff) => {
+                                    session.advance_to(time);
+                                    session.update((case, fact), diff);
+                                }
+                            }
+                        }
+                    }
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => {
+                        input = None;
+                        break;
+                    }
+                }
+            }
+            if let Some(session) = input.as_mut() {
+                session.flush();
+            }
+        }
+        worker.step_or_park(input.as_ref().map(|_| IDLE));
+        let now = probe.with_frontier(|f| f.first().copied());
+        if now != frontier {
+            frontier = now;
+            let complete = {
+                let mut lines = lines.borrow_mut();
+                match now {
+                    Some(open) => {
+                        let later = lines.split_off(&(open, String::new()));
+                        std::mem::replace(&mut *lines, later)
+                    }
+                    None => std::mem::take(&mut *lines),
+                }
+            };
+            for (time, case, ruling) in ruler.rule_changes(complete) {
+                let _ = to_writer.send(ToWriter::Ruling { time, case, ruling });
+            }
+            let _ = to_writer.send(ToWriter::Frontier { worker: local, time: now });
+        }
+        if frontier.is_none() {
+            return;
+        }
+    }
 }
 
 /// The ruling line of a case without facts, after its `{"case":CASE`: what every case's ruling
