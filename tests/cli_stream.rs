@@ -12,18 +12,9 @@ use std::time::{Duration, Instant};
 
 const PACKAGE: &str = "fide.laws.chess";
 
-fn clir(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_clir"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("clir runs");
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
-}
+#[path = "support/cli.rs"]
+mod cli;
+use cli::clir;
 
 /// A small deterministic generator (the tests must not depend on a seed crate's algorithm).
 struct Lcg(u64);

@@ -248,8 +248,7 @@ pub fn run(cmd: &DiffCmd) -> u8 {
         Ok(b) => b,
         Err(code) => return code,
     };
-    let dash = |p: &Option<PathBuf>| p.as_ref().filter(|p| p.as_os_str() != "-").cloned();
-    let input: Box<dyn Read + Send> = match dash(&cmd.args.input) {
+    let input: Box<dyn Read + Send> = match cmd.args.lines.input_file() {
         Some(p) => match std::fs::File::open(&p) {
             Ok(f) => Box::new(f),
             Err(e) => {
@@ -260,7 +259,7 @@ pub fn run(cmd: &DiffCmd) -> u8 {
         None => Box::new(io::stdin()),
     };
     // A file is written beside its target and renamed over it when complete, as `clir rule` does.
-    let output_path = dash(&cmd.args.output);
+    let output_path = cmd.args.lines.output_file();
     let temp = output_path.as_ref().map(|p| clir::command::temp_beside(p));
     let output: Box<dyn Write> = match (&temp, &output_path) {
         (Some(tmp), Some(p)) => match std::fs::File::create(tmp) {
