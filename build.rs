@@ -69,7 +69,8 @@ mod cli {
 
     /// A crate's manifest with `workspace = true` entries written out, no dev-dependencies,
     /// binaries, benches or build script; for `clir` (`which` = "clir"), the library only: the
-    /// `command` feature and what it needs, not the compiler the `cli` feature brings.
+    /// `command` and `stream` features and what they need, not the compiler the `cli` feature
+    /// brings.
     fn standalone(manifest: &toml::Table, workspace_deps: &toml::Table, which: &str) -> String {
         use toml::Value;
         let ws = manifest.get("workspace").and_then(|w| w.get("package")).cloned();
@@ -96,9 +97,10 @@ mod cli {
         let mut deps = toml::Table::new();
         let mut features = toml::Table::new();
         if which == "clir" {
-            let command = manifest["features"]["command"].clone();
             features.insert("default".into(), Value::Array(Vec::new()));
-            features.insert("command".into(), command);
+            for feature in ["command", "stream"] {
+                features.insert(feature.into(), manifest["features"][feature].clone());
+            }
         }
         for (name, spec) in manifest.get("dependencies").and_then(Value::as_table).into_iter().flatten() {
             let optional = spec.get("optional").and_then(Value::as_bool).unwrap_or(false);
