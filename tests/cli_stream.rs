@@ -379,13 +379,26 @@ fn a_process_that_dies_stops_the_others_loudly_instead_of_hanging() {
             .unwrap()
     };
     let (mut first, mut second) = (live(0), live(1));
-    // Both are connected once an update written to each comes back as a ruling.
-    let update = b"{\"case\":\"a\",\"add\":{\"stalemate_arisen\":[[\"g\"]]},\"time\":1}\n{\"case\":\"a\",\"time\":2}\n";
+    // Both are connected once process 0 writes a ruling: a time passes only when every
+    // process has passed it. Of 16 cases, process 0 owns some.
+    let mut updates = String::new();
+    for case in 0..16 {
+        updates.push_str(&format!("{{\"case\":\"c{case}\",\"add\":{{\"stalemate_arisen\":[[\"g\"]]}},\"time\":1}}\n"));
+    }
+    updates.push_str("{\"case\":\"c0\",\"time\":2}\n");
     for child in [&mut first, &mut second] {
-        child.stdin.as_mut().unwrap().write_all(update).unwrap();
+        child.stdin.as_mut().unwrap().write_all(updates.as_bytes()).unwrap();
         child.stdin.as_mut().unwrap().flush().unwrap();
     }
-    std::thread::sleep(Duration::from_millis(500));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut lines = std::io::BufReader::new(first.stdout.take().unwrap());
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufRead::read_line(&mut lines, &mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(Duration::from_secs(60)).expect("process 0 rules once both are connected");
+    assert!(line.contains("\"time\":1"), "{line}");
     second.kill().unwrap();
     let _ = second.wait();
     let started = Instant::now();
