@@ -444,3 +444,25 @@ fn a_process_whose_peers_never_come_gives_up_after_its_connect_timeout() {
     assert_eq!(code, 2);
     assert!(err.contains("fide.laws.chess"), "{err}");
 }
+
+#[test]
+fn a_write_error_is_an_error_and_a_closed_reader_is_not() {
+    let input = "{\"case\":\"a\",\"add\":{\"stalemate_arisen\":[[\"g\"]]}}\n";
+    let (code, out, err) = clir(&["stream", "--package", PACKAGE, "--output", "/dev/full"], input);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("No space left"), "{err}");
+    // A reader that stops reading (`| head -1`) ends the stream quietly.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["stream", "--package", PACKAGE])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let many: String =
+        (0..20_000).map(|i| format!("{{\"case\":\"c{i}\",\"add\":{{\"stalemate_arisen\":[[\"g\"]]}}}}\n")).collect();
+    let _ = child.stdin.take().unwrap().write_all(many.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -24,6 +24,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, BufReader, Read, Write};
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -154,10 +155,16 @@ pub fn rule_updates(
     }
     let threads: Vec<std::thread::Thread> = threads.into_iter().flatten().collect();
 
+    // A writer that fails (a closed pipe, a full disk) stops the reader at its next line.
+    let failed = AtomicBool::new(false);
     let written = std::thread::scope(|s| {
-        let writer = s.spawn(|| write_lines(writer_rx, workers, output));
+        let writer = s.spawn(|| {
+            let written = write_lines(writer_rx, workers, output);
+            failed.store(written.is_err(), Ordering::Relaxed);
+            written
+        });
         let reader = Reader { process, workers, peers: workers * processes, cat: Catalog::new(pkg.schema()) };
-        let read = reader.read(input, &opts.options, &to_workers, &threads, &to_writer);
+        let read = reader.read(input, &opts.options, &to_workers, &threads, &to_writer, &failed);
         // Closing the workers' channels ends their input; the writer ends with the last worker.
         drop(to_workers);
         for thread in &threads {
@@ -367,6 +374,7 @@ impl Reader {
         to_workers: &[mpsc::SyncSender<Vec<ToWorker>>],
         threads: &[std::thread::Thread],
         to_writer: &mpsc::Sender<ToWriter>,
+        stop: &AtomicBool,
     ) -> io::Result<StreamSummary> {
         let mut input = BufReader::with_capacity(1 << 16, input);
         let mut summary = StreamSummary::default();
@@ -374,6 +382,9 @@ impl Reader {
         let mut held = 0usize;
         let (mut buf, mut no, mut now) = (Vec::new(), 0usize, 0 as Time);
         while let Some(text) = next_line(&mut input, &mut buf, MAX_LINE_BYTES)? {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
             no += 1;
             if text.trim_matches([' ', '\t', '\r', '\n']).is_empty() {
                 continue;
