@@ -7,42 +7,18 @@ use crate::Package;
 use std::io::{self, BufReader, Write};
 use std::path::PathBuf;
 
-/// Where lines come from and go, and what is granted: the flags `clir rule`, `clir diff` and
-/// `clir stream` share.
+/// Where cases come from and rulings go, and what is granted.
 #[derive(clap::Args, Debug, Clone, Default)]
-pub struct LineArgs {
-    /// Cases in (`clir stream`: updates), one JSON object a line [default: stdin].
+pub struct RuleArgs {
+    /// Cases, one JSON object a line [default: stdin].
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
-    /// Rulings out, one JSON object a line, in input order (`clir stream`: by time) [default: stdout].
+    /// Rulings, one JSON object a line, in input order [default: stdout].
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// A capability granted to this run (`judgment:AUTHORITY`); judgment facts need it.
     #[arg(long = "grant", value_name = "CAP")]
     pub grants: Vec<String>,
-}
-
-impl LineArgs {
-    /// The input file, `None` for stdin (no flag, or `-`).
-    pub fn input_file(&self) -> Option<PathBuf> {
-        Self::file(&self.input)
-    }
-
-    /// The output file, `None` for stdout (no flag, or `-`).
-    pub fn output_file(&self) -> Option<PathBuf> {
-        Self::file(&self.output)
-    }
-
-    fn file(path: &Option<PathBuf>) -> Option<PathBuf> {
-        path.as_ref().filter(|p| p.as_os_str() != "-").cloned()
-    }
-}
-
-/// Where cases come from and rulings go, what is granted, and how cases are ruled.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct RuleArgs {
-    #[command(flatten)]
-    pub lines: LineArgs,
     /// Attach to every concluded literal its derivation: rule, articles, premises, attacks.
     #[arg(long)]
     pub explain: bool,
@@ -77,12 +53,12 @@ pub const CANNOT_RUN: u8 = 2;
 /// Rules the cases of `args` with `pkg`; returns the exit status of CONTRACT.md.
 pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
     let opts = RunOptions {
-        options: Options { grants: args.lines.grants.clone(), explain: args.explain },
+        options: Options { grants: args.grants.clone(), explain: args.explain },
         threads: args.threads,
         batch: args.batch,
         progress: true,
     };
-    let (input_path, output_path) = (args.lines.input_file(), args.lines.output_file());
+    let (input_path, output_path) = (file_flag(&args.input), file_flag(&args.output));
     let input: Box<dyn io::BufRead> = match &input_path {
         Some(p) => match std::fs::File::open(p) {
             Ok(f) => Box::new(BufReader::with_capacity(1 << 20, f)),
@@ -136,6 +112,11 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => OK,
         Err(e) => cannot_run(format!("{e}")),
     }
+}
+
+/// The file of an `--input` or `--output` flag; `None` for stdin or stdout (no flag, or `-`).
+pub fn file_flag(path: &Option<PathBuf>) -> Option<PathBuf> {
+    path.as_ref().filter(|p| p.as_os_str() != "-").cloned()
 }
 
 /// The temporary file an output to `path` is written to before it is renamed over `path`: in

@@ -248,7 +248,7 @@ pub fn run(cmd: &DiffCmd) -> u8 {
         Ok(b) => b,
         Err(code) => return code,
     };
-    let input: Box<dyn Read + Send> = match cmd.args.lines.input_file() {
+    let input: Box<dyn Read + Send> = match clir::command::file_flag(&cmd.args.input) {
         Some(p) => match std::fs::File::open(&p) {
             Ok(f) => Box::new(f),
             Err(e) => {
@@ -259,7 +259,7 @@ pub fn run(cmd: &DiffCmd) -> u8 {
         None => Box::new(io::stdin()),
     };
     // A file is written beside its target and renamed over it when complete, as `clir rule` does.
-    let output_path = cmd.args.lines.output_file();
+    let output_path = clir::command::file_flag(&cmd.args.output);
     let temp = output_path.as_ref().map(|p| clir::command::temp_beside(p));
     let output: Box<dyn Write> = match (&temp, &output_path) {
         (Some(tmp), Some(p)) => match std::fs::File::create(tmp) {

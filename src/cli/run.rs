@@ -231,14 +231,14 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
 pub fn child_args(a: &RuleArgs, io: bool) -> Vec<std::ffi::OsString> {
     let mut v: Vec<std::ffi::OsString> = Vec::new();
     if io {
-        if let Some(i) = &a.lines.input {
+        if let Some(i) = &a.input {
             v.extend(["--input".into(), i.into()]);
         }
-        if let Some(o) = &a.lines.output {
+        if let Some(o) = &a.output {
             v.extend(["--output".into(), o.into()]);
         }
     }
-    for g in &a.lines.grants {
+    for g in &a.grants {
         v.extend(["--grant".into(), g.into()]);
     }
     if a.explain {

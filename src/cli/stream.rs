@@ -2,7 +2,7 @@
 //! updates"), on timely and differential dataflow ([`clir::stream`]).
 
 use super::{note, CANNOT_RUN, FAILURE, OK};
-use clir::command::LineArgs;
+use clir::command::file_flag;
 use clir::jsonl::Options;
 use clir::stream::{rule_updates, Cluster, StreamOptions};
 use std::io::{self, Read, Write};
@@ -14,9 +14,15 @@ pub struct StreamArgs {
     /// The compiled-in package (a name of law.toml).
     #[arg(long, value_name = "NAME")]
     pub package: String,
-    /// Updates in, changed rulings out.
-    #[command(flatten)]
-    pub lines: LineArgs,
+    /// Updates, one JSON object a line [default: stdin].
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Changed rulings, one JSON object a line, by time [default: stdout].
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// A capability granted to this run (`judgment:AUTHORITY`); judgment facts need it.
+    #[arg(long = "grant", value_name = "CAP")]
+    pub grants: Vec<String>,
     /// Worker threads of this process.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=512))]
     pub workers: u16,
@@ -56,15 +62,15 @@ fn stream(args: &StreamArgs) -> Result<u64, String> {
         _ => None,
     };
     let opts = StreamOptions {
-        options: Options { grants: args.lines.grants.clone(), explain: false },
+        options: Options { grants: args.grants.clone(), explain: false },
         workers: args.workers as usize,
         cluster,
     };
-    let input: Box<dyn Read> = match args.lines.input_file() {
+    let input: Box<dyn Read> = match file_flag(&args.input) {
         Some(p) => Box::new(std::fs::File::open(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?),
         None => Box::new(io::stdin()),
     };
-    let output: Box<dyn Write + Send> = match args.lines.output_file() {
+    let output: Box<dyn Write + Send> = match file_flag(&args.output) {
         Some(p) => Box::new(std::fs::File::create(&p).map_err(|e| format!("cannot write {}: {e}", p.display()))?),
         None => Box::new(io::stdout()),
     };
