@@ -103,7 +103,7 @@ enum ToWriter {
     Ruling { time: Time, case: String, ruling: String },
     /// An error line at a time, sorted under `case` (the case's JSON, or `null`).
     Error { time: Time, case: String, line: String },
-    /// A local worker's frontier: everything before it is written (`None`: the worker is done).
+    /// A local worker's frontier: its lines of every earlier time are sent (`None`: it is done).
     Frontier { worker: usize, time: Option<Time> },
 }
 
