@@ -17,6 +17,10 @@ use std::time::{Duration, Instant};
 #[path = "gen.rs"]
 mod gen;
 
+#[path = "../tests/support/hosts.rs"]
+mod hosts;
+use hosts::hostfile;
+
 const CLIR: &str = env!("CARGO_BIN_EXE_clir");
 const PKG: &str = "fide.laws.chess";
 
@@ -43,15 +47,6 @@ fn interleaved_updates(games: &[(String, serde_json::Map<String, Value>)], parts
         }
     }
     out
-}
-
-/// `host:port` lines for `n` processes on free loopback ports.
-fn hostfile(dir: &std::path::Path, n: usize) -> std::path::PathBuf {
-    let listeners: Vec<_> = (0..n).map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap()).collect();
-    let hosts: Vec<String> = listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect();
-    let path = dir.join("hosts");
-    std::fs::write(&path, hosts.join("\n")).unwrap();
-    path
 }
 
 /// How a run is spread: worker threads per process and processes.

@@ -10,6 +10,10 @@ use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "support/hosts.rs"]
+mod hosts;
+use hosts::hostfile;
+
 const PACKAGE: &str = "fide.laws.chess";
 
 #[path = "support/cli.rs"]
@@ -170,16 +174,6 @@ fn assert_in_time_order(out: &str) {
     let times: Vec<u64> =
         out.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["time"].as_u64().unwrap()).collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "lines out of time order: {times:?}");
-}
-
-/// Free loopback ports, one per process, in a hostfile.
-fn hostfile(dir: &std::path::Path, processes: usize) -> std::path::PathBuf {
-    let listeners: Vec<std::net::TcpListener> =
-        (0..processes).map(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap()).collect();
-    let hosts: Vec<String> = listeners.iter().map(|l| l.local_addr().unwrap().to_string()).collect();
-    let path = dir.join("hosts");
-    std::fs::write(&path, hosts.join("\n")).unwrap();
-    path
 }
 
 fn spawn_process(

@@ -649,14 +649,37 @@ fn read_line<'a>(line: &'a str, read: &mut Read<'a>) -> Result<(), (Value, Strin
     }
 }
 
-/// Checks a case line as [`rule_chunk_into`] would read it, without ruling it: `Err` holds the
-/// message its error line would give (without the `line N: ` prefix).
-pub fn check_case(cat: &Catalog, line: &str, opts: &Options) -> Result<(), String> {
+/// Checks a case line as [`rule_chunk_into`] would read it, without ruling it, and returns its
+/// facts: per fact, its key in `facts` (`~name` for a negative) and its tuple as JSON text,
+/// written as serde_json writes it. `Err` holds the message its error line would give (without
+/// the `line N: ` prefix).
+pub fn case_facts(cat: &Catalog, line: &str, opts: &Options) -> Result<Vec<(String, String)>, String> {
     let mut read = Read::default();
     read_line(line, &mut read).map_err(|(_, msg)| msg)?;
     let mut batch = Batch::new(cat.schema);
     let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
-    add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names).map(|_| ())
+    add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names)?;
+    let mut facts = Vec::with_capacity(read.tuples.len());
+    for (key, tuples) in &read.facts {
+        // A case that reads has lists of lists only.
+        let &Ok((t0, t1)) = tuples else { continue };
+        for &(a0, a1) in read.tuples[t0..t1].iter().flatten() {
+            let mut tuple = String::from("[");
+            for (i, arg) in read.args[a0..a1].iter().enumerate() {
+                if i > 0 {
+                    tuple.push(',');
+                }
+                match arg {
+                    Arg::Str(s) => json_str(&mut tuple, s),
+                    Arg::Int(v) => tuple.push_str(&v.to_string()),
+                    Arg::Other(v) => json_value(&mut tuple, v),
+                }
+            }
+            tuple.push(']');
+            facts.push((key.to_string(), tuple));
+        }
+    }
+    Ok(facts)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@
 //! process owns to the worker that owns it, so that each update enters the dataflow once.
 //! Several processes each read the same input.
 
-use crate::jsonl::{check_case, error_line, rule_chunk_into, unreadable_reason, Catalog, Line, Options};
+use crate::jsonl::{case_facts, error_line, rule_chunk_into, unreadable_reason, Catalog, Line, Options};
 use crate::runner::{next_line, MAX_LINE_BYTES};
 use crate::Package;
 use differential_dataflow::hashable::Hashable;
@@ -245,16 +245,7 @@ fn work(
         let now = probe.with_frontier(|f| f.first().copied());
         if now != frontier {
             frontier = now;
-            let complete = {
-                let mut lines = lines.borrow_mut();
-                match now {
-                    Some(open) => {
-                        let later = lines.split_off(&(open, String::new()));
-                        std::mem::replace(&mut *lines, later)
-                    }
-                    None => std::mem::take(&mut *lines),
-                }
-            };
+            let complete = passed(&mut lines.borrow_mut(), now);
             for (time, case, ruling) in ruler.rule_changes(complete) {
                 let _ = to_writer.send(ToWriter::Ruling { time, case, ruling });
             }
@@ -330,11 +321,17 @@ impl Ruler {
         let ruled: Vec<&str> = self.out.lines().collect();
         let mut changed = Vec::new();
         for ((time, case), now) in states.into_iter().zip(ruled) {
-            let empty = format!("{{\"case\":{case}{}", self.empty);
-            if now == self.rulings.get(&case).map_or(empty.as_str(), String::as_str) {
+            // The ruling of no facts is the case's echo and the rest every such ruling shares.
+            let of_no_facts =
+                now.strip_prefix("{\"case\":").and_then(|r| r.strip_prefix(case.as_str())) == Some(self.empty.as_str());
+            let unchanged = match self.rulings.get(&case) {
+                Some(before) => before == now,
+                None => of_no_facts,
+            };
+            if unchanged {
                 continue;
             }
-            if now == empty {
+            if of_no_facts {
                 self.rulings.remove(&case);
             } else {
                 self.rulings.insert(case.clone(), now.to_string());
@@ -442,20 +439,15 @@ impl Reader {
         Ok(summary)
     }
 
-    /// The facts an update adds (`+1`) and removes (`-1`), each checked as a case line's facts.
+    /// The facts an update adds (`+1`) and removes (`-1`), each read and checked as a case
+    /// line's facts.
     fn facts(&self, case: &str, update: &UpdateLine, options: &Options) -> Result<Vec<(FactKey, isize)>, String> {
         let mut facts = Vec::new();
         for (raw, diff, what) in [(update.add, 1, "add"), (update.remove, -1, "remove")] {
             let Some(raw) = raw else { continue };
-            check_case(&self.cat, &format!("{{\"case\":{case},\"facts\":{}}}", raw.get()), options)
-                .map_err(|msg| format!("`{what}`: {msg}"))?;
-            let by_relation: BTreeMap<String, Vec<Value>> =
-                serde_json::from_str(raw.get()).map_err(|e| format!("`{what}`: {e}"))?;
-            for (relation, tuples) in by_relation {
-                for tuple in tuples {
-                    facts.push(((relation.clone(), tuple.to_string()), diff));
-                }
-            }
+            let line = format!("{{\"case\":{case},\"facts\":{}}}", raw.get());
+            let read = case_facts(&self.cat, &line, options).map_err(|msg| format!("`{what}`: {msg}"))?;
+            facts.extend(read.into_iter().map(|fact| (fact, diff)));
         }
         Ok(facts)
     }
@@ -495,14 +487,9 @@ fn write_lines(from: mpsc::Receiver<ToWriter>, workers: usize, output: impl Writ
             ToWriter::Error { time, case, line } => waiting.entry((time, case)).or_default().0.push(line),
             ToWriter::Frontier { worker, time } => {
                 frontiers[worker] = time;
-                let ready = match frontiers.iter().flatten().min() {
-                    Some(&passed) => {
-                        let later = waiting.split_off(&(passed, String::new()));
-                        std::mem::replace(&mut waiting, later)
-                    }
-                    None => std::mem::take(&mut waiting),
-                };
-                for ((time, _), (error_lines, ruling)) in ready {
+                for ((time, _), (error_lines, ruling)) in
+                    passed(&mut waiting, frontiers.iter().flatten().min().copied())
+                {
                     for line in &error_lines {
                         write_timed(&mut out, line, time)?;
                     }
@@ -518,6 +505,17 @@ fn write_lines(from: mpsc::Receiver<ToWriter>, workers: usize, output: impl Writ
     }
     out.flush()?;
     Ok((rulings, errors))
+}
+
+/// Takes out of `waiting` what a frontier has passed: every time before it (`None`: all).
+fn passed<V>(waiting: &mut BTreeMap<(Time, String), V>, frontier: Option<Time>) -> BTreeMap<(Time, String), V> {
+    match frontier {
+        Some(open) => {
+            let later = waiting.split_off(&(open, String::new()));
+            std::mem::replace(waiting, later)
+        }
+        None => std::mem::take(waiting),
+    }
 }
 
 /// Writes a ruling or error line with `"time":T` added as its last key.
