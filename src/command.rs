@@ -2,6 +2,7 @@
 //! for packages that are not compiled in.
 
 use crate::jsonl::Options;
+use crate::outfile::OutputFile;
 use crate::runner::{rule_stream, RunOptions};
 use crate::Package;
 use std::io::{self, BufReader, Write};
@@ -66,32 +67,20 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         },
         None => Box::new(io::stdin().lock()),
     };
-    // A file is written beside its target and renamed over it when complete: a failed run
-    // leaves the target as it was, and the output may be the input.
-    let mut temp: Option<(PathBuf, PathBuf)> = None;
-    let output: Box<dyn Write> = match &output_path {
-        Some(p) => {
-            let tmp = temp_beside(p);
-            match std::fs::File::create(&tmp) {
-                Ok(f) => {
-                    temp = Some((tmp, p.clone()));
-                    Box::new(f)
-                }
-                Err(e) => return cannot_run(format!("cannot write {}: {e}", p.display())),
-            }
-        }
+    // A file is written through `OutputFile`: a failed run leaves the target as it was, and the
+    // output may be the input.
+    let mut file: Option<OutputFile> = None;
+    let output: Box<dyn Write + '_> = match &output_path {
+        Some(p) => match OutputFile::create(p) {
+            Ok(f) => Box::new(file.insert(f)),
+            Err(e) => return cannot_run(format!("cannot write {}: {e}", p.display())),
+        },
         None => Box::new(io::stdout().lock()),
     };
     let outcome = rule_stream(pkg, input, output, &opts);
-    if let Some((tmp, target)) = temp {
-        let renamed = match &outcome {
-            Ok(_) => std::fs::rename(&tmp, &target),
-            Err(_) => Ok(()),
-        };
-        if outcome.is_err() || renamed.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        if let Err(e) = renamed {
+    if let (Some(f), Ok(_)) = (file, &outcome) {
+        let target = f.target().to_path_buf();
+        if let Err(e) = f.commit() {
             return cannot_run(format!("cannot write {}: {e}", target.display()));
         }
     }
@@ -117,14 +106,6 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
 /// The file of an `--input` or `--output` flag; `None` for stdin or stdout (no flag, or `-`).
 pub fn file_flag(path: &Option<PathBuf>) -> Option<PathBuf> {
     path.as_ref().filter(|p| p.as_os_str() != "-").cloned()
-}
-
-/// The temporary file an output to `path` is written to before it is renamed over `path`: in
-/// the same folder (so the rename is atomic), hidden, named by this process.
-pub fn temp_beside(path: &std::path::Path) -> PathBuf {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    dir.join(format!(".{name}.{}.tmp", std::process::id()))
 }
 
 fn cannot_run(msg: String) -> u8 {

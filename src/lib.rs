@@ -15,6 +15,8 @@ pub mod command;
 pub mod diff;
 pub mod explain;
 pub mod jsonl;
+#[cfg(any(feature = "command", feature = "stream"))]
+pub mod outfile;
 pub mod rt;
 pub mod runner;
 pub mod schema;

@@ -291,6 +291,13 @@ pub fn parse_manifest(text: &str) -> Result<Vec<PackageSpec>, Diagnostics> {
         }
         let path =
             path.map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("sources/{name}-{version}.lawir.json")));
+        if !stays_inside(&path) {
+            errors.push(err(format!(
+                "{at}.path: {}: a blob path must be relative and stay inside the project (no `..`, no root)",
+                path.display()
+            )));
+            continue;
+        }
         packages.push(PackageSpec { name: name.clone(), version, path, seal, semantic_hash });
     }
     if errors.is_empty() {
@@ -389,17 +396,12 @@ pub fn in_package(name: &str, d: &Diagnostic) -> Diagnostic {
     Diagnostic::new(d.check, "", format!("package {name}: {}: {}", d.check, d))
 }
 
-/// Writes `root/law.lock` (through a temporary file, so a failed write leaves the old one).
-pub fn write_lock(root: &Path, lock: &Lock) -> Result<(), Diagnostics> {
-    let path = root.join(LOCKFILE);
-    let tmp = root.join(format!("{LOCKFILE}.tmp"));
-    let io = |e: std::io::Error| Diagnostic::new(CHECK, "", format!("cannot write {}: {e}", path.display()));
-    std::fs::write(&tmp, lock.to_toml()).map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io(e)
-    })?;
-    Ok(())
+/// Whether `path`, relative to a project root, names something inside it: relative, without
+/// `..` or a root (symlinks are not followed here: `clir add` checks where its writes land).
+pub fn stays_inside(path: &Path) -> bool {
+    use std::path::Component;
+    path.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        && path.components().any(|c| matches!(c, Component::Normal(_)))
 }
 
 /// A package name: ASCII letters, digits, `.`, `_`, `-`, not starting with `.`.

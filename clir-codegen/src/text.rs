@@ -1,6 +1,7 @@
 //! The one way package text reaches generated code. Labels, article texts, ids and names are
 //! written by the package's author, who may be hostile: in a comment or a doc attribute they must
-//! stay one line of inert text, and in a string literal they must stay a literal.
+//! stay one line of inert text, and in a string literal they must stay a literal. The same
+//! text printed to a terminal (`clir verify`, `clir add`) goes through [`terminal_text`].
 
 use proc_macro2::Literal;
 
@@ -24,6 +25,48 @@ pub fn comment_text(s: &str) -> String {
         prev = ch;
     }
     out
+}
+
+/// Package text made safe for one line of a terminal: control characters (ESC sequences, OSC
+/// titles, line breaks, backspace) and invisible format characters (bidi overrides such as
+/// U+202E, zero-width characters) become `\u{..}` escapes, and a backslash followed by `u{`
+/// is escaped too, so an escape on the screen always means the package holds that character.
+pub fn terminal_text(s: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() || is_invisible(c);
+    if !s.contains(unsafe_char) && !s.contains("\\u{") {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        if unsafe_char(c) {
+            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+        } else if c == '\\' && rest[1..].starts_with("u{") {
+            out.push_str("\\u{5c}");
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// JSON text made safe for a terminal: the invisible format characters serde_json leaves as
+/// they are become `\uXXXX` escapes (it already escapes every control character), so the JSON
+/// value is the same.
+pub fn terminal_json(json: &str) -> std::borrow::Cow<'_, str> {
+    if !json.contains(is_invisible) {
+        return std::borrow::Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 8);
+    for c in json.chars() {
+        if is_invisible(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A Rust string literal of package text (every character that is not printable escaped).
@@ -51,6 +94,21 @@ mod tests {
         assert!(!safe.contains("*/") && !safe.contains("/*"), "{safe}");
         assert_eq!(comment_text("Article 4.2. Loans end: 1/2 * 3"), "Article 4.2. Loans end: 1/2 * 3");
         assert_eq!(comment_text("a*/b/*c"), "a*\\/b/\\*c");
+    }
+
+    #[test]
+    fn terminal_text_leaves_no_control_or_invisible_character() {
+        let hostile = "fide\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}txt.exe\nline\u{200b}";
+        let safe = terminal_text(hostile);
+        assert!(!safe.contains(|c: char| c.is_control() || is_invisible(c)), "{safe}");
+        assert_eq!(safe, "fide\\u{001b}]0;owned\\u{0007}\\u{001b}[2J\\u{202e}txt.exe\\u{000a}line\\u{200b}");
+        assert_eq!(terminal_text("fide.laws.chess 0.1.0"), "fide.laws.chess 0.1.0");
+        // A package cannot fake an escape: a written `\u{..}` is itself escaped.
+        assert_eq!(terminal_text("a\\u{202e}"), "a\\u{5c}u{202e}");
+        let json = serde_json::to_string("a\u{1b}\u{202e}b").unwrap();
+        let shown = terminal_json(&json);
+        assert!(!shown.contains(|c: char| c.is_control() || is_invisible(c)), "{shown}");
+        assert_eq!(serde_json::from_str::<String>(&shown).unwrap(), "a\u{1b}\u{202e}b");
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::ir::Document;
 use crate::validate;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The only schema version this compiler understands.
 pub const SCHEMA_VERSION: &str = "law.core.ir/0.2";
@@ -481,7 +481,7 @@ fn check_sources(top: &Map<String, Value>, nodes: &[Value], opts: &VerifyOptions
             continue;
         };
         let rel_path = Path::new(rel);
-        if rel_path.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+        if !crate::project::stays_inside(rel_path) {
             fails.push(located(
                 NAME,
                 format!("metadata.localSources.{id}"),

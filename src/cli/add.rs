@@ -9,7 +9,7 @@
 //! `--update`, the package's own line is replaced), so its comments and order stay as they were;
 //! the result is parsed again and must list exactly the packages it listed before plus this one.
 
-use super::{note, print_lines, report_lines, write_file_atomically, CANNOT_RUN, FAILURE, OK};
+use super::{note, print_lines, report_lines, stdout_failed, write_file_atomically, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
 use clir_codegen::project::{self, read_regular_file, Lock, PackageSpec, Pin, LOCKFILE, MANIFEST};
 use clir_codegen::verify::{verify_bytes, Outcome, Report, VerifyOptions};
@@ -60,7 +60,7 @@ pub fn run(args: &AddArgs) -> u8 {
     // 1. The package verifies.
     let report = verify_bytes(&bytes, &VerifyOptions { root: Some(root.clone()), ..VerifyOptions::default() });
     if !report.ok() {
-        print_lines(report_lines(&not_passed(&report)));
+        let _ = print_lines(report_lines(&not_passed(&report)));
         let failed = report.failed_checks().len();
         note(
             "add",
@@ -94,7 +94,7 @@ pub fn run(args: &AddArgs) -> u8 {
         Ok(_) => unreachable!("one entry is one package"),
         Err(errors) => {
             lines.extend(errors.0.iter().map(|d| line("FAIL", d.to_string())));
-            print_lines(lines);
+            let _ = print_lines(lines);
             note("add", format_args!("law.toml cannot list package {name:?} {version:?}; nothing written"));
             return FAILURE;
         }
@@ -131,7 +131,10 @@ pub fn run(args: &AddArgs) -> u8 {
             && s.semantic_hash.as_ref().is_none_or(|h| *h == new.semantic_hash)
     });
     let blob_rel = keep_entry.map_or(&spec.path, |s| &s.path).clone();
-    let blob_path = root.join(&blob_rel);
+    let blob_path = match inside_project(&root, &blob_rel) {
+        Ok(p) => p,
+        Err(e) => return cannot_run(lines, e),
+    };
     let old_blob = match read_regular_file(&blob_path) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == ErrorKind::NotFound => None,
@@ -173,7 +176,7 @@ pub fn run(args: &AddArgs) -> u8 {
             "FAIL",
             format!("the pin changed: review the package, then run `clir add --update {}`", args.package.display()),
         ));
-        print_lines(lines);
+        let _ = print_lines(lines);
         note("add", "nothing written");
         return FAILURE;
     }
@@ -214,7 +217,9 @@ pub fn run(args: &AddArgs) -> u8 {
 
     if !write_blob && new_lock.is_none() && new_manifest.is_none() {
         lines.push(line("ok", format!("already added (seal {}, semanticHash {})", new.seal, new.semantic_hash)));
-        print_lines(lines);
+        if let Err(e) = print_lines(lines) {
+            return stdout_failed("add", &e);
+        }
         note("add", format_args!("{name} {version} is already added; nothing written"));
         return OK;
     }
@@ -238,9 +243,9 @@ pub fn run(args: &AddArgs) -> u8 {
     }
     if let Some(new_lock) = &new_lock {
         let previous = std::fs::read(&lock_path).ok();
-        match project::write_lock(&root, new_lock) {
+        match write_file_atomically(&lock_path, new_lock.to_toml().as_bytes()) {
             Ok(()) => undo.written.push((lock_path.clone(), previous)),
-            Err(errors) => return undo.failed(lines, joined(&errors)),
+            Err(e) => return undo.failed(lines, format!("cannot write {}: {e}", lock_path.display())),
         }
         lines.push(format!("{:<7} {}", "wrote", shown(Path::new(LOCKFILE))));
     }
@@ -251,9 +256,33 @@ pub fn run(args: &AddArgs) -> u8 {
         let was = was.as_ref().map(|w| format!(" (was {w})")).unwrap_or_default();
         lines.push(format!("{:<7} {}: {entry}{was}", "wrote", shown(Path::new(MANIFEST))));
     }
-    print_lines(lines);
+    if let Err(e) = print_lines(lines) {
+        note("add", format_args!("{status} {name} {version}, but its pin could not be shown"));
+        return stdout_failed("add", &e);
+    }
     note("add", format_args!("{status} {name} {version}: review the pin, then commit law.toml, law.lock and the blob"));
     OK
+}
+
+/// `root/rel`, when it lands inside the project once every symlink on the way is followed (law.toml
+/// paths are relative without `..`, but a folder on the way may be a link out of the project).
+fn inside_project(root: &Path, rel: &Path) -> Result<PathBuf, String> {
+    let full = root.join(rel);
+    let escapes = || format!("{}: the path leads out of the project; nothing is written there", full.display());
+    if !project::stays_inside(rel) {
+        return Err(escapes());
+    }
+    let root_real = std::fs::canonicalize(root).map_err(|e| format!("cannot read {}: {e}", root.display()))?;
+    // The longest part of the path that exists, with its links followed.
+    let mut existing = full.as_path();
+    while std::fs::symlink_metadata(existing).is_err() {
+        existing = existing.parent().unwrap_or(root);
+    }
+    match std::fs::canonicalize(existing) {
+        Ok(real) if real.starts_with(&root_real) => Ok(full),
+        Ok(_) => Err(escapes()),
+        Err(e) => Err(format!("{}: {e}", existing.display())),
+    }
 }
 
 /// The checks that did not pass (failed or warned), in report order.
@@ -273,7 +302,7 @@ fn joined(errors: &clir_codegen::Diagnostics) -> String {
 
 /// Prints the lines gathered so far, then the reason the command cannot run.
 fn cannot_run(lines: Vec<String>, message: String) -> u8 {
-    print_lines(lines);
+    let _ = print_lines(lines);
     for m in message.lines() {
         note("add", m);
     }

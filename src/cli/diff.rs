@@ -258,29 +258,23 @@ pub fn run(cmd: &DiffCmd) -> u8 {
         },
         None => Box::new(io::stdin()),
     };
-    // A file is written beside its target and renamed over it when complete, as `clir rule` does.
+    // A file is written as `clir rule` writes it ([`clir::outfile`]).
     let output_path = clir::command::file_flag(&cmd.args.output);
-    let temp = output_path.as_ref().map(|p| clir::command::temp_beside(p));
-    let output: Box<dyn Write> = match (&temp, &output_path) {
-        (Some(tmp), Some(p)) => match std::fs::File::create(tmp) {
-            Ok(f) => Box::new(f),
+    let mut file: Option<clir::outfile::OutputFile> = None;
+    let output: Box<dyn Write + '_> = match &output_path {
+        Some(p) => match clir::outfile::OutputFile::create(p) {
+            Ok(f) => Box::new(file.insert(f)),
             Err(e) => {
                 note("diff", format_args!("cannot write {}: {e}", p.display()));
                 return CANNOT_RUN;
             }
         },
-        _ => Box::new(io::stdout().lock()),
+        None => Box::new(io::stdout().lock()),
     };
     let outcome = compare_all(old.binary.clone(), new.binary.clone(), input, output, &cmd.args);
-    if let (Some(tmp), Some(target)) = (&temp, &output_path) {
-        let renamed = match &outcome {
-            Ok(_) => std::fs::rename(tmp, target),
-            Err(_) => Ok(()),
-        };
-        if outcome.is_err() || renamed.is_err() {
-            let _ = std::fs::remove_file(tmp);
-        }
-        if let Err(e) = renamed {
+    if let (Some(f), Ok(_)) = (file, &outcome) {
+        let target = f.target().to_path_buf();
+        if let Err(e) = f.commit() {
             note("diff", format_args!("cannot write {}: {e}", target.display()));
             return CANNOT_RUN;
         }
@@ -335,7 +329,7 @@ fn compare_all(
     old_bin: PathBuf,
     new_bin: PathBuf,
     input: Box<dyn Read + Send>,
-    output: Box<dyn Write>,
+    output: Box<dyn Write + '_>,
     args: &RuleArgs,
 ) -> Result<Tally, Failure> {
     // A ruler writes each batch once ruled, but may hold up to `2 × threads + 2` ruled batches

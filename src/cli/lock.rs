@@ -3,7 +3,7 @@
 //! rewritten with `--update NAME`; pins of packages no longer listed are dropped. Nothing is
 //! written when any package fails.
 
-use super::{note, print_lines, CANNOT_RUN, FAILURE, OK};
+use super::{note, print_lines, stdout_failed, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
 use clir_codegen::project::{self, Lock, Pin, LOCKFILE};
 use clir_codegen::verify::verify_bytes;
@@ -111,7 +111,9 @@ pub fn run(args: &LockArgs) -> u8 {
     for stale in project.lock.packages.iter().filter(|p| project.package(&p.name).is_none()) {
         lines.push(format!("{:<7} {} {}: not in law.toml", "removed", stale.name, stale.version));
     }
-    print_lines(lines);
+    if let Err(e) = print_lines(lines) {
+        return stdout_failed("lock", &e);
+    }
 
     if unreadable || failed {
         note("lock", format_args!("{LOCKFILE} not written"));
@@ -123,15 +125,13 @@ pub fn run(args: &LockArgs) -> u8 {
         note("lock", format_args!("{LOCKFILE} is up to date"));
         return OK;
     }
-    match project::write_lock(&project.root, &lock) {
+    match super::write_file_atomically(&project.lock_path(), lock.to_toml().as_bytes()) {
         Ok(()) => {
             note("lock", format_args!("wrote {}", project.lock_path().display()));
             OK
         }
-        Err(diags) => {
-            for d in &diags.0 {
-                note("lock", d);
-            }
+        Err(e) => {
+            note("lock", format_args!("cannot write {}: {e}", project.lock_path().display()));
             CANNOT_RUN
         }
     }

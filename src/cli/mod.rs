@@ -48,21 +48,43 @@ pub fn report_lines(report: &Report) -> Vec<String> {
     lines
 }
 
-/// Writes lines to stdout, ignoring a closed pipe (`clir verify ... | head` must not panic).
-pub fn print_lines<I: IntoIterator<Item = String>>(lines: I) {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    for line in lines {
-        if writeln!(out, "{line}").is_err() {
-            return;
-        }
-    }
-    let _ = out.flush();
+/// Writes lines of text to stdout, each made safe for a terminal
+/// ([`clir_codegen::text::terminal_text`]: package names and texts may hold escape sequences).
+/// A reader that stopped (a broken pipe, as `| head`) ends the output quietly; any other failure
+/// (a full disk, `/dev/full`) is the error.
+pub fn print_lines<I: IntoIterator<Item = String>>(lines: I) -> std::io::Result<()> {
+    print_each(lines, |line| clir_codegen::text::terminal_text(line).into_owned())
 }
 
-/// Writes `clir COMMAND: message` to stderr (errors and summaries).
+/// Writes lines of JSON to stdout as [`print_lines`] writes text, with the invisible characters
+/// JSON allows as they are escaped ([`clir_codegen::text::terminal_json`]).
+pub fn print_json_lines<I: IntoIterator<Item = String>>(lines: I) -> std::io::Result<()> {
+    print_each(lines, |line| clir_codegen::text::terminal_json(line).into_owned())
+}
+
+fn print_each<I: IntoIterator<Item = String>>(lines: I, shown: impl Fn(&str) -> String) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let written = lines.into_iter().try_for_each(|line| writeln!(out, "{}", shown(&line))).and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// Reports that standard output could not be written and returns exit status 2.
+pub fn stdout_failed(command: &str, e: &std::io::Error) -> u8 {
+    note(command, format_args!("cannot write to standard output: {e}"));
+    CANNOT_RUN
+}
+
+/// Writes `clir COMMAND: message` to stderr (errors and summaries), a line for each line of
+/// `message`, each made safe for a terminal as [`print_lines`] does.
 pub fn note(command: &str, message: impl std::fmt::Display) {
-    let _ = writeln!(std::io::stderr(), "clir {command}: {message}");
+    let message = message.to_string();
+    let mut err = std::io::stderr().lock();
+    for line in message.lines() {
+        let _ = writeln!(err, "clir {command}: {}", clir_codegen::text::terminal_text(line));
+    }
 }
 
 /// How diagnostics are written (`--message-format`), as cargo does.
@@ -97,17 +119,10 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
     }
 }
 
-/// Writes `text` to `path` through a temporary file beside it, renamed over it once complete:
-/// a failed write never leaves a truncated file, and `path` may be one of the inputs.
+/// Writes `text` to `path` as every output file is written ([`clir::outfile`]): a failed
+/// write leaves `path` as it was, `path` may be one of the inputs, and a device is written in place.
 pub fn write_file_atomically(path: &std::path::Path, text: &[u8]) -> std::io::Result<()> {
-    let tmp = clir::command::temp_beside(path);
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(text).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    clir::outfile::write_atomically(path, text)
 }
 
 /// Why a package file cannot be used: it cannot be read, or it does not verify (both already

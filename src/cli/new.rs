@@ -1,10 +1,11 @@
 //! `clir new PATH`: scaffolds a crate that compiles its own law packages: Cargo.toml, build.rs
 //! (`clir_codegen::build::run()`), an empty law.toml and a `main` that rules JSON Lines cases
 //! with its package, so that `clir new x && cd x && clir add P && cargo run` works. Until clir
-//! is published, the dependencies point by path at the runtime this `clir` carries (written into
-//! its cache, see `runtime`).
+//! is published, the dependencies point by path at the runtime this `clir` carries, written into
+//! the crate's own `clir-runtime/` (see `runtime`): the crate builds from a clone of itself,
+//! whatever happens to clir's cache.
 
-use super::{note, CANNOT_RUN, OK};
+use super::{note, print_lines, stdout_failed, CANNOT_RUN, OK};
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -16,6 +17,9 @@ pub struct NewArgs {
     pub path: PathBuf,
 }
 
+/// The crate's folder holding the runtime it builds against.
+const RUNTIME: &str = "clir-runtime";
+
 const BUILD_RS: &str = include_str!("scaffold/build.rs.txt");
 const LAW_TOML: &str = include_str!("scaffold/law.toml.txt");
 const MAIN_RS: &str = include_str!("scaffold/main.rs.txt");
@@ -25,9 +29,15 @@ const MAIN_RS: &str = include_str!("scaffold/main.rs.txt");
 pub fn run(args: &NewArgs) -> u8 {
     match scaffold(&args.path) {
         Ok(name) => {
-            println!("created crate `{name}` in {}", args.path.display());
-            println!("next: cd {} && clir add PACKAGE.lawir.json && cargo run < cases.jsonl", args.path.display());
-            OK
+            let shown = args.path.display();
+            let lines = [
+                format!("created crate `{name}` in {shown}"),
+                format!("next: cd {shown} && clir add PACKAGE.lawir.json && cargo run < cases.jsonl"),
+            ];
+            match print_lines(lines) {
+                Ok(()) => OK,
+                Err(e) => stdout_failed("new", &e),
+            }
         }
         Err(e) => {
             note("new", e);
@@ -46,20 +56,14 @@ fn scaffold(path: &Path) -> Result<String, String> {
     if path.exists() {
         return Err(format!("{} already exists", path.display()));
     }
-    let cache = super::run::cache_root()?;
-    super::run::private_dir(&cache)?;
-    let runtime = super::runtime::install(&cache)
-        .map_err(|e| format!("cannot write the runtime into {}: {e}", cache.display()))?;
     let manifest = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
          # Until clir is published, `clir` and `clir-codegen` are the copies this clir ({}) carries,\n\
-         # written into its cache; then they become `clir = {{ version = \"0.1\", default-features = false }}`\n\
-         # and `clir-codegen = \"0.1\"`.\n\
-         [dependencies]\nclir = {{ path = {:?}, default-features = false }}\n\n\
-         [build-dependencies]\nclir-codegen = {{ path = {:?} }}\n",
+         # written into clir-runtime/; then they become `clir = {{ version = \"0.1\", default-features = false }}`\n\
+         # and `clir-codegen = \"0.1\"`, and clir-runtime/ can go.\n\
+         [dependencies]\nclir = {{ path = \"{RUNTIME}/clir\", default-features = false }}\n\n\
+         [build-dependencies]\nclir-codegen = {{ path = \"{RUNTIME}/clir-codegen\" }}\n",
         super::runtime::identity(),
-        runtime.join("clir").display().to_string(),
-        runtime.join("clir-codegen").display().to_string(),
     );
     let files: [(&str, &str); 6] = [
         ("Cargo.toml", &manifest),
@@ -69,9 +73,15 @@ fn scaffold(path: &Path) -> Result<String, String> {
         (".gitignore", "/target\n"),
         ("Cargo.lock", super::runtime::lockfile()),
     ];
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    // A new folder of our own (never one that appeared since the check, nor a link's target).
+    std::fs::create_dir(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     let written = (|| -> std::io::Result<()> {
-        std::fs::create_dir_all(path.join("src"))?;
-        std::fs::create_dir_all(path.join("sources"))?;
+        std::fs::create_dir(path.join("src"))?;
+        std::fs::create_dir(path.join("sources"))?;
+        super::runtime::write_into(&path.join(RUNTIME))?;
         for (file, text) in files {
             std::fs::write(path.join(file), text)?;
         }

@@ -52,22 +52,30 @@ pub fn compiled_package(name: &str) -> Result<&'static dyn clir::Package, String
 }
 
 /// The folder compiled packages are cached in: `$CLIR_CACHE_DIR`, else `$XDG_CACHE_HOME/clir`,
-/// else `~/.cache/clir`; never a shared folder such as /tmp.
+/// else `$HOME/.cache/clir`. A variable that is empty is not set (as the XDG specification says);
+/// one that is set to a relative path is an error, never a folder under the current one.
 pub fn cache_root() -> Result<PathBuf, String> {
-    if let Some(d) = std::env::var_os("CLIR_CACHE_DIR") {
-        return Ok(PathBuf::from(d));
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let (name, dir) = if let Some(d) = var("CLIR_CACHE_DIR") {
+        ("CLIR_CACHE_DIR", d)
+    } else if let Some(d) = var("XDG_CACHE_HOME") {
+        ("XDG_CACHE_HOME", d.join("clir"))
+    } else if let Some(h) = var("HOME") {
+        ("HOME", h.join(".cache").join("clir"))
+    } else {
+        return Err("no cache folder: set CLIR_CACHE_DIR (or HOME) to an absolute path".into());
+    };
+    if !dir.is_absolute() {
+        return Err(format!("{name} is {}: the cache folder must be an absolute path", dir.display()));
     }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return Ok(PathBuf::from(d).join("clir"));
-    }
-    match std::env::var_os("HOME") {
-        Some(h) => Ok(PathBuf::from(h).join(".cache").join("clir")),
-        None => Err("no cache folder: set CLIR_CACHE_DIR (or HOME)".into()),
-    }
+    Ok(dir)
 }
 
-/// Creates the cache folder private (0700) and checks that it is: owned by this user, and
-/// written by nobody else. A binary from a folder others can write would run their code.
+/// Creates the cache folder private (0700) and checks that it is: owned by this user, written by
+/// nobody else, and in folders where nobody else can swap it for another (each folder above it
+/// belongs to this user or root, and is written by no one else unless, like /tmp, it is sticky:
+/// then only the owner of an entry may rename it). A binary from a folder others can write would
+/// run their code.
 pub fn private_dir(dir: &Path) -> Result<(), String> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt};
     std::fs::DirBuilder::new()
@@ -90,6 +98,29 @@ pub fn private_dir(dir: &Path) -> Result<(), String> {
             dir.display(),
             meta.mode() & 0o777
         ));
+    }
+    let real = std::fs::canonicalize(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    // The folders above it as named (a link among them could be swapped) and as they really are.
+    for parent in dir.ancestors().skip(1).chain(real.ancestors().skip(1)).filter(|p| !p.as_os_str().is_empty()) {
+        let m = std::fs::metadata(parent).map_err(|e| format!("cannot read {}: {e}", parent.display()))?;
+        const STICKY: u32 = 0o1000;
+        if m.uid() != me && m.uid() != 0 {
+            return Err(format!(
+                "{} is in {}, which belongs to another user (uid {}): refusing to run binaries from it",
+                dir.display(),
+                parent.display(),
+                m.uid()
+            ));
+        }
+        if m.mode() & 0o022 != 0 && m.mode() & STICKY == 0 {
+            return Err(format!(
+                "{} is in {}, which others can write (mode {:o}): they could replace the cache; \
+                 choose a cache folder in a private folder",
+                dir.display(),
+                parent.display(),
+                m.mode() & 0o7777
+            ));
+        }
     }
     Ok(())
 }
@@ -139,7 +170,8 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
     };
     let report = verify_bytes(&bytes, &VerifyOptions { root: Some(PathBuf::from(".")), ..Default::default() });
     if !report.ok() {
-        print_lines(report_lines(&report).into_iter().filter(|l| l.starts_with("FAIL")));
+        // The failures go with the note; a stdout that cannot take them changes nothing here.
+        let _ = print_lines(report_lines(&report).into_iter().filter(|l| l.starts_with("FAIL")));
         note(command, format_args!("{} does not verify; nothing was built", package.display()));
         return Err(CANNOT_RUN);
     }

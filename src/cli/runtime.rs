@@ -1,7 +1,7 @@
 //! The runtime an installed `clir` carries: the sources of the `clir` library, `clir-macros` and
 //! `clir-codegen` (embedded by build.rs, with stand-alone manifests and this build's Cargo.lock),
-//! written once into the cache so that the crates `clir run` builds and `clir new` scaffolds
-//! depend on them by path, never on the checkout clir was built from.
+//! written once into the cache so that the crates `clir run` builds depend on them by path, and
+//! into each crate `clir new` scaffolds, never the checkout clir was built from.
 
 use std::path::{Path, PathBuf};
 
@@ -20,8 +20,9 @@ pub fn dir(cache: &Path) -> PathBuf {
 }
 
 /// Writes the runtime under `cache` unless a complete copy is there; returns its folder, whose
-/// `clir/`, `clir-macros/` and `clir-codegen/` are the crates. The copy is written beside and
-/// renamed into place, so a reader never sees half of it.
+/// `clir/`, `clir-macros/` and `clir-codegen/` are the crates. The copy is written into a new
+/// folder of an unpredictable name beside it and renamed into place, so a reader never sees
+/// half of it.
 pub fn install(cache: &Path) -> std::io::Result<PathBuf> {
     let dir = dir(cache);
     if dir.join(".complete").is_file() {
@@ -29,30 +30,27 @@ pub fn install(cache: &Path) -> std::io::Result<PathBuf> {
     }
     let parent = dir.parent().expect("runtime folder has a parent");
     std::fs::create_dir_all(parent)?;
-    let tmp = parent.join(format!(".{}.{}.tmp", identity(), std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    let written = (|| {
-        for (path, text) in embedded::FILES {
-            let file = tmp.join(path);
-            std::fs::create_dir_all(file.parent().expect("a file has a folder"))?;
-            std::fs::write(file, text)?;
-        }
-        std::fs::write(tmp.join(".complete"), identity())
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(e);
-    }
+    let tmp = tempfile::Builder::new().prefix(&format!(".{}.", identity())).tempdir_in(parent)?;
+    write_into(tmp.path())?;
+    std::fs::write(tmp.path().join(".complete"), identity())?;
     let _ = std::fs::remove_dir_all(&dir);
-    match std::fs::rename(&tmp, &dir) {
+    match std::fs::rename(tmp.path(), &dir) {
         Ok(()) => Ok(dir),
-        // Another run installed it meanwhile.
-        Err(_) if dir.join(".complete").is_file() => {
-            let _ = std::fs::remove_dir_all(&tmp);
-            Ok(dir)
-        }
+        // Another run installed it meanwhile (the temporary folder is removed when dropped).
+        Err(_) if dir.join(".complete").is_file() => Ok(dir),
         Err(e) => Err(e),
     }
+}
+
+/// Writes the runtime's crates (`clir/`, `clir-macros/`, `clir-codegen/`) and its Cargo.lock
+/// into `dir`, a new folder.
+pub fn write_into(dir: &Path) -> std::io::Result<()> {
+    for (path, text) in embedded::FILES {
+        let file = dir.join(path);
+        std::fs::create_dir_all(file.parent().expect("a file has a folder"))?;
+        std::fs::write(file, text)?;
+    }
+    Ok(())
 }
 
 /// The workspace Cargo.lock this clir was built with: a crate built against the runtime starts

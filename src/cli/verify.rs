@@ -1,6 +1,6 @@
 //! `clir verify PACKAGE [--seal H] [--semantic-hash H] [--root DIR] [--strict-sources]`.
 
-use super::{note, print_lines, report_lines, MessageFormat, CANNOT_RUN, FAILURE, OK};
+use super::{note, print_json_lines, print_lines, report_lines, stdout_failed, MessageFormat, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
 use clir_codegen::verify::{verify_bytes, Outcome, VerifyOptions};
 use std::path::PathBuf;
@@ -50,12 +50,12 @@ pub fn run(args: &VerifyArgs) -> u8 {
         strict_sources: args.strict_sources,
     };
     let report = verify_bytes(&bytes, &opts);
-    match args.message_format {
+    let printed = match args.message_format {
         MessageFormat::Human => print_lines(report_lines(&report)),
         MessageFormat::Json => {
             let doc = report.document.as_ref();
             let src = clir_codegen::Source { package: doc.map(|d| d.package.name.as_str()), document: doc };
-            print_lines(report.checks.iter().map(|c| {
+            print_json_lines(report.checks.iter().map(|c| {
                 let level = if c.outcome == Outcome::Warn { "warning" } else { "error" };
                 serde_json::json!({
                     "check": c.name,
@@ -66,6 +66,9 @@ pub fn run(args: &VerifyArgs) -> u8 {
                 .to_string()
             }))
         }
+    };
+    if let Err(e) = printed {
+        return stdout_failed("verify", &e);
     }
     let count = |o: Outcome| report.checks.iter().filter(|c| c.outcome == o).count();
     let (failed, warned) = (count(Outcome::Fail), count(Outcome::Warn));

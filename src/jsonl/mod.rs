@@ -10,6 +10,7 @@ use crate::value::{FastMap, Sym};
 use crate::Package;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -258,7 +259,8 @@ type Span = Result<(usize, usize), Value>;
 /// to line of a chunk.
 #[derive(Default)]
 struct Read<'a> {
-    case: Value,
+    /// The `case` value as compact JSON text: as written, less white space between tokens.
+    case: Cow<'a, str>,
     /// Per key of `facts`: the key and its tuples (a span of `tuples`).
     facts: Vec<(Cow<'a, str>, Span)>,
     /// Per tuple: its arguments (a span of `args`).
@@ -270,7 +272,7 @@ struct Read<'a> {
 
 impl Read<'_> {
     fn clear(&mut self) {
-        self.case = Value::Null;
+        self.case = Cow::Borrowed("null");
         self.facts.clear();
         self.tuples.clear();
         self.args.clear();
@@ -298,7 +300,18 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
         while let Some(k) = m.next_key::<Str<'de>>()? {
             match &*k.0 {
                 "case" if !case => {
-                    self.0.case = m.next_value::<Strict>()?.0;
+                    let raw: &'de RawValue = m.next_value()?;
+                    if raw.get().starts_with(['{', '[']) {
+                        // Inside an object or list, a duplicate key is an error.
+                        serde_json::from_str::<Strict>(raw.get()).map_err(|e| {
+                            // The message without the position inside the value: the line's
+                            // position is added to it.
+                            let text = e.to_string();
+                            let suffix = format!(" at line {} column {}", e.line(), e.column());
+                            de::Error::custom(text.strip_suffix(&suffix).unwrap_or(&text))
+                        })?;
+                    }
+                    self.0.case = compact_json(raw.get());
                     case = true;
                 }
                 "facts" if !facts => {
@@ -307,6 +320,12 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
                 }
                 "why_not" if !why_not => {
                     let asked: Vec<Str<'de>> = m.next_value()?;
+                    if asked.len() > MAX_WHY_NOT_PER_CASE {
+                        return Err(de::Error::custom(format!(
+                            "`why_not` asks about {} literals; at most {MAX_WHY_NOT_PER_CASE} are answered a case",
+                            asked.len()
+                        )));
+                    }
                     self.0.why_not.extend(asked.into_iter().map(|s| s.0));
                     why_not = true;
                 }
@@ -344,8 +363,21 @@ impl<'de> Visitor<'de> for FactsSeed<'_, 'de> {
         f.write_str("an object of relation names to lists of tuples")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        // The few keys of a case are compared one by one; past `SCAN_KEYS`, a set (SipHash with
+        // a random key: the keys are the sender's) keeps a line of many keys linear.
+        const SCAN_KEYS: usize = 16;
+        let mut seen: std::collections::HashSet<Cow<'de, str>> = std::collections::HashSet::new();
         while let Some(k) = m.next_key::<Str<'de>>()? {
-            if self.0.facts.iter().any(|(x, _)| *x == k.0) {
+            let facts = &self.0.facts;
+            let duplicate = if facts.len() < SCAN_KEYS {
+                facts.iter().any(|(x, _)| *x == k.0)
+            } else {
+                if seen.is_empty() {
+                    seen.extend(facts.iter().map(|(x, _)| x.clone()));
+                }
+                !seen.insert(k.0.clone())
+            };
+            if duplicate {
                 return Err(de::Error::custom(format!("duplicate key `{}` in `facts`", k.0)));
             }
             let span = m.next_value_seed(ListSeed { read: &mut *self.0, tuples: true })?;
@@ -399,6 +431,10 @@ enum Flat {
     Value(i64),
     Intern(usize),
 }
+
+/// The most literals one case's `why_not` may ask about (docs/SECURITY.md): each answer lists
+/// every rule for its literal, so the answer to a line is bounded by the line.
+pub const MAX_WHY_NOT_PER_CASE: usize = 1024;
 
 /// The most facts (tuples, positive and negative) one case may give (docs/SECURITY.md).
 pub const MAX_FACTS_PER_CASE: usize = 10_000_000;
@@ -635,16 +671,20 @@ fn parse_asked(cat: &Catalog, text: &str) -> Result<(usize, bool, Vec<AskedArg>)
 
 /// Reads one line into `read`; on an error, the case value (when the line is JSON) and the
 /// message.
-fn read_line<'a>(line: &'a str, read: &mut Read<'a>) -> Result<(), (Value, String)> {
+fn read_line<'a>(line: &'a str, read: &mut Read<'a>) -> Result<(), (Cow<'a, str>, String)> {
     read.clear();
     let mut de = serde_json::Deserializer::from_str(line);
     match CaseSeed(read).deserialize(&mut de).and_then(|()| de.end()) {
         Ok(()) => Ok(()),
         Err(e) => {
-            // Recover the case name for the error line when the JSON itself is readable.
-            let case =
-                serde_json::from_str::<Value>(line).ok().and_then(|v| v.get("case").cloned()).unwrap_or(Value::Null);
-            Err((case, e.to_string()))
+            // Recover the case value for the error line when the JSON itself is readable.
+            #[derive(Deserialize)]
+            struct Recover<'a> {
+                #[serde(borrow)]
+                case: Option<&'a RawValue>,
+            }
+            let case = serde_json::from_str::<Recover>(line).ok().and_then(|r| r.case);
+            Err((case.map_or(Cow::Borrowed("null"), |c| compact_json(c.get())), e.to_string()))
         }
     }
 }
@@ -707,7 +747,7 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     let mut asked_from: FastMap<u32, usize> = FastMap::default();
     for (no, text) in lines {
         if let Some(why) = text.strip_prefix(UNREADABLE) {
-            slots.push(Err(error_line(&Value::Null, *no, why)));
+            slots.push(Err(error_line("null", *no, why)));
             continue;
         }
         if let Some(added) = fast::add_line(cat, &mut batch, text, opts, &mut scratch) {
@@ -720,7 +760,7 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
                     if !read.why_not.is_empty() {
                         asked_from.insert(id, batch.why_not.len() - read.why_not.len());
                     }
-                    Ok((CaseValue::Json(std::mem::take(&mut read.case)), id))
+                    Ok((CaseValue::Json(std::mem::take(&mut read.case).into_owned()), id))
                 }
                 Err(msg) => Err(error_line(&read.case, *no, &msg)),
             },
@@ -801,8 +841,8 @@ fn why_not_entries(
 enum CaseValue<'a> {
     /// A string without escapes or control characters, borrowed from the line.
     Name(&'a str),
-    /// Any JSON value.
-    Json(Value),
+    /// Any JSON value, as compact JSON text.
+    Json(String),
 }
 
 /// How a reader marks a line it could not read as text (a NUL cannot start a JSON line).
@@ -819,10 +859,11 @@ pub fn unreadable_reason(line: &str) -> Option<&str> {
     line.strip_prefix(UNREADABLE)
 }
 
-/// The error line of CONTRACT.md for the line numbered `no`: `{"case":CASE,"error":"line N: msg"}`.
-pub fn error_line(case: &Value, no: usize, msg: &str) -> String {
+/// The error line of CONTRACT.md for the line numbered `no`: `{"case":CASE,"error":"line N: msg"}`,
+/// `case` being the case value as compact JSON text (`null` when the line has none).
+pub fn error_line(case: &str, no: usize, msg: &str) -> String {
     let mut s = String::from("{\"case\":");
-    json_value(&mut s, case);
+    s.push_str(case);
     s.push_str(",\"error\":");
     json_str(&mut s, &format!("line {no}: {msg}"));
     s.push('}');
@@ -852,6 +893,41 @@ fn json_value(out: &mut String, v: &Value) {
         Value::String(s) => json_str(out, s),
         other => out.push_str(&other.to_string()),
     }
+}
+
+/// `json`, a JSON value as written, without white space between its tokens: a case value comes
+/// back as it was written (a number of any size or spelling, a string's escapes), and two values
+/// written differently are never taken for one.
+pub fn compact_json(json: &str) -> Cow<'_, str> {
+    let is_space = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let bytes = json.as_bytes();
+    let (mut in_string, mut escaped) = (false, false);
+    let needs = bytes.iter().any(|&b| {
+        let outside = !in_string;
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            _ => {}
+        }
+        outside && is_space(b)
+    });
+    if !needs {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            ' ' | '\t' | '\n' | '\r' if !in_string => continue,
+            _ => {}
+        }
+        out.push(c);
+    }
+    Cow::Owned(out)
 }
 
 /// Rows of a slot, in case order (copied and sorted only when they are not).
@@ -919,7 +995,7 @@ impl<'b> Writer<'b> {
                 out.push_str(name);
                 out.push('"');
             }
-            CaseValue::Json(v) => json_value(out, v),
+            CaseValue::Json(v) => out.push_str(v),
         }
         for (layer, name) in [(0, ",\"concluded\":{"), (1, "},\"definite\":{")] {
             out.push_str(name);

@@ -395,7 +395,7 @@ impl Reader {
                 Ok(u) => u,
                 Err(msg) => {
                     if self.process == 0 {
-                        let line = error_line(&Value::Null, no, &msg);
+                        let line = error_line("null", no, &msg);
                         let _ = to_writer.send(ToWriter::Error { time: now, case: "null".into(), line });
                     }
                     continue;
@@ -423,7 +423,7 @@ impl Reader {
                         summary.updates += 1;
                     }
                     Err(msg) => {
-                        let line = error_line(&update.case, no, &msg);
+                        let line = error_line(&update.case.to_string(), no, &msg);
                         let _ = to_writer.send(ToWriter::Error { time: now, case, line });
                     }
                 }

@@ -1,0 +1,158 @@
+//! Output files that never lose data, change what kind of file a path is, or follow a planted
+//! name (docs/SECURITY.md "Output files").
+//!
+//! Every file clir writes goes through [`OutputFile`]: a regular file (or a name not yet taken)
+//! is written to a temporary file created exclusively, under an unpredictable name, in the same
+//! folder, and renamed over the target once complete, keeping the target's mode and, where
+//! allowed, its owner; a symlink is followed, so its target is what gets replaced and the link
+//! stays; a device, FIFO or socket (`/dev/null`, `/dev/stdout`, a named pipe) is written in
+//! place, never replaced by a regular file.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The most symlinks followed from an output path to its target (Linux's own limit).
+const MAX_SYMLINKS: usize = 40;
+
+/// A file being written: [`commit`](Self::commit) makes it the target's contents; dropped without
+/// a commit, the target is left as it was (a temporary file is removed).
+#[derive(Debug)]
+pub struct OutputFile {
+    target: PathBuf,
+    how: How,
+}
+
+#[derive(Debug)]
+enum How {
+    /// A temporary file beside the target, renamed over it on commit.
+    Replace(tempfile::NamedTempFile),
+    /// The target itself, written in place (not a regular file).
+    InPlace(File),
+}
+
+impl OutputFile {
+    /// Opens `path` for writing as the module says: its symlinks followed, a regular file (or a
+    /// new one) through a temporary beside it, anything else in place. A FIFO blocks here until
+    /// it has a reader, as a shell redirection does.
+    pub fn create(path: &Path) -> io::Result<OutputFile> {
+        let target = follow_symlinks(path)?;
+        match fs::metadata(&target) {
+            Ok(meta) if meta.is_dir() => {
+                Err(io::Error::new(io::ErrorKind::IsADirectory, format!("{} is a folder", target.display())))
+            }
+            Ok(meta) if !meta.is_file() => {
+                let file = OpenOptions::new().write(true).open(&target)?;
+                Ok(OutputFile { target, how: How::InPlace(file) })
+            }
+            Ok(meta) => {
+                let temp = temp_beside(&target)?;
+                keep_mode_and_owner(temp.as_file(), &meta)?;
+                Ok(OutputFile { target, how: How::Replace(temp) })
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let temp = temp_beside(&target)?;
+                Ok(OutputFile { target, how: How::Replace(temp) })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The file that is written: `path` with its symlinks followed.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Flushes what was written and makes it the target's contents: a regular file is synced
+    /// and renamed over the target; a file written in place is flushed.
+    pub fn commit(self) -> io::Result<()> {
+        match self.how {
+            How::InPlace(mut file) => file.flush(),
+            How::Replace(mut temp) => {
+                temp.flush()?;
+                temp.as_file().sync_all()?;
+                temp.persist(&self.target).map(drop).map_err(|e| e.error)
+            }
+        }
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.how {
+            How::Replace(temp) => temp.write(buf),
+            How::InPlace(file) => file.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match &mut self.how {
+            How::Replace(temp) => temp.write_all(buf),
+            How::InPlace(file) => file.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.how {
+            How::Replace(temp) => temp.flush(),
+            How::InPlace(file) => file.flush(),
+        }
+    }
+}
+
+/// Writes `bytes` to `path` through an [`OutputFile`]: all of them, or (on an error) nothing.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut out = OutputFile::create(path)?;
+    out.write_all(bytes)?;
+    out.commit()
+}
+
+/// `path` with every symlink on it followed to the name it finally points to (which need not
+/// exist yet); a loop of links is an error.
+fn follow_symlinks(path: &Path) -> io::Result<PathBuf> {
+    let mut at = path.to_path_buf();
+    for _ in 0..MAX_SYMLINKS {
+        match fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = fs::read_link(&at)?;
+                at = match at.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(io::Error::other(format!("{}: more than {MAX_SYMLINKS} symlinks to follow", path.display())))
+}
+
+/// A new temporary file in `target`'s folder, created exclusively under a random name (never
+/// following a planted link), with the permissions a new file gets (0666 less the umask).
+fn temp_beside(target: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
+}
+
+/// Gives `file` the mode of the file it replaces and, where this process may, its owner and
+/// group (root may; anyone else keeps their own).
+fn keep_mode_and_owner(file: &File, replaced: &fs::Metadata) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if std::os::unix::fs::fchown(file, Some(replaced.uid()), Some(replaced.gid())).is_err() {
+            // Not permitted: the group alone may still be one of ours.
+            let _ = std::os::unix::fs::fchown(file, None, Some(replaced.gid()));
+        }
+    }
+    // After the owner: a change of owner may clear set-id bits.
+    file.set_permissions(replaced.permissions())
+}
