@@ -297,12 +297,13 @@ fn an_unreadable_package_or_project_exits_2() {
 fn a_failed_write_undoes_the_writes_before_it() {
     let (dir, downloads) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let file = download(downloads.path(), &reach("0.1.0"));
-    // law.lock is written through law.lock.tmp: a folder there makes that write fail after the
-    // blob was copied.
-    fs::create_dir(dir.path().join("law.lock.tmp")).unwrap();
+    // law.lock is a dangling link into a folder that does not exist: reading it finds no lock,
+    // writing it fails after the blob was copied.
+    std::os::unix::fs::symlink("no/such/folder/law.lock", dir.path().join("law.lock")).unwrap();
     let o = clir(dir.path(), &["add", &file, "--root", dir.path().to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
     assert!(stderr(&o).contains("cannot write"), "{}", stderr(&o));
     assert!(!dir.path().join("sources").exists(), "the copied blob and sources/ are removed");
     assert!(!dir.path().join("law.toml").exists() && !dir.path().join("law.lock").exists());
+    assert!(fs::symlink_metadata(dir.path().join("law.lock")).unwrap().file_type().is_symlink());
 }

@@ -3,8 +3,9 @@
 //! `cargo run`, the typed API through `include_clir!`, and the build failures a user must get:
 //! a package law.toml does not list, a changed pin, no build script.
 //!
-//! The fixture crates build with cargo against the runtime `clir new` writes into the cache
-//! (never the checkout), in a target folder kept under `CARGO_TARGET_TMPDIR` between runs.
+//! The fixture crates build with cargo against the runtime `clir new` writes into the crate's own
+//! `clir-runtime/` (never the checkout, never the cache), in a target folder kept under
+//! `CARGO_TARGET_TMPDIR` between runs.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -73,13 +74,23 @@ fn a_new_crate_compiles_and_rules_with_its_own_package() {
         !manifest.contains(env!("CARGO_MANIFEST_DIR")),
         "the scaffold must not depend on the checkout:\n{manifest}"
     );
-    assert!(manifest.contains(&cache.display().to_string()), "{manifest}");
+    assert!(!manifest.contains(&cache.display().to_string()), "{manifest}");
+    assert!(manifest.contains("path = \"clir-runtime/clir\""), "{manifest}");
+    assert!(krate.join("clir-runtime/clir/src/lib.rs").is_file());
 
     let out = clir(&krate, &cache, &["add", blob.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
     assert_eq!(std::fs::read(krate.join("sources/demo.graph.reach-0.1.0.lawir.json")).unwrap(), pkg.bytes());
 
-    // The scaffold's main rules JSON Lines with the package.
+    // The crate does not depend on clir's cache: clearing it changes nothing.
+    let _ = std::fs::remove_dir_all(&cache);
+
+    // The scaffold's main rules JSON Lines with the package, and takes grants.
+    let out = cargo(&krate, &["run", "-q", "--", "--grant"], "");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("--grant needs a capability"), "{}", text(&out.stderr));
+    let out = cargo(&krate, &["run", "-q", "--", "--grant", "judgment:arbiter"], "{\"case\":1,\"facts\":{}}\n");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let case = "{\"case\":1,\"facts\":{\"edge\":[[\"a\",\"b\"],[\"b\",\"c\"]]}}\n";
     let out = cargo(&krate, &["run", "-q"], case);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

@@ -82,10 +82,15 @@ pub fn run(args: &AddArgs) -> u8 {
             return FAILURE;
         }
     };
+    // Source texts the package names that the project lacks, found beside the package file with
+    // the documentHash the package declares: they are copied with it (their warnings go).
+    let texts = source_texts(&root, &args.package, &document);
+    let warnings: Vec<_> =
+        warnings.0.into_iter().filter(|w| !texts.iter().any(|t| w.node.as_deref() == Some(t.id.as_str()))).collect();
     let new = Pin::of(&document, &bytes);
     let (name, version) = (new.name.as_str(), new.version.as_str());
     let line = |status: &str, text: String| format!("{status:<7} {name} {version}: {text}");
-    let mut lines: Vec<String> = warnings.0.iter().map(|w| line("warn", format!("{}: {}", w.check, w))).collect();
+    let mut lines: Vec<String> = warnings.iter().map(|w| line("warn", format!("{}: {}", w.check, w))).collect();
 
     // 2. law.toml can list it: the entry, parsed as law.toml parses it (name and version checks).
     let entry = format!("{} = {}", toml_string(name), toml_string(version));
@@ -215,7 +220,7 @@ pub fn run(args: &AddArgs) -> u8 {
         }
     };
 
-    if !write_blob && new_lock.is_none() && new_manifest.is_none() {
+    if !write_blob && new_lock.is_none() && new_manifest.is_none() && texts.is_empty() {
         lines.push(line("ok", format!("already added (seal {}, semanticHash {})", new.seal, new.semantic_hash)));
         if let Err(e) = print_lines(lines) {
             return stdout_failed("add", &e);
@@ -241,6 +246,18 @@ pub fn run(args: &AddArgs) -> u8 {
         }
         lines.push(format!("{:<7} {} ({} bytes)", "wrote", shown(&blob_rel), bytes.len()));
     }
+    for text in &texts {
+        let dest = match inside_project(&root, &text.rel) {
+            Ok(dest) => dest,
+            Err(e) => return undo.failed(lines, e),
+        };
+        let result = undo.create_dirs(dest.parent()).and_then(|()| undo.write(&dest, &text.bytes, None));
+        if let Err(e) = result {
+            return undo.failed(lines, format!("cannot write {}: {e}", dest.display()));
+        }
+        let from = text.from.display();
+        lines.push(format!("{:<7} {} ({} bytes, from {from})", "wrote", shown(&text.rel), text.bytes.len()));
+    }
     if let Some(new_lock) = &new_lock {
         let previous = std::fs::read(&lock_path).ok();
         match write_file_atomically(&lock_path, new_lock.to_toml().as_bytes()) {
@@ -262,6 +279,53 @@ pub fn run(args: &AddArgs) -> u8 {
     }
     note("add", format_args!("{status} {name} {version}: review the pin, then commit law.toml, law.lock and the blob"));
     OK
+}
+
+/// A source text to copy into the project with its package.
+struct SourceText {
+    /// The publication's node id.
+    id: String,
+    /// Its path under the project root (`metadata.localSources`).
+    rel: PathBuf,
+    /// Where it was found.
+    from: PathBuf,
+    bytes: Vec<u8>,
+}
+
+/// How many folders up from the package file a source text is looked for: the package's own
+/// folder, then up to the project it came from (`<project>/sources/NAME.lawir.json` names
+/// `sources/...` texts relative to `<project>`).
+const SOURCE_SEARCH_DEPTH: usize = 3;
+
+/// The source texts `document` names that `root` lacks and that are found, at the same relative
+/// path, in the package file's folder or one of the folders above it, with the sha256 its
+/// publication declares (a text that does not match is left where it is).
+fn source_texts(root: &Path, package: &Path, document: &clir_codegen::ir::Document) -> Vec<SourceText> {
+    use clir_codegen::ir::NodeKind;
+    let Some(dir) = std::fs::canonicalize(package).ok().and_then(|p| p.parent().map(Path::to_path_buf)) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (id, rel) in &document.local_sources {
+        let rel = PathBuf::from(rel);
+        if !project::stays_inside(&rel) || std::fs::symlink_metadata(root.join(&rel)).is_ok() {
+            continue;
+        }
+        let declared = document.nodes.iter().find_map(|n| match &n.kind {
+            NodeKind::Publication(p) if n.id == *id => p.document_hash.clone(),
+            _ => None,
+        });
+        let Some(declared) = declared else { continue };
+        let hit = dir.ancestors().take(SOURCE_SEARCH_DEPTH).find_map(|a| {
+            let from = a.join(&rel);
+            let bytes = read_regular_file(&from).ok()?;
+            (clir_codegen::canonical::sha256_hex(&bytes) == declared).then_some((from, bytes))
+        });
+        if let Some((from, bytes)) = hit {
+            found.push(SourceText { id: id.clone(), rel, from, bytes });
+        }
+    }
+    found
 }
 
 /// `root/rel`, when it lands inside the project once every symlink on the way is followed (law.toml
