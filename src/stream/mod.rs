@@ -96,6 +96,8 @@ pub struct StreamSummary {
 
 /// Cases ruled in one batch of the generated code (as `clir rule --batch`).
 const RULED_AT_ONCE: usize = 512;
+/// Case lines ruled before their rulings go to the writer, in bytes, about.
+const RULED_BYTES: usize = 4 << 20;
 /// Facts handed to a worker at once, at most.
 const HAND_OVER: usize = 1024;
 /// How long an idle worker waits for the reader before it looks again (the reader wakes it).
@@ -347,6 +349,7 @@ impl Cases {
             None => std::mem::take(&mut self.waiting),
         };
         let mut lines: Vec<(Time, String, String)> = Vec::new();
+        let mut bytes = 0usize;
         for (time, mut updates) in passed {
             updates.sort_by_key(|(no, _, _)| *no);
             let mut changed: Vec<String> = Vec::new();
@@ -367,9 +370,19 @@ impl Cases {
             changed.dedup();
             for case in changed {
                 let line = case_line(self.facts.get(&case));
+                bytes += line.len();
                 lines.push((time, case, line));
                 if lines.len() == RULED_AT_ONCE {
                     self.rule(&mut lines);
+                }
+            }
+            // The rulings of the times passed go to the writer as they are made, not all at
+            // once at the end of a long run of passed times (a growing case's rulings grow).
+            if lines.len() >= RULED_AT_ONCE / 2 || bytes >= RULED_BYTES {
+                self.rule(&mut lines);
+                bytes = 0;
+                if let Some(next) = time.checked_add(1) {
+                    let _ = self.to_writer.send(ToWriter::Frontier { worker: self.local, time: Some(next) });
                 }
             }
         }
