@@ -306,6 +306,9 @@ fn work(
     }
 }
 
+/// An update waiting for its time to pass: its line, its case and its facts with their counts.
+type Waiting = (u64, String, Vec<(FactKey, isize)>);
+
 /// The cases a worker owns: their facts, the updates waiting for their time to complete, and
 /// what every process read.
 struct Cases {
@@ -315,7 +318,7 @@ struct Cases {
     /// Per case (its JSON text): each fact whose count is not 0, with its count.
     facts: HashMap<String, BTreeMap<FactKey, isize>>,
     /// Updates by time, until the frontier passes it: `(line, case, facts)`.
-    waiting: BTreeMap<Time, Vec<(u64, String, Vec<(FactKey, isize)>)>>,
+    waiting: BTreeMap<Time, Vec<Waiting>>,
     /// The digest of each process that read its whole input (by the process's first worker).
     read: BTreeMap<u64, Digest>,
     frontier: Option<Time>,
