@@ -19,7 +19,7 @@ mod gen;
 
 #[path = "../tests/support/hosts.rs"]
 mod hosts;
-use hosts::hostfile;
+use hosts::{cluster_key, hostfile};
 
 const CLIR: &str = env!("CARGO_BIN_EXE_clir");
 const PKG: &str = "fide.laws.chess";
@@ -65,15 +65,17 @@ impl Shape {
     }
 
     fn commands(self, dir: &std::path::Path) -> Vec<Command> {
-        let hosts = (self.processes > 1).then(|| hostfile(dir, self.processes));
+        let hosts = (self.processes > 1).then(|| (hostfile(dir, self.processes), cluster_key(dir)));
         (0..self.processes)
             .map(|i| {
                 let mut c = Command::new(CLIR);
                 c.args(["stream", "--package", PKG, "--workers", &self.workers.to_string()]);
-                if let Some(h) = &hosts {
+                if let Some((h, key)) = &hosts {
                     c.args(["--processes", &self.processes.to_string(), "--process", &i.to_string()])
                         .arg("--hostfile")
-                        .arg(h);
+                        .arg(h)
+                        .arg("--cluster-key")
+                        .arg(key);
                 }
                 c
             })

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 #[path = "support/hosts.rs"]
 mod hosts;
-use hosts::hostfile;
+use hosts::{cluster_key, hostfile};
 
 const PACKAGE: &str = "fide.laws.chess";
 
@@ -183,12 +183,15 @@ fn spawn_process(
     process: usize,
     workers: usize,
 ) -> Child {
+    let key = hosts.with_file_name("cluster.key");
     Command::new(env!("CARGO_BIN_EXE_clir"))
         .args(["stream", "--package", PACKAGE, "--connect-timeout", "30"])
         .arg("--input")
         .arg(input)
         .arg("--hostfile")
         .arg(hosts)
+        .arg("--cluster-key")
+        .arg(key)
         .args(["--processes", &processes.to_string(), "--process", &process.to_string()])
         .args(["--workers", &workers.to_string()])
         .stdout(Stdio::piped())
@@ -199,11 +202,23 @@ fn spawn_process(
 
 /// Runs `processes` processes on `input`; returns each one's exit status, lines and stderr.
 fn run_cluster(input: &str, processes: usize, workers: usize) -> Vec<(i32, String, String)> {
+    run_cluster_on(&vec![input; processes], workers)
+}
+
+/// Runs one process on each of `inputs` (a hostfile and a cluster key in a new folder);
+/// returns each one's exit status, lines and stderr.
+fn run_cluster_on(inputs: &[&str], workers: usize) -> Vec<(i32, String, String)> {
+    let processes = inputs.len();
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("updates.jsonl");
-    std::fs::write(&path, input).unwrap();
     let hosts = hostfile(dir.path(), processes);
-    let children: Vec<Child> = (0..processes).map(|i| spawn_process(&path, &hosts, processes, i, workers)).collect();
+    cluster_key(dir.path());
+    let children: Vec<Child> = (0..processes)
+        .map(|i| {
+            let path = dir.path().join(format!("updates.{i}.jsonl"));
+            std::fs::write(&path, inputs[i]).unwrap();
+            spawn_process(&path, &hosts, processes, i, workers)
+        })
+        .collect();
     children
         .into_iter()
         .map(|c| {
@@ -361,11 +376,14 @@ fn bad_lines_get_error_lines_once_and_exit_1() {
 fn a_process_that_dies_stops_the_others_loudly_instead_of_hanging() {
     let dir = tempfile::tempdir().unwrap();
     let hosts = hostfile(dir.path(), 2);
+    let key = cluster_key(dir.path());
     let live = |process: usize| {
         Command::new(env!("CARGO_BIN_EXE_clir"))
             .args(["stream", "--package", PACKAGE, "--processes", "2", "--process", &process.to_string()])
             .arg("--hostfile")
             .arg(&hosts)
+            .arg("--cluster-key")
+            .arg(&key)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -414,6 +432,8 @@ fn a_process_whose_peers_never_come_gives_up_after_its_connect_timeout() {
     let dir = tempfile::tempdir().unwrap();
     let hosts = hostfile(dir.path(), 2);
     let hosts = hosts.to_str().unwrap();
+    let key = cluster_key(dir.path());
+    let key = key.to_str().unwrap();
     let (code, _, err) = clir(
         &[
             "stream",
@@ -425,6 +445,8 @@ fn a_process_whose_peers_never_come_gives_up_after_its_connect_timeout() {
             "0",
             "--hostfile",
             hosts,
+            "--cluster-key",
+            key,
             "--connect-timeout",
             "1",
         ],
@@ -459,4 +481,238 @@ fn a_write_error_is_an_error_and_a_closed_reader_is_not() {
     let _ = child.stdin.take().unwrap().write_all(many.as_bytes());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn output_may_name_the_input_file_and_appears_when_the_stream_ends() {
+    let lines = updates(20, 5);
+    let input = lines.join("\n") + "\n";
+    let (code, expected, err) = clir(&["stream", "--package", PACKAGE], &input);
+    assert_eq!(code, 0, "{err}");
+    assert!(!expected.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("updates.jsonl");
+    std::fs::write(&path, &input).unwrap();
+    let file = path.to_str().unwrap();
+    let (code, out, err) = clir(&["stream", "--package", PACKAGE, "--input", file, "--output", file], "");
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+    // A run that fails leaves the file as it was, and no temporary beside it.
+    let (code, _, err) = clir(&["stream", "--package", PACKAGE, "--input", "/no/such/file", "--output", file], "");
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+/// `n` updates of case `case`, the i-th adding `stalemate_arisen` of game `gI`, at time i.
+fn growing(case: &str, n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("{{\"case\":{case},\"add\":{{\"stalemate_arisen\":[[\"g{i}\"]]}},\"time\":{i}}}\n"))
+        .collect()
+}
+
+#[test]
+fn a_case_holds_at_most_max_case_facts_and_an_update_beyond_gets_an_error_line() {
+    let mut input = growing("\"big\"", 30);
+    // Removing two facts makes room for one more.
+    input.push_str("{\"case\":\"big\",\"remove\":{\"stalemate_arisen\":[[\"g1\"],[\"g2\"]]},\"time\":40}\n");
+    input.push_str("{\"case\":\"big\",\"add\":{\"stalemate_arisen\":[[\"g31\"]]},\"time\":41}\n");
+    // An update that adds and removes the same fact changes nothing and is accepted.
+    input.push_str(
+        "{\"case\":\"big\",\"add\":{\"stalemate_arisen\":[[\"x\"]]},\"remove\":{\"stalemate_arisen\":[[\"x\"]]},\"time\":42}\n",
+    );
+    input.push_str("{\"case\":\"big\",\"add\":{\"stalemate_arisen\":[[\"g32\"]]},\"time\":43}\n");
+    input.push_str("{\"case\":\"big\",\"add\":{\"stalemate_arisen\":[[\"g33\"]]},\"time\":44}\n");
+    let (code, out, err) = clir(&["stream", "--package", PACKAGE, "--max-case-facts", "25"], &input);
+    assert_eq!(code, 1, "{err}");
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let errors: Vec<&Value> = lines.iter().filter(|l| l.get("error").is_some()).collect();
+    assert_eq!(errors.len(), 6, "{out}");
+    assert_eq!(errors[0]["error"], "line 26: the case would hold 26 facts; a case of a stream holds at most 25");
+    assert_eq!((errors[0]["case"].as_str(), errors[0]["time"].as_u64()), (Some("big"), Some(26)));
+    assert_eq!(errors[5]["error"], "line 35: the case would hold 26 facts; a case of a stream holds at most 25");
+    // The ruling after the last accepted update: g3..g25, g31 and g32.
+    let last = lines.iter().rev().find(|l| l.get("error").is_none()).unwrap();
+    assert_eq!(last["time"], 43, "{out}");
+    assert_eq!(last["concluded"]["game_drawn"].as_array().unwrap().len(), 25, "{out}");
+    // The default bound refuses one update of 10,001 facts and accepts one of 10,000.
+    let many = |n: usize| {
+        let tuples: Vec<String> = (0..n).map(|i| format!("[\"g{i}\"]")).collect();
+        format!("{{\"case\":\"c{n}\",\"add\":{{\"stalemate_arisen\":[{}]}}}}\n", tuples.join(","))
+    };
+    let (code, out, err) = clir(&["stream", "--package", PACKAGE], &(many(10_000) + &many(10_001)));
+    assert_eq!(code, 1, "{err}");
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!(lines[0]["case"], "c10000");
+    assert_eq!(lines[0]["concluded"]["game_drawn"].as_array().unwrap().len(), 10_000);
+    assert_eq!(lines[1]["error"], "line 2: the case would hold 10001 facts; a case of a stream holds at most 10000");
+    let (code, _, err) = clir(&["stream", "--package", PACKAGE, "--max-case-facts", "0"], "");
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn case_ids_come_back_as_written_and_never_merge() {
+    let input = concat!(
+        "{\"case\":18446744073709551616,\"add\":{\"stalemate_arisen\":[[\"a\"]]},\"time\":1}\n",
+        "{\"case\":18446744073709551617,\"add\":{\"stalemate_arisen\":[[\"b\"]]},\"time\":1}\n",
+        "{\"case\":1,\"add\":{\"stalemate_arisen\":[[\"c\"]]},\"time\":2}\n",
+        "{\"case\":1.0,\"add\":{\"stalemate_arisen\":[[\"d\"]]},\"time\":2}\n",
+        "{\"case\": 1E2 ,\"add\":{\"stalemate_arisen\":[[\"e\"]]},\"time\":3}\n",
+        "{\"case\":-0,\"add\":{\"player_of\":[[\"g\"]]},\"time\":3}\n",
+    );
+    for workers in ["1", "3"] {
+        let (code, out, err) = clir(&["stream", "--package", PACKAGE, "--workers", workers], input);
+        assert_eq!(code, 1, "{err}");
+        let mut lines: Vec<&str> = out.lines().collect();
+        lines.sort();
+        let starts: Vec<(&str, String)> = lines
+            .iter()
+            .map(|l| {
+                let (case, rest) = l.strip_prefix("{\"case\":").unwrap().split_once(',').unwrap();
+                let v: Value = serde_json::from_str(&format!("{{{rest}")).unwrap();
+                (case, v.get("concluded").map_or_else(|| "error".into(), |c| c["game_drawn"].to_string()))
+            })
+            .collect();
+        assert_eq!(
+            starts,
+            [
+                ("-0", "error".to_string()),
+                ("1", "[[\"c\"]]".into()),
+                ("1.0", "[[\"d\"]]".into()),
+                ("18446744073709551616", "[[\"a\"]]".into()),
+                ("18446744073709551617", "[[\"b\"]]".into()),
+                ("1E2", "[[\"e\"]]".into()),
+            ],
+            "workers {workers}: {out}"
+        );
+    }
+}
+
+#[test]
+fn a_connect_timeout_beyond_a_day_is_refused_without_a_panic() {
+    for timeout in ["18446744073709551615", "86401", "0"] {
+        let (code, _, err) = clir(
+            &["stream", "--package", PACKAGE, "--processes", "2", "--process", "0", "--connect-timeout", timeout],
+            "",
+        );
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("--connect-timeout") && !err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn several_processes_need_a_cluster_key_only_its_owner_can_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = hostfile(dir.path(), 2);
+    let key = cluster_key(dir.path());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["stream", "--package", PACKAGE, "--processes", "2", "--process", "1"];
+        args.extend(["--hostfile", hosts.to_str().unwrap(), "--connect-timeout", "1"]);
+        args.extend(extra);
+        clir(&args, "")
+    };
+    let (code, _, err) = run(&[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("needs --cluster-key"), "{err}");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let (code, _, err) = run(&["--cluster-key", key.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("chmod 600"), "{err}");
+    let short = dir.path().join("short.key");
+    std::fs::write(&short, "tooshort\n").unwrap();
+    std::fs::set_permissions(&short, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let (code, _, err) = run(&["--cluster-key", short.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("at least 16"), "{err}");
+    let (code, _, err) = run(&["--cluster-key", "/dev/null"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+}
+
+/// Waits for `child` at most `secs` seconds; kills it if it is still running.
+fn wait_at_most(mut child: Child, secs: u64) -> (Option<i32>, String, String) {
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(secs) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let code = if started.elapsed() < Duration::from_secs(secs) { out.status.code() } else { None };
+    (code, String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn strangers_that_connect_first_are_refused_and_the_run_goes_on() {
+    use std::net::{Shutdown, TcpStream};
+    let lines = updates(30, 13);
+    let input = lines.join("\n") + "\n";
+    let expected = model(&lines);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("updates.jsonl");
+    std::fs::write(&path, &input).unwrap();
+    let hosts = hostfile(dir.path(), 2);
+    cluster_key(dir.path());
+    let first = spawn_process(&path, &hosts, 2, 0, 1);
+    let address = std::fs::read_to_string(&hosts).unwrap().lines().next().unwrap().to_string();
+    let connect = || {
+        let started = Instant::now();
+        loop {
+            match TcpStream::connect(&address) {
+                Ok(s) => break s,
+                Err(e) => assert!(started.elapsed() < Duration::from_secs(30), "{e}"),
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    // A port scan; a stranger that says it is process 1 as timely's connector would; junk.
+    drop(connect());
+    let mut stranger = connect();
+    stranger.write_all(&1u64.to_be_bytes()).unwrap();
+    stranger.shutdown(Shutdown::Write).unwrap();
+    let mut junk = connect();
+    junk.write_all(&[7u8; 56]).unwrap();
+    // A process of another run, with another key, is refused too and says why.
+    let other_dir = tempfile::tempdir().unwrap();
+    let other_key = other_dir.path().join("other.key");
+    std::fs::write(&other_key, "another key, of another run....").unwrap();
+    std::fs::set_permissions(&other_key, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let mut intruder = Command::new(env!("CARGO_BIN_EXE_clir"));
+    intruder
+        .args(["stream", "--package", PACKAGE, "--processes", "2", "--process", "1", "--input"])
+        .arg(&path)
+        .arg("--hostfile")
+        .arg(dir.path().join("other-hosts"))
+        .arg("--cluster-key")
+        .arg(&other_key)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let other_hosts = format!("{address}\n127.0.0.1:0\n");
+    std::fs::write(dir.path().join("other-hosts"), other_hosts).unwrap();
+    let (code, out, err) = wait_at_most(intruder.spawn().unwrap(), 30);
+    assert_eq!((code, out.as_str()), (Some(2), ""), "{err}");
+    assert!(err.contains("did not prove that it holds the cluster key"), "{err}");
+    drop((stranger, junk));
+    let second = spawn_process(&path, &hosts, 2, 1, 1);
+    let (code0, out0, err0) = wait_at_most(first, 60);
+    let (code1, out1, err1) = wait_at_most(second, 60);
+    assert_eq!((code0, code1), (Some(0), Some(0)), "{err0}\n{err1}");
+    let all: Vec<String> = out0.lines().chain(out1.lines()).map(str::to_string).collect();
+    assert_eq!(sort_by_case_and_time(all), expected);
+}
+
+#[test]
+fn processes_given_different_inputs_fail_instead_of_writing_partial_rulings() {
+    let lines = updates(30, 17);
+    let whole = lines.join("\n") + "\n";
+    let part = lines[..lines.len() / 2].join("\n") + "\n";
+    for inputs in [[whole.as_str(), part.as_str()], [part.as_str(), whole.as_str()]] {
+        let results = run_cluster_on(&inputs, 1);
+        for (i, (code, _, err)) in results.iter().enumerate() {
+            assert_eq!(*code, 2, "process {i}: {err}");
+            assert!(err.contains("the processes were given different inputs"), "process {i}: {err}");
+        }
+    }
 }

@@ -2,10 +2,14 @@
 //! updates"), on timely and differential dataflow ([`clir::stream`]).
 
 use super::{note, CANNOT_RUN, FAILURE, OK};
+use clap::builder::TypedValueParser as _;
 use clir::command::file_flag;
 use clir::jsonl::Options;
-use clir::stream::{rule_updates, Cluster, StreamOptions};
+use clir::outfile::OutputFile;
+use clir::stream::cluster::MIN_KEY_BYTES;
+use clir::stream::{rule_updates, Cluster, StreamOptions, MAX_CASE_FACTS};
 use std::io::{self, Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// Options of `clir stream`.
@@ -17,7 +21,8 @@ pub struct StreamArgs {
     /// Updates, one JSON object a line [default: stdin].
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
-    /// Changed rulings, one JSON object a line, by time [default: stdout].
+    /// Changed rulings, one JSON object a line, by time [default: stdout]. A regular file is
+    /// written beside it and renamed over it when the stream ends.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// A capability granted to this run (`judgment:AUTHORITY`); judgment facts need it.
@@ -35,10 +40,27 @@ pub struct StreamArgs {
     /// `host:port` of every process, one a line in process order [default: 127.0.0.1:2101, :2102, ...].
     #[arg(long, value_name = "FILE", requires = "processes")]
     pub hostfile: Option<PathBuf>,
-    /// Seconds to wait for every other process to connect.
-    #[arg(long, value_name = "SECS", default_value_t = 60, requires = "processes")]
+    /// Seconds to wait for every other process to connect (at most a day).
+    #[arg(long, value_name = "SECS", default_value_t = 60, requires = "processes",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_CONNECT_TIMEOUT))]
     pub connect_timeout: u64,
+    /// The secret every process of the run is given, a file only its owner can read; needed
+    /// with --processes above 1 (a process that cannot prove it holds the key is not a peer).
+    #[arg(long, value_name = "FILE", requires = "processes")]
+    pub cluster_key: Option<PathBuf>,
+    /// The facts one case may hold at once; an update that would make it hold more is refused
+    /// with an error line.
+    #[arg(long, value_name = "N", default_value_t = MAX_CASE_FACTS,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_CASE_FACTS_LIMIT).map(|n| n as usize))]
+    pub max_case_facts: usize,
 }
+
+/// The longest --connect-timeout, in seconds: a day.
+const MAX_CONNECT_TIMEOUT: u64 = 86_400;
+/// The largest --max-case-facts: the facts `clir rule` accepts in one case.
+const MAX_CASE_FACTS_LIMIT: u64 = clir::jsonl::MAX_FACTS_PER_CASE as u64;
+/// The largest cluster key file read, in bytes.
+const MAX_KEY_FILE_BYTES: u64 = 4096;
 
 /// Runs `clir stream`; returns the exit status of CONTRACT.md.
 pub fn run(args: &StreamArgs) -> u8 {
@@ -58,36 +80,51 @@ pub fn run(args: &StreamArgs) -> u8 {
 fn stream(args: &StreamArgs) -> Result<u64, String> {
     let pkg = super::run::compiled_package(&args.package)?;
     let cluster = match (args.processes, args.process) {
-        (Some(n), Some(i)) => Some(cluster(n as usize, i as usize, args.hostfile.as_deref(), args.connect_timeout)?),
+        (Some(n), Some(i)) => Some(cluster(n as usize, i as usize, args)?),
         _ => None,
     };
     let opts = StreamOptions {
         options: Options { grants: args.grants.clone(), explain: false },
         workers: args.workers as usize,
         cluster,
+        max_case_facts: args.max_case_facts,
     };
     let input: Box<dyn Read> = match file_flag(&args.input) {
         Some(p) => Box::new(std::fs::File::open(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))?),
         None => Box::new(io::stdin()),
     };
-    let output: Box<dyn Write + Send> = match file_flag(&args.output) {
-        Some(p) => Box::new(std::fs::File::create(&p).map_err(|e| format!("cannot write {}: {e}", p.display()))?),
-        None => Box::new(io::stdout()),
-    };
     fail_loudly();
-    match rule_updates(pkg, input, output, &opts) {
-        Ok(summary) => Ok(summary.errors),
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(0),
-        Err(e) => Err(e.to_string()),
-    }
+    let Some(path) = file_flag(&args.output) else {
+        return match rule_updates(pkg, input, io::stdout(), &opts) {
+            Ok(summary) => Ok(summary.errors),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(0),
+            Err(e) => Err(e.to_string()),
+        };
+    };
+    // A regular file is replaced when the stream ends, so that `--output` may name `--input`
+    // and a failed run leaves it as it was.
+    let cannot_write = |e: io::Error| format!("cannot write {}: {e}", path.display());
+    let mut output = OutputFile::create(&path).map_err(cannot_write)?;
+    let summary = rule_updates(pkg, input, &mut output, &opts).map_err(|e| e.to_string())?;
+    output.commit().map_err(cannot_write)?;
+    Ok(summary.errors)
 }
 
-/// The processes of `--processes N --process I [--hostfile F]`.
-fn cluster(processes: usize, process: usize, hostfile: Option<&Path>, timeout: u64) -> Result<Cluster, String> {
+/// The processes of `--processes N --process I [--hostfile F] [--cluster-key K]`.
+fn cluster(processes: usize, process: usize, args: &StreamArgs) -> Result<Cluster, String> {
     if process >= processes {
         return Err(format!("--process {process} is not below --processes {processes}"));
     }
-    let addresses: Vec<String> = match hostfile {
+    let key = match (&args.cluster_key, processes) {
+        (Some(path), _) => cluster_key(path)?,
+        (None, 1) => Vec::new(),
+        (None, _) => {
+            return Err(format!(
+                "--processes {processes} needs --cluster-key FILE, the same secret for every process (for instance `head -c 32 /dev/urandom | base64 > FILE; chmod 600 FILE`): without it any local program could join the run"
+            ))
+        }
+    };
+    let addresses: Vec<String> = match args.hostfile.as_deref() {
         Some(path) => {
             let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             let hosts: Vec<String> = text
@@ -103,7 +140,35 @@ fn cluster(processes: usize, process: usize, hostfile: Option<&Path>, timeout: u
         }
         None => (0..processes).map(|i| format!("127.0.0.1:{}", 2101 + i)).collect(),
     };
-    Ok(Cluster { process, addresses, connect_timeout: std::time::Duration::from_secs(timeout) })
+    Ok(Cluster { process, addresses, connect_timeout: std::time::Duration::from_secs(args.connect_timeout), key })
+}
+
+/// The key of `--cluster-key FILE`: the file's text without surrounding white space. The file
+/// must be a regular file that only its owner can read or write, of at most 4 KiB.
+fn cluster_key(path: &Path) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read the cluster key {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("the cluster key {shown} is not a regular file"));
+    }
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(format!(
+            "the cluster key {shown} has mode {mode:03o}: others than its owner may read it (chmod 600 it)"
+        ));
+    }
+    if meta.len() > MAX_KEY_FILE_BYTES {
+        return Err(format!("the cluster key {shown} is longer than {MAX_KEY_FILE_BYTES} bytes"));
+    }
+    let mut text = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_KEY_FILE_BYTES).read_to_end(&mut text))
+        .map_err(|e| format!("cannot read the cluster key {shown}: {e}"))?;
+    let key = text.trim_ascii().to_vec();
+    if key.len() < MIN_KEY_BYTES {
+        return Err(format!("the cluster key {shown} holds {} bytes; a key needs at least {MIN_KEY_BYTES}", key.len()));
+    }
+    Ok(key)
 }
 
 /// A panic anywhere ends the process with exit status 2: timely dataflow has no fault

@@ -10,3 +10,12 @@ pub fn hostfile(dir: &std::path::Path, processes: usize) -> std::path::PathBuf {
     std::fs::write(&path, hosts.join("\n")).unwrap();
     path
 }
+
+/// Writes `dir/cluster.key`, a key for `clir stream --cluster-key` that only its owner can read.
+pub fn cluster_key(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("cluster.key");
+    std::fs::write(&path, "a test key of the stream cluster\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    path
+}
