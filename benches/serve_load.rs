@@ -6,8 +6,7 @@
 //!
 //! `cargo bench -p clir --bench serve_load` (the load generator shares the machine's cores).
 
-use std::io::{BufRead, Read, Write};
-use std::net::TcpStream;
+use std::io::BufRead;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -19,19 +18,9 @@ mod support;
 const PKG: &str = "fide.laws.chess";
 
 fn post(addr: &str, body: &[u8]) -> Vec<u8> {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_nodelay(true).unwrap();
-    let head = format!(
-        "POST /v1/packages/{PKG}/rulings HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).unwrap();
-    s.write_all(body).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    assert!(raw.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&raw[..split]));
-    raw[split + 4..].to_vec()
+    let (status, head, out) = support::request(addr, "POST", &format!("/v1/packages/{PKG}/rulings"), &[], body);
+    assert_eq!(status, 200, "{head}");
+    out
 }
 
 fn clir_rule(input: &[u8]) -> (Vec<u8>, Duration) {

@@ -2,8 +2,7 @@
 //! 127.0.0.1:0`, the bound address read from stderr), plain HTTP/1.1 over a `TcpStream`, and
 //! every answer compared with what `clir rule` writes for the same lines and grants.
 
-use std::io::{BufRead, Read, Write};
-use std::net::TcpStream;
+use std::io::BufRead;
 use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 
@@ -60,24 +59,8 @@ impl Drop for Server {
     }
 }
 
-/// One HTTP/1.1 request (`Connection: close`); status, head, body.
 fn request(addr: &str, method: &str, path: &str, headers: &[&str], body: &[u8]) -> (u16, String, Vec<u8>) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    let mut head =
-        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
-    for h in headers {
-        head.push_str(h);
-        head.push_str("\r\n");
-    }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes()).unwrap();
-    let _ = s.write_all(body);
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, head, raw[split + 4..].to_vec())
+    support::request(addr, method, path, headers, body)
 }
 
 /// What `clir rule` writes for `input` with `flags`.
@@ -181,7 +164,8 @@ fn every_endpoint_answers_and_rulings_are_the_bytes_clir_rule_writes() {
 fn judgment_facts_need_a_token_that_grants_them() {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");
-    std::fs::write(&tokens, "# arbiters\ns3cret-arbiter judgment:FIDEArbiter\nplain-token\n").unwrap();
+    std::fs::write(&tokens, "# arbiters\ns3cret-arbiter judgment:FIDEArbiter\nplain-token judgment:ClubSecretary\n")
+        .unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o640)).unwrap();
     let refused = Command::new(CLIR)
@@ -205,7 +189,7 @@ fn judgment_facts_need_a_token_that_grants_them() {
     assert_eq!(server.rulings("", &["Authorization: Bearer s3cret-arbite"], &input).0, 401);
     assert_eq!(server.rulings("", &["Authorization: Basic s3cret-arbiter"], &input).0, 401);
     let (status, plain) = server.rulings("", &["Authorization: Bearer plain-token"], &input);
-    assert_eq!((status, plain.as_str()), (200, none.as_str()), "a known token without the grant");
+    assert_eq!((status, plain.as_str()), (200, none.as_str()), "a known token without this grant");
     let (status, granted) = server.rulings("?explain=true", &["Authorization: Bearer s3cret-arbiter"], &input);
     assert_eq!(status, 200);
     assert_eq!(granted, clir_rule(&["--grant", "judgment:FIDEArbiter", "--explain"], &input));

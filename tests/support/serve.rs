@@ -41,3 +41,55 @@ pub fn clir_rule(pkg: &str, flags: &[&str], input: &[u8]) -> Vec<u8> {
     writer.join().unwrap().unwrap();
     out.stdout
 }
+
+/// One HTTP/1.1 request (`Connection: close`) to `addr`; the status, the head, and the body
+/// (de-chunked; a chunked body must have arrived whole).
+pub fn request(addr: &str, method: &str, path: &str, headers: &[&str], body: &[u8]) -> (u16, String, Vec<u8>) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    let mut head =
+        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    for h in headers {
+        head.push_str(h);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(body);
+    let (status, head, body) = read_response(&mut s);
+    if is_chunked(&head) {
+        let (body, whole) = dechunk(&body);
+        assert!(whole, "a chunked answer cut off: {head}");
+        return (status, head, body);
+    }
+    (status, head, body)
+}
+
+/// Reads a response to the end of the connection: status, head, raw body.
+pub fn read_response(s: &mut impl std::io::Read) -> (u16, String, Vec<u8>) {
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head, raw[split + 4..].to_vec())
+}
+
+/// Whether a response head says its body is chunked.
+pub fn is_chunked(head: &str) -> bool {
+    head.to_ascii_lowercase().contains("transfer-encoding: chunked")
+}
+
+/// The data of a chunked body, and whether its last (empty) chunk arrived.
+pub fn dechunk(mut raw: &[u8]) -> (Vec<u8>, bool) {
+    let mut out = Vec::new();
+    loop {
+        let Some(eol) = raw.windows(2).position(|w| w == b"\r\n") else { return (out, false) };
+        let Ok(n) = usize::from_str_radix(String::from_utf8_lossy(&raw[..eol]).trim(), 16) else { return (out, false) };
+        if n == 0 {
+            return (out, true);
+        }
+        let Some(data) = raw.get(eol + 2..eol + 2 + n) else { return (out, false) };
+        out.extend_from_slice(data);
+        raw = raw.get(eol + 4 + n..).unwrap_or_default();
+    }
+}
