@@ -156,3 +156,70 @@ fn keep_mode_and_owner(file: &File, replaced: &fs::Metadata) -> io::Result<()> {
     // After the owner: a change of owner may clear set-id bits.
     file.set_permissions(replaced.permissions())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_regular_file_is_replaced_whole_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.jsonl");
+        fs::write(&path, "old\n").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).unwrap();
+        let mut out = OutputFile::create(&path).unwrap();
+        out.write_all(b"new\n").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old\n", "nothing is seen before the commit");
+        out.commit().unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o7777, 0o640);
+        // Dropped without a commit: the target stays, the temporary goes.
+        let mut out = OutputFile::create(&path).unwrap();
+        out.write_all(b"lost\n").unwrap();
+        drop(out);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
+        assert_eq!(entries(dir.path()), ["out.jsonl"]);
+    }
+
+    #[test]
+    fn links_are_followed_and_loops_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("sub/target");
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        std::os::unix::fs::symlink("sub/target", dir.path().join("a")).unwrap();
+        std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
+        // A dangling chain: the name it ends at is created.
+        write_atomically(&dir.path().join("b"), b"x").unwrap();
+        assert_eq!(fs::read(&target).unwrap(), b"x");
+        assert!(fs::symlink_metadata(dir.path().join("b")).unwrap().file_type().is_symlink());
+        std::os::unix::fs::symlink("loop2", dir.path().join("loop1")).unwrap();
+        std::os::unix::fs::symlink("loop1", dir.path().join("loop2")).unwrap();
+        assert!(OutputFile::create(&dir.path().join("loop1")).is_err());
+        assert!(OutputFile::create(dir.path()).is_err(), "a folder is not an output file");
+    }
+
+    #[test]
+    fn a_new_file_gets_the_umask_mode_and_a_temporary_name_no_one_can_guess() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.txt");
+        let a = OutputFile::create(&path).unwrap();
+        let b = OutputFile::create(&path).unwrap();
+        let temps = entries(dir.path());
+        assert_eq!(temps.len(), 2, "two writers, two temporaries: {temps:?}");
+        assert!(temps.iter().all(|t| t.starts_with(".new.txt.") && t.ends_with(".tmp")), "{temps:?}");
+        assert_ne!(temps[0], temps[1]);
+        a.commit().unwrap();
+        b.commit().unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o600, 0o600, "{mode:o}");
+        assert_eq!(entries(dir.path()), ["new.txt"]);
+    }
+}

@@ -1106,3 +1106,76 @@ pub fn cmp_tuple(a: &[Value], b: &[Value]) -> std::cmp::Ordering {
     }
     a.len().cmp(&b.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::compact_json;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// Any JSON value, with white space of every JSON kind between its tokens and strings that
+    /// hold white space, quotes and escapes.
+    fn spaced_json() -> impl Strategy<Value = String> {
+        let ws = prop::sample::select(vec!["", " ", "\t", "\n", "\r\n", "  "]);
+        let leaf = prop_oneof![
+            Just("null".to_string()),
+            Just("-0".to_string()),
+            Just("1E2".to_string()),
+            Just("18446744073709551617".to_string()),
+            "[ a-z\"\\\\\t]{0,6}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+            Just("\"a \\\" b\"".to_string()),
+        ];
+        leaf.prop_recursive(3, 24, 4, move |inner| {
+            let ws = ws.clone();
+            prop_oneof![
+                (prop::collection::vec((inner.clone(), ws.clone()), 0..4), ws.clone()).prop_map(|(items, w)| {
+                    let items: Vec<String> = items.into_iter().map(|(v, w)| format!("{w}{v}{w}")).collect();
+                    format!("[{w}{}]", items.join(","))
+                }),
+                (prop::collection::vec(("[a-z]{1,3}", inner, ws.clone()), 0..4)).prop_map(|items| {
+                    let items: Vec<String> = items
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (k, v, w))| format!("{w}\"{k}{i}\"{w}:{w}{v}{w}"))
+                        .collect();
+                    format!("{{{}}}", items.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn compact_json_drops_only_the_white_space_between_tokens(json in spaced_json()) {
+            let compact = compact_json(&json);
+            let (a, b): (Value, Value) = (serde_json::from_str(&json).unwrap(), serde_json::from_str(&compact).unwrap());
+            prop_assert_eq!(a, b);
+            // Outside strings, no white space is left; inside them, every character stays.
+            let strings = |s: &str| serde_json::from_str::<Value>(s).unwrap().to_string();
+            prop_assert_eq!(strings(&json), strings(&compact));
+            prop_assert_eq!(compact_json(&compact), compact.clone());
+            let spaces_outside = {
+                let (mut in_string, mut escaped, mut n) = (false, false, 0);
+                for c in compact.chars() {
+                    match c {
+                        _ if escaped => escaped = false,
+                        '\\' if in_string => escaped = true,
+                        '"' => in_string = !in_string,
+                        ' ' | '\t' | '\n' | '\r' if !in_string => n += 1,
+                        _ => {}
+                    }
+                }
+                n
+            };
+            prop_assert_eq!(spaces_outside, 0);
+        }
+    }
+
+    #[test]
+    fn numbers_and_escapes_stay_as_written() {
+        assert_eq!(compact_json("18446744073709551616"), "18446744073709551616");
+        assert_eq!(compact_json("[ 1E2 ,\t-0 ]"), "[1E2,-0]");
+        assert_eq!(compact_json("\"a \\u0061 \\\" b\""), "\"a \\u0061 \\\" b\"");
+        assert!(matches!(compact_json("{\"a\":1}"), std::borrow::Cow::Borrowed(_)));
+    }
+}
