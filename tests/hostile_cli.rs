@@ -190,7 +190,7 @@ fn add_writes_nothing_out_of_the_project_and_keeps_modes() {
     .unwrap();
     let out = clir(dir.path(), &["add", file.to_str().unwrap(), "--root", root, "--update"], b"");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("stay inside the project"), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("leads out of the project"), "{}", text(&out.stderr));
     assert!(!outside.join("x.json").exists());
 
     // A sources folder that links out of the project.

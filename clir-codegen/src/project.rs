@@ -291,13 +291,6 @@ pub fn parse_manifest(text: &str) -> Result<Vec<PackageSpec>, Diagnostics> {
         }
         let path =
             path.map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("sources/{name}-{version}.lawir.json")));
-        if !stays_inside(&path) {
-            errors.push(err(format!(
-                "{at}.path: {}: a blob path must be relative and stay inside the project (no `..`, no root)",
-                path.display()
-            )));
-            continue;
-        }
         packages.push(PackageSpec { name: name.clone(), version, path, seal, semantic_hash });
     }
     if errors.is_empty() {
@@ -397,7 +390,9 @@ pub fn in_package(name: &str, d: &Diagnostic) -> Diagnostic {
 }
 
 /// Whether `path`, relative to a project root, names something inside it: relative, without
-/// `..` or a root (symlinks are not followed here: `clir add` checks where its writes land).
+/// `..` or a root (symlinks are not followed here: `clir add` checks where its writes land). A
+/// law.toml `path` may lead out (a workspace's crates sharing one blob); `clir add` never writes
+/// there.
 pub fn stays_inside(path: &Path) -> bool {
     use std::path::Component;
     path.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir))

@@ -136,10 +136,7 @@ pub fn run(args: &AddArgs) -> u8 {
             && s.semantic_hash.as_ref().is_none_or(|h| *h == new.semantic_hash)
     });
     let blob_rel = keep_entry.map_or(&spec.path, |s| &s.path).clone();
-    let blob_path = match inside_project(&root, &blob_rel) {
-        Ok(p) => p,
-        Err(e) => return cannot_run(lines, e),
-    };
+    let blob_path = root.join(&blob_rel);
     let old_blob = match read_regular_file(&blob_path) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == ErrorKind::NotFound => None,
@@ -238,6 +235,13 @@ pub fn run(args: &AddArgs) -> u8 {
             root.join(rel).display().to_string()
         }
     };
+    if write_blob {
+        // law.toml may point a package at a blob out of the project (read by the build); `add`
+        // writes only inside it.
+        if let Err(e) = inside_project(&root, &blob_rel) {
+            return cannot_run(lines, e);
+        }
+    }
     let mut undo = Undo::default();
     if write_blob {
         let result = undo.create_dirs(blob_path.parent()).and_then(|()| undo.write(&blob_path, &bytes, old_blob));
