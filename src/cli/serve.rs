@@ -439,7 +439,9 @@ fn page_policy(page: &str) -> HeaderValue {
     let hash = |open: &str, close: &str| {
         let start = page.find(open)? + open.len();
         let end = start + page[start..].find(close)?;
-        Some(format!("'sha256-{}'", base64(&digest(&page.as_bytes()[start..end]))))
+        use base64::Engine as _;
+        let hash = base64::engine::general_purpose::STANDARD.encode(digest(&page.as_bytes()[start..end]));
+        Some(format!("'sha256-{hash}'"))
     };
     let script = hash("<script>", "</script>").unwrap_or_else(|| "'none'".into());
     let style = hash("<style>", "</style>").unwrap_or_else(|| "'none'".into());
@@ -453,32 +455,10 @@ fn page_policy(page: &str) -> HeaderValue {
 /// The `Content-Security-Policy` of every answer but the page: nothing may load or frame it.
 const DEFAULT_POLICY: &str = "default-src 'none'; frame-ancestors 'none'";
 
-/// Standard base64 with padding, as CSP hashes are written.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, &b)| acc | (u32::from(b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// The sha256 of `bytes`.
 fn digest(bytes: &[u8]) -> [u8; 32] {
-    let text = clir_codegen::canonical::sha256_hex(bytes);
-    let hex = text.strip_prefix("sha256:").unwrap_or(&text).as_bytes();
-    let mut out = [0u8; 32];
-    for (o, pair) in out.iter_mut().zip(hex.chunks_exact(2)) {
-        *o = std::str::from_utf8(pair).ok().and_then(|p| u8::from_str_radix(p, 16).ok()).unwrap_or(0);
-    }
-    out
+    use sha2::Digest as _;
+    sha2::Sha256::digest(bytes).into()
 }
 
 /// Resolves when SIGTERM or Ctrl-C arrives.
