@@ -1,6 +1,16 @@
-//! The few operations generated datafrog code needs beyond datafrog itself.
+//! The few operations generated datafrog code needs beyond datafrog itself, and clir's
+//! leapers: extensions of datafrog's leapjoin (its public `Leaper` trait), one type a file,
+//! each saying what datafrog lacks.
 
 pub use datafrog::Relation;
+
+mod extend_by;
+mod filter_by;
+mod once;
+
+pub use extend_by::ExtendBy;
+pub use filter_by::FilterBy;
+pub use once::Once;
 
 /// The tuples of `a` that are not in `b` (both sorted): a full-tuple antijoin on two relations.
 ///
