@@ -9,8 +9,11 @@ use clir::rt::{ExtendBy, Probe, Relation};
 use datafrog::ExtendWith;
 use std::time::{Duration, Instant};
 
+/// A relation of `(case, city, city)`.
+type Cities = Relation<(u32, u32, u32)>;
+
 /// `n` cases of a chain of 8 cities, `reach` from every city to the next one.
-fn input(cases: u32) -> (Relation<(u32, u32, u32)>, Relation<(u32, u32, u32)>) {
+fn input(cases: u32) -> (Cities, Cities) {
     let mut reach = Vec::new();
     let mut edge = Vec::new();
     for c in 0..cases {
