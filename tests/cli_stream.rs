@@ -591,6 +591,20 @@ fn case_ids_come_back_as_written_and_never_merge() {
 }
 
 #[test]
+fn a_case_written_with_white_space_is_the_case_clir_rule_echoes() {
+    // `[7, "x"]` and `[7,"x"]` are one case, echoed as `clir rule` echoes it.
+    let input = concat!(
+        "{\"case\":[7, \"x\"],\"add\":{\"stalemate_arisen\":[[\"a\"]]},\"time\":1}\n",
+        "{\"case\":[7,\"x\"],\"add\":{\"stalemate_arisen\":[[\"b\"]]},\"time\":2}\n",
+    );
+    let (code, out, err) = clir(&["stream", "--package", PACKAGE], input);
+    assert_eq!(code, 0, "{err}");
+    let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert!(out.lines().all(|l| l.starts_with("{\"case\":[7,\"x\"],")), "{out}");
+    assert_eq!(last["concluded"]["game_drawn"], serde_json::json!([["a"], ["b"]]), "{out}");
+}
+
+#[test]
 fn a_connect_timeout_beyond_a_day_is_refused_without_a_panic() {
     for timeout in ["18446744073709551615", "86401", "0"] {
         let (code, _, err) = clir(

@@ -627,7 +627,9 @@ impl Reader {
                     p.push(ToWorker::Advance(now));
                 }
             }
-            let case = update.case.get();
+            // The case as `clir rule` echoes it: as written, less the white space between tokens.
+            let compact = crate::jsonl::compact_json(update.case.get());
+            let case: &str = &compact;
             let owner = (case.hashed() % self.peers as u64) as usize;
             if owner / self.workers == self.process {
                 match self.facts(case, &update, options) {
