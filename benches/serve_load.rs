@@ -6,7 +6,6 @@
 //!
 //! `cargo bench -p clir --bench serve_load` (the load generator shares the machine's cores).
 
-use std::io::BufRead;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -40,8 +39,8 @@ fn main() {
     let single = all.lines().next().unwrap().to_string() + "\n";
     assert_eq!(all.lines().count(), 1000);
 
-    let (mut server, addr, err) = support::start(PKG, &[]);
-    std::thread::spawn(move || for _ in err.lines() {});
+    let mut server = support::Server::start(&[]);
+    let addr = server.addr.clone();
 
     let expect_single = clir_rule(single.as_bytes()).0;
     let expect_thousand = clir_rule(&thousand).0;
@@ -103,7 +102,8 @@ fn main() {
         r - st,
         s / (r - st)
     );
-    let pid = server.id().to_string();
+    assert!(server.log.lock().unwrap().lines().any(|l| l.contains("\"status\":200")), "requests are logged");
+    let pid = server.child.id().to_string();
     Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-    assert!(server.wait().unwrap().success());
+    assert!(server.child.wait().unwrap().success());
 }

@@ -2,37 +2,14 @@
 //! 127.0.0.1:0`, the bound address read from stderr), plain HTTP/1.1 over a `TcpStream`, and
 //! every answer compared with what `clir rule` writes for the same lines and grants.
 
-use std::io::BufRead;
-use std::process::{Child, Command};
-use std::sync::{Arc, Mutex};
+use std::process::Command;
 
 #[path = "support/serve.rs"]
 mod support;
-use support::CLIR;
+use support::{Server, CLIR};
 const PKG: &str = "fide.laws.chess";
 
-/// A running `clir serve`, stopped with SIGTERM when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-    log: Arc<Mutex<String>>,
-}
-
 impl Server {
-    fn start(extra: &[&str]) -> Server {
-        let (child, addr, err) = support::start(PKG, extra);
-        let log = Arc::new(Mutex::new(String::new()));
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            for line in err.lines().map_while(Result::ok) {
-                let mut l = sink.lock().unwrap();
-                l.push_str(&line);
-                l.push('\n');
-            }
-        });
-        Server { child, addr, log }
-    }
-
     fn request(&self, method: &str, path: &str, headers: &[&str], body: &[u8]) -> (u16, String, Vec<u8>) {
         request(&self.addr, method, path, headers, body)
     }
@@ -48,14 +25,6 @@ impl Server {
         let pid = self.child.id().to_string();
         Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         self.child.wait().unwrap().code().unwrap_or(-1)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.stop();
-        }
     }
 }
 

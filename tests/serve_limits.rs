@@ -5,42 +5,20 @@
 //! here asserts how long something takes: waits are bounded only so that a hang fails the test
 //! instead of blocking the run.
 
-use std::io::{BufRead, ErrorKind, Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[path = "support/serve.rs"]
 mod support;
-use support::{request, CLIR};
+use support::{request, Server, CLIR};
 const PKG: &str = "fide.laws.chess";
 
 /// How long a step may hang before the test gives up on it.
 const HANG: Duration = Duration::from_secs(60);
 
-/// A running `clir serve` and its stderr, stopped with SIGTERM when dropped.
-struct Server {
-    child: Child,
-    addr: String,
-    log: Arc<Mutex<String>>,
-}
-
 impl Server {
-    fn start(extra: &[&str]) -> Server {
-        let (child, addr, err) = support::start(PKG, extra);
-        let log = Arc::new(Mutex::new(String::new()));
-        let sink = log.clone();
-        std::thread::spawn(move || {
-            for line in err.lines().map_while(Result::ok) {
-                let mut l = sink.lock().unwrap();
-                l.push_str(&line);
-                l.push('\n');
-            }
-        });
-        Server { child, addr, log }
-    }
-
     fn rulings_path(query: &str) -> String {
         format!("/v1/packages/{PKG}/rulings{query}")
     }
@@ -73,15 +51,6 @@ impl Server {
     fn stop(&mut self) -> i32 {
         Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().unwrap();
         exit_code(&mut self.child)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStderr, Command, Stdio};
+use std::sync::{Arc, Mutex};
 
 /// The `clir` binary under test.
 pub const CLIR: &str = env!("CARGO_BIN_EXE_clir");
@@ -22,6 +23,43 @@ pub fn start(pkg: &str, extra: &[&str]) -> (Child, String, BufReader<ChildStderr
     assert!(first.contains("listening on"), "{first}");
     let addr = first.trim().rsplit("http://").next().unwrap().to_string();
     (child, addr, err)
+}
+
+/// A running `clir serve` and its stderr (the request log) as it comes; killed when dropped if
+/// it is still running (a test that wants SIGTERM sends it).
+pub struct Server {
+    /// The server process.
+    pub child: Child,
+    /// The address it listens on.
+    pub addr: String,
+    /// Its stderr after the first line, as read so far.
+    pub log: Arc<Mutex<String>>,
+}
+
+impl Server {
+    /// Starts `clir serve --package fide.laws.chess` on a free loopback port with `extra` flags.
+    pub fn start(extra: &[&str]) -> Server {
+        let (child, addr, err) = start("fide.laws.chess", extra);
+        let log = Arc::new(Mutex::new(String::new()));
+        let sink = log.clone();
+        std::thread::spawn(move || {
+            for line in err.lines().map_while(Result::ok) {
+                let mut l = sink.lock().unwrap();
+                l.push_str(&line);
+                l.push('\n');
+            }
+        });
+        Server { child, addr, log }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 /// What `clir rule --package PKG` writes for `input` with `flags`.
