@@ -221,6 +221,37 @@ pub fn load(root: &Path) -> Result<Project, Diagnostics> {
     }
 }
 
+/// The `[dependencies]` entries of law.toml's `text` by package name, each with the path of TOML
+/// keys that leads to it. A package name holds dots, so a registry page's unquoted line
+/// (`fide.laws.chess = "0.1.0"`) is, to TOML, a dotted key; it is read back into the dotted
+/// name. Only what TOML itself marks as a step of a dotted key or an implicit table (`[a.b]`
+/// makes `a`) is a step of a name; a string, an inline table or an explicit table is an entry.
+fn package_entries(text: &str) -> Vec<(String, Vec<String>)> {
+    fn walk(prefix: &[String], table: &dyn toml_edit::TableLike, out: &mut Vec<(String, Vec<String>)>) {
+        for (key, item) in table.iter() {
+            let mut keys = prefix.to_vec();
+            keys.push(key.to_string());
+            let step = match item {
+                toml_edit::Item::Table(t) => {
+                    (t.is_dotted() || t.is_implicit()).then_some(t as &dyn toml_edit::TableLike)
+                }
+                toml_edit::Item::Value(toml_edit::Value::InlineTable(t)) if t.is_dotted() => Some(t as _),
+                _ => None,
+            };
+            match step {
+                Some(inner) => walk(&keys, inner, out),
+                None => out.push((keys.join("."), keys)),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let doc = text.parse::<toml_edit::DocumentMut>();
+    if let Some(deps) = doc.as_ref().ok().and_then(|d| d.get("dependencies")).and_then(|d| d.as_table_like()) {
+        walk(&[], deps, &mut out);
+    }
+    out
+}
+
 /// Parses the text of a `law.toml` into its packages, sorted by name.
 pub fn parse_manifest(text: &str) -> Result<Vec<PackageSpec>, Diagnostics> {
     let table: toml::Table = toml::from_str(text).map_err(|e| toml_error(MANIFEST, text, &e))?;
@@ -240,7 +271,16 @@ pub fn parse_manifest(text: &str) -> Result<Vec<PackageSpec>, Diagnostics> {
         }
     };
     let mut packages = Vec::new();
-    for (name, value) in &deps {
+    for (name, keys) in &package_entries(text) {
+        let mut value = None;
+        for (i, key) in keys.iter().enumerate() {
+            value = if i == 0 { deps.get(key) } else { value.and_then(|v: &toml::Value| v.get(key)) };
+        }
+        let Some(value) = value else { continue };
+        if packages.iter().any(|p: &PackageSpec| p.name == *name) {
+            errors.push(err(format!("dependencies.{name:?}: the package is listed twice")));
+            continue;
+        }
         let at = format!("dependencies.{:?}", name);
         if let Err(m) = check_name(name) {
             errors.push(err(format!("{at}: {m}")));

@@ -203,3 +203,41 @@ fn lock_round_trips_sorted_by_name() {
     let back = Lock::parse(&lock.to_toml()).unwrap();
     assert_eq!(back.packages, [pin("a.laws"), pin("z.laws")]);
 }
+
+/// Issue 26: the registry page's own lines, unquoted, name the dotted package.
+#[test]
+fn the_registry_pages_line_and_every_contract_form_name_the_dotted_package() {
+    let names_and_versions = |text: &str| -> Vec<(String, String, Option<String>)> {
+        project::parse_manifest(text)
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+            .into_iter()
+            .map(|p| (p.name, p.version, p.seal))
+            .collect()
+    };
+    let chess = || vec![("fide.laws.chess".to_string(), "0.1.0".to_string(), None)];
+    // The page, as written.
+    assert_eq!(names_and_versions("[dependencies]\nfide.laws.chess = \"0.1.0\"\n"), chess());
+    assert_eq!(names_and_versions("[dependencies] \n fide.laws.chess = \"0.1.0\" # from the page\n"), chess());
+    // CONTRACT's forms.
+    assert_eq!(names_and_versions("[dependencies]\n\"fide.laws.chess\" = \"0.1.0\"\n"), chess());
+    assert_eq!(names_and_versions("[dependencies]\nfide.laws.chess = { version = \"0.1.0\" }\n"), chess());
+    assert_eq!(names_and_versions("[dependencies.fide.laws.chess]\nversion = \"0.1.0\"\n"), chess());
+    assert_eq!(names_and_versions("[dependencies.\"fide.laws.chess\"]\nversion = \"0.1.0\"\n"), chess());
+    let inline = format!("[dependencies]\nfide.laws.chess = {{ version = \"0.1.0\", seal = \"{SEAL}\" }}\n");
+    assert_eq!(names_and_versions(&inline)[0].2.as_deref(), Some(SEAL));
+    // Several under one prefix, and a name of one part.
+    assert_eq!(
+        names_and_versions("[dependencies]\nfide.laws.chess = \"0.1.0\"\nfide.laws.go = \"1.0.0\"\nsolo = \"2.0.0\"\n")
+            .into_iter()
+            .map(|(n, v, _)| format!("{n} {v}"))
+            .collect::<Vec<_>>(),
+        ["fide.laws.chess 0.1.0", "fide.laws.go 1.0.0", "solo 2.0.0"]
+    );
+    // The quoted and the dotted spelling of one name are one package, listed twice.
+    let err = project::parse_manifest("[dependencies]\n\"fide.laws.chess\" = \"0.1.0\"\nfide.laws.chess = \"0.2.0\"\n")
+        .unwrap_err();
+    assert!(messages(&err).iter().any(|m| m.contains("listed twice")), "{err}");
+    // A misspelt key of an inline table is still an error, not a step of a name.
+    let err = project::parse_manifest("[dependencies]\nfide.laws.chess = { versoin = \"0.1.0\" }\n").unwrap_err();
+    assert!(messages(&err).iter().any(|m| m.contains("unknown key `versoin`")), "{err}");
+}
