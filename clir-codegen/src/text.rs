@@ -98,11 +98,11 @@ mod tests {
 
     #[test]
     fn terminal_text_leaves_no_control_or_invisible_character() {
-        let hostile = "fide\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}txt.exe\nline\u{200b}";
+        let hostile = "demo\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}txt.exe\nline\u{200b}";
         let safe = terminal_text(hostile);
         assert!(!safe.contains(|c: char| c.is_control() || is_invisible(c)), "{safe}");
-        assert_eq!(safe, "fide\\u{001b}]0;owned\\u{0007}\\u{001b}[2J\\u{202e}txt.exe\\u{000a}line\\u{200b}");
-        assert_eq!(terminal_text("fide.laws.chess 0.1.0"), "fide.laws.chess 0.1.0");
+        assert_eq!(safe, "demo\\u{001b}]0;owned\\u{0007}\\u{001b}[2J\\u{202e}txt.exe\\u{000a}line\\u{200b}");
+        assert_eq!(terminal_text("demo.laws.loans 0.1.0"), "demo.laws.loans 0.1.0");
         // A package cannot fake an escape: a written `\u{..}` is itself escaped.
         assert_eq!(terminal_text("a\\u{202e}"), "a\\u{5c}u{202e}");
         let json = serde_json::to_string("a\u{1b}\u{202e}b").unwrap();
