@@ -89,6 +89,8 @@ fn add_into_an_empty_folder_writes_law_toml_law_lock_and_the_blob() {
         out,
         format!(
             "added   demo.reach 0.1.0: seal {}, semanticHash {}\n\
+             note    demo.reach 0.1.0: the pin is the file's own seal, compared with nothing: check it against \
+             the publisher's page (or add with --seal H)\n\
              wrote   sources/demo.reach-0.1.0.lawir.json ({} bytes)\n\
              wrote   law.lock\n\
              wrote   law.toml: \"demo.reach\" = \"0.1.0\"\n",
@@ -306,4 +308,43 @@ fn a_failed_write_undoes_the_writes_before_it() {
     assert!(!dir.path().join("sources").exists(), "the copied blob and sources/ are removed");
     assert!(!dir.path().join("law.toml").exists() && !dir.path().join("law.lock").exists());
     assert!(fs::symlink_metadata(dir.path().join("law.lock")).unwrap().file_type().is_symlink());
+}
+
+/// Issue 26: `add --seal` compares the publisher's seal; a changed pin names the rules whose
+/// meaning changed.
+#[test]
+fn add_compares_the_publishers_seal_and_names_what_changed_in_meaning() {
+    let (dir, downloads) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let old = reach("0.1.0");
+    let file = download(downloads.path(), &old);
+    let wrong = format!("sha256:{}", "0".repeat(64));
+    let o = clir(dir.path(), &["add", &file, "--seal", &wrong]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains(&wrong), "{}", stdout(&o));
+    assert!(snapshot(dir.path()).is_empty(), "nothing is written");
+    let o = clir(dir.path(), &["add", &file, "--seal", &old.seal()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(!stdout(&o).contains("compared with nothing"), "{}", stdout(&o));
+
+    // A new version whose rule changed its strength: refused without --update, naming the rule.
+    let changed = Package::parse(&REACH.replace("VERSION", "0.2.0").replace("Step strict", "Step defeasible")).unwrap();
+    let file = download(downloads.path(), &changed);
+    let o = clir(dir.path(), &["add", &file]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    let step = changed.id("Step");
+    assert!(stdout(&o).contains(&format!("changed rule {step} (no article)")), "{}", stdout(&o));
+    let o = clir(dir.path(), &["add", &file, "--update"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains(&format!("changed rule {step}")), "{}", stdout(&o));
+    assert!(stdout(&o).contains("compared with nothing"), "without --seal, the pin is the file's own: {}", stdout(&o));
+
+    // `clir lock` names them too, when law.toml moves to a version whose blob is beside the old one.
+    let third = Package::parse(&REACH.replace("VERSION", "0.3.0")).unwrap();
+    fs::write(dir.path().join("sources").join(third.file_name()), third.bytes()).unwrap();
+    fs::write(dir.path().join("law.toml"), "[dependencies]\n\"demo.reach\" = \"0.3.0\"\n").unwrap();
+    let o = clir(dir.path(), &["lock"]);
+    assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains(&format!("changed rule {step} (no article)")), "{}", stdout(&o));
+    let o = clir(dir.path(), &["lock", "--update", "demo.reach"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
 }

@@ -219,3 +219,28 @@ fn a_fifo_or_a_device_is_not_read() {
         assert!(stderr(&o).contains("not a regular file"), "{path}: {}", stderr(&o));
     }
 }
+
+/// Issue 26: what `verify` did not compare it says so, in words and in JSON.
+#[test]
+fn values_without_a_pin_are_reported_as_not_compared() {
+    let dir = with_blob(SEED);
+    let o = clir(dir.path(), &["verify", BLOB]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains(&format!("skip seal           {SEAL} (no pin given: not compared)")), "{}", stdout(&o));
+    assert!(stderr(&o).contains("not compared, no pin given: seal, semanticHash, name, version"), "{}", stderr(&o));
+    let o = clir(dir.path(), &["verify", BLOB, "--message-format", "json"]);
+    let seal: serde_json::Value = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|c| c["check"] == "seal")
+        .unwrap();
+    assert_eq!(seal["outcome"], "skipped");
+    let o =
+        clir(dir.path(), &["verify", BLOB, "--seal", SEAL, "--semantic-hash", SEMANTIC, "--message-format", "json"]);
+    let seal: serde_json::Value = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|c| c["check"] == "seal")
+        .unwrap();
+    assert_eq!(seal["outcome"], "ok");
+}

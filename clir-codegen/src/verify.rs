@@ -52,6 +52,9 @@ pub enum Outcome {
     Warn,
     /// The check failed: the package must not be used.
     Fail,
+    /// Nothing was compared: no pin was given for a value the file declares (`seal`,
+    /// `semanticHash`, `name`, `version`); the detail says the value found.
+    Skipped,
 }
 
 /// One line of a report: a named check, its outcome, a summary and what it found.
@@ -262,7 +265,12 @@ fn pin_check(name: &'static str, pin: Option<&str>, found: Option<&str>, path: &
             name,
             Diagnostic::new(name, path, format!("expected {p}, found nothing (the document has no `{path}` string)")),
         ),
-        (None, Some(f)) => pass(name, format!("{f} (no pin given)")),
+        (None, Some(f)) => Check {
+            name,
+            outcome: Outcome::Skipped,
+            detail: format!("{f} (no pin given: not compared)"),
+            diagnostics: Vec::new(),
+        },
         (None, None) => fail_one(name, Diagnostic::new(name, path, format!("the document has no `{path}` string"))),
     }
 }

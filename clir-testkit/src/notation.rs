@@ -718,7 +718,8 @@ closure C: p over p
         let hash = clir_codegen::canonical::sha256_hex(b"Article 1. Text.\n");
         assert_eq!(pkg.document()["nodes"][4]["documentHash"], hash.as_str());
         let report = clir_codegen::verify::verify_bytes(&pkg.bytes(), &opts);
-        assert!(report.checks.iter().all(|c| c.outcome == clir_codegen::verify::Outcome::Pass), "{report:?}");
+        use clir_codegen::verify::Outcome;
+        assert!(report.checks.iter().all(|c| matches!(c.outcome, Outcome::Pass | Outcome::Skipped)), "{report:?}");
         // The hash written in the notation is the same document; a wrong one fails verification.
         let written = parse(&notation.replace(r#"English""#, &format!(r#"English" hash {hash}"#))).unwrap();
         assert_eq!(written.bytes(), pkg.bytes());

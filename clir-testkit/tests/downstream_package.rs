@@ -74,7 +74,14 @@ fn the_package_verifies_with_its_source_text_and_compiles() {
     };
     let report = verify_bytes(&bytes, &opts);
     for check in &report.checks {
-        assert_eq!(check.outcome, Outcome::Pass, "{}: {} {:?}", check.name, check.detail, check.diagnostics);
+        // Pass, or not compared where no pin was given.
+        assert!(
+            matches!(check.outcome, Outcome::Pass | Outcome::Skipped),
+            "{}: {} {:?}",
+            check.name,
+            check.detail,
+            check.diagnostics
+        );
     }
     assert_eq!(report.check("documentHash").unwrap().detail, "1 source texts match");
     let seal = clir_codegen::canonical::seal(&bytes);

@@ -30,6 +30,13 @@ pub struct AddArgs {
     /// version or seal in law.toml, law.lock or sources/); without it such a change is refused.
     #[arg(long)]
     pub update: bool,
+    /// The seal the publisher gives (its page, `sha256:` of the file): a file that does not
+    /// match is refused. Without it, the pin is the file's own seal, compared with nothing.
+    #[arg(long, value_name = "H")]
+    pub seal: Option<String>,
+    /// The semanticHash the publisher gives: a file that declares another is refused.
+    #[arg(long = "semantic-hash", value_name = "H")]
+    pub semantic_hash: Option<String>,
 }
 
 /// The law.toml `clir add` writes when there is none.
@@ -58,7 +65,13 @@ pub fn run(args: &AddArgs) -> u8 {
     };
 
     // 1. The package verifies.
-    let report = verify_bytes(&bytes, &VerifyOptions { root: Some(root.clone()), ..VerifyOptions::default() });
+    let options = VerifyOptions {
+        root: Some(root.clone()),
+        seal: args.seal.clone(),
+        semantic_hash: args.semantic_hash.clone(),
+        ..VerifyOptions::default()
+    };
+    let report = verify_bytes(&bytes, &options);
     if !report.ok() {
         let _ = print_lines(report_lines(&not_passed(&report)));
         let failed = report.failed_checks().len();
@@ -172,6 +185,20 @@ pub fn run(args: &AddArgs) -> u8 {
         changes.push(format!("{} seal: old {was}, new {now}", blob_rel.display()));
     }
     let status = if changes.is_empty() { "added" } else { "updated" };
+    if !changes.is_empty() {
+        // What the new version changes in meaning, against the blob the project holds (at the
+        // listed path, or at the old version's own).
+        let old_paths = old_spec
+            .map(|s| root.join(&s.path))
+            .into_iter()
+            .chain(old_pin.map(|p| root.join(format!("sources/{name}-{}.lawir.json", p.version))));
+        let old_bytes = old_blob.clone().or_else(|| old_paths.filter_map(|p| read_regular_file(&p).ok()).next());
+        match old_bytes.as_deref().and_then(|old| super::meaning::changed_nodes(old, &bytes)) {
+            Some(nodes) if nodes.is_empty() => changes.push("no executable node changed".into()),
+            Some(nodes) => changes.extend(nodes),
+            None => changes.push("the old blob is not in the project: what changed in meaning cannot be listed".into()),
+        }
+    }
     if !changes.is_empty() && !args.update {
         lines.extend(changes.iter().map(|c| line("changed", c.clone())));
         lines.push(line(
@@ -226,6 +253,14 @@ pub fn run(args: &AddArgs) -> u8 {
         return OK;
     }
     lines.push(line(status, format!("seal {}, semanticHash {}", new.seal, new.semantic_hash)));
+    if args.seal.is_none() {
+        lines.push(line(
+            "note",
+            "the pin is the file's own seal, compared with nothing: check it against the publisher's page \
+             (or add with --seal H)"
+                .into(),
+        ));
+    }
 
     // 6. The writes: the blob, then law.lock, then law.toml (which makes the build use them).
     let shown = |rel: &Path| {
@@ -355,7 +390,8 @@ fn inside_project(root: &Path, rel: &Path) -> Result<PathBuf, String> {
 
 /// The checks that did not pass (failed or warned), in report order.
 fn not_passed(report: &Report) -> Report {
-    Report { checks: report.checks.iter().filter(|c| c.outcome != Outcome::Pass).cloned().collect(), document: None }
+    let shown = |c: &&clir_codegen::verify::Check| matches!(c.outcome, Outcome::Fail | Outcome::Warn);
+    Report { checks: report.checks.iter().filter(shown).cloned().collect(), document: None }
 }
 
 /// `s` as a TOML basic string. A JSON string is one: the escapes serde_json writes (`\"`, `\\`,

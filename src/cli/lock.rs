@@ -95,6 +95,19 @@ pub fn run(args: &LockArgs) -> u8 {
                         lines.push(line(status, format!("{field}: old {was}, new {now}")));
                     }
                 }
+                // What the new blob changes in meaning, when the old version's blob is still there.
+                let old_blob = project.root.join(format!("sources/{name}-{}.lawir.json", old.version));
+                let changed = (old.version != new.version)
+                    .then(|| project::read_regular_file(&old_blob).ok())
+                    .flatten()
+                    .and_then(|old_bytes| super::meaning::changed_nodes(&old_bytes, &bytes));
+                match changed {
+                    Some(nodes) => lines.extend(nodes.into_iter().map(|n| line(status, n))),
+                    None => lines.push(line(
+                        status,
+                        "the old blob is not in the project: what changed in meaning cannot be listed".into(),
+                    )),
+                }
                 if update {
                     pins.push(new);
                 } else {

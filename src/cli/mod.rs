@@ -5,6 +5,7 @@ pub mod add;
 pub mod compile;
 pub mod diff;
 pub mod lock;
+pub mod meaning;
 pub mod new;
 pub mod run;
 pub mod runtime;
@@ -30,6 +31,7 @@ pub fn status(outcome: Outcome) -> &'static str {
         Outcome::Pass => "ok  ",
         Outcome::Warn => "warn",
         Outcome::Fail => "FAIL",
+        Outcome::Skipped => "skip",
     }
 }
 
@@ -39,7 +41,7 @@ pub fn report_lines(report: &Report) -> Vec<String> {
     let mut lines = Vec::new();
     for check in &report.checks {
         let head = format!("{} {:<width$}", status(check.outcome), check.name);
-        if check.outcome == Outcome::Pass || check.diagnostics.is_empty() {
+        if matches!(check.outcome, Outcome::Pass | Outcome::Skipped) || check.diagnostics.is_empty() {
             lines.push(format!("{head}  {}", check.detail));
         } else {
             lines.extend(check.diagnostics.iter().map(|d| format!("{head}  {}", d)));

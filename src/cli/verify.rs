@@ -59,7 +59,10 @@ pub fn run(args: &VerifyArgs) -> u8 {
                 let level = if c.outcome == Outcome::Warn { "warning" } else { "error" };
                 serde_json::json!({
                     "check": c.name,
-                    "outcome": super::status(c.outcome).trim(),
+                    "outcome": match c.outcome {
+                        Outcome::Skipped => "skipped",
+                        other => super::status(other).trim(),
+                    },
                     "detail": c.detail,
                     "diagnostics": c.diagnostics.iter().map(|d| d.to_json(level, src)).collect::<Vec<_>>(),
                 })
@@ -79,6 +82,18 @@ pub fn run(args: &VerifyArgs) -> u8 {
     } else {
         let warnings = if warned == 1 { "1 warning".to_string() } else { format!("{warned} warnings") };
         note("verify", format_args!("{what}: verified ({} checks, {warnings})", report.checks.len()));
+        let skipped: Vec<&str> =
+            report.checks.iter().filter(|c| c.outcome == Outcome::Skipped).map(|c| c.name).collect();
+        if !skipped.is_empty() {
+            note(
+                "verify",
+                format_args!(
+                    "not compared, no pin given: {}; the file's own values prove nothing about who published it: \
+                     compare its seal with the publisher's page, or pass --seal (and --semantic-hash)",
+                    skipped.join(", ")
+                ),
+            );
+        }
         OK
     }
 }

@@ -41,7 +41,14 @@ fn the_committed_package_file_is_the_notation_built_and_verifies() {
     };
     let report = verify_bytes(&bytes, &opts);
     for check in &report.checks {
-        assert_eq!(check.outcome, Outcome::Pass, "{}: {} {:?}", check.name, check.detail, check.diagnostics);
+        // Pass, or not compared where no pin was given.
+        assert!(
+            matches!(check.outcome, Outcome::Pass | Outcome::Skipped),
+            "{}: {} {:?}",
+            check.name,
+            check.detail,
+            check.diagnostics
+        );
     }
     let project = clir_codegen::project::load(&root()).unwrap_or_else(|d| panic!("{d:?}"));
     let verified = clir_codegen::project::verify_all(&project).unwrap_or_else(|d| panic!("{d:?}"));
