@@ -383,7 +383,7 @@ fn base64(bytes: &[u8]) -> String {
 /// The characters the review page writes an entity as a JSON string for: its `ENTITY_QUOTED`
 /// class, read from the page (`\uXXXX` escapes and ranges of them).
 fn page_quoted_class() -> Vec<(u32, u32)> {
-    let page = include_str!("../src/cli/serve_page.html");
+    let page = include_str!("../src/cli/serve/page.html");
     let start = page.find("const ENTITY_QUOTED = /[").expect("the page defines ENTITY_QUOTED") + 24;
     let class = &page[start..start + page[start..].find("]/").unwrap()];
     let mut ranges = Vec::new();
