@@ -2,7 +2,7 @@
 //! for packages that are not compiled in.
 
 use crate::jsonl::Options;
-use crate::outfile::OutputFile;
+use crate::outfile::Output;
 use crate::runner::{rule_stream, RunOptions};
 use crate::Package;
 use std::io::{self, BufReader, Write};
@@ -69,19 +69,15 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
     };
     // A file is written through `OutputFile`: a failed run leaves the target as it was, and the
     // output may be the input.
-    let mut file: Option<OutputFile> = None;
-    let output: Box<dyn Write + '_> = match &output_path {
-        Some(p) => match OutputFile::create(p) {
-            Ok(f) => Box::new(file.insert(f)),
-            Err(e) => return cannot_run(format!("cannot write {}: {e}", p.display())),
-        },
-        None => Box::new(io::stdout().lock()),
+    let mut output = match Output::open(output_path.as_deref()) {
+        Ok(o) => o,
+        Err(e) => return cannot_run(format!("cannot write {}: {e}", output_path.unwrap_or_default().display())),
     };
-    let outcome = rule_stream(pkg, input, output, &opts);
-    if let (Some(f), Ok(_)) = (file, &outcome) {
-        let target = f.target().to_path_buf();
-        if let Err(e) = f.commit() {
-            return cannot_run(format!("cannot write {}: {e}", target.display()));
+    let outcome = rule_stream(pkg, input, &mut output, &opts);
+    if outcome.is_ok() {
+        let name = output.name();
+        if let Err(e) = output.finish() {
+            return cannot_run(format!("cannot write {name}: {e}"));
         }
     }
     match outcome {

@@ -100,6 +100,64 @@ impl Write for OutputFile {
     }
 }
 
+/// Where a command's output goes (`--output FILE`, or standard output without it): what
+/// `clir rule`, `clir diff` and the binaries `clir run` builds write to.
+pub enum Output {
+    /// Standard output.
+    Stdout(io::StdoutLock<'static>),
+    /// A file, through an [`OutputFile`].
+    File(OutputFile),
+}
+
+impl Output {
+    /// Standard output for `None`, otherwise [`OutputFile::create`] of the path.
+    pub fn open(path: Option<&Path>) -> io::Result<Output> {
+        Ok(match path {
+            None => Output::Stdout(io::stdout().lock()),
+            Some(p) => Output::File(OutputFile::create(p)?),
+        })
+    }
+
+    /// What is written, for messages: the file, or `standard output`.
+    pub fn name(&self) -> String {
+        match self {
+            Output::Stdout(_) => "standard output".into(),
+            Output::File(f) => f.target().display().to_string(),
+        }
+    }
+
+    /// Ends a complete output: flushes standard output, or commits the file.
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            Output::Stdout(mut out) => out.flush(),
+            Output::File(f) => f.commit(),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Output::Stdout(out) => out.write(buf),
+            Output::File(f) => f.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Output::Stdout(out) => out.write_all(buf),
+            Output::File(f) => f.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Output::Stdout(out) => out.flush(),
+            Output::File(f) => f.flush(),
+        }
+    }
+}
+
 /// Writes `bytes` to `path` through an [`OutputFile`]: all of them, or (on an error) nothing.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut out = OutputFile::create(path)?;

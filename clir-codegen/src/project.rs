@@ -329,8 +329,7 @@ pub fn parse_manifest(text: &str) -> Result<Vec<PackageSpec>, Diagnostics> {
                 errors.push(err(format!("{at}.{field}: {m}")));
             }
         }
-        let path =
-            path.map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("sources/{name}-{version}.lawir.json")));
+        let path = path.map(PathBuf::from).unwrap_or_else(|| default_blob_path(name, &version));
         packages.push(PackageSpec { name: name.clone(), version, path, seal, semantic_hash });
     }
     if errors.is_empty() {
@@ -427,6 +426,12 @@ pub fn verify_package(project: &Project, spec: &PackageSpec) -> Result<VerifiedP
 /// `d` as `package NAME: check: path (node): message`.
 pub fn in_package(name: &str, d: &Diagnostic) -> Diagnostic {
     Diagnostic::new(d.check, "", format!("package {name}: {}: {}", d.check, d))
+}
+
+/// Where a package's blob lives, relative to the project root, unless law.toml's `path` says
+/// otherwise: `sources/<name>-<version>.lawir.json`.
+pub fn default_blob_path(name: &str, version: &str) -> PathBuf {
+    PathBuf::from(format!("sources/{name}-{version}.lawir.json"))
 }
 
 /// Whether `path`, relative to a project root, names something inside it: relative, without

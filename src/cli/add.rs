@@ -9,8 +9,9 @@
 //! `--update`, the package's own line is replaced), so its comments and order stay as they were;
 //! the result is parsed again and must list exactly the packages it listed before plus this one.
 
-use super::{note, print_lines, report_lines, stdout_failed, write_file_atomically, CANNOT_RUN, FAILURE, OK};
+use super::{note, print_lines, report_lines, stdout_failed, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
+use clir::outfile::write_atomically;
 use clir_codegen::project::{self, read_regular_file, Lock, PackageSpec, Pin, LOCKFILE, MANIFEST};
 use clir_codegen::verify::{verify_bytes, Outcome, Report, VerifyOptions};
 use std::io::ErrorKind;
@@ -191,12 +192,12 @@ pub fn run(args: &AddArgs) -> u8 {
         let old_paths = old_spec
             .map(|s| root.join(&s.path))
             .into_iter()
-            .chain(old_pin.map(|p| root.join(format!("sources/{name}-{}.lawir.json", p.version))));
+            .chain(old_pin.map(|p| root.join(project::default_blob_path(name, &p.version))));
         let old_bytes = old_blob.clone().or_else(|| old_paths.filter_map(|p| read_regular_file(&p).ok()).next());
         match old_bytes.as_deref().and_then(|old| super::meaning::changed_nodes(old, &bytes)) {
             Some(nodes) if nodes.is_empty() => changes.push("no executable node changed".into()),
             Some(nodes) => changes.extend(nodes),
-            None => changes.push("the old blob is not in the project: what changed in meaning cannot be listed".into()),
+            None => changes.push(super::meaning::OLD_BLOB_GONE.into()),
         }
     }
     if !changes.is_empty() && !args.update {
@@ -299,7 +300,7 @@ pub fn run(args: &AddArgs) -> u8 {
     }
     if let Some(new_lock) = &new_lock {
         let previous = std::fs::read(&lock_path).ok();
-        match write_file_atomically(&lock_path, new_lock.to_toml().as_bytes()) {
+        match write_atomically(&lock_path, new_lock.to_toml().as_bytes()) {
             Ok(()) => undo.written.push((lock_path.clone(), previous)),
             Err(e) => return undo.failed(lines, format!("cannot write {}: {e}", lock_path.display())),
         }
@@ -433,7 +434,7 @@ impl Undo {
     }
 
     fn write(&mut self, path: &Path, bytes: &[u8], previous: Option<Vec<u8>>) -> std::io::Result<()> {
-        write_file_atomically(path, bytes)?;
+        write_atomically(path, bytes)?;
         self.written.push((path.to_path_buf(), previous));
         Ok(())
     }
@@ -443,7 +444,7 @@ impl Undo {
         for (path, previous) in self.written.iter().rev() {
             let undone = match previous {
                 None => std::fs::remove_file(path),
-                Some(bytes) => write_file_atomically(path, bytes),
+                Some(bytes) => write_atomically(path, bytes),
             };
             if let Err(e) = undone {
                 note("add", format_args!("cannot restore {}: {e}", path.display()));

@@ -260,22 +260,18 @@ pub fn run(cmd: &DiffCmd) -> u8 {
     };
     // A file is written as `clir rule` writes it ([`clir::outfile`]).
     let output_path = clir::command::file_flag(&cmd.args.output);
-    let mut file: Option<clir::outfile::OutputFile> = None;
-    let output: Box<dyn Write + '_> = match &output_path {
-        Some(p) => match clir::outfile::OutputFile::create(p) {
-            Ok(f) => Box::new(file.insert(f)),
-            Err(e) => {
-                note("diff", format_args!("cannot write {}: {e}", p.display()));
-                return CANNOT_RUN;
-            }
-        },
-        None => Box::new(io::stdout().lock()),
+    let mut output = match clir::outfile::Output::open(output_path.as_deref()) {
+        Ok(o) => o,
+        Err(e) => {
+            note("diff", format_args!("cannot write {}: {e}", output_path.unwrap_or_default().display()));
+            return CANNOT_RUN;
+        }
     };
-    let outcome = compare_all(old.binary.clone(), new.binary.clone(), input, output, &cmd.args);
-    if let (Some(f), Ok(_)) = (file, &outcome) {
-        let target = f.target().to_path_buf();
-        if let Err(e) = f.commit() {
-            note("diff", format_args!("cannot write {}: {e}", target.display()));
+    let outcome = compare_all(old.binary.clone(), new.binary.clone(), input, Box::new(&mut output), &cmd.args);
+    if outcome.is_ok() {
+        let name = output.name();
+        if let Err(e) = output.finish() {
+            note("diff", format_args!("cannot write {name}: {e}"));
             return CANNOT_RUN;
         }
     }

@@ -96,17 +96,14 @@ pub fn run(args: &LockArgs) -> u8 {
                     }
                 }
                 // What the new blob changes in meaning, when the old version's blob is still there.
-                let old_blob = project.root.join(format!("sources/{name}-{}.lawir.json", old.version));
+                let old_blob = project.root.join(project::default_blob_path(name, &old.version));
                 let changed = (old.version != new.version)
                     .then(|| project::read_regular_file(&old_blob).ok())
                     .flatten()
                     .and_then(|old_bytes| super::meaning::changed_nodes(&old_bytes, &bytes));
                 match changed {
                     Some(nodes) => lines.extend(nodes.into_iter().map(|n| line(status, n))),
-                    None => lines.push(line(
-                        status,
-                        "the old blob is not in the project: what changed in meaning cannot be listed".into(),
-                    )),
+                    None => lines.push(line(status, super::meaning::OLD_BLOB_GONE.into())),
                 }
                 if update {
                     pins.push(new);
@@ -138,7 +135,7 @@ pub fn run(args: &LockArgs) -> u8 {
         note("lock", format_args!("{LOCKFILE} is up to date"));
         return OK;
     }
-    match super::write_file_atomically(&project.lock_path(), lock.to_toml().as_bytes()) {
+    match clir::outfile::write_atomically(&project.lock_path(), lock.to_toml().as_bytes()) {
         Ok(()) => {
             note("lock", format_args!("wrote {}", project.lock_path().display()));
             OK

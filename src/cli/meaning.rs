@@ -7,6 +7,9 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// What is said of a changed pin whose old blob the project no longer holds.
+pub const OLD_BLOB_GONE: &str = "the old blob is not in the project: what changed in meaning cannot be listed";
+
 /// The node kinds that carry meaning (SEMANTICS: the semanticHash covers them).
 const EXECUTABLE: [&str; 6] = ["type_decl", "symbol_decl", "rule", "priority_rule", "closure_policy", "external_decl"];
 

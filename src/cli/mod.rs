@@ -121,10 +121,29 @@ pub fn write_stdout(text: &str) -> std::io::Result<()> {
     }
 }
 
-/// Writes `text` to `path` as every output file is written ([`clir::outfile`]): a failed
-/// write leaves `path` as it was, `path` may be one of the inputs, and a device is written in place.
-pub fn write_file_atomically(path: &std::path::Path, text: &[u8]) -> std::io::Result<()> {
-    clir::outfile::write_atomically(path, text)
+/// Reads a file that holds secrets (`serve --tokens`, `stream --cluster-key`), `what` naming it
+/// in messages: a regular file (a FIFO would block, a device never end) that only its owner may
+/// use, of at most `max` bytes.
+pub fn read_private_file(path: &std::path::Path, what: &str, max: u64) -> Result<Vec<u8>, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {what} {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{what} {shown} is not a regular file"));
+    }
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        return Err(format!("{what} {shown} may be used by its group or others (mode {mode:03o}): `chmod 600` it"));
+    }
+    if meta.len() > max {
+        return Err(format!("{what} {shown} is longer than {max} bytes"));
+    }
+    let bytes =
+        clir_codegen::project::read_regular_file(path).map_err(|e| format!("cannot read {what} {shown}: {e}"))?;
+    if bytes.len() as u64 > max {
+        return Err(format!("{what} {shown} is longer than {max} bytes"));
+    }
+    Ok(bytes)
 }
 
 /// Why a package file cannot be used: it cannot be read, or it does not verify (both already
@@ -175,7 +194,9 @@ pub fn read_package(
 /// on stderr) when it cannot be written.
 pub fn write_output(command: &str, output: Option<&std::path::Path>, text: &str) -> u8 {
     let written = match output {
-        Some(path) => write_file_atomically(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e)),
+        Some(path) => {
+            clir::outfile::write_atomically(path, text.as_bytes()).map_err(|e| (path.display().to_string(), e))
+        }
         None => write_stdout(text).map_err(|e| ("stdout".to_string(), e)),
     };
     match written {

@@ -9,7 +9,6 @@ use clir::outfile::OutputFile;
 use clir::stream::cluster::MIN_KEY_BYTES;
 use clir::stream::{rule_updates, Cluster, StreamOptions, MAX_CASE_FACTS};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// Options of `clir stream`.
@@ -143,29 +142,13 @@ fn cluster(processes: usize, process: usize, args: &StreamArgs) -> Result<Cluste
     Ok(Cluster { process, addresses, connect_timeout: std::time::Duration::from_secs(args.connect_timeout), key })
 }
 
-/// The key of `--cluster-key FILE`: the file's text without surrounding white space. The file
-/// must be a regular file that only its owner can read or write, of at most 4 KiB.
+/// The key of `--cluster-key FILE`: the file's text without surrounding white space (a private
+/// regular file of at most 4 KiB, read as every secret is: [`super::read_private_file`]).
 fn cluster_key(path: &Path) -> Result<Vec<u8>, String> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read the cluster key {shown}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("the cluster key {shown} is not a regular file"));
-    }
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
-        return Err(format!(
-            "the cluster key {shown} has mode {mode:03o}: others than its owner may read it (chmod 600 it)"
-        ));
-    }
-    if meta.len() > MAX_KEY_FILE_BYTES {
-        return Err(format!("the cluster key {shown} is longer than {MAX_KEY_FILE_BYTES} bytes"));
-    }
-    let mut text = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_KEY_FILE_BYTES).read_to_end(&mut text))
-        .map_err(|e| format!("cannot read the cluster key {shown}: {e}"))?;
+    let text = super::read_private_file(path, "the cluster key", MAX_KEY_FILE_BYTES)?;
     let key = text.trim_ascii().to_vec();
     if key.len() < MIN_KEY_BYTES {
+        let shown = path.display();
         return Err(format!("the cluster key {shown} holds {} bytes; a key needs at least {MIN_KEY_BYTES}", key.len()));
     }
     Ok(key)

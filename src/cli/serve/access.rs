@@ -13,21 +13,9 @@ pub(super) struct Token {
 /// Reads `--tokens`: a regular file (a FIFO would block startup) that only its owner may use,
 /// a token and at least one capability a line.
 pub(super) fn read_tokens(path: &std::path::Path) -> Result<Vec<Token>, String> {
-    use std::os::unix::fs::PermissionsExt;
-    let cannot = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
-    let meta = std::fs::metadata(path).map_err(|e| cannot(&e))?;
-    if !meta.is_file() {
-        return Err(format!("{} is not a regular file: refusing to read tokens from it", path.display()));
-    }
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
-        return Err(format!(
-            "{} may be used by its group or others (mode {mode:o}): refusing its tokens; `chmod 600` it",
-            path.display()
-        ));
-    }
-    let bytes = clir_codegen::project::read_regular_file(path).map_err(|e| cannot(&e))?;
-    let text = String::from_utf8(bytes).map_err(|_| cannot(&"it is not UTF-8"))?;
+    let max = clir_codegen::project::MAX_FILE_BYTES;
+    let bytes = crate::cli::read_private_file(path, "the tokens file", max)?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("the tokens file {} is not UTF-8", path.display()))?;
     let mut tokens: Vec<Token> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
