@@ -29,7 +29,7 @@ fn main() {
         // Adversarial packages name things `foo`, `self_`, `NotE`: their names, not the compiler's.
         writeln!(
             modules,
-            "#[allow(clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, non_snake_case, non_camel_case_types)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
+            "#[allow(clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, clippy::impossible_comparisons, clippy::redundant_comparisons, non_snake_case, non_camel_case_types)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
         )
         .unwrap();
         writeln!(

@@ -214,7 +214,7 @@ pub fn module_name(package: &str) -> String {
 /// The lints a generated module allows: names come from the package, a rule's function takes one
 /// relation per body literal, and its tests are the package's comparisons as written (which may
 /// be redundant or contradictory).
-const ALLOWS: &str = "#[allow(dead_code, clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, non_snake_case, non_camel_case_types)]";
+const ALLOWS: &str = "#[allow(dead_code, clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, clippy::impossible_comparisons, clippy::redundant_comparisons, non_snake_case, non_camel_case_types)]";
 
 /// The registry: `pub mod <module>` per package and `compiled_packages()`, for a binary that
 /// rules with every package of its law.toml (`include!` it inside a module).

@@ -29,11 +29,20 @@ const LOCALS: &[&str] = &[
     "key",
     "applies",
     "tuple",
+    "head",
+    "source",
 ];
 
 /// Names in a generated module's scope that no entity type or grant may take: the typed API's
 /// own types and what generated code uses unqualified from the prelude.
 const MODULE_TYPES: &[&str] = &[
+    "Bound",
+    "Out",
+    "ExtendBy",
+    "FilterBy",
+    "Once",
+    "PrefixFilter",
+    "ValueFilter",
     "Case",
     "Cases",
     "Ruling",
@@ -112,7 +121,7 @@ fn in_rule_space(r: &str, name: &str) -> bool {
 
 /// The numbered locals of closures and why-not walks: `a_<i>`, `ok_<i>`, `any_<i>`.
 fn is_closure_local(c: &str) -> bool {
-    ["a_", "ok_", "any_"].iter().any(|p| c.strip_prefix(p).is_some_and(|i| i.chars().all(|d| d.is_ascii_digit())))
+    ["a_", "b_", "ok_", "any_"].iter().any(|p| c.strip_prefix(p).is_some_and(|i| i.chars().all(|d| d.is_ascii_digit())))
 }
 
 /// The first candidate that `free` accepts: the `alternatives` (or `base` when there are none),
@@ -300,7 +309,15 @@ impl ModuleNames {
             taken.push(c.clone());
             views.push(c);
         }
-        RuleLocals { operands, views }
+        // Each leapjoin but the last yields the tuples bound once its operand is joined.
+        let mut joined = Vec::new();
+        for j in &rp.joins[..rp.joins.len().saturating_sub(1)] {
+            let from = j.extend.map_or("tested", |s| operands[rp.steps[s].operand].as_str());
+            let c = claim(&format!("{from}_joined"), &[], |c| free(&taken, c));
+            taken.push(c.clone());
+            joined.push(c);
+        }
+        RuleLocals { operands, views, joined }
     }
 
     /// The grant type of capability `cap`.
@@ -316,6 +333,8 @@ pub struct RuleLocals {
     pub operands: Vec<String>,
     /// Per view of the plan.
     pub views: Vec<String>,
+    /// Per leapjoin of the plan but the last: the relation it yields.
+    pub joined: Vec<String>,
 }
 
 /// The name of the relation parameter variable `v` of `rule` first fills: in a positive body

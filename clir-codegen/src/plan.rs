@@ -1,20 +1,24 @@
 //! The plan of a program (the compiler's MIR): per rule, its operands, the order its body is
-//! joined in, how each operand is read (a scan, a membership test, or a range of a sorted view)
-//! and where each comparison and negation filters; per stratum, its shape, which of its rules
-//! compute which layer, and whether a layer needs a fixpoint. `emit` prints a [`Plan`] and
-//! decides nothing itself.
+//! joined in, how each operand is read (a scan, a membership test, or a range of a sorted view),
+//! where each comparison and negation filters, and the chain of datafrog leapjoins that does it;
+//! per stratum, its shape, which of its rules compute which layer, and whether a layer is a
+//! datafrog `Iteration`. `emit` prints a [`Plan`] and decides nothing itself.
 //!
-//! A rule is one function over its operands, joined as nested loops: the first literal is
-//! scanned, and every later one is looked up by the variables already bound (the key), in the
-//! operand itself when the key is a prefix of its columns, otherwise in a view of it sorted by
-//! the key. A literal whose every argument is bound is a membership test. The function hands
-//! every binding of the rule's variables to its caller, so the same joins serve each layer of
-//! evaluation, the semi-naive rounds of a recursive stratum, and explanations.
+//! A rule is one chain of leapjoins over its operands: the first literal is the source, and every
+//! later literal that binds variables is one `from_leapjoin` extending the tuples bound so far
+//! (an `ExtendBy` over the operand, or over a view of it sorted by the key where the key is not a
+//! prefix of its columns), with the membership tests, negations and comparisons decidable by then
+//! as filters of that leapjoin. A rule of tests alone is one leapjoin proposing `()` (`Once`).
+//! The chain's last leapjoin hands every binding of the rule's variables to its caller, so the
+//! same function serves each layer of evaluation, each round of a recursive stratum (with the
+//! variable's recent tuples as the operand it changed) and explanations.
 //!
-//! The order is chosen from the rule's shape, never from the package's body order: start with
-//! the literal with the most constant arguments (then the most variables), then repeatedly take
-//! the literal sharing the most variables with what is bound, preferring fewer new variables.
-//! Every lookup is also keyed on the case, so no plan is a cross product across a batch.
+//! The order is chosen from the rule's shape, never from the package's body order: in a recursive
+//! stratum start with a literal of the stratum itself (its recent tuples are the round's source),
+//! otherwise with the literal with the most constant arguments (then the most variables); then
+//! repeatedly take the literal sharing the most variables with what is bound, preferring fewer
+//! new variables. Every lookup is also keyed on the case, so no plan is a cross product across a
+//! batch.
 
 use crate::ir::{CmpOp, Status, Strength};
 use crate::resolve::{Program, RItem, RLiteral, RRule, RTerm};
@@ -86,6 +90,40 @@ pub struct Step {
     pub checks: Vec<usize>,
 }
 
+/// A test a leapjoin makes in one of its predicate filters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Test {
+    /// A step that only tests (a membership, or a negation), by index into [`RulePlan::steps`].
+    Step(usize),
+    /// A comparison, by index into the rule's body.
+    Comparison(usize),
+}
+
+/// The most leapers datafrog 2.0.1 joins in one leapjoin (its `Leapers` tuples have up to 7).
+pub const MAX_LEAPERS: usize = 7;
+
+/// Membership tests one leapjoin makes as leapers of their own (`FilterBy`): the proposer, these
+/// and the two predicate filters fill [`MAX_LEAPERS`]; further tests join the prefix predicate.
+pub const MAX_FILTERS: usize = MAX_LEAPERS - 3;
+
+/// One `from_leapjoin` of a rule's chain, over the tuples bound so far (the rule's source
+/// literal, or the previous leapjoin's output).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Leapjoin {
+    /// The step whose operand proposes the values extending each tuple (`ExtendBy`); `None`: the
+    /// leapjoin only tests, proposing `()` (`Once`).
+    pub extend: Option<usize>,
+    /// Membership tests of the tuples bound so far, a galloping leaper each (`FilterBy`): steps.
+    pub filters: Vec<usize>,
+    /// Tests of the tuples bound so far in one predicate (`PrefixFilter`).
+    pub prefix: Vec<Test>,
+    /// Tests once `extend` has bound its variables, in one predicate (`ValueFilter`).
+    pub value: Vec<Test>,
+    /// The variables of the tuples it yields, after the case, in index order (the next
+    /// leapjoin's source); the last leapjoin yields [`RulePlan::binding`].
+    pub yields: Vec<usize>,
+}
+
 /// The plan of one rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RulePlan {
@@ -105,6 +143,9 @@ pub struct RulePlan {
     pub checks: Vec<usize>,
     /// The variables of a binding, in index order: every variable a positive literal binds.
     pub binding: Vec<usize>,
+    /// The chain of leapjoins doing `steps`, from the source (the first step's operand, or the
+    /// batch's cases when `per_case`).
+    pub joins: Vec<Leapjoin>,
 }
 
 /// How a stratum computes its relations.
@@ -143,9 +184,9 @@ pub struct StratumPlan {
     pub definite: Vec<usize>,
     /// Every rule, computing `+S`/`+d` (over applicable premises); empty when collapsed.
     pub applicable: Vec<usize>,
-    /// Whether `+D` needs a fixpoint (a strict rule reads a relation of the stratum).
+    /// Whether `+D` is a datafrog `Iteration` (a strict rule reads a relation of the stratum).
     pub definite_recursive: bool,
-    /// Whether `+S`/`+d` needs a fixpoint.
+    /// Whether `+S`/`+d` is a datafrog `Iteration`.
     pub applicable_recursive: bool,
     /// Closure policies applied after the rules.
     pub closures: Vec<usize>,
@@ -156,9 +197,9 @@ pub struct StratumPlan {
 pub struct Plan {
     /// Per rule of the program.
     pub rules: Vec<RulePlan>,
-    /// Per rule of a recursive stratum, per operand it reads from its own stratum: the plan of a
-    /// semi-naive round's call, starting from that operand (`(operand, plan)`).
-    pub rounds: Vec<Vec<(usize, RulePlan)>>,
+    /// Per rule, the operands it reads from its own stratum (positive literals): in an
+    /// `Iteration`, the ones read from its variables.
+    pub own: Vec<Vec<usize>>,
     /// Per stratum, in evaluation order.
     pub strata: Vec<StratumPlan>,
     /// Per rule of the program: its why-not walk.
@@ -286,7 +327,57 @@ pub fn plan_rule_from(p: &Program, ri: usize, first: Option<usize>) -> RulePlan 
     }
     let mut binding = rule.bound_vars();
     binding.sort_unstable();
-    RulePlan { rule: ri, never, per_case, operands, views, steps, checks, binding }
+    let joins = chain(&steps, &binding);
+    RulePlan { rule: ri, never, per_case, operands, views, steps, checks, binding, joins }
+}
+
+/// The leapjoins doing `steps`: one per step after the first that binds variables, each
+/// with the tests decidable once it has; a leading one of tests alone when the source is
+/// followed by tests (or by nothing, or when the source is the batch's cases).
+fn chain(steps: &[Step], binding: &[usize]) -> Vec<Leapjoin> {
+    let mut joins = vec![Leapjoin::default()];
+    let mut bound: Vec<usize> = Vec::new();
+    let scan = steps.first().filter(|s| matches!(s.access, Access::Scan));
+    if let Some(s) = scan {
+        bound.extend(s.binds.iter().copied());
+        joins[0].prefix.extend(s.checks.iter().map(|&c| Test::Comparison(c)));
+    }
+    for (k, s) in steps.iter().enumerate().skip(usize::from(scan.is_some())) {
+        let extends = !s.negated && matches!(s.access, Access::Seek { .. });
+        let j = joins.last_mut().expect("one leapjoin at least");
+        if extends {
+            if j.extend.is_some() {
+                j.yields = sorted(&bound);
+                joins.push(Leapjoin { extend: Some(k), ..Leapjoin::default() });
+            } else {
+                j.extend = Some(k);
+            }
+            bound.extend(s.binds.iter().copied());
+            let j = joins.last_mut().expect("just pushed");
+            j.value.extend(s.checks.iter().map(|&c| Test::Comparison(c)));
+            continue;
+        }
+        let tests: Vec<Test> =
+            std::iter::once(Test::Step(k)).chain(s.checks.iter().map(|&c| Test::Comparison(c))).collect();
+        if j.extend.is_some() {
+            j.value.extend(tests);
+        } else {
+            if matches!(s.access, Access::Contains) && j.filters.len() < MAX_FILTERS {
+                j.filters.push(k);
+            } else {
+                j.prefix.push(Test::Step(k));
+            }
+            j.prefix.extend(tests.into_iter().skip(1));
+        }
+    }
+    joins.last_mut().expect("one leapjoin at least").yields = binding.to_vec();
+    joins
+}
+
+fn sorted(vars: &[usize]) -> Vec<usize> {
+    let mut v = vars.to_vec();
+    v.sort_unstable();
+    v
 }
 
 /// How literal `l` is reached once `bound` is bound: a membership test, or a range of the
@@ -315,7 +406,7 @@ fn access(l: &RLiteral, bound: &[usize], operand: usize, views: &mut Vec<View>) 
 
 /// Plans every rule and stratum of `p`.
 pub fn plan_program(p: &Program, s: &Strata) -> Plan {
-    let rules: Vec<RulePlan> = (0..p.rules.len()).map(|ri| plan_rule(p, ri)).collect();
+    let mut rules: Vec<RulePlan> = (0..p.rules.len()).map(|ri| plan_rule(p, ri)).collect();
     let strata: Vec<StratumPlan> = s
         .strata
         .iter()
@@ -352,22 +443,25 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
             }
         })
         .collect();
-    let mut rounds: Vec<Vec<(usize, RulePlan)>> = vec![Vec::new(); p.rules.len()];
+    let mut own: Vec<Vec<usize>> = vec![Vec::new(); p.rules.len()];
     for (si, st) in strata.iter().enumerate() {
         let definite = st.definite.iter().filter(|_| st.definite_recursive);
         for &ri in definite.chain(st.applicable.iter().filter(|_| st.applicable_recursive)) {
-            if !rounds[ri].is_empty() {
+            if !own[ri].is_empty() {
                 continue;
             }
-            for (j, o) in rules[ri].operands.iter().enumerate() {
-                if o.read != Read::Negated && s.rels[o.literal.rel].stratum == si {
-                    rounds[ri].push((j, plan_rule_from(p, ri, Some(o.item))));
-                }
+            own[ri] = (rules[ri].operands.iter().enumerate())
+                .filter(|(_, o)| o.read != Read::Negated && s.rels[o.literal.rel].stratum == si)
+                .map(|(j, _)| j)
+                .collect();
+            // A round's source is the recent tuples of the stratum's own relation it reads.
+            if let Some(&j) = own[ri].first() {
+                rules[ri] = plan_rule_from(p, ri, Some(rules[ri].operands[j].item));
             }
         }
     }
     let why_not = (0..p.rules.len()).map(|ri| why_not::plan_why_not(p, ri)).collect();
-    Plan { rules, rounds, strata, why_not }
+    Plan { rules, own, strata, why_not }
 }
 
 impl StratumPlan {
@@ -376,14 +470,6 @@ impl StratumPlan {
     pub fn heading(&self, p: &Program, si: usize) -> String {
         let rels: Vec<&str> = self.rels.iter().map(|&r| p.relations[r].name.as_str()).collect();
         format!("Stratum {si}: {} ({})", rels.join(", "), self.shape.describe())
-    }
-}
-
-impl Plan {
-    /// Whether rule `ri`'s semi-naive round from operand `j` needs a function of its own: not
-    /// when the rule's own plan already starts from that operand (the same loops).
-    pub fn round_has_own_fn(&self, ri: usize, j: usize) -> bool {
-        self.rounds[ri].iter().any(|(k, round)| *k == j && *round != self.rules[ri])
     }
 }
 
@@ -437,6 +523,52 @@ impl RulePlan {
     }
 }
 
+impl RulePlan {
+    /// The rule's leapjoins, a line each, for people: the source, then each leaper.
+    pub fn show_joins(&self, p: &Program, rule: &RRule) -> Vec<String> {
+        if self.never {
+            return Vec::new();
+        }
+        let lit = |s: usize| {
+            let o = &self.operands[self.steps[s].operand];
+            let supported = if o.read == Read::Supported { " (supported)" } else { "" };
+            format!(
+                "{}{}{supported}",
+                if self.steps[s].negated { "not " } else { "" },
+                p.show_literal(rule, &o.literal)
+            )
+        };
+        let test = |t: &Test| match *t {
+            Test::Step(s) => lit(s),
+            Test::Comparison(item) => match &rule.body[item] {
+                RItem::Comparison(op, a, b) => {
+                    format!("{} {} {}", p.show_term(rule, *a), op.symbol(), p.show_term(rule, *b))
+                }
+                _ => String::new(),
+            },
+        };
+        let tests = |ts: &[Test]| ts.iter().map(test).collect::<Vec<_>>().join(" and ");
+        let mut from = if self.per_case { "the cases".to_string() } else { lit(0) };
+        let mut out = Vec::new();
+        for (k, j) in self.joins.iter().enumerate() {
+            let mut leapers = vec![match j.extend {
+                Some(s) => format!("ExtendBy {}", lit(s)),
+                None => "Once".to_string(),
+            }];
+            leapers.extend(j.filters.iter().map(|&s| format!("FilterBy {}", lit(s))));
+            if !j.prefix.is_empty() {
+                leapers.push(format!("PrefixFilter {}", tests(&j.prefix)));
+            }
+            if !j.value.is_empty() {
+                leapers.push(format!("ValueFilter {}", tests(&j.value)));
+            }
+            out.push(format!("leapjoin {} from {from}: {}", k + 1, leapers.join(", ")));
+            from = format!("leapjoin {}", k + 1);
+        }
+        out
+    }
+}
+
 /// The plan written for people (`clir compile --plan`): every stratum in order, what computes
 /// each of its layers, and every rule's loops.
 pub struct Show<'a> {
@@ -452,7 +584,7 @@ impl fmt::Display for Show<'_> {
         writeln!(f, "plan of {} {}", p.name, p.version)?;
         for (si, st) in plan.strata.iter().enumerate() {
             writeln!(f, "\n{}", st.heading(p, si))?;
-            let fix = |r: bool| if r { "semi-naive fixpoint" } else { "once" };
+            let fix = |r: bool| if r { "datafrog iteration" } else { "once" };
             if !st.definite.is_empty() {
                 writeln!(f, "  +D ({}):", fix(st.definite_recursive))?;
                 for &r in &st.definite {
@@ -480,9 +612,8 @@ impl fmt::Display for Show<'_> {
         for rp in &plan.rules {
             let r = names.renamed(p, &p.rules[rp.rule]);
             writeln!(f, "\n{} ({})\n  {}\n  {}", r.id, r.strength.word(), p.show_rule(&r), rp.show_with(p, &r))?;
-            for (j, round) in &plan.rounds[rp.rule] {
-                let from = p.show_literal(&r, &round.operands[*j].literal);
-                writeln!(f, "  round from the last round's {from}: {}", round.show_with(p, &r))?;
+            for line in rp.show_joins(p, &r) {
+                writeln!(f, "  {line}")?;
             }
         }
         Ok(())

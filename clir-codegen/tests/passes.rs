@@ -606,20 +606,28 @@ rule P strict: p(x) :- a(x)"
     let si = s.rels[p.relations.iter().position(|r| r.name == "reach").unwrap()].stratum;
     assert!(plan.strata[si].definite_recursive);
     assert_eq!(plan.strata[si].definite.len(), 2);
-    // Step reads reach from its own stratum: its semi-naive round starts from reach (the last
-    // round's tuples), then looks b up by y; Base reads nothing of the stratum: no round.
+    // Step reads reach from its own stratum: its leapjoins start from reach (a round's source
+    // is its variable's recent tuples), then extend by b looked up by y; Base reads nothing of
+    // the stratum.
     let step = rule_ix(&p, "Step");
-    assert_eq!(plan.rounds[step].len(), 1);
-    let (j, round) = &plan.rounds[step][0];
-    assert_eq!(p.relations[round.operands[*j].literal.rel].name, "reach");
-    assert_eq!(loops(&p, round), [("reach".into(), Access::Scan), ("b".into(), seek(&[0], None))]);
-    assert!(plan.rounds[rule_ix(&p, "Base")].is_empty());
+    let rp = &plan.rules[step];
+    assert_eq!(plan.own[step].len(), 1);
+    assert_eq!(p.relations[rp.operands[plan.own[step][0]].literal.rel].name, "reach");
+    assert_eq!(loops(&p, rp), [("reach".into(), Access::Scan), ("b".into(), seek(&[0], None))]);
+    assert_eq!(rp.joins.len(), 1);
+    assert_eq!(rp.joins[0].extend, Some(1));
+    assert!(plan.own[rule_ix(&p, "Base")].is_empty());
     let pi = s.rels[p.relations.iter().position(|r| r.name == "p").unwrap()].stratum;
     assert!(!plan.strata[pi].definite_recursive && !plan.strata[pi].applicable_recursive);
     assert!(plan.strata.iter().any(|st| st.shape == Shape::Inputs));
     // The written plan names every rule and stratum.
     let text = Show { program: &p, plan: &plan }.to_string();
-    assert!(text.contains("semi-naive fixpoint") && text.contains("#Step") && text.contains("scan b(x, y)"), "{text}");
+    assert!(
+        text.contains("iteration")
+            && text.contains("#Step")
+            && text.contains("leapjoin 1 from reach(x, y): ExtendBy b(y, z)"),
+        "{text}"
+    );
 }
 
 // ----- datalog: the one printer -----

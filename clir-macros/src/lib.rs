@@ -57,7 +57,7 @@ fn expand(name: &LitStr) -> Result<proc_macro2::TokenStream, String> {
     let module = format_ident!("{}", module);
     Ok(quote! {
         #[doc = concat!("The law package `", #name, "`, compiled by this crate's build script from law.toml.")]
-        #[allow(dead_code, clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, non_snake_case, non_camel_case_types)]
+        #[allow(dead_code, clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, clippy::impossible_comparisons, clippy::redundant_comparisons, non_snake_case, non_camel_case_types)]
         pub mod #module {
             // Rebuilt when the build script rewrites the index (a package added or removed).
             const _: &str = include_str!(concat!(env!("OUT_DIR"), #index_file));

@@ -20,7 +20,7 @@ pub struct CompileArgs {
     #[arg(long)]
     pub no_explanations: bool,
     /// Print the plan instead of the Rust: per stratum its shape and which rules compute each
-    /// layer (once or by a semi-naive fixpoint), per rule its loops.
+    /// layer (once or by a datafrog iteration), per rule its join order and leapjoins.
     #[arg(long, conflicts_with = "no_explanations")]
     pub plan: bool,
     /// How errors are written to stderr: `human` (rustc style) or `json` (one object a line).

@@ -39,6 +39,17 @@ where
     }
 }
 
+impl<'leap, T, K, FP, FK> ExtendBy<'leap, T, K, T, FP, FK, fn(&'leap T) -> &'leap T>
+where
+    FK: Fn(&T) -> K,
+{
+    /// Proposes whole tuples of `rows`: a literal's lookup by its key, whose other columns the
+    /// leapjoin's logic reads from the tuple.
+    pub fn rows(rows: &'leap [T], key: FP, key_of: FK) -> Self {
+        Self::new(rows, key, key_of, |t| t)
+    }
+}
+
 impl<'leap, P, T, K, V, FP, FK, FV> Leaper<'leap, P, V> for ExtendBy<'leap, T, K, V, FP, FK, FV>
 where
     K: Ord,

@@ -1,8 +1,8 @@
-//! The few operations generated datafrog code needs beyond datafrog itself, and clir's
-//! leapers: extensions of datafrog's leapjoin (its public `Leaper` trait), one type a file,
-//! each saying what datafrog lacks.
+//! What generated datafrog code reads: datafrog's own types, clir's leapers (extensions of
+//! datafrog's leapjoin through its public `Leaper` trait, one type a file, each saying what
+//! datafrog lacks), and the few set operations on relations that strata and explanations need.
 
-pub use datafrog::Relation;
+pub use datafrog::{Iteration, PrefixFilter, Relation, ValueFilter, Variable};
 
 mod extend_by;
 mod filter_by;
@@ -189,145 +189,41 @@ pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Vec<U> {
     v
 }
 
-/// A relation a recursive stratum grows round by round (semi-naive evaluation): everything
-/// derived so far, and what the last round added.
-///
-/// What is known so far is kept in sorted runs of decreasing size, the newest last, and two runs
-/// are merged only when the newer is at least half the older (as datafrog's `Variable` and an
-/// LSM tree do): a round costs about what it adds, not what came before it, so a case that
-/// needs many rounds (a long path) costs time linear in its size.
-pub struct Growing<T: Ord> {
-    /// Everything before the last round (and the last round too, once settled), newest run last.
-    runs: Vec<Relation<T>>,
-    /// The tuples the last round added (all of them before the first round).
-    pub recent: Relation<T>,
-    /// Whether `recent` is in `runs` already ([`Growing::settle`] put it there).
-    settled: bool,
-}
-
-impl<T: Ord + Clone> Growing<T> {
-    /// Starts from `initial`.
-    pub fn new(initial: Vec<T>) -> Growing<T> {
-        Growing { runs: Vec::new(), recent: Relation::from_vec(initial), settled: false }
-    }
-
-    /// Ends a round that derived `derived`: keeps what is new; whether anything was.
-    pub fn advance(&mut self, derived: Vec<T>) -> bool {
-        let previous = std::mem::replace(&mut self.recent, empty());
-        if !std::mem::replace(&mut self.settled, false) {
-            self.push_run(previous);
-        }
-        let mut recent = Relation::from_vec(derived);
-        for run in self.runs.iter().rev() {
-            if recent.is_empty() {
-                break;
-            }
-            recent = difference(&recent, run);
-        }
-        self.recent = recent;
-        !self.recent.is_empty()
-    }
-
-    /// Adds `run` as the newest run, merging while it is at least half the one before it.
-    fn push_run(&mut self, run: Relation<T>) {
-        if run.is_empty() {
-            return;
-        }
-        self.runs.push(run);
-        while let [.., older, newer] = &self.runs[..] {
-            if newer.len() * 2 < older.len() {
-                break;
-            }
-            let merged = union(&[older, newer]);
-            self.runs.truncate(self.runs.len() - 2);
-            self.runs.push(merged);
-        }
-    }
-
-    /// Everything so far, the runs and the last round merged into one.
-    fn merged(&mut self) -> Relation<T> {
-        if !std::mem::replace(&mut self.settled, true) {
-            let recent = self.recent.clone();
-            self.push_run(recent);
-        }
-        let mut total = self.runs.pop().unwrap_or_else(empty);
-        while let Some(older) = self.runs.pop() {
-            total = union(&[&older, &total]);
-        }
-        total
-    }
-
-    /// Merges everything so far into one run, so that [`Growing::total`] can be read.
-    pub fn settle(&mut self) {
-        let total = self.merged();
-        self.runs.push(total);
-    }
-
-    /// Every tuple so far, after [`Growing::settle`] (a rule that reads two relations of its
-    /// stratum reads the others' totals in each round).
-    pub fn total(&self) -> &Relation<T> {
-        debug_assert!(self.settled && self.runs.len() == 1, "settle() before total()");
-        &self.runs[0]
-    }
-
-    /// Every tuple derived, when the rounds are over.
-    pub fn into_total(mut self) -> Relation<T> {
-        self.merged()
+/// Every tuple of `variable` before its last round (its stable batches, merged): what a rule
+/// that reads two or more of its stratum's variables reads of those it does not take the recent
+/// tuples of.
+pub fn stable<T: Ord + Clone>(variable: &Variable<T>) -> Relation<T> {
+    let batches = variable.stable.borrow();
+    match &batches[..] {
+        [] => empty(),
+        [one] => Relation { elements: one.elements.clone() },
+        more => union(&more.iter().collect::<Vec<_>>()),
     }
 }
 
-/// Adds to `instances` the explanation instance of every binding `rule` finds, once per
-/// entry of `definite` (over applicable premises, over definite ones), in the order of the
-/// bindings, so that explanations do not depend on join order. The bindings are kept as flat
-/// rows and sorted by one function for every rule (a row orders as its tuple does).
-pub fn record<B: crate::Fact>(
+/// Every tuple of `variable` so far: [`stable`] and its last round's.
+pub fn total<T: Ord + Clone>(variable: &Variable<T>) -> Relation<T> {
+    union(&[&stable(variable), &variable.recent.borrow()])
+}
+
+/// Whether some tuple of the sorted `rows` whose key (`key_of`) is `key` `matches`: a negation
+/// that leaves some columns unbound, tested inside a leapjoin's predicate.
+pub fn any_by<T, K: Ord>(rows: &[T], key: K, key_of: impl Fn(&T) -> K, matches: impl Fn(&T) -> bool) -> bool {
+    Probe::new(rows).seek(key, key_of).iter().any(matches)
+}
+
+/// Adds to `instances` the explanation instance of each binding of a rule (`bindings`, as its
+/// leapjoins yield them: sorted, so that explanations do not depend on join order), once per
+/// entry of `definite` (over applicable premises, over definite ones).
+pub fn record<B: Ord>(
     instances: &mut Vec<crate::Instance>,
-    rule: usize,
     definite: &[bool],
-    find: impl FnOnce(&mut dyn FnMut(&B)),
-    instance: impl Fn(crate::Instance, &B) -> crate::Instance,
+    bindings: &Relation<B>,
+    instance: impl Fn(bool, &B) -> crate::Instance,
 ) {
-    let mut rows: Vec<i64> = Vec::new();
-    find(&mut |b| b.push_flat(&mut rows));
-    let width = B::ARITY + 1;
-    let order = sorted_rows(&rows, width);
     for &d in definite {
-        instances.extend(order.iter().map(|&i| {
-            let b = B::from_flat_row(&rows[i * width..(i + 1) * width]);
-            instance(crate::Instance::rule(rule, d, crate::CaseId(rows[i * width] as u32)), &b)
-        }));
+        instances.extend(bindings.iter().map(|b| instance(d, b)));
     }
-}
-
-/// The indices of the rows of `width` in `rows`, in the order of the rows.
-fn sorted_rows(rows: &[i64], width: usize) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..rows.len() / width).collect();
-    order.sort_unstable_by(|&a, &b| rows[a * width..(a + 1) * width].cmp(&rows[b * width..(b + 1) * width]));
-    order
-}
-
-/// [`record`] for a rule of more variables than a [`Fact`](crate::Fact) holds (11): in join order.
-/// The case of a binding is `case_of` it.
-pub fn record_unsorted<B: Copy>(
-    instances: &mut Vec<crate::Instance>,
-    rule: usize,
-    definite: &[bool],
-    find: impl FnOnce(&mut dyn FnMut(&B)),
-    instance: impl Fn(crate::Instance, &B) -> crate::Instance,
-    case_of: impl Fn(&B) -> crate::CaseId,
-) {
-    let mut found: Vec<B> = Vec::new();
-    find(&mut |b| found.push(*b));
-    for &d in definite {
-        instances.extend(found.iter().map(|b| instance(crate::Instance::rule(rule, d, case_of(b)), b)));
-    }
-}
-
-/// The relation of the tuples `rule` adds: a rule's applicability in a contested stratum.
-pub fn collect<T: Ord>(rule: impl FnOnce(&mut Vec<T>)) -> Relation<T> {
-    let mut out = Vec::new();
-    rule(&mut out);
-    Relation::from_vec(out)
 }
 
 #[cfg(test)]
@@ -374,6 +270,32 @@ mod tests {
     }
 
     #[test]
+    fn a_variable_reads_as_its_stable_tuples_and_its_total() {
+        let mut iteration = Iteration::new();
+        let v = iteration.variable::<u32>("v");
+        v.extend([3, 1]);
+        assert!(iteration.changed());
+        assert!(stable(&v).is_empty());
+        assert_eq!(total(&v).elements, [1, 3]);
+        v.extend([2, 3]);
+        assert!(iteration.changed());
+        assert_eq!((stable(&v).elements, v.recent.borrow().elements.clone()), (vec![1, 3], vec![2]));
+        v.extend([9]);
+        assert!(iteration.changed());
+        assert_eq!((stable(&v).elements, total(&v).elements), (vec![1, 2, 3], vec![1, 2, 3, 9]));
+        assert!(!iteration.changed());
+        assert_eq!(v.complete().elements, [1, 2, 3, 9]);
+    }
+
+    #[test]
+    fn any_by_finds_a_match_among_the_tuples_of_a_key() {
+        let r = [(0, 1, 'a'), (0, 2, 'b'), (1, 2, 'd')];
+        assert!(any_by(&r, 0, |t| t.0, |t| t.2 == 'b'));
+        assert!(!any_by(&r, 0, |t| t.0, |t| t.2 == 'd'));
+        assert!(!any_by(&r, 2, |t| t.0, |_| true));
+    }
+
+    #[test]
     fn seek_finds_the_range_of_a_key_and_view_reorders() {
         let r = [(0, 1, 'a'), (0, 2, 'b'), (0, 2, 'c'), (1, 2, 'd')];
         let mut probe = Probe::new(&r[..]);
@@ -383,22 +305,5 @@ mod tests {
         assert!(contains(&r, &(0, 2, 'c')) && !contains(&r, &(0, 3, 'c')));
         let by_letter = view(&r, |&(c, n, l)| (c, l, n));
         assert_eq!(by_letter, [(0, 'a', 1), (0, 'b', 2), (0, 'c', 2), (1, 'd', 2)]);
-    }
-
-    #[test]
-    fn growing_keeps_only_what_a_round_adds() {
-        let mut g = Growing::new(vec![3, 1]);
-        assert_eq!(g.recent.elements, vec![1, 3]);
-        assert!(g.advance(vec![3, 4, 4]));
-        g.settle();
-        assert_eq!((g.recent.elements.clone(), g.total().elements.clone()), (vec![4], vec![1, 3, 4]));
-        assert!(!g.advance(vec![1]));
-        assert!(g.recent.is_empty());
-        // Many rounds of one tuple each: runs merge, nothing is lost or repeated.
-        for i in 10..1000 {
-            assert!(g.advance(vec![i, i - 1, 3]));
-            assert!(g.runs.len() <= 12, "runs of decreasing size: {}", g.runs.len());
-        }
-        assert_eq!(g.into_total().elements, [1, 3, 4].into_iter().chain(9..1000).collect::<Vec<_>>());
     }
 }

@@ -8,43 +8,33 @@ use crate::resolve::{RItem, RRule, RTerm};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-/// The runtime's flat rows (`clir::Fact`) hold a case and at most 11 columns: a binding of more
-/// variables is recorded in join order instead of sorted.
-const MAX_SORTED_BINDING: usize = 11;
-
 impl Emitter<'_> {
-    /// The tuple of `args` of rule `ri`, a variable written as its field of the binding `b`.
-    fn row(&self, ri: usize, args: &[RTerm]) -> TokenStream {
-        let binding = &self.plan.rules[ri].binding;
-        let field = |v: usize| {
-            let i = Literal::usize_unsuffixed(1 + binding.iter().position(|&x| x == v).expect("a bound variable"));
-            quote!(b.#i)
-        };
-        let vals = args.iter().map(|a| self.term_with(ri, *a, &field));
-        quote!((#(#vals,)*))
-    }
-
-    /// The closure turning a binding of rule `ri` into its explanation instance: its head and
-    /// its premises, asked as established or supported.
+    /// The closure turning a binding of rule `ri` (and whether it is over definite premises)
+    /// into its explanation instance: its head and its premises, asked as established or
+    /// supported.
     fn instance_closure(&self, ri: usize) -> TokenStream {
         let rule: &RRule = &self.p.rules[ri];
         let ty = self.binding_ty(ri);
-        // A binding of no variable: only its case, which `record` has already taken.
-        let b = if self.plan.rules[ri].binding.is_empty() { quote!(_) } else { quote!(b) };
+        let pat = self.vars_tuple(ri, &self.plan.rules[ri].binding, None);
+        let row = |args: &[RTerm]| {
+            let vals = args.iter().map(|a| self.term(ri, *a));
+            quote!((#(#vals,)*))
+        };
         let premises = rule.body.iter().filter_map(|it| match it {
             RItem::Literal(st, l) => {
                 let how = match st {
                     Status::Established => quote!(premise),
                     Status::Supported => quote!(supported),
                 };
-                let (k, neg, args) = (self.rel_const(l.rel), l.negative, self.row(ri, &l.args));
+                let (k, neg, args) = (self.rel_const(l.rel), l.negative, row(&l.args));
                 Some(quote!(.#how(#k, #neg, #args)))
             }
             _ => None,
         });
-        let (k, hneg, head) = (self.rel_const(rule.head.rel), rule.head.negative, self.row(ri, &rule.head.args));
+        let (k, hneg, head) = (self.rel_const(rule.head.rel), rule.head.negative, row(&rule.head.args));
+        let rule_k = self.rule_const(ri);
         quote! {
-            |i: ::clir::Instance, #b: &#ty| i.head(#k, #hneg, #head) #(#premises)*
+            |definite: bool, &#pat: &#ty| ::clir::Instance::rule(#rule_k, definite, case).head(#k, #hneg, #head) #(#premises)*
         }
     }
 
@@ -58,13 +48,7 @@ impl Emitter<'_> {
             if rp.never {
                 continue;
             }
-            let (record, case_of) = if rp.binding.len() > MAX_SORTED_BINDING {
-                (quote!(::clir::rt::record_unsorted), quote!(, |b| b.0))
-            } else {
-                (quote!(::clir::rt::record), TokenStream::new())
-            };
             let name = self.rule_fn_name(ri);
-            let rule_k = self.rule_const(ri);
             let instance = self.instance_closure(ri);
             let cases = rp.per_case.then(|| quote!(&l.cases,));
             let strict = p.rules[ri].strength == Strength::Strict;
@@ -89,7 +73,7 @@ impl Emitter<'_> {
             };
             // The closure captures nothing: it is `Copy`, passed by value to each call.
             let records = calls.iter().map(|(args, modes)| {
-                quote! { #record(instances, #rule_k, #modes, |found| #name(#cases #(#args,)* found), instance #case_of); }
+                quote! { ::clir::rt::record(instances, #modes, &self::#name(#cases #(#args,)* &|b| *b), instance); }
             });
             let comment = self.comment(p.rules[ri].id.clone());
             stmts.push(quote! {

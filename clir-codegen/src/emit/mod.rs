@@ -1,5 +1,5 @@
-//! Rust generation: a [`Plan`] printed as a formatted module of datafrog relations and plain
-//! loops. Every decision (join order, keys, views, layers, fixpoints) is the plan's; this pass
+//! Rust generation: a [`Plan`] printed as a formatted module of datafrog relations, leapjoins
+//! and iterations. Every decision (join order, keys, views, layers, fixpoints) is the plan's; this pass
 //! only names and prints.
 //!
 //! Every relation is a tuple relation `(CaseId, columns..)`: the case is the first column of
@@ -8,7 +8,7 @@
 //!
 //! - [`schema`]: entity types, constants, `SCHEMA` and the `Package` impl;
 //! - [`api`]: the typed API (`Cases`, `Case`, `Rulings`, `Ruling`);
-//! - [`rules`]: one function per rule, its joins over its operands;
+//! - [`rules`]: one function per rule, its chain of leapjoins over its operands;
 //! - [`strata`]: `evaluate`, `Layers` and one function per stratum, calling the rules' functions;
 //! - [`explain`]: explanation instances from the same rule functions;
 //! - [`why_not`]: each rule's why-not walk over the final layers.
@@ -54,8 +54,6 @@ struct Emitter<'a> {
     vars: Vec<Vec<String>>,
     /// Per rule, its operands' and views' identifiers.
     locals: Vec<crate::names::RuleLocals>,
-    /// Per rule, those of each of its semi-naive rounds' functions (as `plan.rounds`).
-    round_locals: Vec<Vec<crate::names::RuleLocals>>,
     /// Comment texts, referenced by `clir_comment!(i);` markers replaced after formatting.
     comments: Vec<String>,
     /// Per String literal of the program: its interner id (constants first, then the strings
@@ -79,11 +77,6 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
     let names = crate::names::ModuleNames::allocate(p);
     let vars: Vec<Vec<String>> = p.rules.iter().map(|r| names.variables(p, r)).collect();
     let locals = plan.rules.iter().map(|rp| names.rule_locals(p, rp, &vars[rp.rule])).collect();
-    let round_locals = plan
-        .rounds
-        .iter()
-        .map(|rounds| rounds.iter().map(|(_, rp)| names.rule_locals(p, rp, &vars[rp.rule])).collect())
-        .collect();
     let mut e = Emitter {
         p,
         s,
@@ -92,7 +85,6 @@ pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> Str
         names,
         vars,
         locals,
-        round_locals,
         comments: Vec::new(),
         string_sym: Vec::new(),
         string_consts: Vec::new(),
@@ -144,6 +136,29 @@ fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
 }
 
+/// Whether `tokens` use the identifier `name`.
+pub(super) fn mentions(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == name,
+        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), name),
+        _ => false,
+    })
+}
+
+/// The widest tuple Rust orders (`Ord` is implemented up to 12 fields).
+const MAX_TUPLE: usize = 12;
+
+/// A tuple of `items` (types, patterns or expressions alike): flat up to [`MAX_TUPLE`] items,
+/// else the first ones and a tuple of the rest, so that a binding of any width is `Ord` and
+/// orders as its flat form would.
+fn tuple(mut items: Vec<TokenStream>) -> TokenStream {
+    if items.len() > MAX_TUPLE {
+        let rest = items.split_off(MAX_TUPLE - 1);
+        items.push(tuple(rest));
+    }
+    quote!((#(#items,)*))
+}
+
 impl Emitter<'_> {
     /// A comment of package or compiler text, as a marker replaced after formatting.
     fn comment(&mut self, text: String) -> TokenStream {
@@ -176,7 +191,8 @@ impl Emitter<'_> {
         };
         quote! {
             #header
-            use ::clir::rt::Relation;
+            #[allow(unused_imports)]
+            use ::clir::rt::{ExtendBy, FilterBy, Once, PrefixFilter, Relation, ValueFilter};
             use ::clir::CaseId;
             #column
             #types

@@ -1,39 +1,34 @@
-//! One function per rule: its joins as nested loops over its operands, as the plan orders and
-//! keys them, handing every binding of the rule's variables to `found`. Each layer of
-//! evaluation, each semi-naive round and each explanation calls it with the relations it reads.
+//! One function per rule: the chain of datafrog leapjoins the plan gives it, over its operands,
+//! yielding what `head` makes of every binding of the rule's variables. Each layer of
+//! evaluation, each round of a recursive stratum and each explanation calls the same function
+//! with the relations it reads and its own `head`.
 
-use super::{ident, Emitter};
-use crate::names::RuleLocals;
-use crate::plan::{Access, RulePlan, Step};
+use super::{ident, mentions, tuple, Emitter};
+use crate::plan::{Access, RulePlan, Test};
 use crate::resolve::{RItem, RTerm};
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-/// One level of a rule's nested loops: its `for` header and the statements inside it.
-struct Level {
-    header: TokenStream,
-    body: Vec<TokenStream>,
-    /// Conditions under which the binding so far is skipped, tested in one `if`.
-    fails: Vec<TokenStream>,
+/// A pattern over a tuple of an operand, and what its columns must meet besides.
+struct Pattern {
+    /// Per column: `_`, or the identifier it binds.
+    items: Vec<TokenStream>,
+    conds: Vec<TokenStream>,
 }
 
-impl Level {
-    fn new(header: TokenStream) -> Level {
-        Level { header, body: Vec::new(), fails: Vec::new() }
-    }
-
-    /// Adds `stmt` after the tests so far.
-    fn push(&mut self, stmt: TokenStream) {
-        let fails = std::mem::take(&mut self.fails);
-        if !fails.is_empty() {
-            self.body.push(quote! { if #(#fails)||* { continue; } });
-        }
-        self.body.push(stmt);
+impl Pattern {
+    /// The pattern for a closure whose body is `body`: what the body does not read is `_`.
+    fn within(&self, body: &TokenStream) -> TokenStream {
+        let items = self.items.iter().map(|item| match syn::parse2::<Ident>(item.clone()) {
+            Ok(id) if !mentions(body, &id.to_string()) => quote!(_),
+            _ => item.clone(),
+        });
+        tuple(items.collect())
     }
 }
 
 impl Emitter<'_> {
-    /// The function of every rule that can apply, and of each of its semi-naive rounds.
+    /// The function of every rule that can apply.
     pub(super) fn rule_fns(&mut self) -> TokenStream {
         let mut out = TokenStream::new();
         for ri in 0..self.p.rules.len() {
@@ -41,25 +36,8 @@ impl Emitter<'_> {
                 continue;
             }
             let comment = self.rule_comment(ri);
-            let (rp, locals) = (self.plan.rules[ri].clone(), self.locals[ri].clone());
-            let f = self.rule_fn(ri, &rp, &locals, self.rule_fn_name(ri));
+            let f = self.rule_fn(ri);
             out.extend(quote! { #comment #f });
-            for (k, (j, rp)) in self.plan.rounds[ri].clone().into_iter().enumerate() {
-                if !self.plan.round_has_own_fn(ri, j) {
-                    continue;
-                }
-                let r = self.renamed(ri);
-                let text = format!(
-                    "{}, in a semi-naive round: from the last round's {}\nplan: {}",
-                    r.id,
-                    self.p.show_literal(&r, &rp.operands[j].literal),
-                    rp.show_with(self.p, &r)
-                );
-                let comment = self.comment(text);
-                let locals = self.round_locals[ri][k].clone();
-                let f = self.rule_fn(ri, &rp, &locals, self.round_fn_name(ri, j));
-                out.extend(quote! { #comment #f });
-            }
         }
         out
     }
@@ -69,35 +47,159 @@ impl Emitter<'_> {
         format_ident!("rule_{}", self.names.rules[ri])
     }
 
-    /// The identifier of rule `ri`'s function for a semi-naive round from its operand `j`.
-    pub(super) fn round_fn_name(&self, ri: usize, j: usize) -> Ident {
-        format_ident!("round_{}_{}", self.names.rules[ri], j)
-    }
-
     /// Rule `ri` with its variables named as in the code.
     pub(super) fn renamed(&self, ri: usize) -> crate::resolve::RRule {
         self.p.rules[ri].renamed(self.vars[ri].clone())
     }
 
     /// The comment over a rule: the lines that introduce it everywhere (id, strength, anchors,
-    /// label, the rule as Datalog) and its plan, both with the variables named as in the code.
+    /// label, the rule as Datalog) and its leapjoins, with the variables named as in the code.
     fn rule_comment(&mut self, ri: usize) -> TokenStream {
         let r = self.renamed(ri);
+        let rp = &self.plan.rules[ri];
         let [head, label, rule] = crate::datalog::rule_lines(self.p, &r);
-        let text = format!("{head}\n{label}\n{rule}\nplan: {}", self.plan.rules[ri].show_with(self.p, &r));
+        let mut text = format!("{head}\n{label}\n{rule}");
+        for line in rp.show_joins(self.p, &r) {
+            text.push('\n');
+            text.push_str(&line);
+        }
         self.comment(text)
+    }
+
+    /// The type of tuples `(CaseId, T..)` of rule `ri`'s variables `vars`.
+    fn vars_ty(&self, ri: usize, vars: &[usize]) -> TokenStream {
+        let rule = &self.p.rules[ri];
+        tuple(std::iter::once(quote!(CaseId)).chain(vars.iter().map(|&v| self.ty(rule.vars[v].1))).collect())
+    }
+
+    /// The tuple `(case, v..)` of rule `ri`'s variables `vars`, as a pattern or an expression;
+    /// `_` for a variable `used` does not hold, when given.
+    pub(super) fn vars_tuple(&self, ri: usize, vars: &[usize], used: Option<&[usize]>) -> TokenStream {
+        let items = vars.iter().map(|&v| {
+            if used.is_some_and(|u| !u.contains(&v)) {
+                quote!(_)
+            } else {
+                let id = self.var(ri, v);
+                quote!(#id)
+            }
+        });
+        tuple(std::iter::once(quote!(case)).chain(items).collect())
     }
 
     /// The binding tuple type `(CaseId, T..)` of rule `ri`.
     pub(super) fn binding_ty(&self, ri: usize) -> TokenStream {
-        let rule = &self.p.rules[ri];
-        let cols = self.plan.rules[ri].binding.iter().map(|&v| self.ty(rule.vars[v].1));
-        quote!((CaseId, #(#cols,)*))
+        self.vars_ty(ri, &self.plan.rules[ri].binding)
     }
 
-    /// The function `name` joining rule `ri` as `rp` plans it, its parameters and views named
-    /// by `locals`.
-    fn rule_fn(&self, ri: usize, rp: &RulePlan, locals: &RuleLocals, name: Ident) -> TokenStream {
+    /// The pattern of a tuple of literal `args` whose columns are in `order`, its case bound as
+    /// `case`: a key column (bound already) ignored, a variable's first column binds it, any
+    /// other column is a fresh `<letter>_<column>` that must equal its term.
+    fn columns(
+        &self,
+        ri: usize,
+        args: &[RTerm],
+        order: &[usize],
+        key: &[usize],
+        case: TokenStream,
+        letter: &str,
+    ) -> Pattern {
+        let mut pats = vec![case];
+        let mut conds = Vec::new();
+        let mut here: Vec<usize> = Vec::new();
+        for &j in order {
+            if key.contains(&j) {
+                pats.push(quote!(_));
+                continue;
+            }
+            match args[j] {
+                RTerm::Var(v) if !here.contains(&v) => {
+                    here.push(v);
+                    let id = self.var(ri, v);
+                    pats.push(quote!(#id));
+                }
+                other => {
+                    let fresh = format_ident!("{}_{}", letter, j);
+                    let val = self.term(ri, other);
+                    conds.push(quote!(#fresh == #val));
+                    pats.push(quote!(#fresh));
+                }
+            }
+        }
+        Pattern { items: pats, conds }
+    }
+
+    /// What operand `step` reads by its key (a reference to a view of it, or the operand
+    /// itself), the order of its columns there, and its tuple type.
+    fn keyed(&self, ri: usize, rp: &RulePlan, step: usize) -> (TokenStream, Vec<usize>, TokenStream) {
+        let s = &rp.steps[step];
+        let rel = rp.operands[s.operand].literal.rel;
+        match s.access {
+            Access::Seek { view: Some(v), .. } => {
+                let order = rp.views[v].order.clone();
+                let params = &self.p.relations[rel].params;
+                let cols = order.iter().map(|&j| self.ty(params[j].1));
+                let ty = tuple(std::iter::once(quote!(CaseId)).chain(cols).collect());
+                let view = ident(&self.locals[ri].views[v]);
+                (quote!(&#view), order, ty)
+            }
+            _ => {
+                let n = self.p.relations[rel].params.len();
+                let operand = ident(&self.locals[ri].operands[s.operand]);
+                (quote!(#operand), (0..n).collect(), self.tuple_ty(rel))
+            }
+        }
+    }
+
+    /// The Rust condition that comparison `item` of rule `ri` holds.
+    fn comparison_holds(&self, ri: usize, item: usize) -> TokenStream {
+        let RItem::Comparison(op, a, b) = &self.p.rules[ri].body[item] else { return quote!(true) };
+        let (a, b) = (self.term(ri, *a), self.term(ri, *b));
+        let op: TokenStream = op.symbol().parse().expect("operator");
+        quote!(#a #op #b)
+    }
+
+    /// The Rust condition that `test` holds, once its variables are bound: a comparison, a
+    /// membership test, or a negation (one binary search; galloping is for `FilterBy`).
+    fn test_holds(&self, ri: usize, rp: &RulePlan, test: Test) -> TokenStream {
+        let k = match test {
+            Test::Comparison(item) => return self.comparison_holds(ri, item),
+            Test::Step(k) => k,
+        };
+        let s = &rp.steps[k];
+        let args = &rp.operands[s.operand].literal.args;
+        let holds = match &s.access {
+            Access::Seek { key, .. } => {
+                let (rows, order, _) = self.keyed(ri, rp, k);
+                let vals = key.iter().map(|&j| self.term(ri, args[j]));
+                let fields = (0..=key.len()).map(Literal::usize_unsuffixed);
+                let row = self.columns(ri, args, &order, key, quote!(_), "a");
+                let matches = if row.conds.is_empty() {
+                    quote!(|_| true)
+                } else {
+                    let conds = &row.conds;
+                    let test = quote!(#(#conds)&&*);
+                    let pat = row.within(&test);
+                    quote!(|&#pat| #test)
+                };
+                quote!(::clir::rt::any_by(#rows, (case, #(#vals,)*), |t| (#(t.#fields,)*), #matches))
+            }
+            _ => {
+                let rel = ident(&self.locals[ri].operands[s.operand]);
+                let vals = args.iter().map(|a| self.term(ri, *a));
+                quote!(::clir::rt::contains(#rel, &(case, #(#vals,)*)))
+            }
+        };
+        if s.negated {
+            quote!(!#holds)
+        } else {
+            holds
+        }
+    }
+
+    /// The function of rule `ri`: its leapjoins, as the plan chains them.
+    fn rule_fn(&self, ri: usize) -> TokenStream {
+        let rp = &self.plan.rules[ri];
+        let locals = &self.locals[ri];
         let mut params: Vec<TokenStream> = Vec::new();
         if rp.per_case {
             params.push(quote!(cases: &Relation<(CaseId,)>));
@@ -110,8 +212,8 @@ impl Emitter<'_> {
         let binding = self.binding_ty(ri);
         let mut body = TokenStream::new();
         if !rp.checks.is_empty() {
-            let fails = rp.checks.iter().map(|&c| self.comparison_fails(ri, c));
-            body.extend(quote! { if #(#fails)||* { return; } });
+            let holds = rp.checks.iter().map(|&c| self.comparison_holds(ri, c));
+            body.extend(quote! { if !(#(#holds)&&*) { return ::clir::rt::empty(); } });
         }
         for (vi, v) in rp.views.iter().enumerate() {
             let view = ident(&locals.views[vi]);
@@ -122,133 +224,98 @@ impl Emitter<'_> {
                 let #view = ::clir::rt::view(#src, |&(case, #(#cols,)*)| (case, #(#reordered,)*));
             });
         }
-        // Every looked-up relation is shadowed by a probe that remembers where its last look-up
-        // ended (the loops run in sorted order, so keys mostly grow).
-        for step in &rp.steps {
-            let (name, probed) = match step.access {
-                Access::Scan => continue,
-                Access::Seek { view: Some(v), .. } => {
-                    let n = ident(&locals.views[v]);
-                    (n.clone(), quote!(&#n))
+        // The source: the batch's cases, or the first literal's tuples.
+        let (mut source, mut prefix_ty, mut prefix) = if rp.per_case {
+            (quote!(cases), quote!((CaseId,)), Pattern { items: vec![quote!(case)], conds: Vec::new() })
+        } else {
+            let o = &rp.operands[rp.steps[0].operand];
+            let n = o.literal.args.len();
+            let src = ident(&locals.operands[rp.steps[0].operand]);
+            let pattern = self.columns(ri, &o.literal.args, &(0..n).collect::<Vec<_>>(), &[], quote!(case), "a");
+            (quote!(#src), self.tuple_ty(o.literal.rel), pattern)
+        };
+        for (k, j) in rp.joins.iter().enumerate() {
+            // The tuples bound so far, as each leaper's closure takes them.
+            let bound = quote!(type Bound = #prefix_ty;);
+            let mut prefix_tests = std::mem::take(&mut prefix.conds);
+            // A closure over the tuples bound so far, returning `body`.
+            let over = |body: TokenStream| {
+                let pat = prefix.within(&body);
+                quote!(|&#pat: &Bound| #body)
+            };
+            let mut leapers: Vec<TokenStream> = Vec::new();
+            let mut value_tests: Vec<TokenStream> = Vec::new();
+            let (row, row_ty) = match j.extend {
+                Some(s) => {
+                    let Access::Seek { key, .. } = &rp.steps[s].access else { unreachable!("an extension seeks") };
+                    let args = &rp.operands[rp.steps[s].operand].literal.args;
+                    let (rows, order, ty) = self.keyed(ri, rp, s);
+                    let vals = key.iter().map(|&j| self.term(ri, args[j]));
+                    let fields = (0..=key.len()).map(Literal::usize_unsuffixed);
+                    let key_of = over(quote!((case, #(#vals,)*)));
+                    leapers.push(quote!(ExtendBy::rows(#rows, #key_of, |t: &#ty| (#(t.#fields,)*))));
+                    let mut row = self.columns(ri, args, &order, key, quote!(_), "b");
+                    value_tests.append(&mut row.conds);
+                    (row, ty)
                 }
-                Access::Contains | Access::Seek { view: None, .. } => {
-                    let n = ident(&locals.operands[step.operand]);
-                    (n.clone(), quote!(#n))
+                None => {
+                    leapers.push(quote!(Once));
+                    (Pattern { items: Vec::new(), conds: Vec::new() }, quote!(()))
                 }
             };
-            body.extend(quote! { let #name = &mut ::clir::rt::Probe::new(#probed); });
-        }
-        let mut levels: Vec<Level> = Vec::new();
-        if rp.per_case {
-            levels.push(Level::new(quote!(for &(case,) in cases.iter())));
-        }
-        for step in &rp.steps {
-            self.step(ri, rp, locals, step, &mut levels);
-        }
-        let ids = rp.binding.iter().map(|&v| self.var(ri, v));
-        let last = levels.last_mut().expect("a rule's loops start with a scan");
-        last.push(quote! { found(&(case, #(#ids,)*)); });
-        let mut inner: Option<TokenStream> = None;
-        for mut level in levels.into_iter().rev() {
-            if let Some(nested) = inner.take() {
-                level.push(nested);
+            for &s in &j.filters {
+                let step = &rp.steps[s];
+                let rel = ident(&locals.operands[step.operand]);
+                let vals = rp.operands[step.operand].literal.args.iter().map(|a| self.term(ri, *a));
+                let with = if step.negated { quote!(without) } else { quote!(with) };
+                let tuple = over(quote!((case, #(#vals,)*)));
+                leapers.push(quote!(FilterBy::#with(#rel, #tuple)));
             }
-            let (header, body) = (level.header, level.body);
-            inner = Some(quote! { #header { #(#body)* } });
+            prefix_tests.extend(j.prefix.iter().map(|&t| self.test_holds(ri, rp, t)));
+            if !prefix_tests.is_empty() {
+                let test = over(quote!(#(#prefix_tests)&&*));
+                leapers.push(quote!(PrefixFilter::from(#test)));
+            }
+            value_tests.extend(j.value.iter().map(|&t| self.test_holds(ri, rp, t)));
+            if !value_tests.is_empty() {
+                let test = quote!(#(#value_tests)&&*);
+                let (pat, row_pat) = (prefix.within(&test), row.within(&test));
+                leapers.push(quote!(ValueFilter::from(|&#pat: &Bound, &#row_pat: &#row_ty| #test)));
+            }
+            let leapers = match leapers.len() {
+                1 => leapers.pop().expect("one leaper"),
+                _ => quote!((#(#leapers,)*)),
+            };
+            let bound = if mentions(&leapers, "Bound") { bound } else { TokenStream::new() };
+            // The tuple each proposal yields: the binding (what `head` makes of it) or the
+            // tuples bound so far.
+            let last = k + 1 == rp.joins.len();
+            let vars = if last { &rp.binding } else { &j.yields };
+            let yields = self.vars_tuple(ri, vars, None);
+            let out = if last { quote!(head(&#yields)) } else { yields.clone() };
+            let (pat, row_pat) = (prefix.within(&out), if j.extend.is_some() { row.within(&out) } else { quote!(_) });
+            let join = quote! { #bound Relation::from_leapjoin(#source, #leapers, |&#pat, &#row_pat| #out) };
+            if last {
+                body.extend(if k == 0 { join } else { quote!({ #join }) });
+            } else {
+                let name = ident(&locals.joined[k]);
+                body.extend(quote! { let #name = { #join }; });
+                source = quote!(&#name);
+                prefix_ty = self.vars_ty(ri, &j.yields);
+                let mut items = vec![quote!(case)];
+                items.extend(j.yields.iter().map(|&v| {
+                    let id = self.var(ri, v);
+                    quote!(#id)
+                }));
+                prefix = Pattern { items, conds: Vec::new() };
+            }
         }
-        body.extend(inner);
+        let name = self.rule_fn_name(ri);
         quote! {
             #[inline(never)]
-            fn #name(#(#params,)* found: &mut dyn FnMut(&#binding)) {
+            fn #name<Out: Ord>(#(#params,)* head: &dyn Fn(&#binding) -> Out) -> Relation<Out> {
                 #body
             }
         }
-    }
-
-    /// The Rust condition that comparison `item` of rule `ri` does not hold.
-    fn comparison_fails(&self, ri: usize, item: usize) -> TokenStream {
-        let RItem::Comparison(op, a, b) = &self.p.rules[ri].body[item] else { return quote!(false) };
-        let (a, b) = (self.term(ri, *a), self.term(ri, *b));
-        let op: TokenStream = op.negated().symbol().parse().expect("operator");
-        quote!(#a #op #b)
-    }
-
-    /// Adds one step to the loops: a new loop, or a test in the innermost one.
-    fn step(&self, ri: usize, rp: &RulePlan, locals: &RuleLocals, step: &Step, levels: &mut Vec<Level>) {
-        let o = &rp.operands[step.operand];
-        let src = ident(&locals.operands[step.operand]);
-        let args = &o.literal.args;
-        let mut fails: Vec<TokenStream> = Vec::new();
-        match &step.access {
-            Access::Contains => {
-                let vals = args.iter().map(|a| self.term(ri, *a));
-                let test = quote!(#src.contains(&(case, #(#vals,)*)));
-                fails.push(if step.negated { test } else { quote!(!#test) });
-            }
-            Access::Scan | Access::Seek { .. } => {
-                let key: &[usize] = match &step.access {
-                    Access::Seek { key, .. } => key,
-                    _ => &[],
-                };
-                let order: Vec<usize> = match &step.access {
-                    Access::Seek { view: Some(v), .. } => rp.views[*v].order.clone(),
-                    _ => (0..args.len()).collect(),
-                };
-                // The pattern over the source's columns: the key columns (what is bound) ignored,
-                // a variable's first column binds it, any other column is tested.
-                let mut conds: Vec<(TokenStream, TokenStream)> = Vec::new();
-                let mut pats: Vec<TokenStream> = Vec::new();
-                let mut here: Vec<usize> = Vec::new();
-                for &j in &order {
-                    if key.contains(&j) {
-                        pats.push(quote!(_));
-                        continue;
-                    }
-                    match args[j] {
-                        RTerm::Var(v) if !here.contains(&v) => {
-                            here.push(v);
-                            let id = self.var(ri, v);
-                            pats.push(quote!(#id));
-                        }
-                        other => {
-                            let fresh = format_ident!("a_{}", j);
-                            let val = self.term(ri, other);
-                            conds.push((quote!(#fresh), val));
-                            pats.push(quote!(#fresh));
-                        }
-                    }
-                }
-                let source = match &step.access {
-                    Access::Seek { key, view } => {
-                        let from = match view {
-                            Some(v) => ident(&locals.views[*v]),
-                            None => src.clone(),
-                        };
-                        let vals = key.iter().map(|&j| self.term(ri, args[j]));
-                        let fields = (0..=key.len()).map(proc_macro2::Literal::usize_unsuffixed);
-                        quote!(#from.seek((case, #(#vals,)*), |t| (#(t.#fields,)*)))
-                    }
-                    _ => quote!(#src.iter()),
-                };
-                let case_pat = if matches!(step.access, Access::Scan) { quote!(case) } else { quote!(_) };
-                if step.negated {
-                    let holds = conds.iter().map(|(a, b)| quote!(#a == #b));
-                    fails.push(if conds.is_empty() {
-                        quote!(!#source.is_empty())
-                    } else {
-                        quote!(#source.iter().any(|&(_, #(#pats,)*)| #(#holds)&&*))
-                    });
-                } else {
-                    debug_assert!(
-                        here.len() == step.binds.len() && here.iter().all(|v| step.binds.contains(v)),
-                        "the pattern binds what the plan says"
-                    );
-                    fails.extend(conds.iter().map(|(a, b)| quote!(#a != #b)));
-                    levels.push(Level::new(quote!(for &(#case_pat, #(#pats,)*) in #source)));
-                }
-            }
-        }
-        fails.extend(step.checks.iter().map(|&c| self.comparison_fails(ri, c)));
-        levels.last_mut().expect("a loop").fails.extend(fails);
     }
 }

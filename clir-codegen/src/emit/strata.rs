@@ -1,8 +1,9 @@
 //! `evaluate`: the `Layers` of every relation, one function per stratum that has rules or
-//! closures (each layer computed by calling the rules' functions with the layers they read,
-//! semi-naively where the plan says the layer is recursive), then the conclusions written out.
+//! closures (each layer computed by calling the rules' functions with the layers they read, in a
+//! datafrog `Iteration` where the plan says the layer is recursive), then the conclusions
+//! written out.
 
-use super::{Emitter, Layer};
+use super::{mentions, Emitter, Layer};
 use crate::ir::{RelationKind, Strength};
 use crate::plan::Shape;
 use proc_macro2::{Ident, TokenStream};
@@ -14,15 +15,6 @@ type Computed = Vec<ComputedLayer>;
 
 /// One layer of [`Computed`].
 type ComputedLayer = (Ident, TokenStream, Option<TokenStream>);
-
-/// Whether `tokens` use the identifier `name`.
-fn mentions(tokens: &TokenStream, name: &str) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == name,
-        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), name),
-        _ => false,
-    })
-}
 
 impl Emitter<'_> {
     /// The distinct layer names of relation `rel`, both signs, each with its sign.
@@ -229,36 +221,28 @@ impl Emitter<'_> {
         out
     }
 
-    /// The call of rule `ri`'s function over `args` (of its round from operand `round`, when
-    /// given), adding its heads as `push` says.
-    fn rule_call(&self, ri: usize, round: Option<usize>, args: &[TokenStream], push: TokenStream) -> TokenStream {
-        let name = match round {
-            Some(j) if self.plan.round_has_own_fn(ri, j) => self.round_fn_name(ri, j),
-            _ => self.rule_fn_name(ri),
-        };
+    /// The call of rule `ri`'s function over `args`: the relation of its heads.
+    fn rule_call(&self, ri: usize, args: &[TokenStream]) -> TokenStream {
+        let name = self.rule_fn_name(ri);
         let rule = &self.p.rules[ri];
         let mut used = Vec::new();
         for a in &rule.head.args {
             rule.term_vars(*a, &mut used);
         }
-        let pats = self.plan.rules[ri].binding.iter().map(|&v| {
-            if used.contains(&v) {
-                let id = self.var(ri, v);
-                quote!(#id)
-            } else {
-                quote!(_)
-            }
-        });
+        let pat = self.vars_tuple(ri, &self.plan.rules[ri].binding, Some(&used));
+        let head = self.head_tuple(ri);
         let cases = self.plan.rules[ri].per_case.then(|| quote!(&l.cases,));
-        quote! { self::#name(#cases #(#args,)* &mut |&(case, #(#pats,)*)| #push); }
+        quote!(self::#name(#cases #(#args,)* &|&#pat| #head))
     }
 
-    /// The statements computing the layers `computed` (each a `Vec` of its tuples so far, named
-    /// as the layer) by the rules of `heads`: each rule's head goes into its layer and, when the
-    /// third field names a `+D` layer, also into the concluded layer unless that one holds it.
-    /// Over definite premises when `definite`; semi-naive rounds when `recursive`. Stores the
-    /// final layers in `l`, but for those that are statically empty (no initial tuples, no rule
-    /// adds to them), left as `l` holds them and returned.
+    /// The statements computing the layers `computed` (named as the layer, each with the
+    /// relation it starts from) by the rules of `heads`: each rule's heads go into its layer and,
+    /// when the third field names a `+D` layer, also into the concluded layer but for those that
+    /// one holds. Over definite premises when `definite`; when `recursive`, one datafrog
+    /// `Iteration` with a `Variable` per layer, each rule reading the recent tuples of each
+    /// operand of the stratum in turn. Stores the final layers in `l`, but for those that are
+    /// statically empty (no initial tuples, no rule adds to them), left as `l` holds them and
+    /// returned.
     fn fixpoint(
         &self,
         heads: &[(usize, Ident, Option<Ident>)],
@@ -267,32 +251,36 @@ impl Emitter<'_> {
         recursive: bool,
     ) -> (TokenStream, Vec<Ident>) {
         let is_computed = |n: &Ident| computed.iter().any(|(m, _, _)| m == n);
-        // The layers some rule adds to, before the rounds and in them: only those are mutable.
+        // The layers some rule adds to: only those are mutable.
         let mut targets: Vec<Ident> = Vec::new();
-        let mut round_targets: Vec<Ident> = Vec::new();
-
-        let push = |ri: usize, into: &Ident, unless: &Option<Ident>, suffix: &str| {
-            let head = self.head_tuple(ri);
-            let into = format_ident!("{}{}", into, suffix);
-            match unless {
-                None => quote!(#into.push(#head)),
-                Some(d) => {
-                    let h = &self.p.rules[ri].head;
-                    let c = format_ident!("{}{}", self.layer_name(h.rel, h.negative, Layer::Concluded), suffix);
-                    quote!({
-                        let t = #head;
-                        #into.push(t);
-                        if !::clir::rt::contains(&l.#d, &t) {
-                            #c.push(t);
-                        }
-                    })
-                }
+        // An iteration when some rule reads a relation of the stratum.
+        let recursive =
+            recursive && heads.iter().any(|&(ri, _, _)| !self.plan.rules[ri].never && !self.plan.own[ri].is_empty());
+        // Adds a relation of heads to a layer: a variable of the iteration, or a `Vec`.
+        let insert = |n: &Ident, r: TokenStream| {
+            if recursive {
+                quote! { #n.insert(#r); }
+            } else {
+                quote! { #n.extend(#r.elements); }
+            }
+        };
+        // Adds the heads `call` yields to rule `ri`'s layers.
+        let adds = |ri: usize, into: &Ident, unless: &Option<Ident>, call: TokenStream| match unless {
+            None => insert(into, call),
+            Some(d) => {
+                let h = &self.p.rules[ri].head;
+                let c = self.layer_name(h.rel, h.negative, Layer::Concluded);
+                let concluded = insert(&c, quote!(::clir::rt::difference(&found, &l.#d)));
+                let supported = insert(into, quote!(found));
+                quote! {{ let found = #call; #concluded #supported }}
             }
         };
         let mut once = TokenStream::new();
+        // Without an iteration: per layer, the relations of heads it is the union of.
+        let mut parts: Vec<(Ident, TokenStream)> = Vec::new();
         let mut rounds = TokenStream::new();
-        // The growing layers some round reads whole (a rule with two operands of the stratum).
-        let mut read_total: Vec<Ident> = Vec::new();
+        // The variables some round reads whole: before the last round, and with it.
+        let (mut read_stable, mut read_total): (Vec<Ident>, Vec<Ident>) = (Vec::new(), Vec::new());
         for (ri, into, unless) in heads {
             let ri = *ri;
             let rp = &self.plan.rules[ri];
@@ -300,97 +288,122 @@ impl Emitter<'_> {
                 continue;
             }
             let layers: Vec<Ident> = rp.operands.iter().map(|o| self.operand_layer(o, definite)).collect();
-            // The operands read from the stratum itself, as the plan gives each its round.
-            let dynamic: Vec<usize> =
-                if recursive { self.plan.rounds[ri].iter().map(|(j, _)| *j).collect() } else { Vec::new() };
-            debug_assert!(dynamic.iter().all(|&j| is_computed(&layers[j])), "a round reads what the fixpoint computes");
-            let added = if dynamic.is_empty() { &mut targets } else { &mut round_targets };
-            added.push(into.clone());
+            // The operands read from the stratum itself: the variables of its iteration.
+            let dynamic: Vec<usize> = if recursive { self.plan.own[ri].clone() } else { Vec::new() };
+            debug_assert!(
+                dynamic.iter().all(|&j| is_computed(&layers[j])),
+                "a round reads what the iteration computes"
+            );
+            targets.push(into.clone());
             if unless.is_some() {
                 let h = &self.p.rules[ri].head;
-                added.push(self.layer_name(h.rel, h.negative, Layer::Concluded));
+                targets.push(self.layer_name(h.rel, h.negative, Layer::Concluded));
             }
             if dynamic.is_empty() {
                 let args: Vec<TokenStream> = layers.iter().map(|n| quote!(&l.#n)).collect();
-                once.extend(self.rule_call(ri, None, &args, push(ri, into, unless, "")));
+                let call = self.rule_call(ri, &args);
+                match unless {
+                    _ if recursive => once.extend(adds(ri, into, unless, call)),
+                    None => parts.push((into.clone(), call)),
+                    Some(d) => {
+                        let found = format_ident!("{}_found", self.names.rules[ri]);
+                        let h = &self.p.rules[ri].head;
+                        let c = self.layer_name(h.rel, h.negative, Layer::Concluded);
+                        once.extend(quote! { let #found = #call; });
+                        parts.push((c, quote!(::clir::rt::difference(&#found, &l.#d))));
+                        parts.push((into.clone(), quote!(#found.clone())));
+                    }
+                }
                 continue;
             }
-            // Semi-naive: one call per operand of the stratum, that operand's last-round tuples
-            // against everything so far of the others.
-            for &j in &dynamic {
-                read_total.extend(dynamic.iter().filter(|&&k| k != j).map(|&k| layers[k].clone()));
+            // Semi-naive: one call per operand of the stratum, its recent tuples against the
+            // stable ones of the operands before it and all so far of those after it.
+            for i in 0..dynamic.len() {
                 let args: Vec<TokenStream> = layers
                     .iter()
                     .enumerate()
-                    .map(|(k, n)| match (k == j, dynamic.contains(&k)) {
-                        (true, _) => quote!(&#n.recent),
-                        (false, true) => quote!(#n.total()),
-                        (false, false) => quote!(&l.#n),
+                    .map(|(k, n)| match dynamic.iter().position(|&d| d == k) {
+                        Some(x) if x == i => quote!(&#n.recent.borrow()),
+                        Some(x) if x < i => {
+                            read_stable.push(n.clone());
+                            let m = format_ident!("{}_stable", n);
+                            quote!(&#m)
+                        }
+                        Some(_) => {
+                            read_total.push(n.clone());
+                            let m = format_ident!("{}_total", n);
+                            quote!(&#m)
+                        }
+                        None => quote!(&l.#n),
                     })
                     .collect();
-                rounds.extend(self.rule_call(ri, Some(j), &args, push(ri, into, unless, "_new")));
+                rounds.extend(adds(ri, into, unless, self.rule_call(ri, &args)));
             }
         }
         let empty: Vec<Ident> = computed
             .iter()
-            .filter(|(n, _, init)| init.is_none() && !targets.contains(n) && !round_targets.contains(n))
+            .filter(|(n, _, init)| init.is_none() && !targets.contains(n))
             .map(|(n, _, _)| n.clone())
             .collect();
-        let kept: Vec<&ComputedLayer> =
-            computed.iter().filter(|(n, _, _)| !rounds.is_empty() || !empty.contains(n)).collect();
         if rounds.is_empty() {
+            let kept: Vec<&ComputedLayer> = computed.iter().filter(|(n, _, _)| !empty.contains(n)).collect();
             // A layer no rule adds to is the relation it starts from.
             let (added, unchanged): (Vec<&&ComputedLayer>, Vec<_>) =
                 kept.iter().partition(|(n, _, _)| targets.contains(n));
-            let decls = added.iter().map(|(n, ty, init)| {
-                let init = init.as_ref().map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
-                quote! { let mut #n: Vec<#ty> = #init; }
+            let assigns = added.iter().map(|(n, ty, init)| {
+                let of: Vec<&TokenStream> = parts.iter().filter(|(m, _)| m == n).map(|(_, r)| r).collect();
+                match (init, &of[..]) {
+                    // One rule's heads: the relation its leapjoin yields.
+                    (None, [only]) => quote! { l.#n = #only; },
+                    _ => {
+                        let init = init.as_ref().map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
+                        quote! {
+                            let mut #n: Vec<#ty> = #init;
+                            #(#n.extend(#of.elements);)*
+                            l.#n = Relation::from_vec(#n);
+                        }
+                    }
+                }
             });
             let moves = unchanged.iter().map(|(n, _, init)| quote! { l.#n = #init; });
-            let names = added.iter().map(|(n, _, _)| n);
             let stmts = quote! {
                 #(#moves)*
-                #(#decls)*
                 #once
-                #(l.#names = Relation::from_vec(#names);)*
+                #(#assigns)*
             };
             return (stmts, empty);
         }
-        let decls = kept.iter().map(|(n, ty, init)| {
-            let init = init.as_ref().map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
-            if targets.contains(n) {
-                quote! { let mut #n: Vec<#ty> = #init; }
-            } else {
-                quote! { let #n: Vec<#ty> = #init; }
+        let names: Vec<&Ident> = computed.iter().map(|(n, _, _)| n).collect();
+        let vars = computed.iter().map(|(n, ty, init)| {
+            let label = n.to_string();
+            let insert = init.as_ref().map(|r| quote! { #n.insert(#r); });
+            quote! {
+                let #n = iteration.variable::<#ty>(#label);
+                #insert
             }
         });
-        let decls = quote! { #(#decls)* };
-        let names: Vec<&Ident> = kept.iter().map(|(n, _, _)| n).collect();
-        let news = kept.iter().map(|(n, ty, _)| {
-            let new = format_ident!("{}_new", n);
-            if round_targets.contains(n) {
-                quote! { let mut #new: Vec<#ty> = Vec::new(); }
-            } else {
-                quote! { let #new: Vec<#ty> = Vec::new(); }
-            }
+        read_stable.sort();
+        read_stable.dedup();
+        read_total.sort();
+        read_total.dedup();
+        let stables = read_stable.iter().map(|n| {
+            let m = format_ident!("{}_stable", n);
+            quote! { let #m = ::clir::rt::stable(&#n); }
         });
-        let advance = names.iter().map(|n| format_ident!("{}_new", n));
-        let settle = names.iter().filter(|n| read_total.contains(**n));
+        let totals = read_total.iter().map(|n| {
+            let m = format_ident!("{}_total", n);
+            quote! { let #m = ::clir::rt::total(&#n); }
+        });
         let stmts = quote! {
-            #decls
+            let mut iteration = ::clir::rt::Iteration::new();
+            #(#vars)*
             #once
-            #(let mut #names = ::clir::rt::Growing::new(#names);)*
-            loop {
-                #(#news)*
-                #(#settle.settle();)*
+            while iteration.changed() {
+                #(#stables)*
+                #(#totals)*
                 #rounds
-                let mut changed = false;
-                #(changed |= #names.advance(#advance);)*
-                if !changed {
-                    break;
-                }
             }
-            #(l.#names = #names.into_total();)*
+            #(l.#names = #names.complete();)*
         };
         (stmts, Vec::new())
     }
@@ -417,9 +430,8 @@ impl Emitter<'_> {
                     quote!(&l.#n)
                 })
                 .collect();
-            let head = self.head_tuple(ri);
-            let call = self.rule_call(ri, None, &args, quote!(applies.push(#head)));
-            out.extend(quote! { let #app = ::clir::rt::collect(|applies| { #call }); });
+            let call = self.rule_call(ri, &args);
+            out.extend(quote! { let #app = #call; });
         }
         let app_of = |ri: usize| apps[st.applicable.iter().position(|&x| x == ri).expect("rule of stratum")].clone();
         for neg in [false, true] {
