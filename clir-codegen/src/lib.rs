@@ -33,7 +33,8 @@ pub mod validate;
 pub fn compile_document(doc: &verify::Verified, seal: &str) -> Result<String, Diagnostics> {
     let program = resolve::resolve(doc)?;
     let strata = strata::stratify(&program)?;
-    Ok(emit::emit(&program, &strata, seal))
+    let plan = plan::plan_program(&program, &strata);
+    Ok(emit::emit(&program, &strata, plan, seal))
 }
 
 /// The plan of a parsed (and verified) document, written for people (`clir compile --plan`).
@@ -56,5 +57,6 @@ pub fn show_document(doc: &verify::Verified) -> Result<String, Diagnostics> {
 pub fn compile_document_with(doc: &verify::Verified, seal: &str, explanations: bool) -> Result<String, Diagnostics> {
     let program = resolve::resolve(doc)?;
     let strata = strata::stratify(&program)?;
-    Ok(emit::emit_with(&program, &strata, seal, explanations))
+    let plan = plan::plan_program(&program, &strata);
+    Ok(emit::emit_with(&program, &strata, plan, seal, explanations))
 }

@@ -25,6 +25,7 @@ use crate::resolve::{Program, RItem, RLiteral, RRule, RTerm};
 use crate::strata::Strata;
 use std::fmt::{self, Write as _};
 
+pub mod layers;
 pub mod why_not;
 
 /// How a rule reads one of its operands.
@@ -190,6 +191,13 @@ pub struct StratumPlan {
     pub applicable_recursive: bool,
     /// Closure policies applied after the rules.
     pub closures: Vec<usize>,
+    /// How `+D` is computed.
+    pub definite_set: layers::LayerSet,
+    /// How `+S`/`+d` are computed, when they are a layer set of their own (not collapsed, not
+    /// contested).
+    pub applicable_set: Option<layers::LayerSet>,
+    /// Team defeat per sign, in a contested stratum.
+    pub contests: Vec<layers::Contest>,
 }
 
 /// The plan of a program: what `emit` prints.
@@ -407,7 +415,7 @@ fn access(l: &RLiteral, bound: &[usize], operand: usize, views: &mut Vec<View>) 
 /// Plans every rule and stratum of `p`.
 pub fn plan_program(p: &Program, s: &Strata) -> Plan {
     let mut rules: Vec<RulePlan> = (0..p.rules.len()).map(|ri| plan_rule(p, ri)).collect();
-    let strata: Vec<StratumPlan> = s
+    let mut strata: Vec<StratumPlan> = s
         .strata
         .iter()
         .enumerate()
@@ -440,6 +448,9 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
                 definite,
                 applicable,
                 closures: st.closures.clone(),
+                definite_set: layers::LayerSet::default(),
+                applicable_set: None,
+                contests: Vec::new(),
             }
         })
         .collect();
@@ -458,6 +469,16 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
             if let Some(&j) = own[ri].first() {
                 rules[ri] = plan_rule_from(p, ri, Some(rules[ri].operands[j].item));
             }
+        }
+    }
+    for (si, st) in strata.iter_mut().enumerate() {
+        st.definite_set = layers::definite_set(p, s, &rules, &own, si, st.definite_recursive);
+        if st.shape == Shape::Uncontested {
+            let set = layers::applicable_set(p, s, &rules, &own, si, st.applicable_recursive, &st.definite_set);
+            st.applicable_set = Some(set);
+        }
+        if st.shape == Shape::Contested {
+            st.contests = layers::contests(p, s, si);
         }
     }
     let why_not = (0..p.rules.len()).map(|ri| why_not::plan_why_not(p, ri)).collect();
@@ -585,17 +606,26 @@ impl fmt::Display for Show<'_> {
         for (si, st) in plan.strata.iter().enumerate() {
             writeln!(f, "\n{}", st.heading(p, si))?;
             let fix = |r: bool| if r { "datafrog iteration" } else { "once" };
-            if !st.definite.is_empty() {
-                writeln!(f, "  +D ({}):", fix(st.definite_recursive))?;
-                for &r in &st.definite {
+            let sets = std::iter::once(("+D", &st.definite, Some(&st.definite_set))).chain(std::iter::once((
+                "+S/+d",
+                &st.applicable,
+                st.applicable_set.as_ref(),
+            )));
+            for (name, rules, set) in sets {
+                if rules.is_empty() {
+                    continue;
+                }
+                writeln!(f, "  {name} ({}):", fix(set.is_some_and(|s| s.iteration)))?;
+                for &r in rules {
                     writeln!(f, "    {}", p.rules[r].id)?;
                 }
             }
-            if !st.applicable.is_empty() {
-                writeln!(f, "  +S/+d ({}):", fix(st.applicable_recursive))?;
-                for &r in &st.applicable {
-                    writeln!(f, "    {}", p.rules[r].id)?;
-                }
+            let empty: Vec<String> = (st.definite_set.empty.iter())
+                .chain(st.applicable_set.iter().flat_map(|s| s.empty.iter()))
+                .map(|id| id.show(p))
+                .collect();
+            if !empty.is_empty() {
+                writeln!(f, "  always empty, never built: {}", empty.join(", "))?;
             }
             for &c in &st.closures {
                 let c = &p.closures[c];

@@ -617,6 +617,14 @@ rule P strict: p(x) :- a(x)"
     assert_eq!(rp.joins.len(), 1);
     assert_eq!(rp.joins[0].extend, Some(1));
     assert!(plan.own[rule_ix(&p, "Base")].is_empty());
+    // The plan's +D layer set: an iteration whose variables Step reads and Base only fills.
+    let set = &plan.strata[si].definite_set;
+    assert!(set.iteration && set.definite);
+    let heads = |r: &str| set.heads.iter().find(|h| h.rule == rule_ix(&p, r)).unwrap();
+    assert_eq!((heads("Step").own.len(), heads("Base").own.len()), (1, 0));
+    // p's stratum: one pass, and ~p's +D, which nothing fills, is never built.
+    let set = &plan.strata[s.rels[p.relations.iter().position(|r| r.name == "p").unwrap()].stratum].definite_set;
+    assert!(!set.iteration && set.empty.iter().any(|id| id.negative) && set.layers.iter().all(|(id, _)| !id.negative));
     let pi = s.rels[p.relations.iter().position(|r| r.name == "p").unwrap()].stratum;
     assert!(!plan.strata[pi].definite_recursive && !plan.strata[pi].applicable_recursive);
     assert!(plan.strata.iter().any(|st| st.shape == Shape::Inputs));

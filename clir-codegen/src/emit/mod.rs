@@ -20,23 +20,13 @@ mod schema;
 mod strata;
 mod why_not;
 
-use crate::plan::{plan_program, Operand, Plan, Read};
+use crate::plan::layers::{Layer, LayerId};
+use crate::plan::{Operand, Plan};
 use crate::resolve::{Program, RRule, RTerm, Ty};
 use crate::strata::Strata;
 use crate::text::comment_text;
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
-
-/// Which conclusions a relation holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Layer {
-    /// `+D`.
-    Definite,
-    /// `+S`.
-    Supported,
-    /// `+d`.
-    Concluded,
-}
 
 /// Statements per function when a long list of steps is split up (so that no function grows
 /// with the package).
@@ -65,15 +55,14 @@ struct Emitter<'a> {
     explanations: bool,
 }
 
-/// Generates the formatted Rust module for a resolved, stratified program.
-pub fn emit(p: &Program, s: &Strata, seal: &str) -> String {
-    emit_with(p, s, seal, true)
+/// Prints `plan`, the plan of a resolved, stratified program, as a formatted Rust module.
+pub fn emit(p: &Program, s: &Strata, plan: Plan, seal: &str) -> String {
+    emit_with(p, s, plan, seal, true)
 }
 
 /// [`emit`], optionally without the code that computes explanation instances (smaller and
 /// faster to build; `--explain` then yields no derivations).
-pub fn emit_with(p: &Program, s: &Strata, seal: &str, explanations: bool) -> String {
-    let plan = plan_program(p, s);
+pub fn emit_with(p: &Program, s: &Strata, plan: Plan, seal: &str, explanations: bool) -> String {
     let names = crate::names::ModuleNames::allocate(p);
     let vars: Vec<Vec<String>> = p.rules.iter().map(|r| names.variables(p, r)).collect();
     let locals = plan.rules.iter().map(|rp| names.rule_locals(p, rp, &vars[rp.rule])).collect();
@@ -223,28 +212,26 @@ impl Emitter<'_> {
 
     /// The identifier holding `layer` of relation `rel` with sign `negative`.
     fn layer_name(&self, rel: usize, negative: bool, layer: Layer) -> Ident {
-        let info = &self.s.rels[rel];
-        let base = format!("{}{}", if negative { "not_" } else { "" }, self.names.relations[rel]);
-        if info.collapsed {
+        self.layer_ident(crate::plan::layers::layer(self.s, rel, negative, layer))
+    }
+
+    /// The identifier of layer `id`: the relation's own where it has one layer.
+    fn layer_ident(&self, id: LayerId) -> Ident {
+        let base = format!("{}{}", if id.negative { "not_" } else { "" }, self.names.relations[id.rel]);
+        if self.s.rels[id.rel].collapsed {
             return ident(&base);
         }
-        match layer {
+        match id.layer {
             Layer::Definite => format_ident!("{}_definite", base),
             Layer::Concluded => format_ident!("{}_concluded", base),
-            Layer::Supported if info.supported_is_concluded(negative) => format_ident!("{}_concluded", base),
             Layer::Supported => format_ident!("{}_supported", base),
         }
     }
 
     /// The layer an operand reads: over definite premises (`+D`), or over applicable ones.
     fn operand_layer(&self, o: &Operand, definite: bool) -> Ident {
-        let layer = match (o.read, definite) {
-            (Read::Negated, _) => Layer::Concluded,
-            (_, true) => Layer::Definite,
-            (Read::Established, false) => Layer::Concluded,
-            (Read::Supported, false) => Layer::Supported,
-        };
-        self.layer_name(o.literal.rel, o.literal.negative, layer)
+        let l = &o.literal;
+        self.layer_ident(crate::plan::layers::operand_layer(self.s, o.read, l.rel, l.negative, definite))
     }
 
     /// The module constant holding relation `rel`'s index in `SCHEMA.relations`.

@@ -3,18 +3,12 @@
 //! datafrog `Iteration` where the plan says the layer is recursive), then the conclusions
 //! written out.
 
-use super::{mentions, Emitter, Layer};
-use crate::ir::{RelationKind, Strength};
+use super::{mentions, Emitter};
+use crate::ir::RelationKind;
+use crate::plan::layers::{Layer, LayerId, LayerSet, Start};
 use crate::plan::Shape;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
-
-/// The layers one fixpoint computes: per layer name, its tuple type and the relation it starts
-/// from (`None`: empty, statically).
-type Computed = Vec<ComputedLayer>;
-
-/// One layer of [`Computed`].
-type ComputedLayer = (Ident, TokenStream, Option<TokenStream>);
 
 impl Emitter<'_> {
     /// The distinct layer names of relation `rel`, both signs, each with its sign.
@@ -153,66 +147,11 @@ impl Emitter<'_> {
     /// The statements of stratum `si`'s function.
     fn stratum(&mut self, si: usize) -> TokenStream {
         let st = self.plan.strata[si].clone();
-        let p = self.p;
-        let mut out = self.comment(st.heading(p, si));
-        // +D: the input facts, then every strict rule over definite premises.
-        let mut definite: Computed = Vec::new();
-        for &rel in &st.rels {
-            let ty = self.tuple_ty(rel);
-            for neg in [false, true] {
-                let n = self.layer_name(rel, neg, Layer::Definite);
-                let init = (p.relations[rel].kind != RelationKind::Institutional).then(|| {
-                    let i = self.input_name(rel, neg);
-                    quote!(::clir::rt::take(&mut l.#i))
-                });
-                definite.push((n, ty.clone(), init));
-            }
-        }
-        let heads: Vec<(usize, Ident, Option<Ident>)> = st
-            .definite
-            .iter()
-            .map(|&ri| {
-                let h = &p.rules[ri].head;
-                (ri, self.layer_name(h.rel, h.negative, Layer::Definite), None)
-            })
-            .collect();
-        let (stmts, empty) = self.fixpoint(&heads, &definite, true, st.definite_recursive);
-        out.extend(stmts);
+        let mut out = self.comment(st.heading(self.p, si));
+        out.extend(self.layer_set(&st.definite_set));
         match st.shape {
             Shape::Collapsed | Shape::Inputs => {}
-            Shape::Uncontested => {
-                let mut computed: Computed = Vec::new();
-                for &rel in &st.rels {
-                    let ty = self.tuple_ty(rel);
-                    for neg in [false, true] {
-                        let d = self.layer_name(rel, neg, Layer::Definite);
-                        for layer in [Layer::Concluded, Layer::Supported] {
-                            let n = self.layer_name(rel, neg, layer);
-                            if !computed.iter().any(|(m, _, _)| *m == n) {
-                                let init = (!empty.contains(&d)).then(|| quote!(l.#d.clone()));
-                                computed.push((n, ty.clone(), init));
-                            }
-                        }
-                    }
-                }
-                let heads: Vec<(usize, Ident, Option<Ident>)> = st
-                    .applicable
-                    .iter()
-                    .map(|&ri| {
-                        let h = &p.rules[ri].head;
-                        let c = self.layer_name(h.rel, h.negative, Layer::Concluded);
-                        let s = self.layer_name(h.rel, h.negative, Layer::Supported);
-                        // +S regardless; +d unless the complement is definite.
-                        if c == s {
-                            (ri, c, None)
-                        } else {
-                            let d = self.layer_name(h.rel, !h.negative, Layer::Definite);
-                            (ri, s, Some(d))
-                        }
-                    })
-                    .collect();
-                out.extend(self.fixpoint(&heads, &computed, false, st.applicable_recursive).0);
-            }
+            Shape::Uncontested => out.extend(self.layer_set(st.applicable_set.as_ref().expect("planned"))),
             Shape::Contested => out.extend(self.contested(si)),
         }
         for &ci in &st.closures {
@@ -235,148 +174,124 @@ impl Emitter<'_> {
         quote!(self::#name(#cases #(#args,)* &|&#pat| #head))
     }
 
-    /// The statements computing the layers `computed` (named as the layer, each with the
-    /// relation it starts from) by the rules of `heads`: each rule's heads go into its layer and,
-    /// when the third field names a `+D` layer, also into the concluded layer but for those that
-    /// one holds. Over definite premises when `definite`; when `recursive`, one datafrog
-    /// `Iteration` with a `Variable` per layer, each rule reading the recent tuples of each
-    /// operand of the stratum in turn. Stores the final layers in `l`, but for those that are
-    /// statically empty (no initial tuples, no rule adds to them), left as `l` holds them and
-    /// returned.
-    fn fixpoint(
-        &self,
-        heads: &[(usize, Ident, Option<Ident>)],
-        computed: &Computed,
-        definite: bool,
-        recursive: bool,
-    ) -> (TokenStream, Vec<Ident>) {
-        let is_computed = |n: &Ident| computed.iter().any(|(m, _, _)| m == n);
-        // The layers some rule adds to: only those are mutable.
-        let mut targets: Vec<Ident> = Vec::new();
-        // An iteration when some rule reads a relation of the stratum.
-        let recursive =
-            recursive && heads.iter().any(|&(ri, _, _)| !self.plan.rules[ri].never && !self.plan.own[ri].is_empty());
-        // Adds a relation of heads to a layer: a variable of the iteration, or a `Vec`.
-        let insert = |n: &Ident, r: TokenStream| {
-            if recursive {
-                quote! { #n.insert(#r); }
-            } else {
-                quote! { #n.extend(#r.elements); }
+    /// The statements computing layer set `set` as the plan says: its layers from what they
+    /// start from, each rule's heads added to its layers, once or as the variables of a datafrog
+    /// `Iteration` whose rounds call each rule with the recent tuples of each operand it reads
+    /// from them; the final layers stored in `l`.
+    fn layer_set(&self, set: &LayerSet) -> TokenStream {
+        let iteration = set.iteration;
+        // What a layer starts from, as a relation (none: empty).
+        let start_of = |id: LayerId, start: Start| match start {
+            Start::Empty => None,
+            Start::Input => {
+                let i = self.input_name(id.rel, id.negative);
+                Some(quote!(::clir::rt::take(&mut l.#i)))
+            }
+            Start::Copy(d) => {
+                let d = self.layer_ident(d);
+                Some(quote!(l.#d.clone()))
             }
         };
-        // Adds the heads `call` yields to rule `ri`'s layers.
-        let adds = |ri: usize, into: &Ident, unless: &Option<Ident>, call: TokenStream| match unless {
-            None => insert(into, call),
-            Some(d) => {
-                let h = &self.p.rules[ri].head;
-                let c = self.layer_name(h.rel, h.negative, Layer::Concluded);
-                let concluded = insert(&c, quote!(::clir::rt::difference(&found, &l.#d)));
-                let supported = insert(into, quote!(found));
-                quote! {{ let found = #call; #concluded #supported }}
-            }
-        };
+        // Without an iteration, per layer the relations of heads it is the union of.
         let mut once = TokenStream::new();
-        // Without an iteration: per layer, the relations of heads it is the union of.
         let mut parts: Vec<(Ident, TokenStream)> = Vec::new();
         let mut rounds = TokenStream::new();
         // The variables some round reads whole: before the last round, and with it.
         let (mut read_stable, mut read_total): (Vec<Ident>, Vec<Ident>) = (Vec::new(), Vec::new());
-        for (ri, into, unless) in heads {
-            let ri = *ri;
-            let rp = &self.plan.rules[ri];
-            if rp.never {
-                continue;
-            }
-            let layers: Vec<Ident> = rp.operands.iter().map(|o| self.operand_layer(o, definite)).collect();
-            // The operands read from the stratum itself: the variables of its iteration.
-            let dynamic: Vec<usize> = if recursive { self.plan.own[ri].clone() } else { Vec::new() };
-            debug_assert!(
-                dynamic.iter().all(|&j| is_computed(&layers[j])),
-                "a round reads what the iteration computes"
-            );
-            targets.push(into.clone());
-            if unless.is_some() {
-                let h = &self.p.rules[ri].head;
-                targets.push(self.layer_name(h.rel, h.negative, Layer::Concluded));
-            }
-            if dynamic.is_empty() {
+        for h in &set.heads {
+            let ri = h.rule;
+            let into = self.layer_ident(h.into);
+            let layers: Vec<Ident> =
+                self.plan.rules[ri].operands.iter().map(|o| self.operand_layer(o, set.definite)).collect();
+            let unless = h.unless.map(|(c, d)| (self.layer_ident(c), self.layer_ident(d)));
+            if !iteration {
                 let args: Vec<TokenStream> = layers.iter().map(|n| quote!(&l.#n)).collect();
                 let call = self.rule_call(ri, &args);
                 match unless {
-                    _ if recursive => once.extend(adds(ri, into, unless, call)),
-                    None => parts.push((into.clone(), call)),
-                    Some(d) => {
+                    None => parts.push((into, call)),
+                    Some((c, d)) => {
                         let found = format_ident!("{}_found", self.names.rules[ri]);
-                        let h = &self.p.rules[ri].head;
-                        let c = self.layer_name(h.rel, h.negative, Layer::Concluded);
                         once.extend(quote! { let #found = #call; });
                         parts.push((c, quote!(::clir::rt::difference(&#found, &l.#d))));
-                        parts.push((into.clone(), quote!(#found.clone())));
+                        parts.push((into, quote!(#found.clone())));
                     }
                 }
                 continue;
             }
-            // Semi-naive: one call per operand of the stratum, its recent tuples against the
-            // stable ones of the operands before it and all so far of those after it.
-            for i in 0..dynamic.len() {
-                let args: Vec<TokenStream> = layers
-                    .iter()
-                    .enumerate()
-                    .map(|(k, n)| match dynamic.iter().position(|&d| d == k) {
-                        Some(x) if x == i => quote!(&#n.recent.borrow()),
-                        Some(x) if x < i => {
-                            read_stable.push(n.clone());
-                            let m = format_ident!("{}_stable", n);
-                            quote!(&#m)
-                        }
-                        Some(_) => {
-                            read_total.push(n.clone());
-                            let m = format_ident!("{}_total", n);
-                            quote!(&#m)
-                        }
-                        None => quote!(&l.#n),
+            // Semi-naive: one call per operand read from a variable, its recent tuples against
+            // the stable ones of those before it and all so far of those after it.
+            let calls: Vec<Vec<TokenStream>> = if h.own.is_empty() {
+                vec![layers.iter().map(|n| quote!(&l.#n)).collect()]
+            } else {
+                (0..h.own.len())
+                    .map(|i| {
+                        layers
+                            .iter()
+                            .enumerate()
+                            .map(|(k, n)| match h.own.iter().position(|&d| d == k) {
+                                Some(x) if x == i => quote!(&#n.recent.borrow()),
+                                Some(x) if x < i => {
+                                    read_stable.push(n.clone());
+                                    let m = format_ident!("{}_stable", n);
+                                    quote!(&#m)
+                                }
+                                Some(_) => {
+                                    read_total.push(n.clone());
+                                    let m = format_ident!("{}_total", n);
+                                    quote!(&#m)
+                                }
+                                None => quote!(&l.#n),
+                            })
+                            .collect()
                     })
-                    .collect();
-                rounds.extend(adds(ri, into, unless, self.rule_call(ri, &args)));
+                    .collect()
+            };
+            for args in calls {
+                let call = self.rule_call(ri, &args);
+                let stmts = match &unless {
+                    None => quote! { #into.insert(#call); },
+                    Some((c, d)) => quote! {{
+                        let found = #call;
+                        #c.insert(::clir::rt::difference(&found, &l.#d));
+                        #into.insert(found);
+                    }},
+                };
+                if h.own.is_empty() {
+                    once.extend(stmts);
+                } else {
+                    rounds.extend(stmts);
+                }
             }
         }
-        let empty: Vec<Ident> = computed
-            .iter()
-            .filter(|(n, _, init)| init.is_none() && !targets.contains(n))
-            .map(|(n, _, _)| n.clone())
-            .collect();
-        if rounds.is_empty() {
-            let kept: Vec<&ComputedLayer> = computed.iter().filter(|(n, _, _)| !empty.contains(n)).collect();
-            // A layer no rule adds to is the relation it starts from.
-            let (added, unchanged): (Vec<&&ComputedLayer>, Vec<_>) =
-                kept.iter().partition(|(n, _, _)| targets.contains(n));
-            let assigns = added.iter().map(|(n, ty, init)| {
-                let of: Vec<&TokenStream> = parts.iter().filter(|(m, _)| m == n).map(|(_, r)| r).collect();
-                match (init, &of[..]) {
+        if !iteration {
+            // A layer no rule adds to is the relation it starts from, set before the rules run.
+            let (mut moved, mut built) = (TokenStream::new(), TokenStream::new());
+            for &(id, start) in &set.layers {
+                let n = self.layer_ident(id);
+                let ty = self.tuple_ty(id.rel);
+                let of: Vec<&TokenStream> = parts.iter().filter(|(m, _)| *m == n).map(|(_, r)| r).collect();
+                match (start_of(id, start), &of[..]) {
+                    (Some(init), []) => moved.extend(quote! { l.#n = #init; }),
                     // One rule's heads: the relation its leapjoin yields.
-                    (None, [only]) => quote! { l.#n = #only; },
-                    _ => {
-                        let init = init.as_ref().map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
-                        quote! {
+                    (None, [only]) => built.extend(quote! { l.#n = #only; }),
+                    (init, _) => {
+                        let init = init.map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
+                        built.extend(quote! {
                             let mut #n: Vec<#ty> = #init;
                             #(#n.extend(#of.elements);)*
                             l.#n = Relation::from_vec(#n);
-                        }
+                        });
                     }
                 }
-            });
-            let moves = unchanged.iter().map(|(n, _, init)| quote! { l.#n = #init; });
-            let stmts = quote! {
-                #(#moves)*
-                #once
-                #(#assigns)*
-            };
-            return (stmts, empty);
+            }
+            return quote! { #moved #once #built };
         }
-        let names: Vec<&Ident> = computed.iter().map(|(n, _, _)| n).collect();
-        let vars = computed.iter().map(|(n, ty, init)| {
+        let names: Vec<Ident> = set.layers.iter().map(|&(id, _)| self.layer_ident(id)).collect();
+        let vars = set.layers.iter().map(|&(id, s)| {
+            let n = self.layer_ident(id);
+            let ty = self.tuple_ty(id.rel);
             let label = n.to_string();
-            let insert = init.as_ref().map(|r| quote! { #n.insert(#r); });
+            let insert = start_of(id, s).map(|r| quote! { #n.insert(#r); });
             quote! {
                 let #n = iteration.variable::<#ty>(#label);
                 #insert
@@ -394,7 +309,7 @@ impl Emitter<'_> {
             let m = format_ident!("{}_total", n);
             quote! { let #m = ::clir::rt::total(&#n); }
         });
-        let stmts = quote! {
+        quote! {
             let mut iteration = ::clir::rt::Iteration::new();
             #(#vars)*
             #once
@@ -404,8 +319,7 @@ impl Emitter<'_> {
                 #rounds
             }
             #(l.#names = #names.complete();)*
-        };
-        (stmts, Vec::new())
+        }
     }
 
     /// A contested relation: each rule's applicability over lower strata, then team defeat.
@@ -434,11 +348,9 @@ impl Emitter<'_> {
             out.extend(quote! { let #app = #call; });
         }
         let app_of = |ri: usize| apps[st.applicable.iter().position(|&x| x == ri).expect("rule of stratum")].clone();
-        for neg in [false, true] {
-            let concl = |ri: usize| p.rules[ri].head.negative == neg && p.rules[ri].strength != Strength::Defeater;
-            let supporters: Vec<usize> = st.applicable.iter().copied().filter(|&r| concl(r)).collect();
-            let attackers: Vec<usize> =
-                st.applicable.iter().copied().filter(|&r| p.rules[r].head.negative != neg).collect();
+        for contest in &st.contests {
+            let neg = contest.negative;
+            let supporters = &contest.supporters;
             let d = self.layer_name(rel, neg, Layer::Definite);
             let not_d = self.layer_name(rel, !neg, Layer::Definite);
             let s = self.layer_name(rel, neg, Layer::Supported);
@@ -446,12 +358,8 @@ impl Emitter<'_> {
             let sup_apps: Vec<Ident> = supporters.iter().map(|&r| app_of(r)).collect();
             let mut attacks = Vec::new();
             let mut comments = TokenStream::new();
-            for &a in &attackers {
-                let beaters: Vec<usize> = supporters
-                    .iter()
-                    .copied()
-                    .filter(|&t| p.superiority.iter().any(|x| x.higher == t && x.lower == a))
-                    .collect();
+            for attack in &contest.attacks {
+                let (a, beaters) = (attack.rule, &attack.beaten_by);
                 let a_app = app_of(a);
                 let text = format!(
                     "{} attacks {}{}: {}",
