@@ -100,23 +100,16 @@ pub enum Test {
     Comparison(usize),
 }
 
-/// The most leapers datafrog 2.0.1 joins in one leapjoin (its `Leapers` tuples have up to 7).
-pub const MAX_LEAPERS: usize = 7;
-
-/// Membership tests one leapjoin makes as leapers of their own (`FilterBy`): the proposer, these
-/// and the two predicate filters fill [`MAX_LEAPERS`]; further tests join the prefix predicate.
-pub const MAX_FILTERS: usize = MAX_LEAPERS - 3;
-
 /// One `from_leapjoin` of a rule's chain, over the tuples bound so far (the rule's source
 /// literal, or the previous leapjoin's output).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Leapjoin {
     /// The step whose operand proposes the values extending each tuple (`ExtendBy`); `None`: the
-    /// leapjoin only tests, proposing `()` (`Once`).
+    /// leapjoin only tests, its `Holds` proposing `()` (or `Once`, when it tests nothing).
     pub extend: Option<usize>,
-    /// Membership tests of the tuples bound so far, a galloping leaper each (`FilterBy`): steps.
-    pub filters: Vec<usize>,
-    /// Tests of the tuples bound so far in one predicate (`PrefixFilter`).
+    /// Tests of the tuples bound so far, in the order they are tried (comparisons first, then
+    /// memberships and negations), in one predicate that stops at the first that fails
+    /// (`Holds`), before the proposer is asked (`Holds::before`).
     pub prefix: Vec<Test>,
     /// Tests once `extend` has bound its variables, in one predicate (`ValueFilter`).
     pub value: Vec<Test>,
@@ -370,15 +363,14 @@ fn chain(steps: &[Step], binding: &[usize]) -> Vec<Leapjoin> {
         if j.extend.is_some() {
             j.value.extend(tests);
         } else {
-            if matches!(s.access, Access::Contains) && j.filters.len() < MAX_FILTERS {
-                j.filters.push(k);
-            } else {
-                j.prefix.push(Test::Step(k));
-            }
-            j.prefix.extend(tests.into_iter().skip(1));
+            j.prefix.extend(tests);
         }
     }
     joins.last_mut().expect("one leapjoin at least").yields = binding.to_vec();
+    // Comparisons cost less than lookups: tried first.
+    for j in &mut joins {
+        j.prefix.sort_by_key(|t| matches!(t, Test::Step(_)));
+    }
     joins
 }
 
@@ -570,15 +562,26 @@ impl RulePlan {
         };
         let tests = |ts: &[Test]| ts.iter().map(test).collect::<Vec<_>>().join(" and ");
         let mut from = if self.per_case { "the cases".to_string() } else { lit(0) };
+        // The source's constant and repeated columns are the first test of the first leapjoin.
+        let source_test = (!self.per_case)
+            .then(|| &self.operands[self.steps[0].operand].literal)
+            .filter(|l| l.args.iter().enumerate().any(|(i, a)| !matches!(a, RTerm::Var(_)) || l.args[..i].contains(a)))
+            .map(|_| format!("the columns of {}", lit(0)));
         let mut out = Vec::new();
         for (k, j) in self.joins.iter().enumerate() {
-            let mut leapers = vec![match j.extend {
-                Some(s) => format!("ExtendBy {}", lit(s)),
-                None => "Once".to_string(),
-            }];
-            leapers.extend(j.filters.iter().map(|&s| format!("FilterBy {}", lit(s))));
+            let mut leapers = Vec::new();
+            let mut holds: Vec<String> = source_test.iter().filter(|_| k == 0).cloned().collect();
             if !j.prefix.is_empty() {
-                leapers.push(format!("PrefixFilter {}", tests(&j.prefix)));
+                holds.push(tests(&j.prefix));
+            }
+            if !holds.is_empty() {
+                leapers.push(format!("Holds {}", holds.join(" and ")));
+            }
+            match j.extend {
+                Some(s) if holds.is_empty() => leapers.push(format!("ExtendBy {}", lit(s))),
+                Some(s) => leapers.push(format!("before it ExtendBy {}", lit(s))),
+                None if holds.is_empty() => leapers.push("Once".to_string()),
+                None => {}
             }
             if !j.value.is_empty() {
                 leapers.push(format!("ValueFilter {}", tests(&j.value)));

@@ -6,10 +6,12 @@ pub use datafrog::{Iteration, PrefixFilter, Relation, ValueFilter, Variable};
 
 mod extend_by;
 mod filter_by;
+mod holds;
 mod once;
 
 pub use extend_by::ExtendBy;
 pub use filter_by::FilterBy;
+pub use holds::{Before, Holds};
 pub use once::Once;
 
 /// The tuples of `a` that are not in `b` (both sorted): a full-tuple antijoin on two relations.

@@ -181,7 +181,7 @@ impl Emitter<'_> {
         quote! {
             #header
             #[allow(unused_imports)]
-            use ::clir::rt::{ExtendBy, FilterBy, Once, PrefixFilter, Relation, ValueFilter};
+            use ::clir::rt::{ExtendBy, Holds, Once, Relation, ValueFilter};
             use ::clir::CaseId;
             #column
             #types

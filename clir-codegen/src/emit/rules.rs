@@ -159,8 +159,9 @@ impl Emitter<'_> {
     }
 
     /// The Rust condition that `test` holds, once its variables are bound: a comparison, a
-    /// membership test, or a negation (one binary search; galloping is for `FilterBy`).
-    fn test_holds(&self, ri: usize, rp: &RulePlan, test: Test) -> TokenStream {
+    /// membership test, or a negation; a membership test gallops through its operand's probe
+    /// when `probed`, else is one binary search.
+    fn test_holds(&self, ri: usize, rp: &RulePlan, test: Test, probed: bool) -> TokenStream {
         let k = match test {
             Test::Comparison(item) => return self.comparison_holds(ri, item),
             Test::Step(k) => k,
@@ -186,7 +187,11 @@ impl Emitter<'_> {
             _ => {
                 let rel = ident(&self.locals[ri].operands[s.operand]);
                 let vals = args.iter().map(|a| self.term(ri, *a));
-                quote!(::clir::rt::contains(#rel, &(case, #(#vals,)*)))
+                if probed {
+                    quote!(#rel.contains(&(case, #(#vals,)*)))
+                } else {
+                    quote!(::clir::rt::contains(#rel, &(case, #(#vals,)*)))
+                }
             }
         };
         if s.negated {
@@ -258,31 +263,38 @@ impl Emitter<'_> {
                     value_tests.append(&mut row.conds);
                     (row, ty)
                 }
-                None => {
-                    leapers.push(quote!(Once));
-                    (Pattern { items: Vec::new(), conds: Vec::new() }, quote!(()))
-                }
+                None => (Pattern { items: Vec::new(), conds: Vec::new() }, quote!(())),
             };
-            for &s in &j.filters {
-                let step = &rp.steps[s];
-                let rel = ident(&locals.operands[step.operand]);
-                let vals = rp.operands[step.operand].literal.args.iter().map(|a| self.term(ri, *a));
-                let with = if step.negated { quote!(without) } else { quote!(with) };
-                let tuple = over(quote!((case, #(#vals,)*)));
-                leapers.push(quote!(FilterBy::#with(#rel, #tuple)));
+            // Each operand a membership test of the prefix reads, as a probe that gallops from
+            // where its last lookup ended (the source is sorted, so keys mostly grow).
+            let mut probes = TokenStream::new();
+            for t in &j.prefix {
+                if let Test::Step(step) = *t {
+                    if matches!(rp.steps[step].access, Access::Contains) {
+                        let rel = ident(&locals.operands[rp.steps[step].operand]);
+                        probes.extend(quote! { let mut #rel = ::clir::rt::Probe::new(#rel); });
+                    }
+                }
             }
-            prefix_tests.extend(j.prefix.iter().map(|&t| self.test_holds(ri, rp, t)));
+            prefix_tests.extend(j.prefix.iter().map(|&t| self.test_holds(ri, rp, t, true)));
             if !prefix_tests.is_empty() {
-                let test = over(quote!(#(#prefix_tests)&&*));
-                leapers.push(quote!(PrefixFilter::from(#test)));
+                let test = quote!(#(#prefix_tests)&&*);
+                let pat = prefix.within(&test);
+                let holds = quote!(Holds::new(|&#pat: &Bound| #test));
+                // Before the proposer, so that a prefix the tests refuse costs no lookup.
+                match leapers.pop() {
+                    Some(extend) => leapers.push(quote!(#holds.before(#extend))),
+                    None => leapers.push(holds),
+                }
             }
-            value_tests.extend(j.value.iter().map(|&t| self.test_holds(ri, rp, t)));
+            value_tests.extend(j.value.iter().map(|&t| self.test_holds(ri, rp, t, false)));
             if !value_tests.is_empty() {
                 let test = quote!(#(#value_tests)&&*);
                 let (pat, row_pat) = (prefix.within(&test), row.within(&test));
                 leapers.push(quote!(ValueFilter::from(|&#pat: &Bound, &#row_pat: &#row_ty| #test)));
             }
             let leapers = match leapers.len() {
+                0 => quote!(Once),
                 1 => leapers.pop().expect("one leaper"),
                 _ => quote!((#(#leapers,)*)),
             };
@@ -294,7 +306,7 @@ impl Emitter<'_> {
             let yields = self.vars_tuple(ri, vars, None);
             let out = if last { quote!(head(&#yields)) } else { yields.clone() };
             let (pat, row_pat) = (prefix.within(&out), if j.extend.is_some() { row.within(&out) } else { quote!(_) });
-            let join = quote! { #bound Relation::from_leapjoin(#source, #leapers, |&#pat, &#row_pat| #out) };
+            let join = quote! { #bound #probes Relation::from_leapjoin(#source, #leapers, |&#pat, &#row_pat| #out) };
             if last {
                 body.extend(if k == 0 { join } else { quote!({ #join }) });
             } else {

@@ -263,15 +263,20 @@ impl Emitter<'_> {
                 }
             }
         }
+        // A layer no rule adds to is the relation it starts from, set before the rules run.
+        let mut fixed = TokenStream::new();
+        for &(id, start) in &set.fixed {
+            let n = self.layer_ident(id);
+            let init = start_of(id, start).expect("a fixed layer starts from a relation");
+            fixed.extend(quote! { l.#n = #init; });
+        }
         if !iteration {
-            // A layer no rule adds to is the relation it starts from, set before the rules run.
-            let (mut moved, mut built) = (TokenStream::new(), TokenStream::new());
+            let mut built = TokenStream::new();
             for &(id, start) in &set.layers {
                 let n = self.layer_ident(id);
                 let ty = self.tuple_ty(id.rel);
                 let of: Vec<&TokenStream> = parts.iter().filter(|(m, _)| *m == n).map(|(_, r)| r).collect();
                 match (start_of(id, start), &of[..]) {
-                    (Some(init), []) => moved.extend(quote! { l.#n = #init; }),
                     // One rule's heads: the relation its leapjoin yields.
                     (None, [only]) => built.extend(quote! { l.#n = #only; }),
                     (init, _) => {
@@ -284,7 +289,7 @@ impl Emitter<'_> {
                     }
                 }
             }
-            return quote! { #moved #once #built };
+            return quote! { #fixed #once #built };
         }
         let names: Vec<Ident> = set.layers.iter().map(|&(id, _)| self.layer_ident(id)).collect();
         let vars = set.layers.iter().map(|&(id, s)| {
@@ -310,6 +315,7 @@ impl Emitter<'_> {
             quote! { let #m = ::clir::rt::total(&#n); }
         });
         quote! {
+            #fixed
             let mut iteration = ::clir::rt::Iteration::new();
             #(#vars)*
             #once

@@ -96,8 +96,12 @@ pub struct Heads {
 pub struct LayerSet {
     /// Over definite premises (`+D`) rather than applicable ones.
     pub definite: bool,
-    /// The layers computed, each with what it starts from; those in `empty` are left out.
+    /// The layers some rule adds to, each with what it starts from: in an iteration, its
+    /// variables.
     pub layers: Vec<(LayerId, Start)>,
+    /// The layers no rule adds to but that start from a relation: that relation, set before the
+    /// rules run.
+    pub fixed: Vec<(LayerId, Start)>,
     /// The rules that can apply, in order.
     pub heads: Vec<Heads>,
     /// A datafrog `Iteration` (some rule reads a layer of the set), else one pass of the rules.
@@ -152,7 +156,7 @@ pub fn definite_set(
             Heads { rule: r, into: layer(s, h.rel, h.negative, Layer::Definite), unless: None, own: own[r].clone() }
         })
         .collect();
-    settle(LayerSet { definite: true, layers, heads, iteration: recursive, empty: Vec::new() }, rules)
+    settle(LayerSet { definite: true, layers, heads, iteration: recursive, ..LayerSet::default() }, s, rules)
 }
 
 /// The layer set of `+S`/`+d` of stratum `si` (not collapsed, not contested): each starts from
@@ -192,25 +196,35 @@ pub fn applicable_set(
             Heads { rule: r, into: supported, unless, own: own[r].clone() }
         })
         .collect();
-    settle(LayerSet { definite: false, layers, heads, iteration: recursive, empty: Vec::new() }, rules)
+    settle(LayerSet { definite: false, layers, heads, iteration: recursive, ..LayerSet::default() }, s, rules)
 }
 
-/// `set` with the rules that never apply left out, an iteration only where some rule reads one
-/// of its variables, and the layers nothing fills moved to `empty`.
-fn settle(mut set: LayerSet, rules: &[RulePlan]) -> LayerSet {
+/// `set` with the rules that never apply left out; the layers no rule adds to set from what
+/// they start from (`fixed`) or, when that is nothing, never built (`empty`); and an iteration
+/// only where some rule reads a layer that a rule of the set adds to (its variables).
+fn settle(mut set: LayerSet, s: &Strata, rules: &[RulePlan]) -> LayerSet {
     set.heads.retain(|h| !rules[h.rule].never);
+    let filled: Vec<LayerId> =
+        set.heads.iter().flat_map(|h| std::iter::once(h.into).chain(h.unless.map(|(c, _)| c))).collect();
+    let definite = set.definite;
+    for h in &mut set.heads {
+        let operands = &rules[h.rule].operands;
+        h.own.retain(|&j| {
+            let o = &operands[j];
+            filled.contains(&operand_layer(s, o.read, o.literal.rel, o.literal.negative, definite))
+        });
+    }
     set.iteration &= set.heads.iter().any(|h| !h.own.is_empty());
     if !set.iteration {
         for h in &mut set.heads {
             h.own.clear();
         }
     }
-    let filled: Vec<LayerId> =
-        set.heads.iter().flat_map(|h| std::iter::once(h.into).chain(h.unless.map(|(c, _)| c))).collect();
-    let (empty, kept): (Vec<_>, Vec<_>) =
-        set.layers.iter().partition(|(id, start)| *start == Start::Empty && !filled.contains(id) && !set.iteration);
+    let (layers, rest): (Vec<_>, Vec<_>) = set.layers.iter().partition(|(id, _)| filled.contains(id));
+    let (empty, fixed): (Vec<_>, Vec<_>) = rest.into_iter().partition(|(_, start)| *start == Start::Empty);
+    set.layers = layers;
+    set.fixed = fixed;
     set.empty = empty.into_iter().map(|(id, _)| id).collect();
-    set.layers = kept;
     set
 }
 
