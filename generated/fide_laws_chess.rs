@@ -2405,7 +2405,7 @@ fn evaluate_stratum_5(l: &mut Layers) {
     // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
     l.arbiter_competent_to_decide = self::rule_unregulated_case_decided_by_arbiter(
         &l.case_not_precisely_regulated,
-        &|&(case, situation)| (case, situation),
+        None,
     );
 }
 #[inline(never)]
@@ -2445,7 +2445,7 @@ fn evaluate_stratum_14(l: &mut Layers) {
     // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
     l.checkmate_has_been_delivered = self::rule_checkmate_ends_the_game(
         &l.checkmate_delivered,
-        &|&(case, game, _)| (case, game),
+        None,
     );
 }
 #[inline(never)]
@@ -2453,7 +2453,7 @@ fn evaluate_stratum_17(l: &mut Layers) {
     // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
     l.dead_position_has_ended_the_game = self::rule_dead_position_ends_the_game(
         &l.dead_position_arisen,
-        &|&(case, game)| (case, game),
+        None,
     );
 }
 #[inline(never)]
@@ -2462,7 +2462,7 @@ fn evaluate_stratum_19(l: &mut Layers) {
     l.agreed_draw_has_ended_the_game = self::rule_agreed_draw_ends_the_game(
         &l.both_players_have_moved,
         &l.draw_agreed,
-        &|&(case, game)| (case, game),
+        None,
     );
 }
 #[inline(never)]
@@ -2484,10 +2484,7 @@ fn evaluate_stratum_21(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_22(l: &mut Layers) {
     // Stratum 22: game_won_by (+D = +S = +d)
-    l.game_won_by = self::rule_checkmate_wins(
-        &l.checkmate_delivered,
-        &|&(case, game, who)| (case, game, who),
-    );
+    l.game_won_by = self::rule_checkmate_wins(&l.checkmate_delivered, None);
 }
 #[inline(never)]
 fn evaluate_stratum_23(l: &mut Layers) {
@@ -2534,16 +2531,13 @@ fn evaluate_stratum_26(l: &mut Layers) {
     l.illegal_move = self::rule_move_is_illegal(
         &l.checked_game,
         &l.not_move_meets_articles_3_1_to_3_9,
-        &|&(case, game)| (case, game),
+        None,
     );
 }
 #[inline(never)]
 fn evaluate_stratum_27(l: &mut Layers) {
     // Stratum 27: legal_move (+D = +S = +d)
-    l.legal_move = self::rule_move_is_legal(
-        &l.move_meets_articles_3_1_to_3_9,
-        &|&(case, game)| (case, game),
-    );
+    l.legal_move = self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, None);
 }
 #[inline(never)]
 fn evaluate_stratum_31(l: &mut Layers) {
@@ -2565,7 +2559,7 @@ fn evaluate_stratum_34(l: &mut Layers) {
     l.arbiter_shall_see_laws_observed = self::rule_arbiter_sees_laws_observed(
         &l.arbiter_of,
         &l.play_started,
-        &|&(case, game, arb)| (case, arb, game),
+        None,
     );
 }
 #[inline(never)]
@@ -2575,7 +2569,7 @@ fn evaluate_stratum_36(l: &mut Layers) {
         &l.en_passant_right_open,
         &l.player_has_the_move,
         &l.capturing_pawn_on_adjacent_file,
-        &|&(case, game, _, pawn)| (case, game, pawn),
+        None,
     );
 }
 #[inline(never)]
@@ -2585,7 +2579,7 @@ fn evaluate_stratum_37(l: &mut Layers) {
         &l.draw_claimed,
         &l.player_has_the_move,
         &l.moves_by_each_without_pawn_or_capture,
-        &|&(case, game, who, _)| (case, game, who),
+        None,
     );
 }
 #[inline(never)]
@@ -2596,7 +2590,7 @@ fn evaluate_stratum_38(l: &mut Layers) {
         &l.piece_touched_intentionally,
         &l.piece_can_be_moved,
         &l.player_has_the_move,
-        &|&(case, _, who, piece)| (case, who, piece),
+        None,
     );
 }
 #[inline(never)]
@@ -2609,7 +2603,7 @@ fn evaluate_stratum_41(l: &mut Layers) {
                     &l.not_king_cannot_be_checkmated,
                     &l.player_of,
                     &l.player_resigned,
-                    &|&(case, game, who)| (case, game, who),
+                    None,
                 )
                 .elements,
         );
@@ -2619,7 +2613,7 @@ fn evaluate_stratum_41(l: &mut Layers) {
                     &l.not_king_cannot_be_checkmated,
                     &l.completed_illegal_move_count,
                     &l.player_of,
-                    &|&(case, game, who, _)| (case, game, who),
+                    None,
                 )
                 .elements,
         );
@@ -2631,7 +2625,7 @@ fn evaluate_stratum_44(l: &mut Layers) {
     l.resignation_has_ended_the_game = self::rule_resignation_ends_the_game(
         &l.player_of,
         &l.player_resigned,
-        &|&(case, game, _)| (case, game),
+        None,
     );
 }
 #[inline(never)]
@@ -2646,7 +2640,7 @@ fn evaluate_stratum_46(l: &mut Layers) {
         &l.not_castling_path_attacked,
         &l.player_has_the_move,
         &l.not_piece_has_moved,
-        &|&(case, game, who, side, _, _)| (case, game, who, side),
+        None,
     );
 }
 #[inline(never)]
@@ -2655,7 +2649,7 @@ fn evaluate_stratum_47(l: &mut Layers) {
     l.second_illegal_move_has_ended_the_game = self::rule_second_illegal_move_ends_the_game(
         &l.completed_illegal_move_count,
         &l.player_of,
-        &|&(case, game, _, _)| (case, game),
+        None,
     );
 }
 #[inline(never)]
@@ -2663,7 +2657,7 @@ fn evaluate_stratum_49(l: &mut Layers) {
     // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
     l.stalemate_has_ended_the_game = self::rule_stalemate_ends_the_game(
         &l.stalemate_arisen,
-        &|&(case, game)| (case, game),
+        None,
     );
 }
 #[inline(never)]
@@ -2673,7 +2667,7 @@ fn evaluate_stratum_50(l: &mut Layers) {
         &l.position_occurrence_count,
         &l.draw_claimed,
         &l.player_has_the_move,
-        &|&(case, game, who, _)| (case, game, who),
+        None,
     );
 }
 #[inline(never)]
@@ -2682,35 +2676,18 @@ fn evaluate_stratum_51(l: &mut Layers) {
     let mut game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
     game_drawn_definite
         .extend(
-            self::rule_agreed_draw(
-                    &l.both_players_have_moved,
-                    &l.draw_agreed,
-                    &|&(case, game)| (case, game),
-                )
+            self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, None)
                 .elements,
         );
     game_drawn_definite
+        .extend(self::rule_dead_position_draws(&l.dead_position_arisen, None).elements);
+    game_drawn_definite
         .extend(
-            self::rule_dead_position_draws(
-                    &l.dead_position_arisen,
-                    &|&(case, game)| (case, game),
-                )
-                .elements,
+            self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, None).elements,
         );
     game_drawn_definite
         .extend(
-            self::rule_fifty_move_claim_draws(
-                    &l.fifty_move_claim_correct,
-                    &|&(case, game, _)| (case, game),
-                )
-                .elements,
-        );
-    game_drawn_definite
-        .extend(
-            self::rule_fivefold_automatic_draw(
-                    &l.position_occurrence_count,
-                    &|&(case, game, _)| (case, game),
-                )
+            self::rule_fivefold_automatic_draw(&l.position_occurrence_count, None)
                 .elements,
         );
     game_drawn_definite
@@ -2719,7 +2696,7 @@ fn evaluate_stratum_51(l: &mut Layers) {
                     &l.king_cannot_be_checkmated,
                     &l.player_of,
                     &l.player_resigned,
-                    &|&(case, game, _)| (case, game),
+                    None,
                 )
                 .elements,
         );
@@ -2729,71 +2706,58 @@ fn evaluate_stratum_51(l: &mut Layers) {
                     &l.king_cannot_be_checkmated,
                     &l.completed_illegal_move_count,
                     &l.player_of,
-                    &|&(case, game, _, _)| (case, game),
+                    None,
                 )
                 .elements,
         );
     game_drawn_definite
-        .extend(
-            self::rule_stalemate_draws(
-                    &l.stalemate_arisen,
-                    &|&(case, game)| (case, game),
-                )
-                .elements,
-        );
+        .extend(self::rule_stalemate_draws(&l.stalemate_arisen, None).elements);
     game_drawn_definite
         .extend(
-            self::rule_threefold_claim_draws(
-                    &l.threefold_claim_correct,
-                    &|&(case, game, _)| (case, game),
-                )
-                .elements,
+            self::rule_threefold_claim_draws(&l.threefold_claim_correct, None).elements,
         );
     l.game_drawn_definite = Relation::from_vec(game_drawn_definite);
     let agreed_draw_applies = self::rule_agreed_draw(
         &l.both_players_have_moved,
         &l.draw_agreed,
-        &|&(case, game)| (case, game),
+        None,
     );
     let checkmate_takes_precedence_over_seventy_five_applies = self::rule_checkmate_takes_precedence_over_seventy_five(
         &l.checkmate_delivered,
-        &|&(case, game, _)| (case, game),
+        None,
     );
     let dead_position_draws_applies = self::rule_dead_position_draws(
         &l.dead_position_arisen,
-        &|&(case, game)| (case, game),
+        None,
     );
     let fifty_move_claim_draws_applies = self::rule_fifty_move_claim_draws(
         &l.fifty_move_claim_correct,
-        &|&(case, game, _)| (case, game),
+        None,
     );
     let fivefold_automatic_draw_applies = self::rule_fivefold_automatic_draw(
         &l.position_occurrence_count,
-        &|&(case, game, _)| (case, game),
+        None,
     );
     let resignation_drawn_if_mate_impossible_applies = self::rule_resignation_drawn_if_mate_impossible(
         &l.king_cannot_be_checkmated,
         &l.player_of,
         &l.player_resigned,
-        &|&(case, game, _)| (case, game),
+        None,
     );
     let second_illegal_move_drawn_if_mate_impossible_applies = self::rule_second_illegal_move_drawn_if_mate_impossible(
         &l.king_cannot_be_checkmated,
         &l.completed_illegal_move_count,
         &l.player_of,
-        &|&(case, game, _, _)| (case, game),
+        None,
     );
     let seventy_five_automatic_draw_applies = self::rule_seventy_five_automatic_draw(
         &l.moves_by_each_without_pawn_or_capture,
-        &|&(case, game, _)| (case, game),
+        None,
     );
-    let stalemate_draws_applies = self::rule_stalemate_draws(
-        &l.stalemate_arisen,
-        &|&(case, game)| (case, game),
-    );
+    let stalemate_draws_applies = self::rule_stalemate_draws(&l.stalemate_arisen, None);
     let threefold_claim_draws_applies = self::rule_threefold_claim_draws(
         &l.threefold_claim_correct,
-        &|&(case, game, _)| (case, game),
+        None,
     );
     // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
     let game_drawn_concluded_candidates = ::clir::rt::union(
@@ -2884,18 +2848,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
     let valid_transition_definite = iteration
         .variable::<(CaseId, Game, GamePlayTransition)>("valid_transition_definite");
     entered_state_definite
-        .insert(
-            self::rule_game_play_initial(
-                &l.procedure_instance,
-                &|&(case, instance)| (case, instance, GamePlayState::NOT_STARTED),
-            ),
-        );
+        .insert(self::rule_game_play_initial(&l.procedure_instance, None));
     while iteration.changed() {
         entered_state_definite
             .insert(
                 self::rule_game_play_conclude_by_agreement_enters(
                     &valid_transition_definite.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_definite
@@ -2904,18 +2863,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_definite.recent.borrow(),
                     &l.agreed_draw_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_AGREEMENT,
-                    ),
+                    None,
                 ),
             );
         entered_state_definite
             .insert(
                 self::rule_game_play_conclude_by_checkmate_enters(
                     &valid_transition_definite.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_definite
@@ -2924,18 +2879,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_definite.recent.borrow(),
                     &l.checkmate_has_been_delivered,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_CHECKMATE,
-                    ),
+                    None,
                 ),
             );
         entered_state_definite
             .insert(
                 self::rule_game_play_conclude_by_dead_position_enters(
                     &valid_transition_definite.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_definite
@@ -2944,18 +2895,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_definite.recent.borrow(),
                     &l.dead_position_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_DEAD_POSITION,
-                    ),
+                    None,
                 ),
             );
         entered_state_definite
             .insert(
                 self::rule_game_play_conclude_by_drawn_claim_enters(
                     &valid_transition_definite.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_definite
@@ -2964,18 +2911,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_definite.recent.borrow(),
                     &l.game_drawn_definite,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM,
-                    ),
+                    None,
                 ),
             );
         entered_state_definite
             .insert(
                 self::rule_game_play_conclude_by_resignation_enters(
                     &valid_transition_definite.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_definite
@@ -2984,18 +2927,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_definite.recent.borrow(),
                     &l.resignation_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_RESIGNATION,
-                    ),
+                    None,
                 ),
             );
         entered_state_definite
             .insert(
                 self::rule_game_play_conclude_by_second_illegal_move_enters(
                     &valid_transition_definite.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_definite
@@ -3004,18 +2943,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_definite.recent.borrow(),
                     &l.second_illegal_move_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
-                    ),
+                    None,
                 ),
             );
         entered_state_definite
             .insert(
                 self::rule_game_play_conclude_by_stalemate_enters(
                     &valid_transition_definite.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_definite
@@ -3024,18 +2959,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_definite.recent.borrow(),
                     &l.stalemate_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_STALEMATE,
-                    ),
+                    None,
                 ),
             );
         entered_state_definite
             .insert(
                 self::rule_game_play_play_move_enters(
                     &valid_transition_definite.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::PLAYING),
+                    None,
                 ),
             );
         valid_transition_definite
@@ -3044,14 +2975,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_definite.recent.borrow(),
                     &l.legal_move,
-                    &|&(case, instance)| (case, instance, GamePlayTransition::PLAY_MOVE),
+                    None,
                 ),
             );
         entered_state_definite
             .insert(
                 self::rule_game_play_start_play_enters(
                     &valid_transition_definite.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::PLAYING),
+                    None,
                 ),
             );
         valid_transition_definite
@@ -3060,7 +2991,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_definite.recent.borrow(),
                     &l.play_started,
-                    &|&(case, instance)| (case, instance, GamePlayTransition::START_PLAY),
+                    None,
                 ),
             );
     }
@@ -3074,18 +3005,13 @@ fn evaluate_stratum_52(l: &mut Layers) {
         .variable::<(CaseId, Game, GamePlayTransition)>("valid_transition_concluded");
     valid_transition_concluded.insert(l.valid_transition_definite.clone());
     entered_state_concluded
-        .insert(
-            self::rule_game_play_initial(
-                &l.procedure_instance,
-                &|&(case, instance)| (case, instance, GamePlayState::NOT_STARTED),
-            ),
-        );
+        .insert(self::rule_game_play_initial(&l.procedure_instance, None));
     while iteration.changed() {
         entered_state_concluded
             .insert(
                 self::rule_game_play_conclude_by_agreement_enters(
                     &valid_transition_concluded.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_concluded
@@ -3094,18 +3020,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_concluded.recent.borrow(),
                     &l.agreed_draw_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_AGREEMENT,
-                    ),
+                    None,
                 ),
             );
         entered_state_concluded
             .insert(
                 self::rule_game_play_conclude_by_checkmate_enters(
                     &valid_transition_concluded.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_concluded
@@ -3114,18 +3036,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_concluded.recent.borrow(),
                     &l.checkmate_has_been_delivered,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_CHECKMATE,
-                    ),
+                    None,
                 ),
             );
         entered_state_concluded
             .insert(
                 self::rule_game_play_conclude_by_dead_position_enters(
                     &valid_transition_concluded.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_concluded
@@ -3134,18 +3052,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_concluded.recent.borrow(),
                     &l.dead_position_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_DEAD_POSITION,
-                    ),
+                    None,
                 ),
             );
         entered_state_concluded
             .insert(
                 self::rule_game_play_conclude_by_drawn_claim_enters(
                     &valid_transition_concluded.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_concluded
@@ -3154,18 +3068,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_concluded.recent.borrow(),
                     &l.game_drawn_concluded,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM,
-                    ),
+                    None,
                 ),
             );
         entered_state_concluded
             .insert(
                 self::rule_game_play_conclude_by_resignation_enters(
                     &valid_transition_concluded.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_concluded
@@ -3174,18 +3084,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_concluded.recent.borrow(),
                     &l.resignation_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_RESIGNATION,
-                    ),
+                    None,
                 ),
             );
         entered_state_concluded
             .insert(
                 self::rule_game_play_conclude_by_second_illegal_move_enters(
                     &valid_transition_concluded.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_concluded
@@ -3194,18 +3100,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_concluded.recent.borrow(),
                     &l.second_illegal_move_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
-                    ),
+                    None,
                 ),
             );
         entered_state_concluded
             .insert(
                 self::rule_game_play_conclude_by_stalemate_enters(
                     &valid_transition_concluded.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::ENDED),
+                    None,
                 ),
             );
         valid_transition_concluded
@@ -3214,18 +3116,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_concluded.recent.borrow(),
                     &l.stalemate_has_ended_the_game,
-                    &|&(case, instance)| (
-                        case,
-                        instance,
-                        GamePlayTransition::CONCLUDE_BY_STALEMATE,
-                    ),
+                    None,
                 ),
             );
         entered_state_concluded
             .insert(
                 self::rule_game_play_play_move_enters(
                     &valid_transition_concluded.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::PLAYING),
+                    None,
                 ),
             );
         valid_transition_concluded
@@ -3234,14 +3132,14 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_concluded.recent.borrow(),
                     &l.legal_move,
-                    &|&(case, instance)| (case, instance, GamePlayTransition::PLAY_MOVE),
+                    None,
                 ),
             );
         entered_state_concluded
             .insert(
                 self::rule_game_play_start_play_enters(
                     &valid_transition_concluded.recent.borrow(),
-                    &|&(case, instance)| (case, instance, GamePlayState::PLAYING),
+                    None,
                 ),
             );
         valid_transition_concluded
@@ -3250,7 +3148,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     &l.attempted_transition,
                     &entered_state_concluded.recent.borrow(),
                     &l.play_started,
-                    &|&(case, instance)| (case, instance, GamePlayTransition::START_PLAY),
+                    None,
                 ),
             );
     }
@@ -3608,12 +3506,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
             .premise(REL_DRAW_AGREED, false, (game,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
     let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_AGREED_DRAW_ENDS_THE_GAME, definite, case)
@@ -3621,16 +3516,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
             .premise(REL_DRAW_AGREED, false, (game,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_agreed_draw_ends_the_game(
-            &l.both_players_have_moved,
-            &l.draw_agreed,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_agreed_draw_ends_the_game(
+        &l.both_players_have_moved,
+        &l.draw_agreed,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
     let instance = |definite: bool, &(case, game, arb): &(CaseId, Game, Arbiter)| {
         ::clir::Instance::rule(RULE_ARBITER_SEES_LAWS_OBSERVED, definite, case)
@@ -3638,12 +3530,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_ARBITER_OF, false, (game, arb))
             .premise(REL_PLAY_STARTED, false, (game,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_arbiter_sees_laws_observed(&l.arbiter_of, &l.play_started, &|b| *b),
-        instance,
+    let mut found = Vec::new();
+    self::rule_arbiter_sees_laws_observed(
+        &l.arbiter_of,
+        &l.play_started,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#CastlingLegal
     let instance = |
         definite: bool,
@@ -3667,34 +3560,28 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
             .premise(REL_PIECE_HAS_MOVED, true, (king,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_castling_legal(
-            &l.castling_side_of,
-            &l.king_of,
-            &l.not_piece_has_moved,
-            &l.not_castling_path_blocked,
-            &l.rook_of,
-            &l.not_castling_path_attacked,
-            &l.player_has_the_move,
-            &l.not_piece_has_moved,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_castling_legal(
+        &l.castling_side_of,
+        &l.king_of,
+        &l.not_piece_has_moved,
+        &l.not_castling_path_blocked,
+        &l.rook_of,
+        &l.not_castling_path_attacked,
+        &l.player_has_the_move,
+        &l.not_piece_has_moved,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#CheckmateEndsTheGame
     let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
         ::clir::Instance::rule(RULE_CHECKMATE_ENDS_THE_GAME, definite, case)
             .head(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (game,))
             .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_checkmate_ends_the_game(&l.checkmate_delivered, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_checkmate_ends_the_game(&l.checkmate_delivered, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
     let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
         ::clir::Instance::rule(
@@ -3705,51 +3592,39 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .head(REL_GAME_DRAWN, true, (game,))
             .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_checkmate_takes_precedence_over_seventy_five(
-            &l.checkmate_delivered,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_checkmate_takes_precedence_over_seventy_five(
+        &l.checkmate_delivered,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false], found, instance);
     // urn:fide:laws:clir:chess#CheckmateWins
     let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
         ::clir::Instance::rule(RULE_CHECKMATE_WINS, definite, case)
             .head(REL_GAME_WON_BY, false, (game, who))
             .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_checkmate_wins(&l.checkmate_delivered, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_checkmate_wins(&l.checkmate_delivered, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#DeadPositionDraws
     let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_DEAD_POSITION_DRAWS, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_dead_position_draws(&l.dead_position_arisen, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_dead_position_draws(&l.dead_position_arisen, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
     let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_DEAD_POSITION_ENDS_THE_GAME, definite, case)
             .head(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (game,))
             .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_dead_position_ends_the_game(&l.dead_position_arisen, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_dead_position_ends_the_game(&l.dead_position_arisen, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#EnPassantCaptureLegal
     let instance = |
         definite: bool,
@@ -3761,17 +3636,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
             .premise(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (game, pawn))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_en_passant_capture_legal(
-            &l.en_passant_right_open,
-            &l.player_has_the_move,
-            &l.capturing_pawn_on_adjacent_file,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_en_passant_capture_legal(
+        &l.en_passant_right_open,
+        &l.player_has_the_move,
+        &l.capturing_pawn_on_adjacent_file,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
     let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
         ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_CORRECT, definite, case)
@@ -3780,41 +3652,32 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
             .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_fifty_move_claim_correct(
-            &l.draw_claimed,
-            &l.player_has_the_move,
-            &l.moves_by_each_without_pawn_or_capture,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_fifty_move_claim_correct(
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        &l.moves_by_each_without_pawn_or_capture,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
     let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
         ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_DRAWS, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
     let instance = |definite: bool, &(case, game, n): &(CaseId, Game, i64)| {
         ::clir::Instance::rule(RULE_FIVEFOLD_AUTOMATIC_DRAW, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_fivefold_automatic_draw(&l.position_occurrence_count, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_fivefold_automatic_draw(&l.position_occurrence_count, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -3829,24 +3692,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
             )
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_agreement_enters(
-            &l.valid_transition_concluded,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_agreement_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_agreement_enters(
-            &l.valid_transition_definite,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_agreement_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -3867,28 +3724,22 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
             .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_agreement_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.agreed_draw_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_agreement_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.agreed_draw_has_ended_the_game,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_agreement_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.agreed_draw_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_agreement_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.agreed_draw_has_ended_the_game,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -3903,24 +3754,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
             )
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_checkmate_enters(
-            &l.valid_transition_concluded,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_checkmate_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_checkmate_enters(
-            &l.valid_transition_definite,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_checkmate_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -3941,28 +3786,22 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
             .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_checkmate_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.checkmate_has_been_delivered,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_checkmate_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.checkmate_has_been_delivered,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_checkmate_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.checkmate_has_been_delivered,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_checkmate_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.checkmate_has_been_delivered,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -3977,24 +3816,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
             )
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_dead_position_enters(
-            &l.valid_transition_concluded,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_dead_position_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_dead_position_enters(
-            &l.valid_transition_definite,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_dead_position_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -4015,28 +3848,22 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
             .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_dead_position_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.dead_position_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_dead_position_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.dead_position_has_ended_the_game,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_dead_position_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.dead_position_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_dead_position_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.dead_position_has_ended_the_game,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -4051,24 +3878,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
             )
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_drawn_claim_enters(
-            &l.valid_transition_concluded,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_drawn_claim_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_drawn_claim_enters(
-            &l.valid_transition_definite,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_drawn_claim_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -4089,28 +3910,22 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
             .premise(REL_GAME_DRAWN, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_drawn_claim_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.game_drawn_concluded,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_drawn_claim_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.game_drawn_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_drawn_claim_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.game_drawn_definite,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_drawn_claim_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.game_drawn_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -4125,24 +3940,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
             )
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_resignation_enters(
-            &l.valid_transition_concluded,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_resignation_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_resignation_enters(
-            &l.valid_transition_definite,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_resignation_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -4163,28 +3972,22 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
             .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_resignation_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.resignation_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_resignation_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.resignation_has_ended_the_game,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_resignation_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.resignation_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_resignation_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.resignation_has_ended_the_game,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -4199,24 +4002,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
             )
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_second_illegal_move_enters(
-            &l.valid_transition_concluded,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_second_illegal_move_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_second_illegal_move_enters(
-            &l.valid_transition_definite,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_second_illegal_move_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -4237,28 +4034,22 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
             .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_second_illegal_move_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.second_illegal_move_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_second_illegal_move_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.second_illegal_move_has_ended_the_game,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_second_illegal_move_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.second_illegal_move_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_second_illegal_move_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.second_illegal_move_has_ended_the_game,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -4273,24 +4064,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
             )
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_stalemate_enters(
-            &l.valid_transition_concluded,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_stalemate_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_stalemate_enters(
-            &l.valid_transition_definite,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_stalemate_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(
@@ -4311,28 +4096,22 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
             .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_conclude_by_stalemate_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.stalemate_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_stalemate_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.stalemate_has_ended_the_game,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_conclude_by_stalemate_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.stalemate_has_ended_the_game,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_stalemate_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.stalemate_has_ended_the_game,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_ENTERS, definite, case)
@@ -4343,18 +4122,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 (instance, GamePlayTransition::PLAY_MOVE),
             )
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_play_move_enters(&l.valid_transition_concluded, &|b| *b),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_play_move_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_play_move_enters(&l.valid_transition_definite, &|b| *b),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_play_move_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_VALID, definite, case)
@@ -4367,28 +4146,22 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
             .premise(REL_LEGAL_MOVE, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_play_move_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.legal_move,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_play_move_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.legal_move,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_play_move_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.legal_move,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_play_move_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.legal_move,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_ENTERS, definite, case)
@@ -4399,18 +4172,18 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 (instance, GamePlayTransition::START_PLAY),
             )
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_start_play_enters(&l.valid_transition_concluded, &|b| *b),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_start_play_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_start_play_enters(&l.valid_transition_definite, &|b| *b),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_start_play_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_VALID, definite, case)
@@ -4427,40 +4200,31 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED))
             .premise(REL_PLAY_STARTED, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_game_play_start_play_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.play_started,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_game_play_start_play_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.play_started,
+        Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &[true],
-        &self::rule_game_play_start_play_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.play_started,
-            &|b| *b,
-        ),
-        instance,
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_start_play_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.play_started,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/initial
     let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_INITIAL, definite, case)
             .head(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED))
             .premise(REL_PROCEDURE_INSTANCE, false, (instance,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_game_play_initial(&l.procedure_instance, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_game_play_initial(&l.procedure_instance, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
 }
 #[inline(never)]
 fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
@@ -4471,28 +4235,22 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_CHECKED_GAME, false, (game,))
             .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (game,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_move_is_illegal(
-            &l.checked_game,
-            &l.not_move_meets_articles_3_1_to_3_9,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_move_is_illegal(
+        &l.checked_game,
+        &l.not_move_meets_articles_3_1_to_3_9,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#MoveIsLegal
     let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_MOVE_IS_LEGAL, definite, case)
             .head(REL_LEGAL_MOVE, false, (game,))
             .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (game,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
     let instance = |
         definite: bool,
@@ -4505,18 +4263,15 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_PIECE_CAN_BE_MOVED, false, (piece,))
             .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_must_move_first_touched_piece(
-            &l.own_piece_of,
-            &l.piece_touched_intentionally,
-            &l.piece_can_be_moved,
-            &l.player_has_the_move,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_must_move_first_touched_piece(
+        &l.own_piece_of,
+        &l.piece_touched_intentionally,
+        &l.piece_can_be_moved,
+        &l.player_has_the_move,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
     let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
         ::clir::Instance::rule(RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE, definite, case)
@@ -4525,17 +4280,14 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_PLAYER_OF, false, (game, who))
             .premise(REL_PLAYER_RESIGNED, false, (who,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_resignation_drawn_if_mate_impossible(
-            &l.king_cannot_be_checkmated,
-            &l.player_of,
-            &l.player_resigned,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_resignation_drawn_if_mate_impossible(
+        &l.king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ResignationEndsTheGame
     let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
         ::clir::Instance::rule(RULE_RESIGNATION_ENDS_THE_GAME, definite, case)
@@ -4543,12 +4295,13 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_PLAYER_OF, false, (game, who))
             .premise(REL_PLAYER_RESIGNED, false, (who,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_resignation_ends_the_game(&l.player_of, &l.player_resigned, &|b| *b),
-        instance,
+    let mut found = Vec::new();
+    self::rule_resignation_ends_the_game(
+        &l.player_of,
+        &l.player_resigned,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ResignationLoses
     let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
         ::clir::Instance::rule(RULE_RESIGNATION_LOSES, definite, case)
@@ -4557,17 +4310,14 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_PLAYER_OF, false, (game, who))
             .premise(REL_PLAYER_RESIGNED, false, (who,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_resignation_loses(
-            &l.not_king_cannot_be_checkmated,
-            &l.player_of,
-            &l.player_resigned,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_resignation_loses(
+        &l.not_king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
     let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
         ::clir::Instance::rule(
@@ -4580,17 +4330,14 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
             .premise(REL_PLAYER_OF, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_second_illegal_move_drawn_if_mate_impossible(
-            &l.king_cannot_be_checkmated,
-            &l.completed_illegal_move_count,
-            &l.player_of,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_second_illegal_move_drawn_if_mate_impossible(
+        &l.king_cannot_be_checkmated,
+        &l.completed_illegal_move_count,
+        &l.player_of,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
     let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
         ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME, definite, case)
@@ -4598,16 +4345,13 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
             .premise(REL_PLAYER_OF, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_second_illegal_move_ends_the_game(
-            &l.completed_illegal_move_count,
-            &l.player_of,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_second_illegal_move_ends_the_game(
+        &l.completed_illegal_move_count,
+        &l.player_of,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
     let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
         ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_LOSES, definite, case)
@@ -4616,56 +4360,44 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
             .premise(REL_PLAYER_OF, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_second_illegal_move_loses(
-            &l.not_king_cannot_be_checkmated,
-            &l.completed_illegal_move_count,
-            &l.player_of,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_second_illegal_move_loses(
+        &l.not_king_cannot_be_checkmated,
+        &l.completed_illegal_move_count,
+        &l.player_of,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
     let instance = |definite: bool, &(case, game, n): &(CaseId, Game, i64)| {
         ::clir::Instance::rule(RULE_SEVENTY_FIVE_AUTOMATIC_DRAW, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
     };
-    ::clir::rt::record(
-        instances,
-        &[false],
-        &self::rule_seventy_five_automatic_draw(
-            &l.moves_by_each_without_pawn_or_capture,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_seventy_five_automatic_draw(
+        &l.moves_by_each_without_pawn_or_capture,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false], found, instance);
     // urn:fide:laws:clir:chess#StalemateDraws
     let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_STALEMATE_DRAWS, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_STALEMATE_ARISEN, false, (game,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_stalemate_draws(&l.stalemate_arisen, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_stalemate_draws(&l.stalemate_arisen, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#StalemateEndsTheGame
     let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
         ::clir::Instance::rule(RULE_STALEMATE_ENDS_THE_GAME, definite, case)
             .head(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (game,))
             .premise(REL_STALEMATE_ARISEN, false, (game,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_stalemate_ends_the_game(&l.stalemate_arisen, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_stalemate_ends_the_game(&l.stalemate_arisen, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
     let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
         ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_CORRECT, definite, case)
@@ -4674,44 +4406,35 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .premise(REL_DRAW_CLAIMED, false, (who,))
             .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_threefold_claim_correct(
-            &l.position_occurrence_count,
-            &l.draw_claimed,
-            &l.player_has_the_move,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_threefold_claim_correct(
+        &l.position_occurrence_count,
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ThreefoldClaimDraws
     let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
         ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_DRAWS, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_threefold_claim_draws(&l.threefold_claim_correct, &|b| *b),
-        instance,
-    );
+    let mut found = Vec::new();
+    self::rule_threefold_claim_draws(&l.threefold_claim_correct, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
     let instance = |definite: bool, &(case, situation): &(CaseId, Situation)| {
         ::clir::Instance::rule(RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER, definite, case)
             .head(REL_ARBITER_COMPETENT_TO_DECIDE, false, (situation,))
             .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (situation,))
     };
-    ::clir::rt::record(
-        instances,
-        &[false, true],
-        &self::rule_unregulated_case_decided_by_arbiter(
-            &l.case_not_precisely_regulated,
-            &|b| *b,
-        ),
-        instance,
+    let mut found = Vec::new();
+    self::rule_unregulated_case_decided_by_arbiter(
+        &l.case_not_precisely_regulated,
+        Some(&mut found),
     );
+    ::clir::rt::record(instances, &[false, true], found, instance);
     for &(case, a_0) in l.closure_0_castling_path_attacked.iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_CASTLING_SIDE,
@@ -4820,17 +4543,22 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
 // game_drawn(game) :- both_players_have_moved(game), draw_agreed(game).
 // leapjoin 1 from both_players_have_moved(game): Holds draw_agreed(game)
 #[inline(never)]
-fn rule_agreed_draw<Out: Ord>(
+fn rule_agreed_draw(
     both_players_have_moved: &Relation<(CaseId, Game)>,
     draw_agreed: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game)> {
     type Bound = (CaseId, Game);
     let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
     Relation::from_leapjoin(
         both_players_have_moved,
         Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
-        |&(case, game), &_| head(&(case, game)),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame (strict), article/5
@@ -4838,17 +4566,22 @@ fn rule_agreed_draw<Out: Ord>(
 // agreed_draw_has_ended_the_game(game) :- both_players_have_moved(game), draw_agreed(game).
 // leapjoin 1 from both_players_have_moved(game): Holds draw_agreed(game)
 #[inline(never)]
-fn rule_agreed_draw_ends_the_game<Out: Ord>(
+fn rule_agreed_draw_ends_the_game(
     both_players_have_moved: &Relation<(CaseId, Game)>,
     draw_agreed: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game)> {
     type Bound = (CaseId, Game);
     let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
     Relation::from_leapjoin(
         both_players_have_moved,
         Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
-        |&(case, game), &_| head(&(case, game)),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved (strict), article/12
@@ -4856,17 +4589,22 @@ fn rule_agreed_draw_ends_the_game<Out: Ord>(
 // arbiter_shall_see_laws_observed(arb, game) :- arbiter_of(game, arb), play_started(game).
 // leapjoin 1 from arbiter_of(game, arb): Holds play_started(game)
 #[inline(never)]
-fn rule_arbiter_sees_laws_observed<Out: Ord>(
+fn rule_arbiter_sees_laws_observed(
     arbiter_of: &Relation<(CaseId, Game, Arbiter)>,
     play_started: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game, Arbiter)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Arbiter)>>,
+) -> Relation<(CaseId, Arbiter, Game)> {
     type Bound = (CaseId, Game, Arbiter);
     let mut play_started = ::clir::rt::Probe::new(play_started);
     Relation::from_leapjoin(
         arbiter_of,
         Holds::new(|&(case, game, _): &Bound| play_started.contains(&(case, game))),
-        |&(case, game, arb), &_| head(&(case, game, arb)),
+        |&(case, game, arb), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, arb));
+            }
+            (case, arb, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
@@ -4874,7 +4612,7 @@ fn rule_arbiter_sees_laws_observed<Out: Ord>(
 // castling_legal(game, who, side) :- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king).
 // leapjoin 1 from castling_side_of(game, who, side, rook): Holds rook_of(who, rook) and player_has_the_move(game, who) and ~piece_has_moved(rook) and ~castling_path_blocked(side) and ~castling_path_attacked(side), before it ExtendBy king_of(who, king), ValueFilter ~piece_has_moved(king)
 #[inline(never)]
-fn rule_castling_legal<Out: Ord>(
+fn rule_castling_legal(
     castling_side_of: &Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
     king_of: &Relation<(CaseId, Player, Piece)>,
     not_piece_has_moved: &Relation<(CaseId, Piece)>,
@@ -4883,8 +4621,8 @@ fn rule_castling_legal<Out: Ord>(
     not_castling_path_attacked: &Relation<(CaseId, CastlingSide)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
     not_piece_has_moved_2: &Relation<(CaseId, Piece)>,
-    head: &dyn Fn(&(CaseId, Game, Player, CastlingSide, Piece, Piece)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player, CastlingSide, Piece, Piece)>>,
+) -> Relation<(CaseId, Game, Player, CastlingSide)> {
     type Bound = (CaseId, Game, Player, CastlingSide, Piece);
     let mut rook_of = ::clir::rt::Probe::new(rook_of);
     let mut player_has_the_move = ::clir::rt::Probe::new(player_has_the_move);
@@ -4917,9 +4655,12 @@ fn rule_castling_legal<Out: Ord>(
                 &(_, _, king): &(CaseId, Player, Piece)|
             ::clir::rt::contains(not_piece_has_moved_2, &(case, king))),
         ),
-        |&(case, game, who, side, rook), &(_, _, king)| head(
-            &(case, game, who, side, king, rook),
-        ),
+        |&(case, game, who, side, rook), &(_, _, king)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, side, king, rook));
+            }
+            (case, game, who, side)
+        },
     )
 }
 // urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
@@ -4927,14 +4668,19 @@ fn rule_castling_legal<Out: Ord>(
 // checkmate_has_been_delivered(game) :- checkmate_delivered(game, who).
 // leapjoin 1 from checkmate_delivered(game, who): Once
 #[inline(never)]
-fn rule_checkmate_ends_the_game<Out: Ord>(
+fn rule_checkmate_ends_the_game(
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
+) -> Relation<(CaseId, Game)> {
     Relation::from_leapjoin(
         checkmate_delivered,
         Once,
-        |&(case, game, who), &_| head(&(case, game, who)),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
@@ -4942,14 +4688,19 @@ fn rule_checkmate_ends_the_game<Out: Ord>(
 // ~game_drawn(game) :- checkmate_delivered(game, who).
 // leapjoin 1 from checkmate_delivered(game, who): Once
 #[inline(never)]
-fn rule_checkmate_takes_precedence_over_seventy_five<Out: Ord>(
+fn rule_checkmate_takes_precedence_over_seventy_five(
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
+) -> Relation<(CaseId, Game)> {
     Relation::from_leapjoin(
         checkmate_delivered,
         Once,
-        |&(case, game, who), &_| head(&(case, game, who)),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#CheckmateWins (strict), article/5
@@ -4957,14 +4708,19 @@ fn rule_checkmate_takes_precedence_over_seventy_five<Out: Ord>(
 // game_won_by(game, who) :- checkmate_delivered(game, who).
 // leapjoin 1 from checkmate_delivered(game, who): Once
 #[inline(never)]
-fn rule_checkmate_wins<Out: Ord>(
+fn rule_checkmate_wins(
     checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
+) -> Relation<(CaseId, Game, Player)> {
     Relation::from_leapjoin(
         checkmate_delivered,
         Once,
-        |&(case, game, who), &_| head(&(case, game, who)),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game, who)
+        },
     )
 }
 // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
@@ -4972,14 +4728,19 @@ fn rule_checkmate_wins<Out: Ord>(
 // game_drawn(game) :- dead_position_arisen(game).
 // leapjoin 1 from dead_position_arisen(game): Once
 #[inline(never)]
-fn rule_dead_position_draws<Out: Ord>(
+fn rule_dead_position_draws(
     dead_position_arisen: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game)> {
     Relation::from_leapjoin(
         dead_position_arisen,
         Once,
-        |&(case, game), &_| head(&(case, game)),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#DeadPositionEndsTheGame (strict), article/5
@@ -4987,14 +4748,19 @@ fn rule_dead_position_draws<Out: Ord>(
 // dead_position_has_ended_the_game(game) :- dead_position_arisen(game).
 // leapjoin 1 from dead_position_arisen(game): Once
 #[inline(never)]
-fn rule_dead_position_ends_the_game<Out: Ord>(
+fn rule_dead_position_ends_the_game(
     dead_position_arisen: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game)> {
     Relation::from_leapjoin(
         dead_position_arisen,
         Once,
-        |&(case, game), &_| head(&(case, game)),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
@@ -5002,12 +4768,12 @@ fn rule_dead_position_ends_the_game<Out: Ord>(
 // en_passant_capture_legal(game, pawn) :- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn).
 // leapjoin 1 from player_has_the_move(game, who): Holds en_passant_right_open(game), before it ExtendBy capturing_pawn_on_adjacent_file(game, pawn)
 #[inline(never)]
-fn rule_en_passant_capture_legal<Out: Ord>(
+fn rule_en_passant_capture_legal(
     en_passant_right_open: &Relation<(CaseId, Game)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
     capturing_pawn_on_adjacent_file: &Relation<(CaseId, Game, Piece)>,
-    head: &dyn Fn(&(CaseId, Game, Player, Piece)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player, Piece)>>,
+) -> Relation<(CaseId, Game, Piece)> {
     type Bound = (CaseId, Game, Player);
     let mut en_passant_right_open = ::clir::rt::Probe::new(en_passant_right_open);
     Relation::from_leapjoin(
@@ -5022,7 +4788,12 @@ fn rule_en_passant_capture_legal<Out: Ord>(
                     |t: &(CaseId, Game, Piece)| (t.0, t.1),
                 ),
             ),
-        |&(case, game, who), &(_, _, pawn)| head(&(case, game, who, pawn)),
+        |&(case, game, who), &(_, _, pawn)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, pawn));
+            }
+            (case, game, pawn)
+        },
     )
 }
 // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect (strict), article/9
@@ -5030,12 +4801,12 @@ fn rule_en_passant_capture_legal<Out: Ord>(
 // fifty_move_claim_correct(game, who) :- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n).
 // leapjoin 1 from player_has_the_move(game, who): Holds draw_claimed(who), before it ExtendBy moves_by_each_without_pawn_or_capture(game, n), ValueFilter n >= 50
 #[inline(never)]
-fn rule_fifty_move_claim_correct<Out: Ord>(
+fn rule_fifty_move_claim_correct(
     draw_claimed: &Relation<(CaseId, Player)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
-    head: &dyn Fn(&(CaseId, Game, Player, i64)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
+) -> Relation<(CaseId, Game, Player)> {
     type Bound = (CaseId, Game, Player);
     let mut draw_claimed = ::clir::rt::Probe::new(draw_claimed);
     Relation::from_leapjoin(
@@ -5053,7 +4824,12 @@ fn rule_fifty_move_claim_correct<Out: Ord>(
                 n >= 50i64
             }),
         ),
-        |&(case, game, who), &(_, _, n)| head(&(case, game, who, n)),
+        |&(case, game, who), &(_, _, n)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game, who)
+        },
     )
 }
 // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
@@ -5061,14 +4837,19 @@ fn rule_fifty_move_claim_correct<Out: Ord>(
 // game_drawn(game) :- fifty_move_claim_correct(game, who).
 // leapjoin 1 from fifty_move_claim_correct(game, who): Once
 #[inline(never)]
-fn rule_fifty_move_claim_draws<Out: Ord>(
+fn rule_fifty_move_claim_draws(
     fifty_move_claim_correct: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
+) -> Relation<(CaseId, Game)> {
     Relation::from_leapjoin(
         fifty_move_claim_correct,
         Once,
-        |&(case, game, who), &_| head(&(case, game, who)),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
@@ -5076,15 +4857,20 @@ fn rule_fifty_move_claim_draws<Out: Ord>(
 // game_drawn(game) :- position_occurrence_count(game, n), n >= 5.
 // leapjoin 1 from position_occurrence_count(game, n): Holds n >= 5
 #[inline(never)]
-fn rule_fivefold_automatic_draw<Out: Ord>(
+fn rule_fivefold_automatic_draw(
     position_occurrence_count: &Relation<(CaseId, Game, i64)>,
-    head: &dyn Fn(&(CaseId, Game, i64)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, i64)>>,
+) -> Relation<(CaseId, Game)> {
     type Bound = (CaseId, Game, i64);
     Relation::from_leapjoin(
         position_occurrence_count,
         Holds::new(|&(_, _, n): &Bound| n >= 5i64),
-        |&(case, game, n), &_| head(&(case, game, n)),
+        |&(case, game, n), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, n));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict)
@@ -5092,17 +4878,22 @@ fn rule_fivefold_automatic_draw<Out: Ord>(
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByAgreement).
 // leapjoin 1 from valid_transition(instance, ConcludeByAgreement) (supported): Holds the columns of valid_transition(instance, ConcludeByAgreement) (supported)
 #[inline(never)]
-fn rule_game_play_conclude_by_agreement_enters<Out: Ord>(
+fn rule_game_play_conclude_by_agreement_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     type Bound = (CaseId, Game, GamePlayTransition);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict)
@@ -5110,12 +4901,12 @@ fn rule_game_play_conclude_by_agreement_enters<Out: Ord>(
 // valid_transition(instance, ConcludeByAgreement) :- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByAgreement) and agreed_draw_has_ended_the_game(instance)
 #[inline(never)]
-fn rule_game_play_conclude_by_agreement_valid<Out: Ord>(
+fn rule_game_play_conclude_by_agreement_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
     agreed_draw_has_ended_the_game: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayTransition)> {
     type Bound = (CaseId, Game, GamePlayState);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut agreed_draw_has_ended_the_game = ::clir::rt::Probe::new(
@@ -5130,7 +4921,12 @@ fn rule_game_play_conclude_by_agreement_valid<Out: Ord>(
                         &(case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
                     ) && agreed_draw_has_ended_the_game.contains(&(case, instance))
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict)
@@ -5138,17 +4934,22 @@ fn rule_game_play_conclude_by_agreement_valid<Out: Ord>(
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByCheckmate).
 // leapjoin 1 from valid_transition(instance, ConcludeByCheckmate) (supported): Holds the columns of valid_transition(instance, ConcludeByCheckmate) (supported)
 #[inline(never)]
-fn rule_game_play_conclude_by_checkmate_enters<Out: Ord>(
+fn rule_game_play_conclude_by_checkmate_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     type Bound = (CaseId, Game, GamePlayTransition);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict)
@@ -5156,12 +4957,12 @@ fn rule_game_play_conclude_by_checkmate_enters<Out: Ord>(
 // valid_transition(instance, ConcludeByCheckmate) :- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByCheckmate) and checkmate_has_been_delivered(instance)
 #[inline(never)]
-fn rule_game_play_conclude_by_checkmate_valid<Out: Ord>(
+fn rule_game_play_conclude_by_checkmate_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
     checkmate_has_been_delivered: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayTransition)> {
     type Bound = (CaseId, Game, GamePlayState);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut checkmate_has_been_delivered = ::clir::rt::Probe::new(
@@ -5176,7 +4977,12 @@ fn rule_game_play_conclude_by_checkmate_valid<Out: Ord>(
                         &(case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
                     ) && checkmate_has_been_delivered.contains(&(case, instance))
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict)
@@ -5184,17 +4990,22 @@ fn rule_game_play_conclude_by_checkmate_valid<Out: Ord>(
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDeadPosition).
 // leapjoin 1 from valid_transition(instance, ConcludeByDeadPosition) (supported): Holds the columns of valid_transition(instance, ConcludeByDeadPosition) (supported)
 #[inline(never)]
-fn rule_game_play_conclude_by_dead_position_enters<Out: Ord>(
+fn rule_game_play_conclude_by_dead_position_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     type Bound = (CaseId, Game, GamePlayTransition);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict)
@@ -5202,12 +5013,12 @@ fn rule_game_play_conclude_by_dead_position_enters<Out: Ord>(
 // valid_transition(instance, ConcludeByDeadPosition) :- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDeadPosition) and dead_position_has_ended_the_game(instance)
 #[inline(never)]
-fn rule_game_play_conclude_by_dead_position_valid<Out: Ord>(
+fn rule_game_play_conclude_by_dead_position_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
     dead_position_has_ended_the_game: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayTransition)> {
     type Bound = (CaseId, Game, GamePlayState);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut dead_position_has_ended_the_game = ::clir::rt::Probe::new(
@@ -5222,7 +5033,12 @@ fn rule_game_play_conclude_by_dead_position_valid<Out: Ord>(
                         &(case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
                     ) && dead_position_has_ended_the_game.contains(&(case, instance))
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict)
@@ -5230,17 +5046,22 @@ fn rule_game_play_conclude_by_dead_position_valid<Out: Ord>(
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDrawnClaim).
 // leapjoin 1 from valid_transition(instance, ConcludeByDrawnClaim) (supported): Holds the columns of valid_transition(instance, ConcludeByDrawnClaim) (supported)
 #[inline(never)]
-fn rule_game_play_conclude_by_drawn_claim_enters<Out: Ord>(
+fn rule_game_play_conclude_by_drawn_claim_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     type Bound = (CaseId, Game, GamePlayTransition);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict)
@@ -5248,12 +5069,12 @@ fn rule_game_play_conclude_by_drawn_claim_enters<Out: Ord>(
 // valid_transition(instance, ConcludeByDrawnClaim) :- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDrawnClaim) and game_drawn(instance)
 #[inline(never)]
-fn rule_game_play_conclude_by_drawn_claim_valid<Out: Ord>(
+fn rule_game_play_conclude_by_drawn_claim_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
     game_drawn: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayTransition)> {
     type Bound = (CaseId, Game, GamePlayState);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut game_drawn = ::clir::rt::Probe::new(game_drawn);
@@ -5266,7 +5087,12 @@ fn rule_game_play_conclude_by_drawn_claim_valid<Out: Ord>(
                         &(case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
                     ) && game_drawn.contains(&(case, instance))
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict)
@@ -5274,17 +5100,22 @@ fn rule_game_play_conclude_by_drawn_claim_valid<Out: Ord>(
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByResignation).
 // leapjoin 1 from valid_transition(instance, ConcludeByResignation) (supported): Holds the columns of valid_transition(instance, ConcludeByResignation) (supported)
 #[inline(never)]
-fn rule_game_play_conclude_by_resignation_enters<Out: Ord>(
+fn rule_game_play_conclude_by_resignation_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     type Bound = (CaseId, Game, GamePlayTransition);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict)
@@ -5292,12 +5123,12 @@ fn rule_game_play_conclude_by_resignation_enters<Out: Ord>(
 // valid_transition(instance, ConcludeByResignation) :- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByResignation) and resignation_has_ended_the_game(instance)
 #[inline(never)]
-fn rule_game_play_conclude_by_resignation_valid<Out: Ord>(
+fn rule_game_play_conclude_by_resignation_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
     resignation_has_ended_the_game: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayTransition)> {
     type Bound = (CaseId, Game, GamePlayState);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut resignation_has_ended_the_game = ::clir::rt::Probe::new(
@@ -5312,7 +5143,12 @@ fn rule_game_play_conclude_by_resignation_valid<Out: Ord>(
                         &(case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
                     ) && resignation_has_ended_the_game.contains(&(case, instance))
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict)
@@ -5320,17 +5156,22 @@ fn rule_game_play_conclude_by_resignation_valid<Out: Ord>(
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeBySecondIllegalMove).
 // leapjoin 1 from valid_transition(instance, ConcludeBySecondIllegalMove) (supported): Holds the columns of valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
 #[inline(never)]
-fn rule_game_play_conclude_by_second_illegal_move_enters<Out: Ord>(
+fn rule_game_play_conclude_by_second_illegal_move_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     type Bound = (CaseId, Game, GamePlayTransition);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict)
@@ -5338,12 +5179,12 @@ fn rule_game_play_conclude_by_second_illegal_move_enters<Out: Ord>(
 // valid_transition(instance, ConcludeBySecondIllegalMove) :- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeBySecondIllegalMove) and second_illegal_move_has_ended_the_game(instance)
 #[inline(never)]
-fn rule_game_play_conclude_by_second_illegal_move_valid<Out: Ord>(
+fn rule_game_play_conclude_by_second_illegal_move_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
     second_illegal_move_has_ended_the_game: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayTransition)> {
     type Bound = (CaseId, Game, GamePlayState);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut second_illegal_move_has_ended_the_game = ::clir::rt::Probe::new(
@@ -5363,7 +5204,12 @@ fn rule_game_play_conclude_by_second_illegal_move_valid<Out: Ord>(
                     )
                 && second_illegal_move_has_ended_the_game.contains(&(case, instance))
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict)
@@ -5371,17 +5217,22 @@ fn rule_game_play_conclude_by_second_illegal_move_valid<Out: Ord>(
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByStalemate).
 // leapjoin 1 from valid_transition(instance, ConcludeByStalemate) (supported): Holds the columns of valid_transition(instance, ConcludeByStalemate) (supported)
 #[inline(never)]
-fn rule_game_play_conclude_by_stalemate_enters<Out: Ord>(
+fn rule_game_play_conclude_by_stalemate_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     type Bound = (CaseId, Game, GamePlayTransition);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict)
@@ -5389,12 +5240,12 @@ fn rule_game_play_conclude_by_stalemate_enters<Out: Ord>(
 // valid_transition(instance, ConcludeByStalemate) :- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByStalemate) and stalemate_has_ended_the_game(instance)
 #[inline(never)]
-fn rule_game_play_conclude_by_stalemate_valid<Out: Ord>(
+fn rule_game_play_conclude_by_stalemate_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
     stalemate_has_ended_the_game: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayTransition)> {
     type Bound = (CaseId, Game, GamePlayState);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut stalemate_has_ended_the_game = ::clir::rt::Probe::new(
@@ -5409,7 +5260,12 @@ fn rule_game_play_conclude_by_stalemate_valid<Out: Ord>(
                         &(case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
                     ) && stalemate_has_ended_the_game.contains(&(case, instance))
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict)
@@ -5417,15 +5273,20 @@ fn rule_game_play_conclude_by_stalemate_valid<Out: Ord>(
 // entered_state(instance, Playing) :- supported valid_transition(instance, PlayMove).
 // leapjoin 1 from valid_transition(instance, PlayMove) (supported): Holds the columns of valid_transition(instance, PlayMove) (supported)
 #[inline(never)]
-fn rule_game_play_play_move_enters<Out: Ord>(
+fn rule_game_play_play_move_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     type Bound = (CaseId, Game, GamePlayTransition);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::PLAY_MOVE),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::PLAYING)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict)
@@ -5433,12 +5294,12 @@ fn rule_game_play_play_move_enters<Out: Ord>(
 // valid_transition(instance, PlayMove) :- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, PlayMove) and legal_move(instance)
 #[inline(never)]
-fn rule_game_play_play_move_valid<Out: Ord>(
+fn rule_game_play_play_move_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
     legal_move: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayTransition)> {
     type Bound = (CaseId, Game, GamePlayState);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut legal_move = ::clir::rt::Probe::new(legal_move);
@@ -5450,7 +5311,12 @@ fn rule_game_play_play_move_valid<Out: Ord>(
                     .contains(&(case, instance, GamePlayTransition::PLAY_MOVE))
                 && legal_move.contains(&(case, instance))
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::PLAY_MOVE)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict)
@@ -5458,15 +5324,20 @@ fn rule_game_play_play_move_valid<Out: Ord>(
 // entered_state(instance, Playing) :- supported valid_transition(instance, StartPlay).
 // leapjoin 1 from valid_transition(instance, StartPlay) (supported): Holds the columns of valid_transition(instance, StartPlay) (supported)
 #[inline(never)]
-fn rule_game_play_start_play_enters<Out: Ord>(
+fn rule_game_play_start_play_enters(
     valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     type Bound = (CaseId, Game, GamePlayTransition);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::START_PLAY),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::PLAYING)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict)
@@ -5474,12 +5345,12 @@ fn rule_game_play_start_play_enters<Out: Ord>(
 // valid_transition(instance, StartPlay) :- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance).
 // leapjoin 1 from entered_state(instance, NotStarted) (supported): Holds the columns of entered_state(instance, NotStarted) (supported) and attempted_transition(instance, StartPlay) and play_started(instance)
 #[inline(never)]
-fn rule_game_play_start_play_valid<Out: Ord>(
+fn rule_game_play_start_play_valid(
     attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
     entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
     play_started: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayTransition)> {
     type Bound = (CaseId, Game, GamePlayState);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut play_started = ::clir::rt::Probe::new(play_started);
@@ -5491,7 +5362,12 @@ fn rule_game_play_start_play_valid<Out: Ord>(
                     .contains(&(case, instance, GamePlayTransition::START_PLAY))
                 && play_started.contains(&(case, instance))
         }),
-        |&(case, instance, _), &_| head(&(case, instance)),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::START_PLAY)
+        },
     )
 }
 // urn:fide:laws:clir:chess#GamePlay/initial (strict)
@@ -5499,14 +5375,19 @@ fn rule_game_play_start_play_valid<Out: Ord>(
 // entered_state(instance, NotStarted) :- procedure_instance(instance).
 // leapjoin 1 from procedure_instance(instance): Once
 #[inline(never)]
-fn rule_game_play_initial<Out: Ord>(
+fn rule_game_play_initial(
     procedure_instance: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game, GamePlayState)> {
     Relation::from_leapjoin(
         procedure_instance,
         Once,
-        |&(case, instance), &_| head(&(case, instance)),
+        |&(case, instance), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::NOT_STARTED)
+        },
     )
 }
 // urn:fide:laws:clir:chess#MoveIsIllegal (strict), article/3
@@ -5514,11 +5395,11 @@ fn rule_game_play_initial<Out: Ord>(
 // illegal_move(game) :- checked_game(game), ~move_meets_articles_3_1_to_3_9(game).
 // leapjoin 1 from checked_game(game): Holds ~move_meets_articles_3_1_to_3_9(game)
 #[inline(never)]
-fn rule_move_is_illegal<Out: Ord>(
+fn rule_move_is_illegal(
     checked_game: &Relation<(CaseId, Game)>,
     not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game)> {
     type Bound = (CaseId, Game);
     let mut not_move_meets_articles_3_1_to_3_9 = ::clir::rt::Probe::new(
         not_move_meets_articles_3_1_to_3_9,
@@ -5528,7 +5409,12 @@ fn rule_move_is_illegal<Out: Ord>(
         Holds::new(|&(case, game): &Bound| {
             not_move_meets_articles_3_1_to_3_9.contains(&(case, game))
         }),
-        |&(case, game), &_| head(&(case, game)),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#MoveIsLegal (strict), article/3
@@ -5536,14 +5422,19 @@ fn rule_move_is_illegal<Out: Ord>(
 // legal_move(game) :- move_meets_articles_3_1_to_3_9(game).
 // leapjoin 1 from move_meets_articles_3_1_to_3_9(game): Once
 #[inline(never)]
-fn rule_move_is_legal<Out: Ord>(
+fn rule_move_is_legal(
     move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game)> {
     Relation::from_leapjoin(
         move_meets_articles_3_1_to_3_9,
         Once,
-        |&(case, game), &_| head(&(case, game)),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
@@ -5551,13 +5442,13 @@ fn rule_move_is_legal<Out: Ord>(
 // must_move_first_touched_piece(who, piece) :- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who).
 // leapjoin 1 from own_piece_of(who, piece): Holds piece_touched_intentionally(who, piece) and piece_can_be_moved(piece), before it ExtendBy player_has_the_move(game, who)
 #[inline(never)]
-fn rule_must_move_first_touched_piece<Out: Ord>(
+fn rule_must_move_first_touched_piece(
     own_piece_of: &Relation<(CaseId, Player, Piece)>,
     piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
     piece_can_be_moved: &Relation<(CaseId, Piece)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player, Piece)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player, Piece)>>,
+) -> Relation<(CaseId, Player, Piece)> {
     let player_has_the_move_by_who = ::clir::rt::view(
         player_has_the_move,
         |&(case, a_0, a_1)| (case, a_1, a_0),
@@ -5580,7 +5471,12 @@ fn rule_must_move_first_touched_piece<Out: Ord>(
                     |t: &(CaseId, Player, Game)| (t.0, t.1),
                 ),
             ),
-        |&(case, who, piece), &(_, _, game)| head(&(case, game, who, piece)),
+        |&(case, who, piece), &(_, _, game)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, piece));
+            }
+            (case, who, piece)
+        },
     )
 }
 // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
@@ -5588,12 +5484,12 @@ fn rule_must_move_first_touched_piece<Out: Ord>(
 // game_drawn(game) :- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
 // leapjoin 1 from player_of(game, who): Holds king_cannot_be_checkmated(who) and player_resigned(who)
 #[inline(never)]
-fn rule_resignation_drawn_if_mate_impossible<Out: Ord>(
+fn rule_resignation_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
     player_resigned: &Relation<(CaseId, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
+) -> Relation<(CaseId, Game)> {
     type Bound = (CaseId, Game, Player);
     let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
         king_cannot_be_checkmated,
@@ -5605,7 +5501,12 @@ fn rule_resignation_drawn_if_mate_impossible<Out: Ord>(
             king_cannot_be_checkmated.contains(&(case, who))
                 && player_resigned.contains(&(case, who))
         }),
-        |&(case, game, who), &_| head(&(case, game, who)),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#ResignationEndsTheGame (strict), article/5
@@ -5613,17 +5514,22 @@ fn rule_resignation_drawn_if_mate_impossible<Out: Ord>(
 // resignation_has_ended_the_game(game) :- player_of(game, who), player_resigned(who).
 // leapjoin 1 from player_of(game, who): Holds player_resigned(who)
 #[inline(never)]
-fn rule_resignation_ends_the_game<Out: Ord>(
+fn rule_resignation_ends_the_game(
     player_of: &Relation<(CaseId, Game, Player)>,
     player_resigned: &Relation<(CaseId, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
+) -> Relation<(CaseId, Game)> {
     type Bound = (CaseId, Game, Player);
     let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
     Relation::from_leapjoin(
         player_of,
         Holds::new(|&(case, _, who): &Bound| player_resigned.contains(&(case, who))),
-        |&(case, game, who), &_| head(&(case, game, who)),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#ResignationLoses (strict), article/5
@@ -5631,12 +5537,12 @@ fn rule_resignation_ends_the_game<Out: Ord>(
 // game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
 // leapjoin 1 from player_of(game, who): Holds ~king_cannot_be_checkmated(who) and player_resigned(who)
 #[inline(never)]
-fn rule_resignation_loses<Out: Ord>(
+fn rule_resignation_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     player_of: &Relation<(CaseId, Game, Player)>,
     player_resigned: &Relation<(CaseId, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
+) -> Relation<(CaseId, Game, Player)> {
     type Bound = (CaseId, Game, Player);
     let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
         not_king_cannot_be_checkmated,
@@ -5648,7 +5554,12 @@ fn rule_resignation_loses<Out: Ord>(
             not_king_cannot_be_checkmated.contains(&(case, who))
                 && player_resigned.contains(&(case, who))
         }),
-        |&(case, game, who), &_| head(&(case, game, who)),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game, who)
+        },
     )
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
@@ -5656,12 +5567,12 @@ fn rule_resignation_loses<Out: Ord>(
 // game_drawn(game) :- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
 // leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
 #[inline(never)]
-fn rule_second_illegal_move_drawn_if_mate_impossible<Out: Ord>(
+fn rule_second_illegal_move_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
     player_of: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player, i64)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
+) -> Relation<(CaseId, Game)> {
     let player_of_by_who = ::clir::rt::view(
         player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
@@ -5682,7 +5593,12 @@ fn rule_second_illegal_move_drawn_if_mate_impossible<Out: Ord>(
                     |t: &(CaseId, Player, Game)| (t.0, t.1),
                 ),
             ),
-        |&(case, who, n), &(_, _, game)| head(&(case, game, who, n)),
+        |&(case, who, n), &(_, _, game)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
@@ -5690,11 +5606,11 @@ fn rule_second_illegal_move_drawn_if_mate_impossible<Out: Ord>(
 // second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
 // leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2, before it ExtendBy player_of(game, who)
 #[inline(never)]
-fn rule_second_illegal_move_ends_the_game<Out: Ord>(
+fn rule_second_illegal_move_ends_the_game(
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
     player_of: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player, i64)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
+) -> Relation<(CaseId, Game)> {
     let player_of_by_who = ::clir::rt::view(
         player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
@@ -5710,7 +5626,12 @@ fn rule_second_illegal_move_ends_the_game<Out: Ord>(
                     |t: &(CaseId, Player, Game)| (t.0, t.1),
                 ),
             ),
-        |&(case, who, n), &(_, _, game)| head(&(case, game, who, n)),
+        |&(case, who, n), &(_, _, game)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
@@ -5718,12 +5639,12 @@ fn rule_second_illegal_move_ends_the_game<Out: Ord>(
 // game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
 // leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and ~king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
 #[inline(never)]
-fn rule_second_illegal_move_loses<Out: Ord>(
+fn rule_second_illegal_move_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
     player_of: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player, i64)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
+) -> Relation<(CaseId, Game, Player)> {
     let player_of_by_who = ::clir::rt::view(
         player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
@@ -5744,7 +5665,12 @@ fn rule_second_illegal_move_loses<Out: Ord>(
                     |t: &(CaseId, Player, Game)| (t.0, t.1),
                 ),
             ),
-        |&(case, who, n), &(_, _, game)| head(&(case, game, who, n)),
+        |&(case, who, n), &(_, _, game)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game, who)
+        },
     )
 }
 // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw (defeasible), article/9
@@ -5752,15 +5678,20 @@ fn rule_second_illegal_move_loses<Out: Ord>(
 // game_drawn(game) :- n >= 75, moves_by_each_without_pawn_or_capture(game, n).
 // leapjoin 1 from moves_by_each_without_pawn_or_capture(game, n): Holds n >= 75
 #[inline(never)]
-fn rule_seventy_five_automatic_draw<Out: Ord>(
+fn rule_seventy_five_automatic_draw(
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
-    head: &dyn Fn(&(CaseId, Game, i64)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, i64)>>,
+) -> Relation<(CaseId, Game)> {
     type Bound = (CaseId, Game, i64);
     Relation::from_leapjoin(
         moves_by_each_without_pawn_or_capture,
         Holds::new(|&(_, _, n): &Bound| n >= 75i64),
-        |&(case, game, n), &_| head(&(case, game, n)),
+        |&(case, game, n), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, n));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
@@ -5768,14 +5699,19 @@ fn rule_seventy_five_automatic_draw<Out: Ord>(
 // game_drawn(game) :- stalemate_arisen(game).
 // leapjoin 1 from stalemate_arisen(game): Once
 #[inline(never)]
-fn rule_stalemate_draws<Out: Ord>(
+fn rule_stalemate_draws(
     stalemate_arisen: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game)> {
     Relation::from_leapjoin(
         stalemate_arisen,
         Once,
-        |&(case, game), &_| head(&(case, game)),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#StalemateEndsTheGame (strict), article/5
@@ -5783,14 +5719,19 @@ fn rule_stalemate_draws<Out: Ord>(
 // stalemate_has_ended_the_game(game) :- stalemate_arisen(game).
 // leapjoin 1 from stalemate_arisen(game): Once
 #[inline(never)]
-fn rule_stalemate_ends_the_game<Out: Ord>(
+fn rule_stalemate_ends_the_game(
     stalemate_arisen: &Relation<(CaseId, Game)>,
-    head: &dyn Fn(&(CaseId, Game)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
+) -> Relation<(CaseId, Game)> {
     Relation::from_leapjoin(
         stalemate_arisen,
         Once,
-        |&(case, game), &_| head(&(case, game)),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
@@ -5798,12 +5739,12 @@ fn rule_stalemate_ends_the_game<Out: Ord>(
 // threefold_claim_correct(game, who) :- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3.
 // leapjoin 1 from position_occurrence_count(game, n): Holds n >= 3, before it ExtendBy player_has_the_move(game, who), ValueFilter draw_claimed(who)
 #[inline(never)]
-fn rule_threefold_claim_correct<Out: Ord>(
+fn rule_threefold_claim_correct(
     position_occurrence_count: &Relation<(CaseId, Game, i64)>,
     draw_claimed: &Relation<(CaseId, Player)>,
     player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player, i64)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
+) -> Relation<(CaseId, Game, Player)> {
     type Bound = (CaseId, Game, i64);
     Relation::from_leapjoin(
         position_occurrence_count,
@@ -5821,7 +5762,12 @@ fn rule_threefold_claim_correct<Out: Ord>(
                 &(_, _, who): &(CaseId, Game, Player)|
             ::clir::rt::contains(draw_claimed, &(case, who))),
         ),
-        |&(case, game, n), &(_, _, who)| head(&(case, game, who, n)),
+        |&(case, game, n), &(_, _, who)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game, who)
+        },
     )
 }
 // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
@@ -5829,14 +5775,19 @@ fn rule_threefold_claim_correct<Out: Ord>(
 // game_drawn(game) :- threefold_claim_correct(game, who).
 // leapjoin 1 from threefold_claim_correct(game, who): Once
 #[inline(never)]
-fn rule_threefold_claim_draws<Out: Ord>(
+fn rule_threefold_claim_draws(
     threefold_claim_correct: &Relation<(CaseId, Game, Player)>,
-    head: &dyn Fn(&(CaseId, Game, Player)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
+) -> Relation<(CaseId, Game)> {
     Relation::from_leapjoin(
         threefold_claim_correct,
         Once,
-        |&(case, game, who), &_| head(&(case, game, who)),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
     )
 }
 // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter (strict), preface/0.2
@@ -5844,14 +5795,19 @@ fn rule_threefold_claim_draws<Out: Ord>(
 // arbiter_competent_to_decide(situation) :- case_not_precisely_regulated(situation).
 // leapjoin 1 from case_not_precisely_regulated(situation): Once
 #[inline(never)]
-fn rule_unregulated_case_decided_by_arbiter<Out: Ord>(
+fn rule_unregulated_case_decided_by_arbiter(
     case_not_precisely_regulated: &Relation<(CaseId, Situation)>,
-    head: &dyn Fn(&(CaseId, Situation)) -> Out,
-) -> Relation<Out> {
+    mut bindings: Option<&mut Vec<(CaseId, Situation)>>,
+) -> Relation<(CaseId, Situation)> {
     Relation::from_leapjoin(
         case_not_precisely_regulated,
         Once,
-        |&(case, situation), &_| head(&(case, situation)),
+        |&(case, situation), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, situation));
+            }
+            (case, situation)
+        },
     )
 }
 // Why not, by urn:fide:laws:clir:chess#AgreedDraw: game_drawn(game) :- both_players_have_moved(game), draw_agreed(game).

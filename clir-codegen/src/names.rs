@@ -31,13 +31,13 @@ const LOCALS: &[&str] = &[
     "tuple",
     "head",
     "source",
+    "bindings",
 ];
 
 /// Names in a generated module's scope that no entity type or grant may take: the typed API's
 /// own types and what generated code uses unqualified from the prelude.
 const MODULE_TYPES: &[&str] = &[
     "Bound",
-    "Out",
     "ExtendBy",
     "Holds",
     "Once",

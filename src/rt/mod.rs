@@ -215,17 +215,27 @@ pub fn any_by<T, K: Ord>(rows: &[T], key: K, key_of: impl Fn(&T) -> K, matches: 
 }
 
 /// Adds to `instances` the explanation instance of each binding of a rule (`bindings`, as its
-/// leapjoins yield them: sorted, so that explanations do not depend on join order), once per
-/// entry of `definite` (over applicable premises, over definite ones).
+/// last leapjoin recorded them, each once; taken in their order here, so that explanations do
+/// not depend on join order), once per entry of `definite` (over applicable premises, over
+/// definite ones).
 pub fn record<B: Ord>(
     instances: &mut Vec<crate::Instance>,
     definite: &[bool],
-    bindings: &Relation<B>,
+    bindings: Vec<B>,
     instance: impl Fn(bool, &B) -> crate::Instance,
 ) {
+    let order = sorted_order(bindings.len(), &|a, b| bindings[a].cmp(&bindings[b]));
     for &d in definite {
-        instances.extend(bindings.iter().map(|b| instance(d, b)));
+        instances.extend(order.iter().map(|&i| instance(d, &bindings[i])));
     }
+}
+
+/// The indices `0..n` in the order `cmp` gives: one sort compiled for every binding type (a
+/// sort of each rule's binding tuples would be compiled once a rule, and rustc's time with it).
+fn sorted_order(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_unstable_by(|&a, &b| cmp(a, b));
+    order
 }
 
 #[cfg(test)]

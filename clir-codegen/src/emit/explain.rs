@@ -73,7 +73,11 @@ impl Emitter<'_> {
             };
             // The closure captures nothing: it is `Copy`, passed by value to each call.
             let records = calls.iter().map(|(args, modes)| {
-                quote! { ::clir::rt::record(instances, #modes, &self::#name(#cases #(#args,)* &|b| *b), instance); }
+                quote! {
+                    let mut found = Vec::new();
+                    self::#name(#cases #(#args,)* Some(&mut found));
+                    ::clir::rt::record(instances, #modes, found, instance);
+                }
             });
             let comment = self.comment(p.rules[ri].id.clone());
             stmts.push(quote! {

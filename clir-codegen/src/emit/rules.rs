@@ -1,7 +1,7 @@
 //! One function per rule: the chain of datafrog leapjoins the plan gives it, over its operands,
-//! yielding what `head` makes of every binding of the rule's variables. Each layer of
-//! evaluation, each round of a recursive stratum and each explanation calls the same function
-//! with the relations it reads and its own `head`.
+//! yielding the rule's heads and, when asked (`bindings`), recording every binding of its
+//! variables from the last leapjoin's logic closure. Each layer of evaluation, each round of a
+//! recursive stratum and each explanation calls the same function with the relations it reads.
 
 use super::{ident, mentions, tuple, Emitter};
 use crate::plan::{Access, RulePlan, Test};
@@ -304,7 +304,17 @@ impl Emitter<'_> {
             let last = k + 1 == rp.joins.len();
             let vars = if last { &rp.binding } else { &j.yields };
             let yields = self.vars_tuple(ri, vars, None);
-            let out = if last { quote!(head(&#yields)) } else { yields.clone() };
+            let out = if last {
+                let head = self.head_tuple(ri);
+                quote!({
+                    if let Some(found) = bindings.as_mut() {
+                        found.push(#yields);
+                    }
+                    #head
+                })
+            } else {
+                yields.clone()
+            };
             let (pat, row_pat) = (prefix.within(&out), if j.extend.is_some() { row.within(&out) } else { quote!(_) });
             let join = quote! { #bound #probes Relation::from_leapjoin(#source, #leapers, |&#pat, &#row_pat| #out) };
             if last {
@@ -323,9 +333,10 @@ impl Emitter<'_> {
             }
         }
         let name = self.rule_fn_name(ri);
+        let head_ty = self.tuple_ty(self.p.rules[ri].head.rel);
         quote! {
             #[inline(never)]
-            fn #name<Out: Ord>(#(#params,)* head: &dyn Fn(&#binding) -> Out) -> Relation<Out> {
+            fn #name(#(#params,)* mut bindings: Option<&mut Vec<#binding>>) -> Relation<#head_ty> {
                 #body
             }
         }

@@ -163,15 +163,8 @@ impl Emitter<'_> {
     /// The call of rule `ri`'s function over `args`: the relation of its heads.
     fn rule_call(&self, ri: usize, args: &[TokenStream]) -> TokenStream {
         let name = self.rule_fn_name(ri);
-        let rule = &self.p.rules[ri];
-        let mut used = Vec::new();
-        for a in &rule.head.args {
-            rule.term_vars(*a, &mut used);
-        }
-        let pat = self.vars_tuple(ri, &self.plan.rules[ri].binding, Some(&used));
-        let head = self.head_tuple(ri);
         let cases = self.plan.rules[ri].per_case.then(|| quote!(&l.cases,));
-        quote!(self::#name(#cases #(#args,)* &|&#pat| #head))
+        quote!(self::#name(#cases #(#args,)* None))
     }
 
     /// The statements computing layer set `set` as the plan says: its layers from what they
