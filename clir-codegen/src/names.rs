@@ -29,8 +29,6 @@ const LOCALS: &[&str] = &[
     "key",
     "applies",
     "tuple",
-    "head",
-    "source",
     "bindings",
 ];
 
