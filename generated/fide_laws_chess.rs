@@ -2585,17 +2585,25 @@ fn evaluate_stratum_37(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_38(l: &mut Layers) {
     // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
+    let player_has_the_move_by_who = ::clir::rt::view(
+        &l.player_has_the_move,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
     l.must_move_first_touched_piece = self::rule_must_move_first_touched_piece(
         &l.own_piece_of,
         &l.piece_touched_intentionally,
         &l.piece_can_be_moved,
-        &l.player_has_the_move,
+        &player_has_the_move_by_who,
         None,
     );
 }
 #[inline(never)]
 fn evaluate_stratum_41(l: &mut Layers) {
     // Stratum 41: game_lost_by (+D = +S = +d)
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
     let mut game_lost_by: Vec<(CaseId, Game, Player)> = Vec::new();
     game_lost_by
         .extend(
@@ -2612,7 +2620,7 @@ fn evaluate_stratum_41(l: &mut Layers) {
             self::rule_second_illegal_move_loses(
                     &l.not_king_cannot_be_checkmated,
                     &l.completed_illegal_move_count,
-                    &l.player_of,
+                    &player_of_by_who,
                     None,
                 )
                 .elements,
@@ -2646,9 +2654,13 @@ fn evaluate_stratum_46(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_47(l: &mut Layers) {
     // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
     l.second_illegal_move_has_ended_the_game = self::rule_second_illegal_move_ends_the_game(
         &l.completed_illegal_move_count,
-        &l.player_of,
+        &player_of_by_who,
         None,
     );
 }
@@ -2673,6 +2685,10 @@ fn evaluate_stratum_50(l: &mut Layers) {
 #[inline(never)]
 fn evaluate_stratum_51(l: &mut Layers) {
     // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
     let mut game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
     game_drawn_definite
         .extend(
@@ -2705,7 +2721,7 @@ fn evaluate_stratum_51(l: &mut Layers) {
             self::rule_second_illegal_move_drawn_if_mate_impossible(
                     &l.king_cannot_be_checkmated,
                     &l.completed_illegal_move_count,
-                    &l.player_of,
+                    &player_of_by_who,
                     None,
                 )
                 .elements,
@@ -2747,7 +2763,7 @@ fn evaluate_stratum_51(l: &mut Layers) {
     let second_illegal_move_drawn_if_mate_impossible_applies = self::rule_second_illegal_move_drawn_if_mate_impossible(
         &l.king_cannot_be_checkmated,
         &l.completed_illegal_move_count,
-        &l.player_of,
+        &player_of_by_who,
         None,
     );
     let seventy_five_automatic_draw_applies = self::rule_seventy_five_automatic_draw(
@@ -4252,6 +4268,10 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
+    let player_has_the_move_by_who = ::clir::rt::view(
+        &l.player_has_the_move,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
     let instance = |
         definite: bool,
         &(case, game, who, piece): &(CaseId, Game, Player, Piece)|
@@ -4268,7 +4288,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.own_piece_of,
         &l.piece_touched_intentionally,
         &l.piece_can_be_moved,
-        &l.player_has_the_move,
+        &player_has_the_move_by_who,
         Some(&mut found),
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
@@ -4319,6 +4339,10 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
     let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
         ::clir::Instance::rule(
                 RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
@@ -4334,11 +4358,15 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_second_illegal_move_drawn_if_mate_impossible(
         &l.king_cannot_be_checkmated,
         &l.completed_illegal_move_count,
-        &l.player_of,
+        &player_of_by_who,
         Some(&mut found),
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
     let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
         ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME, definite, case)
             .head(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (game,))
@@ -4348,11 +4376,15 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     let mut found = Vec::new();
     self::rule_second_illegal_move_ends_the_game(
         &l.completed_illegal_move_count,
-        &l.player_of,
+        &player_of_by_who,
         Some(&mut found),
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
     let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
         ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_LOSES, definite, case)
             .head(REL_GAME_LOST_BY, false, (game, who))
@@ -4364,7 +4396,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_second_illegal_move_loses(
         &l.not_king_cannot_be_checkmated,
         &l.completed_illegal_move_count,
-        &l.player_of,
+        &player_of_by_who,
         Some(&mut found),
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
@@ -5446,13 +5478,9 @@ fn rule_must_move_first_touched_piece(
     own_piece_of: &Relation<(CaseId, Player, Piece)>,
     piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
     piece_can_be_moved: &Relation<(CaseId, Piece)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
+    player_has_the_move_by_who: &Relation<(CaseId, Player, Game)>,
     mut bindings: Option<&mut Vec<(CaseId, Game, Player, Piece)>>,
 ) -> Relation<(CaseId, Player, Piece)> {
-    let player_has_the_move_by_who = ::clir::rt::view(
-        player_has_the_move,
-        |&(case, a_0, a_1)| (case, a_1, a_0),
-    );
     type Bound = (CaseId, Player, Piece);
     let mut piece_touched_intentionally = ::clir::rt::Probe::new(
         piece_touched_intentionally,
@@ -5466,7 +5494,7 @@ fn rule_must_move_first_touched_piece(
             })
             .before(
                 ExtendBy::rows(
-                    &player_has_the_move_by_who,
+                    player_has_the_move_by_who,
                     |&(case, who, _): &Bound| (case, who),
                     |t: &(CaseId, Player, Game)| (t.0, t.1),
                 ),
@@ -5570,13 +5598,9 @@ fn rule_resignation_loses(
 fn rule_second_illegal_move_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
+    player_of_by_who: &Relation<(CaseId, Player, Game)>,
     mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
 ) -> Relation<(CaseId, Game)> {
-    let player_of_by_who = ::clir::rt::view(
-        player_of,
-        |&(case, a_0, a_1)| (case, a_1, a_0),
-    );
     type Bound = (CaseId, Player, i64);
     let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
         king_cannot_be_checkmated,
@@ -5588,7 +5612,7 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
             })
             .before(
                 ExtendBy::rows(
-                    &player_of_by_who,
+                    player_of_by_who,
                     |&(case, who, _): &Bound| (case, who),
                     |t: &(CaseId, Player, Game)| (t.0, t.1),
                 ),
@@ -5608,20 +5632,16 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
 #[inline(never)]
 fn rule_second_illegal_move_ends_the_game(
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
+    player_of_by_who: &Relation<(CaseId, Player, Game)>,
     mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
 ) -> Relation<(CaseId, Game)> {
-    let player_of_by_who = ::clir::rt::view(
-        player_of,
-        |&(case, a_0, a_1)| (case, a_1, a_0),
-    );
     type Bound = (CaseId, Player, i64);
     Relation::from_leapjoin(
         completed_illegal_move_count,
         Holds::new(|&(_, _, n): &Bound| n >= 2i64)
             .before(
                 ExtendBy::rows(
-                    &player_of_by_who,
+                    player_of_by_who,
                     |&(case, who, _): &Bound| (case, who),
                     |t: &(CaseId, Player, Game)| (t.0, t.1),
                 ),
@@ -5642,13 +5662,9 @@ fn rule_second_illegal_move_ends_the_game(
 fn rule_second_illegal_move_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
     completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
+    player_of_by_who: &Relation<(CaseId, Player, Game)>,
     mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
 ) -> Relation<(CaseId, Game, Player)> {
-    let player_of_by_who = ::clir::rt::view(
-        player_of,
-        |&(case, a_0, a_1)| (case, a_1, a_0),
-    );
     type Bound = (CaseId, Player, i64);
     let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
         not_king_cannot_be_checkmated,
@@ -5660,7 +5676,7 @@ fn rule_second_illegal_move_loses(
             })
             .before(
                 ExtendBy::rows(
-                    &player_of_by_who,
+                    player_of_by_who,
                     |&(case, who, _): &Bound| (case, who),
                     |t: &(CaseId, Player, Game)| (t.0, t.1),
                 ),

@@ -5,7 +5,7 @@
 //! resolved deterministically (declaration order; `_2`, `_3`, ... appended), so the same package
 //! always gets the same names.
 
-use crate::plan::{Access, Read, RulePlan};
+use crate::plan::{Read, RulePlan};
 use crate::resolve::names::{camel, screaming, snake};
 use crate::resolve::{Program, RItem, RRule, RTerm};
 use std::collections::HashSet;
@@ -292,16 +292,9 @@ impl ModuleNames {
             operands.push(c);
         }
         let mut views = Vec::new();
-        for (vi, v) in rp.views.iter().enumerate() {
-            let o = &rp.operands[v.operand];
-            let key = rp.steps.iter().find_map(|s| match &s.access {
-                Access::Seek { key, view: Some(x) } if *x == vi => Some(key.clone()),
-                _ => None,
-            });
-            let params = &p.relations[o.literal.rel].params;
-            let by: Vec<String> = key.unwrap_or_default().iter().map(|&j| snake(&params[j].0)).collect();
-            let base =
-                format!("{}_by_{}", operands[v.operand], if by.is_empty() { "case".to_string() } else { by.join("_") });
+        for v in &rp.views {
+            let params = &p.relations[rp.operands[v.operand].literal.rel].params;
+            let base = view_name(&operands[v.operand], v.key.iter().map(|&j| params[j].0.as_str()));
             let c = claim(&base, &[], |c| free(&taken, c));
             taken.push(c.clone());
             views.push(c);
@@ -317,10 +310,39 @@ impl ModuleNames {
         RuleLocals { operands, views, joined }
     }
 
+    /// A local of a stratum function or of `explain` (a view built for the calls there), from
+    /// `base`: clear of `taken` and of every name those functions derive from a relation (its
+    /// layers, inputs, and a round's `_stable`/`_total` copies) or a rule (`_found`, `_applies`).
+    pub fn stratum_local(&self, base: &str, taken: &[String]) -> String {
+        const LAYER: [&str; 5] = ["", "_definite", "_concluded", "_supported", "_input"];
+        const ROUND: [&str; 3] = ["", "_stable", "_total"];
+        let derived = |c: &str| {
+            let c = c.strip_prefix("not_").unwrap_or(c);
+            let of_relation = self.relations.iter().any(|r| {
+                c.strip_prefix(r.as_str()).is_some_and(|rest| {
+                    LAYER
+                        .iter()
+                        .any(|l| ROUND.iter().any(|x| rest.len() == l.len() + x.len() && rest == format!("{l}{x}")))
+                })
+            });
+            let of_rule = ["_found", "_applies"]
+                .iter()
+                .any(|x| c.strip_suffix(x).is_some_and(|r| self.rules.iter().any(|n| n == r)));
+            of_relation || of_rule
+        };
+        claim(base, &[], |c| !taken.iter().any(|t| t == c) && !LOCALS.contains(&c) && !derived(c))
+    }
+
     /// The grant type of capability `cap`.
     pub fn grant(&self, cap: &str) -> Option<&str> {
         self.grants.iter().find(|(k, _)| k == cap).map(|(_, g)| g.as_str())
     }
+}
+
+/// The base name of a view of `of` keyed by the columns named `key`: `of_by_key`.
+pub fn view_name<'a>(of: &str, key: impl Iterator<Item = &'a str>) -> String {
+    let by: Vec<String> = key.map(snake).collect();
+    format!("{}_by_{}", of, if by.is_empty() { "case".to_string() } else { by.join("_") })
 }
 
 /// The local identifiers of one rule's function.

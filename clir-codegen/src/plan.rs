@@ -67,13 +67,17 @@ pub enum Access {
     },
 }
 
-/// A copy of an operand with its columns reordered (key columns first) and sorted by them.
+/// A copy of an operand with its columns reordered (key columns first) and sorted by them. The
+/// rule's function takes the view in place of the operand; its callers build it, once for every
+/// call of a layer set (or of `explain`) that passes the same layer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
     /// Index into [`RulePlan::operands`].
     pub operand: usize,
-    /// The operand's columns in the view's order.
+    /// The operand's columns in the view's order: `key`, then the others in column order.
     pub order: Vec<usize>,
+    /// The key columns, in column order.
+    pub key: Vec<usize>,
 }
 
 /// One step of a rule's nested loops.
@@ -129,7 +133,8 @@ pub struct RulePlan {
     pub per_case: bool,
     /// Every operand, in body order: the function's parameters.
     pub operands: Vec<Operand>,
-    /// Views built before the loops.
+    /// The operands read through a view: at most one an operand, passed to the function instead
+    /// of it.
     pub views: Vec<View>,
     /// The loops, outermost first.
     pub steps: Vec<Step>,
@@ -396,7 +401,7 @@ fn access(l: &RLiteral, bound: &[usize], operand: usize, views: &mut Vec<View>) 
     }
     let mut order = key.clone();
     order.extend((0..l.args.len()).filter(|j| !key.contains(j)));
-    let view = View { operand, order };
+    let view = View { operand, order, key: key.clone() };
     let ix = views.iter().position(|v| *v == view).unwrap_or_else(|| {
         views.push(view);
         views.len() - 1

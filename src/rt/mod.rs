@@ -185,10 +185,8 @@ impl<'r, T> Probe<'r, T> {
 
 /// `r` with its columns reordered by `order` and sorted: a literal's view keyed by the columns
 /// a rule looks it up by.
-pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Vec<U> {
-    let mut v: Vec<U> = r.iter().map(order).collect();
-    v.sort_unstable();
-    v
+pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Relation<U> {
+    Relation::from_vec(r.iter().map(order).collect())
 }
 
 /// Every tuple of `variable` before its last round (its stable batches, merged): what a rule

@@ -2,6 +2,7 @@
 //! (applicable premises for every rule, definite ones too for a strict rule) with a closure
 //! turning each binding into an instance (its head and premises); per closure, its negatives.
 
+use super::strata::{Arg, Views};
 use super::Emitter;
 use crate::ir::{Status, Strength};
 use crate::resolve::{RItem, RRule, RTerm};
@@ -52,14 +53,11 @@ impl Emitter<'_> {
             let instance = self.instance_closure(ri);
             let cases = rp.per_case.then(|| quote!(&l.cases,));
             let strict = p.rules[ri].strength == Strength::Strict;
-            let args = |definite: bool| -> Vec<TokenStream> {
-                rp.operands
-                    .iter()
-                    .map(|o| {
-                        let n = self.operand_layer(o, definite);
-                        quote!(&l.#n)
-                    })
-                    .collect()
+            // The statements are split among functions: a rule's views are its own.
+            let mut views = Views::default();
+            let mut args = |definite: bool| -> Vec<TokenStream> {
+                let layers = rp.operands.iter().map(|o| Arg::Layer(self.operand_layer(o, definite)));
+                self.call_args(ri, layers.collect(), &mut views)
             };
             let (applicable, definite) = (args(false), args(true));
             // A strict rule's +D instances are its bindings over the definite layers: the same
@@ -80,8 +78,10 @@ impl Emitter<'_> {
                 }
             });
             let comment = self.comment(p.rules[ri].id.clone());
+            let views = views.take();
             stmts.push(quote! {
                 #comment
+                #views
                 let instance = #instance;
                 #(#records)*
             });

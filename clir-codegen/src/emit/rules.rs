@@ -128,26 +128,37 @@ impl Emitter<'_> {
         Pattern { items: pats, conds }
     }
 
-    /// What operand `step` reads by its key (a reference to a view of it, or the operand
-    /// itself), the order of its columns there, and its tuple type.
+    /// What operand `step` reads by its key (its view, or the operand itself), the order of its
+    /// columns there, and its tuple type.
     fn keyed(&self, ri: usize, rp: &RulePlan, step: usize) -> (TokenStream, Vec<usize>, TokenStream) {
         let s = &rp.steps[step];
-        let rel = rp.operands[s.operand].literal.rel;
         match s.access {
             Access::Seek { view: Some(v), .. } => {
-                let order = rp.views[v].order.clone();
-                let params = &self.p.relations[rel].params;
-                let cols = order.iter().map(|&j| self.ty(params[j].1));
-                let ty = tuple(std::iter::once(quote!(CaseId)).chain(cols).collect());
                 let view = ident(&self.locals[ri].views[v]);
-                (quote!(&#view), order, ty)
+                (quote!(#view), rp.views[v].order.clone(), self.view_ty(rp, v))
             }
             _ => {
+                let rel = rp.operands[s.operand].literal.rel;
                 let n = self.p.relations[rel].params.len();
                 let operand = ident(&self.locals[ri].operands[s.operand]);
                 (quote!(#operand), (0..n).collect(), self.tuple_ty(rel))
             }
         }
+    }
+
+    /// The tuple type of view `v` of rule plan `rp`.
+    fn view_ty(&self, rp: &RulePlan, v: usize) -> TokenStream {
+        let params = &self.p.relations[rp.operands[rp.views[v].operand].literal.rel].params;
+        let cols = rp.views[v].order.iter().map(|&j| self.ty(params[j].1));
+        tuple(std::iter::once(quote!(CaseId)).chain(cols).collect())
+    }
+
+    /// A view of the relation `rows` (an expression of type `&Relation<_>`) with its columns in
+    /// `order`: the expression building it.
+    pub(super) fn view_of(rows: &TokenStream, order: &[usize]) -> TokenStream {
+        let cols: Vec<Ident> = (0..order.len()).map(|j| format_ident!("a_{}", j)).collect();
+        let reordered = order.iter().map(|&j| &cols[j]);
+        quote!(::clir::rt::view(#rows, |&(case, #(#cols,)*)| (case, #(#reordered,)*)))
     }
 
     /// The Rust condition that comparison `item` of rule `ri` holds.
@@ -210,24 +221,22 @@ impl Emitter<'_> {
             params.push(quote!(cases: &Relation<(CaseId,)>));
         }
         for (oi, o) in rp.operands.iter().enumerate() {
-            let n = ident(&locals.operands[oi]);
-            let ty = self.tuple_ty(o.literal.rel);
-            params.push(quote!(#n: &Relation<#ty>));
+            params.push(match rp.views.iter().position(|v| v.operand == oi) {
+                Some(v) => {
+                    let (n, ty) = (ident(&locals.views[v]), self.view_ty(rp, v));
+                    quote!(#n: &Relation<#ty>)
+                }
+                None => {
+                    let (n, ty) = (ident(&locals.operands[oi]), self.tuple_ty(o.literal.rel));
+                    quote!(#n: &Relation<#ty>)
+                }
+            });
         }
         let binding = self.binding_ty(ri);
         let mut body = TokenStream::new();
         if !rp.checks.is_empty() {
             let holds = rp.checks.iter().map(|&c| self.comparison_holds(ri, c));
             body.extend(quote! { if !(#(#holds)&&*) { return ::clir::rt::empty(); } });
-        }
-        for (vi, v) in rp.views.iter().enumerate() {
-            let view = ident(&locals.views[vi]);
-            let src = ident(&locals.operands[v.operand]);
-            let cols: Vec<Ident> = (0..v.order.len()).map(|j| format_ident!("a_{}", j)).collect();
-            let reordered = v.order.iter().map(|&j| &cols[j]);
-            body.extend(quote! {
-                let #view = ::clir::rt::view(#src, |&(case, #(#cols,)*)| (case, #(#reordered,)*));
-            });
         }
         // The source: the batch's cases, or the first literal's tuples.
         let (mut source, mut prefix_ty, mut prefix) = if rp.per_case {

@@ -10,6 +10,31 @@ use crate::plan::Shape;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
+/// An operand of a call of a rule's function.
+pub(super) enum Arg {
+    /// A layer of `l`.
+    Layer(Ident),
+    /// A relation of a round (recent, stable or all tuples of a variable): an expression of type
+    /// `&Relation<_>`.
+    Local(TokenStream),
+}
+
+/// The views the calls of one function read, each built once, before the first call that reads it.
+#[derive(Default)]
+pub(super) struct Views {
+    /// Per view built: the layer, its column order, its local.
+    built: Vec<(Ident, Vec<usize>, Ident)>,
+    /// The statements building the views added since they were last taken.
+    lets: TokenStream,
+}
+
+impl Views {
+    /// The statements building the views added since the last call.
+    pub(super) fn take(&mut self) -> TokenStream {
+        std::mem::take(&mut self.lets)
+    }
+}
+
 impl Emitter<'_> {
     /// The distinct layer names of relation `rel`, both signs, each with its sign.
     fn layers_of(&self, rel: usize) -> Vec<(Ident, bool)> {
@@ -148,16 +173,55 @@ impl Emitter<'_> {
     fn stratum(&mut self, si: usize) -> TokenStream {
         let st = self.plan.strata[si].clone();
         let mut out = self.comment(st.heading(self.p, si));
-        out.extend(self.layer_set(&st.definite_set));
+        let mut views = Views::default();
+        out.extend(self.layer_set(&st.definite_set, &mut views));
         match st.shape {
             Shape::Collapsed | Shape::Inputs => {}
-            Shape::Uncontested => out.extend(self.layer_set(st.applicable_set.as_ref().expect("planned"))),
-            Shape::Contested => out.extend(self.contested(si)),
+            Shape::Uncontested => out.extend(self.layer_set(st.applicable_set.as_ref().expect("planned"), &mut views)),
+            Shape::Contested => {
+                let contested = self.contested(si, &mut views);
+                out.extend(views.take());
+                out.extend(contested);
+            }
         }
         for &ci in &st.closures {
             out.extend(self.closure(ci));
         }
         out
+    }
+
+    /// The arguments of a call of rule `ri` whose operands are `args`: each the relation it
+    /// names, or the view of it the function reads instead; a view of a layer of `l` is built
+    /// once in `views`, and shared by every call that reads the layer by the same columns.
+    pub(super) fn call_args(&self, ri: usize, args: Vec<Arg>, views: &mut Views) -> Vec<TokenStream> {
+        let rp = &self.plan.rules[ri];
+        let args = args.into_iter().enumerate();
+        args.map(|(oi, a)| match (a, rp.views.iter().find(|v| v.operand == oi)) {
+            (Arg::Layer(n), None) => quote!(&l.#n),
+            (Arg::Local(rows), None) => rows,
+            (Arg::Local(rows), Some(v)) => {
+                let view = Self::view_of(&rows, &v.order);
+                quote!(&#view)
+            }
+            (Arg::Layer(n), Some(v)) => {
+                let known = views.built.iter().find(|(m, order, _)| *m == n && *order == v.order);
+                let name = match known {
+                    Some((_, _, name)) => name.clone(),
+                    None => {
+                        let params = &self.p.relations[rp.operands[oi].literal.rel].params;
+                        let base = crate::names::view_name(&n.to_string(), v.key.iter().map(|&j| params[j].0.as_str()));
+                        let taken: Vec<String> = views.built.iter().map(|(_, _, m)| m.to_string()).collect();
+                        let name = format_ident!("{}", self.names.stratum_local(&base, &taken));
+                        let view = Self::view_of(&quote!(&l.#n), &v.order);
+                        views.lets.extend(quote! { let #name = #view; });
+                        views.built.push((n, v.order.clone(), name.clone()));
+                        name
+                    }
+                };
+                quote!(&#name)
+            }
+        })
+        .collect()
     }
 
     /// The call of rule `ri`'s function over `args`: the relation of its heads.
@@ -168,10 +232,10 @@ impl Emitter<'_> {
     }
 
     /// The statements computing layer set `set` as the plan says: its layers from what they
-    /// start from, each rule's heads added to its layers, once or as the variables of a datafrog
+    /// start from, the views its rules read (in `views`, once), each rule's heads added to its layers, once or as the variables of a datafrog
     /// `Iteration` whose rounds call each rule with the recent tuples of each operand it reads
     /// from them; the final layers stored in `l`.
-    fn layer_set(&self, set: &LayerSet) -> TokenStream {
+    fn layer_set(&self, set: &LayerSet, views: &mut Views) -> TokenStream {
         let iteration = set.iteration;
         // What a layer starts from, as a relation (none: empty).
         let start_of = |id: LayerId, start: Start| match start {
@@ -198,7 +262,7 @@ impl Emitter<'_> {
                 self.plan.rules[ri].operands.iter().map(|o| self.operand_layer(o, set.definite)).collect();
             let unless = h.unless.map(|(c, d)| (self.layer_ident(c), self.layer_ident(d)));
             if !iteration {
-                let args: Vec<TokenStream> = layers.iter().map(|n| quote!(&l.#n)).collect();
+                let args = self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views);
                 let call = self.rule_call(ri, &args);
                 match unless {
                     None => parts.push((into, call)),
@@ -214,28 +278,25 @@ impl Emitter<'_> {
             // Semi-naive: one call per operand read from a variable, its recent tuples against
             // the stable ones of those before it and all so far of those after it.
             let calls: Vec<Vec<TokenStream>> = if h.own.is_empty() {
-                vec![layers.iter().map(|n| quote!(&l.#n)).collect()]
+                vec![self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views)]
             } else {
                 (0..h.own.len())
                     .map(|i| {
-                        layers
-                            .iter()
-                            .enumerate()
-                            .map(|(k, n)| match h.own.iter().position(|&d| d == k) {
-                                Some(x) if x == i => quote!(&#n.recent.borrow()),
-                                Some(x) if x < i => {
-                                    read_stable.push(n.clone());
-                                    let m = format_ident!("{}_stable", n);
-                                    quote!(&#m)
-                                }
-                                Some(_) => {
-                                    read_total.push(n.clone());
-                                    let m = format_ident!("{}_total", n);
-                                    quote!(&#m)
-                                }
-                                None => quote!(&l.#n),
-                            })
-                            .collect()
+                        let args = layers.iter().enumerate().map(|(k, n)| match h.own.iter().position(|&d| d == k) {
+                            Some(x) if x == i => Arg::Local(quote!(&#n.recent.borrow())),
+                            Some(x) if x < i => {
+                                read_stable.push(n.clone());
+                                let m = format_ident!("{}_stable", n);
+                                Arg::Local(quote!(&#m))
+                            }
+                            Some(_) => {
+                                read_total.push(n.clone());
+                                let m = format_ident!("{}_total", n);
+                                Arg::Local(quote!(&#m))
+                            }
+                            None => Arg::Layer(n.clone()),
+                        });
+                        self.call_args(ri, args.collect(), views)
                     })
                     .collect()
             };
@@ -282,7 +343,8 @@ impl Emitter<'_> {
                     }
                 }
             }
-            return quote! { #fixed #once #built };
+            let views = views.take();
+            return quote! { #fixed #views #once #built };
         }
         let names: Vec<Ident> = set.layers.iter().map(|&(id, _)| self.layer_ident(id)).collect();
         let vars = set.layers.iter().map(|&(id, s)| {
@@ -307,8 +369,10 @@ impl Emitter<'_> {
             let m = format_ident!("{}_total", n);
             quote! { let #m = ::clir::rt::total(&#n); }
         });
+        let views = views.take();
         quote! {
             #fixed
+            #views
             let mut iteration = ::clir::rt::Iteration::new();
             #(#vars)*
             #once
@@ -322,7 +386,7 @@ impl Emitter<'_> {
     }
 
     /// A contested relation: each rule's applicability over lower strata, then team defeat.
-    fn contested(&mut self, si: usize) -> TokenStream {
+    fn contested(&mut self, si: usize, views: &mut Views) -> TokenStream {
         let st = self.plan.strata[si].clone();
         let p = self.p;
         let rel = st.rels[0];
@@ -335,14 +399,8 @@ impl Emitter<'_> {
                 out.extend(quote! { let #app = ::clir::rt::empty::<#ty>(); });
                 continue;
             }
-            let args: Vec<TokenStream> = self.plan.rules[ri]
-                .operands
-                .iter()
-                .map(|o| {
-                    let n = self.operand_layer(o, false);
-                    quote!(&l.#n)
-                })
-                .collect();
+            let layers = self.plan.rules[ri].operands.iter().map(|o| Arg::Layer(self.operand_layer(o, false)));
+            let args = self.call_args(ri, layers.collect(), views);
             let call = self.rule_call(ri, &args);
             out.extend(quote! { let #app = #call; });
         }
