@@ -27,9 +27,10 @@ fn main() {
         compile(&out, &module, &format!("random package {seed}"), &clir_reference::random::package_bytes(seed, cfg));
         let json = format!("{module}.lawir.json");
         // Adversarial packages name things `foo`, `self_`, `NotE`: their names, not the compiler's.
+        // A local the generated code builds and never reads is the compiler's: an error.
         writeln!(
             modules,
-            "#[allow(clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, clippy::impossible_comparisons, clippy::redundant_comparisons, non_snake_case, non_camel_case_types)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
+            "#[deny(unused_variables, unused_mut)]\n#[allow(clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, clippy::impossible_comparisons, clippy::redundant_comparisons, non_snake_case, non_camel_case_types)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
         )
         .unwrap();
         writeln!(

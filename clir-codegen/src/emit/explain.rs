@@ -59,15 +59,16 @@ impl Emitter<'_> {
                 let layers = rp.operands.iter().map(|o| Arg::Layer(self.operand_layer(o, definite)));
                 self.call_args(ri, layers.collect(), &mut views)
             };
-            let (applicable, definite) = (args(false), args(true));
+            let applicable = args(false);
             // A strict rule's +D instances are its bindings over the definite layers: the same
             // call when those are the layers it reads anyway.
-            let calls: Vec<(Vec<TokenStream>, TokenStream)> = if !strict {
-                vec![(applicable, quote!(&[false]))]
-            } else if applicable.iter().map(|t| t.to_string()).eq(definite.iter().map(|t| t.to_string())) {
-                vec![(applicable, quote!(&[false, true]))]
-            } else {
-                vec![(applicable, quote!(&[false])), (definite, quote!(&[true]))]
+            let definite = strict.then(|| args(true));
+            let calls: Vec<(Vec<TokenStream>, TokenStream)> = match definite {
+                None => vec![(applicable, quote!(&[false]))],
+                Some(d) if applicable.iter().map(|t| t.to_string()).eq(d.iter().map(|t| t.to_string())) => {
+                    vec![(applicable, quote!(&[false, true]))]
+                }
+                Some(d) => vec![(applicable, quote!(&[false])), (d, quote!(&[true]))],
             };
             // The closure captures nothing: it is `Copy`, passed by value to each call.
             let records = calls.iter().map(|(args, modes)| {
