@@ -1,65 +1,18 @@
 //! Values of a case: interned entity names, case ids, and the column trait of typed tuples.
 
-use std::collections::hash_map::RandomState;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 
-/// A fast hasher for short names (relation names, entity names), seeded per process so that
-/// no input can be made to collide on purpose.
-#[derive(Clone, Copy)]
-pub(crate) struct Fast(u64);
-
-impl Hasher for Fast {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for w in &mut words {
-            self.add(u64::from_le_bytes(w.try_into().unwrap_or_default()));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64)
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64)
-    }
-    fn finish(&self) -> u64 {
-        // A final mix, so that the low bits the table uses depend on every input bit.
-        let mut z = self.0;
-        z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-        z ^ (z >> 33)
-    }
-}
-
-impl Fast {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-#[derive(Clone, Copy)]
-pub(crate) struct FastState(u64);
-
-impl Default for FastState {
-    fn default() -> Self {
-        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-        FastState(*SEED.get_or_init(|| RandomState::new().hash_one(0x636c_6972u64)))
-    }
-}
-
-impl BuildHasher for FastState {
-    type Hasher = Fast;
-    fn build_hasher(&self) -> Fast {
-        Fast(self.0)
-    }
-}
-
-pub(crate) type FastMap<K, V> = HashMap<K, V, FastState>;
+/// The hash map of interned names and relation names, which come from untrusted input (case
+/// files, `clir serve` requests). Hashed by the `foldhash` crate's fast variant
+/// (`foldhash::fast::RandomState`): a seed for the process, drawn once from address-space
+/// randomization, the clock and an allocator address (not the operating system's random
+/// source), mixed with a seed of each map's own. foldhash calls itself "minimally
+/// DoS-resistant": no list of inputs collides for every seed, and each map's access pattern
+/// differs; it says plainly that it does not claim HashDoS resistance against an attacker who
+/// can observe its outputs (timings, iteration order) and derive the seeds. The tests below check
+/// that names built to collide under a word-at-a-time hasher (the hand-made one this replaced)
+/// spread out.
+pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// An interned entity name (or constant), valid within the [`Interner`] that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -237,3 +190,135 @@ entity_type!(
     /// like an entity name, but a column type of its own. Cases write it as a JSON string.
     Str
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{BuildHasher, Hasher};
+
+    /// The largest number of `names` sharing one 64-bit hash, and one bucket of a table of 2^20
+    /// buckets (the low 20 bits, which hashbrown indexes by).
+    fn max_sharing(state: &impl BuildHasher, names: &[String]) -> (usize, usize) {
+        let (mut full, mut bucket) = (HashMap::new(), HashMap::new());
+        for n in names {
+            let h = state.hash_one(n.as_str());
+            *full.entry(h).or_insert(0usize) += 1;
+            *bucket.entry(h & ((1 << 20) - 1)).or_insert(0usize) += 1;
+        }
+        (full.values().copied().max().unwrap_or(0), bucket.values().copied().max().unwrap_or(0))
+    }
+
+    /// The hand-made hasher `FastMap` used before foldhash, with a seed the caller knows.
+    #[derive(Clone, Copy)]
+    struct OldFast(u64);
+
+    impl OldFast {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        fn add(&mut self, w: u64) {
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(Self::K);
+        }
+    }
+
+    impl Hasher for OldFast {
+        fn write(&mut self, bytes: &[u8]) {
+            let mut words = bytes.chunks_exact(8);
+            for w in &mut words {
+                self.add(u64::from_le_bytes(w.try_into().unwrap()));
+            }
+            if !words.remainder().is_empty() {
+                let mut w = [0u8; 8];
+                w[..words.remainder().len()].copy_from_slice(words.remainder());
+                self.add(u64::from_le_bytes(w));
+            }
+        }
+        fn write_u8(&mut self, i: u8) {
+            self.add(i as u64)
+        }
+        fn finish(&self) -> u64 {
+            let mut z = self.0;
+            z = (z ^ (z >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+            z ^ (z >> 33)
+        }
+    }
+
+    impl BuildHasher for OldFast {
+        type Hasher = OldFast;
+        fn build_hasher(&self) -> OldFast {
+            *self
+        }
+    }
+
+    const N: usize = 100_000;
+    const SEED: u64 = 0x636c_6972;
+
+    /// Names that collide under the old hasher whatever its seed: its zero padding of the last
+    /// word made a 9-byte name and the same name with 1 to 7 NULs after it one input. 12,500
+    /// groups of 8.
+    fn padded_names() -> Vec<String> {
+        (0..N / 8).flat_map(|i| (0..8).map(move |k| format!("e{i:08}{}", "\0".repeat(k)))).collect()
+    }
+
+    /// 100,000 distinct ASCII names of two words that all have one hash under the old hasher
+    /// with a known seed: each of its steps can be undone, so the second word is solved for
+    /// (and kept when its bytes are 1..=0x7f).
+    fn forged_names() -> Vec<String> {
+        let k_inv = {
+            // The inverse of the odd constant modulo 2^64, by Newton's iteration.
+            let mut x = OldFast::K;
+            for _ in 0..6 {
+                x = x.wrapping_mul(2u64.wrapping_sub(OldFast::K.wrapping_mul(x)));
+            }
+            x
+        };
+        assert_eq!(OldFast::K.wrapping_mul(k_inv), 1);
+        let target = 0x0123_4567_89ab_cdefu64.wrapping_mul(k_inv);
+        let mut names = Vec::with_capacity(N);
+        let mut i = 0u64;
+        while names.len() < N {
+            // The first word: i in base 64 over '0'..'o', eight characters.
+            let first: [u8; 8] = std::array::from_fn(|d| b'0' + ((i >> (6 * d)) & 63) as u8);
+            i += 1;
+            let mut h = OldFast(SEED);
+            h.add(u64::from_le_bytes(first));
+            let second = (h.0.rotate_left(5) ^ target).to_le_bytes();
+            if second.iter().all(|&b| (1..0x80).contains(&b)) {
+                names.push(String::from_utf8([first, second].concat()).unwrap());
+            }
+        }
+        names
+    }
+
+    /// Names with a long shared prefix that differ only in their last word.
+    fn shared_prefix_names() -> Vec<String> {
+        let prefix = "urn:law:example.org/packages/a-rather-long-shared-prefix#".repeat(2);
+        (0..N).map(|i| format!("{prefix}{i:08}")).collect()
+    }
+
+    #[test]
+    fn the_old_hasher_collides_on_the_adversarial_names() {
+        // What the measure shows for a degenerate hasher: the padded names collide at least in
+        // eights for any seed (16 here: a carry of the multiply into the top bits, rotated into
+        // the low ones, meets a difference in the last word), the forged ones all at once for
+        // the seed they were forged for.
+        let padded = max_sharing(&OldFast(0x9e37_79b9), &padded_names());
+        eprintln!("old hasher, padded names: {padded:?} (full hash, bucket of 2^20)");
+        assert!(padded.0 >= 8, "{padded:?}");
+        assert_eq!(max_sharing(&OldFast(SEED), &forged_names()), (N, N));
+    }
+
+    #[test]
+    fn adversarial_names_spread_out_in_an_interner() {
+        for names in [padded_names(), forged_names(), shared_prefix_names()] {
+            let mut interner = Interner::default();
+            for n in &names {
+                interner.intern(n);
+            }
+            assert_eq!(interner.len(), N);
+            // The hasher of the interner's own map, random for this process and this map.
+            let (full, bucket) = max_sharing(interner.ids.hasher(), &names);
+            eprintln!("foldhash: {full} names at most share a hash, {bucket} a bucket of 2^20");
+            assert_eq!(full, 1, "two names share a 64-bit hash");
+            assert!(bucket <= 8, "{bucket} names share one of 2^20 buckets");
+        }
+    }
+}

@@ -202,6 +202,27 @@ fn another_version_is_refused_without_update_and_replaces_the_pin_with_it() {
 }
 
 #[test]
+fn a_dotted_entry_from_a_registry_page_is_updated_in_place() {
+    let (dir, downloads) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (old, new) = (reach("0.1.0"), reach("0.2.0"));
+    let written = "# Our laws.\r\n[dependencies]\r\ndemo.reach = \"0.1.0\"   # as the page gives it\r\n\r\n# end\r\n";
+    fs::write(dir.path().join("law.toml"), written).unwrap();
+    let o = clir(dir.path(), &["add", &download(downloads.path(), &old)]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(fs::read_to_string(dir.path().join("law.toml")).unwrap(), written, "the dotted key lists it");
+
+    let o = clir(dir.path(), &["add", &download(downloads.path(), &new), "--update"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("(was demo.reach = \"0.1.0\"   # as the page gives it)\n"), "{out}");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("law.toml")).unwrap(),
+        "# Our laws.\r\n[dependencies]\r\ndemo.reach = \"0.2.0\"   # as the page gives it\r\n\r\n# end\r\n"
+    );
+    assert_lock_up_to_date(dir.path());
+}
+
+#[test]
 fn the_same_version_with_other_rules_is_a_changed_seal() {
     let (dir, downloads) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let old = reach("0.1.0");

@@ -5,9 +5,10 @@
 //! written until every check passed; each file is replaced whole (written beside, then renamed),
 //! and a failed write undoes the ones before it.
 //!
-//! law.toml is edited as text: one line is appended to its `[dependencies]` table (or, with
-//! `--update`, the package's own line is replaced), so its comments and order stay as they were;
-//! the result is parsed again and must list exactly the packages it listed before plus this one.
+//! law.toml is edited as a TOML document (toml_edit): one entry is appended to its
+//! `[dependencies]` table (or, with `--update`, the package's own entry gets the new version in
+//! place), so its comments, order and layout stay as they were; the result is parsed again and
+//! must list exactly the packages it listed before plus this one.
 
 use super::{note, print_lines, report_lines, stdout_failed, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
@@ -16,6 +17,7 @@ use clir_codegen::project::{self, read_regular_file, Lock, PackageSpec, Pin, LOC
 use clir_codegen::verify::{verify_bytes, Outcome, Report, VerifyOptions};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use toml_edit::{DocumentMut, Item, Key, Table, TableLike};
 
 /// Options of `clir add`.
 #[derive(Args, Debug)]
@@ -223,10 +225,7 @@ pub fn run(args: &AddArgs) -> u8 {
         None
     } else {
         let text = manifest.as_deref().unwrap_or(NEW_MANIFEST);
-        let edited = match old_spec {
-            Some(_) => replace_entry(text, name, &entry),
-            None => Some((insert_entry(text, &entry), None)),
-        };
+        let edited = list_package(text, name, version);
         let mut expected: Vec<PackageSpec> = listed.iter().filter(|p| p.name != name).cloned().collect();
         expected.push(spec.clone());
         expected.sort_by(|a, b| a.name.cmp(&b.name));
@@ -457,141 +456,208 @@ impl Undo {
     }
 }
 
-/// Whether `line` starts a table (`[..]` or `[[..]]`).
-fn is_header(line: &str) -> bool {
-    line.trim_start().starts_with('[')
+/// The TOML keys that lead from `[dependencies]` to the entry that lists `name`, as law.toml's
+/// parser reads them (`clir_codegen::project`): a registry page's unquoted dotted key
+/// (`fide.laws.chess = "0.1.0"`) and a quoted `"fide.laws.chess"` both name `fide.laws.chess`.
+/// Only a step of a dotted key or an implicit table (`[a.b]` makes `a`) is a step of a name.
+fn entry_keys(deps: &dyn TableLike, name: &str) -> Option<Vec<Key>> {
+    for (key, item) in deps.iter() {
+        let key = deps.key(key)?.clone();
+        let inner = match item {
+            Item::Table(t) if t.is_dotted() || t.is_implicit() => Some(t as &dyn TableLike),
+            Item::Value(toml_edit::Value::InlineTable(t)) if t.is_dotted() => Some(t as _),
+            _ => None,
+        };
+        match inner {
+            None if key.get() == name => return Some(vec![key]),
+            None => {}
+            Some(inner) => {
+                let Some(rest) = name.strip_prefix(key.get()).and_then(|r| r.strip_prefix('.')) else { continue };
+                if let Some(mut keys) = entry_keys(inner, rest) {
+                    keys.insert(0, key);
+                    return Some(keys);
+                }
+            }
+        }
+    }
+    None
 }
 
-/// Whether `line` is the `[dependencies]` table header (in any spelling TOML allows, with a
-/// comment or not): a header that law.toml's parser reads as an empty package list.
-fn is_dependencies_header(line: &str) -> bool {
-    is_header(line) && project::parse_manifest(line).is_ok_and(|specs| specs.is_empty())
-}
-
-/// Whether `line` holds a key or value (not blank, not only a comment).
-fn is_content(line: &str) -> bool {
-    let t = line.trim();
-    !t.is_empty() && !t.starts_with('#')
-}
-
-/// The line ending the file uses.
-fn line_ending(text: &str) -> &'static str {
-    if text.contains("\r\n") {
-        "\r\n"
+/// law.toml's `text` with package `name` listed at `version` under `[dependencies]` (created,
+/// after what the file holds, when it has none), edited as a TOML document so its comments, key
+/// order and layout stay as written: a new entry `"NAME" = "VERSION"` follows the table's last
+/// key; an entry that lists `name` already (quoted or dotted, a version or an inline table) gets
+/// the version as its value, in place, its key and trailing comment kept. Also the entry it
+/// replaced, as it was written. `None` when the text does not parse as TOML, or lists the package
+/// as a table of its own (`[dependencies."NAME"]`, left for a person to edit). A file whose lines
+/// end in CRLF keeps them.
+fn list_package(text: &str, name: &str, version: &str) -> Option<(String, Option<String>)> {
+    let mut doc: DocumentMut = text.parse().ok()?;
+    let was = if doc.contains_key("dependencies") {
+        let deps = doc.get_mut("dependencies")?.as_table_like_mut()?;
+        match entry_keys(deps, name) {
+            Some(keys) => {
+                let (last, steps) = keys.split_last()?;
+                let mut table = deps;
+                for key in steps {
+                    table = table.get_mut(key.get())?.as_table_like_mut()?;
+                }
+                let Item::Value(value) = table.get_mut(last.get())? else { return None };
+                let path: Vec<String> = keys.iter().map(|k| k.display_repr().into_owned()).collect();
+                let was = format!("{} = {}", path.join("."), value.to_string().trim());
+                let decor = value.decor().clone();
+                *value = toml_edit::Value::from(version);
+                *value.decor_mut() = decor;
+                Some(was)
+            }
+            None => {
+                let key: Key = toml_string(name).parse().ok()?;
+                deps.entry_format(&key).or_insert(toml_edit::value(version));
+                None
+            }
+        }
     } else {
-        "\n"
-    }
-}
-
-/// The `[dependencies]` table of `lines`: the index of its header and the end of its lines.
-fn dependencies_table(lines: &[&str]) -> Option<(usize, usize)> {
-    let header = lines.iter().position(|l| is_dependencies_header(l))?;
-    let end = lines[header + 1..].iter().position(|l| is_header(l)).map_or(lines.len(), |i| header + 1 + i);
-    Some((header, end))
-}
-
-/// `text` with `entry` appended to its `[dependencies]` table, after the table's last key (a
-/// comment or blank lines before the next table stay with it); a table is appended when there
-/// is none.
-fn insert_entry(text: &str, entry: &str) -> String {
-    let eol = line_ending(text);
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let Some((header, end)) = dependencies_table(&lines) else {
-        let mut out = text.to_string();
-        if !out.is_empty() {
-            if !out.ends_with('\n') {
-                out.push_str(eol);
-            }
-            out.push_str(eol);
+        // What follows the last table (here: comments) is the document's trailing text, printed
+        // after every table: it goes before the new table instead, a blank line between.
+        let trailing = doc.trailing().as_str().unwrap_or_default().to_string();
+        let mut table = Table::new();
+        if !trailing.trim().is_empty() {
+            let eol = if trailing.ends_with('\n') { "" } else { "\n" };
+            table.decor_mut().set_prefix(format!("{trailing}{eol}\n"));
+            doc.set_trailing("");
         }
-        out.push_str(&format!("[dependencies]{eol}{entry}{eol}"));
-        return out;
+        let key: Key = toml_string(name).parse().ok()?;
+        table.insert_formatted(&key, toml_edit::value(version));
+        doc.insert("dependencies", Item::Table(table));
+        None
     };
-    let after = (header + 1..end).rev().find(|&i| is_content(lines[i])).unwrap_or(header);
-    let mut out = String::with_capacity(text.len() + entry.len() + 2);
-    for (i, l) in lines.iter().enumerate() {
-        out.push_str(l);
-        if i == after {
-            if !l.ends_with('\n') {
-                out.push_str(eol);
-            }
-            out.push_str(entry);
-            out.push_str(eol);
-        }
+    let mut out = doc.to_string();
+    if text.contains("\r\n") {
+        // toml_edit ends the lines it writes with LF, and keeps the CRLF of comment lines.
+        out = out.replace("\r\n", "\n").replace('\n', "\r\n");
     }
-    out
-}
-
-/// `text` with the one line of `[dependencies]` that lists `name` replaced by `entry` (its
-/// indentation and a trailing comment kept), and the line it replaced; `None` when no single
-/// line lists it (a table of its own, a value over several lines).
-fn replace_entry(text: &str, name: &str, entry: &str) -> Option<(String, Option<String>)> {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let (header, end) = dependencies_table(&lines)?;
-    let lists = |line: &str| {
-        project::parse_manifest(&format!("[dependencies]\n{line}\n"))
-            .is_ok_and(|specs| specs.len() == 1 && specs[0].name == name)
-    };
-    let at = (header + 1..end).find(|&i| lists(lines[i].trim_end_matches(['\n', '\r'])))?;
-    let old = lines[at];
-    let body = old.trim_end_matches(['\n', '\r']);
-    let ending = &old[body.len()..];
-    let indent = &body[..body.len() - body.trim_start().len()];
-    let plain = format!("{indent}{entry}");
-    let new = match body.find('#') {
-        Some(i) => {
-            let with_comment = format!("{plain}{}", &body[body[..i].trim_end().len()..]);
-            if lists(&with_comment) {
-                with_comment
-            } else {
-                plain
-            }
-        }
-        None => plain,
-    };
-    let mut out = String::with_capacity(text.len() + entry.len());
-    for (i, l) in lines.iter().enumerate() {
-        if i == at {
-            out.push_str(&new);
-            out.push_str(ending);
-        } else {
-            out.push_str(l);
-        }
-    }
-    Some((out, Some(body.trim().to_string())))
+    Some((out, was))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const ENTRY: &str = "\"b.pkg\" = \"0.2.0\"";
+    /// `text` with `b.pkg` 0.2.0 listed, and what it replaced.
+    fn list(text: &str) -> (String, Option<String>) {
+        let (out, was) = list_package(text, "b.pkg", "0.2.0").expect("law.toml can be edited");
+        let listed = project::parse_manifest(&out).expect("the result parses");
+        assert!(listed.iter().any(|p| p.name == "b.pkg" && p.version == "0.2.0"), "{out}");
+        (out, was)
+    }
 
     #[test]
     fn an_entry_goes_after_the_last_key_of_dependencies() {
         let text = "# head\n[dependencies]\n\"a.pkg\" = \"0.1.0\" # why\n\n# about the next\n";
         assert_eq!(
-            insert_entry(text, ENTRY),
-            "# head\n[dependencies]\n\"a.pkg\" = \"0.1.0\" # why\n\"b.pkg\" = \"0.2.0\"\n\n# about the next\n"
+            list(text),
+            (
+                "# head\n[dependencies]\n\"a.pkg\" = \"0.1.0\" # why\n\"b.pkg\" = \"0.2.0\"\n\n# about the next\n"
+                    .into(),
+                None
+            )
         );
-        assert_eq!(insert_entry("[ dependencies ] # x", ENTRY), "[ dependencies ] # x\n\"b.pkg\" = \"0.2.0\"\n");
-        assert_eq!(
-            insert_entry("# only a comment", ENTRY),
-            "# only a comment\n\n[dependencies]\n\"b.pkg\" = \"0.2.0\"\n"
-        );
-        assert_eq!(insert_entry("", ENTRY), "[dependencies]\n\"b.pkg\" = \"0.2.0\"\n");
-        assert_eq!(insert_entry("[dependencies]\r\n", ENTRY), "[dependencies]\r\n\"b.pkg\" = \"0.2.0\"\r\n");
+        assert_eq!(list("[ dependencies ] # x").0, "[ dependencies ] # x\n\"b.pkg\" = \"0.2.0\"\n");
+        assert_eq!(list("[dependencies]\n").0, "[dependencies]\n\"b.pkg\" = \"0.2.0\"\n");
     }
 
     #[test]
-    fn an_entry_is_replaced_on_its_own_line() {
-        let text = "[dependencies]\n\"a.pkg\" = \"0.1.0\"\n  'b.pkg' = \"0.1.0\"   # pinned for the 2023 rules\n";
-        let (out, was) = replace_entry(text, "b.pkg", ENTRY).unwrap();
+    fn comments_blank_lines_and_order_are_kept() {
+        let text = "# Our laws.\n\n[dependencies]\n# z first, on purpose\n\"z.pkg\" = \"1.0.0\"   # pinned\n\n\
+                    # a second\n'a.pkg' = { version = \"0.1.0\" }\n\n\n# the end\n";
+        let (out, was) = list(text);
         assert_eq!(
             out,
-            "[dependencies]\n\"a.pkg\" = \"0.1.0\"\n  \"b.pkg\" = \"0.2.0\"   # pinned for the 2023 rules\n"
+            "# Our laws.\n\n[dependencies]\n# z first, on purpose\n\"z.pkg\" = \"1.0.0\"   # pinned\n\n\
+             # a second\n'a.pkg' = { version = \"0.1.0\" }\n\"b.pkg\" = \"0.2.0\"\n\n\n# the end\n"
         );
-        assert_eq!(was.as_deref(), Some("'b.pkg' = \"0.1.0\"   # pinned for the 2023 rules"));
-        assert!(replace_entry("[dependencies.\"b.pkg\"]\nversion = \"0.1.0\"\n", "b.pkg", ENTRY).is_none());
+        assert_eq!(was, None);
+    }
+
+    #[test]
+    fn a_table_is_created_when_missing() {
+        assert_eq!(list("").0, "[dependencies]\n\"b.pkg\" = \"0.2.0\"\n");
+        assert_eq!(list("# only a comment").0, "# only a comment\n\n[dependencies]\n\"b.pkg\" = \"0.2.0\"\n");
+        assert_eq!(list("# one\n\n# two\n").0, "# one\n\n# two\n\n[dependencies]\n\"b.pkg\" = \"0.2.0\"\n");
+    }
+
+    #[test]
+    fn an_entry_is_replaced_in_place() {
+        let text = "[dependencies]\n\"a.pkg\" = \"0.1.0\"\n  'b.pkg' = \"0.1.0\"   # pinned for the 2023 rules\n\"c.pkg\" = \"1.0.0\"\n";
+        assert_eq!(
+            list(text),
+            (
+                "[dependencies]\n\"a.pkg\" = \"0.1.0\"\n  'b.pkg' = \"0.2.0\"   # pinned for the 2023 rules\n\"c.pkg\" = \"1.0.0\"\n"
+                    .into(),
+                Some("'b.pkg' = \"0.1.0\"   # pinned for the 2023 rules".into())
+            )
+        );
+        // An inline table (with pins of the old version) becomes the version.
+        let text = "[dependencies]\n\"b.pkg\" = { version = \"0.1.0\", seal = \"sha256:00\" } # x\n";
+        assert_eq!(
+            list(text),
+            (
+                "[dependencies]\n\"b.pkg\" = \"0.2.0\" # x\n".into(),
+                Some("\"b.pkg\" = { version = \"0.1.0\", seal = \"sha256:00\" } # x".into())
+            )
+        );
+        // A table of its own is left for a person to edit.
+        assert!(list_package("[dependencies.\"b.pkg\"]\nversion = \"0.1.0\"\n", "b.pkg", "0.2.0").is_none());
+        assert!(list_package("[dependencies\n", "b.pkg", "0.2.0").is_none());
+    }
+
+    #[test]
+    fn a_dotted_entry_is_the_same_package() {
+        let text = "[dependencies]\nfide.laws.chess = \"0.1.0\" # from the registry page\nfide.laws.go = \"1.0.0\"\n";
+        let (out, was) = list_package(text, "fide.laws.chess", "0.2.0").unwrap();
+        assert_eq!(
+            out,
+            "[dependencies]\nfide.laws.chess = \"0.2.0\" # from the registry page\nfide.laws.go = \"1.0.0\"\n"
+        );
+        assert_eq!(was.as_deref(), Some("fide.laws.chess = \"0.1.0\" # from the registry page"));
+        let names: Vec<_> = project::parse_manifest(&out).unwrap().into_iter().map(|p| (p.name, p.version)).collect();
+        assert_eq!(names, [("fide.laws.chess".into(), "0.2.0".into()), ("fide.laws.go".into(), "1.0.0".into())]);
+        // Another package under the same dotted prefix is a new entry, not a step into it.
+        let (out, was) = list_package(text, "fide.laws", "0.3.0").unwrap();
+        assert!(out.ends_with("fide.laws.go = \"1.0.0\"\n\"fide.laws\" = \"0.3.0\"\n") && was.is_none(), "{out}");
+        // A quoted key names the package a dotted one would.
+        let (out, _) =
+            list_package("[dependencies]\n\"fide.laws.chess\" = \"0.1.0\"\n", "fide.laws.chess", "0.2.0").unwrap();
+        assert_eq!(out, "[dependencies]\n\"fide.laws.chess\" = \"0.2.0\"\n");
+    }
+
+    #[test]
+    fn dependencies_written_other_ways_take_the_entry() {
+        // Only a package's own table: `[dependencies]` appears, before it (and its comment).
+        assert_eq!(
+            list("# x\n[dependencies.\"a.pkg\"]\nversion = \"0.1.0\"\n").0,
+            "[dependencies]\n\"b.pkg\" = \"0.2.0\"\n# x\n[dependencies.\"a.pkg\"]\nversion = \"0.1.0\"\n"
+        );
+        assert_eq!(
+            list("dependencies.\"a.pkg\" = \"0.1.0\"\n").0,
+            "dependencies.\"a.pkg\" = \"0.1.0\"\ndependencies.\"b.pkg\" = \"0.2.0\"\n"
+        );
+        let (out, _) = list("dependencies = { \"a.pkg\" = \"0.1.0\" }\n");
+        assert_eq!(project::parse_manifest(&out).map(|l| l.len()), Ok(2), "{out}");
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf() {
+        let text = "# head\r\n[dependencies]\r\n\"a.pkg\" = \"0.1.0\" # why\r\n\r\n# end\r\n";
+        assert_eq!(
+            list(text).0,
+            "# head\r\n[dependencies]\r\n\"a.pkg\" = \"0.1.0\" # why\r\n\"b.pkg\" = \"0.2.0\"\r\n\r\n# end\r\n"
+        );
+        assert_eq!(list("[dependencies]\r\n").0, "[dependencies]\r\n\"b.pkg\" = \"0.2.0\"\r\n");
+        let (out, was) = list("[dependencies]\r\n\"b.pkg\" = \"0.1.0\"\r\n");
+        assert_eq!(
+            (out.as_str(), was.as_deref()),
+            ("[dependencies]\r\n\"b.pkg\" = \"0.2.0\"\r\n", Some("\"b.pkg\" = \"0.1.0\""))
+        );
     }
 }
