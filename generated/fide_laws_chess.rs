@@ -2,6 +2,8 @@
 #[allow(unused_imports)]
 use ::clir::rt::{ExtendBy, Holds, Once, Relation, ValueFilter};
 use ::clir::CaseId;
+#[allow(unused_imports)]
+use ::clir::Sym;
 use ::clir::Column as _;
 ::clir::entity_type!(#[doc = "Entity type `Arbiter`: arbiter"] Arbiter);
 ::clir::entity_type!(
@@ -2263,142 +2265,142 @@ fn evaluate_layers(batch: &::clir::Batch) -> (Layers, ::clir::Output) {
 #[allow(dead_code)]
 struct Layers {
     cases: Relation<(CaseId,)>,
-    arbiter_of: Relation<(CaseId, Game, Arbiter)>,
-    not_arbiter_of: Relation<(CaseId, Game, Arbiter)>,
-    attempted_transition: Relation<(CaseId, Game, GamePlayTransition)>,
-    not_attempted_transition: Relation<(CaseId, Game, GamePlayTransition)>,
-    both_players_have_moved: Relation<(CaseId, Game)>,
-    not_both_players_have_moved: Relation<(CaseId, Game)>,
-    capturing_pawn_on_adjacent_file: Relation<(CaseId, Game, Piece)>,
-    not_capturing_pawn_on_adjacent_file: Relation<(CaseId, Game, Piece)>,
-    case_not_precisely_regulated: Relation<(CaseId, Situation)>,
-    not_case_not_precisely_regulated: Relation<(CaseId, Situation)>,
-    arbiter_competent_to_decide: Relation<(CaseId, Situation)>,
-    not_arbiter_competent_to_decide: Relation<(CaseId, Situation)>,
-    castling_side_of: Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
-    not_castling_side_of: Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
-    checked_castling_side: Relation<(CaseId, CastlingSide)>,
-    not_checked_castling_side: Relation<(CaseId, CastlingSide)>,
-    castling_path_attacked: Relation<(CaseId, CastlingSide)>,
-    not_castling_path_attacked: Relation<(CaseId, CastlingSide)>,
-    castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
-    not_castling_path_attacked_input: Relation<(CaseId, CastlingSide)>,
-    closure_0_castling_path_attacked: Relation<(CaseId, CastlingSide)>,
-    castling_path_blocked: Relation<(CaseId, CastlingSide)>,
-    not_castling_path_blocked: Relation<(CaseId, CastlingSide)>,
-    castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
-    not_castling_path_blocked_input: Relation<(CaseId, CastlingSide)>,
-    closure_1_castling_path_blocked: Relation<(CaseId, CastlingSide)>,
-    checked_game: Relation<(CaseId, Game)>,
-    not_checked_game: Relation<(CaseId, Game)>,
-    checked_piece: Relation<(CaseId, Piece)>,
-    not_checked_piece: Relation<(CaseId, Piece)>,
-    checked_player: Relation<(CaseId, Player)>,
-    not_checked_player: Relation<(CaseId, Player)>,
-    checkmate_delivered: Relation<(CaseId, Game, Player)>,
-    not_checkmate_delivered: Relation<(CaseId, Game, Player)>,
-    checkmate_has_been_delivered: Relation<(CaseId, Game)>,
-    not_checkmate_has_been_delivered: Relation<(CaseId, Game)>,
-    completed_illegal_move_count: Relation<(CaseId, Player, i64)>,
-    not_completed_illegal_move_count: Relation<(CaseId, Player, i64)>,
-    dead_position_arisen: Relation<(CaseId, Game)>,
-    not_dead_position_arisen: Relation<(CaseId, Game)>,
-    dead_position_has_ended_the_game: Relation<(CaseId, Game)>,
-    not_dead_position_has_ended_the_game: Relation<(CaseId, Game)>,
-    draw_agreed: Relation<(CaseId, Game)>,
-    not_draw_agreed: Relation<(CaseId, Game)>,
-    agreed_draw_has_ended_the_game: Relation<(CaseId, Game)>,
-    not_agreed_draw_has_ended_the_game: Relation<(CaseId, Game)>,
-    draw_claimed: Relation<(CaseId, Player)>,
-    not_draw_claimed: Relation<(CaseId, Player)>,
-    en_passant_right_open: Relation<(CaseId, Game)>,
-    not_en_passant_right_open: Relation<(CaseId, Game)>,
-    en_passant_right_open_input: Relation<(CaseId, Game)>,
-    not_en_passant_right_open_input: Relation<(CaseId, Game)>,
-    closure_2_en_passant_right_open: Relation<(CaseId, Game)>,
-    game_won_by: Relation<(CaseId, Game, Player)>,
-    not_game_won_by: Relation<(CaseId, Game, Player)>,
-    king_cannot_be_checkmated: Relation<(CaseId, Player)>,
-    not_king_cannot_be_checkmated: Relation<(CaseId, Player)>,
-    king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
-    not_king_cannot_be_checkmated_input: Relation<(CaseId, Player)>,
-    closure_3_king_cannot_be_checkmated: Relation<(CaseId, Player)>,
-    king_of: Relation<(CaseId, Player, Piece)>,
-    not_king_of: Relation<(CaseId, Player, Piece)>,
-    move_meets_articles_3_1_to_3_9: Relation<(CaseId, Game)>,
-    not_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Game)>,
-    move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
-    not_move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Game)>,
-    closure_4_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Game)>,
-    illegal_move: Relation<(CaseId, Game)>,
-    not_illegal_move: Relation<(CaseId, Game)>,
-    legal_move: Relation<(CaseId, Game)>,
-    not_legal_move: Relation<(CaseId, Game)>,
-    moves_by_each_without_pawn_or_capture: Relation<(CaseId, Game, i64)>,
-    not_moves_by_each_without_pawn_or_capture: Relation<(CaseId, Game, i64)>,
-    own_piece_of: Relation<(CaseId, Player, Piece)>,
-    not_own_piece_of: Relation<(CaseId, Player, Piece)>,
-    piece_can_be_moved: Relation<(CaseId, Piece)>,
-    not_piece_can_be_moved: Relation<(CaseId, Piece)>,
-    piece_has_moved: Relation<(CaseId, Piece)>,
-    not_piece_has_moved: Relation<(CaseId, Piece)>,
-    piece_has_moved_input: Relation<(CaseId, Piece)>,
-    not_piece_has_moved_input: Relation<(CaseId, Piece)>,
-    closure_5_piece_has_moved: Relation<(CaseId, Piece)>,
-    piece_touched_intentionally: Relation<(CaseId, Player, Piece)>,
-    not_piece_touched_intentionally: Relation<(CaseId, Player, Piece)>,
-    play_started: Relation<(CaseId, Game)>,
-    not_play_started: Relation<(CaseId, Game)>,
-    arbiter_shall_see_laws_observed: Relation<(CaseId, Arbiter, Game)>,
-    not_arbiter_shall_see_laws_observed: Relation<(CaseId, Arbiter, Game)>,
-    player_has_the_move: Relation<(CaseId, Game, Player)>,
-    not_player_has_the_move: Relation<(CaseId, Game, Player)>,
-    en_passant_capture_legal: Relation<(CaseId, Game, Piece)>,
-    not_en_passant_capture_legal: Relation<(CaseId, Game, Piece)>,
-    fifty_move_claim_correct: Relation<(CaseId, Game, Player)>,
-    not_fifty_move_claim_correct: Relation<(CaseId, Game, Player)>,
-    must_move_first_touched_piece: Relation<(CaseId, Player, Piece)>,
-    not_must_move_first_touched_piece: Relation<(CaseId, Player, Piece)>,
-    player_of: Relation<(CaseId, Game, Player)>,
-    not_player_of: Relation<(CaseId, Game, Player)>,
-    player_resigned: Relation<(CaseId, Player)>,
-    not_player_resigned: Relation<(CaseId, Player)>,
-    game_lost_by: Relation<(CaseId, Game, Player)>,
-    not_game_lost_by: Relation<(CaseId, Game, Player)>,
-    position_occurrence_count: Relation<(CaseId, Game, i64)>,
-    not_position_occurrence_count: Relation<(CaseId, Game, i64)>,
-    procedure_instance: Relation<(CaseId, Game)>,
-    not_procedure_instance: Relation<(CaseId, Game)>,
-    resignation_has_ended_the_game: Relation<(CaseId, Game)>,
-    not_resignation_has_ended_the_game: Relation<(CaseId, Game)>,
-    rook_of: Relation<(CaseId, Player, Piece)>,
-    not_rook_of: Relation<(CaseId, Player, Piece)>,
-    castling_legal: Relation<(CaseId, Game, Player, CastlingSide)>,
-    not_castling_legal: Relation<(CaseId, Game, Player, CastlingSide)>,
-    second_illegal_move_has_ended_the_game: Relation<(CaseId, Game)>,
-    not_second_illegal_move_has_ended_the_game: Relation<(CaseId, Game)>,
-    stalemate_arisen: Relation<(CaseId, Game)>,
-    not_stalemate_arisen: Relation<(CaseId, Game)>,
-    stalemate_has_ended_the_game: Relation<(CaseId, Game)>,
-    not_stalemate_has_ended_the_game: Relation<(CaseId, Game)>,
-    threefold_claim_correct: Relation<(CaseId, Game, Player)>,
-    not_threefold_claim_correct: Relation<(CaseId, Game, Player)>,
-    game_drawn_definite: Relation<(CaseId, Game)>,
-    game_drawn_supported: Relation<(CaseId, Game)>,
-    game_drawn_concluded: Relation<(CaseId, Game)>,
-    not_game_drawn_definite: Relation<(CaseId, Game)>,
-    not_game_drawn_supported: Relation<(CaseId, Game)>,
-    not_game_drawn_concluded: Relation<(CaseId, Game)>,
-    entered_state_definite: Relation<(CaseId, Game, GamePlayState)>,
-    entered_state_concluded: Relation<(CaseId, Game, GamePlayState)>,
-    not_entered_state_definite: Relation<(CaseId, Game, GamePlayState)>,
-    not_entered_state_supported: Relation<(CaseId, Game, GamePlayState)>,
-    not_entered_state_concluded: Relation<(CaseId, Game, GamePlayState)>,
-    valid_transition_definite: Relation<(CaseId, Game, GamePlayTransition)>,
-    valid_transition_concluded: Relation<(CaseId, Game, GamePlayTransition)>,
-    not_valid_transition_definite: Relation<(CaseId, Game, GamePlayTransition)>,
-    not_valid_transition_supported: Relation<(CaseId, Game, GamePlayTransition)>,
-    not_valid_transition_concluded: Relation<(CaseId, Game, GamePlayTransition)>,
+    arbiter_of: Relation<(CaseId, Sym, Sym)>,
+    not_arbiter_of: Relation<(CaseId, Sym, Sym)>,
+    attempted_transition: Relation<(CaseId, Sym, Sym)>,
+    not_attempted_transition: Relation<(CaseId, Sym, Sym)>,
+    both_players_have_moved: Relation<(CaseId, Sym)>,
+    not_both_players_have_moved: Relation<(CaseId, Sym)>,
+    capturing_pawn_on_adjacent_file: Relation<(CaseId, Sym, Sym)>,
+    not_capturing_pawn_on_adjacent_file: Relation<(CaseId, Sym, Sym)>,
+    case_not_precisely_regulated: Relation<(CaseId, Sym)>,
+    not_case_not_precisely_regulated: Relation<(CaseId, Sym)>,
+    arbiter_competent_to_decide: Relation<(CaseId, Sym)>,
+    not_arbiter_competent_to_decide: Relation<(CaseId, Sym)>,
+    castling_side_of: Relation<(CaseId, Sym, Sym, Sym, Sym)>,
+    not_castling_side_of: Relation<(CaseId, Sym, Sym, Sym, Sym)>,
+    checked_castling_side: Relation<(CaseId, Sym)>,
+    not_checked_castling_side: Relation<(CaseId, Sym)>,
+    castling_path_attacked: Relation<(CaseId, Sym)>,
+    not_castling_path_attacked: Relation<(CaseId, Sym)>,
+    castling_path_attacked_input: Relation<(CaseId, Sym)>,
+    not_castling_path_attacked_input: Relation<(CaseId, Sym)>,
+    closure_0_castling_path_attacked: Relation<(CaseId, Sym)>,
+    castling_path_blocked: Relation<(CaseId, Sym)>,
+    not_castling_path_blocked: Relation<(CaseId, Sym)>,
+    castling_path_blocked_input: Relation<(CaseId, Sym)>,
+    not_castling_path_blocked_input: Relation<(CaseId, Sym)>,
+    closure_1_castling_path_blocked: Relation<(CaseId, Sym)>,
+    checked_game: Relation<(CaseId, Sym)>,
+    not_checked_game: Relation<(CaseId, Sym)>,
+    checked_piece: Relation<(CaseId, Sym)>,
+    not_checked_piece: Relation<(CaseId, Sym)>,
+    checked_player: Relation<(CaseId, Sym)>,
+    not_checked_player: Relation<(CaseId, Sym)>,
+    checkmate_delivered: Relation<(CaseId, Sym, Sym)>,
+    not_checkmate_delivered: Relation<(CaseId, Sym, Sym)>,
+    checkmate_has_been_delivered: Relation<(CaseId, Sym)>,
+    not_checkmate_has_been_delivered: Relation<(CaseId, Sym)>,
+    completed_illegal_move_count: Relation<(CaseId, Sym, i64)>,
+    not_completed_illegal_move_count: Relation<(CaseId, Sym, i64)>,
+    dead_position_arisen: Relation<(CaseId, Sym)>,
+    not_dead_position_arisen: Relation<(CaseId, Sym)>,
+    dead_position_has_ended_the_game: Relation<(CaseId, Sym)>,
+    not_dead_position_has_ended_the_game: Relation<(CaseId, Sym)>,
+    draw_agreed: Relation<(CaseId, Sym)>,
+    not_draw_agreed: Relation<(CaseId, Sym)>,
+    agreed_draw_has_ended_the_game: Relation<(CaseId, Sym)>,
+    not_agreed_draw_has_ended_the_game: Relation<(CaseId, Sym)>,
+    draw_claimed: Relation<(CaseId, Sym)>,
+    not_draw_claimed: Relation<(CaseId, Sym)>,
+    en_passant_right_open: Relation<(CaseId, Sym)>,
+    not_en_passant_right_open: Relation<(CaseId, Sym)>,
+    en_passant_right_open_input: Relation<(CaseId, Sym)>,
+    not_en_passant_right_open_input: Relation<(CaseId, Sym)>,
+    closure_2_en_passant_right_open: Relation<(CaseId, Sym)>,
+    game_won_by: Relation<(CaseId, Sym, Sym)>,
+    not_game_won_by: Relation<(CaseId, Sym, Sym)>,
+    king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
+    not_king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
+    king_cannot_be_checkmated_input: Relation<(CaseId, Sym)>,
+    not_king_cannot_be_checkmated_input: Relation<(CaseId, Sym)>,
+    closure_3_king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
+    king_of: Relation<(CaseId, Sym, Sym)>,
+    not_king_of: Relation<(CaseId, Sym, Sym)>,
+    move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
+    not_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
+    move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Sym)>,
+    not_move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Sym)>,
+    closure_4_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
+    illegal_move: Relation<(CaseId, Sym)>,
+    not_illegal_move: Relation<(CaseId, Sym)>,
+    legal_move: Relation<(CaseId, Sym)>,
+    not_legal_move: Relation<(CaseId, Sym)>,
+    moves_by_each_without_pawn_or_capture: Relation<(CaseId, Sym, i64)>,
+    not_moves_by_each_without_pawn_or_capture: Relation<(CaseId, Sym, i64)>,
+    own_piece_of: Relation<(CaseId, Sym, Sym)>,
+    not_own_piece_of: Relation<(CaseId, Sym, Sym)>,
+    piece_can_be_moved: Relation<(CaseId, Sym)>,
+    not_piece_can_be_moved: Relation<(CaseId, Sym)>,
+    piece_has_moved: Relation<(CaseId, Sym)>,
+    not_piece_has_moved: Relation<(CaseId, Sym)>,
+    piece_has_moved_input: Relation<(CaseId, Sym)>,
+    not_piece_has_moved_input: Relation<(CaseId, Sym)>,
+    closure_5_piece_has_moved: Relation<(CaseId, Sym)>,
+    piece_touched_intentionally: Relation<(CaseId, Sym, Sym)>,
+    not_piece_touched_intentionally: Relation<(CaseId, Sym, Sym)>,
+    play_started: Relation<(CaseId, Sym)>,
+    not_play_started: Relation<(CaseId, Sym)>,
+    arbiter_shall_see_laws_observed: Relation<(CaseId, Sym, Sym)>,
+    not_arbiter_shall_see_laws_observed: Relation<(CaseId, Sym, Sym)>,
+    player_has_the_move: Relation<(CaseId, Sym, Sym)>,
+    not_player_has_the_move: Relation<(CaseId, Sym, Sym)>,
+    en_passant_capture_legal: Relation<(CaseId, Sym, Sym)>,
+    not_en_passant_capture_legal: Relation<(CaseId, Sym, Sym)>,
+    fifty_move_claim_correct: Relation<(CaseId, Sym, Sym)>,
+    not_fifty_move_claim_correct: Relation<(CaseId, Sym, Sym)>,
+    must_move_first_touched_piece: Relation<(CaseId, Sym, Sym)>,
+    not_must_move_first_touched_piece: Relation<(CaseId, Sym, Sym)>,
+    player_of: Relation<(CaseId, Sym, Sym)>,
+    not_player_of: Relation<(CaseId, Sym, Sym)>,
+    player_resigned: Relation<(CaseId, Sym)>,
+    not_player_resigned: Relation<(CaseId, Sym)>,
+    game_lost_by: Relation<(CaseId, Sym, Sym)>,
+    not_game_lost_by: Relation<(CaseId, Sym, Sym)>,
+    position_occurrence_count: Relation<(CaseId, Sym, i64)>,
+    not_position_occurrence_count: Relation<(CaseId, Sym, i64)>,
+    procedure_instance: Relation<(CaseId, Sym)>,
+    not_procedure_instance: Relation<(CaseId, Sym)>,
+    resignation_has_ended_the_game: Relation<(CaseId, Sym)>,
+    not_resignation_has_ended_the_game: Relation<(CaseId, Sym)>,
+    rook_of: Relation<(CaseId, Sym, Sym)>,
+    not_rook_of: Relation<(CaseId, Sym, Sym)>,
+    castling_legal: Relation<(CaseId, Sym, Sym, Sym)>,
+    not_castling_legal: Relation<(CaseId, Sym, Sym, Sym)>,
+    second_illegal_move_has_ended_the_game: Relation<(CaseId, Sym)>,
+    not_second_illegal_move_has_ended_the_game: Relation<(CaseId, Sym)>,
+    stalemate_arisen: Relation<(CaseId, Sym)>,
+    not_stalemate_arisen: Relation<(CaseId, Sym)>,
+    stalemate_has_ended_the_game: Relation<(CaseId, Sym)>,
+    not_stalemate_has_ended_the_game: Relation<(CaseId, Sym)>,
+    threefold_claim_correct: Relation<(CaseId, Sym, Sym)>,
+    not_threefold_claim_correct: Relation<(CaseId, Sym, Sym)>,
+    game_drawn_definite: Relation<(CaseId, Sym)>,
+    game_drawn_supported: Relation<(CaseId, Sym)>,
+    game_drawn_concluded: Relation<(CaseId, Sym)>,
+    not_game_drawn_definite: Relation<(CaseId, Sym)>,
+    not_game_drawn_supported: Relation<(CaseId, Sym)>,
+    not_game_drawn_concluded: Relation<(CaseId, Sym)>,
+    entered_state_definite: Relation<(CaseId, Sym, Sym)>,
+    entered_state_concluded: Relation<(CaseId, Sym, Sym)>,
+    not_entered_state_definite: Relation<(CaseId, Sym, Sym)>,
+    not_entered_state_supported: Relation<(CaseId, Sym, Sym)>,
+    not_entered_state_concluded: Relation<(CaseId, Sym, Sym)>,
+    valid_transition_definite: Relation<(CaseId, Sym, Sym)>,
+    valid_transition_concluded: Relation<(CaseId, Sym, Sym)>,
+    not_valid_transition_definite: Relation<(CaseId, Sym, Sym)>,
+    not_valid_transition_supported: Relation<(CaseId, Sym, Sym)>,
+    not_valid_transition_concluded: Relation<(CaseId, Sym, Sym)>,
 }
 #[inline(never)]
 fn evaluate_stratum_5(l: &mut Layers) {
@@ -2604,7 +2606,7 @@ fn evaluate_stratum_41(l: &mut Layers) {
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let mut game_lost_by: Vec<(CaseId, Game, Player)> = Vec::new();
+    let mut game_lost_by: Vec<(CaseId, Sym, Sym)> = Vec::new();
     game_lost_by
         .extend(
             self::rule_resignation_loses(
@@ -2689,7 +2691,7 @@ fn evaluate_stratum_51(l: &mut Layers) {
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let mut game_drawn_definite: Vec<(CaseId, Game)> = Vec::new();
+    let mut game_drawn_definite: Vec<(CaseId, Sym)> = Vec::new();
     game_drawn_definite
         .extend(
             self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, None)
@@ -2860,9 +2862,9 @@ fn evaluate_stratum_52(l: &mut Layers) {
     // Stratum 52: entered_state, valid_transition (+D, then +S/+d)
     let mut iteration = ::clir::rt::Iteration::new();
     let entered_state_definite = iteration
-        .variable::<(CaseId, Game, GamePlayState)>("entered_state_definite");
+        .variable::<(CaseId, Sym, Sym)>("entered_state_definite");
     let valid_transition_definite = iteration
-        .variable::<(CaseId, Game, GamePlayTransition)>("valid_transition_definite");
+        .variable::<(CaseId, Sym, Sym)>("valid_transition_definite");
     entered_state_definite
         .insert(self::rule_game_play_initial(&l.procedure_instance, None));
     while iteration.changed() {
@@ -3015,10 +3017,10 @@ fn evaluate_stratum_52(l: &mut Layers) {
     l.valid_transition_definite = valid_transition_definite.complete();
     let mut iteration = ::clir::rt::Iteration::new();
     let entered_state_concluded = iteration
-        .variable::<(CaseId, Game, GamePlayState)>("entered_state_concluded");
+        .variable::<(CaseId, Sym, Sym)>("entered_state_concluded");
     entered_state_concluded.insert(l.entered_state_definite.clone());
     let valid_transition_concluded = iteration
-        .variable::<(CaseId, Game, GamePlayTransition)>("valid_transition_concluded");
+        .variable::<(CaseId, Sym, Sym)>("valid_transition_concluded");
     valid_transition_concluded.insert(l.valid_transition_definite.clone());
     entered_state_concluded
         .insert(self::rule_game_play_initial(&l.procedure_instance, None));
@@ -3173,123 +3175,119 @@ fn evaluate_stratum_52(l: &mut Layers) {
 }
 #[inline(never)]
 fn read_inputs_0(l: &mut Layers, batch: &::clir::Batch) {
-    l.arbiter_of = batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, false);
-    l.not_arbiter_of = batch.input::<(CaseId, Game, Arbiter)>(REL_ARBITER_OF, true);
+    l.arbiter_of = batch.input::<(CaseId, Sym, Sym)>(REL_ARBITER_OF, false);
+    l.not_arbiter_of = batch.input::<(CaseId, Sym, Sym)>(REL_ARBITER_OF, true);
     l.attempted_transition = batch
-        .input::<(CaseId, Game, GamePlayTransition)>(REL_ATTEMPTED_TRANSITION, false);
+        .input::<(CaseId, Sym, Sym)>(REL_ATTEMPTED_TRANSITION, false);
     l.not_attempted_transition = batch
-        .input::<(CaseId, Game, GamePlayTransition)>(REL_ATTEMPTED_TRANSITION, true);
+        .input::<(CaseId, Sym, Sym)>(REL_ATTEMPTED_TRANSITION, true);
     l.both_players_have_moved = batch
-        .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, false);
+        .input::<(CaseId, Sym)>(REL_BOTH_PLAYERS_HAVE_MOVED, false);
     l.not_both_players_have_moved = batch
-        .input::<(CaseId, Game)>(REL_BOTH_PLAYERS_HAVE_MOVED, true);
+        .input::<(CaseId, Sym)>(REL_BOTH_PLAYERS_HAVE_MOVED, true);
     l.capturing_pawn_on_adjacent_file = batch
-        .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
+        .input::<(CaseId, Sym, Sym)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
     l.not_capturing_pawn_on_adjacent_file = batch
-        .input::<(CaseId, Game, Piece)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
+        .input::<(CaseId, Sym, Sym)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
     l.case_not_precisely_regulated = batch
-        .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, false);
+        .input::<(CaseId, Sym)>(REL_CASE_NOT_PRECISELY_REGULATED, false);
     l.not_case_not_precisely_regulated = batch
-        .input::<(CaseId, Situation)>(REL_CASE_NOT_PRECISELY_REGULATED, true);
+        .input::<(CaseId, Sym)>(REL_CASE_NOT_PRECISELY_REGULATED, true);
     l.castling_side_of = batch
-        .input::<
-            (CaseId, Game, Player, CastlingSide, Piece),
-        >(REL_CASTLING_SIDE_OF, false);
+        .input::<(CaseId, Sym, Sym, Sym, Sym)>(REL_CASTLING_SIDE_OF, false);
     l.not_castling_side_of = batch
-        .input::<
-            (CaseId, Game, Player, CastlingSide, Piece),
-        >(REL_CASTLING_SIDE_OF, true);
+        .input::<(CaseId, Sym, Sym, Sym, Sym)>(REL_CASTLING_SIDE_OF, true);
     l.checked_castling_side = batch
-        .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, false);
+        .input::<(CaseId, Sym)>(REL_CHECKED_CASTLING_SIDE, false);
     l.not_checked_castling_side = batch
-        .input::<(CaseId, CastlingSide)>(REL_CHECKED_CASTLING_SIDE, true);
+        .input::<(CaseId, Sym)>(REL_CHECKED_CASTLING_SIDE, true);
     l.castling_path_attacked_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, false);
+        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_ATTACKED, false);
     l.not_castling_path_attacked_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_ATTACKED, true);
+        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_ATTACKED, true);
     l.castling_path_blocked_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, false);
+        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_BLOCKED, false);
     l.not_castling_path_blocked_input = batch
-        .input::<(CaseId, CastlingSide)>(REL_CASTLING_PATH_BLOCKED, true);
-    l.checked_game = batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, false);
-    l.not_checked_game = batch.input::<(CaseId, Game)>(REL_CHECKED_GAME, true);
-    l.checked_piece = batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, false);
-    l.not_checked_piece = batch.input::<(CaseId, Piece)>(REL_CHECKED_PIECE, true);
-    l.checked_player = batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, false);
-    l.not_checked_player = batch.input::<(CaseId, Player)>(REL_CHECKED_PLAYER, true);
+        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_BLOCKED, true);
+    l.checked_game = batch.input::<(CaseId, Sym)>(REL_CHECKED_GAME, false);
+    l.not_checked_game = batch.input::<(CaseId, Sym)>(REL_CHECKED_GAME, true);
+    l.checked_piece = batch.input::<(CaseId, Sym)>(REL_CHECKED_PIECE, false);
+    l.not_checked_piece = batch.input::<(CaseId, Sym)>(REL_CHECKED_PIECE, true);
+    l.checked_player = batch.input::<(CaseId, Sym)>(REL_CHECKED_PLAYER, false);
+    l.not_checked_player = batch.input::<(CaseId, Sym)>(REL_CHECKED_PLAYER, true);
     l.checkmate_delivered = batch
-        .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, false);
+        .input::<(CaseId, Sym, Sym)>(REL_CHECKMATE_DELIVERED, false);
     l.not_checkmate_delivered = batch
-        .input::<(CaseId, Game, Player)>(REL_CHECKMATE_DELIVERED, true);
+        .input::<(CaseId, Sym, Sym)>(REL_CHECKMATE_DELIVERED, true);
     l.completed_illegal_move_count = batch
-        .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
+        .input::<(CaseId, Sym, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
     l.not_completed_illegal_move_count = batch
-        .input::<(CaseId, Player, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
+        .input::<(CaseId, Sym, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
     l.dead_position_arisen = batch
-        .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, false);
+        .input::<(CaseId, Sym)>(REL_DEAD_POSITION_ARISEN, false);
     l.not_dead_position_arisen = batch
-        .input::<(CaseId, Game)>(REL_DEAD_POSITION_ARISEN, true);
-    l.draw_agreed = batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, false);
-    l.not_draw_agreed = batch.input::<(CaseId, Game)>(REL_DRAW_AGREED, true);
+        .input::<(CaseId, Sym)>(REL_DEAD_POSITION_ARISEN, true);
+    l.draw_agreed = batch.input::<(CaseId, Sym)>(REL_DRAW_AGREED, false);
+    l.not_draw_agreed = batch.input::<(CaseId, Sym)>(REL_DRAW_AGREED, true);
 }
 #[inline(never)]
 fn read_inputs_1(l: &mut Layers, batch: &::clir::Batch) {
-    l.draw_claimed = batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, false);
-    l.not_draw_claimed = batch.input::<(CaseId, Player)>(REL_DRAW_CLAIMED, true);
+    l.draw_claimed = batch.input::<(CaseId, Sym)>(REL_DRAW_CLAIMED, false);
+    l.not_draw_claimed = batch.input::<(CaseId, Sym)>(REL_DRAW_CLAIMED, true);
     l.en_passant_right_open_input = batch
-        .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, false);
+        .input::<(CaseId, Sym)>(REL_EN_PASSANT_RIGHT_OPEN, false);
     l.not_en_passant_right_open_input = batch
-        .input::<(CaseId, Game)>(REL_EN_PASSANT_RIGHT_OPEN, true);
+        .input::<(CaseId, Sym)>(REL_EN_PASSANT_RIGHT_OPEN, true);
     l.king_cannot_be_checkmated_input = batch
-        .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, false);
+        .input::<(CaseId, Sym)>(REL_KING_CANNOT_BE_CHECKMATED, false);
     l.not_king_cannot_be_checkmated_input = batch
-        .input::<(CaseId, Player)>(REL_KING_CANNOT_BE_CHECKMATED, true);
-    l.king_of = batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, false);
-    l.not_king_of = batch.input::<(CaseId, Player, Piece)>(REL_KING_OF, true);
+        .input::<(CaseId, Sym)>(REL_KING_CANNOT_BE_CHECKMATED, true);
+    l.king_of = batch.input::<(CaseId, Sym, Sym)>(REL_KING_OF, false);
+    l.not_king_of = batch.input::<(CaseId, Sym, Sym)>(REL_KING_OF, true);
     l.move_meets_articles_3_1_to_3_9_input = batch
-        .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
+        .input::<(CaseId, Sym)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
     l.not_move_meets_articles_3_1_to_3_9_input = batch
-        .input::<(CaseId, Game)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
+        .input::<(CaseId, Sym)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
     l.moves_by_each_without_pawn_or_capture = batch
-        .input::<(CaseId, Game, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
+        .input::<(CaseId, Sym, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
     l.not_moves_by_each_without_pawn_or_capture = batch
-        .input::<(CaseId, Game, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
-    l.own_piece_of = batch.input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, false);
-    l.not_own_piece_of = batch.input::<(CaseId, Player, Piece)>(REL_OWN_PIECE_OF, true);
-    l.piece_can_be_moved = batch.input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, false);
+        .input::<(CaseId, Sym, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
+    l.own_piece_of = batch.input::<(CaseId, Sym, Sym)>(REL_OWN_PIECE_OF, false);
+    l.not_own_piece_of = batch.input::<(CaseId, Sym, Sym)>(REL_OWN_PIECE_OF, true);
+    l.piece_can_be_moved = batch.input::<(CaseId, Sym)>(REL_PIECE_CAN_BE_MOVED, false);
     l.not_piece_can_be_moved = batch
-        .input::<(CaseId, Piece)>(REL_PIECE_CAN_BE_MOVED, true);
-    l.piece_has_moved_input = batch.input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, false);
+        .input::<(CaseId, Sym)>(REL_PIECE_CAN_BE_MOVED, true);
+    l.piece_has_moved_input = batch.input::<(CaseId, Sym)>(REL_PIECE_HAS_MOVED, false);
     l.not_piece_has_moved_input = batch
-        .input::<(CaseId, Piece)>(REL_PIECE_HAS_MOVED, true);
+        .input::<(CaseId, Sym)>(REL_PIECE_HAS_MOVED, true);
     l.piece_touched_intentionally = batch
-        .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, false);
+        .input::<(CaseId, Sym, Sym)>(REL_PIECE_TOUCHED_INTENTIONALLY, false);
     l.not_piece_touched_intentionally = batch
-        .input::<(CaseId, Player, Piece)>(REL_PIECE_TOUCHED_INTENTIONALLY, true);
-    l.play_started = batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, false);
-    l.not_play_started = batch.input::<(CaseId, Game)>(REL_PLAY_STARTED, true);
+        .input::<(CaseId, Sym, Sym)>(REL_PIECE_TOUCHED_INTENTIONALLY, true);
+    l.play_started = batch.input::<(CaseId, Sym)>(REL_PLAY_STARTED, false);
+    l.not_play_started = batch.input::<(CaseId, Sym)>(REL_PLAY_STARTED, true);
     l.player_has_the_move = batch
-        .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, false);
+        .input::<(CaseId, Sym, Sym)>(REL_PLAYER_HAS_THE_MOVE, false);
     l.not_player_has_the_move = batch
-        .input::<(CaseId, Game, Player)>(REL_PLAYER_HAS_THE_MOVE, true);
-    l.player_of = batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, false);
-    l.not_player_of = batch.input::<(CaseId, Game, Player)>(REL_PLAYER_OF, true);
-    l.player_resigned = batch.input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, false);
-    l.not_player_resigned = batch.input::<(CaseId, Player)>(REL_PLAYER_RESIGNED, true);
+        .input::<(CaseId, Sym, Sym)>(REL_PLAYER_HAS_THE_MOVE, true);
+    l.player_of = batch.input::<(CaseId, Sym, Sym)>(REL_PLAYER_OF, false);
+    l.not_player_of = batch.input::<(CaseId, Sym, Sym)>(REL_PLAYER_OF, true);
+    l.player_resigned = batch.input::<(CaseId, Sym)>(REL_PLAYER_RESIGNED, false);
+    l.not_player_resigned = batch.input::<(CaseId, Sym)>(REL_PLAYER_RESIGNED, true);
     l.position_occurrence_count = batch
-        .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, false);
+        .input::<(CaseId, Sym, i64)>(REL_POSITION_OCCURRENCE_COUNT, false);
     l.not_position_occurrence_count = batch
-        .input::<(CaseId, Game, i64)>(REL_POSITION_OCCURRENCE_COUNT, true);
-    l.procedure_instance = batch.input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, false);
+        .input::<(CaseId, Sym, i64)>(REL_POSITION_OCCURRENCE_COUNT, true);
+    l.procedure_instance = batch.input::<(CaseId, Sym)>(REL_PROCEDURE_INSTANCE, false);
     l.not_procedure_instance = batch
-        .input::<(CaseId, Game)>(REL_PROCEDURE_INSTANCE, true);
+        .input::<(CaseId, Sym)>(REL_PROCEDURE_INSTANCE, true);
 }
 #[inline(never)]
 fn read_inputs_2(l: &mut Layers, batch: &::clir::Batch) {
-    l.rook_of = batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, false);
-    l.not_rook_of = batch.input::<(CaseId, Player, Piece)>(REL_ROOK_OF, true);
-    l.stalemate_arisen = batch.input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, false);
-    l.not_stalemate_arisen = batch.input::<(CaseId, Game)>(REL_STALEMATE_ARISEN, true);
+    l.rook_of = batch.input::<(CaseId, Sym, Sym)>(REL_ROOK_OF, false);
+    l.not_rook_of = batch.input::<(CaseId, Sym, Sym)>(REL_ROOK_OF, true);
+    l.stalemate_arisen = batch.input::<(CaseId, Sym)>(REL_STALEMATE_ARISEN, false);
+    l.not_stalemate_arisen = batch.input::<(CaseId, Sym)>(REL_STALEMATE_ARISEN, true);
 }
 #[inline(never)]
 fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
@@ -3516,7 +3514,7 @@ fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
 #[inline(never)]
 fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#AgreedDraw
-    let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_AGREED_DRAW, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
@@ -3526,7 +3524,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-    let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_AGREED_DRAW_ENDS_THE_GAME, definite, case)
             .head(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (game,))
             .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
@@ -3540,7 +3538,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-    let instance = |definite: bool, &(case, game, arb): &(CaseId, Game, Arbiter)| {
+    let instance = |definite: bool, &(case, game, arb): &(CaseId, Sym, Sym)| {
         ::clir::Instance::rule(RULE_ARBITER_SEES_LAWS_OBSERVED, definite, case)
             .head(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false, (arb, game))
             .premise(REL_ARBITER_OF, false, (game, arb))
@@ -3556,14 +3554,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#CastlingLegal
     let instance = |
         definite: bool,
-        &(
-            case,
-            game,
-            who,
-            side,
-            king,
-            rook,
-        ): &(CaseId, Game, Player, CastlingSide, Piece, Piece)|
+        &(case, game, who, side, king, rook): &(CaseId, Sym, Sym, Sym, Sym, Sym)|
     {
         ::clir::Instance::rule(RULE_CASTLING_LEGAL, definite, case)
             .head(REL_CASTLING_LEGAL, false, (game, who, side))
@@ -3590,7 +3581,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#CheckmateEndsTheGame
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
         ::clir::Instance::rule(RULE_CHECKMATE_ENDS_THE_GAME, definite, case)
             .head(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (game,))
             .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
@@ -3599,7 +3590,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_checkmate_ends_the_game(&l.checkmate_delivered, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
         ::clir::Instance::rule(
                 RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
                 definite,
@@ -3615,7 +3606,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false], found, instance);
     // urn:fide:laws:clir:chess#CheckmateWins
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
         ::clir::Instance::rule(RULE_CHECKMATE_WINS, definite, case)
             .head(REL_GAME_WON_BY, false, (game, who))
             .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
@@ -3624,7 +3615,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_checkmate_wins(&l.checkmate_delivered, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#DeadPositionDraws
-    let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_DEAD_POSITION_DRAWS, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
@@ -3633,7 +3624,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_dead_position_draws(&l.dead_position_arisen, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
-    let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_DEAD_POSITION_ENDS_THE_GAME, definite, case)
             .head(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (game,))
             .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
@@ -3642,10 +3633,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_dead_position_ends_the_game(&l.dead_position_arisen, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-    let instance = |
-        definite: bool,
-        &(case, game, who, pawn): &(CaseId, Game, Player, Piece)|
-    {
+    let instance = |definite: bool, &(case, game, who, pawn): &(CaseId, Sym, Sym, Sym)| {
         ::clir::Instance::rule(RULE_EN_PASSANT_CAPTURE_LEGAL, definite, case)
             .head(REL_EN_PASSANT_CAPTURE_LEGAL, false, (game, pawn))
             .premise(REL_EN_PASSANT_RIGHT_OPEN, false, (game,))
@@ -3661,7 +3649,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
         ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_CORRECT, definite, case)
             .head(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
             .premise(REL_DRAW_CLAIMED, false, (who,))
@@ -3677,7 +3665,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
         ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_DRAWS, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
@@ -3686,7 +3674,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
-    let instance = |definite: bool, &(case, game, n): &(CaseId, Game, i64)| {
+    let instance = |definite: bool, &(case, game, n): &(CaseId, Sym, i64)| {
         ::clir::Instance::rule(RULE_FIVEFOLD_AUTOMATIC_DRAW, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
@@ -3695,17 +3683,17 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_fivefold_automatic_draw(&l.position_occurrence_count, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
                 definite,
                 case,
             )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
             )
     };
     let mut found = Vec::new();
@@ -3721,7 +3709,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
                 definite,
@@ -3730,14 +3718,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .head(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (instance,))
     };
     let mut found = Vec::new();
@@ -3757,17 +3745,17 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
                 definite,
                 case,
             )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
             )
     };
     let mut found = Vec::new();
@@ -3783,7 +3771,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
                 definite,
@@ -3792,14 +3780,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .head(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (instance,))
     };
     let mut found = Vec::new();
@@ -3819,17 +3807,17 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
                 definite,
                 case,
             )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
             )
     };
     let mut found = Vec::new();
@@ -3845,7 +3833,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
                 definite,
@@ -3854,14 +3842,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .head(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (instance,))
     };
     let mut found = Vec::new();
@@ -3881,17 +3869,17 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
                 definite,
                 case,
             )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
             )
     };
     let mut found = Vec::new();
@@ -3907,7 +3895,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
                 definite,
@@ -3916,14 +3904,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .head(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .premise(REL_GAME_DRAWN, false, (instance,))
     };
     let mut found = Vec::new();
@@ -3943,17 +3931,17 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
                 definite,
                 case,
             )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
             )
     };
     let mut found = Vec::new();
@@ -3969,7 +3957,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
                 definite,
@@ -3978,14 +3966,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .head(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (instance,))
     };
     let mut found = Vec::new();
@@ -4005,17 +3993,17 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
                 definite,
                 case,
             )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
             )
     };
     let mut found = Vec::new();
@@ -4031,7 +4019,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
                 definite,
@@ -4040,14 +4028,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .head(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (instance,))
     };
     let mut found = Vec::new();
@@ -4067,17 +4055,17 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
                 definite,
                 case,
             )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
             )
     };
     let mut found = Vec::new();
@@ -4093,7 +4081,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(
                 RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
                 definite,
@@ -4102,14 +4090,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             .head(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (instance,))
     };
     let mut found = Vec::new();
@@ -4129,13 +4117,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_ENTERS, definite, case)
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::PLAY_MOVE),
+                (instance, GamePlayTransition::PLAY_MOVE.0),
             )
     };
     let mut found = Vec::new();
@@ -4151,15 +4139,19 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_VALID, definite, case)
-            .head(REL_VALID_TRANSITION, false, (instance, GamePlayTransition::PLAY_MOVE))
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::PLAY_MOVE.0),
+            )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::PLAY_MOVE),
+                (instance, GamePlayTransition::PLAY_MOVE.0),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .premise(REL_LEGAL_MOVE, false, (instance,))
     };
     let mut found = Vec::new();
@@ -4179,13 +4171,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_ENTERS, definite, case)
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
             .supported(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::START_PLAY),
+                (instance, GamePlayTransition::START_PLAY.0),
             )
     };
     let mut found = Vec::new();
@@ -4201,19 +4193,23 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_VALID, definite, case)
             .head(
                 REL_VALID_TRANSITION,
                 false,
-                (instance, GamePlayTransition::START_PLAY),
+                (instance, GamePlayTransition::START_PLAY.0),
             )
             .premise(
                 REL_ATTEMPTED_TRANSITION,
                 false,
-                (instance, GamePlayTransition::START_PLAY),
+                (instance, GamePlayTransition::START_PLAY.0),
             )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED))
+            .supported(
+                REL_ENTERED_STATE,
+                false,
+                (instance, GamePlayState::NOT_STARTED.0),
+            )
             .premise(REL_PLAY_STARTED, false, (instance,))
     };
     let mut found = Vec::new();
@@ -4233,9 +4229,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[true], found, instance);
     // urn:fide:laws:clir:chess#GamePlay/initial
-    let instance = |definite: bool, &(case, instance): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_GAME_PLAY_INITIAL, definite, case)
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED))
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED.0))
             .premise(REL_PROCEDURE_INSTANCE, false, (instance,))
     };
     let mut found = Vec::new();
@@ -4245,7 +4241,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
 #[inline(never)]
 fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#MoveIsIllegal
-    let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_MOVE_IS_ILLEGAL, definite, case)
             .head(REL_ILLEGAL_MOVE, false, (game,))
             .premise(REL_CHECKED_GAME, false, (game,))
@@ -4259,7 +4255,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#MoveIsLegal
-    let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_MOVE_IS_LEGAL, definite, case)
             .head(REL_LEGAL_MOVE, false, (game,))
             .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (game,))
@@ -4272,10 +4268,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_has_the_move,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let instance = |
-        definite: bool,
-        &(case, game, who, piece): &(CaseId, Game, Player, Piece)|
-    {
+    let instance = |definite: bool, &(case, game, who, piece): &(CaseId, Sym, Sym, Sym)| {
         ::clir::Instance::rule(RULE_MUST_MOVE_FIRST_TOUCHED_PIECE, definite, case)
             .head(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false, (who, piece))
             .premise(REL_OWN_PIECE_OF, false, (who, piece))
@@ -4293,7 +4286,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
         ::clir::Instance::rule(RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
@@ -4309,7 +4302,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ResignationEndsTheGame
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
         ::clir::Instance::rule(RULE_RESIGNATION_ENDS_THE_GAME, definite, case)
             .head(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (game,))
             .premise(REL_PLAYER_OF, false, (game, who))
@@ -4323,7 +4316,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ResignationLoses
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
         ::clir::Instance::rule(RULE_RESIGNATION_LOSES, definite, case)
             .head(REL_GAME_LOST_BY, false, (game, who))
             .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
@@ -4343,7 +4336,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
         ::clir::Instance::rule(
                 RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
                 definite,
@@ -4367,7 +4360,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
         ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME, definite, case)
             .head(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (game,))
             .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
@@ -4385,7 +4378,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
         ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_LOSES, definite, case)
             .head(REL_GAME_LOST_BY, false, (game, who))
             .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
@@ -4401,7 +4394,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
-    let instance = |definite: bool, &(case, game, n): &(CaseId, Game, i64)| {
+    let instance = |definite: bool, &(case, game, n): &(CaseId, Sym, i64)| {
         ::clir::Instance::rule(RULE_SEVENTY_FIVE_AUTOMATIC_DRAW, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
@@ -4413,7 +4406,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false], found, instance);
     // urn:fide:laws:clir:chess#StalemateDraws
-    let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_STALEMATE_DRAWS, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_STALEMATE_ARISEN, false, (game,))
@@ -4422,7 +4415,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_stalemate_draws(&l.stalemate_arisen, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#StalemateEndsTheGame
-    let instance = |definite: bool, &(case, game): &(CaseId, Game)| {
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_STALEMATE_ENDS_THE_GAME, definite, case)
             .head(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (game,))
             .premise(REL_STALEMATE_ARISEN, false, (game,))
@@ -4431,7 +4424,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_stalemate_ends_the_game(&l.stalemate_arisen, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Game, Player, i64)| {
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
         ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_CORRECT, definite, case)
             .head(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
             .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
@@ -4447,7 +4440,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     );
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#ThreefoldClaimDraws
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Game, Player)| {
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
         ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_DRAWS, definite, case)
             .head(REL_GAME_DRAWN, false, (game,))
             .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
@@ -4456,7 +4449,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     self::rule_threefold_claim_draws(&l.threefold_claim_correct, Some(&mut found));
     ::clir::rt::record(instances, &[false, true], found, instance);
     // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
-    let instance = |definite: bool, &(case, situation): &(CaseId, Situation)| {
+    let instance = |definite: bool, &(case, situation): &(CaseId, Sym)| {
         ::clir::Instance::rule(RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER, definite, case)
             .head(REL_ARBITER_COMPETENT_TO_DECIDE, false, (situation,))
             .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (situation,))
@@ -4576,11 +4569,11 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
 // leapjoin 1 from both_players_have_moved(game): Holds draw_agreed(game)
 #[inline(never)]
 fn rule_agreed_draw(
-    both_players_have_moved: &Relation<(CaseId, Game)>,
-    draw_agreed: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game)> {
-    type Bound = (CaseId, Game);
+    both_players_have_moved: &Relation<(CaseId, Sym)>,
+    draw_agreed: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym);
     let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
     Relation::from_leapjoin(
         both_players_have_moved,
@@ -4599,11 +4592,11 @@ fn rule_agreed_draw(
 // leapjoin 1 from both_players_have_moved(game): Holds draw_agreed(game)
 #[inline(never)]
 fn rule_agreed_draw_ends_the_game(
-    both_players_have_moved: &Relation<(CaseId, Game)>,
-    draw_agreed: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game)> {
-    type Bound = (CaseId, Game);
+    both_players_have_moved: &Relation<(CaseId, Sym)>,
+    draw_agreed: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym);
     let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
     Relation::from_leapjoin(
         both_players_have_moved,
@@ -4622,11 +4615,11 @@ fn rule_agreed_draw_ends_the_game(
 // leapjoin 1 from arbiter_of(game, arb): Holds play_started(game)
 #[inline(never)]
 fn rule_arbiter_sees_laws_observed(
-    arbiter_of: &Relation<(CaseId, Game, Arbiter)>,
-    play_started: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Arbiter)>>,
-) -> Relation<(CaseId, Arbiter, Game)> {
-    type Bound = (CaseId, Game, Arbiter);
+    arbiter_of: &Relation<(CaseId, Sym, Sym)>,
+    play_started: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut play_started = ::clir::rt::Probe::new(play_started);
     Relation::from_leapjoin(
         arbiter_of,
@@ -4645,17 +4638,17 @@ fn rule_arbiter_sees_laws_observed(
 // leapjoin 1 from castling_side_of(game, who, side, rook): Holds rook_of(who, rook) and player_has_the_move(game, who) and ~piece_has_moved(rook) and ~castling_path_blocked(side) and ~castling_path_attacked(side), before it ExtendBy king_of(who, king), ValueFilter ~piece_has_moved(king)
 #[inline(never)]
 fn rule_castling_legal(
-    castling_side_of: &Relation<(CaseId, Game, Player, CastlingSide, Piece)>,
-    king_of: &Relation<(CaseId, Player, Piece)>,
-    not_piece_has_moved: &Relation<(CaseId, Piece)>,
-    not_castling_path_blocked: &Relation<(CaseId, CastlingSide)>,
-    rook_of: &Relation<(CaseId, Player, Piece)>,
-    not_castling_path_attacked: &Relation<(CaseId, CastlingSide)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    not_piece_has_moved_2: &Relation<(CaseId, Piece)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player, CastlingSide, Piece, Piece)>>,
-) -> Relation<(CaseId, Game, Player, CastlingSide)> {
-    type Bound = (CaseId, Game, Player, CastlingSide, Piece);
+    castling_side_of: &Relation<(CaseId, Sym, Sym, Sym, Sym)>,
+    king_of: &Relation<(CaseId, Sym, Sym)>,
+    not_piece_has_moved: &Relation<(CaseId, Sym)>,
+    not_castling_path_blocked: &Relation<(CaseId, Sym)>,
+    rook_of: &Relation<(CaseId, Sym, Sym)>,
+    not_castling_path_attacked: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    not_piece_has_moved_2: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym, Sym, Sym);
     let mut rook_of = ::clir::rt::Probe::new(rook_of);
     let mut player_has_the_move = ::clir::rt::Probe::new(player_has_the_move);
     let mut not_piece_has_moved = ::clir::rt::Probe::new(not_piece_has_moved);
@@ -4679,12 +4672,12 @@ fn rule_castling_legal(
                     ExtendBy::rows(
                         king_of,
                         |&(case, _, who, _, _): &Bound| (case, who),
-                        |t: &(CaseId, Player, Piece)| (t.0, t.1),
+                        |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                     ),
                 ),
             ValueFilter::from(|
                 &(case, _, _, _, _): &Bound,
-                &(_, _, king): &(CaseId, Player, Piece)|
+                &(_, _, king): &(CaseId, Sym, Sym)|
             ::clir::rt::contains(not_piece_has_moved_2, &(case, king))),
         ),
         |&(case, game, who, side, rook), &(_, _, king)| {
@@ -4701,9 +4694,9 @@ fn rule_castling_legal(
 // leapjoin 1 from checkmate_delivered(game, who): Once
 #[inline(never)]
 fn rule_checkmate_ends_the_game(
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
-) -> Relation<(CaseId, Game)> {
+    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         checkmate_delivered,
         Once,
@@ -4721,9 +4714,9 @@ fn rule_checkmate_ends_the_game(
 // leapjoin 1 from checkmate_delivered(game, who): Once
 #[inline(never)]
 fn rule_checkmate_takes_precedence_over_seventy_five(
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
-) -> Relation<(CaseId, Game)> {
+    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         checkmate_delivered,
         Once,
@@ -4741,9 +4734,9 @@ fn rule_checkmate_takes_precedence_over_seventy_five(
 // leapjoin 1 from checkmate_delivered(game, who): Once
 #[inline(never)]
 fn rule_checkmate_wins(
-    checkmate_delivered: &Relation<(CaseId, Game, Player)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
-) -> Relation<(CaseId, Game, Player)> {
+    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
     Relation::from_leapjoin(
         checkmate_delivered,
         Once,
@@ -4761,9 +4754,9 @@ fn rule_checkmate_wins(
 // leapjoin 1 from dead_position_arisen(game): Once
 #[inline(never)]
 fn rule_dead_position_draws(
-    dead_position_arisen: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game)> {
+    dead_position_arisen: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         dead_position_arisen,
         Once,
@@ -4781,9 +4774,9 @@ fn rule_dead_position_draws(
 // leapjoin 1 from dead_position_arisen(game): Once
 #[inline(never)]
 fn rule_dead_position_ends_the_game(
-    dead_position_arisen: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game)> {
+    dead_position_arisen: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         dead_position_arisen,
         Once,
@@ -4801,12 +4794,12 @@ fn rule_dead_position_ends_the_game(
 // leapjoin 1 from player_has_the_move(game, who): Holds en_passant_right_open(game), before it ExtendBy capturing_pawn_on_adjacent_file(game, pawn)
 #[inline(never)]
 fn rule_en_passant_capture_legal(
-    en_passant_right_open: &Relation<(CaseId, Game)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    capturing_pawn_on_adjacent_file: &Relation<(CaseId, Game, Piece)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player, Piece)>>,
-) -> Relation<(CaseId, Game, Piece)> {
-    type Bound = (CaseId, Game, Player);
+    en_passant_right_open: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    capturing_pawn_on_adjacent_file: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut en_passant_right_open = ::clir::rt::Probe::new(en_passant_right_open);
     Relation::from_leapjoin(
         player_has_the_move,
@@ -4817,7 +4810,7 @@ fn rule_en_passant_capture_legal(
                 ExtendBy::rows(
                     capturing_pawn_on_adjacent_file,
                     |&(case, game, _): &Bound| (case, game),
-                    |t: &(CaseId, Game, Piece)| (t.0, t.1),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                 ),
             ),
         |&(case, game, who), &(_, _, pawn)| {
@@ -4834,12 +4827,12 @@ fn rule_en_passant_capture_legal(
 // leapjoin 1 from player_has_the_move(game, who): Holds draw_claimed(who), before it ExtendBy moves_by_each_without_pawn_or_capture(game, n), ValueFilter n >= 50
 #[inline(never)]
 fn rule_fifty_move_claim_correct(
-    draw_claimed: &Relation<(CaseId, Player)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
-) -> Relation<(CaseId, Game, Player)> {
-    type Bound = (CaseId, Game, Player);
+    draw_claimed: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut draw_claimed = ::clir::rt::Probe::new(draw_claimed);
     Relation::from_leapjoin(
         player_has_the_move,
@@ -4849,10 +4842,10 @@ fn rule_fifty_move_claim_correct(
                     ExtendBy::rows(
                         moves_by_each_without_pawn_or_capture,
                         |&(case, game, _): &Bound| (case, game),
-                        |t: &(CaseId, Game, i64)| (t.0, t.1),
+                        |t: &(CaseId, Sym, i64)| (t.0, t.1),
                     ),
                 ),
-            ValueFilter::from(|&(_, _, _): &Bound, &(_, _, n): &(CaseId, Game, i64)| {
+            ValueFilter::from(|&(_, _, _): &Bound, &(_, _, n): &(CaseId, Sym, i64)| {
                 n >= 50i64
             }),
         ),
@@ -4870,9 +4863,9 @@ fn rule_fifty_move_claim_correct(
 // leapjoin 1 from fifty_move_claim_correct(game, who): Once
 #[inline(never)]
 fn rule_fifty_move_claim_draws(
-    fifty_move_claim_correct: &Relation<(CaseId, Game, Player)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
-) -> Relation<(CaseId, Game)> {
+    fifty_move_claim_correct: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         fifty_move_claim_correct,
         Once,
@@ -4890,10 +4883,10 @@ fn rule_fifty_move_claim_draws(
 // leapjoin 1 from position_occurrence_count(game, n): Holds n >= 5
 #[inline(never)]
 fn rule_fivefold_automatic_draw(
-    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, i64)>>,
-) -> Relation<(CaseId, Game)> {
-    type Bound = (CaseId, Game, i64);
+    position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, i64)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, i64);
     Relation::from_leapjoin(
         position_occurrence_count,
         Holds::new(|&(_, _, n): &Bound| n >= 5i64),
@@ -4911,20 +4904,20 @@ fn rule_fivefold_automatic_draw(
 // leapjoin 1 from valid_transition(instance, ConcludeByAgreement) (supported): Holds the columns of valid_transition(instance, ConcludeByAgreement) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_agreement_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
-    type Bound = (CaseId, Game, GamePlayTransition);
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
-            a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT
+            a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT.0
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::ENDED)
+            (case, instance, GamePlayState::ENDED.0)
         },
     )
 }
@@ -4934,12 +4927,12 @@ fn rule_game_play_conclude_by_agreement_enters(
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByAgreement) and agreed_draw_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_agreement_valid(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
-    agreed_draw_has_ended_the_game: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayTransition)> {
-    type Bound = (CaseId, Game, GamePlayState);
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    agreed_draw_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut agreed_draw_has_ended_the_game = ::clir::rt::Probe::new(
         agreed_draw_has_ended_the_game,
@@ -4947,17 +4940,17 @@ fn rule_game_play_conclude_by_agreement_valid(
     Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
-            a_1 == GamePlayState::PLAYING
+            a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
                     .contains(
-                        &(case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
                     ) && agreed_draw_has_ended_the_game.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT)
+            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0)
         },
     )
 }
@@ -4967,20 +4960,20 @@ fn rule_game_play_conclude_by_agreement_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByCheckmate) (supported): Holds the columns of valid_transition(instance, ConcludeByCheckmate) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_checkmate_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
-    type Bound = (CaseId, Game, GamePlayTransition);
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
-            a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE
+            a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE.0
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::ENDED)
+            (case, instance, GamePlayState::ENDED.0)
         },
     )
 }
@@ -4990,12 +4983,12 @@ fn rule_game_play_conclude_by_checkmate_enters(
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByCheckmate) and checkmate_has_been_delivered(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_checkmate_valid(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
-    checkmate_has_been_delivered: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayTransition)> {
-    type Bound = (CaseId, Game, GamePlayState);
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    checkmate_has_been_delivered: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut checkmate_has_been_delivered = ::clir::rt::Probe::new(
         checkmate_has_been_delivered,
@@ -5003,17 +4996,17 @@ fn rule_game_play_conclude_by_checkmate_valid(
     Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
-            a_1 == GamePlayState::PLAYING
+            a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
                     .contains(
-                        &(case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
                     ) && checkmate_has_been_delivered.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE)
+            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0)
         },
     )
 }
@@ -5023,20 +5016,20 @@ fn rule_game_play_conclude_by_checkmate_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByDeadPosition) (supported): Holds the columns of valid_transition(instance, ConcludeByDeadPosition) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_dead_position_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
-    type Bound = (CaseId, Game, GamePlayTransition);
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
-            a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION
+            a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::ENDED)
+            (case, instance, GamePlayState::ENDED.0)
         },
     )
 }
@@ -5046,12 +5039,12 @@ fn rule_game_play_conclude_by_dead_position_enters(
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDeadPosition) and dead_position_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_dead_position_valid(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
-    dead_position_has_ended_the_game: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayTransition)> {
-    type Bound = (CaseId, Game, GamePlayState);
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    dead_position_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut dead_position_has_ended_the_game = ::clir::rt::Probe::new(
         dead_position_has_ended_the_game,
@@ -5059,17 +5052,21 @@ fn rule_game_play_conclude_by_dead_position_valid(
     Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
-            a_1 == GamePlayState::PLAYING
+            a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
                     .contains(
-                        &(case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+                        &(
+                            case,
+                            instance,
+                            GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0,
+                        ),
                     ) && dead_position_has_ended_the_game.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION)
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0)
         },
     )
 }
@@ -5079,20 +5076,20 @@ fn rule_game_play_conclude_by_dead_position_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByDrawnClaim) (supported): Holds the columns of valid_transition(instance, ConcludeByDrawnClaim) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
-    type Bound = (CaseId, Game, GamePlayTransition);
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
-            a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM
+            a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::ENDED)
+            (case, instance, GamePlayState::ENDED.0)
         },
     )
 }
@@ -5102,28 +5099,28 @@ fn rule_game_play_conclude_by_drawn_claim_enters(
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDrawnClaim) and game_drawn(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_valid(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
-    game_drawn: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayTransition)> {
-    type Bound = (CaseId, Game, GamePlayState);
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    game_drawn: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut game_drawn = ::clir::rt::Probe::new(game_drawn);
     Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
-            a_1 == GamePlayState::PLAYING
+            a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
                     .contains(
-                        &(case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
                     ) && game_drawn.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM)
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0)
         },
     )
 }
@@ -5133,20 +5130,20 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByResignation) (supported): Holds the columns of valid_transition(instance, ConcludeByResignation) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_resignation_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
-    type Bound = (CaseId, Game, GamePlayTransition);
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
-            a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION
+            a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION.0
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::ENDED)
+            (case, instance, GamePlayState::ENDED.0)
         },
     )
 }
@@ -5156,12 +5153,12 @@ fn rule_game_play_conclude_by_resignation_enters(
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByResignation) and resignation_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_resignation_valid(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
-    resignation_has_ended_the_game: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayTransition)> {
-    type Bound = (CaseId, Game, GamePlayState);
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    resignation_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut resignation_has_ended_the_game = ::clir::rt::Probe::new(
         resignation_has_ended_the_game,
@@ -5169,17 +5166,17 @@ fn rule_game_play_conclude_by_resignation_valid(
     Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
-            a_1 == GamePlayState::PLAYING
+            a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
                     .contains(
-                        &(case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
                     ) && resignation_has_ended_the_game.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION)
+            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0)
         },
     )
 }
@@ -5189,20 +5186,20 @@ fn rule_game_play_conclude_by_resignation_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeBySecondIllegalMove) (supported): Holds the columns of valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
-    type Bound = (CaseId, Game, GamePlayTransition);
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
-            a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE
+            a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::ENDED)
+            (case, instance, GamePlayState::ENDED.0)
         },
     )
 }
@@ -5212,12 +5209,12 @@ fn rule_game_play_conclude_by_second_illegal_move_enters(
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeBySecondIllegalMove) and second_illegal_move_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_valid(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
-    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayTransition)> {
-    type Bound = (CaseId, Game, GamePlayState);
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut second_illegal_move_has_ended_the_game = ::clir::rt::Probe::new(
         second_illegal_move_has_ended_the_game,
@@ -5225,13 +5222,13 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
     Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
-            a_1 == GamePlayState::PLAYING
+            a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
                     .contains(
                         &(
                             case,
                             instance,
-                            GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE,
+                            GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0,
                         ),
                     )
                 && second_illegal_move_has_ended_the_game.contains(&(case, instance))
@@ -5240,7 +5237,7 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE)
+            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0)
         },
     )
 }
@@ -5250,20 +5247,20 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByStalemate) (supported): Holds the columns of valid_transition(instance, ConcludeByStalemate) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_stalemate_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
-    type Bound = (CaseId, Game, GamePlayTransition);
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
-            a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE
+            a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE.0
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::ENDED)
+            (case, instance, GamePlayState::ENDED.0)
         },
     )
 }
@@ -5273,12 +5270,12 @@ fn rule_game_play_conclude_by_stalemate_enters(
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByStalemate) and stalemate_has_ended_the_game(instance)
 #[inline(never)]
 fn rule_game_play_conclude_by_stalemate_valid(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
-    stalemate_has_ended_the_game: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayTransition)> {
-    type Bound = (CaseId, Game, GamePlayState);
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    stalemate_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut stalemate_has_ended_the_game = ::clir::rt::Probe::new(
         stalemate_has_ended_the_game,
@@ -5286,17 +5283,17 @@ fn rule_game_play_conclude_by_stalemate_valid(
     Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
-            a_1 == GamePlayState::PLAYING
+            a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
                     .contains(
-                        &(case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
                     ) && stalemate_has_ended_the_game.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE)
+            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0)
         },
     )
 }
@@ -5306,18 +5303,18 @@ fn rule_game_play_conclude_by_stalemate_valid(
 // leapjoin 1 from valid_transition(instance, PlayMove) (supported): Holds the columns of valid_transition(instance, PlayMove) (supported)
 #[inline(never)]
 fn rule_game_play_play_move_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
-    type Bound = (CaseId, Game, GamePlayTransition);
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     Relation::from_leapjoin(
         valid_transition_supported,
-        Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::PLAY_MOVE),
+        Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::PLAY_MOVE.0),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::PLAYING)
+            (case, instance, GamePlayState::PLAYING.0)
         },
     )
 }
@@ -5327,27 +5324,27 @@ fn rule_game_play_play_move_enters(
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, PlayMove) and legal_move(instance)
 #[inline(never)]
 fn rule_game_play_play_move_valid(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
-    legal_move: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayTransition)> {
-    type Bound = (CaseId, Game, GamePlayState);
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    legal_move: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut legal_move = ::clir::rt::Probe::new(legal_move);
     Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
-            a_1 == GamePlayState::PLAYING
+            a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
-                    .contains(&(case, instance, GamePlayTransition::PLAY_MOVE))
+                    .contains(&(case, instance, GamePlayTransition::PLAY_MOVE.0))
                 && legal_move.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayTransition::PLAY_MOVE)
+            (case, instance, GamePlayTransition::PLAY_MOVE.0)
         },
     )
 }
@@ -5357,18 +5354,18 @@ fn rule_game_play_play_move_valid(
 // leapjoin 1 from valid_transition(instance, StartPlay) (supported): Holds the columns of valid_transition(instance, StartPlay) (supported)
 #[inline(never)]
 fn rule_game_play_start_play_enters(
-    valid_transition_supported: &Relation<(CaseId, Game, GamePlayTransition)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
-    type Bound = (CaseId, Game, GamePlayTransition);
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     Relation::from_leapjoin(
         valid_transition_supported,
-        Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::START_PLAY),
+        Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::START_PLAY.0),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::PLAYING)
+            (case, instance, GamePlayState::PLAYING.0)
         },
     )
 }
@@ -5378,27 +5375,27 @@ fn rule_game_play_start_play_enters(
 // leapjoin 1 from entered_state(instance, NotStarted) (supported): Holds the columns of entered_state(instance, NotStarted) (supported) and attempted_transition(instance, StartPlay) and play_started(instance)
 #[inline(never)]
 fn rule_game_play_start_play_valid(
-    attempted_transition: &Relation<(CaseId, Game, GamePlayTransition)>,
-    entered_state_supported: &Relation<(CaseId, Game, GamePlayState)>,
-    play_started: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayTransition)> {
-    type Bound = (CaseId, Game, GamePlayState);
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    play_started: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut play_started = ::clir::rt::Probe::new(play_started);
     Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
-            a_1 == GamePlayState::NOT_STARTED
+            a_1 == GamePlayState::NOT_STARTED.0
                 && attempted_transition
-                    .contains(&(case, instance, GamePlayTransition::START_PLAY))
+                    .contains(&(case, instance, GamePlayTransition::START_PLAY.0))
                 && play_started.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayTransition::START_PLAY)
+            (case, instance, GamePlayTransition::START_PLAY.0)
         },
     )
 }
@@ -5408,9 +5405,9 @@ fn rule_game_play_start_play_valid(
 // leapjoin 1 from procedure_instance(instance): Once
 #[inline(never)]
 fn rule_game_play_initial(
-    procedure_instance: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game, GamePlayState)> {
+    procedure_instance: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
     Relation::from_leapjoin(
         procedure_instance,
         Once,
@@ -5418,7 +5415,7 @@ fn rule_game_play_initial(
             if let Some(found) = bindings.as_mut() {
                 found.push((case, instance));
             }
-            (case, instance, GamePlayState::NOT_STARTED)
+            (case, instance, GamePlayState::NOT_STARTED.0)
         },
     )
 }
@@ -5428,11 +5425,11 @@ fn rule_game_play_initial(
 // leapjoin 1 from checked_game(game): Holds ~move_meets_articles_3_1_to_3_9(game)
 #[inline(never)]
 fn rule_move_is_illegal(
-    checked_game: &Relation<(CaseId, Game)>,
-    not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game)> {
-    type Bound = (CaseId, Game);
+    checked_game: &Relation<(CaseId, Sym)>,
+    not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym);
     let mut not_move_meets_articles_3_1_to_3_9 = ::clir::rt::Probe::new(
         not_move_meets_articles_3_1_to_3_9,
     );
@@ -5455,9 +5452,9 @@ fn rule_move_is_illegal(
 // leapjoin 1 from move_meets_articles_3_1_to_3_9(game): Once
 #[inline(never)]
 fn rule_move_is_legal(
-    move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game)> {
+    move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         move_meets_articles_3_1_to_3_9,
         Once,
@@ -5475,13 +5472,13 @@ fn rule_move_is_legal(
 // leapjoin 1 from own_piece_of(who, piece): Holds piece_touched_intentionally(who, piece) and piece_can_be_moved(piece), before it ExtendBy player_has_the_move(game, who)
 #[inline(never)]
 fn rule_must_move_first_touched_piece(
-    own_piece_of: &Relation<(CaseId, Player, Piece)>,
-    piece_touched_intentionally: &Relation<(CaseId, Player, Piece)>,
-    piece_can_be_moved: &Relation<(CaseId, Piece)>,
-    player_has_the_move_by_who: &Relation<(CaseId, Player, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player, Piece)>>,
-) -> Relation<(CaseId, Player, Piece)> {
-    type Bound = (CaseId, Player, Piece);
+    own_piece_of: &Relation<(CaseId, Sym, Sym)>,
+    piece_touched_intentionally: &Relation<(CaseId, Sym, Sym)>,
+    piece_can_be_moved: &Relation<(CaseId, Sym)>,
+    player_has_the_move_by_who: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut piece_touched_intentionally = ::clir::rt::Probe::new(
         piece_touched_intentionally,
     );
@@ -5496,7 +5493,7 @@ fn rule_must_move_first_touched_piece(
                 ExtendBy::rows(
                     player_has_the_move_by_who,
                     |&(case, who, _): &Bound| (case, who),
-                    |t: &(CaseId, Player, Game)| (t.0, t.1),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                 ),
             ),
         |&(case, who, piece), &(_, _, game)| {
@@ -5513,12 +5510,12 @@ fn rule_must_move_first_touched_piece(
 // leapjoin 1 from player_of(game, who): Holds king_cannot_be_checkmated(who) and player_resigned(who)
 #[inline(never)]
 fn rule_resignation_drawn_if_mate_impossible(
-    king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
-) -> Relation<(CaseId, Game)> {
-    type Bound = (CaseId, Game, Player);
+    king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    player_resigned: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
         king_cannot_be_checkmated,
     );
@@ -5543,11 +5540,11 @@ fn rule_resignation_drawn_if_mate_impossible(
 // leapjoin 1 from player_of(game, who): Holds player_resigned(who)
 #[inline(never)]
 fn rule_resignation_ends_the_game(
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
-) -> Relation<(CaseId, Game)> {
-    type Bound = (CaseId, Game, Player);
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    player_resigned: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
     Relation::from_leapjoin(
         player_of,
@@ -5566,12 +5563,12 @@ fn rule_resignation_ends_the_game(
 // leapjoin 1 from player_of(game, who): Holds ~king_cannot_be_checkmated(who) and player_resigned(who)
 #[inline(never)]
 fn rule_resignation_loses(
-    not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    player_of: &Relation<(CaseId, Game, Player)>,
-    player_resigned: &Relation<(CaseId, Player)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
-) -> Relation<(CaseId, Game, Player)> {
-    type Bound = (CaseId, Game, Player);
+    not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    player_resigned: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
     let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
         not_king_cannot_be_checkmated,
     );
@@ -5596,12 +5593,12 @@ fn rule_resignation_loses(
 // leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
 #[inline(never)]
 fn rule_second_illegal_move_drawn_if_mate_impossible(
-    king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    player_of_by_who: &Relation<(CaseId, Player, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
-) -> Relation<(CaseId, Game)> {
-    type Bound = (CaseId, Player, i64);
+    king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
+    player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, i64);
     let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
         king_cannot_be_checkmated,
     );
@@ -5614,7 +5611,7 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
                 ExtendBy::rows(
                     player_of_by_who,
                     |&(case, who, _): &Bound| (case, who),
-                    |t: &(CaseId, Player, Game)| (t.0, t.1),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                 ),
             ),
         |&(case, who, n), &(_, _, game)| {
@@ -5631,11 +5628,11 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
 // leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2, before it ExtendBy player_of(game, who)
 #[inline(never)]
 fn rule_second_illegal_move_ends_the_game(
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    player_of_by_who: &Relation<(CaseId, Player, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
-) -> Relation<(CaseId, Game)> {
-    type Bound = (CaseId, Player, i64);
+    completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
+    player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, i64);
     Relation::from_leapjoin(
         completed_illegal_move_count,
         Holds::new(|&(_, _, n): &Bound| n >= 2i64)
@@ -5643,7 +5640,7 @@ fn rule_second_illegal_move_ends_the_game(
                 ExtendBy::rows(
                     player_of_by_who,
                     |&(case, who, _): &Bound| (case, who),
-                    |t: &(CaseId, Player, Game)| (t.0, t.1),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                 ),
             ),
         |&(case, who, n), &(_, _, game)| {
@@ -5660,12 +5657,12 @@ fn rule_second_illegal_move_ends_the_game(
 // leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and ~king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
 #[inline(never)]
 fn rule_second_illegal_move_loses(
-    not_king_cannot_be_checkmated: &Relation<(CaseId, Player)>,
-    completed_illegal_move_count: &Relation<(CaseId, Player, i64)>,
-    player_of_by_who: &Relation<(CaseId, Player, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
-) -> Relation<(CaseId, Game, Player)> {
-    type Bound = (CaseId, Player, i64);
+    not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
+    player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, i64);
     let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
         not_king_cannot_be_checkmated,
     );
@@ -5678,7 +5675,7 @@ fn rule_second_illegal_move_loses(
                 ExtendBy::rows(
                     player_of_by_who,
                     |&(case, who, _): &Bound| (case, who),
-                    |t: &(CaseId, Player, Game)| (t.0, t.1),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                 ),
             ),
         |&(case, who, n), &(_, _, game)| {
@@ -5695,10 +5692,10 @@ fn rule_second_illegal_move_loses(
 // leapjoin 1 from moves_by_each_without_pawn_or_capture(game, n): Holds n >= 75
 #[inline(never)]
 fn rule_seventy_five_automatic_draw(
-    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Game, i64)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, i64)>>,
-) -> Relation<(CaseId, Game)> {
-    type Bound = (CaseId, Game, i64);
+    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, i64)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, i64);
     Relation::from_leapjoin(
         moves_by_each_without_pawn_or_capture,
         Holds::new(|&(_, _, n): &Bound| n >= 75i64),
@@ -5716,9 +5713,9 @@ fn rule_seventy_five_automatic_draw(
 // leapjoin 1 from stalemate_arisen(game): Once
 #[inline(never)]
 fn rule_stalemate_draws(
-    stalemate_arisen: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game)> {
+    stalemate_arisen: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         stalemate_arisen,
         Once,
@@ -5736,9 +5733,9 @@ fn rule_stalemate_draws(
 // leapjoin 1 from stalemate_arisen(game): Once
 #[inline(never)]
 fn rule_stalemate_ends_the_game(
-    stalemate_arisen: &Relation<(CaseId, Game)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game)>>,
-) -> Relation<(CaseId, Game)> {
+    stalemate_arisen: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         stalemate_arisen,
         Once,
@@ -5756,12 +5753,12 @@ fn rule_stalemate_ends_the_game(
 // leapjoin 1 from position_occurrence_count(game, n): Holds n >= 3, before it ExtendBy player_has_the_move(game, who), ValueFilter draw_claimed(who)
 #[inline(never)]
 fn rule_threefold_claim_correct(
-    position_occurrence_count: &Relation<(CaseId, Game, i64)>,
-    draw_claimed: &Relation<(CaseId, Player)>,
-    player_has_the_move: &Relation<(CaseId, Game, Player)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player, i64)>>,
-) -> Relation<(CaseId, Game, Player)> {
-    type Bound = (CaseId, Game, i64);
+    position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
+    draw_claimed: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, i64);
     Relation::from_leapjoin(
         position_occurrence_count,
         (
@@ -5770,13 +5767,13 @@ fn rule_threefold_claim_correct(
                     ExtendBy::rows(
                         player_has_the_move,
                         |&(case, game, _): &Bound| (case, game),
-                        |t: &(CaseId, Game, Player)| (t.0, t.1),
+                        |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                     ),
                 ),
-            ValueFilter::from(|
-                &(case, _, _): &Bound,
-                &(_, _, who): &(CaseId, Game, Player)|
-            ::clir::rt::contains(draw_claimed, &(case, who))),
+            ValueFilter::from(|&(case, _, _): &Bound, &(_, _, who): &(CaseId, Sym, Sym)| ::clir::rt::contains(
+                draw_claimed,
+                &(case, who),
+            )),
         ),
         |&(case, game, n), &(_, _, who)| {
             if let Some(found) = bindings.as_mut() {
@@ -5792,9 +5789,9 @@ fn rule_threefold_claim_correct(
 // leapjoin 1 from threefold_claim_correct(game, who): Once
 #[inline(never)]
 fn rule_threefold_claim_draws(
-    threefold_claim_correct: &Relation<(CaseId, Game, Player)>,
-    mut bindings: Option<&mut Vec<(CaseId, Game, Player)>>,
-) -> Relation<(CaseId, Game)> {
+    threefold_claim_correct: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         threefold_claim_correct,
         Once,
@@ -5812,9 +5809,9 @@ fn rule_threefold_claim_draws(
 // leapjoin 1 from case_not_precisely_regulated(situation): Once
 #[inline(never)]
 fn rule_unregulated_case_decided_by_arbiter(
-    case_not_precisely_regulated: &Relation<(CaseId, Situation)>,
-    mut bindings: Option<&mut Vec<(CaseId, Situation)>>,
-) -> Relation<(CaseId, Situation)> {
+    case_not_precisely_regulated: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
     Relation::from_leapjoin(
         case_not_precisely_regulated,
         Once,
@@ -5830,7 +5827,7 @@ fn rule_unregulated_case_decided_by_arbiter(
 #[inline(never)]
 fn why_not_agreed_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let ok_0 = t
         .test(
             &l.both_players_have_moved,
@@ -5847,7 +5844,7 @@ fn why_not_agreed_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
 #[inline(never)]
 fn why_not_agreed_draw_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let ok_0 = t
         .test(
             &l.both_players_have_moved,
@@ -5864,8 +5861,8 @@ fn why_not_agreed_draw_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Tr
 #[inline(never)]
 fn why_not_arbiter_sees_laws_observed(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let arb = Arbiter::from_flat(row[1]);
-    let game = Game::from_flat(row[2]);
+    let arb = Sym::from_flat(row[1]);
+    let game = Sym::from_flat(row[2]);
     let ok_0 = t.test(&l.arbiter_of, (case, game, arb), REL_ARBITER_OF, false);
     let ok_1 = t.test(&l.play_started, (case, game), REL_PLAY_STARTED, false);
     if ok_0 && ok_1 {
@@ -5876,9 +5873,9 @@ fn why_not_arbiter_sees_laws_observed(l: &Layers, row: &[i64], t: &mut ::clir::T
 #[inline(never)]
 fn why_not_castling_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
-    let who = Player::from_flat(row[2]);
-    let side = CastlingSide::from_flat(row[3]);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
+    let side = Sym::from_flat(row[3]);
     let mut any_0 = false;
     for &(_, _, _, _, rook) in ::clir::rt::Probe::new(&l.castling_side_of)
         .seek((case, game, who, side), |tuple| (tuple.0, tuple.1, tuple.2, tuple.3))
@@ -5935,7 +5932,7 @@ fn why_not_castling_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
 #[inline(never)]
 fn why_not_checkmate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, _, _) in ::clir::rt::Probe::new(&l.checkmate_delivered)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
@@ -5955,7 +5952,7 @@ fn why_not_checkmate_takes_precedence_over_seventy_five(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, _, _) in ::clir::rt::Probe::new(&l.checkmate_delivered)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
@@ -5971,8 +5968,8 @@ fn why_not_checkmate_takes_precedence_over_seventy_five(
 #[inline(never)]
 fn why_not_checkmate_wins(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
-    let who = Player::from_flat(row[2]);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
     let ok_0 = t
         .test(&l.checkmate_delivered, (case, game, who), REL_CHECKMATE_DELIVERED, false);
     if ok_0 {
@@ -5983,7 +5980,7 @@ fn why_not_checkmate_wins(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
 #[inline(never)]
 fn why_not_dead_position_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let ok_0 = t
         .test(&l.dead_position_arisen, (case, game), REL_DEAD_POSITION_ARISEN, false);
     if ok_0 {
@@ -5994,7 +5991,7 @@ fn why_not_dead_position_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
 #[inline(never)]
 fn why_not_dead_position_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let ok_0 = t
         .test(&l.dead_position_arisen, (case, game), REL_DEAD_POSITION_ARISEN, false);
     if ok_0 {
@@ -6005,8 +6002,8 @@ fn why_not_dead_position_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::
 #[inline(never)]
 fn why_not_en_passant_capture_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
-    let pawn = Piece::from_flat(row[2]);
+    let game = Sym::from_flat(row[1]);
+    let pawn = Sym::from_flat(row[2]);
     let ok_0 = t
         .test(&l.en_passant_right_open, (case, game), REL_EN_PASSANT_RIGHT_OPEN, false);
     let mut any_1 = false;
@@ -6033,8 +6030,8 @@ fn why_not_en_passant_capture_legal(l: &Layers, row: &[i64], t: &mut ::clir::Tra
 #[inline(never)]
 fn why_not_fifty_move_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
-    let who = Player::from_flat(row[2]);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
     let ok_0 = t.test(&l.draw_claimed, (case, who), REL_DRAW_CLAIMED, false);
     let ok_1 = t
         .test(&l.player_has_the_move, (case, game, who), REL_PLAYER_HAS_THE_MOVE, false);
@@ -6060,7 +6057,7 @@ fn why_not_fifty_move_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Tra
 #[inline(never)]
 fn why_not_fifty_move_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, _, _) in ::clir::rt::Probe::new(&l.fifty_move_claim_correct)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
@@ -6076,7 +6073,7 @@ fn why_not_fifty_move_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace
 #[inline(never)]
 fn why_not_fivefold_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, _, n) in ::clir::rt::Probe::new(&l.position_occurrence_count)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
@@ -6099,14 +6096,14 @@ fn why_not_game_play_conclude_by_agreement_enters(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test_supported(
             &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
             REL_VALID_TRANSITION,
             false,
         );
@@ -6122,21 +6119,21 @@ fn why_not_game_play_conclude_by_agreement_valid(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_AGREEMENT.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_AGREEMENT.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test(
             &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
             REL_ATTEMPTED_TRANSITION,
             false,
         );
     let ok_1 = t
         .test_supported(
             &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING),
+            (case, instance, GamePlayState::PLAYING.0),
             REL_ENTERED_STATE,
             false,
         );
@@ -6159,14 +6156,14 @@ fn why_not_game_play_conclude_by_checkmate_enters(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test_supported(
             &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
             REL_VALID_TRANSITION,
             false,
         );
@@ -6182,21 +6179,21 @@ fn why_not_game_play_conclude_by_checkmate_valid(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_CHECKMATE.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_CHECKMATE.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test(
             &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
             REL_ATTEMPTED_TRANSITION,
             false,
         );
     let ok_1 = t
         .test_supported(
             &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING),
+            (case, instance, GamePlayState::PLAYING.0),
             REL_ENTERED_STATE,
             false,
         );
@@ -6219,14 +6216,14 @@ fn why_not_game_play_conclude_by_dead_position_enters(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test_supported(
             &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
             REL_VALID_TRANSITION,
             false,
         );
@@ -6242,21 +6239,21 @@ fn why_not_game_play_conclude_by_dead_position_valid(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test(
             &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
             REL_ATTEMPTED_TRANSITION,
             false,
         );
     let ok_1 = t
         .test_supported(
             &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING),
+            (case, instance, GamePlayState::PLAYING.0),
             REL_ENTERED_STATE,
             false,
         );
@@ -6279,14 +6276,14 @@ fn why_not_game_play_conclude_by_drawn_claim_enters(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test_supported(
             &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
             REL_VALID_TRANSITION,
             false,
         );
@@ -6302,21 +6299,21 @@ fn why_not_game_play_conclude_by_drawn_claim_valid(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test(
             &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
             REL_ATTEMPTED_TRANSITION,
             false,
         );
     let ok_1 = t
         .test_supported(
             &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING),
+            (case, instance, GamePlayState::PLAYING.0),
             REL_ENTERED_STATE,
             false,
         );
@@ -6333,14 +6330,14 @@ fn why_not_game_play_conclude_by_resignation_enters(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test_supported(
             &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
             REL_VALID_TRANSITION,
             false,
         );
@@ -6356,21 +6353,21 @@ fn why_not_game_play_conclude_by_resignation_valid(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_RESIGNATION.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_RESIGNATION.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test(
             &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
             REL_ATTEMPTED_TRANSITION,
             false,
         );
     let ok_1 = t
         .test_supported(
             &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING),
+            (case, instance, GamePlayState::PLAYING.0),
             REL_ENTERED_STATE,
             false,
         );
@@ -6393,14 +6390,14 @@ fn why_not_game_play_conclude_by_second_illegal_move_enters(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test_supported(
             &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
             REL_VALID_TRANSITION,
             false,
         );
@@ -6416,21 +6413,21 @@ fn why_not_game_play_conclude_by_second_illegal_move_valid(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test(
             &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
             REL_ATTEMPTED_TRANSITION,
             false,
         );
     let ok_1 = t
         .test_supported(
             &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING),
+            (case, instance, GamePlayState::PLAYING.0),
             REL_ENTERED_STATE,
             false,
         );
@@ -6453,14 +6450,14 @@ fn why_not_game_play_conclude_by_stalemate_enters(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test_supported(
             &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
             REL_VALID_TRANSITION,
             false,
         );
@@ -6476,21 +6473,21 @@ fn why_not_game_play_conclude_by_stalemate_valid(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_STALEMATE.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_STALEMATE.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test(
             &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE),
+            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
             REL_ATTEMPTED_TRANSITION,
             false,
         );
     let ok_1 = t
         .test_supported(
             &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING),
+            (case, instance, GamePlayState::PLAYING.0),
             REL_ENTERED_STATE,
             false,
         );
@@ -6509,14 +6506,14 @@ fn why_not_game_play_conclude_by_stalemate_valid(
 #[inline(never)]
 fn why_not_game_play_play_move_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::PLAYING.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::PLAYING.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test_supported(
             &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::PLAY_MOVE),
+            (case, instance, GamePlayTransition::PLAY_MOVE.0),
             REL_VALID_TRANSITION,
             false,
         );
@@ -6528,21 +6525,21 @@ fn why_not_game_play_play_move_enters(l: &Layers, row: &[i64], t: &mut ::clir::T
 #[inline(never)]
 fn why_not_game_play_play_move_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayTransition::PLAY_MOVE.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::PLAY_MOVE.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test(
             &l.attempted_transition,
-            (case, instance, GamePlayTransition::PLAY_MOVE),
+            (case, instance, GamePlayTransition::PLAY_MOVE.0),
             REL_ATTEMPTED_TRANSITION,
             false,
         );
     let ok_1 = t
         .test_supported(
             &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING),
+            (case, instance, GamePlayState::PLAYING.0),
             REL_ENTERED_STATE,
             false,
         );
@@ -6555,14 +6552,14 @@ fn why_not_game_play_play_move_valid(l: &Layers, row: &[i64], t: &mut ::clir::Tr
 #[inline(never)]
 fn why_not_game_play_start_play_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::PLAYING.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::PLAYING.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test_supported(
             &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::START_PLAY),
+            (case, instance, GamePlayTransition::START_PLAY.0),
             REL_VALID_TRANSITION,
             false,
         );
@@ -6574,21 +6571,21 @@ fn why_not_game_play_start_play_enters(l: &Layers, row: &[i64], t: &mut ::clir::
 #[inline(never)]
 fn why_not_game_play_start_play_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayTransition::START_PLAY.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::START_PLAY.0.to_flat() {
         return;
     }
     let ok_0 = t
         .test(
             &l.attempted_transition,
-            (case, instance, GamePlayTransition::START_PLAY),
+            (case, instance, GamePlayTransition::START_PLAY.0),
             REL_ATTEMPTED_TRANSITION,
             false,
         );
     let ok_1 = t
         .test_supported(
             &l.entered_state_concluded,
-            (case, instance, GamePlayState::NOT_STARTED),
+            (case, instance, GamePlayState::NOT_STARTED.0),
             REL_ENTERED_STATE,
             false,
         );
@@ -6601,8 +6598,8 @@ fn why_not_game_play_start_play_valid(l: &Layers, row: &[i64], t: &mut ::clir::T
 #[inline(never)]
 fn why_not_game_play_initial(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let instance = Game::from_flat(row[1]);
-    if row[2] != GamePlayState::NOT_STARTED.to_flat() {
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::NOT_STARTED.0.to_flat() {
         return;
     }
     let ok_0 = t
@@ -6615,7 +6612,7 @@ fn why_not_game_play_initial(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
 #[inline(never)]
 fn why_not_move_is_illegal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let ok_0 = t.test(&l.checked_game, (case, game), REL_CHECKED_GAME, false);
     let ok_1 = t
         .test(
@@ -6632,7 +6629,7 @@ fn why_not_move_is_illegal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
 #[inline(never)]
 fn why_not_move_is_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let ok_0 = t
         .test(
             &l.move_meets_articles_3_1_to_3_9,
@@ -6652,8 +6649,8 @@ fn why_not_must_move_first_touched_piece(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let who = Player::from_flat(row[1]);
-    let piece = Piece::from_flat(row[2]);
+    let who = Sym::from_flat(row[1]);
+    let piece = Sym::from_flat(row[2]);
     let ok_0 = t.test(&l.own_piece_of, (case, who, piece), REL_OWN_PIECE_OF, false);
     let ok_1 = t
         .test(
@@ -6688,7 +6685,7 @@ fn why_not_resignation_drawn_if_mate_impossible(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, who) in ::clir::rt::Probe::new(&l.king_cannot_be_checkmated)
         .seek((case,), |tuple| (tuple.0,))
@@ -6708,7 +6705,7 @@ fn why_not_resignation_drawn_if_mate_impossible(
 #[inline(never)]
 fn why_not_resignation_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
@@ -6727,8 +6724,8 @@ fn why_not_resignation_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Tr
 #[inline(never)]
 fn why_not_resignation_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
-    let who = Player::from_flat(row[2]);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
     let ok_0 = t
         .test(
             &l.not_king_cannot_be_checkmated,
@@ -6750,7 +6747,7 @@ fn why_not_second_illegal_move_drawn_if_mate_impossible(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, who) in ::clir::rt::Probe::new(&l.king_cannot_be_checkmated)
         .seek((case,), |tuple| (tuple.0,))
@@ -6788,7 +6785,7 @@ fn why_not_second_illegal_move_ends_the_game(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, who, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
         .seek((case,), |tuple| (tuple.0,))
@@ -6808,8 +6805,8 @@ fn why_not_second_illegal_move_ends_the_game(
 #[inline(never)]
 fn why_not_second_illegal_move_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
-    let who = Player::from_flat(row[2]);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
     let ok_0 = t
         .test(
             &l.not_king_cannot_be_checkmated,
@@ -6836,7 +6833,7 @@ fn why_not_second_illegal_move_loses(l: &Layers, row: &[i64], t: &mut ::clir::Tr
 #[inline(never)]
 fn why_not_seventy_five_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, _, n) in ::clir::rt::Probe::new(&l.moves_by_each_without_pawn_or_capture)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
@@ -6859,7 +6856,7 @@ fn why_not_seventy_five_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::
 #[inline(never)]
 fn why_not_stalemate_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let ok_0 = t.test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
     if ok_0 {
         t.applicable();
@@ -6869,7 +6866,7 @@ fn why_not_stalemate_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
 #[inline(never)]
 fn why_not_stalemate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let ok_0 = t.test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
     if ok_0 {
         t.applicable();
@@ -6879,8 +6876,8 @@ fn why_not_stalemate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trac
 #[inline(never)]
 fn why_not_threefold_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
-    let who = Player::from_flat(row[2]);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
     let mut any_0 = false;
     for &(_, _, n) in ::clir::rt::Probe::new(&l.position_occurrence_count)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
@@ -6907,7 +6904,7 @@ fn why_not_threefold_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trac
 #[inline(never)]
 fn why_not_threefold_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
     let case = ::clir::CaseId(row[0] as u32);
-    let game = Game::from_flat(row[1]);
+    let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
     for &(_, _, _) in ::clir::rt::Probe::new(&l.threefold_claim_correct)
         .seek((case, game), |tuple| (tuple.0, tuple.1))
@@ -6927,7 +6924,7 @@ fn why_not_unregulated_case_decided_by_arbiter(
     t: &mut ::clir::Trace,
 ) {
     let case = ::clir::CaseId(row[0] as u32);
-    let situation = Situation::from_flat(row[1]);
+    let situation = Sym::from_flat(row[1]);
     let ok_0 = t
         .test(
             &l.case_not_precisely_regulated,

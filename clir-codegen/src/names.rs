@@ -82,6 +82,7 @@ const MODULE_TYPES: &[&str] = &[
     "SCHEMA",
     "Relation",
     "CaseId",
+    "Sym",
     "Layers",
 ];
 

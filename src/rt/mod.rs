@@ -314,6 +314,6 @@ mod tests {
         assert_eq!(probe.seek((1,), |t| (t.0,)), &[(1, 2, 'd')]);
         assert!(contains(&r, &(0, 2, 'c')) && !contains(&r, &(0, 3, 'c')));
         let by_letter = view(&r, |&(c, n, l)| (c, l, n));
-        assert_eq!(by_letter, [(0, 'a', 1), (0, 'b', 2), (0, 'c', 2), (1, 'd', 2)]);
+        assert_eq!(by_letter.elements, [(0, 'a', 1), (0, 'b', 2), (0, 'c', 2), (1, 'd', 2)]);
     }
 }

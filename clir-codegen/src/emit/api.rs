@@ -47,7 +47,7 @@ impl Emitter<'_> {
             };
             let params: Vec<Ident> =
                 crate::names::parameters(r.params.iter().map(|(n, _)| n.as_str())).iter().map(|n| ident(n)).collect();
-            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
+            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.api_ty(*t)).collect();
             let ix = self.rel_const(ri);
             for neg in [false, true] {
                 let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.names.methods[ri]);
@@ -86,7 +86,7 @@ impl Emitter<'_> {
             if r.kind != RelationKind::Institutional {
                 continue;
             }
-            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.ty(*t)).collect();
+            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.api_ty(*t)).collect();
             let k = self.rel_const(ri);
             for neg in [false, true] {
                 let sign = if neg { "not_" } else { "" };

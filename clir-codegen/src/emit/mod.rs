@@ -183,6 +183,8 @@ impl Emitter<'_> {
             #[allow(unused_imports)]
             use ::clir::rt::{ExtendBy, Holds, Once, Relation, ValueFilter};
             use ::clir::CaseId;
+            #[allow(unused_imports)]
+            use ::clir::Sym;
             #column
             #types
             #schema
@@ -193,7 +195,18 @@ impl Emitter<'_> {
         }
     }
 
+    /// The Rust type of a column of type `t` in the evaluation: `Sym` for every entity type and
+    /// String, so that relations of the same shape share one type (and rustc compiles their
+    /// sorts and joins once, whatever their entity types).
     fn ty(&self, t: Ty) -> TokenStream {
+        match t {
+            Ty::Entity(_) | Ty::String => quote!(Sym),
+            Ty::Integer => quote!(i64),
+        }
+    }
+
+    /// The Rust type of a value of type `t` in the typed API: the entity type's own.
+    fn api_ty(&self, t: Ty) -> TokenStream {
         match t {
             Ty::Entity(i) => {
                 let id = ident(&self.names.types[i]);
@@ -267,7 +280,7 @@ impl Emitter<'_> {
             RTerm::Const(c) => {
                 let ty = ident(&self.names.types[self.p.constants[c].ty]);
                 let k = ident(&self.names.constants[c]);
-                quote!(#ty::#k)
+                quote!(#ty::#k.0)
             }
             RTerm::Int(i) => {
                 let l = Literal::i64_suffixed(i);
@@ -275,7 +288,7 @@ impl Emitter<'_> {
             }
             RTerm::Str(i) => {
                 let id = Literal::u32_unsuffixed(self.string_sym[i]);
-                quote!(::clir::Str(::clir::Sym(#id)))
+                quote!(Sym(#id))
             }
             RTerm::Arith(i) => {
                 let (op, a, b) = rule.ariths[i];
