@@ -15,6 +15,7 @@ pub mod command;
 pub mod diff;
 pub mod explain;
 pub mod jsonl;
+pub mod lawtest;
 #[cfg(any(feature = "command", feature = "stream"))]
 pub mod outfile;
 pub mod rt;

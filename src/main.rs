@@ -40,6 +40,9 @@ enum Command {
     Rule(cli::run::RuleCmd),
     /// Compile any package to native code (cached by seal), then rule with it.
     Run(cli::run::RunCmd),
+    /// Run a law test file against a compiled-in package: each line a case and the literals its
+    /// ruling must (not) conclude; one report line a test, exit 1 when one fails.
+    Test(cli::test::TestArgs),
     /// Rule every case with two versions of a law (both compiled as `run` does) and write one
     /// line per case whose ruling differs, in input order.
     Diff(cli::diff::DiffCmd),
@@ -63,6 +66,7 @@ fn main() -> ExitCode {
         Command::Show(args) => cli::show::run(&args),
         Command::Rule(args) => cli::run::rule(&args),
         Command::Run(args) => cli::run::run(&args),
+        Command::Test(args) => cli::test::run(&args),
         Command::Diff(args) => cli::diff::run(&args),
         Command::New(args) => cli::new::run(&args),
         Command::Serve(args) => cli::serve::run(&args),

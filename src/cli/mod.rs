@@ -12,6 +12,7 @@ pub mod runtime;
 pub mod serve;
 pub mod show;
 pub mod stream;
+pub mod test;
 pub mod verify;
 
 use clir_codegen::verify::{Outcome, Report};
