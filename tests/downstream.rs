@@ -97,6 +97,18 @@ fn a_new_crate_compiles_and_rules_with_its_own_package() {
     let ruling: serde_json::Value = serde_json::from_str(text(&out.stdout).trim()).unwrap();
     assert_eq!(ruling["concluded"]["reach"], serde_json::json!([["a", "b"], ["a", "c"], ["b", "c"]]));
 
+    // The law test file the scaffold left empty, run by the scaffold's main.
+    assert_eq!(std::fs::read_to_string(krate.join("tests/law.tests.jsonl")).unwrap(), "");
+    let test = "{\"case\":\"chain\",\"facts\":{\"edge\":[[\"a\",\"b\"],[\"b\",\"c\"]]},\"expect\":{\"concluded\":[\"reach(a,c)\"]}}\n";
+    std::fs::write(krate.join("tests/law.tests.jsonl"), test).unwrap();
+    let out = cargo(&krate, &["run", "-q", "--", "--test", "tests/law.tests.jsonl"], "");
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("\"outcome\":\"passed\""), "{}", text(&out.stdout));
+    std::fs::write(krate.join("tests/law.tests.jsonl"), test.replace("reach(a,c)", "reach(c,a)")).unwrap();
+    let out = cargo(&krate, &["run", "-q", "--", "--test", "tests/law.tests.jsonl"], "");
+    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("\"literal\":\"reach(c,a)\""), "{}", text(&out.stdout));
+
     // A library user compiles neither the command line nor the compiler.
     let out = cargo(&krate, &["tree", "-e", "normal", "--prefix", "none"], "");
     let tree = text(&out.stdout);

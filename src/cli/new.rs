@@ -65,11 +65,13 @@ fn scaffold(path: &Path) -> Result<String, String> {
          [build-dependencies]\nclir-codegen = {{ path = \"{RUNTIME}/clir-codegen\" }}\n",
         super::runtime::identity(),
     );
-    let files: [(&str, &str); 6] = [
+    let files: [(&str, &str); 7] = [
         ("Cargo.toml", &manifest),
         ("build.rs", BUILD_RS),
         ("law.toml", LAW_TOML),
         ("src/main.rs", MAIN_RS),
+        // The law test file, empty until the team writes its worked rulings (`--test`).
+        ("tests/law.tests.jsonl", ""),
         (".gitignore", "/target\n"),
         ("Cargo.lock", super::runtime::lockfile()),
     ];
@@ -80,6 +82,7 @@ fn scaffold(path: &Path) -> Result<String, String> {
     std::fs::create_dir(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     let written = (|| -> std::io::Result<()> {
         std::fs::create_dir(path.join("src"))?;
+        std::fs::create_dir(path.join("tests"))?;
         std::fs::create_dir(path.join("sources"))?;
         super::runtime::write_into(&path.join(RUNTIME))?;
         for (file, text) in files {
