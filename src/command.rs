@@ -6,7 +6,7 @@ use crate::outfile::Output;
 use crate::runner::{rule_stream, RunOptions};
 use crate::Package;
 use std::io::{self, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where cases come from and rulings go, and what is granted.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -109,14 +109,55 @@ fn cannot_run(msg: String) -> u8 {
     CANNOT_RUN
 }
 
-/// `main` of a binary that rules with one package (what `clir run` builds).
+/// Runs the law test file `tests` (`-`: stdin) against `pkg` (`clir::lawtest`), writing one
+/// report line a test to `output` (`None`: stdout) and a summary to stderr; returns the exit
+/// status: 0 every test passed, 1 one failed, 2 the tests could not be run.
+pub fn test(pkg: &dyn Package, tests: &Path, output: Option<&Path>) -> u8 {
+    let note = |msg: String| {
+        let _ = writeln!(io::stderr(), "clir test: {msg}");
+        CANNOT_RUN
+    };
+    let input: Box<dyn io::BufRead> = match file_flag(&Some(tests.to_path_buf())) {
+        Some(p) => match std::fs::File::open(&p) {
+            Ok(f) => Box::new(BufReader::new(f)),
+            Err(e) => return note(format!("cannot read {}: {e}", p.display())),
+        },
+        None => Box::new(io::stdin().lock()),
+    };
+    let output = output.filter(|p| p.as_os_str() != "-");
+    let mut out = match Output::open(output) {
+        Ok(o) => o,
+        Err(e) => return note(format!("cannot write {}: {e}", output.unwrap_or(Path::new("")).display())),
+    };
+    let summary = match crate::lawtest::run(pkg, input, &mut out) {
+        Ok(s) => s,
+        Err(e) => return note(e.to_string()),
+    };
+    let name = out.name();
+    if let Err(e) = out.finish() {
+        return note(format!("cannot write {name}: {e}"));
+    }
+    let (tests, failed) = (summary.tests, summary.failed);
+    let _ = writeln!(io::stderr(), "clir test: {tests} tests, {} passed, {failed} failed", tests - failed);
+    u8::from(failed > 0)
+}
+
+/// `main` of a binary that rules with one package (what `clir run` builds); `--test FILE` runs a
+/// law test file instead (what `clir test PACKAGE.lawir.json` runs).
 pub fn package_main(pkg: &dyn Package) -> std::process::ExitCode {
     #[derive(clap::Parser)]
     #[command(about = "Rule cases (JSON Lines) with one compiled law package")]
     struct Cli {
+        /// Run this law test file (one case and its expected ruling a line) instead of ruling.
+        #[arg(long, value_name = "TESTS", conflicts_with_all = ["input", "explain", "grants", "threads"])]
+        test: Option<PathBuf>,
         #[command(flatten)]
         args: RuleArgs,
     }
     let cli = <Cli as clap::Parser>::parse();
-    std::process::ExitCode::from(rule(pkg, &cli.args))
+    let code = match &cli.test {
+        Some(tests) => test(pkg, tests, cli.args.output.as_deref()),
+        None => rule(pkg, &cli.args),
+    };
+    std::process::ExitCode::from(code)
 }

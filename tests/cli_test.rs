@@ -97,3 +97,25 @@ fn a_package_not_compiled_in_or_a_missing_file_cannot_run() {
     assert_eq!(code, 2);
     assert!(err.contains("cannot read"), "{err}");
 }
+
+#[test]
+fn a_package_file_is_verified_and_compiled_as_run_compiles_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let package = concat!(env!("CARGO_MANIFEST_DIR"), "/sources/fide.laws.chess-0.1.0.lawir.json");
+    let tests = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fide.laws.chess.tests.jsonl");
+    // `false` stands in for cargo: the package verifies, its crate is written, the build fails.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["test", package, tests])
+        .env("CLIR_CACHE_DIR", tmp.path().join("cache"))
+        .env("CARGO", "false")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("clir test:") && err.contains("cargo build failed"), "{err}");
+    // A name that is neither compiled in nor a file.
+    let (code, _, err) = clir(&["test", "no/such/package.lawir.json", tests], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot read"), "{err}");
+}

@@ -1,16 +1,16 @@
 //! `clir test PACKAGE TESTS.jsonl`: a law test file (`clir::lawtest`) against a compiled-in
-//! package; one report line a test, a summary on stderr, exit 1 when a test fails.
+//! package, or against a package file compiled as `clir run` compiles it; one report line a
+//! test, a summary on stderr, exit 1 when a test fails.
 
 use super::{note, CANNOT_RUN};
 use clap::Args;
-use clir::outfile::Output;
-use std::io::BufReader;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// Options of `clir test`.
 #[derive(Args, Debug)]
 pub struct TestArgs {
-    /// The compiled-in package (a name of law.toml).
+    /// A compiled-in package (a name of law.toml), or a package file (`.lawir.json`).
     #[arg(value_name = "PACKAGE")]
     pub package: String,
     /// The tests, one JSON object a line (`-`: stdin).
@@ -23,46 +23,29 @@ pub struct TestArgs {
 
 /// Runs the tests; returns the exit status: 0 every test passed, 1 one failed, 2 cannot run.
 pub fn run(args: &TestArgs) -> u8 {
-    let pkg = match super::run::compiled_package(&args.package) {
-        Ok(pkg) => pkg,
-        Err(msg) => {
-            note("test", msg);
-            return CANNOT_RUN;
-        }
-    };
-    let input: Box<dyn std::io::BufRead> = match clir::command::file_flag(&Some(args.tests.clone())) {
-        Some(p) => match std::fs::File::open(&p) {
-            Ok(f) => Box::new(BufReader::new(f)),
-            Err(e) => {
-                note("test", format_args!("cannot read {}: {e}", p.display()));
-                return CANNOT_RUN;
-            }
-        },
-        None => Box::new(std::io::stdin().lock()),
-    };
-    let output_path = clir::command::file_flag(&args.output);
-    let mut output = match Output::open(output_path.as_deref()) {
-        Ok(o) => o,
-        Err(e) => {
-            note("test", format_args!("cannot write {}: {e}", output_path.unwrap_or_default().display()));
-            return CANNOT_RUN;
-        }
-    };
-    let summary = match clir::lawtest::run(pkg, input, &mut output) {
-        Ok(s) => s,
-        Err(e) => {
-            note("test", e);
-            return CANNOT_RUN;
-        }
-    };
-    let name = output.name();
-    if let Err(e) = output.finish() {
-        note("test", format_args!("cannot write {name}: {e}"));
+    if let Ok(pkg) = super::run::compiled_package(&args.package) {
+        return clir::command::test(pkg, &args.tests, args.output.as_deref());
+    }
+    let file = Path::new(&args.package);
+    if !args.package.ends_with(".json") && !file.is_file() {
+        let msg = super::run::compiled_package(&args.package).err().unwrap_or_default();
+        note("test", format_args!("{msg}, and no package file of that name"));
         return CANNOT_RUN;
     }
-    note(
-        "test",
-        format_args!("{} tests, {} passed, {} failed", summary.tests, summary.tests - summary.failed, summary.failed),
-    );
-    u8::from(summary.failed > 0)
+    let built = match super::run::build(file, "test") {
+        Ok(b) => b,
+        Err(code) => return code,
+    };
+    let mut child = Command::new(&built.binary);
+    child.arg("--test").arg(&args.tests);
+    if let Some(out) = &args.output {
+        child.arg("--output").arg(out);
+    }
+    match child.status() {
+        Ok(s) => super::run::child_status("test", &built.binary, s),
+        Err(e) => {
+            note("test", format_args!("cannot run {}: {e}", built.binary.display()));
+            CANNOT_RUN
+        }
+    }
 }
