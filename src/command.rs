@@ -53,6 +53,9 @@ pub const CANNOT_RUN: u8 = 2;
 
 /// Rules the cases of `args` with `pkg`; returns the exit status of CONTRACT.md.
 pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
+    if let Err(why) = pkg.schema().check_grants(&args.grants) {
+        return cannot_run(why);
+    }
     let opts = RunOptions {
         options: Options { grants: args.grants.clone(), explain: args.explain },
         threads: args.threads,

@@ -87,6 +87,9 @@ fn test_line(pkg: &dyn Package, cat: &Catalog, no: usize, line: &str) -> Result<
         }
         Some(_) => return fail("`grants` is a list of capabilities (`judgment:AUTHORITY`)".into()),
     };
+    if let Err(why) = pkg.schema().check_grants(&grants) {
+        return fail(why);
+    }
     let decided_by = match expect.get("decided_by") {
         None => Map::new(),
         Some(Value::Object(d)) if d.values().all(Value::is_string) => d.clone(),
@@ -176,7 +179,7 @@ fn canonical(cat: &Catalog, text: &str) -> Result<String, String> {
         .relations
         .iter()
         .find(|r| r.name == name)
-        .ok_or_else(|| format!("unknown relation `{name}` in `{text}`"))?;
+        .ok_or_else(|| format!("unknown relation `{name}` in `{text}`{}", cat.did_you_mean(name)))?;
     let mut args = Vec::new();
     let mut rest = inner.trim_start();
     while !rest.is_empty() {

@@ -23,6 +23,7 @@ pub mod runner;
 pub mod schema;
 #[cfg(feature = "stream")]
 pub mod stream;
+pub mod suggest;
 pub mod value;
 pub mod why_not;
 

@@ -212,6 +212,34 @@ pub struct Schema {
 }
 
 impl Schema {
+    /// The capabilities the package's judgment relations are reserved to (`judgment:X`), each
+    /// once, in declaration order.
+    pub fn capabilities(&self) -> Vec<&'static str> {
+        let mut caps: Vec<&'static str> = Vec::new();
+        for cap in self.relations.iter().filter_map(|r| r.capability) {
+            if !caps.contains(&cap) {
+                caps.push(cap);
+            }
+        }
+        caps
+    }
+
+    /// `Err` naming the first of `grants` that is none of the package's capabilities, with the
+    /// closest one and the list: a misspelt `--grant` is refused before any case is ruled,
+    /// rather than making every judgment line an error line.
+    pub fn check_grants(&self, grants: &[String]) -> Result<(), String> {
+        let caps = self.capabilities();
+        match grants.iter().find(|g| !caps.contains(&g.as_str())) {
+            None => Ok(()),
+            Some(g) => Err(format!(
+                "unknown capability `{g}`{}: package {} reserves its judgments to {}",
+                crate::suggest::did_you_mean(g, caps.iter().copied()),
+                self.package,
+                if caps.is_empty() { "no capability".to_string() } else { caps.join(", ") }
+            )),
+        }
+    }
+
     /// Index of the relation called `name`.
     pub fn relation(&self, name: &str) -> Option<usize> {
         self.relations.iter().position(|r| r.name == name)

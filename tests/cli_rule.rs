@@ -221,3 +221,36 @@ fn entity_names_that_could_be_misread_are_quoted_in_written_literals() {
         line["explanations"].as_object().unwrap().keys().filter(|k| k.starts_with("game_lost_by")).collect();
     assert_eq!(keys, ["game_lost_by(\"g,a\",b)", "game_lost_by(g,\"a,b\")"]);
 }
+
+#[test]
+fn a_misspelt_grant_relation_or_package_gets_the_name_it_was_meant_to_be() {
+    // An unknown capability is refused before any case is ruled (it would make every judgment
+    // line an error line), naming the closest and every capability of the package.
+    let (code, out, err) = clir(
+        &["rule", "--package", "fide.laws.chess", "--grant", "judgment:FideArbiter"],
+        "{\"case\":1,\"facts\":{}}\n",
+    );
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(out, "");
+    assert!(err.contains("unknown capability `judgment:FideArbiter` (did you mean `judgment:FIDEArbiter`?)"), "{err}");
+    assert!(err.contains("reserves its judgments to judgment:FIDEArbiter"), "{err}");
+    let (code, _, err) = clir(&["rule", "--package", "fide.laws.chess", "--grant", "root"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown capability `root`:"), "no suggestion for a name far from any: {err}");
+    // A relation of a case line, and of a why_not.
+    let input = concat!(
+        "{\"case\":\"a\",\"facts\":{\"stalemate_arisn\":[[\"g\"]]}}\n",
+        "{\"case\":\"b\",\"facts\":{},\"why_not\":[\"game_drawnn(g)\"]}\n",
+        "{\"case\":\"c\",\"facts\":{\"zzz\":[[\"g\"]]}}\n",
+    );
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess"], input);
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["error"], "line 1: unknown relation `stalemate_arisn` (did you mean `stalemate_arisen`?)");
+    assert!(lines[1]["error"].as_str().unwrap().contains("(did you mean `game_drawn`?)"), "{out}");
+    assert_eq!(lines[2]["error"], "line 3: unknown relation `zzz`");
+    // A package.
+    let (code, _, err) = clir(&["rule", "--package", "fide.law.chess"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("package `fide.law.chess` is not compiled in (did you mean `fide.laws.chess`?)"), "{err}");
+}

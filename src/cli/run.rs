@@ -46,7 +46,8 @@ pub fn compiled_package(name: &str) -> Result<&'static dyn clir::Package, String
         Some((_, pkg)) => Ok(*pkg),
         None => {
             let names: Vec<&str> = packages.iter().map(|(n, _)| *n).collect();
-            Err(format!("package `{name}` is not compiled in (compiled in: {})", names.join(", ")))
+            let hint = clir::suggest::did_you_mean(name, names.iter().copied());
+            Err(format!("package `{name}` is not compiled in{hint} (compiled in: {})", names.join(", ")))
         }
     }
 }

@@ -86,6 +86,12 @@ impl Catalog {
         Catalog { schema, relations, constants, keys }
     }
 
+    /// ` (did you mean `X`?)` for a relation name the package does not declare, when one of its
+    /// relations is close.
+    pub fn did_you_mean(&self, name: &str) -> String {
+        crate::suggest::did_you_mean(name, self.schema.relations.iter().map(|r| r.name))
+    }
+
     /// The schema indexed.
     pub fn schema(&self) -> &'static Schema {
         self.schema
@@ -462,7 +468,7 @@ fn add_case<'a>(
             None => (false, &**key),
         };
         let Some(&rel) = cat.relations.get(name) else {
-            return Err(format!("unknown relation `{name}`"));
+            return Err(format!("unknown relation `{name}`{}", cat.did_you_mean(name)));
         };
         let info = &cat.schema.relations[rel];
         match info.kind {
@@ -611,7 +617,10 @@ fn parse_asked(cat: &Catalog, text: &str) -> Result<(usize, bool, Vec<AskedArg>)
         }
         _ => (t, None),
     };
-    let &rel = cat.relations.get(name).ok_or_else(|| format!("why_not: unknown relation `{name}` in `{text}`"))?;
+    let &rel = cat
+        .relations
+        .get(name)
+        .ok_or_else(|| format!("why_not: unknown relation `{name}` in `{text}`{}", cat.did_you_mean(name)))?;
     let info = &cat.schema.relations[rel];
     let mut words: Vec<String> = Vec::new();
     let mut raw: Vec<bool> = Vec::new();
