@@ -254,3 +254,11 @@ fn a_misspelt_grant_relation_or_package_gets_the_name_it_was_meant_to_be() {
     assert_eq!(code, 2);
     assert!(err.contains("package `fide.law.chess` is not compiled in (did you mean `fide.laws.chess`?)"), "{err}");
 }
+
+#[test]
+fn an_error_line_names_one_line_and_places_the_json_error_by_column() {
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess"], "\n{\"case\":\"x\"}\n");
+    assert_eq!(code, 1);
+    let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(line["error"], "line 2: missing key `facts` (column 12)");
+}

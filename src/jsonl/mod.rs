@@ -693,8 +693,19 @@ fn read_line<'a>(line: &'a str, read: &mut Read<'a>) -> Result<(), (Cow<'a, str>
                 case: Option<&'a RawValue>,
             }
             let case = serde_json::from_str::<Recover>(line).ok().and_then(|r| r.case);
-            Err((case.map_or(Cow::Borrowed("null"), |c| compact_json(c.get())), e.to_string()))
+            Err((case.map_or(Cow::Borrowed("null"), |c| compact_json(c.get())), json_error(&e)))
         }
+    }
+}
+
+/// A JSON error of a case line, placed by its column only: the error line already says which
+/// line (serde_json would add " at line 1 column 12").
+fn json_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let place = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&place) {
+        Some(message) if e.line() > 0 => format!("{message} (column {})", e.column()),
+        _ => text,
     }
 }
 
