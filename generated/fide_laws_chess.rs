@@ -1152,7 +1152,7 @@ impl Case<'_> {
         self.batch.add(REL_ARBITER_OF, false, (self.case, game, arb));
         self
     }
-    ///Adds the fact `~arbiter_of(game: Game, arb: Arbiter)`: the arbiter is appointed for the game.
+    ///Adds the explicit negative `~arbiter_of(game: Game, arb: Arbiter)`: not "the arbiter is appointed for the game".
     pub fn not_arbiter_of(&mut self, game: Game, arb: Arbiter) -> &mut Self {
         self.batch.add(REL_ARBITER_OF, true, (self.case, game, arb));
         self
@@ -1167,7 +1167,7 @@ impl Case<'_> {
             .add(REL_ATTEMPTED_TRANSITION, false, (self.case, instance, transition));
         self
     }
-    ///Adds the fact `~attempted_transition(instance: Game, transition: GamePlayTransition)`.
+    ///Adds the explicit negative `~attempted_transition(instance: Game, transition: GamePlayTransition)`: it is not so.
     pub fn not_attempted_transition(
         &mut self,
         instance: Game,
@@ -1182,7 +1182,7 @@ impl Case<'_> {
         self.batch.add(REL_BOTH_PLAYERS_HAVE_MOVED, false, (self.case, game));
         self
     }
-    ///Adds the fact `~both_players_have_moved(game: Game)`: both players have made at least one move.
+    ///Adds the explicit negative `~both_players_have_moved(game: Game)`: not "both players have made at least one move".
     pub fn not_both_players_have_moved(&mut self, game: Game) -> &mut Self {
         self.batch.add(REL_BOTH_PLAYERS_HAVE_MOVED, true, (self.case, game));
         self
@@ -1197,7 +1197,7 @@ impl Case<'_> {
             .add(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (self.case, game, pawn));
         self
     }
-    ///Adds the fact `~capturing_pawn_on_adjacent_file(game: Game, pawn: Piece)`: the pawn occupies a square on the same rank and an adjacent file to the pawn that has just advanced two squares.
+    ///Adds the explicit negative `~capturing_pawn_on_adjacent_file(game: Game, pawn: Piece)`: not "the pawn occupies a square on the same rank and an adjacent file to the pawn that has just advanced two squares".
     pub fn not_capturing_pawn_on_adjacent_file(
         &mut self,
         game: Game,
@@ -1216,7 +1216,7 @@ impl Case<'_> {
         self.batch.add(REL_CASE_NOT_PRECISELY_REGULATED, false, (self.case, situation));
         self
     }
-    ///Adds the fact `~case_not_precisely_regulated(situation: Situation)`: the case is not precisely regulated by an Article of the Laws.
+    ///Adds the explicit negative `~case_not_precisely_regulated(situation: Situation)`: not "the case is not precisely regulated by an Article of the Laws".
     pub fn not_case_not_precisely_regulated(
         &mut self,
         _grant: &JudgmentFideArbiterGrant,
@@ -1230,7 +1230,7 @@ impl Case<'_> {
         self.batch.add(REL_CASTLING_PATH_ATTACKED, false, (self.case, side));
         self
     }
-    ///Adds the fact `~castling_path_attacked(side: CastlingSide)`: the king's square, the square it must cross, or the square it is to occupy is attacked.
+    ///Adds the explicit negative `~castling_path_attacked(side: CastlingSide)`: not "the king's square, the square it must cross, or the square it is to occupy is attacked".
     pub fn not_castling_path_attacked(&mut self, side: CastlingSide) -> &mut Self {
         self.batch.add(REL_CASTLING_PATH_ATTACKED, true, (self.case, side));
         self
@@ -1240,7 +1240,7 @@ impl Case<'_> {
         self.batch.add(REL_CASTLING_PATH_BLOCKED, false, (self.case, side));
         self
     }
-    ///Adds the fact `~castling_path_blocked(side: CastlingSide)`: there is a piece between the king and the rook with which castling is to be effected.
+    ///Adds the explicit negative `~castling_path_blocked(side: CastlingSide)`: not "there is a piece between the king and the rook with which castling is to be effected".
     pub fn not_castling_path_blocked(&mut self, side: CastlingSide) -> &mut Self {
         self.batch.add(REL_CASTLING_PATH_BLOCKED, true, (self.case, side));
         self
@@ -1256,7 +1256,7 @@ impl Case<'_> {
         self.batch.add(REL_CASTLING_SIDE_OF, false, (self.case, game, who, side, rook));
         self
     }
-    ///Adds the fact `~castling_side_of(game: Game, who: Player, side: CastlingSide, rook: Piece)`: the player is considering castling with that rook on that side.
+    ///Adds the explicit negative `~castling_side_of(game: Game, who: Player, side: CastlingSide, rook: Piece)`: not "the player is considering castling with that rook on that side".
     pub fn not_castling_side_of(
         &mut self,
         game: Game,
@@ -1272,7 +1272,7 @@ impl Case<'_> {
         self.batch.add(REL_CHECKED_CASTLING_SIDE, false, (self.case, side));
         self
     }
-    ///Adds the fact `~checked_castling_side(side: CastlingSide)`: the castling side is in the closed domain of path facts.
+    ///Adds the explicit negative `~checked_castling_side(side: CastlingSide)`: not "the castling side is in the closed domain of path facts".
     pub fn not_checked_castling_side(&mut self, side: CastlingSide) -> &mut Self {
         self.batch.add(REL_CHECKED_CASTLING_SIDE, true, (self.case, side));
         self
@@ -1282,7 +1282,7 @@ impl Case<'_> {
         self.batch.add(REL_CHECKED_GAME, false, (self.case, game));
         self
     }
-    ///Adds the fact `~checked_game(game: Game)`: the game is in the closed domain of protocol facts.
+    ///Adds the explicit negative `~checked_game(game: Game)`: not "the game is in the closed domain of protocol facts".
     pub fn not_checked_game(&mut self, game: Game) -> &mut Self {
         self.batch.add(REL_CHECKED_GAME, true, (self.case, game));
         self
@@ -1292,7 +1292,7 @@ impl Case<'_> {
         self.batch.add(REL_CHECKED_PIECE, false, (self.case, piece));
         self
     }
-    ///Adds the fact `~checked_piece(piece: Piece)`: the piece is in the closed domain of move history.
+    ///Adds the explicit negative `~checked_piece(piece: Piece)`: not "the piece is in the closed domain of move history".
     pub fn not_checked_piece(&mut self, piece: Piece) -> &mut Self {
         self.batch.add(REL_CHECKED_PIECE, true, (self.case, piece));
         self
@@ -1302,7 +1302,7 @@ impl Case<'_> {
         self.batch.add(REL_CHECKED_PLAYER, false, (self.case, who));
         self
     }
-    ///Adds the fact `~checked_player(who: Player)`: the player is in the closed domain of mate-possibility facts.
+    ///Adds the explicit negative `~checked_player(who: Player)`: not "the player is in the closed domain of mate-possibility facts".
     pub fn not_checked_player(&mut self, who: Player) -> &mut Self {
         self.batch.add(REL_CHECKED_PLAYER, true, (self.case, who));
         self
@@ -1312,7 +1312,7 @@ impl Case<'_> {
         self.batch.add(REL_CHECKMATE_DELIVERED, false, (self.case, game, who));
         self
     }
-    ///Adds the fact `~checkmate_delivered(game: Game, who: Player)`: the player has checkmated the opponent's king.
+    ///Adds the explicit negative `~checkmate_delivered(game: Game, who: Player)`: not "the player has checkmated the opponent's king".
     pub fn not_checkmate_delivered(&mut self, game: Game, who: Player) -> &mut Self {
         self.batch.add(REL_CHECKMATE_DELIVERED, true, (self.case, game, who));
         self
@@ -1322,7 +1322,7 @@ impl Case<'_> {
         self.batch.add(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (self.case, who, n));
         self
     }
-    ///Adds the fact `~completed_illegal_move_count(who: Player, n: Integer)`: number of completed illegal moves by the player.
+    ///Adds the explicit negative `~completed_illegal_move_count(who: Player, n: Integer)`: not "number of completed illegal moves by the player".
     pub fn not_completed_illegal_move_count(
         &mut self,
         who: Player,
@@ -1336,7 +1336,7 @@ impl Case<'_> {
         self.batch.add(REL_DEAD_POSITION_ARISEN, false, (self.case, game));
         self
     }
-    ///Adds the fact `~dead_position_arisen(game: Game)`: a position has arisen in which neither player can checkmate the opponent's king with any series of legal moves.
+    ///Adds the explicit negative `~dead_position_arisen(game: Game)`: not "a position has arisen in which neither player can checkmate the opponent's king with any series of legal moves".
     pub fn not_dead_position_arisen(&mut self, game: Game) -> &mut Self {
         self.batch.add(REL_DEAD_POSITION_ARISEN, true, (self.case, game));
         self
@@ -1346,7 +1346,7 @@ impl Case<'_> {
         self.batch.add(REL_DRAW_AGREED, false, (self.case, game));
         self
     }
-    ///Adds the fact `~draw_agreed(game: Game)`: the two players have agreed a draw during the game.
+    ///Adds the explicit negative `~draw_agreed(game: Game)`: not "the two players have agreed a draw during the game".
     pub fn not_draw_agreed(&mut self, game: Game) -> &mut Self {
         self.batch.add(REL_DRAW_AGREED, true, (self.case, game));
         self
@@ -1356,7 +1356,7 @@ impl Case<'_> {
         self.batch.add(REL_DRAW_CLAIMED, false, (self.case, who));
         self
     }
-    ///Adds the fact `~draw_claimed(who: Player)`: the player has claimed a draw.
+    ///Adds the explicit negative `~draw_claimed(who: Player)`: not "the player has claimed a draw".
     pub fn not_draw_claimed(&mut self, who: Player) -> &mut Self {
         self.batch.add(REL_DRAW_CLAIMED, true, (self.case, who));
         self
@@ -1366,7 +1366,7 @@ impl Case<'_> {
         self.batch.add(REL_EN_PASSANT_RIGHT_OPEN, false, (self.case, game));
         self
     }
-    ///Adds the fact `~en_passant_right_open(game: Game)`: an en passant capture is available on this move.
+    ///Adds the explicit negative `~en_passant_right_open(game: Game)`: not "an en passant capture is available on this move".
     pub fn not_en_passant_right_open(&mut self, game: Game) -> &mut Self {
         self.batch.add(REL_EN_PASSANT_RIGHT_OPEN, true, (self.case, game));
         self
@@ -1376,7 +1376,7 @@ impl Case<'_> {
         self.batch.add(REL_KING_CANNOT_BE_CHECKMATED, false, (self.case, who));
         self
     }
-    ///Adds the fact `~king_cannot_be_checkmated(who: Player)`: the opponent cannot checkmate this player's king by any possible series of legal moves.
+    ///Adds the explicit negative `~king_cannot_be_checkmated(who: Player)`: not "the opponent cannot checkmate this player's king by any possible series of legal moves".
     pub fn not_king_cannot_be_checkmated(&mut self, who: Player) -> &mut Self {
         self.batch.add(REL_KING_CANNOT_BE_CHECKMATED, true, (self.case, who));
         self
@@ -1386,7 +1386,7 @@ impl Case<'_> {
         self.batch.add(REL_KING_OF, false, (self.case, who, king));
         self
     }
-    ///Adds the fact `~king_of(who: Player, king: Piece)`: the piece is that player's king.
+    ///Adds the explicit negative `~king_of(who: Player, king: Piece)`: not "the piece is that player's king".
     pub fn not_king_of(&mut self, who: Player, king: Piece) -> &mut Self {
         self.batch.add(REL_KING_OF, true, (self.case, who, king));
         self
@@ -1396,7 +1396,7 @@ impl Case<'_> {
         self.batch.add(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (self.case, game));
         self
     }
-    ///Adds the fact `~move_meets_articles_3_1_to_3_9(game: Game)`: the attempted move meets the relevant requirements of Articles 3.1 to 3.9.
+    ///Adds the explicit negative `~move_meets_articles_3_1_to_3_9(game: Game)`: not "the attempted move meets the relevant requirements of Articles 3.1 to 3.9".
     pub fn not_move_meets_articles_3_1_to_3_9(&mut self, game: Game) -> &mut Self {
         self.batch.add(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (self.case, game));
         self
@@ -1411,7 +1411,7 @@ impl Case<'_> {
             .add(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (self.case, game, n));
         self
     }
-    ///Adds the fact `~moves_by_each_without_pawn_or_capture(game: Game, n: Integer)`: this many moves by each player have been made without the movement of any pawn and without any capture.
+    ///Adds the explicit negative `~moves_by_each_without_pawn_or_capture(game: Game, n: Integer)`: not "this many moves by each player have been made without the movement of any pawn and without any capture".
     pub fn not_moves_by_each_without_pawn_or_capture(
         &mut self,
         game: Game,
@@ -1426,7 +1426,7 @@ impl Case<'_> {
         self.batch.add(REL_OWN_PIECE_OF, false, (self.case, who, piece));
         self
     }
-    ///Adds the fact `~own_piece_of(who: Player, piece: Piece)`: the piece belongs to the player.
+    ///Adds the explicit negative `~own_piece_of(who: Player, piece: Piece)`: not "the piece belongs to the player".
     pub fn not_own_piece_of(&mut self, who: Player, piece: Piece) -> &mut Self {
         self.batch.add(REL_OWN_PIECE_OF, true, (self.case, who, piece));
         self
@@ -1436,7 +1436,7 @@ impl Case<'_> {
         self.batch.add(REL_PIECE_CAN_BE_MOVED, false, (self.case, piece));
         self
     }
-    ///Adds the fact `~piece_can_be_moved(piece: Piece)`: the piece can be moved.
+    ///Adds the explicit negative `~piece_can_be_moved(piece: Piece)`: not "the piece can be moved".
     pub fn not_piece_can_be_moved(&mut self, piece: Piece) -> &mut Self {
         self.batch.add(REL_PIECE_CAN_BE_MOVED, true, (self.case, piece));
         self
@@ -1446,7 +1446,7 @@ impl Case<'_> {
         self.batch.add(REL_PIECE_HAS_MOVED, false, (self.case, piece));
         self
     }
-    ///Adds the fact `~piece_has_moved(piece: Piece)`: the piece has already moved.
+    ///Adds the explicit negative `~piece_has_moved(piece: Piece)`: not "the piece has already moved".
     pub fn not_piece_has_moved(&mut self, piece: Piece) -> &mut Self {
         self.batch.add(REL_PIECE_HAS_MOVED, true, (self.case, piece));
         self
@@ -1461,7 +1461,7 @@ impl Case<'_> {
         self.batch.add(REL_PIECE_TOUCHED_INTENTIONALLY, false, (self.case, who, piece));
         self
     }
-    ///Adds the fact `~piece_touched_intentionally(who: Player, piece: Piece)`: the player having the move touched the piece with the intention of moving or capturing.
+    ///Adds the explicit negative `~piece_touched_intentionally(who: Player, piece: Piece)`: not "the player having the move touched the piece with the intention of moving or capturing".
     pub fn not_piece_touched_intentionally(
         &mut self,
         _grant: &JudgmentFideArbiterGrant,
@@ -1476,7 +1476,7 @@ impl Case<'_> {
         self.batch.add(REL_PLAY_STARTED, false, (self.case, game));
         self
     }
-    ///Adds the fact `~play_started(game: Game)`: the game has been started.
+    ///Adds the explicit negative `~play_started(game: Game)`: not "the game has been started".
     pub fn not_play_started(&mut self, game: Game) -> &mut Self {
         self.batch.add(REL_PLAY_STARTED, true, (self.case, game));
         self
@@ -1486,7 +1486,7 @@ impl Case<'_> {
         self.batch.add(REL_PLAYER_HAS_THE_MOVE, false, (self.case, game, who));
         self
     }
-    ///Adds the fact `~player_has_the_move(game: Game, who: Player)`: the player has the move.
+    ///Adds the explicit negative `~player_has_the_move(game: Game, who: Player)`: not "the player has the move".
     pub fn not_player_has_the_move(&mut self, game: Game, who: Player) -> &mut Self {
         self.batch.add(REL_PLAYER_HAS_THE_MOVE, true, (self.case, game, who));
         self
@@ -1496,7 +1496,7 @@ impl Case<'_> {
         self.batch.add(REL_PLAYER_OF, false, (self.case, game, who));
         self
     }
-    ///Adds the fact `~player_of(game: Game, who: Player)`: the player takes part in the game.
+    ///Adds the explicit negative `~player_of(game: Game, who: Player)`: not "the player takes part in the game".
     pub fn not_player_of(&mut self, game: Game, who: Player) -> &mut Self {
         self.batch.add(REL_PLAYER_OF, true, (self.case, game, who));
         self
@@ -1506,7 +1506,7 @@ impl Case<'_> {
         self.batch.add(REL_PLAYER_RESIGNED, false, (self.case, who));
         self
     }
-    ///Adds the fact `~player_resigned(who: Player)`: the player has declared that he/she resigns.
+    ///Adds the explicit negative `~player_resigned(who: Player)`: not "the player has declared that he/she resigns".
     pub fn not_player_resigned(&mut self, who: Player) -> &mut Self {
         self.batch.add(REL_PLAYER_RESIGNED, true, (self.case, who));
         self
@@ -1516,7 +1516,7 @@ impl Case<'_> {
         self.batch.add(REL_POSITION_OCCURRENCE_COUNT, false, (self.case, game, n));
         self
     }
-    ///Adds the fact `~position_occurrence_count(game: Game, n: Integer)`: the same position has appeared this many times.
+    ///Adds the explicit negative `~position_occurrence_count(game: Game, n: Integer)`: not "the same position has appeared this many times".
     pub fn not_position_occurrence_count(&mut self, game: Game, n: i64) -> &mut Self {
         self.batch.add(REL_POSITION_OCCURRENCE_COUNT, true, (self.case, game, n));
         self
@@ -1526,7 +1526,7 @@ impl Case<'_> {
         self.batch.add(REL_PROCEDURE_INSTANCE, false, (self.case, instance));
         self
     }
-    ///Adds the fact `~procedure_instance(instance: Game)`.
+    ///Adds the explicit negative `~procedure_instance(instance: Game)`: it is not so.
     pub fn not_procedure_instance(&mut self, instance: Game) -> &mut Self {
         self.batch.add(REL_PROCEDURE_INSTANCE, true, (self.case, instance));
         self
@@ -1536,7 +1536,7 @@ impl Case<'_> {
         self.batch.add(REL_ROOK_OF, false, (self.case, who, rook));
         self
     }
-    ///Adds the fact `~rook_of(who: Player, rook: Piece)`: the piece is that player's rook.
+    ///Adds the explicit negative `~rook_of(who: Player, rook: Piece)`: not "the piece is that player's rook".
     pub fn not_rook_of(&mut self, who: Player, rook: Piece) -> &mut Self {
         self.batch.add(REL_ROOK_OF, true, (self.case, who, rook));
         self
@@ -1546,7 +1546,7 @@ impl Case<'_> {
         self.batch.add(REL_STALEMATE_ARISEN, false, (self.case, game));
         self
     }
-    ///Adds the fact `~stalemate_arisen(game: Game)`: the player to move has no legal move and his/her king is not in check.
+    ///Adds the explicit negative `~stalemate_arisen(game: Game)`: not "the player to move has no legal move and his/her king is not in check".
     pub fn not_stalemate_arisen(&mut self, game: Game) -> &mut Self {
         self.batch.add(REL_STALEMATE_ARISEN, true, (self.case, game));
         self

@@ -51,13 +51,14 @@ impl Emitter<'_> {
             let ix = self.rel_const(ri);
             for neg in [false, true] {
                 let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.names.methods[ri]);
-                let doc = comment_text(&format!(
-                    "Adds the fact `{}{}({})`{}.",
-                    if neg { "~" } else { "" },
-                    r.name,
-                    r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect::<Vec<_>>().join(", "),
-                    if r.label.is_empty() { String::new() } else { format!(": {}", r.label) }
-                ));
+                let sig =
+                    r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect::<Vec<_>>().join(", ");
+                let doc = comment_text(&match (neg, r.label.is_empty()) {
+                    (false, true) => format!("Adds the fact `{}({sig})`.", r.name),
+                    (false, false) => format!("Adds the fact `{}({sig})`: {}.", r.name, r.label),
+                    (true, true) => format!("Adds the explicit negative `~{}({sig})`: it is not so.", r.name),
+                    (true, false) => format!("Adds the explicit negative `~{}({sig})`: not \"{}\".", r.name, r.label),
+                });
                 let grant_arg = grant.as_ref().map(|g| quote!(_grant: &#g,));
                 methods.extend(quote! {
                     #[doc = #doc]
