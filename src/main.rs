@@ -20,6 +20,13 @@ struct Cli {
     command: Command,
 }
 
+/// The format of a case line, shown by `clir rule --help` and `clir run --help`.
+const CASE_LINE: &str = "A case is one JSON object a line:\n  \
+    {\"case\":\"g1\",\"facts\":{\"player_of\":[[\"g1\",\"w\"]],\"~king_cannot_be_checkmated\":[[\"w\"]]},\"why_not\":[\"game_drawn(g1)\"]}\n\
+    `facts` maps a relation to its tuples (`~name`: explicit negatives); entities are strings, Integers are \
+    numbers, constants are written by name; `why_not` (optional) asks why literals are not concluded. Each \
+    line gets one ruling line, in input order. `clir schema PACKAGE` lists a package's relations and types.";
+
 /// The subcommands.
 #[derive(Subcommand)]
 enum Command {
@@ -37,9 +44,14 @@ enum Command {
     /// rule with its id, strength, label and articles, its priorities and closures.
     Show(cli::show::ShowArgs),
     /// Batch rulings (JSON Lines in and out) with a compiled-in package.
+    #[command(after_help = CASE_LINE)]
     Rule(cli::run::RuleCmd),
     /// Compile any package to native code (cached by seal), then rule with it.
+    #[command(after_help = CASE_LINE)]
     Run(cli::run::RunCmd),
+    /// What a compiled-in package's cases may say: its relations (kind, arguments, types, the
+    /// grant a judgment needs), its constants and a case line; --json for the service's JSON.
+    Schema(cli::schema::SchemaArgs),
     /// Run a law test file against a compiled-in package: each line a case and the literals its
     /// ruling must (not) conclude; one report line a test, exit 1 when one fails.
     Test(cli::test::TestArgs),
@@ -67,6 +79,7 @@ fn main() -> ExitCode {
         Command::Rule(args) => cli::run::rule(&args),
         Command::Run(args) => cli::run::run(&args),
         Command::Test(args) => cli::test::run(&args),
+        Command::Schema(args) => cli::schema::run(&args),
         Command::Diff(args) => cli::diff::run(&args),
         Command::New(args) => cli::new::run(&args),
         Command::Serve(args) => cli::serve::run(&args),

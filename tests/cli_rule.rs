@@ -262,3 +262,31 @@ fn an_error_line_names_one_line_and_places_the_json_error_by_column() {
     let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(line["error"], "line 2: missing key `facts` (column 12)");
 }
+
+#[test]
+fn schema_lists_what_a_case_may_say_and_rule_help_shows_a_case_line() {
+    let (code, out, err) = clir(&["schema", "fide.laws.chess"], "");
+    assert_eq!(code, 0, "{err}");
+    let row = out.lines().find(|l| l.starts_with("player_of ")).unwrap_or_else(|| panic!("{out}"));
+    assert!(row.contains("empirical") && row.ends_with("game: Game, who: Player"), "{row}");
+    let judgment = out.lines().find(|l| l.starts_with("piece_touched_intentionally ")).unwrap();
+    assert!(judgment.contains("judgment") && judgment.contains("--grant judgment:FIDEArbiter"), "{judgment}");
+    assert!(out.contains("  GamePlayTransition: ") && out.contains("StartPlay"), "{out}");
+    // The example case line is one the package rules.
+    let example = out.lines().find_map(|l| l.split_once("explicit negative): ")).unwrap().1;
+    let (code, ruled, _) = clir(&["rule", "--package", "fide.laws.chess"], &format!("{example}\n"));
+    assert_eq!(code, 0, "{ruled}");
+    // --json: the service's schema, every relation with its kind and typed parameters.
+    let (code, out, _) = clir(&["schema", "fide.laws.chess", "--json"], "");
+    assert_eq!(code, 0);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["name"], "fide.laws.chess");
+    let player_of = json["relations"].as_array().unwrap().iter().find(|r| r["name"] == "player_of").unwrap();
+    assert_eq!(player_of["params"][1], serde_json::json!({"name": "who", "type": "Player", "integer": false}));
+    let (code, _, err) = clir(&["schema", "fide.law.chess"], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean `fide.laws.chess`"), "{err}");
+    let (code, help, _) = clir(&["rule", "--help"], "");
+    assert_eq!(code, 0);
+    assert!(help.contains("A case is one JSON object a line") && help.contains("clir schema PACKAGE"), "{help}");
+}

@@ -9,6 +9,7 @@ pub mod meaning;
 pub mod new;
 pub mod run;
 pub mod runtime;
+pub mod schema;
 pub mod serve;
 pub mod show;
 pub mod stream;

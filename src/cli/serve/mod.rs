@@ -28,7 +28,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use clir::runner::{rule_stream, RunOptions};
-use clir::{Package, RelationKind};
+use clir::Package;
 use http_body::{Body as HttpBody, Frame, SizeHint};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -264,55 +264,9 @@ async fn schema(State(s): State<Arc<Shared>>, name: Result<Path<String>, PathRej
         Err(e) => return error(StatusCode::BAD_REQUEST, &e.body_text()),
     };
     match find(&s, &name) {
-        Some(p) => json_response(&schema_json(p)),
+        Some(p) => json_response(&crate::cli::schema::schema_json(p.name, p.pkg, Some(&p.semantic_hash))),
         None => not_served(&name),
     }
-}
-
-/// The package's relations, constants and rules, as the review page reads them.
-fn schema_json(p: &Served) -> Value {
-    let schema = p.pkg.schema();
-    let relations: Vec<Value> = schema
-        .relations
-        .iter()
-        .map(|r| {
-            let kind = match r.kind {
-                RelationKind::Empirical => "empirical",
-                RelationKind::Judgment => "judgment",
-                RelationKind::Institutional => "institutional",
-            };
-            let params: Vec<Value> =
-                r.params.iter().map(|q| json!({"name": q.name, "type": q.ty, "integer": q.integer})).collect();
-            json!({"name": r.name, "kind": kind, "params": params, "capability": r.capability})
-        })
-        .collect();
-    let constants: Vec<Value> = schema.constants.iter().map(|c| json!({"name": c.name, "type": c.ty})).collect();
-    let rules: Vec<Value> = schema
-        .rules
-        .iter()
-        .map(|r| {
-            let articles: Vec<Value> = r
-                .anchors
-                .iter()
-                .map(|&f| {
-                    let f = &schema.fragments[f as usize];
-                    json!({"locator": f.locator, "citation": clir::citation(r.label, f.text)})
-                })
-                .collect();
-            let head = schema.relations.get(r.head as usize).map_or("", |h| h.name);
-            let head = if r.negative { format!("~{head}") } else { head.to_string() };
-            json!({"id": r.id, "label": r.label, "strength": r.strength, "articles": articles, "head": head})
-        })
-        .collect();
-    json!({
-        "name": p.name,
-        "version": schema.version,
-        "seal": schema.seal,
-        "semanticHash": p.semantic_hash,
-        "relations": relations,
-        "constants": constants,
-        "rules": rules,
-    })
 }
 
 /// Cases per batch, as `clir rule` (so that line numbers and bytes are the same).
