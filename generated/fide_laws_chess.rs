@@ -1593,6 +1593,10 @@ impl Ruling {
     pub fn contradictions(&self) -> Vec<String> {
         ::clir::batch::case_contradictions(&SCHEMA, &self.output, &self.names, self.case)
     }
+    /// The name an entity (or String value) of this case was written with.
+    pub fn name_of(&self, entity: impl ::clir::Entity) -> &str {
+        self.names.name(entity.sym())
+    }
     /// Whether the literal of relation `rel` (a `REL_` constant), sign `negative`
     /// and arguments `args` (flat, as `clir::Row` gives them) is concluded, and if
     /// not why: every rule for it with the reason it did not conclude it.

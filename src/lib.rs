@@ -34,7 +34,7 @@ pub use schema::{
     citation, ClosureInfo, ConstantInfo, FragmentInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo,
     Schema,
 };
-pub use value::{CaseId, Column, Fact, Interner, Row, Str, Sym};
+pub use value::{CaseId, Column, Entity, Fact, Interner, Row, Str, Sym};
 pub use why_not::{Asked, Reason, ReasonKind, Shown, Status, Trace, WhyNot};
 
 /// A compiled package, as the batch and JSONL paths use it.

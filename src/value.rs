@@ -66,6 +66,19 @@ impl Interner {
     }
 }
 
+/// A value named by a string: an entity type of a package (a newtype of [`Sym`]), `Str`, or
+/// `Sym` itself; `Ruling::name_of` turns one back into its name.
+pub trait Entity: Copy {
+    /// Its interned name.
+    fn sym(self) -> Sym;
+}
+
+impl Entity for Sym {
+    fn sym(self) -> Sym {
+        self
+    }
+}
+
 /// A column type of a typed tuple: an entity newtype or `i64`, stored as `i64` in flat rows.
 pub trait Column: Copy + Ord + std::fmt::Debug {
     /// From the flat representation.
@@ -174,6 +187,11 @@ macro_rules! entity_type {
         $(#[$m])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub struct $name(pub $crate::Sym);
+        impl $crate::Entity for $name {
+            fn sym(self) -> $crate::Sym {
+                self.0
+            }
+        }
         impl $crate::Column for $name {
             fn from_flat(v: i64) -> Self {
                 $name($crate::Sym(v as u32))

@@ -1432,3 +1432,29 @@ fn every_rule_case_agrees_with_the_reference_evaluator() {
     }
     assert!(disagreements.is_empty(), "{} disagreement(s):\n{}", disagreements.len(), disagreements.join("\n"));
 }
+
+/// Every case of a batch read back through the typed API, with the names its entities were
+/// written with (`Ruling::name_of`).
+#[test]
+fn every_ruling_of_a_batch_reads_back_with_its_names() {
+    let mut cases = Cases::new();
+    let mut ids = Vec::new();
+    for i in 0..300 {
+        let mut case = cases.case();
+        let (g, w) = (case.game(&format!("game {i}")), case.player(&format!("white {i}")));
+        case.checkmate_delivered(g, w);
+        ids.push((case.id(), i));
+    }
+    let rulings = cases.evaluate();
+    assert_eq!(rulings.len(), 300);
+    for (id, i) in ids {
+        let ruling = rulings.case(id);
+        let won = ruling.game_won_by().concluded;
+        assert_eq!(won.len(), 1, "case {i}: one winner");
+        let (g, w) = won[0];
+        assert_eq!(
+            (ruling.name_of(g), ruling.name_of(w)),
+            (format!("game {i}").as_str(), format!("white {i}").as_str())
+        );
+    }
+}

@@ -87,7 +87,8 @@ const MODULE_TYPES: &[&str] = &[
 ];
 
 /// Methods of the typed API's `Case` and `Ruling` that no relation or entity type may take.
-const METHODS: &[&str] = &["id", "new", "case", "contradictions", "evaluate", "len", "is_empty", "batch", "why_not"];
+const METHODS: &[&str] =
+    &["id", "new", "case", "contradictions", "evaluate", "len", "is_empty", "batch", "why_not", "name_of"];
 
 /// The layers and temporaries the evaluation derives from a relation's identifier `c`.
 fn relation_derived(c: &str) -> Vec<String> {

@@ -216,6 +216,10 @@ impl Emitter<'_> {
                 pub fn contradictions(&self) -> Vec<String> {
                     ::clir::batch::case_contradictions(&SCHEMA, &self.output, &self.names, self.case)
                 }
+                /// The name an entity (or String value) of this case was written with.
+                pub fn name_of(&self, entity: impl ::clir::Entity) -> &str {
+                    self.names.name(entity.sym())
+                }
                 #why_not
                 #accessors
             }
