@@ -22,6 +22,9 @@ pub struct Batch {
     pub explain: bool,
     /// The literals cases ask why-not about, answered in [`Output::why_not`] in this order.
     pub why_not: Vec<crate::why_not::Asked>,
+    /// What reading the cases noted without rejecting them (a name that is none of the declared
+    /// constants of its column's type), per case, in reading order.
+    pub warnings: Vec<(CaseId, String)>,
 }
 
 impl Batch {
@@ -33,6 +36,7 @@ impl Batch {
             facts: vec![Vec::new(); schema.relations.len() * 2],
             explain: false,
             why_not: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 

@@ -23,6 +23,10 @@ pub struct RuleArgs {
     /// Attach to every concluded literal its derivation: rule, articles, premises, attacks.
     #[arg(long)]
     pub explain: bool,
+    /// Reject a case that names, where a type declares constants, a value that is none of them
+    /// (without it, the ruling line gets a `warnings` entry and the name is a new entity).
+    #[arg(long)]
+    pub strict_constants: bool,
     /// Worker threads, 1 to 512 [default: one per core].
     #[arg(long, value_name = "N", value_parser = in_range::<1, MAX_THREADS>)]
     pub threads: Option<usize>,
@@ -57,7 +61,11 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         return cannot_run(why);
     }
     let opts = RunOptions {
-        options: Options { grants: args.grants.clone(), explain: args.explain },
+        options: Options {
+            grants: args.grants.clone(),
+            explain: args.explain,
+            strict_constants: args.strict_constants,
+        },
         threads: args.threads,
         batch: args.batch,
         progress: true,

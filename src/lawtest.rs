@@ -95,7 +95,7 @@ fn test_line(pkg: &dyn Package, cat: &Catalog, no: usize, line: &str) -> Result<
         Some(Value::Object(d)) if d.values().all(Value::is_string) => d.clone(),
         Some(_) => return fail("`decided_by` maps a literal to a rule id".into()),
     };
-    let opts = Options { grants, explain: !decided_by.is_empty() };
+    let opts = Options { grants, explain: !decided_by.is_empty(), ..Default::default() };
     let case_line = Value::Object(obj).to_string();
     let (ruled, _) = rule_chunk(pkg, cat, &[(no, case_line)], &opts);
     let ruling: Value = ruled.first().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);

@@ -290,3 +290,25 @@ fn schema_lists_what_a_case_may_say_and_rule_help_shows_a_case_line() {
     assert_eq!(code, 0);
     assert!(help.contains("A case is one JSON object a line") && help.contains("clir schema PACKAGE"), "{help}");
 }
+
+#[test]
+fn a_misspelt_constant_is_a_warning_and_under_strict_constants_an_error() {
+    let case = "{\"case\":\"x\",\"facts\":{\"attempted_transition\":[[\"g\",\"startPlay\"],[\"h\",\"Foo\"],[\"i\",\"StartPlay\"]]}}\n";
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess"], case);
+    assert_eq!(code, 0, "a warning rejects nothing");
+    let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let warnings = line["warnings"].as_array().unwrap_or_else(|| panic!("{out}"));
+    // `Foo` is too far from every GamePlayTransition to be one misspelt: an entity of the type.
+    assert_eq!(warnings.len(), 1, "{out}");
+    let w = warnings[0].as_str().unwrap();
+    assert!(w.contains("`startPlay` is not a declared GamePlayTransition (did you mean `StartPlay`?)"), "{w}");
+    assert!(w.ends_with("it was read as a new GamePlayTransition"), "{w}");
+    // A line without one has no `warnings` key.
+    let (_, out, _) = clir(&["rule", "--package", "fide.laws.chess"], "{\"case\":\"y\",\"facts\":{}}\n");
+    assert!(!out.contains("warnings"), "{out}");
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess", "--strict-constants"], case);
+    assert_eq!(code, 1);
+    let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let err = line["error"].as_str().unwrap_or_else(|| panic!("{out}"));
+    assert!(err.starts_with("line 1: relation `attempted_transition`: argument `transition`: `startPlay`"), "{err}");
+}

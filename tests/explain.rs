@@ -9,7 +9,7 @@ use serde_json::Value;
 
 fn explain(case: &str) -> Value {
     let cat = Catalog::new(clir::Package::schema(&Package));
-    let opts = Options { grants: vec![], explain: true };
+    let opts = Options { grants: vec![], explain: true, ..Default::default() };
     let (out, errors) = rule_chunk(&Package, &cat, &[(1, case.to_string())], &opts);
     assert_eq!(errors, 0, "{}", out[0]);
     serde_json::from_str(&out[0]).unwrap()

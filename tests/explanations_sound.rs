@@ -49,7 +49,7 @@ fn every_fide_explanation_is_a_proof() {
         cases.extend(clir_reference::random::facts(seed, &doc));
     }
     let cat = Catalog::new(schema);
-    let opts = Options { grants: grants.clone(), explain: true };
+    let opts = Options { grants: grants.clone(), explain: true, ..Default::default() };
     let (mut checked, mut unsound, mut examples) = (0, 0, Vec::new());
     for chunk in cases.chunks(64) {
         let lines: Vec<(usize, String)> = chunk.iter().enumerate().map(|(i, c)| (i + 1, c.to_string())).collect();
@@ -79,7 +79,7 @@ fn the_checker_rejects_what_is_not_a_proof() {
     let checker = Checker::new(&doc);
     let cat = Catalog::new(clir::Package::schema(&fide_laws_chess::Package));
     let case = json!({"case":"m","facts":{"checkmate_delivered":[["g","w"]],"moves_by_each_without_pawn_or_capture":[["g",75]]}});
-    let opts = Options { grants: vec![], explain: true };
+    let opts = Options { grants: vec![], explain: true, ..Default::default() };
     let (out, _) = rule_chunk(&fide_laws_chess::Package, &cat, &[(1, case.to_string())], &opts);
     let ruling: Value = serde_json::from_str(&out[0]).unwrap();
     assert!(checker.check(&case, &[], &ruling).unsound.is_empty());

@@ -1374,7 +1374,7 @@ fn rule_jsonl(names: &[&str]) -> Vec<Value> {
         })
         .collect();
     let catalog = Catalog::new(fide_laws_chess::Package.schema());
-    let opts = Options { grants: vec![ArbiterGrant::CAPABILITY.to_string()], explain: false };
+    let opts = Options { grants: vec![ArbiterGrant::CAPABILITY.to_string()], explain: false, ..Default::default() };
     let (out, _) = rule_chunk(&fide_laws_chess::Package, &catalog, &lines, &opts);
     out.iter().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
@@ -1410,7 +1410,7 @@ fn every_rule_case_agrees_with_the_reference_evaluator() {
     // All of them in one chunk: same entity names everywhere, no leaks.
     let lines: Vec<(usize, String)> = cases.iter().enumerate().map(|(i, c)| (i + 1, c.to_string())).collect();
     let catalog = Catalog::new(fide_laws_chess::Package.schema());
-    let opts = Options { grants: grants.clone(), explain: false };
+    let opts = Options { grants: grants.clone(), explain: false, ..Default::default() };
     let (out, errors) = rule_chunk(&fide_laws_chess::Package, &catalog, &lines, &opts);
     assert_eq!(errors, 0, "{out:#?}");
     if std::env::var_os("FIDE_RULES_DUMP").is_some() {

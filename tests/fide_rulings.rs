@@ -14,7 +14,7 @@ const FIDE: &[u8] = include_bytes!("../sources/fide.laws.chess-0.1.0.lawir.json"
 const ARBITER: &str = "judgment:FIDEArbiter";
 
 fn options(grants: &[&str]) -> Options {
-    Options { grants: grants.iter().map(|g| g.to_string()).collect(), explain: false }
+    Options { grants: grants.iter().map(|g| g.to_string()).collect(), explain: false, ..Default::default() }
 }
 
 /// Rules `lines` as one chunk of JSON Lines; one parsed output line per input line.

@@ -17,7 +17,8 @@ fn check(pkg: &dyn clir::Package, bytes: &[u8], cases: &[Value]) -> (usize, usiz
     let grants: Vec<String> = pkg.schema().relations.iter().filter_map(|r| r.capability.map(str::to_string)).collect();
     let cat = Catalog::new(pkg.schema());
     let lines: Vec<(usize, String)> = cases.iter().enumerate().map(|(i, c)| (i + 1, c.to_string())).collect();
-    let (out, _) = rule_chunk(pkg, &cat, &lines, &Options { grants: grants.clone(), explain: true });
+    let (out, _) =
+        rule_chunk(pkg, &cat, &lines, &Options { grants: grants.clone(), explain: true, ..Default::default() });
     let (mut checked, mut unsound, mut examples) = (0, 0, Vec::new());
     for (case, line) in cases.iter().zip(&out) {
         let ruling: Value = serde_json::from_str(line).expect("a ruling line is JSON");

@@ -83,7 +83,7 @@ fn stream(args: &StreamArgs) -> Result<u64, String> {
         _ => None,
     };
     let opts = StreamOptions {
-        options: Options { grants: args.grants.clone(), explain: false },
+        options: Options { grants: args.grants.clone(), explain: false, ..Default::default() },
         workers: args.workers as usize,
         cluster,
         max_case_facts: args.max_case_facts,

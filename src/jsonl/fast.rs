@@ -258,6 +258,14 @@ impl<'a> Scan<'_, 'a> {
         if let Some(&(_, c)) = self.cat.constants[rel][param].iter().find(|(c, _)| *c == name) {
             return Some(c as i64);
         }
+        let declared = &self.cat.constants[rel][param];
+        if !declared.is_empty()
+            && (self.opts.strict_constants || crate::suggest::closest(name, declared.iter().map(|(c, _)| *c)).is_some())
+        {
+            // A misspelt constant, or any other name under `strict_constants`: the full reader
+            // warns or refuses.
+            return None;
+        }
         let local = &mut self.scratch.local;
         if let Some(&(_, id)) = local.iter().find(|(n, _)| *n == name) {
             return Some(id);
@@ -371,7 +379,7 @@ mod tests {
             r#""#,
         ];
         for grants in [vec![], vec!["judgment:Arbiter".to_string()]] {
-            let opts = Options { grants, explain: false };
+            let opts = Options { grants, explain: false, ..Default::default() };
             let mut accepted = 0;
             for line in lines {
                 let want = full(&cat, line, &opts);

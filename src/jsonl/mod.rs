@@ -25,6 +25,9 @@ pub struct Options {
     pub grants: Vec<String>,
     /// Attach explanations to every concluded literal.
     pub explain: bool,
+    /// A name at a column whose type declares constants must be one of them: otherwise the
+    /// line is an error line, not a ruling with a `warnings` entry (`--strict-constants`).
+    pub strict_constants: bool,
 }
 
 impl Options {
@@ -462,6 +465,7 @@ fn add_case<'a>(
     // Validate everything before touching the batch, so an error leaves no fact behind.
     rows.clear();
     flat.clear();
+    let mut notes: Vec<String> = Vec::new();
     for (key, tuples) in &read.facts {
         let (negative, name) = match key.strip_prefix('~') {
             Some(n) => (true, n),
@@ -523,7 +527,31 @@ fn add_case<'a>(
                     match a {
                         Arg::Str(s) => match cat.constants[rel][i].iter().find(|(c, _)| *c == &**s) {
                             Some(&(_, c)) => flat.push(Flat::Value(c as i64)),
-                            None => flat.push(Flat::Intern(a0 + i)),
+                            None if cat.constants[rel][i].is_empty() => flat.push(Flat::Intern(a0 + i)),
+                            None => {
+                                // An entity of a type that also has named values: an error under
+                                // `strict_constants`, else a warning when it looks like one of
+                                // them misspelt (DECISIONS 44).
+                                let declared = cat.constants[rel][i].iter().map(|(c, _)| *c);
+                                let close = crate::suggest::closest(s, declared.clone());
+                                if opts.strict_constants || close.is_some() {
+                                    let note = format!(
+                                        "relation `{name}`: argument `{}`: `{s}` is not a declared {}{} (declared: {})",
+                                        p.name,
+                                        p.ty,
+                                        close.map_or(String::new(), |c| format!(" (did you mean `{c}`?)")),
+                                        declared.collect::<Vec<_>>().join(", ")
+                                    );
+                                    if opts.strict_constants {
+                                        return Err(note);
+                                    }
+                                    let note = format!("{note}; it was read as a new {}", p.ty);
+                                    if !notes.contains(&note) {
+                                        notes.push(note);
+                                    }
+                                }
+                                flat.push(Flat::Intern(a0 + i));
+                            }
                         },
                         _ => {
                             return Err(format!(
@@ -540,6 +568,7 @@ fn add_case<'a>(
     }
     let asked = read.why_not.iter().map(|text| parse_asked(cat, text)).collect::<Result<Vec<_>, String>>()?;
     let case = batch.add_case();
+    batch.warnings.extend(notes.into_iter().map(|n| (case, n)));
     for (rel, negative, args) in asked {
         let args = args
             .into_iter()
@@ -792,10 +821,22 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     output.sort_instances();
     let mut w = Writer::new(cat, &batch, &output);
     let mut errors = 0;
+    // The warnings of the cases, in case order: each case takes those at the front.
+    let mut noted_from = 0;
     for s in slots {
         match s {
             Ok((case, id)) => {
                 w.ruling(out, &case, id);
+                let noted = &batch.warnings[noted_from..];
+                let n = noted.iter().take_while(|(c, _)| c.0 == id).count();
+                if n > 0 {
+                    let warnings: Vec<&str> = noted[..n].iter().map(|(_, w)| w.as_str()).collect();
+                    out.pop();
+                    out.push_str(",\"warnings\":");
+                    out.push_str(&serde_json::to_string(&warnings).unwrap_or_default());
+                    out.push('}');
+                    noted_from += n;
+                }
                 let asked = asked_from.get(&id).map(|&from| {
                     let n = batch.why_not[from..].iter().take_while(|a| a.case.0 == id).count();
                     from..from + n

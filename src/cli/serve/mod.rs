@@ -326,7 +326,7 @@ async fn rulings(
     // cost more than they save.
     let one_batch = body.len() <= 1 << 20 && body.iter().filter(|&&b| b == b'\n').count() < BATCH;
     let opts = RunOptions {
-        options: clir::jsonl::Options { grants, explain },
+        options: clir::jsonl::Options { grants, explain, ..Default::default() },
         threads: Some(if one_batch { 0 } else { s.threads }),
         batch: BATCH,
         progress: false,
