@@ -42,7 +42,7 @@ pub fn plan_document(doc: &verify::Verified) -> Result<String, Diagnostics> {
     let program = resolve::resolve(doc)?;
     let strata = strata::stratify(&program)?;
     let plan = plan::plan_program(&program, &strata);
-    Ok(plan::Show { program: &program, plan: &plan }.to_string())
+    Ok(show::Show { program: &program, plan: &plan }.to_string())
 }
 
 /// The package of a parsed (and verified) document as readable Datalog, stratum by stratum

@@ -5,8 +5,9 @@
 
 use clir_codegen::diag::Diagnostic;
 use clir_codegen::ir::{ArithOp, CmpOp, Document, RelationKind, Status, Strength};
-use clir_codegen::plan::{plan_program, plan_rule, Access, Read, RulePlan, Shape, Show};
+use clir_codegen::plan::{plan_program, plan_rule, Access, Read, RulePlan, Shape};
 use clir_codegen::resolve::{resolve, Program, RItem, RLiteral, RRule, RTerm, Ty};
+use clir_codegen::show::Show;
 use clir_codegen::strata::{stratify, Strata};
 use clir_codegen::verify::{verify_bytes, Verified, VerifyOptions};
 use clir_testkit::Package;
