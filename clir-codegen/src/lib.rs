@@ -12,12 +12,14 @@
 #![allow(clippy::result_large_err)]
 
 pub mod canonical;
+pub mod compilation;
 pub mod datalog;
 pub mod diag;
 pub mod ir;
 pub mod project;
 pub mod verify;
 
+pub use compilation::{compile, Compilation};
 pub use diag::{Diagnostic, Diagnostics, Source};
 pub mod build;
 pub mod emit;
@@ -30,33 +32,26 @@ pub mod text;
 pub mod validate;
 
 /// Compiles a parsed (and verified) document to formatted Rust: resolve, stratify, plan, emit.
+///
+/// This and the other `*_document` functions run [`compile`] once each; a caller printing one
+/// document more than one way compiles it once and calls the printers (`emit::emit_with`,
+/// `show::render`, `show::plan`).
 pub fn compile_document(doc: &verify::Verified, seal: &str) -> Result<String, Diagnostics> {
-    let program = resolve::resolve(doc)?;
-    let strata = strata::stratify(&program)?;
-    let plan = plan::plan_program(&program, &strata);
-    Ok(emit::emit(&program, &strata, plan, seal))
+    compile_document_with(doc, seal, true)
 }
 
 /// The plan of a parsed (and verified) document, written for people (`clir compile --plan`).
 pub fn plan_document(doc: &verify::Verified) -> Result<String, Diagnostics> {
-    let program = resolve::resolve(doc)?;
-    let strata = strata::stratify(&program)?;
-    let plan = plan::plan_program(&program, &strata);
-    Ok(show::Show { program: &program, plan: &plan }.to_string())
+    Ok(show::plan(&compile(doc)?))
 }
 
 /// The package of a parsed (and verified) document as readable Datalog, stratum by stratum
 /// (`clir show`; [`show`]).
 pub fn show_document(doc: &verify::Verified) -> Result<String, Diagnostics> {
-    let program = resolve::resolve(doc)?;
-    let strata = strata::stratify(&program)?;
-    Ok(show::render(&program, &strata))
+    Ok(show::render(&compile(doc)?))
 }
 
 /// [`compile_document`], optionally without explanation code (`clir compile --no-explanations`).
 pub fn compile_document_with(doc: &verify::Verified, seal: &str, explanations: bool) -> Result<String, Diagnostics> {
-    let program = resolve::resolve(doc)?;
-    let strata = strata::stratify(&program)?;
-    let plan = plan::plan_program(&program, &strata);
-    Ok(emit::emit_with(&program, &strata, plan, seal, explanations))
+    Ok(emit::emit_with(&compile(doc)?, seal, explanations))
 }
