@@ -14,9 +14,10 @@
 //! [`INDEX`], the list `include_clir!` reads.
 
 use crate::compilation::compile;
+use crate::diag::Diagnostics;
 use crate::emit::emit_with;
 use crate::project::{self, Project, VerifiedPackage};
-use crate::{Diagnostics, Source};
+use crate::render::Source;
 use std::fmt;
 use std::path::{Path, PathBuf};
 

@@ -270,21 +270,6 @@ impl Program {
             Ty::String => "String",
         }
     }
-
-    /// A literal of `rule` as Datalog, with the rule's variable names ([`crate::datalog`]).
-    pub fn show_literal(&self, rule: &RRule, lit: &RLiteral) -> String {
-        crate::datalog::Lit::of_program(self, rule, lit).print()
-    }
-
-    /// A term of `rule` as Datalog, with the rule's variable names.
-    pub fn show_term(&self, rule: &RRule, t: RTerm) -> String {
-        crate::datalog::Term::of_program(self, rule, t).print()
-    }
-
-    /// The rule as one line of Datalog, `head :- body.` ([`crate::datalog`]).
-    pub fn show_rule(&self, rule: &RRule) -> String {
-        crate::datalog::Rule::of_program(self, rule).print().text
-    }
 }
 
 /// A failure verification should have caught: resolve relies on a [`Verified`] document and

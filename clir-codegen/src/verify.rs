@@ -489,7 +489,7 @@ fn check_sources(top: &Map<String, Value>, nodes: &[Value], opts: &VerifyOptions
             continue;
         };
         let rel_path = Path::new(rel);
-        if !crate::project::stays_inside(rel_path) {
+        if !crate::files::stays_inside(rel_path) {
             fails.push(located(
                 NAME,
                 format!("metadata.localSources.{id}"),
@@ -502,7 +502,7 @@ fn check_sources(top: &Map<String, Value>, nodes: &[Value], opts: &VerifyOptions
             Some(root) => root.join(rel_path),
             None => rel_path.to_path_buf(),
         };
-        match crate::project::read_regular_file(&full) {
+        match crate::files::read_regular_file(&full) {
             Ok(text) => {
                 let found = canonical::sha256_hex(&text);
                 if found == declared {
