@@ -307,16 +307,21 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
         fragments: Vec::new(),
         strings: Vec::new(),
     };
-    let mut type_ix: HashMap<&str, usize> = HashMap::new();
-    let mut frag_ix: HashMap<&str, usize> = HashMap::new();
+    let mut scope = Scope {
+        types: HashMap::new(),
+        constants: HashMap::new(),
+        relations: HashMap::new(),
+        fragments: HashMap::new(),
+        features: &doc.features,
+    };
     for n in &doc.nodes {
         match &n.kind {
             NodeKind::TypeDecl(t) => {
-                type_ix.insert(&n.id, p.types.len());
+                scope.types.insert(&n.id, p.types.len());
                 p.types.push(TypeInfo { id: n.id.clone(), name: t.name.clone(), label: label(n) });
             }
             NodeKind::Fragment(f) => {
-                frag_ix.insert(&n.id, p.fragments.len());
+                scope.fragments.insert(&n.id, p.fragments.len());
                 p.fragments.push(FragmentInfo {
                     id: n.id.clone(),
                     locator: f.locator.clone(),
@@ -326,17 +331,6 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
             _ => {}
         }
     }
-    let ty_of = |name: &str| -> Option<Ty> {
-        if name == ir::INTEGER_TYPE {
-            Some(Ty::Integer)
-        } else if name == ir::STRING_TYPE {
-            Some(Ty::String)
-        } else {
-            type_ix.get(name).map(|&i| Ty::Entity(i))
-        }
-    };
-    let mut const_ix: HashMap<&str, usize> = HashMap::new();
-    let mut rel_ix: HashMap<&str, usize> = HashMap::new();
     let mut capabilities: HashMap<&str, &str> = HashMap::new();
     for n in &doc.nodes {
         if let NodeKind::External(e) = &n.kind {
@@ -345,9 +339,9 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
     }
     for n in &doc.nodes {
         match &n.kind {
-            NodeKind::Constant(c) => match ty_of(&c.return_type) {
+            NodeKind::Constant(c) => match scope.ty(&c.return_type) {
                 Some(Ty::Entity(t)) => {
-                    const_ix.insert(&n.id, p.constants.len());
+                    scope.constants.insert(&n.id, p.constants.len());
                     p.constants.push(ConstantInfo { id: n.id.clone(), name: c.name.clone(), ty: t });
                 }
                 _ => errs.push(internal(&n.id, &n.path, "a constant without an entity type")),
@@ -355,7 +349,7 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
             NodeKind::Relation(r) => {
                 let mut params = Vec::new();
                 for (i, prm) in r.parameters.iter().enumerate() {
-                    match ty_of(&prm.ty) {
+                    match scope.ty(&prm.ty) {
                         Some(t) => params.push((prm.name.clone(), t)),
                         None => {
                             errs.push(internal(&n.id, &format!("{}.parameters[{i}]", n.path), "an undeclared type"))
@@ -370,7 +364,7 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
                         format!("judgment relation `{}` has no external_decl naming its capability", r.name),
                     ));
                 }
-                rel_ix.insert(&n.id, p.relations.len());
+                scope.relations.insert(&n.id, p.relations.len());
                 p.relations.push(Relation {
                     id: n.id.clone(),
                     name: r.name.clone(),
@@ -411,7 +405,7 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
     let mut strings: Vec<String> = Vec::new();
     for n in &doc.nodes {
         let NodeKind::Rule(r) = &n.kind else { continue };
-        match resolve_rule(&p, n, r, &ty_of, &const_ix, &rel_ix, &frag_ix, &doc.features, &mut strings) {
+        match Resolver::new(&p, &scope, n, r, &mut strings).resolve() {
             Ok(rr) => {
                 rule_ix.insert(&n.id, p.rules.len());
                 p.rules.push(rr);
@@ -434,7 +428,8 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
                 }
             }
             NodeKind::Closure(c) => {
-                let (Some(&rel), Some(&domain)) = (rel_ix.get(c.predicate.as_str()), rel_ix.get(c.domain.as_str()))
+                let (Some(&rel), Some(&domain)) =
+                    (scope.relations.get(c.predicate.as_str()), scope.relations.get(c.domain.as_str()))
                 else {
                     errs.push(internal(&n.id, &n.path, "a closure over an undeclared relation"));
                     continue;
@@ -472,127 +467,161 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn resolve_rule(
-    p: &Program,
-    n: &ir::Node,
-    r: &ir::Rule,
-    ty_of: &dyn Fn(&str) -> Option<Ty>,
-    const_ix: &HashMap<&str, usize>,
-    rel_ix: &HashMap<&str, usize>,
-    frag_ix: &HashMap<&str, usize>,
-    features: &[String],
-    strings: &mut Vec<String>,
-) -> Result<RRule, Vec<Diagnostic>> {
-    let mut errs = Vec::new();
-    let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&n.id);
-    let has = |f: &str| features.iter().any(|x| x == f);
-    let need = |f: &'static str, path: &str, what: &str, errs: &mut Vec<Diagnostic>| {
-        if !has(f) {
-            errs.push(
-                e(path, format!("{what} needs the feature `{f}`, which the package does not declare"))
-                    .with_code("feature_not_declared"),
-            );
-        }
-    };
-    let mut vars: Vec<(String, Ty)> = Vec::new();
-    for (i, (name, t)) in r.variables.iter().enumerate() {
-        match ty_of(t) {
-            Some(t) if !vars.iter().any(|v| &v.0 == name) => {
-                if t == Ty::String {
-                    need(
-                        ir::FEATURE_STRINGS,
-                        &format!("{}.variables[{i}].type", n.path),
-                        "a String variable",
-                        &mut errs,
-                    );
-                }
-                vars.push((name.clone(), t))
-            }
-            _ => errs.push(internal(
-                &n.id,
-                &format!("{}.variables[{i}]", n.path),
-                "a variable declared twice or of no type",
-            )),
+/// The declarations every rule resolves against, by id.
+struct Scope<'d> {
+    types: HashMap<&'d str, usize>,
+    constants: HashMap<&'d str, usize>,
+    relations: HashMap<&'d str, usize>,
+    fragments: HashMap<&'d str, usize>,
+    /// The package's features.
+    features: &'d [String],
+}
+
+impl Scope<'_> {
+    /// The type named by the type id `name`.
+    fn ty(&self, name: &str) -> Option<Ty> {
+        if name == ir::INTEGER_TYPE {
+            Some(Ty::Integer)
+        } else if name == ir::STRING_TYPE {
+            Some(Ty::String)
+        } else {
+            self.types.get(name).map(|&i| Ty::Entity(i))
         }
     }
-    let var_ix = |name: &str| vars.iter().position(|v| v.0 == name);
-    let mut ariths: Vec<(ArithOp, RTerm, RTerm)> = Vec::new();
-    // Resolves a term of type `want`; arithmetic operands recursively.
-    #[allow(clippy::too_many_arguments)]
-    fn term(
-        t: &Term,
-        want: Ty,
-        path: &str,
-        what: &str,
-        errs: &mut Vec<Diagnostic>,
-        cx: &TermCx<'_>,
-        ariths: &mut Vec<(ArithOp, RTerm, RTerm)>,
-        strings: &mut Vec<String>,
-    ) -> Option<RTerm> {
-        let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&cx.node.id);
-        if let Some(f) = t.feature() {
-            if !cx.features.iter().any(|x| x == f) {
-                errs.push(
-                    e(path, format!("this term needs the feature `{f}`, which the package does not declare"))
-                        .with_code("feature_not_declared"),
-                );
-                return None;
-            }
+
+    fn has(&self, feature: &str) -> bool {
+        self.features.iter().any(|x| x == feature)
+    }
+}
+
+/// Resolves one rule: its variables, then its head, body and anchors, then its safety.
+struct Resolver<'a> {
+    p: &'a Program,
+    scope: &'a Scope<'a>,
+    node: &'a ir::Node,
+    rule: &'a ir::Rule,
+    /// The program's String literals, shared by every rule (in order of first use).
+    strings: &'a mut Vec<String>,
+    /// The rule's variables, in declaration order.
+    vars: Vec<(String, Ty)>,
+    /// The rule's arithmetic terms.
+    ariths: Vec<(ArithOp, RTerm, RTerm)>,
+    /// What failed so far.
+    errs: Vec<Diagnostic>,
+}
+
+impl<'a> Resolver<'a> {
+    fn new(
+        p: &'a Program,
+        scope: &'a Scope<'a>,
+        node: &'a ir::Node,
+        rule: &'a ir::Rule,
+        strings: &'a mut Vec<String>,
+    ) -> Self {
+        Resolver { p, scope, node, rule, strings, vars: Vec::new(), ariths: Vec::new(), errs: Vec::new() }
+    }
+
+    fn error(&self, path: &str, msg: String) -> Diagnostic {
+        Diagnostic::new("resolve", path.to_string(), msg).in_node(&self.node.id)
+    }
+
+    fn internal(&mut self, path: &str, what: &str) {
+        self.errs.push(internal(&self.node.id, path, what));
+    }
+
+    /// Reports `what` at `path` unless the package declares feature `f`.
+    fn need(&mut self, f: &'static str, path: &str, what: &str) {
+        if !self.scope.has(f) {
+            let d = self.error(path, format!("{what} needs the feature `{f}`, which the package does not declare"));
+            self.errs.push(d.with_code("feature_not_declared"));
         }
-        let (rt, got) = match t {
-            Term::Var(v) => match cx.vars.iter().position(|x| &x.0 == v) {
-                Some(i) => (RTerm::Var(i), cx.vars[i].1),
-                None => {
-                    errs.push(internal(&cx.node.id, path, "an undeclared variable"));
-                    return None;
-                }
-            },
-            Term::Const(c) => match cx.const_ix.get(c.as_str()) {
-                Some(&i) => (RTerm::Const(i), Ty::Entity(cx.p.constants[i].ty)),
-                None => {
-                    errs.push(internal(&cx.node.id, path, "an undeclared constant"));
-                    return None;
-                }
-            },
-            Term::Int(i) => (RTerm::Int(*i), Ty::Integer),
-            Term::Str(s) => {
-                let i = match strings.iter().position(|x| x == s) {
-                    Some(i) => i,
-                    None => {
-                        strings.push(s.clone());
-                        strings.len() - 1
+    }
+
+    /// The rule resolved and checked safe, or everything that failed.
+    fn resolve(mut self) -> Result<RRule, Vec<Diagnostic>> {
+        let (n, r, scope) = (self.node, self.rule, self.scope);
+        for (i, (name, t)) in r.variables.iter().enumerate() {
+            match scope.ty(t) {
+                Some(t) if !self.vars.iter().any(|v| &v.0 == name) => {
+                    if t == Ty::String {
+                        self.need(ir::FEATURE_STRINGS, &format!("{}.variables[{i}].type", n.path), "a String variable");
                     }
-                };
-                (RTerm::Str(i), Ty::String)
+                    self.vars.push((name.clone(), t))
+                }
+                _ => self.internal(&format!("{}.variables[{i}]", n.path), "a variable declared twice or of no type"),
             }
-            Term::Arith(op, a, b) => {
-                let a =
-                    term(a, Ty::Integer, &format!("{path}.left"), "an arithmetic operand", errs, cx, ariths, strings);
-                let b =
-                    term(b, Ty::Integer, &format!("{path}.right"), "an arithmetic operand", errs, cx, ariths, strings);
-                let (a, b) = (a?, b?);
-                ariths.push((*op, a, b));
-                (RTerm::Arith(ariths.len() - 1), Ty::Integer)
-            }
-        };
-        if got != want {
-            errs.push(internal(&cx.node.id, path, &format!("{what} of the wrong type")));
-            return None;
         }
-        Some(rt)
+        let head = self.literal(&r.head, false);
+        let mut body = Vec::new();
+        // The JSON path of each item of `body`.
+        let mut item_paths: Vec<String> = Vec::new();
+        for item in &r.body {
+            match item {
+                ir::BodyItem::Literal(s, l) => {
+                    if let Some(rl) = self.literal(l, true) {
+                        item_paths.push(l.path.clone());
+                        body.push(RItem::Literal(*s, rl));
+                    }
+                }
+                ir::BodyItem::Not(l) => {
+                    self.need(ir::FEATURE_NAF, &l.path, "negation as failure (`not`)");
+                    if let Some(rl) = self.literal(l, true) {
+                        item_paths.push(l.path.clone());
+                        body.push(RItem::Not(rl));
+                    }
+                }
+                ir::BodyItem::Comparison(c) => {
+                    let left = format!("{}.left", c.path);
+                    let a = self.term(&c.left, Ty::Integer, &left, "the left side of a comparison");
+                    let right = format!("{}.right", c.path);
+                    let b = self.term(&c.right, Ty::Integer, &right, "the right side of a comparison");
+                    if let (Some(a), Some(b)) = (a, b) {
+                        item_paths.push(c.path.clone());
+                        body.push(RItem::Comparison(c.op, a, b));
+                    }
+                }
+            }
+        }
+        let mut anchors = Vec::new();
+        for (i, a) in r.anchors.iter().enumerate() {
+            match scope.fragments.get(a.as_str()) {
+                Some(&f) => anchors.push(f),
+                None => self.internal(&format!("{}.anchors[{i}]", n.path), "an anchor that is not a fragment"),
+            }
+        }
+        let Some(head) = head else { return Err(self.errs) };
+        if !self.errs.is_empty() {
+            // A body literal that did not resolve is missing from `body`: a safety check now would
+            // report variables it binds as unsafe.
+            return Err(self.errs);
+        }
+        let rule = RRule {
+            id: n.id.clone(),
+            path: n.path.clone(),
+            label: label(n),
+            strength: r.strength,
+            head,
+            item_paths,
+            body,
+            never: r.body_false,
+            vars: self.vars,
+            anchors,
+            ariths: self.ariths,
+        };
+        let errs = unsafe_variables(&rule);
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+        Ok(rule)
     }
-    let cx = TermCx { p, node: n, vars: &vars, const_ix, features };
-    let _ = var_ix;
-    let literal = |l: &ir::Literal,
-                   in_body: bool,
-                   errs: &mut Vec<Diagnostic>,
-                   ariths: &mut Vec<(ArithOp, RTerm, RTerm)>,
-                   strings: &mut Vec<String>|
-     -> Option<RLiteral> {
-        let Some(&rel) = rel_ix.get(l.predicate.as_str()).filter(|&&rel| p.relations[rel].params.len() == l.args.len())
+
+    /// A literal of the head, or of the body (`in_body`), where arithmetic binds nothing.
+    fn literal(&mut self, l: &ir::Literal, in_body: bool) -> Option<RLiteral> {
+        let (p, scope) = (self.p, self.scope);
+        let Some(&rel) =
+            scope.relations.get(l.predicate.as_str()).filter(|&&rel| p.relations[rel].params.len() == l.args.len())
         else {
-            errs.push(internal(&cx.node.id, &l.path, "a literal of an undeclared relation or the wrong arity"));
+            self.internal(&l.path, "a literal of an undeclared relation or the wrong arity");
             return None;
         };
         let decl = &p.relations[rel];
@@ -600,118 +629,103 @@ fn resolve_rule(
         for (i, (a, (pname, pty))) in l.args.iter().zip(&decl.params).enumerate() {
             let what = format!("argument `{}` of `{}`", pname, decl.name);
             let path = format!("{}.args[{i}]", l.path);
-            if in_body {
-                if let Term::Arith(..) = a {
-                    // Arithmetic binds nothing: its variables must be bound elsewhere, and
-                    // even then it is not supported inside body literals.
-                    let mut names = Vec::new();
-                    collect_vars(a, &mut names);
-                    let bound_elsewhere = |v: &str| {
-                        r.body.iter().any(|it| match it {
-                            ir::BodyItem::Literal(_, bl) => bl.args.iter().any(|t| matches!(t, Term::Var(x) if x == v)),
-                            _ => false,
-                        })
-                    };
-                    let unbound: Vec<&String> = names.iter().filter(|v| !bound_elsewhere(v)).collect();
-                    if let Some(v) = unbound.first() {
-                        errs.push(
-                            e(&path, format!("variable `{v}` occurs only inside arithmetic, which binds nothing (unbound variable)"))
-                                .with_code("unbound_variable"),
-                        );
-                    } else {
-                        errs.push(
-                            e(&path, "arithmetic terms are only supported in heads and comparisons".to_string())
-                                .with_code("unsupported"),
-                        );
-                    }
-                    args.push(None);
-                    continue;
-                }
+            if in_body && matches!(a, Term::Arith(..)) {
+                self.body_arithmetic(a, &path);
+                args.push(None);
+                continue;
             }
             // Every argument is checked, so one report names every mismatch of the literal.
-            args.push(term(a, *pty, &path, &what, errs, &cx, ariths, strings));
+            args.push(self.term(a, *pty, &path, &what));
         }
         let args = args.into_iter().collect::<Option<Vec<RTerm>>>()?;
         Some(RLiteral { rel, negative: l.negative, args })
-    };
-    let head = literal(&r.head, false, &mut errs, &mut ariths, strings);
-    let mut body = Vec::new();
-    // The JSON path of each item of `body`, by body index.
-    let mut cmp_paths: HashMap<usize, &str> = HashMap::new();
-    for item in &r.body {
-        match item {
-            ir::BodyItem::Literal(s, l) => {
-                if let Some(rl) = literal(l, true, &mut errs, &mut ariths, strings) {
-                    cmp_paths.insert(body.len(), &l.path);
-                    body.push(RItem::Literal(*s, rl));
-                }
-            }
-            ir::BodyItem::Not(l) => {
-                need(ir::FEATURE_NAF, &l.path, "negation as failure (`not`)", &mut errs);
-                if let Some(rl) = literal(l, true, &mut errs, &mut ariths, strings) {
-                    cmp_paths.insert(body.len(), &l.path);
-                    body.push(RItem::Not(rl));
-                }
-            }
-            ir::BodyItem::Comparison(c) => {
-                let a = term(
-                    &c.left,
-                    Ty::Integer,
-                    &format!("{}.left", c.path),
-                    "the left side of a comparison",
-                    &mut errs,
-                    &cx,
-                    &mut ariths,
-                    strings,
-                );
-                let b = term(
-                    &c.right,
-                    Ty::Integer,
-                    &format!("{}.right", c.path),
-                    "the right side of a comparison",
-                    &mut errs,
-                    &cx,
-                    &mut ariths,
-                    strings,
-                );
-                if let (Some(a), Some(b)) = (a, b) {
-                    cmp_paths.insert(body.len(), &c.path);
-                    body.push(RItem::Comparison(c.op, a, b));
-                }
+    }
+
+    /// Reports arithmetic `a` at `path` in a body literal: it binds nothing, so its variables
+    /// must be bound elsewhere, and even then it is not supported there.
+    fn body_arithmetic(&mut self, a: &Term, path: &str) {
+        let mut names = Vec::new();
+        collect_vars(a, &mut names);
+        let rule = self.rule;
+        let bound_elsewhere = |v: &str| {
+            rule.body.iter().any(|it| match it {
+                ir::BodyItem::Literal(_, bl) => bl.args.iter().any(|t| matches!(t, Term::Var(x) if x == v)),
+                _ => false,
+            })
+        };
+        let unbound: Vec<&String> = names.iter().filter(|v| !bound_elsewhere(v)).collect();
+        let d = if let Some(v) = unbound.first() {
+            self.error(
+                path,
+                format!("variable `{v}` occurs only inside arithmetic, which binds nothing (unbound variable)"),
+            )
+            .with_code("unbound_variable")
+        } else {
+            self.error(path, "arithmetic terms are only supported in heads and comparisons".to_string())
+                .with_code("unsupported")
+        };
+        self.errs.push(d);
+    }
+
+    /// A term of type `want` at `path` (described as `what`); arithmetic operands recursively.
+    fn term(&mut self, t: &Term, want: Ty, path: &str, what: &str) -> Option<RTerm> {
+        let (p, scope) = (self.p, self.scope);
+        if let Some(f) = t.feature() {
+            if !scope.has(f) {
+                let d =
+                    self.error(path, format!("this term needs the feature `{f}`, which the package does not declare"));
+                self.errs.push(d.with_code("feature_not_declared"));
+                return None;
             }
         }
-    }
-    let mut anchors = Vec::new();
-    for (i, a) in r.anchors.iter().enumerate() {
-        match frag_ix.get(a.as_str()) {
-            Some(&f) => anchors.push(f),
-            None => errs.push(internal(&n.id, &format!("{}.anchors[{i}]", n.path), "an anchor that is not a fragment")),
+        let (rt, got) = match t {
+            Term::Var(v) => match self.vars.iter().position(|x| &x.0 == v) {
+                Some(i) => (RTerm::Var(i), self.vars[i].1),
+                None => {
+                    self.internal(path, "an undeclared variable");
+                    return None;
+                }
+            },
+            Term::Const(c) => match scope.constants.get(c.as_str()) {
+                Some(&i) => (RTerm::Const(i), Ty::Entity(p.constants[i].ty)),
+                None => {
+                    self.internal(path, "an undeclared constant");
+                    return None;
+                }
+            },
+            Term::Int(i) => (RTerm::Int(*i), Ty::Integer),
+            Term::Str(s) => {
+                let i = match self.strings.iter().position(|x| x == s) {
+                    Some(i) => i,
+                    None => {
+                        self.strings.push(s.clone());
+                        self.strings.len() - 1
+                    }
+                };
+                (RTerm::Str(i), Ty::String)
+            }
+            Term::Arith(op, a, b) => {
+                let a = self.term(a, Ty::Integer, &format!("{path}.left"), "an arithmetic operand");
+                let b = self.term(b, Ty::Integer, &format!("{path}.right"), "an arithmetic operand");
+                let (a, b) = (a?, b?);
+                self.ariths.push((*op, a, b));
+                (RTerm::Arith(self.ariths.len() - 1), Ty::Integer)
+            }
+        };
+        if got != want {
+            self.internal(path, &format!("{what} of the wrong type"));
+            return None;
         }
+        Some(rt)
     }
-    let Some(head) = head else { return Err(errs) };
-    if !errs.is_empty() {
-        // A body literal that did not resolve is missing from `body`: a safety check now would
-        // report variables it binds as unsafe.
-        return Err(errs);
-    }
-    let rule = RRule {
-        id: n.id.clone(),
-        path: n.path.clone(),
-        label: label(n),
-        strength: r.strength,
-        head,
-        item_paths: (0..body.len())
-            .map(|i| cmp_paths.get(&i).map_or_else(|| n.path.clone(), |p| p.to_string()))
-            .collect(),
-        body,
-        never: r.body_false,
-        vars,
-        anchors,
-        ariths,
-    };
-    // Safety: every variable of the head, of a comparison and of an arithmetic term occurs in a
-    // positive body literal; a variable of a negated literal that no positive literal binds is
-    // local to that one negation.
+}
+
+/// Safety: every variable of the head, of a comparison and of an arithmetic term occurs in a
+/// positive body literal; a variable of a negated literal that no positive literal binds is
+/// local to that one negation. What `rule` violates.
+fn unsafe_variables(rule: &RRule) -> Vec<Diagnostic> {
+    let mut errs = Vec::new();
+    let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&rule.id);
     let bound = rule.bound_vars();
     let vname = |v: usize| rule.vars[v].0.as_str();
     // Anonymous variables (`_`, `_1`, ...: ids starting with `_`) in a head are a safety
@@ -731,7 +745,7 @@ fn resolve_rule(
         if !bound.contains(&v) {
             errs.push(
                 e(
-                    &format!("{}.head.args[{arg}]", n.path),
+                    &format!("{}.head.args[{arg}]", rule.path),
                     format!("head variable `{}` does not occur in a body literal (unsafe)", vname(v)),
                 )
                 .with_code(unsafe_code(v))
@@ -744,7 +758,7 @@ fn resolve_rule(
     }
     let mut negated_local: Vec<(usize, usize)> = Vec::new();
     for (i, item) in rule.body.iter().enumerate() {
-        let path = cmp_paths.get(&i).copied().unwrap_or(n.path.as_str());
+        let path = &rule.item_paths[i];
         match item {
             RItem::Comparison(_, a, b) => {
                 let mut vs = Vec::new();
@@ -778,27 +792,17 @@ fn resolve_rule(
     }
     for &(v, i) in &negated_local {
         if negated_local.iter().any(|&(w, j)| w == v && j != i) {
-            let path = cmp_paths.get(&i).copied().unwrap_or(n.path.as_str());
             errs.push(
-                e(path, format!("variable `{}` occurs only in negated literals, in more than one (unsafe)", vname(v)))
-                    .with_code("unbound_variable"),
+                e(
+                    &rule.item_paths[i],
+                    format!("variable `{}` occurs only in negated literals, in more than one (unsafe)", vname(v)),
+                )
+                .with_code("unbound_variable"),
             );
             break;
         }
     }
-    if !errs.is_empty() {
-        return Err(errs);
-    }
-    Ok(rule)
-}
-
-/// What resolving a term needs to know.
-struct TermCx<'a> {
-    p: &'a Program,
-    node: &'a ir::Node,
-    vars: &'a [(String, Ty)],
-    const_ix: &'a HashMap<&'a str, usize>,
-    features: &'a [String],
+    errs
 }
 
 /// The variable names of an IR term.
