@@ -1,7 +1,8 @@
 //! The CLIR compiler: a pipeline of passes from a package document to formatted Rust.
 //!
 //! `ir` (the model, parsed) -> `verify` (seal, hashes, pins, features; its `references` check is
-//! `validate`) -> `resolve` (names, types, safety) -> `strata` (stratification, layers) -> `plan`
+//! `validate`, whose symbol table the `Verified` document carries) -> `resolve` (the rules against
+//! that table: names, types, safety) -> `strata` (stratification, layers) -> `plan`
 //! (per rule its operands, join order, keys and views; per stratum its layers and fixpoints) ->
 //! `names` (every identifier of the generated module). [`compile`] runs the passes after
 //! verification once and gives a [`Compilation`], which the printers take: `emit` (the plan as
