@@ -15,7 +15,8 @@
 //! import no other module); `ir`; `validate`; `verify`; `resolve`; `datalog`; `strata`; `plan`;
 //! `names`; `compilation`; `show`; `emit`; `render`; `project`; `build`. A printer's methods on a
 //! pass's types live with the printer (`Program::show_rule` in `datalog`, `RulePlan::show_joins`
-//! in `show`, `Diagnostic::render` in `render`), so that no pass imports one.
+//! in `show`, `Diagnostic::render` in `render`), so that no pass imports one. `tests/layers.rs`
+//! checks the order.
 
 // A `Diagnostic` (located, with notes and help) is larger than clippy's 128-byte threshold for
 // `Err`; errors are the cold path of every pass, so they stay unboxed.
