@@ -13,8 +13,11 @@
 //! package and `compiled_packages()`, for a binary that rules with all of them) and
 //! [`INDEX`], the list `include_clir!` reads.
 
+use crate::compilation::compile;
+use crate::diag::Diagnostics;
+use crate::emit::emit_with;
 use crate::project::{self, Project, VerifiedPackage};
-use crate::{Diagnostics, Source};
+use crate::render::Source;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -143,8 +146,12 @@ impl Builder {
         let mut rejected = Vec::new();
         for package in &verified {
             let name = &package.spec.name;
-            match crate::compile_document_with(&package.document, &package.pin.seal, self.explanations) {
-                Ok(source) => compiled.push((name.clone(), module_name(name), source)),
+            match compile(&package.document) {
+                Ok(c) => compiled.push((
+                    name.clone(),
+                    module_name(name),
+                    emit_with(&c, &package.pin.seal, self.explanations),
+                )),
                 Err(d) => {
                     rejected.push(d.render("error", Source { package: Some(name), document: Some(&package.document) }))
                 }

@@ -271,6 +271,25 @@ pub fn rule_lines(p: &Program, rule: &RRule) -> [String; 3] {
     [head, rule.label.clone(), p.show_rule(rule)]
 }
 
+/// The printer's view of a resolved program's rules (the methods live here, with the printer, so
+/// that `resolve` imports no printer).
+impl Program {
+    /// A literal of `rule` as Datalog, with the rule's variable names.
+    pub fn show_literal(&self, rule: &RRule, lit: &RLiteral) -> String {
+        Lit::of_program(self, rule, lit).print()
+    }
+
+    /// A term of `rule` as Datalog, with the rule's variable names.
+    pub fn show_term(&self, rule: &RRule, t: RTerm) -> String {
+        Term::of_program(self, rule, t).print()
+    }
+
+    /// The rule as one line of Datalog, `head :- body.`.
+    pub fn show_rule(&self, rule: &RRule) -> String {
+        Rule::of_program(self, rule).print().text
+    }
+}
+
 #[derive(Default)]
 struct Printer {
     out: Printed,

@@ -3,10 +3,10 @@
 //! capabilities, typed-API methods) mapped to a unique Rust identifier, disjoint from the
 //! runtime's and the typed API's own names and from every other derived name. Clashes are
 //! resolved deterministically (declaration order; `_2`, `_3`, ... appended), so the same package
-//! always gets the same names.
+//! always gets the same names. The case conversions every name starts from ([`snake`], [`camel`],
+//! [`screaming`]) are here too.
 
 use crate::plan::{Read, RulePlan};
-use crate::resolve::names::{camel, screaming, snake};
 use crate::resolve::{Program, RItem, RRule, RTerm};
 use std::collections::HashSet;
 
@@ -385,6 +385,68 @@ pub fn parameters<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
         taken.push(c);
     }
     taken
+}
+
+/// `snake_case` identifier from any name (`GamePlay/StartPlay/valid` -> `game_play_start_play_valid`).
+pub fn snake(name: &str) -> String {
+    let mut out = String::new();
+    let mut prev_lower = false;
+    let chars: Vec<char> = name.chars().collect();
+    for (i, &ch) in chars.iter().enumerate() {
+        if ch.is_ascii_alphanumeric() {
+            if ch.is_ascii_uppercase() {
+                // `fooBar` -> `foo_bar`; `FIDEArbiter` -> `fide_arbiter`.
+                let acronym_end = i > 0
+                    && chars[i - 1].is_ascii_uppercase()
+                    && chars.get(i + 1).is_some_and(|c| c.is_ascii_lowercase());
+                if (prev_lower || acronym_end) && !out.is_empty() && !out.ends_with('_') {
+                    out.push('_');
+                }
+                out.push(ch.to_ascii_lowercase());
+                prev_lower = false;
+            } else {
+                out.push(ch);
+                prev_lower = true;
+            }
+        } else {
+            if !out.is_empty() && !out.ends_with('_') {
+                out.push('_');
+            }
+            prev_lower = false;
+        }
+    }
+    let out = out.trim_matches('_').to_string();
+    fix(out, "x")
+}
+
+/// `CamelCase` identifier from any name.
+pub fn camel(name: &str) -> String {
+    let mut out = String::new();
+    for part in snake(name).split('_') {
+        let mut cs = part.chars();
+        if let Some(c) = cs.next() {
+            out.push(c.to_ascii_uppercase());
+            out.extend(cs);
+        }
+    }
+    fix(out, "T")
+}
+
+/// `SCREAMING_SNAKE` identifier.
+pub fn screaming(name: &str) -> String {
+    snake(name).to_ascii_uppercase()
+}
+
+/// `s` as an identifier: `prefix` when empty, `prefix` in front of a leading digit, `_` after a
+/// keyword.
+fn fix(s: String, prefix: &str) -> String {
+    let s = if s.is_empty() { prefix.to_string() } else { s };
+    let s = if s.starts_with(|c: char| c.is_ascii_digit()) { format!("{prefix}{s}") } else { s };
+    if syn::parse_str::<syn::Ident>(&s).is_err() {
+        format!("{s}_")
+    } else {
+        s
+    }
 }
 
 #[cfg(test)]

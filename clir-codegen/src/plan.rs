@@ -2,7 +2,8 @@
 //! joined in, how each operand is read (a scan, a membership test, or a range of a sorted view),
 //! where each comparison and negation filters, and the chain of datafrog leapjoins that does it;
 //! per stratum, its shape, which of its rules compute which layer, and whether a layer is a
-//! datafrog `Iteration`. `emit` prints a [`Plan`] and decides nothing itself.
+//! datafrog `Iteration`. `emit` prints a [`Plan`] and decides nothing itself; [`crate::show`]
+//! writes it for people.
 //!
 //! A rule is one chain of leapjoins over its operands: the first literal is the source, and every
 //! later literal that binds variables is one `from_leapjoin` extending the tuples bound so far
@@ -23,7 +24,6 @@
 use crate::ir::{CmpOp, Status, Strength};
 use crate::resolve::{Program, RItem, RLiteral, RRule, RTerm};
 use crate::strata::Strata;
-use std::fmt::{self, Write as _};
 
 pub mod layers;
 pub mod why_not;
@@ -158,18 +158,6 @@ pub enum Shape {
     Uncontested,
     /// One contested relation: `+D`, each rule's applicability, then team defeat.
     Contested,
-}
-
-impl Shape {
-    /// How a stratum of this shape computes its relations, in words.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Shape::Inputs => "input facts",
-            Shape::Collapsed => "+D = +S = +d",
-            Shape::Uncontested => "+D, then +S/+d",
-            Shape::Contested => "contested: +D, then each rule's applicability and team defeat",
-        }
-    }
 }
 
 /// The plan of one stratum.
@@ -480,180 +468,4 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
     }
     let why_not = (0..p.rules.len()).map(|ri| why_not::plan_why_not(p, ri)).collect();
     Plan { rules, own, strata, why_not }
-}
-
-impl StratumPlan {
-    /// `Stratum 51: game_drawn (contested: ...)`: the line that introduces stratum `si` of `p`
-    /// wherever it is shown (the plan, the generated code, `clir show`).
-    pub fn heading(&self, p: &Program, si: usize) -> String {
-        let rels: Vec<&str> = self.rels.iter().map(|&r| p.relations[r].name.as_str()).collect();
-        format!("Stratum {si}: {} ({})", rels.join(", "), self.shape.describe())
-    }
-}
-
-impl RulePlan {
-    /// The rule's loops on one line, for people.
-    pub fn show(&self, p: &Program) -> String {
-        self.show_with(p, &p.rules[self.rule])
-    }
-
-    /// [`Self::show`] with the variables named as `rule` (the planned rule, renamed) names them.
-    pub fn show_with(&self, p: &Program, rule: &RRule) -> String {
-        let mut out = String::new();
-        let term = |t: &RTerm| p.show_term(rule, *t);
-        let cmp = |item: usize| match &rule.body[item] {
-            RItem::Comparison(op, a, b) => format!("{} {} {}", term(a), op.symbol(), term(b)),
-            _ => String::new(),
-        };
-        if self.never {
-            return "never applies (its body is false)".to_string();
-        }
-        if self.per_case {
-            out.push_str("once per case");
-        }
-        for c in &self.checks {
-            let _ = write!(out, "{}if {}", if out.is_empty() { "" } else { "; " }, cmp(*c));
-        }
-        for s in &self.steps {
-            let o = &self.operands[s.operand];
-            let lit = p.show_literal(rule, &o.literal);
-            let what = match (&s.access, s.negated) {
-                (Access::Scan, _) => format!("scan {lit}"),
-                (Access::Contains, false) => format!("test {lit}"),
-                (Access::Contains, true) => format!("test not {lit}"),
-                (Access::Seek { key, view }, neg) => {
-                    let on: Vec<String> = key.iter().map(|&j| term(&o.literal.args[j])).collect();
-                    format!(
-                        "{}{lit} by ({}){}",
-                        if neg { "none of " } else { "each " },
-                        on.join(", "),
-                        if view.is_some() { " in a view" } else { "" }
-                    )
-                }
-            };
-            let supported = if o.read == Read::Supported { " (supported)" } else { "" };
-            let _ = write!(out, "{}{what}{supported}", if out.is_empty() { "" } else { " -> " });
-            for c in &s.checks {
-                let _ = write!(out, ", if {}", cmp(*c));
-            }
-        }
-        out
-    }
-}
-
-impl RulePlan {
-    /// The rule's leapjoins, a line each, for people: the source, then each leaper.
-    pub fn show_joins(&self, p: &Program, rule: &RRule) -> Vec<String> {
-        if self.never {
-            return Vec::new();
-        }
-        let lit = |s: usize| {
-            let o = &self.operands[self.steps[s].operand];
-            let supported = if o.read == Read::Supported { " (supported)" } else { "" };
-            format!(
-                "{}{}{supported}",
-                if self.steps[s].negated { "not " } else { "" },
-                p.show_literal(rule, &o.literal)
-            )
-        };
-        let test = |t: &Test| match *t {
-            Test::Step(s) => lit(s),
-            Test::Comparison(item) => match &rule.body[item] {
-                RItem::Comparison(op, a, b) => {
-                    format!("{} {} {}", p.show_term(rule, *a), op.symbol(), p.show_term(rule, *b))
-                }
-                _ => String::new(),
-            },
-        };
-        let tests = |ts: &[Test]| ts.iter().map(test).collect::<Vec<_>>().join(" and ");
-        let mut from = if self.per_case { "the cases".to_string() } else { lit(0) };
-        // The source's constant and repeated columns are the first test of the first leapjoin.
-        let source_test = (!self.per_case)
-            .then(|| &self.operands[self.steps[0].operand].literal)
-            .filter(|l| l.args.iter().enumerate().any(|(i, a)| !matches!(a, RTerm::Var(_)) || l.args[..i].contains(a)))
-            .map(|_| format!("the columns of {}", lit(0)));
-        let mut out = Vec::new();
-        for (k, j) in self.joins.iter().enumerate() {
-            let mut leapers = Vec::new();
-            let mut holds: Vec<String> = source_test.iter().filter(|_| k == 0).cloned().collect();
-            if !j.prefix.is_empty() {
-                holds.push(tests(&j.prefix));
-            }
-            if !holds.is_empty() {
-                leapers.push(format!("Holds {}", holds.join(" and ")));
-            }
-            match j.extend {
-                Some(s) if holds.is_empty() => leapers.push(format!("ExtendBy {}", lit(s))),
-                Some(s) => leapers.push(format!("before it ExtendBy {}", lit(s))),
-                None if holds.is_empty() => leapers.push("Once".to_string()),
-                None => {}
-            }
-            if !j.value.is_empty() {
-                leapers.push(format!("ValueFilter {}", tests(&j.value)));
-            }
-            out.push(format!("leapjoin {} from {from}: {}", k + 1, leapers.join(", ")));
-            from = format!("leapjoin {}", k + 1);
-        }
-        out
-    }
-}
-
-/// The plan written for people (`clir compile --plan`): every stratum in order, what computes
-/// each of its layers, and every rule's loops.
-pub struct Show<'a> {
-    /// The program.
-    pub program: &'a Program,
-    /// Its plan.
-    pub plan: &'a Plan,
-}
-
-impl fmt::Display for Show<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (p, plan) = (self.program, self.plan);
-        writeln!(f, "plan of {} {}", p.name, p.version)?;
-        for (si, st) in plan.strata.iter().enumerate() {
-            writeln!(f, "\n{}", st.heading(p, si))?;
-            let fix = |r: bool| if r { "datafrog iteration" } else { "once" };
-            let sets = std::iter::once(("+D", &st.definite, Some(&st.definite_set))).chain(std::iter::once((
-                "+S/+d",
-                &st.applicable,
-                st.applicable_set.as_ref(),
-            )));
-            for (name, rules, set) in sets {
-                if rules.is_empty() {
-                    continue;
-                }
-                writeln!(f, "  {name} ({}):", fix(set.is_some_and(|s| s.iteration)))?;
-                for &r in rules {
-                    writeln!(f, "    {}", p.rules[r].id)?;
-                }
-            }
-            let empty: Vec<String> = (st.definite_set.empty.iter())
-                .chain(st.applicable_set.iter().flat_map(|s| s.empty.iter()))
-                .map(|id| id.show(p))
-                .collect();
-            if !empty.is_empty() {
-                writeln!(f, "  always empty, never built: {}", empty.join(", "))?;
-            }
-            for &c in &st.closures {
-                let c = &p.closures[c];
-                writeln!(
-                    f,
-                    "  closure {}: ~{} for each {} not supported",
-                    c.id, p.relations[c.rel].name, p.relations[c.domain].name
-                )?;
-            }
-        }
-        writeln!(f, "\nrules")?;
-        // The variables named as in the generated code.
-        let names = crate::names::ModuleNames::allocate(p);
-        for rp in &plan.rules {
-            let r = names.renamed(p, &p.rules[rp.rule]);
-            writeln!(f, "\n{} ({})\n  {}\n  {}", r.id, r.strength.word(), p.show_rule(&r), rp.show_with(p, &r))?;
-            for line in rp.show_joins(p, &r) {
-                writeln!(f, "  {line}")?;
-            }
-        }
-        Ok(())
-    }
 }

@@ -1,60 +1,14 @@
 //! Names, types and safety: from a verified document to a resolved program whose every
-//! reference is an index and every rule is well typed and safe (SEMANTICS §2-3).
+//! reference is an index and every rule is well typed and safe (SEMANTICS §2-3). The
+//! declarations come resolved from the validator ([`Symbols`], which the [`Verified`] document
+//! carries); this pass resolves the rules against them and checks what verification does not.
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{self, ArithOp, CmpOp, Document, NodeKind, RelationKind, Status, Strength, Term};
+use crate::validate::Symbols;
+pub use crate::validate::{ConstantInfo, FragmentInfo, Relation, Ty, TypeInfo};
 use crate::verify::Verified;
 use std::collections::HashMap;
-
-/// The type of a column or variable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Ty {
-    /// An entity type, by index into [`Program::types`].
-    Entity(usize),
-    /// The built-in signed 64-bit integer.
-    Integer,
-    /// The built-in String (feature `string-values`).
-    String,
-}
-
-/// A declared entity type.
-#[derive(Debug, Clone)]
-pub struct TypeInfo {
-    /// Node id.
-    pub id: String,
-    /// Declared short name.
-    pub name: String,
-    /// Label text.
-    pub label: String,
-}
-
-/// A named entity constant.
-#[derive(Debug, Clone)]
-pub struct ConstantInfo {
-    /// Node id.
-    pub id: String,
-    /// Declared name, as cases write it.
-    pub name: String,
-    /// Its type.
-    pub ty: usize,
-}
-
-/// A declared relation.
-#[derive(Debug, Clone)]
-pub struct Relation {
-    /// Node id.
-    pub id: String,
-    /// Declared name.
-    pub name: String,
-    /// Label text.
-    pub label: String,
-    /// Kind.
-    pub kind: RelationKind,
-    /// Parameter names and types.
-    pub params: Vec<(String, Ty)>,
-    /// The capability needed to give it as input (judgment relations).
-    pub capability: Option<String>,
-}
 
 /// A term of a resolved literal or comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -225,17 +179,6 @@ pub struct Closure {
     pub complete_as_of: Option<String>,
 }
 
-/// An article fragment, for explanations.
-#[derive(Debug, Clone)]
-pub struct FragmentInfo {
-    /// Node id.
-    pub id: String,
-    /// Locator.
-    pub locator: String,
-    /// First text (the package's own language).
-    pub text: String,
-}
-
 /// A resolved program: the input to stratification.
 #[derive(Debug, Clone)]
 pub struct Program {
@@ -270,21 +213,6 @@ impl Program {
             Ty::String => "String",
         }
     }
-
-    /// A literal of `rule` as Datalog, with the rule's variable names ([`crate::datalog`]).
-    pub fn show_literal(&self, rule: &RRule, lit: &RLiteral) -> String {
-        crate::datalog::Lit::of_program(self, rule, lit).print()
-    }
-
-    /// A term of `rule` as Datalog, with the rule's variable names.
-    pub fn show_term(&self, rule: &RRule, t: RTerm) -> String {
-        crate::datalog::Term::of_program(self, rule, t).print()
-    }
-
-    /// The rule as one line of Datalog, `head :- body.` ([`crate::datalog`]).
-    pub fn show_rule(&self, rule: &RRule) -> String {
-        crate::datalog::Rule::of_program(self, rule).print().text
-    }
 }
 
 /// A failure verification should have caught: resolve relies on a [`Verified`] document and
@@ -306,108 +234,37 @@ fn label(n: &ir::Node) -> String {
 /// Resolves the names, types and variables of a verified document into indices, and checks what
 /// verification does not: features used, safety, superiority, judgment capabilities.
 pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
+    let symbols = doc.symbols();
     let doc: &Document = doc;
     let mut errs: Vec<Diagnostic> = Vec::new();
-    let err =
-        |node: &ir::Node, path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&node.id);
     let mut p = Program {
         name: doc.package.name.clone(),
         version: doc.package.version.clone(),
-        types: Vec::new(),
-        constants: Vec::new(),
-        relations: Vec::new(),
+        types: symbols.types.clone(),
+        constants: symbols.constants.clone(),
+        relations: symbols.relations.clone(),
         rules: Vec::new(),
         superiority: Vec::new(),
         closures: Vec::new(),
-        fragments: Vec::new(),
+        fragments: symbols.fragments.clone(),
         strings: Vec::new(),
     };
-    let mut type_ix: HashMap<&str, usize> = HashMap::new();
-    let mut frag_ix: HashMap<&str, usize> = HashMap::new();
-    for n in &doc.nodes {
-        match &n.kind {
-            NodeKind::TypeDecl(t) => {
-                type_ix.insert(&n.id, p.types.len());
-                p.types.push(TypeInfo { id: n.id.clone(), name: t.name.clone(), label: label(n) });
-            }
-            NodeKind::Fragment(f) => {
-                frag_ix.insert(&n.id, p.fragments.len());
-                p.fragments.push(FragmentInfo {
-                    id: n.id.clone(),
-                    locator: f.locator.clone(),
-                    text: f.texts.first().map(|t| t.text.clone()).unwrap_or_default(),
-                });
-            }
-            _ => {}
-        }
-    }
-    let ty_of = |name: &str| -> Option<Ty> {
-        if name == ir::INTEGER_TYPE {
-            Some(Ty::Integer)
-        } else if name == ir::STRING_TYPE {
-            Some(Ty::String)
-        } else {
-            type_ix.get(name).map(|&i| Ty::Entity(i))
-        }
-    };
-    let mut const_ix: HashMap<&str, usize> = HashMap::new();
-    let mut rel_ix: HashMap<&str, usize> = HashMap::new();
-    let mut capabilities: HashMap<&str, &str> = HashMap::new();
-    for n in &doc.nodes {
-        if let NodeKind::External(e) = &n.kind {
-            capabilities.insert(&e.symbol, &e.capability);
-        }
-    }
-    for n in &doc.nodes {
-        match &n.kind {
-            NodeKind::Constant(c) => match ty_of(&c.return_type) {
-                Some(Ty::Entity(t)) => {
-                    const_ix.insert(&n.id, p.constants.len());
-                    p.constants.push(ConstantInfo { id: n.id.clone(), name: c.name.clone(), ty: t });
-                }
-                _ => errs.push(internal(&n.id, &n.path, "a constant without an entity type")),
-            },
-            NodeKind::Relation(r) => {
-                let mut params = Vec::new();
-                for (i, prm) in r.parameters.iter().enumerate() {
-                    match ty_of(&prm.ty) {
-                        Some(t) => params.push((prm.name.clone(), t)),
-                        None => {
-                            errs.push(internal(&n.id, &format!("{}.parameters[{i}]", n.path), "an undeclared type"))
-                        }
-                    }
-                }
-                let capability = capabilities.get(n.id.as_str()).map(|c| c.to_string());
-                if r.relation_kind == RelationKind::Judgment && capability.is_none() {
-                    errs.push(err(
-                        n,
-                        &n.path,
-                        format!("judgment relation `{}` has no external_decl naming its capability", r.name),
-                    ));
-                }
-                rel_ix.insert(&n.id, p.relations.len());
-                p.relations.push(Relation {
-                    id: n.id.clone(),
-                    name: r.name.clone(),
-                    label: label(n),
-                    kind: r.relation_kind,
-                    params,
-                    capability,
-                });
-            }
-            _ => {}
+    // The JSON path of node `id`.
+    let path_of = |id: &str| doc.nodes.iter().find(|n| n.id == id).map(|n| n.path.clone()).unwrap_or_default();
+    for r in &p.relations {
+        if r.kind == RelationKind::Judgment && r.capability.is_none() {
+            let m = format!("judgment relation `{}` has no external_decl naming its capability", r.name);
+            errs.push(Diagnostic::new("resolve", path_of(&r.id), m).in_node(&r.id));
         }
     }
     // String parameters need the feature too.
     if !doc.features.iter().any(|f| f == ir::FEATURE_STRINGS) {
-        for (ri, r) in p.relations.iter().enumerate() {
+        for r in &p.relations {
             if r.params.iter().any(|x| x.1 == Ty::String) {
-                let path =
-                    doc.nodes.iter().find(|n| n.id == p.relations[ri].id).map(|n| n.path.clone()).unwrap_or_default();
                 errs.push(
                     Diagnostic::new(
                         "resolve",
-                        path,
+                        path_of(&r.id),
                         format!(
                             "relation `{}` has a String parameter, but the package does not declare the feature `{}`",
                             r.name,
@@ -424,9 +281,22 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
     // The JSON path of each priority rule of `p.superiority`.
     let mut sup_paths: Vec<&str> = Vec::new();
     let mut strings: Vec<String> = Vec::new();
-    for n in &doc.nodes {
-        let NodeKind::Rule(r) = &n.kind else { continue };
-        match resolve_rule(&p, n, r, &ty_of, &const_ix, &rel_ix, &frag_ix, &doc.features, &mut strings) {
+    let rules = doc.nodes.iter().filter_map(|n| match &n.kind {
+        NodeKind::Rule(r) => Some((n, r)),
+        _ => None,
+    });
+    for ((n, r), vars) in rules.zip(&symbols.rule_variables) {
+        let resolver = Resolver {
+            symbols,
+            features: &doc.features,
+            node: n,
+            rule: r,
+            strings: &mut strings,
+            vars: vars.clone(),
+            ariths: Vec::new(),
+            errs: Vec::new(),
+        };
+        match resolver.resolve() {
             Ok(rr) => {
                 rule_ix.insert(&n.id, p.rules.len());
                 p.rules.push(rr);
@@ -449,8 +319,7 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
                 }
             }
             NodeKind::Closure(c) => {
-                let (Some(&rel), Some(&domain)) = (rel_ix.get(c.predicate.as_str()), rel_ix.get(c.domain.as_str()))
-                else {
+                let (Some(rel), Some(domain)) = (symbols.relation(&c.predicate), symbols.relation(&c.domain)) else {
                     errs.push(internal(&n.id, &n.path, "a closure over an undeclared relation"));
                     continue;
                 };
@@ -487,246 +356,212 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn resolve_rule(
-    p: &Program,
-    n: &ir::Node,
-    r: &ir::Rule,
-    ty_of: &dyn Fn(&str) -> Option<Ty>,
-    const_ix: &HashMap<&str, usize>,
-    rel_ix: &HashMap<&str, usize>,
-    frag_ix: &HashMap<&str, usize>,
-    features: &[String],
-    strings: &mut Vec<String>,
-) -> Result<RRule, Vec<Diagnostic>> {
-    let mut errs = Vec::new();
-    let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&n.id);
-    let has = |f: &str| features.iter().any(|x| x == f);
-    let need = |f: &'static str, path: &str, what: &str, errs: &mut Vec<Diagnostic>| {
-        if !has(f) {
-            errs.push(
-                e(path, format!("{what} needs the feature `{f}`, which the package does not declare"))
-                    .with_code("feature_not_declared"),
-            );
-        }
-    };
-    let mut vars: Vec<(String, Ty)> = Vec::new();
-    for (i, (name, t)) in r.variables.iter().enumerate() {
-        match ty_of(t) {
-            Some(t) if !vars.iter().any(|v| &v.0 == name) => {
-                if t == Ty::String {
-                    need(
-                        ir::FEATURE_STRINGS,
-                        &format!("{}.variables[{i}].type", n.path),
-                        "a String variable",
-                        &mut errs,
-                    );
-                }
-                vars.push((name.clone(), t))
-            }
-            _ => errs.push(internal(
-                &n.id,
-                &format!("{}.variables[{i}]", n.path),
-                "a variable declared twice or of no type",
-            )),
+/// Resolves one rule against the document's [`Symbols`]: its head, body and anchors, then its
+/// safety.
+struct Resolver<'a> {
+    symbols: &'a Symbols,
+    /// The package's features.
+    features: &'a [String],
+    node: &'a ir::Node,
+    rule: &'a ir::Rule,
+    /// The program's String literals, shared by every rule (in order of first use).
+    strings: &'a mut Vec<String>,
+    /// The rule's variables, in declaration order (the validator's table).
+    vars: Vec<(String, Ty)>,
+    /// The rule's arithmetic terms.
+    ariths: Vec<(ArithOp, RTerm, RTerm)>,
+    /// What failed so far.
+    errs: Vec<Diagnostic>,
+}
+
+impl Resolver<'_> {
+    fn error(&self, path: &str, msg: String) -> Diagnostic {
+        Diagnostic::new("resolve", path.to_string(), msg).in_node(&self.node.id)
+    }
+
+    fn internal(&mut self, path: &str, what: &str) {
+        self.errs.push(internal(&self.node.id, path, what));
+    }
+
+    /// Reports `what` at `path` unless the package declares feature `f`.
+    fn need(&mut self, f: &'static str, path: &str, what: &str) {
+        if !self.features.iter().any(|x| x == f) {
+            let d = self.error(path, format!("{what} needs the feature `{f}`, which the package does not declare"));
+            self.errs.push(d.with_code("feature_not_declared"));
         }
     }
-    let var_ix = |name: &str| vars.iter().position(|v| v.0 == name);
-    let mut ariths: Vec<(ArithOp, RTerm, RTerm)> = Vec::new();
-    // Resolves a term of type `want`; arithmetic operands recursively.
-    #[allow(clippy::too_many_arguments)]
-    fn term(
-        t: &Term,
-        want: Ty,
-        path: &str,
-        what: &str,
-        errs: &mut Vec<Diagnostic>,
-        cx: &TermCx<'_>,
-        ariths: &mut Vec<(ArithOp, RTerm, RTerm)>,
-        strings: &mut Vec<String>,
-    ) -> Option<RTerm> {
-        let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&cx.node.id);
-        if let Some(f) = t.feature() {
-            if !cx.features.iter().any(|x| x == f) {
-                errs.push(
-                    e(path, format!("this term needs the feature `{f}`, which the package does not declare"))
-                        .with_code("feature_not_declared"),
-                );
-                return None;
-            }
+
+    /// The rule resolved and checked safe, or everything that failed.
+    fn resolve(mut self) -> Result<RRule, Vec<Diagnostic>> {
+        let (n, r, symbols) = (self.node, self.rule, self.symbols);
+        let string_vars: Vec<usize> = (0..self.vars.len()).filter(|&i| self.vars[i].1 == Ty::String).collect();
+        for i in string_vars {
+            self.need(ir::FEATURE_STRINGS, &format!("{}.variables[{i}].type", n.path), "a String variable");
         }
-        let (rt, got) = match t {
-            Term::Var(v) => match cx.vars.iter().position(|x| &x.0 == v) {
-                Some(i) => (RTerm::Var(i), cx.vars[i].1),
-                None => {
-                    errs.push(internal(&cx.node.id, path, "an undeclared variable"));
-                    return None;
-                }
-            },
-            Term::Const(c) => match cx.const_ix.get(c.as_str()) {
-                Some(&i) => (RTerm::Const(i), Ty::Entity(cx.p.constants[i].ty)),
-                None => {
-                    errs.push(internal(&cx.node.id, path, "an undeclared constant"));
-                    return None;
-                }
-            },
-            Term::Int(i) => (RTerm::Int(*i), Ty::Integer),
-            Term::Str(s) => {
-                let i = match strings.iter().position(|x| x == s) {
-                    Some(i) => i,
-                    None => {
-                        strings.push(s.clone());
-                        strings.len() - 1
+        let head = self.literal(&r.head, false);
+        let mut body = Vec::new();
+        // The JSON path of each item of `body`.
+        let mut item_paths: Vec<String> = Vec::new();
+        for item in &r.body {
+            match item {
+                ir::BodyItem::Literal(s, l) => {
+                    if let Some(rl) = self.literal(l, true) {
+                        item_paths.push(l.path.clone());
+                        body.push(RItem::Literal(*s, rl));
                     }
-                };
-                (RTerm::Str(i), Ty::String)
+                }
+                ir::BodyItem::Not(l) => {
+                    self.need(ir::FEATURE_NAF, &l.path, "negation as failure (`not`)");
+                    if let Some(rl) = self.literal(l, true) {
+                        item_paths.push(l.path.clone());
+                        body.push(RItem::Not(rl));
+                    }
+                }
+                ir::BodyItem::Comparison(c) => {
+                    let a = self.term(&c.left, &format!("{}.left", c.path));
+                    let b = self.term(&c.right, &format!("{}.right", c.path));
+                    if let (Some(a), Some(b)) = (a, b) {
+                        item_paths.push(c.path.clone());
+                        body.push(RItem::Comparison(c.op, a, b));
+                    }
+                }
             }
-            Term::Arith(op, a, b) => {
-                let a =
-                    term(a, Ty::Integer, &format!("{path}.left"), "an arithmetic operand", errs, cx, ariths, strings);
-                let b =
-                    term(b, Ty::Integer, &format!("{path}.right"), "an arithmetic operand", errs, cx, ariths, strings);
-                let (a, b) = (a?, b?);
-                ariths.push((*op, a, b));
-                (RTerm::Arith(ariths.len() - 1), Ty::Integer)
-            }
-        };
-        if got != want {
-            errs.push(internal(&cx.node.id, path, &format!("{what} of the wrong type")));
-            return None;
         }
-        Some(rt)
+        let mut anchors = Vec::new();
+        for (i, a) in r.anchors.iter().enumerate() {
+            match symbols.fragment(a) {
+                Some(f) => anchors.push(f),
+                None => self.internal(&format!("{}.anchors[{i}]", n.path), "an anchor that is not a fragment"),
+            }
+        }
+        let Some(head) = head else { return Err(self.errs) };
+        if !self.errs.is_empty() {
+            // A body literal that did not resolve is missing from `body`: a safety check now would
+            // report variables it binds as unsafe.
+            return Err(self.errs);
+        }
+        let rule = RRule {
+            id: n.id.clone(),
+            path: n.path.clone(),
+            label: label(n),
+            strength: r.strength,
+            head,
+            item_paths,
+            body,
+            never: r.body_false,
+            vars: self.vars,
+            anchors,
+            ariths: self.ariths,
+        };
+        let errs = unsafe_variables(&rule);
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+        Ok(rule)
     }
-    let cx = TermCx { p, node: n, vars: &vars, const_ix, features };
-    let _ = var_ix;
-    let literal = |l: &ir::Literal,
-                   in_body: bool,
-                   errs: &mut Vec<Diagnostic>,
-                   ariths: &mut Vec<(ArithOp, RTerm, RTerm)>,
-                   strings: &mut Vec<String>|
-     -> Option<RLiteral> {
-        let Some(&rel) = rel_ix.get(l.predicate.as_str()).filter(|&&rel| p.relations[rel].params.len() == l.args.len())
-        else {
-            errs.push(internal(&cx.node.id, &l.path, "a literal of an undeclared relation or the wrong arity"));
+
+    /// A literal of the head, or of the body (`in_body`), where arithmetic binds nothing. Its
+    /// arity and argument types are the validator's.
+    fn literal(&mut self, l: &ir::Literal, in_body: bool) -> Option<RLiteral> {
+        let Some(rel) = self.symbols.relation(&l.predicate) else {
+            self.internal(&l.path, "a literal of an undeclared relation");
             return None;
         };
-        let decl = &p.relations[rel];
         let mut args = Vec::new();
-        for (i, (a, (pname, pty))) in l.args.iter().zip(&decl.params).enumerate() {
-            let what = format!("argument `{}` of `{}`", pname, decl.name);
+        for (i, a) in l.args.iter().enumerate() {
             let path = format!("{}.args[{i}]", l.path);
-            if in_body {
-                if let Term::Arith(..) = a {
-                    // Arithmetic binds nothing: its variables must be bound elsewhere, and
-                    // even then it is not supported inside body literals.
-                    let mut names = Vec::new();
-                    collect_vars(a, &mut names);
-                    let bound_elsewhere = |v: &str| {
-                        r.body.iter().any(|it| match it {
-                            ir::BodyItem::Literal(_, bl) => bl.args.iter().any(|t| matches!(t, Term::Var(x) if x == v)),
-                            _ => false,
-                        })
-                    };
-                    let unbound: Vec<&String> = names.iter().filter(|v| !bound_elsewhere(v)).collect();
-                    if let Some(v) = unbound.first() {
-                        errs.push(
-                            e(&path, format!("variable `{v}` occurs only inside arithmetic, which binds nothing (unbound variable)"))
-                                .with_code("unbound_variable"),
-                        );
-                    } else {
-                        errs.push(
-                            e(&path, "arithmetic terms are only supported in heads and comparisons".to_string())
-                                .with_code("unsupported"),
-                        );
-                    }
-                    args.push(None);
-                    continue;
-                }
+            if in_body && matches!(a, Term::Arith(..)) {
+                self.body_arithmetic(a, &path);
+                args.push(None);
+                continue;
             }
-            // Every argument is checked, so one report names every mismatch of the literal.
-            args.push(term(a, *pty, &path, &what, errs, &cx, ariths, strings));
+            // Every argument is resolved, so one report names every failure of the literal.
+            args.push(self.term(a, &path));
         }
         let args = args.into_iter().collect::<Option<Vec<RTerm>>>()?;
         Some(RLiteral { rel, negative: l.negative, args })
-    };
-    let head = literal(&r.head, false, &mut errs, &mut ariths, strings);
-    let mut body = Vec::new();
-    // The JSON path of each item of `body`, by body index.
-    let mut cmp_paths: HashMap<usize, &str> = HashMap::new();
-    for item in &r.body {
-        match item {
-            ir::BodyItem::Literal(s, l) => {
-                if let Some(rl) = literal(l, true, &mut errs, &mut ariths, strings) {
-                    cmp_paths.insert(body.len(), &l.path);
-                    body.push(RItem::Literal(*s, rl));
-                }
-            }
-            ir::BodyItem::Not(l) => {
-                need(ir::FEATURE_NAF, &l.path, "negation as failure (`not`)", &mut errs);
-                if let Some(rl) = literal(l, true, &mut errs, &mut ariths, strings) {
-                    cmp_paths.insert(body.len(), &l.path);
-                    body.push(RItem::Not(rl));
-                }
-            }
-            ir::BodyItem::Comparison(c) => {
-                let a = term(
-                    &c.left,
-                    Ty::Integer,
-                    &format!("{}.left", c.path),
-                    "the left side of a comparison",
-                    &mut errs,
-                    &cx,
-                    &mut ariths,
-                    strings,
-                );
-                let b = term(
-                    &c.right,
-                    Ty::Integer,
-                    &format!("{}.right", c.path),
-                    "the right side of a comparison",
-                    &mut errs,
-                    &cx,
-                    &mut ariths,
-                    strings,
-                );
-                if let (Some(a), Some(b)) = (a, b) {
-                    cmp_paths.insert(body.len(), &c.path);
-                    body.push(RItem::Comparison(c.op, a, b));
-                }
+    }
+
+    /// Reports arithmetic `a` at `path` in a body literal: it binds nothing, so its variables
+    /// must be bound elsewhere, and even then it is not supported there.
+    fn body_arithmetic(&mut self, a: &Term, path: &str) {
+        let mut names = Vec::new();
+        collect_vars(a, &mut names);
+        let rule = self.rule;
+        let bound_elsewhere = |v: &str| {
+            rule.body.iter().any(|it| match it {
+                ir::BodyItem::Literal(_, bl) => bl.args.iter().any(|t| matches!(t, Term::Var(x) if x == v)),
+                _ => false,
+            })
+        };
+        let unbound: Vec<&String> = names.iter().filter(|v| !bound_elsewhere(v)).collect();
+        let d = if let Some(v) = unbound.first() {
+            self.error(
+                path,
+                format!("variable `{v}` occurs only inside arithmetic, which binds nothing (unbound variable)"),
+            )
+            .with_code("unbound_variable")
+        } else {
+            self.error(path, "arithmetic terms are only supported in heads and comparisons".to_string())
+                .with_code("unsupported")
+        };
+        self.errs.push(d);
+    }
+
+    /// The term `t` at `path`, of the type the validator checked; arithmetic operands
+    /// recursively.
+    fn term(&mut self, t: &Term, path: &str) -> Option<RTerm> {
+        if let Some(f) = t.feature() {
+            if !self.features.iter().any(|x| x == f) {
+                let d =
+                    self.error(path, format!("this term needs the feature `{f}`, which the package does not declare"));
+                self.errs.push(d.with_code("feature_not_declared"));
+                return None;
             }
         }
+        Some(match t {
+            Term::Var(v) => match self.vars.iter().position(|x| &x.0 == v) {
+                Some(i) => RTerm::Var(i),
+                None => {
+                    self.internal(path, "an undeclared variable");
+                    return None;
+                }
+            },
+            Term::Const(c) => match self.symbols.constant(c) {
+                Some(i) => RTerm::Const(i),
+                None => {
+                    self.internal(path, "an undeclared constant");
+                    return None;
+                }
+            },
+            Term::Int(i) => RTerm::Int(*i),
+            Term::Str(s) => {
+                let i = match self.strings.iter().position(|x| x == s) {
+                    Some(i) => i,
+                    None => {
+                        self.strings.push(s.clone());
+                        self.strings.len() - 1
+                    }
+                };
+                RTerm::Str(i)
+            }
+            Term::Arith(op, a, b) => {
+                let a = self.term(a, &format!("{path}.left"));
+                let b = self.term(b, &format!("{path}.right"));
+                let (a, b) = (a?, b?);
+                self.ariths.push((*op, a, b));
+                RTerm::Arith(self.ariths.len() - 1)
+            }
+        })
     }
-    let mut anchors = Vec::new();
-    for (i, a) in r.anchors.iter().enumerate() {
-        match frag_ix.get(a.as_str()) {
-            Some(&f) => anchors.push(f),
-            None => errs.push(internal(&n.id, &format!("{}.anchors[{i}]", n.path), "an anchor that is not a fragment")),
-        }
-    }
-    let Some(head) = head else { return Err(errs) };
-    if !errs.is_empty() {
-        // A body literal that did not resolve is missing from `body`: a safety check now would
-        // report variables it binds as unsafe.
-        return Err(errs);
-    }
-    let rule = RRule {
-        id: n.id.clone(),
-        path: n.path.clone(),
-        label: label(n),
-        strength: r.strength,
-        head,
-        item_paths: (0..body.len())
-            .map(|i| cmp_paths.get(&i).map_or_else(|| n.path.clone(), |p| p.to_string()))
-            .collect(),
-        body,
-        never: r.body_false,
-        vars,
-        anchors,
-        ariths,
-    };
-    // Safety: every variable of the head, of a comparison and of an arithmetic term occurs in a
-    // positive body literal; a variable of a negated literal that no positive literal binds is
-    // local to that one negation.
+}
+
+/// Safety: every variable of the head, of a comparison and of an arithmetic term occurs in a
+/// positive body literal; a variable of a negated literal that no positive literal binds is
+/// local to that one negation. What `rule` violates.
+fn unsafe_variables(rule: &RRule) -> Vec<Diagnostic> {
+    let mut errs = Vec::new();
+    let e = |path: &str, msg: String| Diagnostic::new("resolve", path.to_string(), msg).in_node(&rule.id);
     let bound = rule.bound_vars();
     let vname = |v: usize| rule.vars[v].0.as_str();
     // Anonymous variables (`_`, `_1`, ...: ids starting with `_`) in a head are a safety
@@ -746,7 +581,7 @@ fn resolve_rule(
         if !bound.contains(&v) {
             errs.push(
                 e(
-                    &format!("{}.head.args[{arg}]", n.path),
+                    &format!("{}.head.args[{arg}]", rule.path),
                     format!("head variable `{}` does not occur in a body literal (unsafe)", vname(v)),
                 )
                 .with_code(unsafe_code(v))
@@ -759,7 +594,7 @@ fn resolve_rule(
     }
     let mut negated_local: Vec<(usize, usize)> = Vec::new();
     for (i, item) in rule.body.iter().enumerate() {
-        let path = cmp_paths.get(&i).copied().unwrap_or(n.path.as_str());
+        let path = &rule.item_paths[i];
         match item {
             RItem::Comparison(_, a, b) => {
                 let mut vs = Vec::new();
@@ -793,27 +628,17 @@ fn resolve_rule(
     }
     for &(v, i) in &negated_local {
         if negated_local.iter().any(|&(w, j)| w == v && j != i) {
-            let path = cmp_paths.get(&i).copied().unwrap_or(n.path.as_str());
             errs.push(
-                e(path, format!("variable `{}` occurs only in negated literals, in more than one (unsafe)", vname(v)))
-                    .with_code("unbound_variable"),
+                e(
+                    &rule.item_paths[i],
+                    format!("variable `{}` occurs only in negated literals, in more than one (unsafe)", vname(v)),
+                )
+                .with_code("unbound_variable"),
             );
             break;
         }
     }
-    if !errs.is_empty() {
-        return Err(errs);
-    }
-    Ok(rule)
-}
-
-/// What resolving a term needs to know.
-struct TermCx<'a> {
-    p: &'a Program,
-    node: &'a ir::Node,
-    vars: &'a [(String, Ty)],
-    const_ix: &'a HashMap<&'a str, usize>,
-    features: &'a [String],
+    errs
 }
 
 /// The variable names of an IR term.
@@ -873,67 +698,4 @@ fn superiority_cycle(p: &Program) -> Option<Vec<usize>> {
         }
     }
     None
-}
-
-/// Rust-safe identifiers derived from package names.
-pub mod names {
-    /// `snake_case` identifier from any name (`GamePlay/StartPlay/valid` -> `game_play_start_play_valid`).
-    pub fn snake(name: &str) -> String {
-        let mut out = String::new();
-        let mut prev_lower = false;
-        let chars: Vec<char> = name.chars().collect();
-        for (i, &ch) in chars.iter().enumerate() {
-            if ch.is_ascii_alphanumeric() {
-                if ch.is_ascii_uppercase() {
-                    // `fooBar` -> `foo_bar`; `FIDEArbiter` -> `fide_arbiter`.
-                    let acronym_end = i > 0
-                        && chars[i - 1].is_ascii_uppercase()
-                        && chars.get(i + 1).is_some_and(|c| c.is_ascii_lowercase());
-                    if (prev_lower || acronym_end) && !out.is_empty() && !out.ends_with('_') {
-                        out.push('_');
-                    }
-                    out.push(ch.to_ascii_lowercase());
-                    prev_lower = false;
-                } else {
-                    out.push(ch);
-                    prev_lower = true;
-                }
-            } else {
-                if !out.is_empty() && !out.ends_with('_') {
-                    out.push('_');
-                }
-                prev_lower = false;
-            }
-        }
-        let out = out.trim_matches('_').to_string();
-        fix(out, "x")
-    }
-
-    /// `CamelCase` identifier from any name.
-    pub fn camel(name: &str) -> String {
-        let mut out = String::new();
-        for part in snake(name).split('_') {
-            let mut cs = part.chars();
-            if let Some(c) = cs.next() {
-                out.push(c.to_ascii_uppercase());
-                out.extend(cs);
-            }
-        }
-        fix(out, "T")
-    }
-
-    /// `SCREAMING_SNAKE` identifier.
-    pub fn screaming(name: &str) -> String {
-        snake(name).to_ascii_uppercase()
-    }
-
-    fn fix(s: String, prefix: &str) -> String {
-        let s = if s.is_empty() { prefix.to_string() } else { s };
-        let s = if s.starts_with(|c: char| c.is_ascii_digit()) { format!("{prefix}{s}") } else { s };
-        if syn::parse_str::<syn::Ident>(&s).is_err() {
-            format!("{s}_")
-        } else {
-            s
-        }
-    }
 }

@@ -4,21 +4,196 @@
 //! [`crate::verify::Verified`] document and rely on what it checked: every id a rule, priority,
 //! closure or declaration names is declared with the right kind, every literal has its
 //! relation's arity, every term has the type its position asks for, names are declared once.
+//!
+//! What a valid document declares it gives as a [`Symbols`] table (types, constants, relations
+//! with their typed parameters and capabilities, fragments, each rule's typed variables), which
+//! a [`crate::verify::Verified`] document carries and `resolve` consumes instead of looking the
+//! declarations up again.
 
 use crate::diag::{arity_mismatch, Diagnostic};
-use crate::ir::{BodyItem, Document, Literal, Node, NodeKind, Term, INTEGER_TYPE, STRING_TYPE};
+use crate::ir::{self, BodyItem, Document, Literal, Node, NodeKind, RelationKind, Term, INTEGER_TYPE, STRING_TYPE};
 use std::collections::{HashMap, HashSet};
 
 /// The name of the verification check the validator is.
 pub const CHECK: &str = "references";
 
-/// What the validator found: how many references held, and every failure.
+/// What the validator found: how many references held, every failure, and, when nothing failed,
+/// the symbol table.
 #[derive(Debug, Clone, Default)]
 pub struct Validation {
     /// References, arities and types that held.
     pub held: usize,
     /// Every failure, located.
     pub diagnostics: Vec<Diagnostic>,
+    /// What the document declares, when `diagnostics` is empty.
+    pub symbols: Option<Symbols>,
+}
+
+/// The type of a column or variable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Ty {
+    /// An entity type, by index into [`Symbols::types`] (and the program's `types`).
+    Entity(usize),
+    /// The built-in signed 64-bit integer.
+    Integer,
+    /// The built-in String (feature `string-values`).
+    String,
+}
+
+/// A declared entity type.
+#[derive(Debug, Clone)]
+pub struct TypeInfo {
+    /// Node id.
+    pub id: String,
+    /// Declared short name.
+    pub name: String,
+    /// Label text.
+    pub label: String,
+}
+
+/// A named entity constant.
+#[derive(Debug, Clone)]
+pub struct ConstantInfo {
+    /// Node id.
+    pub id: String,
+    /// Declared name, as cases write it.
+    pub name: String,
+    /// Its type.
+    pub ty: usize,
+}
+
+/// A declared relation.
+#[derive(Debug, Clone)]
+pub struct Relation {
+    /// Node id.
+    pub id: String,
+    /// Declared name.
+    pub name: String,
+    /// Label text.
+    pub label: String,
+    /// Kind.
+    pub kind: RelationKind,
+    /// Parameter names and types.
+    pub params: Vec<(String, Ty)>,
+    /// The capability needed to give it as input (judgment relations).
+    pub capability: Option<String>,
+}
+
+/// An article fragment, for explanations.
+#[derive(Debug, Clone)]
+pub struct FragmentInfo {
+    /// Node id.
+    pub id: String,
+    /// Locator.
+    pub locator: String,
+    /// First text (the package's own language).
+    pub text: String,
+}
+
+/// The declarations of a valid document, in node order, every type resolved: the symbol table
+/// `resolve` consumes.
+#[derive(Debug, Clone, Default)]
+pub struct Symbols {
+    /// Entity types.
+    pub types: Vec<TypeInfo>,
+    /// Constants.
+    pub constants: Vec<ConstantInfo>,
+    /// Relations.
+    pub relations: Vec<Relation>,
+    /// Fragments.
+    pub fragments: Vec<FragmentInfo>,
+    /// Per rule node, in node order: its variables' names and types, in declaration order.
+    pub rule_variables: Vec<Vec<(String, Ty)>>,
+    /// Id -> index into `types`, `constants`, `relations`, `fragments`.
+    type_ix: HashMap<String, usize>,
+    constant_ix: HashMap<String, usize>,
+    relation_ix: HashMap<String, usize>,
+    fragment_ix: HashMap<String, usize>,
+}
+
+impl Symbols {
+    /// The table of `doc`; `None` where a declaration names a type that is not declared (which
+    /// the validator reports).
+    fn of(doc: &Document) -> Option<Symbols> {
+        let mut s = Symbols::default();
+        let label = |n: &Node| ir::label_text(&n.labels, "en").unwrap_or("").to_string();
+        for n in &doc.nodes {
+            match &n.kind {
+                NodeKind::TypeDecl(t) => {
+                    s.type_ix.insert(n.id.clone(), s.types.len());
+                    s.types.push(TypeInfo { id: n.id.clone(), name: t.name.clone(), label: label(n) });
+                }
+                NodeKind::Fragment(f) => {
+                    s.fragment_ix.insert(n.id.clone(), s.fragments.len());
+                    s.fragments.push(FragmentInfo {
+                        id: n.id.clone(),
+                        locator: f.locator.clone(),
+                        text: f.texts.first().map(|t| t.text.clone()).unwrap_or_default(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        let mut capabilities: HashMap<&str, &str> = HashMap::new();
+        for n in &doc.nodes {
+            if let NodeKind::External(e) = &n.kind {
+                capabilities.insert(&e.symbol, &e.capability);
+            }
+        }
+        for n in &doc.nodes {
+            match &n.kind {
+                NodeKind::Constant(c) => {
+                    let Some(Ty::Entity(ty)) = s.ty(&c.return_type) else { return None };
+                    s.constant_ix.insert(n.id.clone(), s.constants.len());
+                    s.constants.push(ConstantInfo { id: n.id.clone(), name: c.name.clone(), ty });
+                }
+                NodeKind::Relation(r) => {
+                    let params: Option<Vec<(String, Ty)>> =
+                        r.parameters.iter().map(|p| Some((p.name.clone(), s.ty(&p.ty)?))).collect();
+                    s.relation_ix.insert(n.id.clone(), s.relations.len());
+                    s.relations.push(Relation {
+                        id: n.id.clone(),
+                        name: r.name.clone(),
+                        label: label(n),
+                        kind: r.relation_kind,
+                        params: params?,
+                        capability: capabilities.get(n.id.as_str()).map(|c| c.to_string()),
+                    });
+                }
+                NodeKind::Rule(r) => {
+                    let vars: Option<Vec<(String, Ty)>> =
+                        r.variables.iter().map(|(name, t)| Some((name.clone(), s.ty(t)?))).collect();
+                    s.rule_variables.push(vars?);
+                }
+                _ => {}
+            }
+        }
+        Some(s)
+    }
+
+    /// The type the type id `id` names.
+    pub fn ty(&self, id: &str) -> Option<Ty> {
+        match id {
+            INTEGER_TYPE => Some(Ty::Integer),
+            STRING_TYPE => Some(Ty::String),
+            _ => self.type_ix.get(id).map(|&i| Ty::Entity(i)),
+        }
+    }
+
+    /// The index of constant `id`.
+    pub fn constant(&self, id: &str) -> Option<usize> {
+        self.constant_ix.get(id).copied()
+    }
+
+    /// The index of relation `id`.
+    pub fn relation(&self, id: &str) -> Option<usize> {
+        self.relation_ix.get(id).copied()
+    }
+
+    /// The index of fragment `id`.
+    pub fn fragment(&self, id: &str) -> Option<usize> {
+        self.fragment_ix.get(id).copied()
+    }
 }
 
 /// Validates `doc`.
@@ -56,6 +231,14 @@ pub fn validate(doc: &Document) -> Validation {
     for (id, _) in &doc.local_sources {
         let ok = decls.kinds.get(id.as_str()) == Some(&"publication");
         v.expect(ok, None, format!("metadata.localSources.{id}"), || decls.not_a(id, "publication"));
+    }
+    if v.out.diagnostics.is_empty() {
+        v.out.symbols = Symbols::of(doc);
+        if v.out.symbols.is_none() {
+            let m =
+                "internal error: a declaration names an undeclared type the validator did not report; please report it";
+            v.out.diagnostics.push(Diagnostic::new(CHECK, "", m).with_code("internal"));
+        }
     }
     v.out
 }

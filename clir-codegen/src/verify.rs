@@ -122,7 +122,12 @@ impl Report {
     pub fn into_document(self) -> Result<Verified, Diagnostics> {
         let failures = self.failures();
         match self.document {
-            Some(doc) if failures.0.is_empty() => Ok(Verified(doc)),
+            // The validator's symbol table: it passed as the `references` check, and runs again
+            // for its table (a report is plain data, which callers build too).
+            Some(doc) if failures.0.is_empty() => match validate::validate(&doc) {
+                validate::Validation { symbols: Some(symbols), .. } => Ok(Verified { document: doc, symbols }),
+                v => Err(Diagnostics(v.diagnostics)),
+            },
             Some(_) => Err(failures),
             None if failures.0.is_empty() => Err(Diagnostic::new("parse", "", "the document did not parse").into()),
             None => Err(failures),
@@ -134,12 +139,20 @@ impl Report {
 /// validator of [`crate::validate`]), its hashes recompute, its features are understood. The
 /// compiler's passes take this type and rely on it. Only [`Report::into_document`] makes one.
 #[derive(Debug, Clone)]
-pub struct Verified(Document);
+pub struct Verified {
+    document: Document,
+    symbols: validate::Symbols,
+}
 
 impl Verified {
     /// The model.
     pub fn document(&self) -> &Document {
-        &self.0
+        &self.document
+    }
+
+    /// What the document declares, as the validator found it.
+    pub fn symbols(&self) -> &validate::Symbols {
+        &self.symbols
     }
 }
 
@@ -147,7 +160,7 @@ impl std::ops::Deref for Verified {
     type Target = Document;
 
     fn deref(&self) -> &Document {
-        &self.0
+        &self.document
     }
 }
 
@@ -489,7 +502,7 @@ fn check_sources(top: &Map<String, Value>, nodes: &[Value], opts: &VerifyOptions
             continue;
         };
         let rel_path = Path::new(rel);
-        if !crate::project::stays_inside(rel_path) {
+        if !crate::files::stays_inside(rel_path) {
             fails.push(located(
                 NAME,
                 format!("metadata.localSources.{id}"),
@@ -502,7 +515,7 @@ fn check_sources(top: &Map<String, Value>, nodes: &[Value], opts: &VerifyOptions
             Some(root) => root.join(rel_path),
             None => rel_path.to_path_buf(),
         };
-        match crate::project::read_regular_file(&full) {
+        match crate::files::read_regular_file(&full) {
             Ok(text) => {
                 let found = canonical::sha256_hex(&text);
                 if found == declared {

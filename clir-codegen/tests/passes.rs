@@ -5,7 +5,7 @@
 
 use clir_codegen::diag::Diagnostic;
 use clir_codegen::ir::{ArithOp, CmpOp, Document, RelationKind, Status, Strength};
-use clir_codegen::plan::{plan_program, plan_rule, Access, Read, RulePlan, Shape, Show};
+use clir_codegen::plan::{plan_rule, Access, Read, RulePlan, Shape};
 use clir_codegen::resolve::{resolve, Program, RItem, RLiteral, RRule, RTerm, Ty};
 use clir_codegen::strata::{stratify, Strata};
 use clir_codegen::verify::{verify_bytes, Verified, VerifyOptions};
@@ -594,33 +594,33 @@ fn a_rule_that_cannot_apply_is_planned_as_never() {
 
 #[test]
 fn the_program_plan_says_which_layers_need_a_fixpoint() {
-    let p = program(&format!(
+    let c = clir_codegen::compile(&document(&format!(
         "{PLAN}
 institutional reach(Integer, Integer)
 rule Base strict: reach(x, y) :- b(x, y)
 rule Step strict: reach(x, z) :- reach(x, y), b(y, z)
 rule P strict: p(x) :- a(x)"
-    ));
-    let s = stratify(&p).unwrap();
-    let plan = plan_program(&p, &s);
+    )))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (p, s, plan) = (&c.program, &c.strata, &c.plan);
     let si = s.rels[p.relations.iter().position(|r| r.name == "reach").unwrap()].stratum;
     assert!(plan.strata[si].definite_recursive);
     assert_eq!(plan.strata[si].definite.len(), 2);
     // Step reads reach from its own stratum: its leapjoins start from reach (a round's source
     // is its variable's recent tuples), then extend by b looked up by y; Base reads nothing of
     // the stratum.
-    let step = rule_ix(&p, "Step");
+    let step = rule_ix(p, "Step");
     let rp = &plan.rules[step];
     assert_eq!(plan.own[step].len(), 1);
     assert_eq!(p.relations[rp.operands[plan.own[step][0]].literal.rel].name, "reach");
-    assert_eq!(loops(&p, rp), [("reach".into(), Access::Scan), ("b".into(), seek(&[0], None))]);
+    assert_eq!(loops(p, rp), [("reach".into(), Access::Scan), ("b".into(), seek(&[0], None))]);
     assert_eq!(rp.joins.len(), 1);
     assert_eq!(rp.joins[0].extend, Some(1));
-    assert!(plan.own[rule_ix(&p, "Base")].is_empty());
+    assert!(plan.own[rule_ix(p, "Base")].is_empty());
     // The plan's +D layer set: an iteration whose variables Step reads and Base only fills.
     let set = &plan.strata[si].definite_set;
     assert!(set.iteration && set.definite);
-    let heads = |r: &str| set.heads.iter().find(|h| h.rule == rule_ix(&p, r)).unwrap();
+    let heads = |r: &str| set.heads.iter().find(|h| h.rule == rule_ix(p, r)).unwrap();
     assert_eq!((heads("Step").own.len(), heads("Base").own.len()), (1, 0));
     // p's stratum: one pass, and ~p's +D, which nothing fills, is never built.
     let set = &plan.strata[s.rels[p.relations.iter().position(|r| r.name == "p").unwrap()].stratum].definite_set;
@@ -629,7 +629,7 @@ rule P strict: p(x) :- a(x)"
     assert!(!plan.strata[pi].definite_recursive && !plan.strata[pi].applicable_recursive);
     assert!(plan.strata.iter().any(|st| st.shape == Shape::Inputs));
     // The written plan names every rule and stratum.
-    let text = Show { program: &p, plan: &plan }.to_string();
+    let text = clir_codegen::show::plan(&c);
     assert!(
         text.contains("iteration")
             && text.contains("#Step")

@@ -1,6 +1,6 @@
 //! Rust generation: a [`Plan`] printed as a formatted module of datafrog relations, leapjoins
-//! and iterations. Every decision (join order, keys, views, layers, fixpoints) is the plan's; this pass
-//! only names and prints.
+//! and iterations. Every decision (join order, keys, views, layers, fixpoints) is the plan's and
+//! every name the allocator's ([`ModuleNames`]); this pass only prints.
 //!
 //! Every relation is a tuple relation `(CaseId, columns..)`: the case is the first column of
 //! every tuple and every lookup key, so one run rules a whole batch of cases without facts of
@@ -20,6 +20,8 @@ mod schema;
 mod strata;
 mod why_not;
 
+use crate::compilation::Compilation;
+use crate::names::{ModuleNames, RuleLocals};
 use crate::plan::layers::{Layer, LayerId};
 use crate::plan::{Operand, Plan};
 use crate::resolve::{Program, RRule, RTerm, Ty};
@@ -36,14 +38,14 @@ const CHUNK: usize = 32;
 struct Emitter<'a> {
     p: &'a Program,
     s: &'a Strata,
-    plan: Plan,
+    plan: &'a Plan,
     seal: String,
     /// Every identifier of the module (the one allocator).
-    names: crate::names::ModuleNames,
+    names: &'a ModuleNames,
     /// Per rule, its variables' identifiers.
     vars: Vec<Vec<String>>,
     /// Per rule, its operands' and views' identifiers.
-    locals: Vec<crate::names::RuleLocals>,
+    locals: Vec<RuleLocals>,
     /// Comment texts, referenced by `clir_comment!(i);` markers replaced after formatting.
     comments: Vec<String>,
     /// Per String literal of the program: its interner id (constants first, then the strings
@@ -55,15 +57,15 @@ struct Emitter<'a> {
     explanations: bool,
 }
 
-/// Prints `plan`, the plan of a resolved, stratified program, as a formatted Rust module.
-pub fn emit(p: &Program, s: &Strata, plan: Plan, seal: &str) -> String {
-    emit_with(p, s, plan, seal, true)
+/// Prints the plan of `c` as a formatted Rust module.
+pub fn emit(c: &Compilation, seal: &str) -> String {
+    emit_with(c, seal, true)
 }
 
 /// [`emit`], optionally without the code that computes explanation instances (smaller and
 /// faster to build; `--explain` then yields no derivations).
-pub fn emit_with(p: &Program, s: &Strata, plan: Plan, seal: &str, explanations: bool) -> String {
-    let names = crate::names::ModuleNames::allocate(p);
+pub fn emit_with(c: &Compilation, seal: &str, explanations: bool) -> String {
+    let Compilation { program: p, strata: s, plan, names } = c;
     let vars: Vec<Vec<String>> = p.rules.iter().map(|r| names.variables(p, r)).collect();
     let locals = plan.rules.iter().map(|rp| names.rule_locals(p, rp, &vars[rp.rule])).collect();
     let mut e = Emitter {

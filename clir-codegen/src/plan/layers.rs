@@ -30,18 +30,6 @@ pub struct LayerId {
     pub layer: Layer,
 }
 
-impl LayerId {
-    /// `~game_drawn +D`: the layer for people.
-    pub fn show(&self, p: &Program) -> String {
-        let layer = match self.layer {
-            Layer::Definite => "+D",
-            Layer::Supported => "+S",
-            Layer::Concluded => "+d",
-        };
-        format!("{}{} {layer}", if self.negative { "~" } else { "" }, p.relations[self.rel].name)
-    }
-}
-
 /// The layer that holds `layer` of relation `rel` with sign `negative`: a collapsed relation has
 /// one (its `+d`), and `+S` is `+d` where no definite complement can defeat it.
 pub fn layer(s: &Strata, rel: usize, negative: bool, layer: Layer) -> LayerId {
