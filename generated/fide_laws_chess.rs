@@ -266,6 +266,8 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
     package: "fide.laws.chess",
     version: "0.1.0",
     seal: "sha256:bbae5f143f1103a18fccd4e4c3f3ce617ba2ec2353050085a513f77fd2c28868",
+    in_force: Some("2023-01-01"),
+    until: None,
     relations: &[
         ::clir::RelationInfo::institutional(
             "agreed_draw_has_ended_the_game",

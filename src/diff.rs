@@ -340,6 +340,8 @@ mod tests {
             package: "demo.diff",
             version: "0.1.0",
             seal: "",
+            in_force: None,
+            until: None,
             relations,
             constants: &[],
             fragments: &[],

@@ -197,6 +197,12 @@ pub struct Schema {
     pub version: &'static str,
     /// Seal of the compiled blob.
     pub seal: &'static str,
+    /// The date (`YYYY-MM-DD`) the law is in force from, when the package says: a case dated
+    /// before it (`as_of`) is refused.
+    pub in_force: Option<&'static str>,
+    /// The date the law is no longer in force from, when the package says: a case dated on or
+    /// after it is refused.
+    pub until: Option<&'static str>,
     /// Relations, in declaration order; their index is the relation number of flat rows.
     pub relations: &'static [RelationInfo],
     /// Constants, in declaration order; constant `i` is interned as `Sym(i)`.

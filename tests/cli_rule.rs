@@ -312,3 +312,28 @@ fn a_misspelt_constant_is_a_warning_and_under_strict_constants_an_error() {
     let err = line["error"].as_str().unwrap_or_else(|| panic!("{out}"));
     assert!(err.starts_with("line 1: relation `attempted_transition`: argument `transition`: `startPlay`"), "{err}");
 }
+
+#[test]
+fn a_case_dated_before_the_law_is_in_force_is_refused_naming_both_dates() {
+    let input = concat!(
+        "{\"case\":\"2022\",\"as_of\":\"2022-12-31\",\"facts\":{\"stalemate_arisen\":[[\"g\"]]}}\n",
+        "{\"case\":\"2023\",\"as_of\":\"2023-01-01\",\"facts\":{\"stalemate_arisen\":[[\"g\"]]}}\n",
+        "{\"case\":\"undated\",\"facts\":{\"stalemate_arisen\":[[\"g\"]]}}\n",
+        "{\"case\":\"bad\",\"as_of\":\"1 January 2023\",\"facts\":{}}\n",
+        "{\"case\":\"twice\",\"as_of\":\"2023-01-01\",\"as_of\":\"2023-01-02\",\"facts\":{}}\n",
+    );
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess"], input);
+    assert_eq!(code, 1);
+    let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        lines[0]["error"],
+        "line 1: the case is dated 2022-12-31 (as_of), before fide.laws.chess 0.1.0 is in force (2023-01-01)"
+    );
+    assert_eq!(lines[1]["concluded"]["game_drawn"], serde_json::json!([["g"]]), "{out}");
+    assert_eq!(lines[2]["concluded"], lines[1]["concluded"], "{out}");
+    assert!(lines[3]["error"].as_str().unwrap().contains("`as_of` is a date written YYYY-MM-DD"), "{out}");
+    assert!(lines[4]["error"].as_str().unwrap().contains("duplicate key `as_of`"), "{out}");
+    // `clir schema` and `clir show` say when the law is in force.
+    let (_, schema, _) = clir(&["schema", "fide.laws.chess"], "");
+    assert!(schema.lines().nth(1).unwrap().starts_with("in force from 2023-01-01"), "{schema}");
+}

@@ -439,7 +439,69 @@ pub struct Publication {
     pub json: Value,
 }
 
+/// When the law of a package applies, from the `lifecycle` of its source editions: each entry a
+/// `status` and the date (`extent`, `YYYY-MM-DD`) it took effect. Entries whose extent is not
+/// such a date are not read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lifecycle {
+    /// The earliest date an edition was adopted.
+    pub adopted: Option<String>,
+    /// The earliest date an edition is in force from: cases dated before it are refused.
+    pub in_force: Option<String>,
+    /// The earliest date an edition stopped being in force (`superseded`, `repealed`,
+    /// `expired`, `revoked`): cases dated on or after it are refused.
+    pub until: Option<String>,
+}
+
+/// Whether `s` is a calendar date written `YYYY-MM-DD` (month 01-12, day 01-31).
+pub fn is_iso_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(0);
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && digits(0..4)
+        && digits(5..7)
+        && digits(8..10)
+        && (1..=12).contains(&num(5..7))
+        && (1..=31).contains(&num(8..10))
+}
+
 impl Document {
+    /// The package's lifecycle, read from its `source_edition` nodes (DECISIONS 45).
+    pub fn lifecycle(&self) -> Lifecycle {
+        let mut out = Lifecycle::default();
+        let earliest = |slot: &mut Option<String>, date: &str| {
+            if slot.as_deref().is_none_or(|d| date < d) {
+                *slot = Some(date.to_string());
+            }
+        };
+        for n in &self.nodes {
+            let NodeKind::Provenance(p) = &n.kind else { continue };
+            if p.kind != "source_edition" {
+                continue;
+            }
+            for entry in p.json.get("lifecycle").and_then(Value::as_array).into_iter().flatten() {
+                let (Some(status), Some(date)) =
+                    (entry.get("status").and_then(Value::as_str), entry.get("extent").and_then(Value::as_str))
+                else {
+                    continue;
+                };
+                if !is_iso_date(date) {
+                    continue;
+                }
+                match status {
+                    "adopted" => earliest(&mut out.adopted, date),
+                    "in_force" => earliest(&mut out.in_force, date),
+                    "superseded" | "repealed" | "expired" | "revoked" => earliest(&mut out.until, date),
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
     /// Parses bytes into the model; every error names its JSON path.
     pub fn parse(bytes: &[u8]) -> Result<Document, Diagnostics> {
         if bytes.is_empty() {

@@ -202,6 +202,8 @@ pub struct Program {
     pub fragments: Vec<FragmentInfo>,
     /// String literals of the rules (feature `string-values`), in order of first use.
     pub strings: Vec<String>,
+    /// When the law applies.
+    pub lifecycle: crate::ir::Lifecycle,
 }
 
 impl Program {
@@ -248,6 +250,7 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
         closures: Vec::new(),
         fragments: symbols.fragments.clone(),
         strings: Vec::new(),
+        lifecycle: doc.lifecycle(),
     };
     // The JSON path of node `id`.
     let path_of = |id: &str| doc.nodes.iter().find(|n| n.id == id).map(|n| n.path.clone()).unwrap_or_default();

@@ -35,6 +35,15 @@ pub fn render(c: &Compilation) -> String {
     out.comment("`head :- body.`: `~p` is the strong negation of p, `supported p` asks only that p is supported,");
     out.comment("`not p` that p is not concluded; each rule's strength is on the line above it.");
     out.comment("`a > b.`: rule a beats rule b. A closure policy is written as the rule it amounts to.");
+    let life = &p.lifecycle;
+    let dates: Vec<String> =
+        [("adopted", &life.adopted), ("in force from", &life.in_force), ("in force until", &life.until)]
+            .iter()
+            .filter_map(|(what, d)| d.as_ref().map(|d| format!("{what} {d}")))
+            .collect();
+    if !dates.is_empty() {
+        out.comment(&format!("The law: {}; a case dated outside (`as_of`) is refused.", dates.join(", ")));
+    }
 
     if !p.types.is_empty() {
         out.blank();

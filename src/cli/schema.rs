@@ -48,7 +48,16 @@ fn kind(k: RelationKind) -> &'static str {
 /// judgment needs), then each type's constants and a case line of the package.
 fn table(name: &str, pkg: &dyn Package) -> Vec<String> {
     let schema = pkg.schema();
-    let mut lines = vec![format!("{name} {} ({})", schema.version, schema.seal), String::new()];
+    let mut lines = vec![format!("{name} {} ({})", schema.version, schema.seal)];
+    match (schema.in_force, schema.until) {
+        (Some(from), Some(until)) => {
+            lines.push(format!("in force from {from} until {until} (cases may say \"as_of\")"))
+        }
+        (Some(from), None) => lines.push(format!("in force from {from} (cases may say \"as_of\")")),
+        (None, Some(until)) => lines.push(format!("in force until {until} (cases may say \"as_of\")")),
+        (None, None) => {}
+    }
+    lines.push(String::new());
     let width = schema.relations.iter().map(|r| r.name.len()).max().unwrap_or(0).max("relation".len());
     lines.push(format!("{:width$}  {:13}  arguments", "relation", "kind"));
     for r in schema.relations {
@@ -116,6 +125,8 @@ pub fn schema_json(name: &str, pkg: &dyn Package, semantic_hash: Option<&str>) -
         "name": name,
         "version": schema.version,
         "seal": schema.seal,
+        "inForce": schema.in_force,
+        "until": schema.until,
         "semanticHash": semantic_hash,
         "relations": relations,
         "constants": constants,

@@ -288,6 +288,8 @@ mod tests {
         package: "test.fast",
         version: "1",
         seal: "",
+        in_force: None,
+        until: None,
         relations: &[
             RelationInfo::empirical(
                 "player_of",

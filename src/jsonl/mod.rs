@@ -277,6 +277,8 @@ struct Read<'a> {
     args: Vec<Arg<'a>>,
     /// The literals of `why_not`, as written.
     why_not: Vec<Cow<'a, str>>,
+    /// `as_of`: the date the case is ruled at (`YYYY-MM-DD`).
+    as_of: Option<Cow<'a, str>>,
 }
 
 impl Read<'_> {
@@ -286,6 +288,7 @@ impl Read<'_> {
         self.tuples.clear();
         self.args.clear();
         self.why_not.clear();
+        self.as_of = None;
     }
 }
 
@@ -305,7 +308,7 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
         f.write_str("a case object {\"case\":..., \"facts\":{...}}")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
-        let (mut case, mut facts, mut why_not) = (false, false, false);
+        let (mut case, mut facts, mut why_not, mut as_of) = (false, false, false, false);
         while let Some(k) = m.next_key::<Str<'de>>()? {
             match &*k.0 {
                 "case" if !case => {
@@ -338,10 +341,23 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
                     self.0.why_not.extend(asked.into_iter().map(|s| s.0));
                     why_not = true;
                 }
-                "case" | "facts" | "why_not" => return Err(de::Error::custom(format!("duplicate key `{}`", k.0))),
+                "as_of" if !as_of => {
+                    let date: Str<'de> = m.next_value()?;
+                    if !is_iso_date(&date.0) {
+                        return Err(de::Error::custom(format!(
+                            "`as_of` is a date written YYYY-MM-DD, got `{}`",
+                            date.0
+                        )));
+                    }
+                    self.0.as_of = Some(date.0);
+                    as_of = true;
+                }
+                "case" | "facts" | "why_not" | "as_of" => {
+                    return Err(de::Error::custom(format!("duplicate key `{}`", k.0)))
+                }
                 other => {
                     return Err(de::Error::custom(format!(
-                        "unknown key `{other}` (a case has only `case`, `facts` and `why_not`)"
+                        "unknown key `{other}` (a case has only `case`, `facts`, `why_not` and `as_of`)"
                     )))
                 }
             }
@@ -461,6 +477,9 @@ fn add_case<'a>(
 ) -> Result<u32, String> {
     if read.tuples.len() > MAX_FACTS_PER_CASE {
         return Err(format!("the case has {} facts; at most {MAX_FACTS_PER_CASE} are accepted", read.tuples.len()));
+    }
+    if let Some(date) = &read.as_of {
+        in_force_at(cat.schema, date)?;
     }
     // Validate everything before touching the batch, so an error leaves no fact behind.
     rows.clear();
@@ -725,6 +744,31 @@ fn read_line<'a>(line: &'a str, read: &mut Read<'a>) -> Result<(), (Cow<'a, str>
             Err((case.map_or(Cow::Borrowed("null"), |c| compact_json(c.get())), json_error(&e)))
         }
     }
+}
+
+/// `Err` when the law of `schema` is not in force at `date` (`YYYY-MM-DD`): before the date it
+/// is in force from, or on or after the date it stopped being (DECISIONS 45).
+pub fn in_force_at(schema: &Schema, date: &str) -> Result<(), String> {
+    let law = format!("{} {}", schema.package, schema.version);
+    if let Some(from) = schema.in_force.filter(|from| date < *from) {
+        return Err(format!("the case is dated {date} (as_of), before {law} is in force ({from})"));
+    }
+    if let Some(until) = schema.until.filter(|until| date >= *until) {
+        return Err(format!("the case is dated {date} (as_of), when {law} is no longer in force (since {until})"));
+    }
+    Ok(())
+}
+
+/// Whether `s` is a calendar date written `YYYY-MM-DD` (month 01-12, day 01-31).
+pub fn is_iso_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| s.get(r).and_then(|t| t.parse::<u32>().ok()).unwrap_or(0);
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && [0, 1, 2, 3, 5, 6, 8, 9].iter().all(|&i| b[i].is_ascii_digit())
+        && (1..=12).contains(&num(5..7))
+        && (1..=31).contains(&num(8..10))
 }
 
 /// A JSON error of a case line, placed by its column only: the error line already says which

@@ -130,6 +130,14 @@ impl Emitter<'_> {
         let name = string_literal(&p.name);
         let version = string_literal(&p.version);
         let seal = string_literal(&self.seal);
+        let date = |d: &Option<String>| match d {
+            Some(d) => {
+                let d = string_literal(d);
+                quote!(Some(#d))
+            }
+            None => quote!(None),
+        };
+        let (in_force, until) = (date(&p.lifecycle.in_force), date(&p.lifecycle.until));
         quote! {
             #(#rel_consts)*
             #(#rule_consts)*
@@ -139,6 +147,8 @@ impl Emitter<'_> {
                 package: #name,
                 version: #version,
                 seal: #seal,
+                in_force: #in_force,
+                until: #until,
                 relations: &[#(#rels),*],
                 constants: &[#(#consts),*],
                 fragments: &[#(#fragments),*],

@@ -244,7 +244,14 @@ async fn list(State(s): State<Arc<Shared>>) -> Response {
         .iter()
         .map(|p| {
             let schema = p.pkg.schema();
-            json!({"name": p.name, "version": schema.version, "seal": schema.seal, "semanticHash": p.semantic_hash})
+            json!({
+                "name": p.name,
+                "version": schema.version,
+                "seal": schema.seal,
+                "semanticHash": p.semantic_hash,
+                "inForce": schema.in_force,
+                "until": schema.until,
+            })
         })
         .collect();
     json_response(&Value::Array(list))
