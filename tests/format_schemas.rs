@@ -76,6 +76,8 @@ fn case_lines() -> String {
     out.push_str("{\"case\":\"both\",\"facts\":{\"stalemate_arisen\":[[\"g\"]],\"~stalemate_arisen\":[[\"g\"]]}}\n");
     out.push_str("{\"case\":[1, 2],\"facts\":{\"player_of\":[[\"g\",\"b\",\"c\"]]}}\n");
     out.push_str("{\"case\":3,\"facts\":{},\"why_not\":[\"no_such_relation(g)\"]}\n");
+    out.push_str("{\"case\":\"dated\",\"as_of\":\"2023-03-01\",\"facts\":{\"attempted_transition\":[[\"g\",\"startPlay\"]]},\"why_not\":[\"game_drawn(g)\"]}\n");
+    out.push_str("{\"case\":\"early\",\"as_of\":\"2022-03-01\",\"facts\":{}}\n");
     out.push_str("not json\n\n");
     out
 }
@@ -151,6 +153,8 @@ fn rulings_validate() {
         assert!(has(&|l| l["contradictions"] == json!(["stalemate_arisen(g)"])), "a contradiction");
         assert!(has(&|l| l["why_not"]["legal_move(g)"]["concluded"] == false), "a why-not answer");
         assert!(has(&|l| l["why_not"]["game_drawn(g)"]["concluded"] == true), "a concluded why-not");
+        assert!(has(&|l| l["warnings"].is_array() && l["why_not"].is_object()), "a warning beside a why-not");
+        assert!(has(&|l| l["case"] == "early" && l["error"].is_string()), "a case dated before the law");
         assert_eq!(has(&|l| l["explanations"].is_object()), explain);
         if explain {
             let text = out.as_str();
