@@ -20,6 +20,7 @@
 
 // A `Diagnostic` (located, with notes and help) is larger than clippy's 128-byte threshold for
 // `Err`; errors are the cold path of every pass, so they stay unboxed.
+#![deny(missing_docs)]
 #![allow(clippy::result_large_err)]
 
 pub mod build;

@@ -6,12 +6,12 @@
 //! every tuple and every lookup key, so one run rules a whole batch of cases without facts of
 //! one case ever meeting those of another.
 //!
-//! - [`schema`]: entity types, constants, `SCHEMA` and the `Package` impl;
-//! - [`api`]: the typed API (`Cases`, `Case`, `Rulings`, `Ruling`);
-//! - [`rules`]: one function per rule, its chain of leapjoins over its operands;
-//! - [`strata`]: `evaluate`, `Layers` and one function per stratum, calling the rules' functions;
-//! - [`explain`]: explanation instances from the same rule functions;
-//! - [`why_not`]: each rule's why-not walk over the final layers.
+//! - `schema`: entity types, constants, `SCHEMA` and the `Package` impl;
+//! - `api`: the typed API (`Cases`, `Case`, `Rulings`, `Ruling`);
+//! - `rules`: one function per rule, its chain of leapjoins over its operands;
+//! - `strata`: `evaluate`, `Layers` and one function per stratum, calling the rules' functions;
+//! - `explain`: explanation instances from the same rule functions;
+//! - `why_not`: each rule's why-not walk over the final layers.
 
 mod api;
 mod explain;
