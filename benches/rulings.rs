@@ -131,7 +131,7 @@ fn profile(what: &str, n: usize, per_batch: usize) {
         "memory-handwritten" => drop(in_memory(&pool, &batches, handwritten::evaluate)),
         "memory-ascent" => drop(in_memory(&pool, &batches, ascent_fide::evaluate)),
         "jsonl-compiled" => {
-            let opts = RunOptions { threads: Some(1), batch: per_batch, progress: false, ..RunOptions::default() };
+            let opts = RunOptions { threads: Some(1), batch: per_batch, ..RunOptions::default() };
             rule_stream(&fide::Package, &input[..], Count(0), &opts).unwrap();
         }
         "jsonl-handwritten" => drop(handwritten::rule_stream(&input[..], Count(0), 1, false).unwrap()),
@@ -181,8 +181,7 @@ fn main() {
             print_row(rows.last().unwrap());
         }
         for (threads, _) in &pools {
-            let opts =
-                RunOptions { threads: Some(*threads), batch: per_batch, progress: false, ..RunOptions::default() };
+            let opts = RunOptions { threads: Some(*threads), batch: per_batch, ..RunOptions::default() };
             let (mut c, mut h) = (0, 0);
             let compiled = best(reps, || {
                 let mut out = Count(0);

@@ -37,12 +37,12 @@ note() { echo "rustc-time: $*" >&2; }
 
 # The release clir (the compiler under test) and the generator; the commit they are built from.
 if rev="$(git -C "$root" rev-parse --short HEAD 2>/dev/null)"; then
-    git -C "$root" diff --quiet HEAD -- clir-codegen clir-macros clir-testkit src Cargo.toml Cargo.lock ||
+    git -C "$root" diff --quiet HEAD -- clir clir-codegen clir-macros clir-testkit src Cargo.toml Cargo.lock ||
         rev="$rev with uncommitted changes"
 else
     rev="(not a git checkout)"
 fi
-(cd "$root" && cargo build -q --release -p clir --bin clir && cargo build -q -p clir-testkit --example synthetic)
+(cd "$root" && cargo build -q --release -p clir-cli --bin clir && cargo build -q -p clir-testkit --example synthetic)
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
 clir="$target/release/clir"
@@ -57,7 +57,7 @@ edition = "2021"
 publish = false
 
 [dependencies]
-clir = { path = "$root", default-features = false }
+clir = { path = "$root/clir" }
 
 [workspace]
 TOML

@@ -4,7 +4,7 @@
 //! `clir rule` ruling the same lines (its own report of the ruling time, process start
 //! excluded, is not available, so `clir rule` on 1 line is subtracted as the start cost).
 //!
-//! `cargo bench -p clir --bench serve_load` (the load generator shares the machine's cores).
+//! `cargo bench -p clir-cli --bench serve_load` (the load generator shares the machine's cores).
 
 use std::process::Command;
 use std::time::{Duration, Instant};

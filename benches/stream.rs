@@ -6,7 +6,7 @@
 //! 3. 1% of 10,000 loaded cases changed: the live stream's time to write their new rulings,
 //!    against `clir rule` ruling all 10,000 accumulated cases again (process start excluded).
 //!
-//! `cargo bench -p clir --bench stream`; the processes and this harness share the machine's cores.
+//! `cargo bench -p clir-cli --bench stream`; the processes and this harness share the machine's cores.
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};

@@ -6,7 +6,7 @@
 //!
 //! Both packages are compiled through the `clir run` cache in `target/tmp/cli_diff-cache`,
 //! shared by the tests of this file (and kept between runs: a package is compiled once per clir
-//! build). `UPDATE_CLI_DIFF=1 cargo test -p clir --test cli_diff` rewrites the amended package.
+//! build). `UPDATE_CLI_DIFF=1 cargo test -p clir-cli --test cli_diff` rewrites the amended package.
 
 #[path = "../benches/gen.rs"]
 mod gen;
@@ -84,7 +84,7 @@ fn the_amended_package_is_committed_and_verifies_with_new_hashes() {
         std::fs::write(&path, pkg.bytes()).unwrap();
     }
     let bytes = std::fs::read(&path).unwrap_or_default();
-    assert!(bytes == pkg.bytes(), "{AMENDED} is stale: UPDATE_CLI_DIFF=1 cargo test -p clir --test cli_diff");
+    assert!(bytes == pkg.bytes(), "{AMENDED} is stale: UPDATE_CLI_DIFF=1 cargo test -p clir-cli --test cli_diff");
     let opts = clir_codegen::verify::VerifyOptions { root: Some(ROOT.into()), ..Default::default() };
     let report = clir_codegen::verify::verify_bytes(&bytes, &opts);
     assert!(report.ok(), "{:?}", report.checks);

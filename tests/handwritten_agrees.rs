@@ -106,7 +106,7 @@ fn agree_in_memory(cases: &[Value]) {
 fn agree_jsonl(cases: &[Value], grant: bool) -> Vec<String> {
     let input: String = cases.iter().map(|c| format!("{c}\n")).collect();
     let mut compiled = Vec::new();
-    let mut opts = RunOptions { threads: Some(2), progress: false, ..RunOptions::default() };
+    let mut opts = RunOptions { threads: Some(2), ..RunOptions::default() };
     if grant {
         opts.options.grants.push(ARBITER.to_string());
     }

@@ -1,11 +1,11 @@
 //! `clir::runner::rule_stream` writes the same bytes whatever the number of ruler threads (none:
 //! the calling thread rules) and the batch size, one line per case in input order, error lines
 //! included; a write error is an error, and a run over more batches than can be in flight at
-//! once loses nothing.
+//! once loses nothing. A run's progress callback is told every case written, and the end.
 
 clir::include_clir!("fide.laws.chess");
 
-use clir::runner::{rule_stream, RunOptions};
+use clir::runner::{rule_stream, rule_stream_reporting, Progress, RunOptions};
 use std::io::{self, Write};
 
 fn input() -> String {
@@ -21,7 +21,7 @@ fn input() -> String {
 
 fn rule(input: &str, threads: usize, batch: usize) -> (Vec<u8>, clir::runner::Summary) {
     let mut out = Vec::new();
-    let opts = RunOptions { threads: Some(threads), batch, progress: false, ..RunOptions::default() };
+    let opts = RunOptions { threads: Some(threads), batch, ..RunOptions::default() };
     let summary = rule_stream(&fide_laws_chess::Package, input.as_bytes(), &mut out, &opts).unwrap();
     (out, summary)
 }
@@ -61,7 +61,36 @@ impl Write for Fails {
 #[test]
 fn a_write_error_stops_the_run_as_an_error() {
     let input = input();
-    let opts = RunOptions { threads: Some(2), batch: 1, progress: false, ..RunOptions::default() };
+    let opts = RunOptions { threads: Some(2), batch: 1, ..RunOptions::default() };
     let err = rule_stream(&fide_laws_chess::Package, input.as_bytes(), Fails { left: 10_000 }, &opts).unwrap_err();
     assert_eq!(err.to_string(), "disk full");
+}
+
+#[test]
+fn progress_is_told_every_case_written_and_the_end() {
+    struct Count(std::cell::Cell<u64>, std::cell::Cell<bool>);
+    impl Progress for Count {
+        fn ruled(&self, cases: u64) {
+            assert!(!self.1.get(), "told of cases after the end");
+            self.0.set(self.0.get() + cases);
+        }
+        fn finish(&self) {
+            self.1.set(true);
+        }
+    }
+    let input = input();
+    for threads in [0, 2] {
+        let count = Count(Default::default(), Default::default());
+        let opts = RunOptions { threads: Some(threads), batch: 7, ..RunOptions::default() };
+        let summary =
+            rule_stream_reporting(&fide_laws_chess::Package, input.as_bytes(), io::sink(), &opts, &count).unwrap();
+        assert_eq!((count.0.get(), count.1.get()), (summary.lines, true), "{threads} threads");
+        // A closure is a callback too.
+        let seen = std::cell::Cell::new(0);
+        rule_stream_reporting(&fide_laws_chess::Package, input.as_bytes(), io::sink(), &opts, &|n| {
+            seen.set(seen.get() + n)
+        })
+        .unwrap();
+        assert_eq!(seen.get(), summary.lines);
+    }
 }

@@ -37,7 +37,7 @@ def clir_binary() -> Path:
 
 def compiler_hash() -> str:
     h = hashlib.sha256()
-    for d in ("clir-codegen/src", "src"):
+    for d in ("clir-codegen/src", "clir/src", "src"):
         for p in sorted((REPO / d).rglob("*.rs")):
             h.update(p.relative_to(REPO).as_posix().encode())
             h.update(p.read_bytes())
@@ -122,7 +122,7 @@ def compile_all(packages: dict[str, bytes]) -> tuple[Path | None, dict[str, int]
             )
             (root / f"s{g}" / "Cargo.toml").write_text(
                 f'[package]\nname = "clir-conformance-s{g}"\nversion = "0.1.0"\nedition = "2021"\npublish = false\n\n'
-                f"[dependencies]\nclir = {{ path = {json.dumps(str(REPO))}, default-features = false, features = [\"command\"] }}\n"
+                f"[dependencies]\nclir = {{ path = {json.dumps(str(REPO / 'clir'))}, features = [\"command\"] }}\n"
             )
             members.append(f'"s{g}"')
         (root / "Cargo.toml").write_text(

@@ -59,9 +59,9 @@ fn scaffold(path: &Path) -> Result<String, String> {
     let manifest = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
          # Until clir is published, `clir` and `clir-codegen` are the copies this clir ({}) carries,\n\
-         # written into clir-runtime/; then they become `clir = {{ version = \"0.1\", default-features = false }}`\n\
-         # and `clir-codegen = \"0.1\"`, and clir-runtime/ can go.\n\
-         [dependencies]\nclir = {{ path = \"{RUNTIME}/clir\", default-features = false }}\n\n\
+         # written into clir-runtime/; then they become `clir = \"0.1\"` and\n\
+         # `clir-codegen = \"0.1\"`, and clir-runtime/ can go.\n\
+         [dependencies]\nclir = {{ path = \"{RUNTIME}/clir\" }}\n\n\
          [build-dependencies]\nclir-codegen = {{ path = \"{RUNTIME}/clir-codegen\" }}\n",
         super::runtime::identity(),
     );

@@ -325,7 +325,7 @@ fn write_crate(dir: &Path, runtime: &Path, bin_name: &str, source: &str) -> std:
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"{bin_name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nclir = {{ path = {:?}, default-features = false, features = [\"command\"] }}\n\n\
+             [dependencies]\nclir = {{ path = {:?}, features = [\"command\"] }}\n\n\
              [workspace]\n\n[profile.release]\ncodegen-units = 16\n",
             clir.display().to_string()
         ),

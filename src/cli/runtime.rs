@@ -1,5 +1,6 @@
-//! The runtime an installed `clir` carries: the sources of the `clir` library, `clir-macros` and
-//! `clir-codegen` (embedded by build.rs, with stand-alone manifests and this build's Cargo.lock),
+//! The runtime an installed `clir` carries: the crates `clir` (the runtime library), `clir-macros`
+//! and `clir-codegen` as they stand in this workspace (embedded by build.rs, their manifests and
+//! sources, with this build's Cargo.lock),
 //! written once into the cache so that the crates `clir run` builds depend on them by path, and
 //! into each crate `clir new` scaffolds, never the checkout clir was built from.
 
@@ -73,6 +74,10 @@ mod tests {
         let manifest = embedded::FILES.iter().find(|(p, _)| *p == "clir/Cargo.toml").unwrap().1;
         assert!(!manifest.contains("clir-codegen") && !manifest.contains("[[bin]]"), "{manifest}");
         assert!(!manifest.contains(env!("CARGO_MANIFEST_DIR")), "no path into the checkout: {manifest}");
+        // The manifests are embedded as they are: none inherits from a workspace the runtime lacks.
+        for (path, text) in embedded::FILES.iter().filter(|(p, _)| p.ends_with("/Cargo.toml")) {
+            assert!(!text.contains("workspace = true") && !text.contains(".workspace"), "{path}:\n{text}");
+        }
         assert!(!lockfile().is_empty());
     }
 }

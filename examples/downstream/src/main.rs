@@ -159,7 +159,7 @@ fn closure_article() -> &'static str {
 
 /// `--jsonl`: rules the cases of stdin, one ruling line each on stdout.
 fn jsonl(args: &[String]) -> ExitCode {
-    let mut opts = clir::runner::RunOptions { progress: false, ..Default::default() };
+    let mut opts = clir::runner::RunOptions::default();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match (arg.as_str(), args.as_slice().first()) {

@@ -336,7 +336,6 @@ async fn rulings(
         options: clir::jsonl::Options { grants, explain, ..Default::default() },
         threads: Some(if one_batch { 0 } else { s.threads }),
         batch: BATCH,
-        progress: false,
     };
     let (tx, mut rx) = mpsc::channel(PIECES_AHEAD);
     tokio::task::spawn_blocking(move || {

@@ -3,7 +3,7 @@
 
 use crate::jsonl::Options;
 use crate::outfile::Output;
-use crate::runner::{rule_stream, RunOptions};
+use crate::runner::{rule_stream_reporting, Progress, RunOptions};
 use crate::Package;
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -68,7 +68,6 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         },
         threads: args.threads,
         batch: args.batch,
-        progress: true,
     };
     let (input_path, output_path) = (file_flag(&args.input), file_flag(&args.output));
     let input: Box<dyn io::BufRead> = match &input_path {
@@ -84,7 +83,7 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return cannot_run(format!("cannot write {}: {e}", output_path.unwrap_or_default().display())),
     };
-    let outcome = rule_stream(pkg, input, &mut output, &opts);
+    let outcome = rule_stream_reporting(pkg, input, &mut output, &opts, &Bar::on_stderr());
     if outcome.is_ok() {
         let name = output.name();
         if let Err(e) = output.finish() {
@@ -107,6 +106,36 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         }
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => OK,
         Err(e) => cannot_run(format!("{e}")),
+    }
+}
+
+/// The progress line on stderr while cases are ruled, when stderr is a terminal (indicatif);
+/// hidden otherwise.
+struct Bar(indicatif::ProgressBar);
+
+impl Bar {
+    fn on_stderr() -> Bar {
+        use indicatif::{ProgressBar, ProgressStyle};
+        use std::io::IsTerminal;
+        if !io::stderr().is_terminal() {
+            return Bar(ProgressBar::hidden());
+        }
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {human_pos} cases ruled ({per_sec}) {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        Bar(bar)
+    }
+}
+
+impl Progress for Bar {
+    fn ruled(&self, cases: u64) {
+        self.0.inc(cases);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
     }
 }
 

@@ -19,13 +19,26 @@ pub struct RunOptions {
     pub threads: Option<usize>,
     /// Cases per datafrog batch.
     pub batch: usize,
-    /// Show a progress bar on stderr (when it is a terminal).
-    pub progress: bool,
 }
 
 impl Default for RunOptions {
     fn default() -> Self {
-        RunOptions { options: Options::default(), threads: None, batch: 512, progress: true }
+        RunOptions { options: Options::default(), threads: None, batch: 512 }
+    }
+}
+
+/// What a run reports as it writes ([`rule_stream_reporting`]): `clir rule` draws a progress
+/// bar from it (`clir::command`), a library user may log it. A closure `Fn(u64)` is one.
+pub trait Progress {
+    /// `cases` more cases were ruled and written, in input order.
+    fn ruled(&self, cases: u64);
+    /// The run has written its last batch.
+    fn finish(&self) {}
+}
+
+impl<F: Fn(u64)> Progress for F {
+    fn ruled(&self, cases: u64) {
+        self(cases)
     }
 }
 
@@ -97,14 +110,26 @@ pub(crate) fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize)
 /// length. The batches do not depend on the number of threads, and neither does the output.
 pub fn rule_stream(
     pkg: &dyn Package,
+    input: impl BufRead,
+    output: impl Write,
+    opts: &RunOptions,
+) -> io::Result<Summary> {
+    rule_stream_reporting(pkg, input, output, opts, &|_: u64| {})
+}
+
+/// [`rule_stream`], telling `progress` the cases written as each batch is written, and when
+/// the run ends.
+pub fn rule_stream_reporting(
+    pkg: &dyn Package,
     mut input: impl BufRead,
     output: impl Write,
     opts: &RunOptions,
+    progress: &dyn Progress,
 ) -> io::Result<Summary> {
     let cat = Catalog::new(pkg.schema());
     let batch = opts.batch.max(1);
     if opts.threads == Some(0) {
-        let mut writer = InOrder::new(output, opts.progress);
+        let mut writer = InOrder::new(output, progress);
         let mut reader = Batches { buf: Vec::new(), no: 0 };
         let mut seq = 0;
         while let Some(lines) = reader.next(&mut input, batch)? {
@@ -146,7 +171,7 @@ pub fn rule_stream(
             });
         }
         drop(done);
-        let mut writer = InOrder::new(output, opts.progress);
+        let mut writer = InOrder::new(output, progress);
         let mut reader = Batches { buf: Vec::new(), no: 0 };
         let (in_flight, mut sent, mut eof) = (2 * threads as u64 + 2, 0u64, false);
         loop {
@@ -214,23 +239,23 @@ impl Batches {
 }
 
 /// Writes ruled batches in input order, holding those that come early.
-struct InOrder<W: Write> {
+struct InOrder<'p, W: Write> {
     out: io::BufWriter<W>,
     pending: BTreeMap<u64, Ruled>,
     /// The next batch to write.
     next: u64,
     summary: Summary,
-    bar: Progress,
+    progress: &'p dyn Progress,
 }
 
-impl<W: Write> InOrder<W> {
-    fn new(output: W, progress: bool) -> Self {
+impl<'p, W: Write> InOrder<'p, W> {
+    fn new(output: W, progress: &'p dyn Progress) -> Self {
         InOrder {
             out: io::BufWriter::with_capacity(1 << 20, output),
             pending: BTreeMap::new(),
             next: 0,
             summary: Summary::default(),
-            bar: Progress::new(progress),
+            progress,
         }
     }
 
@@ -244,7 +269,7 @@ impl<W: Write> InOrder<W> {
             self.out.write_all(ruled.text.as_bytes())?;
             self.summary.lines += ruled.lines as u64;
             self.summary.errors += ruled.errors as u64;
-            self.bar.ruled(ruled.lines as u64);
+            self.progress.ruled(ruled.lines as u64);
             self.next += 1;
         }
         if self.next > before {
@@ -254,50 +279,9 @@ impl<W: Write> InOrder<W> {
     }
 
     fn finish(mut self) -> io::Result<Summary> {
-        self.out.flush()?;
-        self.bar.finish();
-        Ok(self.summary)
-    }
-}
-
-/// The progress line on stderr, when it is a terminal and the `command` feature brings
-/// indicatif; nothing otherwise.
-struct Progress {
-    #[cfg(feature = "command")]
-    bar: indicatif::ProgressBar,
-}
-
-impl Progress {
-    #[cfg(feature = "command")]
-    fn new(show: bool) -> Progress {
-        use indicatif::{ProgressBar, ProgressStyle};
-        use std::io::IsTerminal;
-        let bar = if show && io::stderr().is_terminal() {
-            let b = ProgressBar::new_spinner();
-            b.set_style(
-                ProgressStyle::with_template("{spinner} {human_pos} cases ruled ({per_sec}) {elapsed}")
-                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-            );
-            b
-        } else {
-            ProgressBar::hidden()
-        };
-        Progress { bar }
-    }
-
-    #[cfg(not(feature = "command"))]
-    fn new(_show: bool) -> Progress {
-        Progress {}
-    }
-
-    fn ruled(&self, _cases: u64) {
-        #[cfg(feature = "command")]
-        self.bar.inc(_cases);
-    }
-
-    fn finish(&self) {
-        #[cfg(feature = "command")]
-        self.bar.finish_and_clear();
+        let flushed = self.out.flush();
+        self.progress.finish();
+        flushed.map(|()| self.summary)
     }
 }
 

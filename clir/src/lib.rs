@@ -3,9 +3,12 @@
 //! This crate is the runtime generated modules use: interning, case batches, JSON Lines,
 //! explanations, diffs between two versions of a law ([`diff`]). It holds no law package: a
 //! crate lists its packages in its own `law.toml`, its `build.rs` compiles them
-//! (`clir_codegen::build::run()`), and [`include_clir!`] brings one into scope. The `command`
-//! feature adds the `clir rule` command line for one package ([`command::package_main`]); the
-//! default `cli` feature builds the `clir` binary.
+//! (`clir_codegen::build::run()`), and [`include_clir!`] brings one into scope. No feature is on
+//! by default; `command` adds the `clir rule` command line for one package
+//! (`command::package_main`, what `clir run` builds), `stream` the rulings kept current as facts
+//! change (`clir::stream`). The `clir` binary is another package, `clir-cli`.
+
+#![deny(missing_docs)]
 
 extern crate self as clir;
 
