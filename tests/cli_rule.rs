@@ -337,3 +337,17 @@ fn a_case_dated_before_the_law_is_in_force_is_refused_naming_both_dates() {
     let (_, schema, _) = clir(&["schema", "fide.laws.chess"], "");
     assert!(schema.lines().nth(1).unwrap().starts_with("in force from 2023-01-01"), "{schema}");
 }
+
+#[test]
+fn why_not_of_an_entity_the_case_never_mentions_says_so() {
+    let case = "{\"case\":\"x\",\"facts\":{\"player_of\":[[\"g\",\"b\"]]},\"why_not\":[\"game_drawn(zzz)\",\"game_lost_by(g,zzz)\",\"game_drawn(g)\"]}\n";
+    let (code, out, _) = clir(&["rule", "--package", "fide.laws.chess"], case);
+    assert_eq!(code, 0);
+    let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let unknown = serde_json::json!({"concluded": false, "reasons": [{"kind": "unknown_entity", "entity": "zzz"}]});
+    assert_eq!(line["why_not"]["game_drawn(zzz)"], unknown, "{out}");
+    assert_eq!(line["why_not"]["game_lost_by(g,zzz)"], unknown, "{out}");
+    // An entity the case has gets the rules' reasons.
+    let reasons = line["why_not"]["game_drawn(g)"]["reasons"].as_array().unwrap();
+    assert!(reasons.len() > 1 && reasons.iter().all(|r| r["kind"] != "unknown_entity"), "{out}");
+}

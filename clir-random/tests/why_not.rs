@@ -63,7 +63,8 @@ fn each_rule_says_which_premise_comparison_or_negation_failed() {
 
 #[test]
 fn a_variable_no_value_binds_is_written_as_an_underscore() {
-    let w = why_not(r#"{"case":"2","facts":{},"why_not":["q(p)"]}"#);
+    // The case mentions p (an entity it never mentions is the only reason given about it).
+    let w = why_not(r#"{"case":"2","facts":{"~a":[["p"]]},"why_not":["q(p)"]}"#);
     assert!(reasons(&w, "q(p)").contains(&r("Adult", "premise_not_concluded", "age(p,_)")));
 }
 
@@ -93,9 +94,13 @@ fn a_defeater_a_definite_complement_and_no_rule_are_reasons() {
 
 #[test]
 fn a_closure_says_why_it_did_not_close() {
-    let w = why_not(r#"{"case":"6","facts":{"b":[["p"]],"listed":[["p"]]},"why_not":["~f(p)","~f(z)"]}"#);
+    let w = why_not(
+        r#"{"case":"6","facts":{"b":[["p"]],"listed":[["p"]],"~listed":[["z"]]},"why_not":["~f(p)","~f(z)","~f(y)"]}"#,
+    );
     assert_eq!(reasons(&w, "~f(p)"), vec![r("ListedF", "premise_supported", "f(p)")]);
     assert_eq!(reasons(&w, "~f(z)"), vec![r("ListedF", "premise_not_concluded", "listed(z)")]);
+    // y is in no fact of the case: that is the reason.
+    assert_eq!(w["~f(y)"]["reasons"], serde_json::json!([{"kind": "unknown_entity", "entity": "y"}]));
 }
 
 #[test]

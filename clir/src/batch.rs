@@ -25,6 +25,10 @@ pub struct Batch {
     /// What reading the cases noted without rejecting them (a name that is none of the declared
     /// constants of its column's type), per case, in reading order.
     pub warnings: Vec<(CaseId, String)>,
+    /// Per asked literal that names entities its case's facts never mention: its index in
+    /// [`Batch::why_not`] and such a name, in index order. Its answer says so instead of
+    /// listing every rule's premises about an entity the case does not have.
+    pub why_not_unknown: Vec<(usize, String)>,
 }
 
 impl Batch {
@@ -37,6 +41,7 @@ impl Batch {
             explain: false,
             why_not: Vec::new(),
             warnings: Vec::new(),
+            why_not_unknown: Vec::new(),
         }
     }
 

@@ -588,12 +588,24 @@ fn add_case<'a>(
     let asked = read.why_not.iter().map(|text| parse_asked(cat, text)).collect::<Result<Vec<_>, String>>()?;
     let case = batch.add_case();
     batch.warnings.extend(notes.into_iter().map(|n| (case, n)));
+    // The names the case's facts give, to tell an asked literal about an entity it never mentions.
+    let mentioned: std::collections::HashSet<&str> = if asked.is_empty() {
+        Default::default()
+    } else {
+        read.args.iter().filter_map(|a| if let Arg::Str(s) = a { Some(&**s) } else { None }).collect()
+    };
     for (rel, negative, args) in asked {
+        let index = batch.why_not.len();
         let args = args
             .into_iter()
             .map(|a| match a {
                 AskedArg::Value(v) => v,
-                AskedArg::Name(n) => batch.entity(&n).0 as i64,
+                AskedArg::Name(n) => {
+                    if !mentioned.contains(&*n) {
+                        batch.why_not_unknown.push((index, n.to_string()));
+                    }
+                    batch.entity(&n).0 as i64
+                }
             })
             .collect();
         batch.why_not.push(crate::why_not::Asked { case, rel: rel as u32, negative, args });
@@ -922,8 +934,21 @@ fn why_not_entries(
     explanations: &serde_json::Map<String, Value>,
 ) -> Value {
     let mut entries = serde_json::Map::new();
-    for (a, answer) in batch.why_not[asked.clone()].iter().zip(output.why_not.get(asked.clone()).into_iter().flatten())
+    let unknown = &batch.why_not_unknown;
+    let mut u = unknown.partition_point(|(i, _)| *i < asked.start);
+    for (k, (a, answer)) in
+        batch.why_not[asked.clone()].iter().zip(output.why_not.get(asked.clone()).into_iter().flatten()).enumerate()
     {
+        let index = asked.start + k;
+        let names: Vec<&str> = unknown[u..].iter().take_while(|(i, _)| *i == index).map(|(_, n)| n.as_str()).collect();
+        u += names.len();
+        if !names.is_empty() && !answer.concluded {
+            // About an entity the case does not have: that is the reason, not every rule's premises.
+            let reasons: Vec<Value> =
+                names.iter().map(|n| serde_json::json!({"kind": "unknown_entity", "entity": n})).collect();
+            entries.insert(answer.literal.clone(), serde_json::json!({"concluded": false, "reasons": reasons}));
+            continue;
+        }
         let explanation = explanations.get(&answer.literal).cloned().or_else(|| {
             let row = a.row();
             let given = batch.facts[slot(a.rel as usize, a.negative)].chunks_exact(row.len()).any(|r| r == row);
