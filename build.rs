@@ -12,6 +12,22 @@ fn main() {
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     std::fs::write(out_dir.join("runtime_files.rs"), runtime_files(&root)).expect("write runtime_files.rs");
     clir_codegen::build::run();
+    std::fs::write(out_dir.join("package_blobs.rs"), package_blobs(&root)).expect("write package_blobs.rs");
+}
+
+/// The blobs of the compiled-in packages (verified against law.lock by `build::run` above), so
+/// that `clir show --package NAME` works outside this checkout as `clir rule --package` does.
+fn package_blobs(root: &Path) -> String {
+    let mut out =
+        String::from("/// The compiled-in packages' blobs: (name, bytes).\npub const BLOBS: &[(&str, &[u8])] = &[\n");
+    if let Ok(project) = clir_codegen::project::load(root) {
+        for spec in &project.packages {
+            let blob = project.blob_path(spec);
+            out.push_str(&format!("    ({:?}, include_bytes!({:?})),\n", spec.name, blob.display().to_string()));
+        }
+    }
+    out.push_str("];\n");
+    out
 }
 
 /// The crates of the runtime, as folders of this workspace and of the runtime folder.

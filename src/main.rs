@@ -9,6 +9,11 @@ mod packages {
     include!(concat!(env!("OUT_DIR"), "/clir/packages.rs"));
 }
 
+/// The blobs of those packages, for `clir show --package` outside the checkout.
+mod package_blobs {
+    include!(concat!(env!("OUT_DIR"), "/package_blobs.rs"));
+}
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

@@ -155,5 +155,28 @@ fn a_package_that_cannot_be_had_is_exit_2_with_diagnostics() {
     // A name law.toml does not list.
     let out = clir(Path::new(env!("CARGO_MANIFEST_DIR")), &["show", "--package", "no.such.package"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not listed in law.toml"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("neither listed in a law.toml here nor compiled in"));
+}
+
+#[test]
+fn show_package_works_outside_the_checkout_for_a_compiled_in_package() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_clir"))
+            .args(["show", "--package", name])
+            .current_dir(tmp.path())
+            .output()
+            .unwrap()
+    };
+    let out = run("fide.laws.chess");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let committed = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/generated/fide_laws_chess.dl")).unwrap();
+    assert!(out.stdout == committed, "the compiled-in package's Datalog is the committed one");
+    let out = run("fide.law.chess");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("neither listed in a law.toml here nor compiled in (did you mean `fide.laws.chess`?)"),
+        "{err}"
+    );
 }

@@ -34,6 +34,32 @@ pub fn run(args: &ShowArgs) -> u8 {
             Err(_) => return CANNOT_RUN,
         },
         (None, Some(name)) => {
+            // Not a package of the law.toml here, but one compiled into this clir: its blob.
+            let listed = project::load(Path::new(".")).is_ok_and(|p| p.package(name).is_some());
+            let compiled = crate::package_blobs::BLOBS.iter().find(|(n, _)| n == name);
+            if let (false, Some((_, bytes))) = (listed, compiled) {
+                let report = clir_codegen::verify::verify_bytes(bytes, &Default::default());
+                match report.into_document() {
+                    Ok(doc) => return show(args, name, doc),
+                    Err(e) => {
+                        write_diagnostics(fmt, "error", &e, Source::default());
+                        note("show", format_args!("package {name} does not verify"));
+                        return CANNOT_RUN;
+                    }
+                }
+            }
+            if !listed && compiled.is_none() {
+                let names: Vec<&str> = crate::package_blobs::BLOBS.iter().map(|(n, _)| *n).collect();
+                let hint = clir::suggest::did_you_mean(name, names.iter().copied());
+                note(
+                    "show",
+                    format_args!(
+                        "package `{name}` is neither listed in a law.toml here nor compiled in{hint} (compiled in: {})",
+                        names.join(", ")
+                    ),
+                );
+                return CANNOT_RUN;
+            }
             let verified = project::load(Path::new(".")).and_then(|project| match project.package(name) {
                 Some(spec) => project::verify_package(&project, spec),
                 None => {
@@ -51,6 +77,12 @@ pub fn run(args: &ShowArgs) -> u8 {
         }
         (None, None) => unreachable!("clap requires PACKAGE or --package"),
     };
+    show(args, &what, doc)
+}
+
+/// Writes `doc` as Datalog where `args` says; `what` names it in messages.
+fn show(args: &ShowArgs, what: &str, doc: clir_codegen::verify::Verified) -> u8 {
+    let fmt = args.message_format;
     match clir_codegen::show_document(&doc) {
         Ok(text) => write_output("show", args.output.as_deref(), &text),
         Err(errors) => {
