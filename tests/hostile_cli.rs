@@ -351,3 +351,32 @@ fn the_cache_folder_is_never_relative_empty_or_under_a_folder_others_can_write()
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("which others can write"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn clir_test_writes_its_report_through_the_same_path_and_bounds_a_huge_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = Path::new(ROOT).join("tests/fide.laws.chess.tests.jsonl");
+    let own = dir.path().join("null");
+    let made = Command::new("mknod").args(["-m", "666"]).arg(&own).args(["c", "1", "3"]).status();
+    let null = if made.is_ok_and(|s| s.success()) { own.to_str().unwrap() } else { "/dev/null" };
+    let out = clir(dir.path(), &["test", FIDE, tests.to_str().unwrap(), "--output", null], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(std::fs::metadata(null).unwrap().file_type().is_char_device(), "{null} was replaced");
+    // A symlinked report: its target gets the report, the link stays a link.
+    let target = dir.path().join("report.jsonl");
+    std::fs::write(&target, "old\n").unwrap();
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink("report.jsonl", &link).unwrap();
+    let out = clir(dir.path(), &["test", FIDE, tests.to_str().unwrap(), "--output", link.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    assert_eq!(std::fs::read_to_string(&target).unwrap().lines().count(), 14);
+    // A 16 MB line that is no JSON: one failed report line, nothing held past the line.
+    let mut huge = vec![b'x'; 16 << 20];
+    huge.push(b'\n');
+    let out = clir(dir.path(), &["test", FIDE, "-"], &huge);
+    assert_eq!(out.status.code(), Some(1));
+    let report = text(&out.stdout);
+    assert_eq!(report.lines().count(), 1, "one report line");
+    assert!(report.contains("\"outcome\":\"failed\""), "{report}");
+}
