@@ -30,23 +30,35 @@ fn package_blobs(root: &Path) -> String {
     out
 }
 
-/// The crates of the runtime, as folders of this workspace and of the runtime folder.
-const RUNTIME_CRATES: [&str; 3] = ["clir", "clir-macros", "clir-codegen"];
+/// The crates of the runtime: the folder each is written to, and the `links` name under which
+/// its build script tells where its sources are (`DEP_<LINKS>_ROOT`). This finds them in this
+/// workspace and, for a `clir-cli` built from a registry, in the registry's copies.
+const RUNTIME_CRATES: [(&str, &str); 3] =
+    [("clir", "CLIR"), ("clir-macros", "CLIR_MACROS"), ("clir-codegen", "CLIR_CODEGEN")];
+
+/// The runtime crate `krate`'s folder and its manifest as written (a registry copy keeps the
+/// original, with its path dependencies, as `Cargo.toml.orig`).
+fn runtime_crate(links: &str) -> (PathBuf, PathBuf) {
+    let var = format!("DEP_{links}_ROOT");
+    let dir = PathBuf::from(std::env::var_os(&var).unwrap_or_else(|| panic!("cargo sets {var}")));
+    let orig = dir.join("Cargo.toml.orig");
+    let manifest = if orig.is_file() { orig } else { dir.join("Cargo.toml") };
+    (dir, manifest)
+}
 
 /// The runtime `clir run` and `clir new` write into the cache, so an installed `clir` needs
 /// no checkout: the crates `clir`, `clir-macros` and `clir-codegen` as they stand (each
-/// manifest and its `src/`; the manifests name no workspace, so they stand alone), and the
+/// manifest, build script and `src/`; the manifests name no workspace, so they stand alone), and the
 /// workspace's Cargo.lock (the same dependency versions, offline once the registry cache
 /// holds them).
 fn runtime_files(root: &Path) -> String {
     let mut files: Vec<(String, PathBuf)> = Vec::new();
-    for krate in RUNTIME_CRATES {
-        let dir = root.join(krate);
-        let manifest = dir.join("Cargo.toml");
+    for (krate, links) in RUNTIME_CRATES {
+        let (dir, manifest) = runtime_crate(links);
         println!("cargo:rerun-if-changed={}", manifest.display());
         files.push((format!("{krate}/Cargo.toml"), manifest));
-        let mut found = Vec::new();
-        walk_rs(&dir.join("src"), &mut found);
+        let mut found = vec![dir.join("build.rs")];
+        walk(&dir.join("src"), true, &mut found);
         found.sort();
         for f in found {
             let rel = f.strip_prefix(&dir).unwrap().to_string_lossy().replace('\\', "/");
@@ -65,44 +77,39 @@ fn runtime_files(root: &Path) -> String {
     out
 }
 
-fn walk_rs(dir: &Path, out: &mut Vec<PathBuf>) {
+/// The files under `dir` (all of them, or the Rust sources only), in no particular order.
+fn walk(dir: &Path, rust_only: bool, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
-            walk_rs(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
+            walk(&p, rust_only, out);
+        } else if !rust_only || p.extension().is_some_and(|x| x == "rs") {
             out.push(p);
         }
     }
 }
 
-/// sha256 over the compiler's and the runtime's sources and manifests (paths and bytes, in
-/// sorted order).
+/// sha256 over the tool's, the compiler's and the runtime's sources and manifests (names and
+/// bytes, in sorted order).
 fn build_id(root: &Path) -> String {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else {
-                out.push(p);
-            }
-        }
+    let mut files = vec![("clir-cli".to_string(), root.join("Cargo.toml"))];
+    let mut found = Vec::new();
+    walk(&root.join("src"), false, &mut found);
+    println!("cargo:rerun-if-changed={}", root.join("src").display());
+    for (krate, links) in RUNTIME_CRATES {
+        let (dir, manifest) = runtime_crate(links);
+        println!("cargo:rerun-if-changed={}", dir.join("src").display());
+        files.push((format!("{krate}/Cargo.toml"), manifest));
+        let mut sources = vec![dir.join("build.rs")];
+        walk(&dir.join("src"), false, &mut sources);
+        files.extend(sources.into_iter().map(|f| (format!("{krate}/{}", f.strip_prefix(&dir).unwrap().display()), f)));
     }
-    let mut files = Vec::new();
-    for dir in ["src", "clir/src", "clir-codegen/src", "clir-macros/src"] {
-        println!("cargo:rerun-if-changed={}", root.join(dir).display());
-        walk(&root.join(dir), &mut files);
-    }
-    for krate in RUNTIME_CRATES {
-        files.push(root.join(krate).join("Cargo.toml"));
-    }
+    files.extend(found.into_iter().map(|f| (f.strip_prefix(root).unwrap().display().to_string(), f)));
     files.sort();
     let mut all = Vec::new();
-    for f in files {
-        all.extend_from_slice(f.strip_prefix(root).unwrap_or(&f).to_string_lossy().as_bytes());
+    for (name, f) in files {
+        all.extend_from_slice(name.as_bytes());
         all.push(0);
         all.extend_from_slice(&std::fs::read(&f).unwrap_or_default());
         all.push(0);

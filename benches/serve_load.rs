@@ -102,8 +102,62 @@ fn main() {
         r - st,
         s / (r - st)
     );
+    adversarial_names(&addr);
     assert!(server.log.lock().unwrap().lines().any(|l| l.contains("\"status\":200")), "requests are logged");
     let pid = server.child.id().to_string();
     Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     assert!(server.child.wait().unwrap().success());
+}
+
+/// Issue 25: one case of 100,000 entity names, against the per-request cost of 100,000 ordinary
+/// names of the same lengths. The adversarial sets: names that collided in eights under the
+/// hand-made hasher clir used before foldhash whatever its seed (a 9-byte name and the same name
+/// with 1 to 7 NULs after it), and names that differ only after a 114-byte shared prefix.
+fn adversarial_names(addr: &str) {
+    const N: usize = 100_000;
+    let case = |names: &[String]| -> Vec<u8> {
+        let rows: Vec<serde_json::Value> = names.iter().map(|n| serde_json::json!([n])).collect();
+        let line = serde_json::json!({"case": "names", "facts": {"checked_piece": rows}});
+        (line.to_string() + "\n").into_bytes()
+    };
+    let padded: Vec<String> =
+        (0..N / 8).flat_map(|i| (0..8).map(move |k| format!("e{i:08}{}", "\0".repeat(k)))).collect();
+    let prefix = "urn:law:example.org/packages/a-rather-long-shared-prefix#".repeat(2);
+    let shared: Vec<String> = (0..N).map(|i| format!("{prefix}{i:08}")).collect();
+    // Ordinary names: the same lengths, every byte varying.
+    let ordinary = |like: &[String]| -> Vec<String> {
+        like.iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let mut x = (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                (0..n.len())
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        char::from(b'a' + (x % 26) as u8)
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    println!("\n| 100,000 names in one case | adversarial ms | ordinary ms | ratio |");
+    println!("| --- | ---: | ---: | ---: |");
+    for (what, names) in [("padded (old hasher: eights)", padded), ("114-byte shared prefix", shared)] {
+        let (bad, good) = (case(&names), case(&ordinary(&names)));
+        let runs = 7;
+        let (mut tb, mut tg) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            for (body, times) in [(&bad, &mut tb), (&good, &mut tg)] {
+                let t = Instant::now();
+                let out = post(addr, body);
+                times.push(t.elapsed());
+                assert_eq!(out.iter().filter(|&&b| b == b'\n').count(), 1, "one ruling line");
+            }
+        }
+        tb.sort();
+        tg.sort();
+        let (b, g) = (pct(&tb, 0.5), pct(&tg, 0.5));
+        println!("| {what} | {b:.1} | {g:.1} | {:.2} |", b / g);
+    }
 }

@@ -77,6 +77,8 @@ pub struct Report {
     pub checks: Vec<Check>,
     /// The parsed model, when the document parsed (even if other checks failed).
     pub document: Option<Document>,
+    /// The model's symbol table, when its references, arities and types held.
+    pub symbols: Option<validate::Symbols>,
 }
 
 impl Report {
@@ -122,11 +124,13 @@ impl Report {
     pub fn into_document(self) -> Result<Verified, Diagnostics> {
         let failures = self.failures();
         match self.document {
-            // The validator's symbol table: it passed as the `references` check, and runs again
-            // for its table (a report is plain data, which callers build too).
-            Some(doc) if failures.0.is_empty() => match validate::validate(&doc) {
-                validate::Validation { symbols: Some(symbols), .. } => Ok(Verified { document: doc, symbols }),
-                v => Err(Diagnostics(v.diagnostics)),
+            Some(document) if failures.0.is_empty() => match self.symbols {
+                Some(symbols) => Ok(Verified { document, symbols }),
+                // A report built by hand, without the `references` check's table.
+                None => match validate::validate(&document) {
+                    validate::Validation { symbols: Some(symbols), .. } => Ok(Verified { document, symbols }),
+                    v => Err(Diagnostics(v.diagnostics)),
+                },
             },
             Some(_) => Err(failures),
             None if failures.0.is_empty() => Err(Diagnostic::new("parse", "", "the document did not parse").into()),
@@ -173,13 +177,14 @@ pub fn verify_bytes(bytes: &[u8], opts: &VerifyOptions) -> Report {
         return Report {
             checks: vec![fail_one("parse", Diagnostic::new("parse", "", "empty file: expected a JSON object")), seal],
             document: None,
+            symbols: None,
         };
     } else {
         match serde_json::from_slice(bytes) {
             Ok(v) => v,
             Err(e) => {
                 let d = Diagnostic::new("parse", "", format!("not valid JSON: {e}"));
-                return Report { checks: vec![fail_one("parse", d), seal], document: None };
+                return Report { checks: vec![fail_one("parse", d), seal], document: None, symbols: None };
             }
         }
     };
@@ -221,18 +226,23 @@ pub fn verify_bytes(bytes: &[u8], opts: &VerifyOptions) -> Report {
         }
         Err(diags) => (fail_many("parse", "model error", diags.0), None),
     };
-    let references = match &document {
+    let (references, symbols) = match &document {
         Some(doc) => {
             let v = validate::validate(doc);
             let detail = format!("{} references, arities and types hold", v.held);
-            from_diagnostics(validate::CHECK, detail, "dangling references, wrong arities or types", v.diagnostics)
+            let check =
+                from_diagnostics(validate::CHECK, detail, "dangling references, wrong arities or types", v.diagnostics);
+            (check, v.symbols)
         }
-        None => Check {
-            name: validate::CHECK,
-            outcome: Outcome::Warn,
-            detail: "not checked: the document does not parse".into(),
-            diagnostics: Vec::new(),
-        },
+        None => (
+            Check {
+                name: validate::CHECK,
+                outcome: Outcome::Warn,
+                detail: "not checked: the document does not parse".into(),
+                diagnostics: Vec::new(),
+            },
+            None,
+        ),
     };
 
     Report {
@@ -241,6 +251,7 @@ pub fn verify_bytes(bytes: &[u8], opts: &VerifyOptions) -> Report {
             references, sources,
         ],
         document,
+        symbols,
     }
 }
 

@@ -391,7 +391,7 @@ fn inside_project(root: &Path, rel: &Path) -> Result<PathBuf, String> {
 /// The checks that did not pass (failed or warned), in report order.
 fn not_passed(report: &Report) -> Report {
     let shown = |c: &&clir_codegen::verify::Check| matches!(c.outcome, Outcome::Fail | Outcome::Warn);
-    Report { checks: report.checks.iter().filter(shown).cloned().collect(), document: None }
+    Report { checks: report.checks.iter().filter(shown).cloned().collect(), document: None, symbols: None }
 }
 
 /// `s` as a TOML basic string. A JSON string is one: the escapes serde_json writes (`\"`, `\\`,
