@@ -60,6 +60,9 @@ enum Command {
     /// Run a law test file against a compiled-in package: each line a case and the literals its
     /// ruling must (not) conclude; one report line a test, exit 1 when one fails.
     Test(cli::test::TestArgs),
+    /// Print a coverage file (`rule --coverage`, `test --coverage`) as a table: per article and
+    /// rule how often it applied, concluded, was attacked or beaten; the rules never applied.
+    Coverage(cli::coverage::CoverageArgs),
     /// Rule every case with two versions of a law (both compiled as `run` does) and write one
     /// line per case whose ruling differs, in input order.
     Diff(cli::diff::DiffCmd),
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         Command::Rule(args) => cli::run::rule(&args),
         Command::Run(args) => cli::run::run(&args),
         Command::Test(args) => cli::test::run(&args),
+        Command::Coverage(args) => cli::coverage::run(&args),
         Command::Schema(args) => cli::schema::run(&args),
         Command::Diff(args) => cli::diff::run(&args),
         Command::New(args) => cli::new::run(&args),

@@ -1,8 +1,9 @@
 //! The options of `clir rule`, shared by the `clir` binary and the binaries `clir run` builds
 //! for packages that are not compiled in.
 
+use crate::coverage::{Coverage, Shared};
 use crate::jsonl::Options;
-use crate::outfile::Output;
+use crate::outfile::{write_atomically, Output};
 use crate::runner::{rule_stream_reporting, Progress, RunOptions};
 use crate::Package;
 use std::io::{self, BufReader, Write};
@@ -30,6 +31,11 @@ pub struct RuleArgs {
     /// Worker threads, 1 to 512 [default: one per core].
     #[arg(long, value_name = "N", value_parser = in_range::<1, MAX_THREADS>)]
     pub threads: Option<usize>,
+    /// Write to FILE what the cases exercised: per rule, article and priority, how often it
+    /// applied, concluded, was attacked, beaten or beat, and the rules never applied (JSON;
+    /// `clir coverage FILE` prints it as a table).
+    #[arg(long, value_name = "FILE")]
+    pub coverage: Option<PathBuf>,
     /// Cases per evaluation batch, 1 to 1048576.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = in_range::<1, MAX_BATCH>)]
     pub batch: usize,
@@ -60,11 +66,13 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
     if let Err(why) = pkg.schema().check_grants(&args.grants) {
         return cannot_run(why);
     }
+    let coverage = args.coverage.as_ref().map(|_| Coverage::shared(pkg.schema()));
     let opts = RunOptions {
         options: Options {
             grants: args.grants.clone(),
             explain: args.explain,
             strict_constants: args.strict_constants,
+            coverage: coverage.clone(),
         },
         threads: args.threads,
         batch: args.batch,
@@ -89,6 +97,9 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         if let Err(e) = output.finish() {
             return cannot_run(format!("cannot write {name}: {e}"));
         }
+        if let Err(why) = write_coverage(args.coverage.as_deref(), coverage.as_ref()) {
+            return cannot_run(why);
+        }
     }
     match outcome {
         Ok(summary) => {
@@ -107,6 +118,14 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => OK,
         Err(e) => cannot_run(format!("{e}")),
     }
+}
+
+/// Writes the coverage of a run to `path` (atomically) when both are given.
+fn write_coverage(path: Option<&Path>, coverage: Option<&Shared>) -> Result<(), String> {
+    let (Some(path), Some(coverage)) = (path, coverage) else { return Ok(()) };
+    let doc = coverage.lock().unwrap_or_else(std::sync::PoisonError::into_inner).to_json();
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+    write_atomically(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// The progress line on stderr while cases are ruled, when stderr is a terminal (indicatif);
@@ -151,8 +170,9 @@ fn cannot_run(msg: String) -> u8 {
 
 /// Runs the law test file `tests` (`-`: stdin) against `pkg` (`clir::lawtest`), writing one
 /// report line a test to `output` (`None`: stdout) and a summary to stderr; returns the exit
-/// status: 0 every test passed, 1 one failed, 2 the tests could not be run.
-pub fn test(pkg: &dyn Package, tests: &Path, output: Option<&Path>) -> u8 {
+/// status: 0 every test passed, 1 one failed, 2 the tests could not be run. With `coverage`, what
+/// the tests' cases exercised is written there.
+pub fn test(pkg: &dyn Package, tests: &Path, output: Option<&Path>, coverage: Option<&Path>) -> u8 {
     let note = |msg: String| {
         let _ = writeln!(io::stderr(), "clir test: {msg}");
         CANNOT_RUN
@@ -169,13 +189,17 @@ pub fn test(pkg: &dyn Package, tests: &Path, output: Option<&Path>) -> u8 {
         Ok(o) => o,
         Err(e) => return note(format!("cannot write {}: {e}", output.unwrap_or(Path::new("")).display())),
     };
-    let summary = match crate::lawtest::run(pkg, input, &mut out) {
+    let shared = coverage.map(|_| Coverage::shared(pkg.schema()));
+    let summary = match crate::lawtest::run_counting(pkg, input, &mut out, shared.as_ref()) {
         Ok(s) => s,
         Err(e) => return note(e.to_string()),
     };
     let name = out.name();
     if let Err(e) = out.finish() {
         return note(format!("cannot write {name}: {e}"));
+    }
+    if let Err(why) = write_coverage(coverage, shared.as_ref()) {
+        return note(why);
     }
     let (tests, failed) = (summary.tests, summary.failed);
     let _ = writeln!(io::stderr(), "clir test: {tests} tests, {} passed, {failed} failed", tests - failed);
@@ -196,7 +220,7 @@ pub fn package_main(pkg: &dyn Package) -> std::process::ExitCode {
     }
     let cli = <Cli as clap::Parser>::parse();
     let code = match &cli.test {
-        Some(tests) => test(pkg, tests, cli.args.output.as_deref()),
+        Some(tests) => test(pkg, tests, cli.args.output.as_deref(), cli.args.coverage.as_deref()),
         None => rule(pkg, &cli.args),
     };
     std::process::ExitCode::from(code)

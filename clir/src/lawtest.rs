@@ -35,7 +35,17 @@ pub struct Summary {
 const EXPECTATIONS: [&str; 6] = ["error", "concluded", "not_concluded", "definite", "not_definite", "decided_by"];
 
 /// Runs every test line of `input` against `pkg`, writing one report line a test line to `out`.
-pub fn run(pkg: &dyn Package, mut input: impl BufRead, out: &mut impl Write) -> io::Result<Summary> {
+pub fn run(pkg: &dyn Package, input: impl BufRead, out: &mut impl Write) -> io::Result<Summary> {
+    run_counting(pkg, input, out, None)
+}
+
+/// [`run`], adding the coverage of the cases ruled to `coverage` when given (`--coverage`).
+pub fn run_counting(
+    pkg: &dyn Package,
+    mut input: impl BufRead,
+    out: &mut impl Write,
+    coverage: Option<&crate::coverage::Shared>,
+) -> io::Result<Summary> {
     let cat = Catalog::new(pkg.schema());
     let mut summary = Summary::default();
     let (mut buf, mut no) = (Vec::new(), 0usize);
@@ -45,7 +55,7 @@ pub fn run(pkg: &dyn Package, mut input: impl BufRead, out: &mut impl Write) -> 
             continue;
         }
         summary.tests += 1;
-        let (case, failures) = match test_line(pkg, &cat, no, &line) {
+        let (case, failures) = match test_line(pkg, &cat, no, &line, coverage) {
             Ok(found) => found,
             Err((case, why)) => (case, vec![json!({ "error": why })]),
         };
@@ -61,7 +71,13 @@ pub fn run(pkg: &dyn Package, mut input: impl BufRead, out: &mut impl Write) -> 
 }
 
 /// Rules test line `no` and checks it: its case value and its failures, or why it is no test.
-fn test_line(pkg: &dyn Package, cat: &Catalog, no: usize, line: &str) -> Result<(Value, Vec<Value>), (Value, String)> {
+fn test_line(
+    pkg: &dyn Package,
+    cat: &Catalog,
+    no: usize,
+    line: &str,
+    coverage: Option<&crate::coverage::Shared>,
+) -> Result<(Value, Vec<Value>), (Value, String)> {
     if let Some(why) = crate::jsonl::unreadable_reason(line) {
         return Err((Value::Null, why.to_string()));
     }
@@ -95,7 +111,7 @@ fn test_line(pkg: &dyn Package, cat: &Catalog, no: usize, line: &str) -> Result<
         Some(Value::Object(d)) if d.values().all(Value::is_string) => d.clone(),
         Some(_) => return fail("`decided_by` maps a literal to a rule id".into()),
     };
-    let opts = Options { grants, explain: !decided_by.is_empty(), ..Default::default() };
+    let opts = Options { grants, explain: !decided_by.is_empty(), coverage: coverage.cloned(), ..Default::default() };
     let case_line = Value::Object(obj).to_string();
     let (ruled, _) = rule_chunk(pkg, cat, &[(no, case_line)], &opts);
     let ruling: Value = ruled.first().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);

@@ -15,6 +15,7 @@ extern crate self as clir;
 pub mod batch;
 #[cfg(feature = "command")]
 pub mod command;
+pub mod coverage;
 pub mod diff;
 pub mod explain;
 pub mod jsonl;

@@ -3,6 +3,7 @@
 
 pub mod add;
 pub mod compile;
+pub mod coverage;
 pub mod diff;
 pub mod lock;
 pub mod meaning;

@@ -19,12 +19,16 @@ pub struct TestArgs {
     /// The report, one JSON object a test [default: stdout].
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Write what the tests' cases exercised, by rule, article and priority, to FILE (JSON, as
+    /// `clir rule --coverage`).
+    #[arg(long, value_name = "FILE")]
+    pub coverage: Option<PathBuf>,
 }
 
 /// Runs the tests; returns the exit status: 0 every test passed, 1 one failed, 2 cannot run.
 pub fn run(args: &TestArgs) -> u8 {
     if let Ok(pkg) = super::run::compiled_package(&args.package) {
-        return clir::command::test(pkg, &args.tests, args.output.as_deref());
+        return clir::command::test(pkg, &args.tests, args.output.as_deref(), args.coverage.as_deref());
     }
     let file = Path::new(&args.package);
     if !args.package.ends_with(".json") && !file.is_file() {
@@ -40,6 +44,9 @@ pub fn run(args: &TestArgs) -> u8 {
     child.arg("--test").arg(&args.tests);
     if let Some(out) = &args.output {
         child.arg("--output").arg(out);
+    }
+    if let Some(file) = &args.coverage {
+        child.arg("--coverage").arg(file);
     }
     match child.status() {
         Ok(s) => super::run::child_status("test", &built.binary, s),

@@ -28,6 +28,9 @@ pub struct Options {
     /// A name at a column whose type declares constants must be one of them: otherwise the
     /// line is an error line, not a ruling with a `warnings` entry (`--strict-constants`).
     pub strict_constants: bool,
+    /// Where each batch's coverage is added (`--coverage`): its rule instances are computed, as
+    /// for explanations, and counted ([`crate::coverage`]).
+    pub coverage: Option<crate::coverage::Shared>,
 }
 
 impl Options {
@@ -842,7 +845,7 @@ pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Optio
 /// ended by `\n`) to `out`, in order; returns how many of them are error lines.
 pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Options, out: &mut String) -> usize {
     let mut batch = Batch::new(cat.schema);
-    batch.explain = opts.explain;
+    batch.explain = opts.explain || opts.coverage.is_some();
     let mut read = Read::default();
     let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
     let mut scratch = fast::Scratch::default();
@@ -875,6 +878,9 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     }
     let mut output = if batch.cases > 0 { pkg.evaluate(&batch) } else { Output::default() };
     output.sort_instances();
+    if let Some(coverage) = &opts.coverage {
+        coverage.lock().unwrap_or_else(std::sync::PoisonError::into_inner).add(&output, batch.cases as u64);
+    }
     let mut w = Writer::new(cat, &batch, &output);
     let mut errors = 0;
     // The warnings of the cases, in case order: each case takes those at the front.
