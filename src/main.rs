@@ -63,6 +63,10 @@ enum Command {
     /// Print a coverage file (`rule --coverage`, `test --coverage`) as a table: per article and
     /// rule how often it applied, concluded, was attacked or beaten; the rules never applied.
     Coverage(cli::coverage::CoverageArgs),
+    /// Bring every blob law.lock pins that the project lacks from its registry, checked by seal.
+    Fetch(cli::registry::FetchArgs),
+    /// A registry folder: publish a package into it, or serve it over HTTP, read-only.
+    Registry(cli::registry::RegistryArgs),
     /// Rule every case with two versions of a law (both compiled as `run` does) and write one
     /// line per case whose ruling differs, in input order.
     Diff(cli::diff::DiffCmd),
@@ -88,6 +92,8 @@ fn main() -> ExitCode {
         Command::Run(args) => cli::run::run(&args),
         Command::Test(args) => cli::test::run(&args),
         Command::Coverage(args) => cli::coverage::run(&args),
+        Command::Fetch(args) => cli::registry::fetch(&args),
+        Command::Registry(args) => cli::registry::run(&args),
         Command::Schema(args) => cli::schema::run(&args),
         Command::Diff(args) => cli::diff::run(&args),
         Command::New(args) => cli::new::run(&args),

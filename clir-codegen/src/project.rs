@@ -253,15 +253,39 @@ fn package_entries(text: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
+/// The registry law.toml's `[registry] url` names (`Ok(None)` when it names none), or `Err` when
+/// the table holds anything else.
+fn registry_url(table: &toml::Table) -> Result<Option<String>, ()> {
+    match table.get("registry") {
+        None => Ok(None),
+        Some(toml::Value::Table(t)) => match (t.len(), t.get("url")) {
+            (1, Some(toml::Value::String(url))) => Ok(Some(url.clone())),
+            _ => Err(()),
+        },
+        Some(_) => Err(()),
+    }
+}
+
+/// The registry `[registry] url` of the law.toml text `text` names, if any (docs/REGISTRY.md).
+pub fn manifest_registry(text: &str) -> Result<Option<String>, Diagnostics> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| toml_error(MANIFEST, text, &e))?;
+    registry_url(&table).map_err(|()| {
+        Diagnostic::new(CHECK, "", format!("{MANIFEST}: [registry] holds one key, `url`, a string")).into()
+    })
+}
+
 /// Parses the text of a `law.toml` into its packages, sorted by name.
 pub fn parse_manifest(text: &str) -> Result<Vec<PackageSpec>, Diagnostics> {
     let table: toml::Table = toml::from_str(text).map_err(|e| toml_error(MANIFEST, text, &e))?;
     let mut errors = Vec::new();
     let err = |m: String| Diagnostic::new(CHECK, "", format!("{MANIFEST}: {m}"));
     for key in table.keys() {
-        if key != "dependencies" {
-            errors.push(err(format!("unknown key `{key}` (only [dependencies] is understood)")));
+        if key != "dependencies" && key != "registry" {
+            errors.push(err(format!("unknown key `{key}` (only [dependencies] and [registry] are understood)")));
         }
+    }
+    if registry_url(&table).is_err() {
+        errors.push(err("[registry] holds one key, `url`, a string (docs/REGISTRY.md)".into()));
     }
     let deps = match table.get("dependencies") {
         None => toml::Table::new(),
@@ -414,7 +438,13 @@ pub fn verify_package(project: &Project, spec: &PackageSpec) -> Result<VerifiedP
     }
     let path = project.blob_path(spec);
     let bytes = read_regular_file(&path).map_err(|e| {
-        Diagnostic::new("read", "", format!("package {name}: cannot read {}: {e}", spec.path.display()))
+        // A clone that does not commit its blobs fetches them; a build never downloads.
+        let hint = if e.kind() == std::io::ErrorKind::NotFound {
+            " (`clir fetch` brings the blobs law.lock pins from the project's registry)"
+        } else {
+            ""
+        };
+        Diagnostic::new("read", "", format!("package {name}: cannot read {}: {e}{hint}", spec.path.display()))
     })?;
     let report = verify::verify_bytes(&bytes, &options_for(project, spec, Some(pin)));
     let warnings = report.warnings().0.iter().map(|d| in_package(name, d)).collect();

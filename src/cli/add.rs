@@ -10,6 +10,7 @@
 //! place), so its comments, order and layout stay as they were; the result is parsed again and
 //! must list exactly the packages it listed before plus this one.
 
+use super::registry;
 use super::{note, print_lines, report_lines, stdout_failed, CANNOT_RUN, FAILURE, OK};
 use clap::Args;
 use clir::outfile::write_atomically;
@@ -22,7 +23,9 @@ use toml_edit::{DocumentMut, Item, Key, Table, TableLike};
 /// Options of `clir add`.
 #[derive(Args, Debug)]
 pub struct AddArgs {
-    /// The package file (`NAME-VERSION.lawir.json`, from anywhere; it is copied into sources/).
+    /// The package file (`NAME-VERSION.lawir.json`, from anywhere; it is copied into sources/),
+    /// or `NAME@VERSION` (`NAME`: the newest version not yanked) from the project's registry
+    /// (`CLIR_REGISTRY` or law.toml's `[registry] url`, docs/REGISTRY.md).
     #[arg(value_name = "PACKAGE")]
     pub package: PathBuf,
     /// The project folder, holding law.toml (created when missing), law.lock and sources/
@@ -59,19 +62,45 @@ pub fn run(args: &AddArgs) -> u8 {
         note("add", format_args!("{} is not a folder", root.display()));
         return CANNOT_RUN;
     }
-    let bytes = match read_regular_file(&args.package) {
-        Ok(b) => b,
-        Err(e) => {
-            note("add", format_args!("cannot read {}: {e}", args.package.display()));
-            return CANNOT_RUN;
+    // A file, or `NAME@VERSION` (`NAME`: the newest not yanked) from the project's registry,
+    // whose index gives the publisher's seal and semanticHash to verify against.
+    let (mut seal, mut semantic_hash) = (args.seal.clone(), args.semantic_hash.clone());
+    let text = args.package.to_string_lossy();
+    let request = registry::package_request(&text).filter(|_| !args.package.exists());
+    let bytes = match request {
+        Some((name, version)) => {
+            let fetched = registry::Registry::for_project(&root).and_then(|r| {
+                let index = r.index(name)?;
+                let release = index.pick(version)?.clone();
+                Ok((r.blob(&release.seal)?, release))
+            });
+            match fetched {
+                Ok((bytes, release)) => {
+                    let _ = print_lines([format!("fetched {name} {} ({})", release.version, release.seal)]);
+                    seal = Some(seal.unwrap_or(release.seal));
+                    semantic_hash = Some(semantic_hash.unwrap_or(release.semantic_hash));
+                    bytes
+                }
+                Err(msg) => {
+                    note("add", format_args!("{text}: {msg}"));
+                    return CANNOT_RUN;
+                }
+            }
         }
+        None => match read_regular_file(&args.package) {
+            Ok(b) => b,
+            Err(e) => {
+                note("add", format_args!("cannot read {}: {e}", args.package.display()));
+                return CANNOT_RUN;
+            }
+        },
     };
 
     // 1. The package verifies.
     let options = VerifyOptions {
         root: Some(root.clone()),
-        seal: args.seal.clone(),
-        semantic_hash: args.semantic_hash.clone(),
+        seal: seal.clone(),
+        semantic_hash: semantic_hash.clone(),
         ..VerifyOptions::default()
     };
     let report = verify_bytes(&bytes, &options);
@@ -253,7 +282,9 @@ pub fn run(args: &AddArgs) -> u8 {
         return OK;
     }
     lines.push(line(status, format!("seal {}, semanticHash {}", new.seal, new.semantic_hash)));
-    if args.seal.is_none() {
+    if request.is_some() {
+        lines.push(line("note", "the pin is the seal the registry's index gives, and the blob hashes to it".into()));
+    } else if args.seal.is_none() {
         lines.push(line(
             "note",
             "the pin is the file's own seal, compared with nothing: check it against the publisher's page \

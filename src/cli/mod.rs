@@ -8,6 +8,7 @@ pub mod diff;
 pub mod lock;
 pub mod meaning;
 pub mod new;
+pub mod registry;
 pub mod run;
 pub mod runtime;
 pub mod schema;

@@ -28,12 +28,25 @@ impl Drop for InProgress {
 /// yet complete, an answer being flushed) before dropping it.
 pub(super) const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
 
+/// Where and how many connections a server accepts, for `clir serve` and `clir registry serve`.
+pub(crate) struct Listen<'a> {
+    /// `HOST:PORT`.
+    pub addr: &'a str,
+    /// Connections open at once.
+    pub max_connections: u32,
+    /// How long a request head may take, and a connection stay idle.
+    pub header_timeout: Duration,
+    /// The command its notes on stderr name (`serve`, `registry`).
+    pub command: &'static str,
+}
+
 /// Accepts connections until SIGTERM or Ctrl-C, then lets the answers in progress end.
-pub(super) async fn serve(app: Router, args: &ServeArgs, header_timeout: Duration) -> Result<(), String> {
+pub(super) async fn serve(app: Router, args: &Listen<'_>) -> Result<(), String> {
+    let header_timeout = args.header_timeout;
     let listener =
-        tokio::net::TcpListener::bind(&args.addr).await.map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+        tokio::net::TcpListener::bind(args.addr).await.map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
-    note("serve", format_args!("listening on http://{bound}"));
+    note(args.command, format_args!("listening on http://{bound}"));
     let mut http = hyper::server::conn::http1::Builder::new();
     http.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(header_timeout);
     let open = Arc::new(tokio::sync::Semaphore::new(args.max_connections as usize));
@@ -56,7 +69,7 @@ pub(super) async fn serve(app: Router, args: &ServeArgs, header_timeout: Duratio
                 Ok((stream, _)) => stream,
                 Err(e) => {
                     // Out of file descriptors, or a connection reset before it was accepted.
-                    note("serve", format_args!("cannot accept a connection: {e}"));
+                    note(args.command, format_args!("cannot accept a connection: {e}"));
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
@@ -69,7 +82,7 @@ pub(super) async fn serve(app: Router, args: &ServeArgs, header_timeout: Duratio
     drop(listener);
     let _ = stop.send(true);
     while connections.join_next().await.is_some() {}
-    note("serve", "stopped: every answer in progress has ended");
+    note(args.command, "stopped: every answer in progress has ended");
     Ok(())
 }
 

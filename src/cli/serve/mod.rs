@@ -49,6 +49,7 @@ mod conn;
 
 use access::*;
 use answer::*;
+pub(crate) use conn::Listen;
 use conn::*;
 
 /// Options of `clir serve`.
@@ -184,12 +185,20 @@ fn start(args: &ServeArgs) -> Result<(), String> {
         .layer(middleware::from_fn_with_state(shared.clone(), guard))
         .layer(middleware::from_fn(log))
         .with_state(shared);
+    let listen = Listen { addr: &args.addr, max_connections: args.max_connections, header_timeout, command: "serve" };
+    run_server(app, &listen)
+}
+
+/// Serves `app` on a tokio runtime until SIGTERM or Ctrl-C, with `clir serve`'s connection
+/// limits (`clir registry serve` serves its folder through it too).
+pub(crate) fn run_server(app: Router, listen: &Listen<'_>) -> Result<(), String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cores.min(4))
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    let served = runtime.block_on(serve(app, args, header_timeout));
+    let served = runtime.block_on(serve(app, listen));
     // A ruling that overran its time limit is not waited for: its answer is gone.
     runtime.shutdown_timeout(Duration::from_secs(1));
     served
