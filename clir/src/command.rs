@@ -4,7 +4,7 @@
 use crate::jsonl::Options;
 use crate::outfile::Output;
 use crate::runner::{rule_stream_reporting, Progress, RunOptions};
-use crate::Package;
+use crate::{Package, Schema};
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -30,6 +30,10 @@ pub struct RuleArgs {
     /// Worker threads, 1 to 512 [default: one per core].
     #[arg(long, value_name = "N", value_parser = in_range::<1, MAX_THREADS>)]
     pub threads: Option<usize>,
+    /// The language of labels and article texts in explanations and why-not (a language the
+    /// package carries; texts it lacks there are in its default language).
+    #[arg(long = "lang", value_name = "LANG")]
+    pub lang: Option<String>,
     /// Cases per evaluation batch, 1 to 1048576.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = in_range::<1, MAX_BATCH>)]
     pub batch: usize,
@@ -59,6 +63,24 @@ pub const CANNOT_RUN: u8 = 2;
 pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
     if let Err(why) = pkg.schema().check_grants(&args.grants) {
         return cannot_run(why);
+    }
+    if let Some(lang) = &args.lang {
+        return match pkg.schema().in_language(lang) {
+            Ok(schema) => {
+                let missing = schema.untranslated();
+                if missing > 0 {
+                    let default = schema.texts.languages.first().copied().unwrap_or("");
+                    let _ = writeln!(
+                        io::stderr(),
+                        "clir rule: note: {missing} labels and article texts of {} are not in `{lang}`: they are given in `{default}`",
+                        schema.package
+                    );
+                }
+                let schema: &'static Schema = Box::leak(Box::new(schema));
+                rule(&InLanguage { pkg, schema }, &RuleArgs { lang: None, ..args.clone() })
+            }
+            Err(why) => cannot_run(why),
+        };
     }
     let opts = RunOptions {
         options: Options {
@@ -106,6 +128,23 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         }
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => OK,
         Err(e) => cannot_run(format!("{e}")),
+    }
+}
+
+/// A package whose explanations and why-not answers show its labels and texts in another
+/// language ([`Schema::in_language`]).
+struct InLanguage<'a> {
+    pkg: &'a dyn Package,
+    schema: &'static Schema,
+}
+
+impl Package for InLanguage<'_> {
+    fn schema(&self) -> &'static Schema {
+        self.schema
+    }
+
+    fn evaluate(&self, batch: &crate::Batch) -> crate::Output {
+        self.pkg.evaluate(batch)
     }
 }
 

@@ -98,32 +98,149 @@ impl FragmentInfo {
     }
 }
 
-/// The sentence of an article a rule cites: the label names `Article 9.6.2`; the paragraph of
-/// the fragment text that starts with `9.6.2` is the citation (the label itself otherwise).
-pub fn citation<'a>(label: &'a str, text: &'a str) -> &'a str {
-    let number: Option<&str> = label.split_whitespace().skip_while(|w| *w != "Article").nth(1);
-    if let Some(n) = number.map(|n| n.trim_end_matches(['.', ':', ','])) {
-        if !n.is_empty() {
-            for para in text.split("\n\n") {
-                let para = para.trim();
-                if para.starts_with(n) && para[n.len()..].starts_with([' ', '\t']) {
-                    return para;
-                }
-            }
+/// The section number a label names: its first word that is a number of dotted parts
+/// (`Article 9.3.` names `9.3`, `Preface 0.2.` names `0.2`), with the last part of a range
+/// (`3.7.3.1–2` names `3.7.3.1` to `3.7.3.2`), as (first, last).
+fn section(label: &str) -> Option<(String, String)> {
+    label.split_whitespace().find_map(|w| {
+        let w = w.trim_end_matches(['.', ':', ',', ';', ')']);
+        let (first, to) = match w.split_once(['–', '-']) {
+            Some((a, b)) => (a, Some(b)),
+            None => (w, None),
+        };
+        if !is_number(first) {
+            return None;
         }
+        let last = match to {
+            Some(b) if is_number(b) && b.contains('.') => b.to_string(),
+            Some(b) if is_number(b) => match first.rsplit_once('.') {
+                Some((parent, _)) => format!("{parent}.{b}"),
+                None => b.to_string(),
+            },
+            _ => first.to_string(),
+        };
+        Some((first.to_string(), last))
+    })
+}
+
+/// Whether `w` is `1`, `9.3` or `3.7.3.1`: parts of ASCII digits joined by dots.
+fn is_number(w: &str) -> bool {
+    !w.is_empty() && w.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The section number a paragraph starts with (`9.3.1 he/she indicates ...` starts with
+/// `9.3.1`), if any.
+fn paragraph_number(para: &str) -> Option<&str> {
+    let w = para.split_whitespace().next()?.trim_end_matches(['.', ':']);
+    is_number(w).then_some(w)
+}
+
+/// Whether section `n` is section `of` or one of its sub-items.
+fn within(n: &str, of: &str) -> bool {
+    n == of || n.strip_prefix(of).is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// Compares two section numbers part by part, numerically.
+fn cmp_sections(a: &str, b: &str) -> std::cmp::Ordering {
+    let parts = |s: &str| s.split('.').map(|p| p.parse::<u64>().unwrap_or(u64::MAX)).collect::<Vec<_>>();
+    parts(a).cmp(&parts(b))
+}
+
+/// What a rule labelled `label` quotes of a fragment's `text`: the paragraph (paragraphs are
+/// separated by blank lines) numbered as the label names it (`Article 9.3` quotes `9.3 ...`)
+/// together with its sub-items (`9.3.1`, `9.3.2`, and unnumbered paragraphs such as `1) ...`)
+/// up to the next section, whole; a range (`3.7.3.1–2`) quotes each of its sections. When the
+/// label names no number the text holds, the whole text. Never the label.
+pub fn citation<'a>(label: &str, text: &'a str) -> &'a str {
+    let whole = text.trim();
+    let Some((first, last)) = section(label) else { return whole };
+    // Each paragraph with its byte range in `text`.
+    let mut paragraphs = Vec::new();
+    let mut at = 0;
+    for para in text.split("\n\n") {
+        paragraphs.push((at, at + para.len(), para.trim()));
+        at += para.len() + 2;
     }
-    label
+    let Some(from) = paragraphs.iter().position(|p| paragraph_number(p.2) == Some(first.as_str())) else {
+        return whole;
+    };
+    let mut to = from;
+    for (k, p) in paragraphs.iter().enumerate().skip(from + 1) {
+        match paragraph_number(p.2) {
+            None => {}
+            Some(n) if within(n, &first) || within(n, &last) => {}
+            Some(n) if cmp_sections(n, &first).is_gt() && cmp_sections(n, &last).is_lt() => {}
+            Some(_) => break,
+        }
+        to = k;
+    }
+    text[paragraphs[from].0..paragraphs[to].1].trim()
 }
 
 /// The articles rule `rule` rests on, as explanations and why-not cite them: per anchor, its
-/// `locator` and the sentence cited ([`citation`]).
+/// `locator`, the passage quoted ([`citation`], by the rule's label in the shown language, else
+/// in the default one) and the `language` of the quoted text.
 pub fn articles(schema: &Schema, rule: usize) -> serde_json::Value {
     let r = &schema.rules[rule];
+    let label = schema.rule_label(rule);
+    let numbered = if section(label).is_some() { label } else { r.label };
     let cited = r.anchors.iter().map(|&f| {
+        let (text, language) = schema.fragment_text(f as usize);
         let f = &schema.fragments[f as usize];
-        serde_json::json!({"locator": f.locator, "citation": citation(r.label, f.text)})
+        serde_json::json!({"locator": f.locator, "citation": citation(numbered, text), "language": language})
     });
     serde_json::Value::Array(cited.collect())
+}
+
+/// What a [`Translation`] translates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Translated {
+    /// The label of a rule (index into [`Schema::rules`]).
+    Rule(u32),
+    /// The label of a closure policy.
+    Closure(u32),
+    /// The label of a priority.
+    Priority(u32),
+    /// The text of a fragment.
+    Fragment(u32),
+}
+
+/// A label or fragment text in a language other than the package's default.
+#[derive(Clone, Copy, Debug)]
+pub struct Translation {
+    /// What it translates.
+    pub of: Translated,
+    /// Its language, an index into [`Texts::languages`].
+    pub language: u32,
+    /// The text.
+    pub text: &'static str,
+}
+
+impl Translation {
+    /// `text`, the translation of `of` into language `language`.
+    pub const fn new(of: Translated, language: u32, text: &'static str) -> Translation {
+        Translation { of, language, text }
+    }
+}
+
+/// The languages of a package's labels and article texts, and the one shown.
+#[derive(Clone, Copy, Debug)]
+pub struct Texts {
+    /// Every language the package's labels and fragment texts are in, the default first: the
+    /// language of the schema's `label`s and `text`s (the first official one).
+    pub languages: &'static [&'static str],
+    /// Labels and fragment texts in the other languages.
+    pub translations: &'static [Translation],
+    /// The language shown, an index into `languages`: 0 in generated code,
+    /// [`Schema::in_language`] chooses another.
+    pub shown: u32,
+}
+
+impl Texts {
+    /// A package in the `languages` (the default first), with `translations`.
+    pub const fn new(languages: &'static [&'static str], translations: &'static [Translation]) -> Texts {
+        Texts { languages, translations, shown: 0 }
+    }
 }
 
 /// A superiority between two rules.
@@ -137,6 +254,9 @@ pub struct PriorityInfo {
     pub higher: u32,
     /// The rule that loses.
     pub lower: u32,
+    /// Why it wins, as the package gives it (`priority_rule.reason`: an id, such as
+    /// `...#lex_specialis`); empty when it gives none.
+    pub reason: &'static str,
 }
 
 /// A closure policy, for explanations.
@@ -215,6 +335,8 @@ pub struct Schema {
     pub priorities: &'static [PriorityInfo],
     /// Closure policies, in declaration order.
     pub closures: &'static [ClosureInfo],
+    /// Languages, translations and the language shown.
+    pub texts: Texts,
 }
 
 impl Schema {
@@ -249,6 +371,71 @@ impl Schema {
     /// Index of the relation called `name`.
     pub fn relation(&self, name: &str) -> Option<usize> {
         self.relations.iter().position(|r| r.name == name)
+    }
+
+    /// The language labels and texts are shown in.
+    pub fn language(&self) -> &'static str {
+        self.texts.languages.get(self.texts.shown as usize).copied().unwrap_or("")
+    }
+
+    /// The schema showing labels and texts in `language` where the package carries them (in
+    /// its default language elsewhere); `Err` naming the closest and every language it carries
+    /// when it carries none in `language`.
+    pub fn in_language(&self, language: &str) -> Result<Schema, String> {
+        let langs = self.texts.languages;
+        match langs.iter().position(|l| *l == language) {
+            Some(shown) => Ok(Schema { texts: Texts { shown: shown as u32, ..self.texts }, ..*self }),
+            None => Err(format!(
+                "unknown language `{language}`{}: package {} has its labels and texts in {}",
+                crate::suggest::did_you_mean(language, langs.iter().copied()),
+                self.package,
+                if langs.is_empty() { "no language".to_string() } else { langs.join(", ") }
+            )),
+        }
+    }
+
+    /// The translation of `of` into the shown language: the text and whether it is one.
+    fn translated(&self, of: Translated, default: &'static str) -> (&'static str, bool) {
+        let shown = self.texts.shown;
+        if shown == 0 {
+            return (default, true);
+        }
+        let t = self.texts.translations.iter().find(|t| t.of == of && t.language == shown);
+        t.map_or((default, false), |t| (t.text, true))
+    }
+
+    /// Rule `rule`'s label in the shown language (in the default one when it has none there).
+    pub fn rule_label(&self, rule: usize) -> &'static str {
+        self.translated(Translated::Rule(rule as u32), self.rules[rule].label).0
+    }
+
+    /// Closure `closure`'s label in the shown language (else the default one).
+    pub fn closure_label(&self, closure: usize) -> &'static str {
+        self.translated(Translated::Closure(closure as u32), self.closures[closure].label).0
+    }
+
+    /// Priority `priority`'s label in the shown language (else the default one).
+    pub fn priority_label(&self, priority: usize) -> &'static str {
+        self.translated(Translated::Priority(priority as u32), self.priorities[priority].label).0
+    }
+
+    /// Fragment `fragment`'s text in the shown language (else the default one), and that
+    /// language.
+    pub fn fragment_text(&self, fragment: usize) -> (&'static str, &'static str) {
+        match self.translated(Translated::Fragment(fragment as u32), self.fragments[fragment].text) {
+            (text, true) => (text, self.language()),
+            (text, false) => (text, self.texts.languages.first().copied().unwrap_or("")),
+        }
+    }
+
+    /// How many labels (of rules, closures, priorities) and fragment texts the package does not
+    /// carry in the shown language: they are shown in the default one.
+    pub fn untranslated(&self) -> usize {
+        let of = (0..self.rules.len() as u32).map(Translated::Rule);
+        let of = of.chain((0..self.closures.len() as u32).map(Translated::Closure));
+        let of = of.chain((0..self.priorities.len() as u32).map(Translated::Priority));
+        let of = of.chain((0..self.fragments.len() as u32).map(Translated::Fragment));
+        of.filter(|&o| !self.translated(o, "").1).count()
     }
 
     /// The constant names, in interning order.
