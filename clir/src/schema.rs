@@ -98,11 +98,11 @@ impl FragmentInfo {
     }
 }
 
-/// The section number a label names: its first word that is a number of dotted parts
-/// (`Article 9.3.` names `9.3`, `Preface 0.2.` names `0.2`), with the last part of a range
+/// The section numbers a label names, in order: each word that is a number of dotted parts
+/// (`Article 9.3.` names `9.3`, `Preface 0.2.` names `0.2`), with the last section of a range
 /// (`3.7.3.1–2` names `3.7.3.1` to `3.7.3.2`), as (first, last).
-fn section(label: &str) -> Option<(String, String)> {
-    label.split_whitespace().find_map(|w| {
+fn sections(label: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    label.split_whitespace().filter_map(|w| {
         let w = w.trim_end_matches(['.', ':', ',', ';', ')']);
         let (first, to) = match w.split_once(['–', '-']) {
             Some((a, b)) => (a, Some(b)),
@@ -152,8 +152,11 @@ fn cmp_sections(a: &str, b: &str) -> std::cmp::Ordering {
 /// up to the next section, whole; a range (`3.7.3.1–2`) quotes each of its sections. When the
 /// label names no number the text holds, the whole text. Never the label.
 pub fn citation<'a>(label: &str, text: &'a str) -> &'a str {
-    let whole = text.trim();
-    let Some((first, last)) = section(label) else { return whole };
+    quote(label, text).unwrap_or(text.trim())
+}
+
+/// The passage of `text` the first section `label` names that `text` holds ([`citation`]).
+fn quote<'a>(label: &str, text: &'a str) -> Option<&'a str> {
     // Each paragraph with its byte range in `text`.
     let mut paragraphs = Vec::new();
     let mut at = 0;
@@ -161,33 +164,33 @@ pub fn citation<'a>(label: &str, text: &'a str) -> &'a str {
         paragraphs.push((at, at + para.len(), para.trim()));
         at += para.len() + 2;
     }
-    let Some(from) = paragraphs.iter().position(|p| paragraph_number(p.2) == Some(first.as_str())) else {
-        return whole;
-    };
-    let mut to = from;
-    for (k, p) in paragraphs.iter().enumerate().skip(from + 1) {
-        match paragraph_number(p.2) {
-            None => {}
-            Some(n) if within(n, &first) || within(n, &last) => {}
-            Some(n) if cmp_sections(n, &first).is_gt() && cmp_sections(n, &last).is_lt() => {}
-            Some(_) => break,
+    sections(label).find_map(|(first, last)| {
+        let from = paragraphs.iter().position(|p| paragraph_number(p.2) == Some(first.as_str()))?;
+        let mut to = from;
+        for (k, p) in paragraphs.iter().enumerate().skip(from + 1) {
+            match paragraph_number(p.2) {
+                None => {}
+                Some(n) if within(n, &first) || within(n, &last) => {}
+                Some(n) if cmp_sections(n, &first).is_gt() && cmp_sections(n, &last).is_lt() => {}
+                Some(_) => break,
+            }
+            to = k;
         }
-        to = k;
-    }
-    text[paragraphs[from].0..paragraphs[to].1].trim()
+        Some(text[paragraphs[from].0..paragraphs[to].1].trim())
+    })
 }
 
 /// The articles rule `rule` rests on, as explanations and why-not cite them: per anchor, its
 /// `locator`, the passage quoted ([`citation`], by the rule's label in the shown language, else
-/// in the default one) and the `language` of the quoted text.
+/// by its default one) and the `language` of the quoted text.
 pub fn articles(schema: &Schema, rule: usize) -> serde_json::Value {
     let r = &schema.rules[rule];
     let label = schema.rule_label(rule);
-    let numbered = if section(label).is_some() { label } else { r.label };
     let cited = r.anchors.iter().map(|&f| {
         let (text, language) = schema.fragment_text(f as usize);
+        let cited = quote(label, text).or_else(|| quote(r.label, text)).unwrap_or(text.trim());
         let f = &schema.fragments[f as usize];
-        serde_json::json!({"locator": f.locator, "citation": citation(numbered, text), "language": language})
+        serde_json::json!({"locator": f.locator, "citation": cited, "language": language})
     });
     serde_json::Value::Array(cited.collect())
 }
@@ -441,5 +444,57 @@ impl Schema {
     /// The constant names, in interning order.
     pub fn constant_names(&self) -> Vec<&'static str> {
         self.constants.iter().map(|c| c.name).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SCHEMA: Schema = Schema {
+        package: "demo.lang",
+        version: "0.1.0",
+        seal: "",
+        in_force: None,
+        until: None,
+        relations: &[RelationInfo::institutional("drawn", &[ParamInfo::entity("game", "Game")])],
+        constants: &[],
+        fragments: &[FragmentInfo::new(
+            "ART_9",
+            "article/9",
+            "Article 9\n\n9.6 Drawn if:\n\n9.6.2 75 moves.\n\n9.7 Other.",
+        )],
+        rules: &[
+            RuleInfo::new("Draw", "strict", "Article 9.6. 75 moves draw", &[0], 0, false),
+            RuleInfo::new("Long", "strict", "a long game", &[0], 0, false),
+        ],
+        priorities: &[],
+        closures: &[],
+        texts: Texts::new(
+            &["en", "fr"],
+            &[
+                Translation::new(Translated::Rule(0), 1, "75 coups : nulle"),
+                Translation::new(
+                    Translated::Fragment(0),
+                    1,
+                    "Article 9\n\n9.6 Nulle si :\n\n9.6.2 75 coups.\n\n9.7 Autre.",
+                ),
+            ],
+        ),
+    };
+
+    #[test]
+    fn a_language_the_package_carries_is_shown_and_the_default_fills_what_it_lacks() {
+        let fr = SCHEMA.in_language("fr").unwrap();
+        assert_eq!((fr.language(), fr.rule_label(0), fr.rule_label(1)), ("fr", "75 coups : nulle", "a long game"));
+        // The French label names no section: the section is the default label's.
+        let cited = articles(&fr, 0);
+        assert_eq!(cited[0]["citation"], "9.6 Nulle si :\n\n9.6.2 75 coups.");
+        assert_eq!(cited[0]["language"], "fr");
+        assert_eq!(articles(&SCHEMA, 0)[0]["citation"], "9.6 Drawn if:\n\n9.6.2 75 moves.");
+        assert_eq!(articles(&SCHEMA, 1)[0]["citation"], SCHEMA.fragments[0].text);
+        assert_eq!((fr.untranslated(), SCHEMA.untranslated()), (1, 0));
+        let err = SCHEMA.in_language("FR").unwrap_err();
+        assert!(err.contains("`FR` (did you mean `fr`?)") && err.ends_with("in en, fr"), "{err}");
     }
 }
