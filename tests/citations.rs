@@ -161,6 +161,15 @@ fn a_language_the_package_does_not_carry_is_refused_at_start() {
     let (code, _, err) = clir(&["show", "--package", "fide.laws.chess", "--lang", "fr"], "");
     assert_eq!(code, 2);
     assert!(err.contains("unknown language `fr`") && err.contains("in en"), "{err}");
+    // A hostile tag reaches the terminal escaped, and a long one costs no more than its length.
+    for lang in ["\u{1b}[31mred", &"x".repeat(100_000)] {
+        let (code, out, err) = clir(&["rule", "--package", "fide.laws.chess", "--lang", lang], case);
+        assert_eq!((code, out.as_str()), (2, ""));
+        assert!(!err.contains('\u{1b}') && err.contains("in en"), "{}", &err[..err.len().min(200)]);
+        let (code, _, err) = clir(&["show", "--package", "fide.laws.chess", "--lang", lang], "");
+        assert_eq!(code, 2);
+        assert!(!err.contains('\u{1b}'));
+    }
     // The package's own language is the default: the same ruling.
     let (code, with, _) = clir(&["rule", "--package", "fide.laws.chess", "--explain", "--lang", "en"], case);
     let (_, without, _) = clir(&["rule", "--package", "fide.laws.chess", "--explain"], case);

@@ -157,18 +157,24 @@ pub fn citation<'a>(label: &str, text: &'a str) -> &'a str {
 
 /// The passage of `text` the first section `label` names that `text` holds ([`citation`]).
 fn quote<'a>(label: &str, text: &'a str) -> Option<&'a str> {
-    // Each paragraph with its byte range in `text`.
+    // Each paragraph with its byte range in `text` and its number; the first paragraph of each
+    // number, so that a label of many numbers costs one look-up each.
     let mut paragraphs = Vec::new();
+    let mut numbered: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut at = 0;
     for para in text.split("\n\n") {
-        paragraphs.push((at, at + para.len(), para.trim()));
+        let number = paragraph_number(para);
+        if let Some(n) = number {
+            numbered.entry(n).or_insert(paragraphs.len());
+        }
+        paragraphs.push((at, at + para.len(), number));
         at += para.len() + 2;
     }
     sections(label).find_map(|(first, last)| {
-        let from = paragraphs.iter().position(|p| paragraph_number(p.2) == Some(first.as_str()))?;
+        let from = *numbered.get(first.as_str())?;
         let mut to = from;
         for (k, p) in paragraphs.iter().enumerate().skip(from + 1) {
-            match paragraph_number(p.2) {
+            match p.2 {
                 None => {}
                 Some(n) if within(n, &first) || within(n, &last) => {}
                 Some(n) if cmp_sections(n, &first).is_gt() && cmp_sections(n, &last).is_lt() => {}
@@ -389,11 +395,15 @@ impl Schema {
         match langs.iter().position(|l| *l == language) {
             Some(shown) => Ok(Schema { texts: Texts { shown: shown as u32, ..self.texts }, ..*self }),
             None => Err(format!(
-                "unknown language `{language}`{}: package {} has its labels and texts in {}",
+                "unknown language `{}`{}: package {} has its labels and texts in {}",
+                language.escape_debug(),
                 crate::suggest::did_you_mean(language, langs.iter().copied()),
                 self.package,
                 if langs.is_empty() { "no language".to_string() } else { langs.join(", ") }
-            )),
+            )
+            .chars()
+            .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+            .collect()),
         }
     }
 
@@ -482,6 +492,30 @@ mod tests {
             ],
         ),
     };
+
+    proptest::proptest! {
+        /// A package's labels and texts are its author's: any label quotes a passage of any
+        /// text (or the whole of it), and never panics on ranges, dots, huge numbers or
+        /// multi-byte characters.
+        #[test]
+        fn any_label_quotes_a_passage_of_any_text(
+            label in "(Article |§|[0-9]{1,22}|[.–\\-:]|é| |\\n){0,24}",
+            text in "([0-9]{1,22}|[.–\\-:)]|é| |\\n|\\r|x){0,80}",
+        ) {
+            let cited = citation(&label, &text);
+            proptest::prop_assert!(text.contains(cited));
+        }
+    }
+
+    #[test]
+    fn a_label_of_many_numbers_against_a_text_of_many_paragraphs_is_read_once_each() {
+        // Quadratic look-ups would take 10^10 steps here.
+        let label: String = (0..100_000).map(|i| format!("{i}.{i} ")).collect();
+        let text: String = (0..100_000).map(|i| format!("{i}.{i}.{i} x\n\n")).collect();
+        assert_eq!(citation(&label, &text), text.trim());
+        let label = format!("{label} 99999.1");
+        assert_eq!(citation(&label, &format!("{text}99999.1 y")), "99999.1 y");
+    }
 
     #[test]
     fn a_language_the_package_carries_is_shown_and_the_default_fills_what_it_lacks() {
