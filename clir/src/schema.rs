@@ -194,11 +194,30 @@ pub fn articles(schema: &Schema, rule: usize) -> serde_json::Value {
     let label = schema.rule_label(rule);
     let cited = r.anchors.iter().map(|&f| {
         let (text, language) = schema.fragment_text(f as usize);
-        let cited = quote(label, text).or_else(|| quote(r.label, text)).unwrap_or(text.trim());
+        let cited = cited(label, r.label, text);
         let f = &schema.fragments[f as usize];
         serde_json::json!({"locator": f.locator, "citation": cited, "language": language})
     });
     serde_json::Value::Array(cited.collect())
+}
+
+/// The passage of `text` a rule labelled `label` (else `default`) quotes, computed once per
+/// process for each label and text: the strings are a compiled package's static data, so their
+/// addresses and lengths name them.
+fn cited(label: &'static str, default: &'static str, text: &'static str) -> &'static str {
+    type Key = [(usize, usize); 3];
+    static CACHE: std::sync::OnceLock<std::sync::RwLock<std::collections::HashMap<Key, &'static str>>> =
+        std::sync::OnceLock::new();
+    let key = [label, default, text].map(|s| (s.as_ptr() as usize, s.len()));
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(c) = cache.read().ok().and_then(|m| m.get(&key).copied()) {
+        return c;
+    }
+    let c = quote(label, text).or_else(|| quote(default, text)).unwrap_or(text.trim());
+    if let Ok(mut m) = cache.write() {
+        m.insert(key, c);
+    }
+    c
 }
 
 /// What a [`Translation`] translates.
