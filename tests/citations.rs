@@ -217,6 +217,7 @@ fn labels_and_texts_are_given_in_every_language_the_package_carries() {
     assert_eq!(code, 0, "{err}");
     assert!(shown.contains("// Article 9.6. 75 coups : nulle\n"), "{shown}");
     assert!(shown.contains("// a long game\n"), "{shown}");
+    assert!(err.contains("1 labels of") && err.contains("are not in `fr`: they are shown in `en`"), "{err}");
     let (_, shown, _) = clir(&["show", file], "");
     assert!(shown.contains("// Article 9.6. 75 moves draw\n"), "{shown}");
     let (code, _, err) = clir(&["show", file, "--lang", "de"], "");

@@ -72,8 +72,10 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
                     let default = schema.texts.languages.first().copied().unwrap_or("");
                     let _ = writeln!(
                         io::stderr(),
-                        "clir rule: note: {missing} labels and article texts of {} are not in `{lang}`: they are given in `{default}`",
-                        schema.package
+                        "clir rule: note: {missing} labels and article texts of {} are not in `{}`: they are given in `{}`",
+                        schema.package,
+                        lang.escape_debug(),
+                        default.escape_debug()
                     );
                 }
                 let schema: &'static Schema = Box::leak(Box::new(schema));

@@ -3,6 +3,7 @@
 
 use super::{note, read_package, write_diagnostics, write_output, MessageFormat, CANNOT_RUN};
 use clap::Args;
+use clir_codegen::ir::NodeKind;
 use clir_codegen::{project, Diagnostic, Source};
 use std::path::{Path, PathBuf};
 
@@ -91,7 +92,23 @@ fn show(args: &ShowArgs, what: &str, doc: clir_codegen::verify::Verified) -> u8 
     let language = match &args.lang {
         None => 0,
         Some(lang) => match languages.iter().position(|l| l == lang) {
-            Some(i) => i,
+            Some(i) => {
+                let labelled = doc.nodes.iter().filter(|n| {
+                    matches!(n.kind, NodeKind::Rule(_) | NodeKind::Closure(_) | NodeKind::Priority(_))
+                        && !n.labels.is_empty()
+                });
+                let missing = labelled.filter(|n| !n.labels.iter().any(|l| l.language == *lang)).count();
+                if missing > 0 {
+                    note(
+                        "show",
+                        format_args!(
+                            "{missing} labels of {what} are not in `{lang}`: they are shown in `{}`",
+                            languages[0]
+                        ),
+                    );
+                }
+                i
+            }
             None => {
                 let hint = clir::suggest::did_you_mean(lang, languages.iter().map(String::as_str));
                 let carried = if languages.is_empty() { "no language".to_string() } else { languages.join(", ") };
