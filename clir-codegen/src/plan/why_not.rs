@@ -1,7 +1,7 @@
 //! The plan of each rule's why-not walk: the asked literal binds the head's variables, then the
 //! body is walked over the final relations of the case, in the package's order (so a reason
 //! names the premise a reader meets first) except that a literal none of whose values is known
-//! waits for the premises that bind them ([`next_literal`]). A literal whose arguments are all
+//! waits for the premises that bind them (`next_literal`). A literal whose arguments are all
 //! bound is tested; one with unbound variables is enumerated by the longest bound prefix of its
 //! columns.
 //! Comparisons, negations and computed head arguments are tested as soon as their variables
