@@ -992,6 +992,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
             label: "Article 9.6.2. Checkmate takes precedence over the 75-move draw",
             higher: 5,
             lower: 41,
+            reason: "urn:fide:laws:clir:chess#lex_specialis",
         },
     ],
     closures: &[
@@ -1044,6 +1045,7 @@ pub static SCHEMA: ::clir::Schema = ::clir::Schema {
             complete_as_of: "2023-01-01T00:00:00Z",
         },
     ],
+    texts: ::clir::Texts::new(&["en"], &[]),
 };
 /// The package, for the runtime's batch and JSONL paths.
 pub struct Package;
@@ -4904,7 +4906,7 @@ fn rule_fivefold_automatic_draw(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict), no article
 // the game ends by agreement
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByAgreement).
 // leapjoin 1 from valid_transition(instance, ConcludeByAgreement) (supported): Holds the columns of valid_transition(instance, ConcludeByAgreement) (supported)
@@ -4927,7 +4929,7 @@ fn rule_game_play_conclude_by_agreement_enters(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict), no article
 // the game ends by agreement
 // valid_transition(instance, ConcludeByAgreement) :- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByAgreement) and agreed_draw_has_ended_the_game(instance)
@@ -4960,7 +4962,7 @@ fn rule_game_play_conclude_by_agreement_valid(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict), no article
 // the game ends by checkmate
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByCheckmate).
 // leapjoin 1 from valid_transition(instance, ConcludeByCheckmate) (supported): Holds the columns of valid_transition(instance, ConcludeByCheckmate) (supported)
@@ -4983,7 +4985,7 @@ fn rule_game_play_conclude_by_checkmate_enters(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict), no article
 // the game ends by checkmate
 // valid_transition(instance, ConcludeByCheckmate) :- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByCheckmate) and checkmate_has_been_delivered(instance)
@@ -5016,7 +5018,7 @@ fn rule_game_play_conclude_by_checkmate_valid(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict), no article
 // the game ends by a dead position
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDeadPosition).
 // leapjoin 1 from valid_transition(instance, ConcludeByDeadPosition) (supported): Holds the columns of valid_transition(instance, ConcludeByDeadPosition) (supported)
@@ -5039,7 +5041,7 @@ fn rule_game_play_conclude_by_dead_position_enters(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict), no article
 // the game ends by a dead position
 // valid_transition(instance, ConcludeByDeadPosition) :- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDeadPosition) and dead_position_has_ended_the_game(instance)
@@ -5076,7 +5078,7 @@ fn rule_game_play_conclude_by_dead_position_valid(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict), no article
 // the game ends by a correct draw claim or an automatic draw
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDrawnClaim).
 // leapjoin 1 from valid_transition(instance, ConcludeByDrawnClaim) (supported): Holds the columns of valid_transition(instance, ConcludeByDrawnClaim) (supported)
@@ -5099,7 +5101,7 @@ fn rule_game_play_conclude_by_drawn_claim_enters(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict), no article
 // the game ends by a correct draw claim or an automatic draw
 // valid_transition(instance, ConcludeByDrawnClaim) :- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDrawnClaim) and game_drawn(instance)
@@ -5130,7 +5132,7 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict), no article
 // the game ends by resignation
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByResignation).
 // leapjoin 1 from valid_transition(instance, ConcludeByResignation) (supported): Holds the columns of valid_transition(instance, ConcludeByResignation) (supported)
@@ -5153,7 +5155,7 @@ fn rule_game_play_conclude_by_resignation_enters(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict), no article
 // the game ends by resignation
 // valid_transition(instance, ConcludeByResignation) :- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByResignation) and resignation_has_ended_the_game(instance)
@@ -5186,7 +5188,7 @@ fn rule_game_play_conclude_by_resignation_valid(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict), no article
 // the game ends by a second completed illegal move
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeBySecondIllegalMove).
 // leapjoin 1 from valid_transition(instance, ConcludeBySecondIllegalMove) (supported): Holds the columns of valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
@@ -5209,7 +5211,7 @@ fn rule_game_play_conclude_by_second_illegal_move_enters(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict), no article
 // the game ends by a second completed illegal move
 // valid_transition(instance, ConcludeBySecondIllegalMove) :- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeBySecondIllegalMove) and second_illegal_move_has_ended_the_game(instance)
@@ -5247,7 +5249,7 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict), no article
 // the game ends by stalemate
 // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByStalemate).
 // leapjoin 1 from valid_transition(instance, ConcludeByStalemate) (supported): Holds the columns of valid_transition(instance, ConcludeByStalemate) (supported)
@@ -5270,7 +5272,7 @@ fn rule_game_play_conclude_by_stalemate_enters(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict)
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict), no article
 // the game ends by stalemate
 // valid_transition(instance, ConcludeByStalemate) :- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByStalemate) and stalemate_has_ended_the_game(instance)
@@ -5303,7 +5305,7 @@ fn rule_game_play_conclude_by_stalemate_valid(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict)
+// urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict), no article
 // make a move
 // entered_state(instance, Playing) :- supported valid_transition(instance, PlayMove).
 // leapjoin 1 from valid_transition(instance, PlayMove) (supported): Holds the columns of valid_transition(instance, PlayMove) (supported)
@@ -5324,7 +5326,7 @@ fn rule_game_play_play_move_enters(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict)
+// urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict), no article
 // make a move
 // valid_transition(instance, PlayMove) :- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance).
 // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, PlayMove) and legal_move(instance)
@@ -5354,7 +5356,7 @@ fn rule_game_play_play_move_valid(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict)
+// urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict), no article
 // start the game
 // entered_state(instance, Playing) :- supported valid_transition(instance, StartPlay).
 // leapjoin 1 from valid_transition(instance, StartPlay) (supported): Holds the columns of valid_transition(instance, StartPlay) (supported)
@@ -5375,7 +5377,7 @@ fn rule_game_play_start_play_enters(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict)
+// urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict), no article
 // start the game
 // valid_transition(instance, StartPlay) :- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance).
 // leapjoin 1 from entered_state(instance, NotStarted) (supported): Holds the columns of entered_state(instance, NotStarted) (supported) and attempted_transition(instance, StartPlay) and play_started(instance)
@@ -5405,7 +5407,7 @@ fn rule_game_play_start_play_valid(
         },
     )
 }
-// urn:fide:laws:clir:chess#GamePlay/initial (strict)
+// urn:fide:laws:clir:chess#GamePlay/initial (strict), no article
 // the game has not started
 // entered_state(instance, NotStarted) :- procedure_instance(instance).
 // leapjoin 1 from procedure_instance(instance): Once
@@ -6693,18 +6695,24 @@ fn why_not_resignation_drawn_if_mate_impossible(
     let case = ::clir::CaseId(row[0] as u32);
     let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
-    for &(_, who) in ::clir::rt::Probe::new(&l.king_cannot_be_checkmated)
-        .seek((case,), |tuple| (tuple.0,))
+    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
     {
         any_0 = true;
-        let ok_1 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
+        let ok_1 = t
+            .test(
+                &l.king_cannot_be_checkmated,
+                (case, who),
+                REL_KING_CANNOT_BE_CHECKMATED,
+                false,
+            );
         let ok_2 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
         if ok_1 && ok_2 {
             t.applicable();
         }
     }
     if !any_0 {
-        t.premise(REL_KING_CANNOT_BE_CHECKMATED, false, &[None]);
+        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
     }
 }
 // Why not, by urn:fide:laws:clir:chess#ResignationEndsTheGame: resignation_has_ended_the_game(game) :- player_of(game, who), player_resigned(who).
@@ -6755,23 +6763,29 @@ fn why_not_second_illegal_move_drawn_if_mate_impossible(
     let case = ::clir::CaseId(row[0] as u32);
     let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
-    for &(_, who) in ::clir::rt::Probe::new(&l.king_cannot_be_checkmated)
-        .seek((case,), |tuple| (tuple.0,))
+    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
     {
         any_0 = true;
-        let mut any_1 = false;
+        let ok_1 = t
+            .test(
+                &l.king_cannot_be_checkmated,
+                (case, who),
+                REL_KING_CANNOT_BE_CHECKMATED,
+                false,
+            );
+        let mut any_2 = false;
         for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
             .seek((case, who), |tuple| (tuple.0, tuple.1))
         {
-            any_1 = true;
-            let ok_2 = n >= 2i64
+            any_2 = true;
+            let ok_3 = n >= 2i64
                 || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-            let ok_3 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
-            if ok_2 && ok_3 {
+            if ok_1 && ok_3 {
                 t.applicable();
             }
         }
-        if !any_1 {
+        if !any_2 {
             t.premise(
                 REL_COMPLETED_ILLEGAL_MOVE_COUNT,
                 false,
@@ -6780,7 +6794,7 @@ fn why_not_second_illegal_move_drawn_if_mate_impossible(
         }
     }
     if !any_0 {
-        t.premise(REL_KING_CANNOT_BE_CHECKMATED, false, &[None]);
+        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
     }
 }
 // Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
@@ -6793,18 +6807,31 @@ fn why_not_second_illegal_move_ends_the_game(
     let case = ::clir::CaseId(row[0] as u32);
     let game = Sym::from_flat(row[1]);
     let mut any_0 = false;
-    for &(_, who, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
-        .seek((case,), |tuple| (tuple.0,))
+    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
     {
         any_0 = true;
-        let ok_1 = n >= 2i64 || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-        let ok_2 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
-        if ok_1 && ok_2 {
-            t.applicable();
+        let mut any_1 = false;
+        for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
+            .seek((case, who), |tuple| (tuple.0, tuple.1))
+        {
+            any_1 = true;
+            let ok_2 = n >= 2i64
+                || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
+            if ok_2 {
+                t.applicable();
+            }
+        }
+        if !any_1 {
+            t.premise(
+                REL_COMPLETED_ILLEGAL_MOVE_COUNT,
+                false,
+                &[Some(who.to_flat()), None],
+            );
         }
     }
     if !any_0 {
-        t.premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, &[None, None]);
+        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
     }
 }
 // Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveLoses: game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).

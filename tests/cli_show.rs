@@ -22,7 +22,7 @@ rule Win strict "Article 5.1.1. Checkmate wins" @ART_9: won(g, White) :- started
 rule Draw defeasible "Article 9.6.2. 75 moves draw" @ART_9: drawn(g) :- moves(g, n), n >= 75, supported started(g)
 rule Mate strict: ~drawn(g) :- won(g, w)
 rule Veto defeater "a fallen flag stops the draw": ~drawn(g) :- flagged(g)
-priority MateFirst: Mate > Draw "checkmate takes precedence"
+priority MateFirst: Mate > Draw "checkmate takes precedence" reason lex_specialis
 closure FlagClosure: flagged over checked "no flag recorded, none fell" asof "2024-01-01T00:00:00Z" snapshot urn:x:1
 "#;
 
@@ -67,14 +67,14 @@ won(g, White) :- started(g), not flagged(g).
 // Article 9.6.2. 75 moves draw
 drawn(g) :- moves(g, n), n >= 75, supported started(g).
 
-// urn:demo:show#Mate (strict)
+// urn:demo:show#Mate (strict), no article
 ~drawn(g) :- won(g, w).
 
-// urn:demo:show#Veto (defeater)
+// urn:demo:show#Veto (defeater), no article
 // a fallen flag stops the draw
 ~drawn(g) :- flagged(g).
 
-// urn:demo:show#MateFirst (priority)
+// urn:demo:show#MateFirst (priority), reason urn:demo:show#lex_specialis
 // checkmate takes precedence
 urn:demo:show#Mate > urn:demo:show#Draw.
 "#;

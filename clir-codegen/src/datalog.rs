@@ -265,7 +265,9 @@ pub fn literal(names: &Names, lit: &ir::Literal) -> String {
 pub fn rule_lines(p: &Program, rule: &RRule) -> [String; 3] {
     let anchors: Vec<&str> = rule.anchors.iter().map(|&f| p.fragments[f].locator.as_str()).collect();
     let mut head = format!("{} ({})", rule.id, rule.strength.word());
-    if !anchors.is_empty() {
+    if anchors.is_empty() {
+        head.push_str(", no article");
+    } else {
         head = format!("{head}, {}", anchors.join(", "));
     }
     [head, rule.label.clone(), p.show_rule(rule)]

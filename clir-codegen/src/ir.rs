@@ -82,6 +82,8 @@ pub struct Label {
     pub language: String,
     /// The text.
     pub text: String,
+    /// Whether its `status` is `official`.
+    pub official: bool,
 }
 
 /// The node kinds of `law.core.ir/0.2`.
@@ -375,6 +377,8 @@ pub struct PriorityRule {
     pub lower: String,
     /// Anchored fragment ids.
     pub anchors: Vec<String>,
+    /// `reason`: why `higher` wins, an id (such as `...#lex_specialis`), if given.
+    pub reason: Option<String>,
 }
 
 /// `closure_policy`: closed world for `predicate` over `domain`.
@@ -413,6 +417,8 @@ pub struct Fragment {
 pub struct FragmentText {
     /// Language.
     pub language: String,
+    /// Whether its `status` is `official`.
+    pub official: bool,
     /// The text.
     pub text: String,
     /// Declared `sha256:` of the text's UTF-8 bytes.
@@ -469,6 +475,28 @@ pub fn is_iso_date(s: &str) -> bool {
 }
 
 impl Document {
+    /// Every language the package's labels and fragment texts are in, in node order, the
+    /// default first: the first official one (else the first one).
+    pub fn languages(&self) -> Vec<String> {
+        let mut all: Vec<(&str, bool)> = Vec::new();
+        for n in &self.nodes {
+            all.extend(n.labels.iter().map(|l| (l.language.as_str(), l.official)));
+            if let NodeKind::Fragment(f) = &n.kind {
+                all.extend(f.texts.iter().map(|t| (t.language.as_str(), t.official)));
+            }
+        }
+        let mut out: Vec<String> = Vec::new();
+        if let Some((l, _)) = all.iter().find(|(_, official)| *official) {
+            out.push(l.to_string());
+        }
+        for (l, _) in all {
+            if !out.iter().any(|o| o == l) {
+                out.push(l.to_string());
+            }
+        }
+        out
+    }
+
     /// The package's lifecycle, read from its `source_edition` nodes (DECISIONS 45).
     pub fn lifecycle(&self) -> Lifecycle {
         let mut out = Lifecycle::default();
@@ -748,7 +776,8 @@ impl<'a> Obj<'a> {
             .into_iter()
             .map(|(v, p)| {
                 let l = Obj::new(v, &p)?;
-                Ok(Label { language: l.str("language")?, text: l.str("text")? })
+                let official = l.opt_str("status")?.as_deref() == Some("official");
+                Ok(Label { language: l.str("language")?, text: l.str("text")?, official })
             })
             .collect()
     }
@@ -791,6 +820,7 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, Diagnostic> {
                 higher: o.node_ref("higher")?,
                 lower: o.node_ref("lower")?,
                 anchors: o.opt_strings("anchors")?,
+                reason: o.opt_str("reason")?,
             })
         }
         "closure_policy" => {
@@ -815,6 +845,7 @@ fn parse_node(v: &Value, path: &str) -> Result<Node, Diagnostic> {
                 let t = Obj::new(tv, &tp)?;
                 texts.push(FragmentText {
                     language: t.str("language")?,
+                    official: t.opt_str("status")?.as_deref() == Some("official"),
                     text: t.str("text")?,
                     content_hash: t.str("contentHash")?,
                     path: tp,

@@ -63,7 +63,13 @@ pub fn plan_document(doc: &verify::Verified) -> Result<String, Diagnostics> {
 /// The package of a parsed (and verified) document as readable Datalog, stratum by stratum
 /// (`clir show`; [`show`]).
 pub fn show_document(doc: &verify::Verified) -> Result<String, Diagnostics> {
-    Ok(show::render(&compile(doc)?))
+    show_document_in(doc, 0)
+}
+
+/// [`show_document`] with labels in language `language`, an index into the document's
+/// [`ir::Document::languages`] (where the package carries them).
+pub fn show_document_in(doc: &verify::Verified, language: usize) -> Result<String, Diagnostics> {
+    Ok(show::render_in(&compile(doc)?, language))
 }
 
 /// [`compile_document`], optionally without explanation code (`clir compile --no-explanations`).

@@ -160,6 +160,8 @@ pub struct Superiority {
     pub higher: usize,
     /// Losing rule index.
     pub lower: usize,
+    /// Why it wins, as the package gives it (an id), if it does.
+    pub reason: Option<String>,
 }
 
 /// A resolved closure policy.
@@ -204,6 +206,11 @@ pub struct Program {
     pub strings: Vec<String>,
     /// When the law applies.
     pub lifecycle: crate::ir::Lifecycle,
+    /// Every language of the package's labels and fragment texts, the default first (the
+    /// language of every `label` and fragment `text` here).
+    pub languages: Vec<String>,
+    /// Labels and fragment texts in the other languages.
+    pub translations: Vec<Translation>,
 }
 
 impl Program {
@@ -229,8 +236,68 @@ fn internal(node: &str, path: &str, what: &str) -> Diagnostic {
     .in_node(node)
 }
 
-fn label(n: &ir::Node) -> String {
-    ir::label_text(&n.labels, "en").unwrap_or("").to_string()
+/// The label of `n` in `language` (else its first label).
+fn label(n: &ir::Node, language: &str) -> String {
+    ir::label_text(&n.labels, language).unwrap_or("").to_string()
+}
+
+/// What a [`Translation`] translates, by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Translated {
+    /// A rule's label.
+    Rule(usize),
+    /// A closure policy's label.
+    Closure(usize),
+    /// A priority's label.
+    Priority(usize),
+    /// A fragment's text.
+    Fragment(usize),
+}
+
+/// A label or fragment text in a language other than the package's default.
+#[derive(Debug, Clone)]
+pub struct Translation {
+    /// What it translates.
+    pub of: Translated,
+    /// Its language, an index into [`Program::languages`] (never 0).
+    pub language: usize,
+    /// The text.
+    pub text: String,
+}
+
+/// Every label (of rules, closures and priorities) and fragment text of `doc` in a language
+/// other than `languages[0]`: the first one a node has in each language.
+fn translations(doc: &Document, p: &Program, languages: &[String]) -> Vec<Translation> {
+    let mut of: HashMap<&str, Translated> = HashMap::new();
+    of.extend(p.fragments.iter().enumerate().map(|(i, f)| (f.id.as_str(), Translated::Fragment(i))));
+    of.extend(p.rules.iter().enumerate().map(|(i, r)| (r.id.as_str(), Translated::Rule(i))));
+    of.extend(p.closures.iter().enumerate().map(|(i, c)| (c.id.as_str(), Translated::Closure(i))));
+    of.extend(p.superiority.iter().enumerate().map(|(i, x)| (x.id.as_str(), Translated::Priority(i))));
+    let mut out: Vec<Translation> = Vec::new();
+    let mut seen: std::collections::HashSet<(usize, String)> = std::collections::HashSet::new();
+    for (k, n) in doc.nodes.iter().enumerate() {
+        let Some(&what) = of.get(n.id.as_str()) else { continue };
+        let texts: Vec<(&str, &str)> = match &n.kind {
+            NodeKind::Fragment(f) => f.texts.iter().map(|t| (t.language.as_str(), t.text.as_str())).collect(),
+            _ => n.labels.iter().map(|l| (l.language.as_str(), l.text.as_str())).collect(),
+        };
+        for (language, text) in texts {
+            let Some(language) = languages.iter().position(|l| l == language).filter(|&l| l > 0) else { continue };
+            if seen.insert((k, languages[language].clone())) {
+                out.push(Translation { of: what, language, text: text.to_string() });
+            }
+        }
+    }
+    out
+}
+
+impl Program {
+    /// The text `of` in language `language` (an index into [`Program::languages`]) when the
+    /// package carries it, else `default`.
+    pub fn translated<'a>(&'a self, of: Translated, language: usize, default: &'a str) -> &'a str {
+        let t = self.translations.iter().find(|t| t.of == of && t.language == language);
+        t.map_or(default, |t| t.text.as_str())
+    }
 }
 
 /// Resolves the names, types and variables of a verified document into indices, and checks what
@@ -239,6 +306,9 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
     let symbols = doc.symbols();
     let doc: &Document = doc;
     let mut errs: Vec<Diagnostic> = Vec::new();
+    let languages = doc.languages();
+    let default = languages.first().cloned().unwrap_or_default();
+    let label = |n: &ir::Node| label(n, &default);
     let mut p = Program {
         name: doc.package.name.clone(),
         version: doc.package.version.clone(),
@@ -251,6 +321,8 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
         fragments: symbols.fragments.clone(),
         strings: Vec::new(),
         lifecycle: doc.lifecycle(),
+        languages: Vec::new(),
+        translations: Vec::new(),
     };
     // The JSON path of node `id`.
     let path_of = |id: &str| doc.nodes.iter().find(|n| n.id == id).map(|n| n.path.clone()).unwrap_or_default();
@@ -294,6 +366,7 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
             features: &doc.features,
             node: n,
             rule: r,
+            language: &default,
             strings: &mut strings,
             vars: vars.clone(),
             ariths: Vec::new(),
@@ -316,7 +389,14 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
                 match (h, l) {
                     (Some(&h), Some(&l)) => {
                         sup_paths.push(&n.path);
-                        p.superiority.push(Superiority { id: n.id.clone(), label: label(n), higher: h, lower: l })
+                        let reason = pr.reason.clone();
+                        p.superiority.push(Superiority {
+                            id: n.id.clone(),
+                            label: label(n),
+                            higher: h,
+                            lower: l,
+                            reason,
+                        })
                     }
                     _ => errs.push(internal(&n.id, &n.path, "a priority between unresolved rules")),
                 }
@@ -352,6 +432,8 @@ pub fn resolve(doc: &Verified) -> Result<Program, Diagnostics> {
                 .in_node(&first.id),
         );
     }
+    p.translations = translations(doc, &p, &languages);
+    p.languages = languages;
     if errs.is_empty() {
         Ok(p)
     } else {
@@ -367,6 +449,8 @@ struct Resolver<'a> {
     features: &'a [String],
     node: &'a ir::Node,
     rule: &'a ir::Rule,
+    /// The package's default language, of the rule's label.
+    language: &'a str,
     /// The program's String literals, shared by every rule (in order of first use).
     strings: &'a mut Vec<String>,
     /// The rule's variables, in declaration order (the validator's table).
@@ -446,7 +530,7 @@ impl Resolver<'_> {
         let rule = RRule {
             id: n.id.clone(),
             path: n.path.clone(),
-            label: label(n),
+            label: label(n, self.language),
             strength: r.strength,
             head,
             item_paths,

@@ -20,12 +20,18 @@ use crate::datalog::{self, Item, Lit, Term};
 use crate::ir::{RelationKind, Status};
 use crate::plan::layers::{Layer, LayerId};
 use crate::plan::{Access, Read, RulePlan, Shape, StratumPlan, Test};
-use crate::resolve::{Program, RItem, RRule, RTerm};
+use crate::resolve::{Program, RItem, RRule, RTerm, Translated};
 use crate::text::comment_text;
 use std::fmt::{self, Write as _};
 
 /// The package compiled as `c`, as Datalog text (ending with a newline).
 pub fn render(c: &Compilation) -> String {
+    render_in(c, 0)
+}
+
+/// [`render`], with the labels of rules, priorities and closures in `language` (an index into
+/// [`Program::languages`]) where the package carries them.
+pub fn render_in(c: &Compilation, language: usize) -> String {
     let Compilation { program: p, strata: s, plan, names } = c;
     let mut out = Out::default();
     out.comment(&format!(
@@ -83,7 +89,8 @@ pub fn render(c: &Compilation) -> String {
         out.blank();
         out.comment(&st.heading(p, si));
         for &ri in &s.strata[si].rules {
-            let rule = names.renamed(p, &p.rules[ri]);
+            let mut rule = names.renamed(p, &p.rules[ri]);
+            rule.label = p.translated(Translated::Rule(ri), language, &rule.label).to_string();
             let [head, label, text] = datalog::rule_lines(p, &rule);
             out.blank();
             out.comment(&head);
@@ -92,11 +99,16 @@ pub fn render(c: &Compilation) -> String {
             }
             out.line(&text, "");
         }
-        for sup in p.superiority.iter().filter(|x| st.rels.contains(&p.rules[x.lower].head.rel)) {
+        for (xi, sup) in p.superiority.iter().enumerate().filter(|(_, x)| st.rels.contains(&p.rules[x.lower].head.rel))
+        {
             out.blank();
-            out.comment(&format!("{} (priority)", sup.id));
-            if !sup.label.is_empty() {
-                out.comment(&sup.label);
+            match &sup.reason {
+                Some(reason) => out.comment(&format!("{} (priority), reason {reason}", sup.id)),
+                None => out.comment(&format!("{} (priority)", sup.id)),
+            }
+            let text = p.translated(Translated::Priority(xi), language, &sup.label);
+            if !text.is_empty() {
+                out.comment(text);
             }
             out.line(&format!("{} > {}.", p.rules[sup.higher].id, p.rules[sup.lower].id), "");
         }
@@ -111,8 +123,9 @@ pub fn render(c: &Compilation) -> String {
             }
             out.blank();
             out.comment(&head);
-            if !c.label.is_empty() {
-                out.comment(&c.label);
+            let text = p.translated(Translated::Closure(ci), language, &c.label);
+            if !text.is_empty() {
+                out.comment(text);
             }
             out.line(&closure_rule(p, c.rel, c.domain), "");
         }

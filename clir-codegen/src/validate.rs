@@ -86,7 +86,7 @@ pub struct FragmentInfo {
     pub id: String,
     /// Locator.
     pub locator: String,
-    /// First text (the package's own language).
+    /// Its text in the package's default language (else its first text).
     pub text: String,
 }
 
@@ -116,7 +116,8 @@ impl Symbols {
     /// the validator reports).
     fn of(doc: &Document) -> Option<Symbols> {
         let mut s = Symbols::default();
-        let label = |n: &Node| ir::label_text(&n.labels, "en").unwrap_or("").to_string();
+        let default = doc.languages().into_iter().next().unwrap_or_default();
+        let label = |n: &Node| ir::label_text(&n.labels, &default).unwrap_or("").to_string();
         for n in &doc.nodes {
             match &n.kind {
                 NodeKind::TypeDecl(t) => {
@@ -128,7 +129,13 @@ impl Symbols {
                     s.fragments.push(FragmentInfo {
                         id: n.id.clone(),
                         locator: f.locator.clone(),
-                        text: f.texts.first().map(|t| t.text.clone()).unwrap_or_default(),
+                        text: f
+                            .texts
+                            .iter()
+                            .find(|t| t.language == default)
+                            .or(f.texts.first())
+                            .map(|t| t.text.clone())
+                            .unwrap_or_default(),
                     });
                 }
                 _ => {}

@@ -671,5 +671,5 @@ fn a_rule_reads_the_same_from_the_document_and_from_the_program() {
     // The strength is said beside the rule, not in it.
     assert_eq!(p.show_rule(rule(&p, "D")), "~next(g, n) :- moves(g, n).");
     let [head, _, text] = clir_codegen::datalog::rule_lines(&p, rule(&p, "D"));
-    assert_eq!((head.as_str(), text.as_str()), ("urn:t:print#D (defeater)", "~next(g, n) :- moves(g, n)."));
+    assert_eq!((head.as_str(), text.as_str()), ("urn:t:print#D (defeater), no article", "~next(g, n) :- moves(g, n)."));
 }

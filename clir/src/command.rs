@@ -5,7 +5,7 @@ use crate::coverage::{Coverage, Shared};
 use crate::jsonl::Options;
 use crate::outfile::{write_atomically, Output};
 use crate::runner::{rule_stream_reporting, Progress, RunOptions};
-use crate::Package;
+use crate::{Package, Schema};
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -36,6 +36,10 @@ pub struct RuleArgs {
     /// `clir coverage FILE` prints it as a table).
     #[arg(long, value_name = "FILE")]
     pub coverage: Option<PathBuf>,
+    /// The language of labels and article texts in explanations and why-not (a language the
+    /// package carries; texts it lacks there are in its default language).
+    #[arg(long = "lang", value_name = "LANG")]
+    pub lang: Option<String>,
     /// Cases per evaluation batch, 1 to 1048576.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = in_range::<1, MAX_BATCH>)]
     pub batch: usize,
@@ -65,6 +69,26 @@ pub const CANNOT_RUN: u8 = 2;
 pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
     if let Err(why) = pkg.schema().check_grants(&args.grants) {
         return cannot_run(why);
+    }
+    if let Some(lang) = &args.lang {
+        return match pkg.schema().in_language(lang) {
+            Ok(schema) => {
+                let missing = schema.untranslated();
+                if missing > 0 {
+                    let default = schema.texts.languages.first().copied().unwrap_or("");
+                    let _ = writeln!(
+                        io::stderr(),
+                        "clir rule: note: {missing} labels and article texts of {} are not in `{}`: they are given in `{}`",
+                        schema.package,
+                        lang.escape_debug(),
+                        default.escape_debug()
+                    );
+                }
+                let schema: &'static Schema = Box::leak(Box::new(schema));
+                rule(&InLanguage { pkg, schema }, &RuleArgs { lang: None, ..args.clone() })
+            }
+            Err(why) => cannot_run(why),
+        };
     }
     let coverage = args.coverage.as_ref().map(|_| Coverage::shared(pkg.schema()));
     let opts = RunOptions {
@@ -126,6 +150,23 @@ fn write_coverage(path: Option<&Path>, coverage: Option<&Shared>) -> Result<(), 
     let doc = coverage.lock().unwrap_or_else(std::sync::PoisonError::into_inner).to_json();
     let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
     write_atomically(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// A package whose explanations and why-not answers show its labels and texts in another
+/// language ([`Schema::in_language`]).
+struct InLanguage<'a> {
+    pkg: &'a dyn Package,
+    schema: &'static Schema,
+}
+
+impl Package for InLanguage<'_> {
+    fn schema(&self) -> &'static Schema {
+        self.schema
+    }
+
+    fn evaluate(&self, batch: &crate::Batch) -> crate::Output {
+        self.pkg.evaluate(batch)
+    }
 }
 
 /// The progress line on stderr while cases are ruled, when stderr is a terminal (indicatif);

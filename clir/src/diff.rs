@@ -348,6 +348,7 @@ mod tests {
             rules: &[],
             priorities: &[],
             closures: &[],
+            texts: crate::schema::Texts::new(&[], &[]),
         }
     }
 

@@ -295,10 +295,25 @@ impl Ctx<'_> {
         let r = &self.schema.rules[rule as usize];
         let mut m = Map::new();
         m.insert("rule".into(), json!(r.id));
-        m.insert("label".into(), json!(r.label));
+        m.insert("label".into(), json!(self.schema.rule_label(rule as usize)));
         m.insert("strength".into(), json!(r.strength));
         m.insert("articles".into(), crate::schema::articles(self.schema, rule as usize));
         m
+    }
+
+    /// Marks a derivation by a rule or closure that rests on no article of the package:
+    /// `"unanchored":"rule"` when some derivation among its premises cites one, `"proof"` when
+    /// none of its whole proof does (DECISIONS 50).
+    fn mark_unanchored(m: &mut Map<String, Value>) {
+        if m.get("articles").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+            return;
+        }
+        let cites = |p: &Value| {
+            p.get("articles").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+                || p.get("unanchored").and_then(Value::as_str) == Some("rule")
+        };
+        let below = m.get("premises").and_then(Value::as_array).is_some_and(|ps| ps.iter().any(cites));
+        m.insert("unanchored".into(), json!(if below { "rule" } else { "proof" }));
     }
 
     fn explain(&self, layer: Layer, l: &Lit, depth: usize) -> Value {
@@ -322,7 +337,8 @@ impl Ctx<'_> {
                         Source::Closure { closure } => {
                             let c = &self.schema.closures[closure as usize];
                             m.insert("closure".into(), json!(c.id));
-                            m.insert("label".into(), json!(c.label));
+                            m.insert("label".into(), json!(self.schema.closure_label(closure as usize)));
+                            m.insert("articles".into(), json!([]));
                             if !c.snapshot.is_empty() {
                                 m.insert("snapshot".into(), json!(c.snapshot));
                             }
@@ -335,6 +351,7 @@ impl Ctx<'_> {
                         Source::Rule { rule, .. } => m.extend(self.rule_json(rule)),
                     }
                     m.insert("premises".into(), self.premises(i, depth));
+                    Self::mark_unanchored(&mut m);
                 }
             }
             return Value::Object(m);
@@ -353,6 +370,7 @@ impl Ctx<'_> {
         m.insert("definite".into(), json!(false));
         m.extend(self.rule_json(rule));
         m.insert("premises".into(), self.premises(i, depth));
+        Self::mark_unanchored(&mut m);
         if layer == Layer::Concluded {
             let attacks = self.overcame(l, rule);
             if !attacks.is_empty() {
@@ -397,15 +415,19 @@ impl Ctx<'_> {
                 if self.schema.rules[tr as usize].strength == "defeater" {
                     return None; // a defeater attacks, it never beats an attack
                 }
-                self.schema.priorities.iter().find(|p| p.higher == tr && p.lower == sr).map(|p| (tr, p))
+                self.schema.priorities.iter().position(|p| p.higher == tr && p.lower == sr).map(|p| (tr, p))
             });
             let mut a = Map::new();
             a.insert("attack".into(), json!(self.schema.rules[sr as usize].id));
-            a.insert("attack_label".into(), json!(self.schema.rules[sr as usize].label));
+            a.insert("attack_label".into(), json!(self.schema.rule_label(sr as usize)));
             if let Some((tr, p)) = beater {
+                let priority = &self.schema.priorities[p];
                 a.insert("beaten_by".into(), json!(self.schema.rules[tr as usize].id));
-                a.insert("priority".into(), json!(p.id));
-                a.insert("priority_label".into(), json!(p.label));
+                a.insert("priority".into(), json!(priority.id));
+                a.insert("priority_label".into(), json!(self.schema.priority_label(p)));
+                if !priority.reason.is_empty() {
+                    a.insert("priority_reason".into(), json!(priority.reason));
+                }
             }
             out.push(Value::Object(a));
         }

@@ -36,7 +36,7 @@ pub use clir_macros::include_clir;
 pub use explain::{Instance, Layer, Premise, Source};
 pub use schema::{
     citation, ClosureInfo, ConstantInfo, FragmentInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo,
-    Schema,
+    Schema, Texts, Translated, Translation,
 };
 pub use value::{CaseId, Column, Entity, Fact, Interner, Row, Str, Sym};
 pub use why_not::{Asked, Reason, ReasonKind, Shown, Status, Trace, WhyNot};

@@ -412,7 +412,7 @@ pub fn rule_object(schema: &Schema, rule: usize) -> serde_json::Map<String, serd
     let r = &schema.rules[rule];
     let mut m = serde_json::Map::new();
     m.insert("id".into(), r.id.into());
-    m.insert("label".into(), r.label.into());
+    m.insert("label".into(), schema.rule_label(rule).into());
     m.insert("articles".into(), crate::schema::articles(schema, rule));
     m
 }
@@ -427,8 +427,8 @@ impl Reason {
                 m.insert("rule".into(), Value::Object(rule_object(schema, r)));
             }
             Source::Closure(c) => {
-                let c = &schema.closures[c];
-                m.insert("closure".into(), json!({"id": c.id, "label": c.label}));
+                let (id, label) = (schema.closures[c].id, schema.closure_label(c));
+                m.insert("closure".into(), json!({"id": id, "label": label}));
             }
             Source::None => {}
         }
@@ -445,7 +445,7 @@ impl Reason {
             }
             ReasonKind::Attacked { by } => {
                 m.insert("by".into(), json!(schema.rules[*by].id));
-                m.insert("by_label".into(), json!(schema.rules[*by].label));
+                m.insert("by_label".into(), json!(schema.rule_label(*by)));
             }
             ReasonKind::More { count } => {
                 m.insert("count".into(), json!(count));

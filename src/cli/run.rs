@@ -280,6 +280,9 @@ pub fn child_args(a: &RuleArgs, io: bool) -> Vec<std::ffi::OsString> {
     if a.strict_constants {
         v.push("--strict-constants".into());
     }
+    if let Some(l) = &a.lang {
+        v.extend(["--lang".into(), l.into()]);
+    }
     if let Some(t) = a.threads {
         v.extend(["--threads".into(), t.to_string().into()]);
     }

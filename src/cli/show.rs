@@ -3,6 +3,7 @@
 
 use super::{note, read_package, write_diagnostics, write_output, MessageFormat, CANNOT_RUN};
 use clap::Args;
+use clir_codegen::ir::NodeKind;
 use clir_codegen::{project, Diagnostic, Source};
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,10 @@ pub struct ShowArgs {
     /// Write the Datalog here instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The language of labels (a language the package carries; labels it lacks there are in
+    /// its default language).
+    #[arg(long = "lang", value_name = "LANG")]
+    pub lang: Option<String>,
     /// How errors are written to stderr: `human` (rustc style) or `json` (one object a line).
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
@@ -83,7 +88,39 @@ pub fn run(args: &ShowArgs) -> u8 {
 /// Writes `doc` as Datalog where `args` says; `what` names it in messages.
 fn show(args: &ShowArgs, what: &str, doc: clir_codegen::verify::Verified) -> u8 {
     let fmt = args.message_format;
-    match clir_codegen::show_document(&doc) {
+    let languages = doc.languages();
+    let language = match &args.lang {
+        None => 0,
+        Some(lang) => match languages.iter().position(|l| l == lang) {
+            Some(i) => {
+                let labelled = doc.nodes.iter().filter(|n| {
+                    matches!(n.kind, NodeKind::Rule(_) | NodeKind::Closure(_) | NodeKind::Priority(_))
+                        && !n.labels.is_empty()
+                });
+                let missing = labelled.filter(|n| !n.labels.iter().any(|l| l.language == *lang)).count();
+                if missing > 0 {
+                    note(
+                        "show",
+                        format_args!(
+                            "{missing} labels of {what} are not in `{lang}`: they are shown in `{}`",
+                            languages[0]
+                        ),
+                    );
+                }
+                i
+            }
+            None => {
+                let hint = clir::suggest::did_you_mean(lang, languages.iter().map(String::as_str));
+                let carried = if languages.is_empty() { "no language".to_string() } else { languages.join(", ") };
+                note(
+                    "show",
+                    format_args!("unknown language `{lang}`{hint}: {what} has its labels and texts in {carried}"),
+                );
+                return CANNOT_RUN;
+            }
+        },
+    };
+    match clir_codegen::show_document_in(&doc, language) {
         Ok(text) => write_output("show", args.output.as_deref(), &text),
         Err(errors) => {
             write_diagnostics(fmt, "error", &errors, Source::of(&doc));

@@ -3,7 +3,7 @@
 
 use super::{ident, Emitter};
 use crate::ir::RelationKind;
-use crate::resolve::Ty;
+use crate::resolve::{Translated, Ty};
 use crate::text::{comment_text, string_literal};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -110,7 +110,20 @@ impl Emitter<'_> {
             let id = string_literal(&x.id);
             let label = string_literal(&x.label);
             let (h, l) = (Literal::u32_unsuffixed(x.higher as u32), Literal::u32_unsuffixed(x.lower as u32));
-            quote!(::clir::PriorityInfo { id: #id, label: #label, higher: #h, lower: #l })
+            let reason = string_literal(x.reason.as_deref().unwrap_or(""));
+            quote!(::clir::PriorityInfo { id: #id, label: #label, higher: #h, lower: #l, reason: #reason })
+        });
+        let languages = p.languages.iter().map(|l| string_literal(l));
+        let translations = p.translations.iter().map(|t| {
+            let (kind, ix) = match t.of {
+                Translated::Rule(i) => (quote!(Rule), i),
+                Translated::Closure(i) => (quote!(Closure), i),
+                Translated::Priority(i) => (quote!(Priority), i),
+                Translated::Fragment(i) => (quote!(Fragment), i),
+            };
+            let (ix, language) = (Literal::u32_unsuffixed(ix as u32), Literal::u32_unsuffixed(t.language as u32));
+            let text = string_literal(&t.text);
+            quote!(::clir::Translation::new(::clir::Translated::#kind(#ix), #language, #text))
         });
         let closures = p.closures.iter().map(|c| {
             let id = string_literal(&c.id);
@@ -155,6 +168,7 @@ impl Emitter<'_> {
                 rules: &[#(#rules),*],
                 priorities: &[#(#priorities),*],
                 closures: &[#(#closures),*],
+                texts: ::clir::Texts::new(&[#(#languages),*], &[#(#translations),*]),
             };
 
             /// The package, for the runtime's batch and JSONL paths.

@@ -1,7 +1,9 @@
 //! The plan of each rule's why-not walk: the asked literal binds the head's variables, then the
-//! body is walked in the package's order (so a reason names the premise a reader meets first),
-//! over the final relations of the case. A literal whose arguments are all bound is tested;
-//! one with unbound variables is enumerated by the longest bound prefix of its columns.
+//! body is walked over the final relations of the case, in the package's order (so a reason
+//! names the premise a reader meets first) except that a literal none of whose values is known
+//! waits for the premises that bind them (`next_literal`). A literal whose arguments are all
+//! bound is tested; one with unbound variables is enumerated by the longest bound prefix of its
+//! columns.
 //! Comparisons, negations and computed head arguments are tested as soon as their variables
 //! are bound. Unlike the rule's evaluation plan, a failing test does not end the walk: every
 //! failing item of a binding is a reason.
@@ -158,8 +160,10 @@ pub fn plan_why_not(p: &Program, ri: usize) -> WhyNotPlan {
         }
     };
     settle(&bound, &mut pending, &mut steps);
-    for (item, it) in rule.body.iter().enumerate() {
-        let RItem::Literal(status, l) = it else { continue };
+    let mut left: Vec<usize> = (0..rule.body.len()).filter(|&i| matches!(rule.body[i], RItem::Literal(..))).collect();
+    while let Some(k) = next_literal(rule, &left, &bound) {
+        let item = left.remove(k);
+        let RItem::Literal(status, l) = &rule.body[item] else { continue };
         let read = match status {
             Status::Established => Read::Established,
             Status::Supported => Read::Supported,
@@ -180,6 +184,19 @@ pub fn plan_why_not(p: &Program, ri: usize) -> WhyNotPlan {
     }
     debug_assert!(pending.is_empty(), "safety binds every filter's variables");
     WhyNotPlan { rule: ri, head, steps }
+}
+
+/// Which of the body literals `left` (indices of `rule.body`, in the package's order) the walk
+/// reads next, as a position in `left`: the first with a bound column (or none), else the
+/// first. A literal none of whose values is known waits for the premises that bind them, so
+/// that a reason about it names the values they bind (`king_cannot_be_checkmated(b)`, not
+/// `king_cannot_be_checkmated(_)`; DECISIONS 50).
+fn next_literal(rule: &RRule, left: &[usize], bound: &[usize]) -> Option<usize> {
+    let known = |&i: &usize| match &rule.body[i] {
+        RItem::Literal(_, l) => l.args.is_empty() || !bound_columns(&l.args, bound).is_empty(),
+        _ => false,
+    };
+    left.iter().position(known).or(if left.is_empty() { None } else { Some(0) })
 }
 
 /// The columns of `args` whose value is known once `bound` is bound.

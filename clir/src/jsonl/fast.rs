@@ -305,6 +305,7 @@ mod tests {
         rules: &[],
         priorities: &[],
         closures: &[],
+        texts: crate::schema::Texts::new(&[], &[]),
     };
 
     /// The full reader's batch for `line`, or its error.
