@@ -20,7 +20,7 @@ const TESTS: &str = "tests/fide.laws.chess.tests.jsonl";
 const ARBITER: &str = "judgment:FIDEArbiter";
 
 /// Every schema file, by the name FORMAT.md's example blocks use (` ```json NAME `).
-const SCHEMAS: [&str; 7] = ["case", "ruling", "update", "stream-ruling", "diff", "test", "test-report"];
+const SCHEMAS: [&str; 8] = ["case", "ruling", "update", "stream-ruling", "diff", "test", "test-report", "coverage"];
 
 /// The schema `docs/schemas/NAME.schema.json`, checked against its meta-schema, compiled.
 fn schema(name: &str) -> Validator {
