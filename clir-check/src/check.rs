@@ -105,8 +105,8 @@ fn fail<T>(literal: Option<String>, step: impl Into<String>, reason: impl Into<S
 }
 
 fn check(pkg: &Package, case_line: &str, ruling_line: &str) -> Result<Verdict, Failure> {
-    let ruling: Json = serde_json::from_str(ruling_line)
-        .map_err(|e| Failure::line(&format!("the ruling line is not JSON: {e}")))?;
+    let ruling: Json =
+        serde_json::from_str(ruling_line).map_err(|e| Failure::line(&format!("the ruling line is not JSON: {e}")))?;
     let ruling = ruling.as_object().ok_or_else(|| Failure::line("the ruling line is not an object"))?;
     if let Some(error) = ruling.get("error") {
         return Ok(Verdict::NotRuled(error.as_str().unwrap_or_default().to_string()));
@@ -120,13 +120,18 @@ fn check(pkg: &Package, case_line: &str, ruling_line: &str) -> Result<Verdict, F
         return fail(None, "certificate", format!("the format is not `{FORMAT}`"));
     }
     if field("seal") != pkg.seal {
-        return fail(None, "seal", format!("the certificate is of the package sealed {}, not {}", field("seal"), pkg.seal));
+        return fail(
+            None,
+            "seal",
+            format!("the certificate is of the package sealed {}, not {}", field("seal"), pkg.seal),
+        );
     }
     let hash = sha256(case_line.as_bytes());
     if field("case") != hash {
         return fail(None, "case", format!("the certificate is of the case line hashed {}, not {hash}", field("case")));
     }
-    let case: Json = serde_json::from_str(case_line).map_err(|e| Failure::line(&format!("the case line is not JSON: {e}")))?;
+    let case: Json =
+        serde_json::from_str(case_line).map_err(|e| Failure::line(&format!("the case line is not JSON: {e}")))?;
     if case.get("case") != ruling.get("case") {
         return fail(None, "case", "the ruling's `case` is not the case line's");
     }
@@ -138,7 +143,10 @@ fn check(pkg: &Package, case_line: &str, ruling_line: &str) -> Result<Verdict, F
                 id.as_str().and_then(|id| pkg.nodes.get(id).copied()).ok_or_else(|| Failure {
                     literal: None,
                     step: "nodes".into(),
-                    reason: format!("{id} is no rule, closure or priority of the package"),
+                    reason: format!(
+                        "{} is no rule, closure or priority of the package",
+                        id.as_str().map_or(id.to_string(), str::to_string)
+                    ),
                 })
             })
             .collect::<Result<_, _>>()?,
@@ -205,7 +213,8 @@ fn read_facts(pkg: &Package, case: &Json) -> Result<HashSet<Lit>, Failure> {
 
 /// A literal written `["name", args..]` (`~name` for a negative).
 fn read_literal(pkg: &Package, v: &Json) -> Result<Lit, String> {
-    let parts = v.as_array().filter(|p| !p.is_empty()).ok_or("a literal is a list: its relation, then its arguments")?;
+    let parts =
+        v.as_array().filter(|p| !p.is_empty()).ok_or("a literal is a list: its relation, then its arguments")?;
     let key = parts[0].as_str().ok_or("a literal's relation is a string")?;
     let (negative, name) = match key.strip_prefix('~') {
         Some(n) => (true, n),
@@ -222,7 +231,8 @@ fn read_entry(pkg: &Package, v: &Json, nodes: usize) -> Result<Entry, String> {
     }
     let rank = parts[0].as_u64().ok_or("a rank is a whole number below 2^64")?;
     let lit = read_literal(pkg, &parts[1])?;
-    let node_ix = |v: &Json| v.as_u64().map(|n| n as usize).filter(|&n| n < nodes).ok_or("a node index out of the node list");
+    let node_ix =
+        |v: &Json| v.as_u64().map(|n| n as usize).filter(|&n| n < nodes).ok_or("a node index out of the node list");
     let how = match &parts[2] {
         Json::String(s) if s == "fact" && parts.len() == 3 => How::Fact,
         Json::Array(by) if by.len() == 2 => {
@@ -294,7 +304,9 @@ impl Package {
                 Value::Int(v) => out.push_str(&v.to_string()),
                 Value::Name(n) => {
                     let plain = !n.is_empty()
-                        && !n.chars().any(|c| matches!(c, ',' | '(' | ')' | '"' | '\\') || c.is_whitespace() || c.is_control());
+                        && !n
+                            .chars()
+                            .any(|c| matches!(c, ',' | '(' | ')' | '"' | '\\') || c.is_whitespace() || c.is_control());
                     if plain {
                         out.push_str(n)
                     } else {
@@ -389,7 +401,9 @@ impl Model<'_> {
 
     /// The tuples of each set, by relation and sign.
     fn index(&mut self) {
-        for (t, sets) in [(0, &[Set::Definite, Set::Supported, Set::Concluded][..]), (1, &[Set::Supported]), (2, &[Set::Concluded])] {
+        for (t, sets) in
+            [(0, &[Set::Definite, Set::Supported, Set::Concluded][..]), (1, &[Set::Supported]), (2, &[Set::Concluded])]
+        {
             for e in &self.tiers[t] {
                 for &s in sets {
                     self.tuples.entry((s, e.lit.0, e.lit.1)).or_default().push(e.lit.2.clone());
@@ -547,7 +561,8 @@ impl Model<'_> {
                 let rank = e.rank;
                 let mut premises = Vec::new();
                 for &r in &refs {
-                    let p = self.entry(r).ok_or_else(|| at(format!("premise {}[{}] is not listed", r.0.name(), r.1)))?;
+                    let p =
+                        self.entry(r).ok_or_else(|| at(format!("premise {}[{}] is not listed", r.0.name(), r.1)))?;
                     if p.rank >= rank {
                         return Err(at(format!(
                             "premise {} ({}[{}]) has rank {}, not below this entry's rank {rank}",
@@ -583,7 +598,11 @@ impl Model<'_> {
                             _ => rule.strength != Strength::Defeater,
                         };
                         if !strength_ok {
-                            return Err(step_reason(format!("a {:?} rule does not derive {}", rule.strength, t.name())));
+                            return Err(step_reason(format!(
+                                "a {:?} rule does not derive {}",
+                                rule.strength,
+                                t.name()
+                            )));
                         }
                         let b = self.instance(rule, t == Tier::D, &lit, &premises).map_err(step_reason)?;
                         let _ = b;
@@ -605,7 +624,13 @@ impl Model<'_> {
 
     /// Matches the premises of an instance of `rule` for `head` against its body: the binding,
     /// or why there is none.
-    fn instance(&mut self, rule: &Rule, definite: bool, head: &Lit, premises: &[(Tier, Lit)]) -> Result<Vec<Option<Value>>, String> {
+    fn instance(
+        &mut self,
+        rule: &Rule,
+        definite: bool,
+        head: &Lit,
+        premises: &[(Tier, Lit)],
+    ) -> Result<Vec<Option<Value>>, String> {
         if rule.never {
             return Err("its body holds `false`".into());
         }
@@ -654,10 +679,15 @@ impl Model<'_> {
             rule.vars
                 .iter()
                 .zip(b)
-                .map(|(v, x)| format!("{v}={}", x.as_ref().map_or("_".into(), |x| match x {
-                    Value::Int(i) => i.to_string(),
-                    Value::Name(n) => n.clone(),
-                })))
+                .map(|(v, x)| {
+                    format!(
+                        "{v}={}",
+                        x.as_ref().map_or("_".into(), |x| match x {
+                            Value::Int(i) => i.to_string(),
+                            Value::Name(n) => n.clone(),
+                        })
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -684,13 +714,19 @@ impl Model<'_> {
             };
             let prio = &pkg.priorities[p];
             if (prio.higher, prio.lower) != (t, s) {
-                return Err(format!("priority {} does not rank {} above {}", prio.id, pkg.rules[t].id, pkg.rules[s].id));
+                return Err(format!(
+                    "priority {} does not rank {} above {}",
+                    prio.id, pkg.rules[t].id, pkg.rules[s].id
+                ));
             }
             if !attackers.contains(&s) {
                 return Err(format!("rule {} is listed as an attack but does not apply", pkg.rules[s].id));
             }
             if !for_lit.contains(&t) || pkg.rules[t].strength == Strength::Defeater {
-                return Err(format!("rule {} beats no attack: it is no applicable strict or defeasible rule for the literal", pkg.rules[t].id));
+                return Err(format!(
+                    "rule {} beats no attack: it is no applicable strict or defeasible rule for the literal",
+                    pkg.rules[t].id
+                ));
             }
             shown.insert(s);
         }
@@ -735,14 +771,20 @@ impl Model<'_> {
             if self.in_set(Set::Concluded, h) || self.in_d(&complement) {
                 continue;
             }
-            let winners: Vec<usize> = rules.iter().copied().filter(|&t| pkg.rules[t].strength != Strength::Defeater).collect();
+            let winners: Vec<usize> =
+                rules.iter().copied().filter(|&t| pkg.rules[t].strength != Strength::Defeater).collect();
             let attackers = applicable.get(&complement).map_or(&[][..], Vec::as_slice);
             if attackers.iter().all(|&s| winners.iter().any(|&t| pkg.beats(t, s).is_some())) {
-                return Err(missing(h, "in +d", format!("rule {} applies and every attack on it is beaten", pkg.rules[r].id)));
+                return Err(missing(
+                    h,
+                    "in +d",
+                    format!("rule {} applies and every attack on it is beaten", pkg.rules[r].id),
+                ));
             }
         }
         for c in &pkg.closures {
-            let mut domain: Vec<Vec<Value>> = self.tuples.get(&(Set::Concluded, c.domain, false)).cloned().unwrap_or_default();
+            let mut domain: Vec<Vec<Value>> =
+                self.tuples.get(&(Set::Concluded, c.domain, false)).cloned().unwrap_or_default();
             domain.sort();
             for t in domain {
                 let negative = (c.predicate, true, t.clone());
@@ -767,7 +809,10 @@ impl Model<'_> {
                 for t in tuples.as_array().into_iter().flatten() {
                     lit.truncate(1);
                     lit.extend(t.as_array().into_iter().flatten().cloned());
-                    out.insert(read_literal(pkg, &Json::Array(lit.clone())).map_err(|r| Failure::line(&format!("the ruling's `{key}`: {r}")))?);
+                    out.insert(
+                        read_literal(pkg, &Json::Array(lit.clone()))
+                            .map_err(|r| Failure::line(&format!("the ruling's `{key}`: {r}")))?,
+                    );
                 }
             }
             Ok(out)
@@ -779,10 +824,18 @@ impl Model<'_> {
         for (key, layer, mine) in [("concluded", "+d", &concluded), ("definite", "+D", &definite)] {
             let theirs = listed(key)?;
             if let Some(l) = theirs.difference(mine).min() {
-                return fail(Some(pkg.text(l)), "ruling", format!("the ruling lists it as {key}, but the certificate has it not {layer}"));
+                return fail(
+                    Some(pkg.text(l)),
+                    "ruling",
+                    format!("the ruling lists it as {key}, but the certificate has it not {layer}"),
+                );
             }
             if let Some(l) = mine.difference(&theirs).min() {
-                return fail(Some(pkg.text(l)), "ruling", format!("the certificate has it {layer}, but the ruling does not list it as {key}"));
+                return fail(
+                    Some(pkg.text(l)),
+                    "ruling",
+                    format!("the certificate has it {layer}, but the ruling does not list it as {key}"),
+                );
             }
         }
         let mut contradictions: Vec<String> = self.tiers[0]
@@ -796,7 +849,11 @@ impl Model<'_> {
             _ => return fail(None, "ruling", "the ruling has no list `contradictions`"),
         };
         if theirs != contradictions {
-            return fail(None, "ruling", format!("the contradictions are {contradictions:?}, the ruling says {theirs:?}"));
+            return fail(
+                None,
+                "ruling",
+                format!("the contradictions are {contradictions:?}, the ruling says {theirs:?}"),
+            );
         }
         Ok(())
     }

@@ -61,7 +61,12 @@ fn next_line(input: &mut impl BufRead, no: &mut usize) -> io::Result<Option<(usi
 /// both, in order) and writes one report line a case to `out`:
 /// `{"line":N,"case":C,"outcome":"certified"|"rejected"|"not_ruled",...}`, with the `literal`,
 /// the `step` and the `reason` of a rejection.
-pub fn check_stream(pkg: &Package, mut cases: impl BufRead, mut rulings: impl BufRead, mut out: impl Write) -> io::Result<Summary> {
+pub fn check_stream(
+    pkg: &Package,
+    mut cases: impl BufRead,
+    mut rulings: impl BufRead,
+    mut out: impl Write,
+) -> io::Result<Summary> {
     let mut summary = Summary::default();
     let (mut case_no, mut ruling_no) = (0, 0);
     loop {
@@ -70,7 +75,11 @@ pub fn check_stream(pkg: &Package, mut cases: impl BufRead, mut rulings: impl Bu
         let (line, verdict, case_value) = match (case, ruling) {
             (None, None) => break,
             (Some((no, case)), ruling) => {
-                let case_value = case.as_ref().ok().and_then(|c| serde_json::from_str::<Json>(c).ok()).and_then(|v| v.get("case").cloned());
+                let case_value = case
+                    .as_ref()
+                    .ok()
+                    .and_then(|c| serde_json::from_str::<Json>(c).ok())
+                    .and_then(|v| v.get("case").cloned());
                 let verdict = match (case, ruling) {
                     (_, None) => Verdict::Rejected(Failure::line("no ruling line answers this case line")),
                     (_, Some((_, Err(why)))) => Verdict::Rejected(Failure::line(&format!("its ruling line: {why}"))),
@@ -79,7 +88,9 @@ pub fn check_stream(pkg: &Package, mut cases: impl BufRead, mut rulings: impl Bu
                 };
                 (no, verdict, case_value.unwrap_or(Json::Null))
             }
-            (None, Some((no, _))) => (no, Verdict::Rejected(Failure::line("a ruling line beyond the last case line")), Json::Null),
+            (None, Some((no, _))) => {
+                (no, Verdict::Rejected(Failure::line("a ruling line beyond the last case line")), Json::Null)
+            }
         };
         summary.cases += 1;
         let report = match verdict {

@@ -236,7 +236,10 @@ impl Package {
                 }
                 Some("closure_policy") => {
                     let id = text(n, "id", "a closure_policy")?;
-                    let (predicate, domain) = (reader.relation(reference(n, "predicate", id)?, id)?, reader.relation(reference(n, "domain", id)?, id)?);
+                    let (predicate, domain) = (
+                        reader.relation(reference(n, "predicate", id)?, id)?,
+                        reader.relation(reference(n, "domain", id)?, id)?,
+                    );
                     node_ix.insert(id.to_string(), Node::Closure(closures.len()));
                     closures.push(Closure { id: id.to_string(), predicate, domain });
                 }
@@ -307,7 +310,10 @@ impl Reader<'_> {
                     "supported" => true,
                     other => return Err(format!("{at}: unknown status `{other}`")),
                 };
-                out.push(Item::Literal { supported, lit: self.literal(object(field(f, "formula", at)?, at)?, vars, at)? });
+                out.push(Item::Literal {
+                    supported,
+                    lit: self.literal(object(field(f, "formula", at)?, at)?, vars, at)?,
+                });
             }
             "not" => out.push(Item::Not(self.literal(object(field(f, "formula", at)?, at)?, vars, at)?)),
             "comparison" => out.push(Item::Compare(
@@ -323,7 +329,8 @@ impl Reader<'_> {
     fn literal(&self, o: &Map<String, Json>, vars: &[String], at: &str) -> Result<Pattern, String> {
         let rel = self.relation(text(o, "predicate", at)?, at)?;
         let negative = text(o, "polarity", at)? == "negative";
-        let args = list(o, "args", at)?.iter().map(|a| self.term(object(a, at)?, vars, at, 0)).collect::<Result<_, _>>()?;
+        let args =
+            list(o, "args", at)?.iter().map(|a| self.term(object(a, at)?, vars, at, 0)).collect::<Result<_, _>>()?;
         Ok(Pattern { rel, negative, args })
     }
 
@@ -334,7 +341,10 @@ impl Reader<'_> {
         match text(o, "kind", at)? {
             "var" => {
                 let v = text(o, "var", at)?;
-                vars.iter().position(|x| x == v).map(Term::Var).ok_or_else(|| format!("{at}: undeclared variable `{v}`"))
+                vars.iter()
+                    .position(|x| x == v)
+                    .map(Term::Var)
+                    .ok_or_else(|| format!("{at}: undeclared variable `{v}`"))
             }
             "const_ref" | "entity_ref" => {
                 let id = text(o, "id", at)?;
@@ -344,7 +354,9 @@ impl Reader<'_> {
             "value" => {
                 let ty = text(object(field(o, "type", at)?, at)?, "name", at)?;
                 match (ty, field(o, "value", at)?) {
-                    (INTEGER, v) => v.as_i64().map(|i| Term::Val(Value::Int(i))).ok_or_else(|| format!("{at}: not an Integer")),
+                    (INTEGER, v) => {
+                        v.as_i64().map(|i| Term::Val(Value::Int(i))).ok_or_else(|| format!("{at}: not an Integer"))
+                    }
                     (STRING, Json::String(s)) => Ok(Term::Val(Value::Name(s.clone()))),
                     _ => Err(format!("{at}: a value of unknown type `{ty}`")),
                 }

@@ -102,11 +102,8 @@ pub fn certificate(schema: &Schema, batch: &Batch, out: &Output, case: u32, line
         if layers.find(Tier::D, &complement).is_some() || layers.find(Tier::C, &h).is_some() {
             continue;
         }
-        let winners: Vec<u32> = applicable[&h]
-            .iter()
-            .copied()
-            .filter(|&t| schema.rules[t as usize].strength != "defeater")
-            .collect();
+        let winners: Vec<u32> =
+            applicable[&h].iter().copied().filter(|&t| schema.rules[t as usize].strength != "defeater").collect();
         let mut beaten = Vec::new();
         let mut all = true;
         let mut attackers: Vec<u32> = applicable.get(&complement).cloned().unwrap_or_default();
@@ -136,30 +133,47 @@ pub fn certificate(schema: &Schema, batch: &Batch, out: &Output, case: u32, line
     });
     let mut tiers = serde_json::Map::new();
     for (t, order) in orders {
-        tiers.insert(t.key().into(), Value::Array(order.into_iter().map(|e| {
-            let key = (t, e);
-            let mut entry = vec![json!(ranks[&key]), w.literal(&layers.list(t)[e])];
-            match chosen.get(&key) {
-                None => entry.push(json!("fact")),
-                Some(&way) => {
-                    let way = &ways[way];
-                    let i = &instances[way.instance];
-                    let node = match i.source {
-                        Source::Rule { rule, .. } => w.node(NodeRef::Rule(rule)),
-                        Source::Closure { closure } => w.node(NodeRef::Closure(closure)),
-                    };
-                    let refs: Vec<Value> = way.premises.iter().map(|&p| w.reference(p)).collect();
-                    entry.push(json!([node, refs]));
-                    if t == Tier::C {
-                        if let Some(beaten) = overcame.get(&layers.c[e]).filter(|b| !b.is_empty()) {
-                            let beaten: Vec<Value> = beaten.iter().map(|&(s, t, p)| json!([w.node(NodeRef::Rule(s)), w.node(NodeRef::Rule(t)), w.node(NodeRef::Priority(p as u32))])).collect();
-                            entry.push(Value::Array(beaten));
+        tiers.insert(
+            t.key().into(),
+            Value::Array(
+                order
+                    .into_iter()
+                    .map(|e| {
+                        let key = (t, e);
+                        let mut entry = vec![json!(ranks[&key]), w.literal(&layers.list(t)[e])];
+                        match chosen.get(&key) {
+                            None => entry.push(json!("fact")),
+                            Some(&way) => {
+                                let way = &ways[way];
+                                let i = &instances[way.instance];
+                                let node = match i.source {
+                                    Source::Rule { rule, .. } => w.node(NodeRef::Rule(rule)),
+                                    Source::Closure { closure } => w.node(NodeRef::Closure(closure)),
+                                };
+                                let refs: Vec<Value> = way.premises.iter().map(|&p| w.reference(p)).collect();
+                                entry.push(json!([node, refs]));
+                                if t == Tier::C {
+                                    if let Some(beaten) = overcame.get(&layers.c[e]).filter(|b| !b.is_empty()) {
+                                        let beaten: Vec<Value> = beaten
+                                            .iter()
+                                            .map(|&(s, t, p)| {
+                                                json!([
+                                                    w.node(NodeRef::Rule(s)),
+                                                    w.node(NodeRef::Rule(t)),
+                                                    w.node(NodeRef::Priority(p as u32))
+                                                ])
+                                            })
+                                            .collect();
+                                        entry.push(Value::Array(beaten));
+                                    }
+                                }
+                            }
                         }
-                    }
-                }
-            }
-            Value::Array(entry)
-        }).collect()));
+                        Value::Array(entry)
+                    })
+                    .collect(),
+            ),
+        );
     }
     let mut cert = serde_json::Map::new();
     cert.insert("format".into(), json!(FORMAT));

@@ -41,7 +41,9 @@ pub fn run(args: &CheckArgs) -> u8 {
         note("check", msg);
         CANNOT_RUN
     };
-    if clir::command::file_flag(&args.input).is_none() && clir::command::file_flag(&Some(args.rulings.clone())).is_none() {
+    if clir::command::file_flag(&args.input).is_none()
+        && clir::command::file_flag(&Some(args.rulings.clone())).is_none()
+    {
         return cannot("the cases and the rulings cannot both be read from stdin".into());
     }
     let bytes = match clir_codegen::project::read_regular_file(&args.package) {
