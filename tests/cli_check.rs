@@ -10,7 +10,6 @@ mod cli;
 use cli::clir;
 
 #[path = "../benches/gen.rs"]
-#[allow(dead_code)]
 mod gen;
 
 const PACKAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sources/fide.laws.chess-0.1.0.lawir.json");

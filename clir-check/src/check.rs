@@ -79,13 +79,17 @@ enum Set {
     Concluded,
 }
 
+/// The tuples of one set, relation and sign, by the values of some of their columns: positions
+/// in the tuple list.
+type Index = HashMap<Vec<Value>, Vec<usize>>;
+
 /// The layers of one case, with indices for joins.
 struct Model<'p> {
     pkg: &'p Package,
     tiers: [Vec<Entry>; 3],
     member: [HashMap<Lit, usize>; 3],
     tuples: HashMap<(Set, usize, bool), Vec<Vec<Value>>>,
-    indices: HashMap<(Set, usize, bool, Vec<usize>), HashMap<Vec<Value>, Vec<usize>>>,
+    indices: HashMap<(Set, usize, bool, Vec<usize>), Index>,
 }
 
 fn tier_ix(t: Tier) -> usize {
@@ -420,7 +424,7 @@ impl Model<'_> {
             return all.clone();
         }
         let ix = self.indices.entry((set, rel, negative, cols.to_vec())).or_insert_with(|| {
-            let mut ix: HashMap<Vec<Value>, Vec<usize>> = HashMap::new();
+            let mut ix = Index::new();
             for (i, t) in all.iter().enumerate() {
                 ix.entry(cols.iter().map(|&c| t[c].clone()).collect()).or_default().push(i);
             }

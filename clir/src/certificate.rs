@@ -21,6 +21,9 @@ pub const FORMAT: &str = "clir.certificate/1";
 
 type Lit = (u32, bool, Vec<i64>);
 
+/// An entry: its layer and its index in the layer's list.
+type EntryId = (Tier, usize);
+
 /// A layer of the certificate: `+D`, `+S` beyond `+D`, `+d` beyond `+D`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Tier {
@@ -41,9 +44,9 @@ impl Tier {
 
 /// One way to put a literal in a layer: an instance (by index) whose premises are these entries.
 struct Way {
-    target: (Tier, usize),
+    target: EntryId,
     instance: usize,
-    premises: Vec<(Tier, usize)>,
+    premises: Vec<EntryId>,
 }
 
 /// `sha256:` and the hex sha256 of `bytes`.
@@ -89,7 +92,7 @@ pub fn certificate(schema: &Schema, batch: &Batch, out: &Output, case: u32, line
             applicable.entry(head(i)).or_default().push(rule);
         }
     }
-    let beats = |schema: &Schema, t: u32, s: u32| schema.priorities.iter().position(|p| p.higher == t && p.lower == s);
+    let beats = |t: u32, s: u32| schema.priorities.iter().position(|p| p.higher == t && p.lower == s);
     let mut overcame: FastMap<Lit, Vec<(u32, u32, usize)>> = FastMap::default();
     for i in instances {
         let Source::Rule { rule, definite: false } = i.source else { continue };
@@ -110,7 +113,7 @@ pub fn certificate(schema: &Schema, batch: &Batch, out: &Output, case: u32, line
         attackers.sort_unstable();
         attackers.dedup();
         for s in attackers {
-            match winners.iter().find_map(|&t| beats(schema, t, s).map(|p| (s, t, p))) {
+            match winners.iter().find_map(|&t| beats(t, s).map(|p| (s, t, p))) {
                 Some(b) => beaten.push(b),
                 None => all = false,
             }
@@ -230,7 +233,7 @@ impl Layers {
     }
 
     /// The entry a premise asked in `layer` rests on: its `+D` entry when it is definite.
-    fn premise(&self, layer: Layer, l: &Lit) -> Option<(Tier, usize)> {
+    fn premise(&self, layer: Layer, l: &Lit) -> Option<EntryId> {
         if let Some(i) = self.find(Tier::D, l) {
             return Some((Tier::D, i));
         }
@@ -247,7 +250,7 @@ fn ways(layers: &Layers, instances: &[Instance]) -> Vec<Way> {
     let mut out = Vec::new();
     for (ix, i) in instances.iter().enumerate() {
         let h = head(i);
-        let premises: Option<Vec<(Tier, usize)>> =
+        let premises: Option<Vec<EntryId>> =
             i.premises.iter().map(|p| layers.premise(p.layer, &(p.rel, p.negative, p.args.clone()))).collect();
         let Some(premises) = premises else { continue };
         let mut targets = Vec::new();
@@ -266,12 +269,12 @@ fn ways(layers: &Layers, instances: &[Instance]) -> Vec<Way> {
 
 /// Each entry's rank (the least height of a derivation) and the way that gives it, breadth
 /// first: a way is ready when its last premise is ranked, and ranks come out in order.
-fn rank(ways: &[Way], facts: &[usize]) -> (FastMap<(Tier, usize), u32>, FastMap<(Tier, usize), usize>) {
-    let mut ranks: FastMap<(Tier, usize), u32> = FastMap::default();
-    let mut chosen: FastMap<(Tier, usize), usize> = FastMap::default();
-    let mut waiting: FastMap<(Tier, usize), Vec<usize>> = FastMap::default();
+fn rank(ways: &[Way], facts: &[usize]) -> (FastMap<EntryId, u32>, FastMap<EntryId, usize>) {
+    let mut ranks: FastMap<EntryId, u32> = FastMap::default();
+    let mut chosen: FastMap<EntryId, usize> = FastMap::default();
+    let mut waiting: FastMap<EntryId, Vec<usize>> = FastMap::default();
     let mut left: Vec<usize> = Vec::with_capacity(ways.len());
-    let mut queue: VecDeque<((Tier, usize), u32)> = VecDeque::new();
+    let mut queue: VecDeque<(EntryId, u32)> = VecDeque::new();
     for &f in facts {
         ranks.insert((Tier::D, f), 0);
         queue.push_back(((Tier::D, f), 0));
@@ -318,7 +321,7 @@ struct Writer<'a> {
     batch: &'a Batch,
     nodes: Vec<&'static str>,
     node_ix: FastMap<NodeRef, usize>,
-    renumber: FastMap<(Tier, usize), usize>,
+    renumber: FastMap<EntryId, usize>,
 }
 
 impl Writer<'_> {
@@ -336,7 +339,7 @@ impl Writer<'_> {
         self.nodes.len() - 1
     }
 
-    fn reference(&self, (t, e): (Tier, usize)) -> Value {
+    fn reference(&self, (t, e): EntryId) -> Value {
         json!(format!("{}{}", t.key(), self.renumber.get(&(t, e)).copied().unwrap_or(usize::MAX)))
     }
 
