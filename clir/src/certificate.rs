@@ -95,9 +95,8 @@ pub fn certificate(schema: &Schema, batch: &Batch, out: &Output, case: u32, line
     let beats = |t: u32, s: u32| schema.priorities.iter().position(|p| p.higher == t && p.lower == s);
     let mut overcame: FastMap<Lit, Vec<(u32, u32, usize)>> = FastMap::default();
     for i in instances {
-        let Source::Rule { rule, definite: false } = i.source else { continue };
         let h = head(i);
-        if schema.rules[rule as usize].strength == "defeater" || layers.find(Tier::D, &h).is_some() {
+        if !is_rule_for(schema, i) || layers.find(Tier::D, &h).is_some() {
             continue;
         }
         layers.add(Tier::S, h.clone());
@@ -123,7 +122,7 @@ pub fn certificate(schema: &Schema, batch: &Batch, out: &Output, case: u32, line
             overcame.insert(h, beaten);
         }
     }
-    let ways = ways(&layers, instances);
+    let ways = ways(schema, &layers, instances);
     let (ranks, chosen) = rank(&ways, &facts);
     let mut w = Writer { schema, batch, nodes: Vec::new(), node_ix: FastMap::default(), renumber: FastMap::default() };
     let orders = [Tier::D, Tier::S, Tier::C].map(|t| {
@@ -191,6 +190,12 @@ fn head(i: &Instance) -> Lit {
     (i.rel, i.negative, i.head.clone())
 }
 
+/// Whether `i` is an applicable instance of a strict or defeasible rule: one that supports its
+/// head (a defeater only attacks).
+fn is_rule_for(schema: &Schema, i: &Instance) -> bool {
+    matches!(i.source, Source::Rule { rule, definite: false } if schema.rules[rule as usize].strength != "defeater")
+}
+
 fn is_definite(i: &Instance) -> bool {
     matches!(i.source, Source::Closure { .. } | Source::Rule { definite: true, .. })
 }
@@ -246,7 +251,7 @@ impl Layers {
 }
 
 /// Every way an instance puts its head in a layer it is listed in.
-fn ways(layers: &Layers, instances: &[Instance]) -> Vec<Way> {
+fn ways(schema: &Schema, layers: &Layers, instances: &[Instance]) -> Vec<Way> {
     let mut out = Vec::new();
     for (ix, i) in instances.iter().enumerate() {
         let h = head(i);
@@ -256,7 +261,7 @@ fn ways(layers: &Layers, instances: &[Instance]) -> Vec<Way> {
         let mut targets = Vec::new();
         if is_definite(i) {
             targets.extend(layers.find(Tier::D, &h).map(|e| (Tier::D, e)));
-        } else {
+        } else if is_rule_for(schema, i) {
             targets.extend(layers.find(Tier::S, &h).map(|e| (Tier::S, e)));
             targets.extend(layers.find(Tier::C, &h).map(|e| (Tier::C, e)));
         }
