@@ -98,17 +98,21 @@ fn tier_ix(t: Tier) -> usize {
 
 /// Checks the ruling line `ruling` of the case line `case` with the package `pkg`.
 pub fn check_line(pkg: &Package, case: &str, ruling: &str) -> Verdict {
-    match check(pkg, case, ruling) {
-        Ok(v) => v,
-        Err(f) => Verdict::Rejected(f),
-    }
+    check_case(pkg, case, ruling).1
+}
+
+/// [`check_line`], with the case line's `case` value (`null` when it has none).
+pub(crate) fn check_case(pkg: &Package, case_line: &str, ruling: &str) -> (Json, Verdict) {
+    let case: Result<Json, String> = serde_json::from_str(case_line).map_err(|e| e.to_string());
+    let value = case.as_ref().ok().and_then(|c| c.get("case")).cloned().unwrap_or(Json::Null);
+    (value, check(pkg, case_line, &case, ruling).unwrap_or_else(Verdict::Rejected))
 }
 
 fn fail<T>(literal: Option<String>, step: impl Into<String>, reason: impl Into<String>) -> Result<T, Failure> {
     Err(Failure { literal, step: step.into(), reason: reason.into() })
 }
 
-fn check(pkg: &Package, case_line: &str, ruling_line: &str) -> Result<Verdict, Failure> {
+fn check(pkg: &Package, case_line: &str, case: &Result<Json, String>, ruling_line: &str) -> Result<Verdict, Failure> {
     let ruling: Json =
         serde_json::from_str(ruling_line).map_err(|e| Failure::line(&format!("the ruling line is not JSON: {e}")))?;
     let ruling = ruling.as_object().ok_or_else(|| Failure::line("the ruling line is not an object"))?;
@@ -134,12 +138,11 @@ fn check(pkg: &Package, case_line: &str, ruling_line: &str) -> Result<Verdict, F
     if field("case") != hash {
         return fail(None, "case", format!("the certificate is of the case line hashed {}, not {hash}", field("case")));
     }
-    let case: Json =
-        serde_json::from_str(case_line).map_err(|e| Failure::line(&format!("the case line is not JSON: {e}")))?;
+    let case = case.as_ref().map_err(|e| Failure::line(&format!("the case line is not JSON: {e}")))?;
     if case.get("case") != ruling.get("case") {
         return fail(None, "case", "the ruling's `case` is not the case line's");
     }
-    let facts = read_facts(pkg, &case)?;
+    let facts = read_facts(pkg, case)?;
     let nodes: Vec<Node> = match cert.get("nodes") {
         Some(Json::Array(ids)) => ids
             .iter()

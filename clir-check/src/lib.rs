@@ -75,18 +75,14 @@ pub fn check_stream(
         let (line, verdict, case_value) = match (case, ruling) {
             (None, None) => break,
             (Some((no, case)), ruling) => {
-                let case_value = case
-                    .as_ref()
-                    .ok()
-                    .and_then(|c| serde_json::from_str::<Json>(c).ok())
-                    .and_then(|v| v.get("case").cloned());
-                let verdict = match (case, ruling) {
-                    (_, None) => Verdict::Rejected(Failure::line("no ruling line answers this case line")),
-                    (_, Some((_, Err(why)))) => Verdict::Rejected(Failure::line(&format!("its ruling line: {why}"))),
-                    (Err(why), Some(_)) => Verdict::Rejected(Failure::line(&why)),
-                    (Ok(c), Some((_, Ok(r)))) => check_line(pkg, &c, &r),
+                let rejected = |why: &str| (Json::Null, Verdict::Rejected(Failure::line(why)));
+                let (case_value, verdict) = match (case, ruling) {
+                    (Ok(c), Some((_, Ok(r)))) => check::check_case(pkg, &c, &r),
+                    (_, None) => rejected("no ruling line answers this case line"),
+                    (_, Some((_, Err(why)))) => rejected(&format!("its ruling line: {why}")),
+                    (Err(why), Some(_)) => rejected(&why),
                 };
-                (no, verdict, case_value.unwrap_or(Json::Null))
+                (no, verdict, case_value)
             }
             (None, Some((no, _))) => {
                 (no, Verdict::Rejected(Failure::line("a ruling line beyond the last case line")), Json::Null)
