@@ -70,6 +70,9 @@ enum Command {
     /// Rule every case with two versions of a law (both compiled as `run` does) and write one
     /// line per case whose ruling differs, in input order.
     Diff(cli::diff::DiffCmd),
+    /// Check certified rulings (`clir rule --certify`) against a package file and their case
+    /// lines, independently of the engine: one report line a case, exit 1 when one fails.
+    Check(cli::check::CheckArgs),
     /// Scaffold a crate that compiles its own law packages (Cargo.toml, build.rs, law.toml,
     /// src/main.rs); `clir add` then adds a package to it.
     New(cli::new::NewArgs),
@@ -96,6 +99,7 @@ fn main() -> ExitCode {
         Command::Registry(args) => cli::registry::run(&args),
         Command::Schema(args) => cli::schema::run(&args),
         Command::Diff(args) => cli::diff::run(&args),
+        Command::Check(args) => cli::check::run(&args),
         Command::New(args) => cli::new::run(&args),
         Command::Serve(args) => cli::serve::run(&args),
         Command::Stream(args) => cli::stream::run(&args),

@@ -20,7 +20,8 @@ const TESTS: &str = "tests/fide.laws.chess.tests.jsonl";
 const ARBITER: &str = "judgment:FIDEArbiter";
 
 /// Every schema file, by the name FORMAT.md's example blocks use (` ```json NAME `).
-const SCHEMAS: [&str; 8] = ["case", "ruling", "update", "stream-ruling", "diff", "test", "test-report", "coverage"];
+const SCHEMAS: [&str; 9] =
+    ["case", "ruling", "update", "stream-ruling", "diff", "test", "test-report", "coverage", "certificate"];
 
 /// The schema `docs/schemas/NAME.schema.json`, checked against its meta-schema, compiled.
 fn schema(name: &str) -> Validator {
@@ -163,6 +164,23 @@ fn rulings_validate() {
             }
         }
     }
+}
+
+#[test]
+fn certified_rulings_validate() {
+    let input = case_lines();
+    let (status, out, err) = clir(&["rule", "--package", PACKAGE, "--grant", ARBITER, "--certify"], &input);
+    assert_eq!(status, 1, "some lines are rejected: {err}");
+    let lines = check("ruling", &out, "clir rule --certify");
+    let certificates: Vec<String> =
+        lines.iter().filter(|l| l["error"].is_null()).map(|l| l["certificate"].to_string()).collect();
+    let checked = check("certificate", &certificates.join("\n"), "the certificates of clir rule --certify");
+    let has = |key: &str| checked.iter().any(|c| c[key].as_array().is_some_and(|l| !l.is_empty()));
+    assert!(has("D") && has("S") && has("d"), "every layer holds an entry somewhere");
+    refuses("certificate", json!({"format": "clir.certificate/1"}));
+    let mut bad = checked[0].clone();
+    bad["D"] = json!([[-1, ["game_drawn", "g"], "fact"]]);
+    refuses("certificate", bad);
 }
 
 #[test]

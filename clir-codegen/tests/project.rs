@@ -161,7 +161,7 @@ fn manifest_and_lock_errors_are_located() {
     assert_eq!(
         messages(&err),
         [
-            "law.toml: unknown key `package` (only [dependencies] is understood)",
+            "law.toml: unknown key `package` (only [dependencies] and [registry] are understood)",
             "law.toml: dependencies.\"fide.laws.chess\": unknown key `sael` (known: version, seal, semanticHash, path)",
         ]
     );

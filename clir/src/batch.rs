@@ -193,11 +193,17 @@ impl<T: PartialEq> Conclusions<T> {
 /// costs the batch's rows once, not once a case.
 pub fn case_rows<T: Row>(rows: &[i64], arity: usize, case: CaseId) -> Vec<T> {
     let stride = arity + 1;
-    let (n, key) = (rows.len() / stride, case.0 as i64);
+    rows[case_range(rows, stride, case.0)].chunks_exact(stride).map(|r| T::from_row(&r[1..])).collect()
+}
+
+/// The range of `rows` (flat rows of `stride` values, sorted by their first value, the case)
+/// that holds the rows of `case`, found by binary search.
+pub fn case_range(rows: &[i64], stride: usize, case: u32) -> std::ops::Range<usize> {
+    let (n, key) = (rows.len() / stride, case as i64);
     let case_of = |i: usize| rows[i * stride];
     let first = partition(n, |i| case_of(i) < key);
     let end = first + partition(n - first, |i| case_of(first + i) <= key);
-    rows[first * stride..end * stride].chunks_exact(stride).map(|r| T::from_row(&r[1..])).collect()
+    first * stride..end * stride
 }
 
 /// The number of leading indices of `0..n` for which `before` holds (it holds for a prefix).

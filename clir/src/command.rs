@@ -24,6 +24,10 @@ pub struct RuleArgs {
     /// Attach to every concluded literal its derivation: rule, articles, premises, attacks.
     #[arg(long)]
     pub explain: bool,
+    /// Attach to every ruling its certificate, which `clir check` verifies without this engine
+    /// (docs/CERTIFICATES.md).
+    #[arg(long)]
+    pub certify: bool,
     /// Reject a case that names, where a type declares constants, a value that is none of them
     /// (without it, the ruling line gets a `warnings` entry and the name is a new entity).
     #[arg(long)]
@@ -97,6 +101,7 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
             explain: args.explain,
             strict_constants: args.strict_constants,
             coverage: coverage.clone(),
+            certify: args.certify,
         },
         threads: args.threads,
         batch: args.batch,

@@ -13,6 +13,7 @@
 extern crate self as clir;
 
 pub mod batch;
+pub mod certificate;
 #[cfg(feature = "command")]
 pub mod command;
 pub mod coverage;

@@ -31,6 +31,8 @@ pub struct Options {
     /// Where each batch's coverage is added (`--coverage`): its rule instances are computed, as
     /// for explanations, and counted ([`crate::coverage`]).
     pub coverage: Option<crate::coverage::Shared>,
+    /// Attach to every ruling its certificate (`clir::certificate`, docs/CERTIFICATES.md).
+    pub certify: bool,
 }
 
 impl Options {
@@ -845,7 +847,7 @@ pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Optio
 /// ended by `\n`) to `out`, in order; returns how many of them are error lines.
 pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Options, out: &mut String) -> usize {
     let mut batch = Batch::new(cat.schema);
-    batch.explain = opts.explain || opts.coverage.is_some();
+    batch.explain = opts.explain || opts.coverage.is_some() || opts.certify;
     let mut read = Read::default();
     let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
     let mut scratch = fast::Scratch::default();
@@ -885,7 +887,7 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     let mut errors = 0;
     // The warnings of the cases, in case order: each case takes those at the front.
     let mut noted_from = 0;
-    for s in slots {
+    for (s, (_, text)) in slots.into_iter().zip(lines) {
         match s {
             Ok((case, id)) => {
                 w.ruling(out, &case, id);
@@ -917,6 +919,12 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
                         out.push_str(&Value::Object(ex).to_string());
                         out.push('}');
                     }
+                }
+                if opts.certify {
+                    out.pop();
+                    out.push_str(",\"certificate\":");
+                    out.push_str(&crate::certificate::certificate(cat.schema, &batch, &output, id, text).to_string());
+                    out.push('}');
                 }
                 out.push('\n');
             }
