@@ -80,6 +80,31 @@ static ENDS_PLAIN_STRING: [bool; 256] = {
     t
 };
 
+/// The first byte at or after `i` that ends a plain string (a quote, a backslash or a control
+/// character), eight bytes at a time while eight are left; `None` at the end of `s`.
+fn plain_end(s: &[u8], mut i: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while let Some(word) = s.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().ok()?);
+        let (quote, slash) = (w ^ (ONES * b'"' as u64), w ^ (ONES * b'\\' as u64));
+        // Each term flags the bytes of `w` that are zero (that is, equal) or below 0x20; a
+        // borrow can only flag a byte above one already flagged, so the lowest flag is exact.
+        let found = (quote.wrapping_sub(ONES) & !quote
+            | slash.wrapping_sub(ONES) & !slash
+            | w.wrapping_sub(ONES * 0x20) & !w)
+            & HIGH;
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    while !ENDS_PLAIN_STRING[*s.get(i)? as usize] {
+        i += 1;
+    }
+    Some(i)
+}
+
 struct Scan<'s, 'a> {
     s: &'a [u8],
     at: usize,
@@ -130,11 +155,7 @@ impl<'a> Scan<'_, 'a> {
     fn string(&mut self) -> Option<&'a str> {
         self.eat(b'"')?;
         let start = self.at;
-        // Names are short: a table look-up per byte beats a vectorized search here.
-        let mut end = start;
-        while !ENDS_PLAIN_STRING[*self.s.get(end)? as usize] {
-            end += 1;
-        }
+        let end = plain_end(self.s, start)?;
         if self.s[end] != b'"' {
             return None;
         }
@@ -199,11 +220,7 @@ impl<'a> Scan<'_, 'a> {
         }
         loop {
             let key = self.string()?;
-            let (negative, name) = match key.strip_prefix('~') {
-                Some(n) => (true, n),
-                None => (false, key),
-            };
-            let rel = *self.cat.relations.get(name)?;
+            let (rel, negative) = self.cat.input_key(key)?;
             let info = &self.cat.schema.relations[rel];
             let accepted = match info.kind {
                 RelationKind::Empirical => true,
