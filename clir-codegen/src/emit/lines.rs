@@ -22,7 +22,9 @@ impl Emitter<'_> {
             quote!((#s, #key))
         });
         quote! {
-            /// The keys of `facts` a case may give, by perfect hash (computed when this module is compiled).
+            /// The keys of `facts` a case may give, by perfect hash (computed when this module is
+            /// compiled: a package of thousands of relations takes rustc a while, in bounded loops).
+            #[allow(long_running_const_eval)]
             static INPUT_KEYS: ::clir::jsonl::KeyTable<{ ::clir::jsonl::table_sizes(#n).0 }, { ::clir::jsonl::table_sizes(#n).1 }> =
                 ::clir::jsonl::KeyTable::new(&[#(#keys),*]);
 

@@ -10,30 +10,53 @@
 /// A place no key takes.
 const EMPTY: u16 = u16::MAX;
 
-/// The hash of a key (any bytes), as [`KeyTable`] computes it at build time and at run time.
-pub const fn hash(key: &[u8]) -> u64 {
-    const K: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut h = 0x243F_6A88_85A3_08D3 ^ (key.len() as u64).wrapping_mul(K);
-    let mut i = 0;
-    // Whole words first (one load each once compiled), then the last bytes.
-    while i + 8 <= key.len() {
-        let k = key;
-        let w = u64::from_le_bytes([k[i], k[i + 1], k[i + 2], k[i + 3], k[i + 4], k[i + 5], k[i + 6], k[i + 7]]);
-        h = (h ^ w).wrapping_mul(K).rotate_left(31);
-        i += 8;
-    }
-    if i < key.len() {
-        let mut w = 0u64;
-        let mut j = 0;
-        while i + j < key.len() {
-            w |= (key[i + j] as u64) << (8 * j);
-            j += 1;
+/// The high and low halves of the 128-bit product of `a` and `b`, folded.
+const fn folded(a: u64, b: u64) -> u64 {
+    let p = (a as u128) * (b as u128);
+    (p as u64) ^ ((p >> 64) as u64)
+}
+
+/// The word of the first `N` (4 or 8) bytes of `b`, which has at least `N`.
+const fn word<const N: usize>(b: &[u8]) -> u64 {
+    match b.first_chunk::<N>() {
+        Some(w) => {
+            let mut v = 0u64;
+            let mut i = 0;
+            while i < N {
+                v |= (w[i] as u64) << (8 * i);
+                i += 1;
+            }
+            v
         }
-        h = (h ^ w).wrapping_mul(K).rotate_left(31);
+        None => 0,
     }
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-    h ^ (h >> 29)
+}
+
+/// The hash of a key (any bytes) under `seed`, as [`KeyTable`] computes it at build time and at
+/// run time: a few folded multiplications (as foldhash does), the first and last words of a
+/// key read overlapping.
+pub const fn hash(key: &[u8], seed: u64) -> u64 {
+    const K: [u64; 3] = [0x243F_6A88_85A3_08D3, 0x1319_8A2E_0370_7344, 0xA409_3822_299F_31D0];
+    let len = key.len();
+    let mut h = folded(seed ^ K[0], (len as u64) ^ K[1]);
+    let mut rest = key;
+    while rest.len() > 16 {
+        h = folded(h ^ word::<8>(rest), word::<8>(rest.split_at(8).1) ^ K[1]);
+        rest = rest.split_at(16).1;
+    }
+    // The last 16 bytes (overlapping what came before), or what there is of them.
+    let (a, b) = if len >= 16 {
+        (word::<8>(key.split_at(len - 16).1), word::<8>(key.split_at(len - 8).1))
+    } else if len >= 8 {
+        (word::<8>(key), word::<8>(key.split_at(len - 8).1))
+    } else if len >= 4 {
+        (word::<4>(key), word::<4>(key.split_at(len - 4).1))
+    } else if len > 0 {
+        ((key[0] as u64) << 16 | (key[len / 2] as u64) << 8 | key[len - 1] as u64, 0)
+    } else {
+        (0, 0)
+    };
+    folded(folded(h ^ a, b ^ K[2]), K[0])
 }
 
 /// Where displacement `d` (`d0 << 16 | d1`) puts a key of hash `h` in a table of `m` places.
@@ -48,6 +71,7 @@ const fn place(h: u64, d: u32, m: usize) -> usize {
 #[derive(Debug)]
 pub struct KeyTable<const M: usize, const B: usize> {
     keys: &'static [&'static str],
+    seed: u64,
     displacement: [u32; B],
     places: [u16; M],
 }
@@ -58,13 +82,29 @@ impl<const M: usize, const B: usize> KeyTable<M, B> {
     pub const fn new(keys: &'static [&'static str]) -> Self {
         assert!(M.is_power_of_two() && B.is_power_of_two() && M <= 1 << 16, "M and B are powers of two, M <= 2^16");
         assert!(keys.len() * 2 <= M, "at most M / 2 keys");
+        let mut seed = 0;
+        loop {
+            // Two keys of one bucket that agree on both offsets cannot be told apart by any
+            // displacement: then another seed.
+            if let Some(table) = Self::with_seed(keys, seed) {
+                return table;
+            }
+            seed += 1;
+            assert!(seed < 64, "no seed places the keys (a duplicate key?)");
+        }
+    }
+
+    /// The table of `keys` hashed with `seed`, if every bucket can be placed.
+    const fn with_seed(keys: &'static [&'static str], seed: u64) -> Option<Self> {
+        let mut hashes = [0u64; M];
         // Per bucket, its keys as a linked list: `first[b]`, then `next[k]`.
         let mut first = [EMPTY; B];
         let mut next = [EMPTY; M];
         let mut size = [0u16; B];
         let mut k = 0;
         while k < keys.len() {
-            let b = hash(keys[k].as_bytes()) as usize & (B - 1);
+            hashes[k] = hash(keys[k].as_bytes(), seed);
+            let b = hashes[k] as usize & (B - 1);
             next[k] = first[b];
             first[b] = k as u16;
             size[b] += 1;
@@ -78,50 +118,58 @@ impl<const M: usize, const B: usize> KeyTable<M, B> {
             let mut b = 0;
             while b < B {
                 if size[b] as usize == want {
-                    displacement[b] = Self::displace(keys, first[b], &next, &mut places);
+                    match Self::displace(&hashes, first[b], &next, &mut places) {
+                        Some(d) => displacement[b] = d,
+                        None => return None,
+                    }
                 }
                 b += 1;
             }
             want -= 1;
         }
-        KeyTable { keys, displacement, places }
+        Some(KeyTable { keys, seed, displacement, places })
     }
 
-    /// Finds a displacement that puts every key of a bucket (`first`, then `next`) in an empty
-    /// place, takes the places, and returns it.
-    const fn displace(keys: &[&str], first: u16, next: &[u16; M], places: &mut [u16; M]) -> u32 {
-        let mut d: u32 = 0;
-        loop {
-            assert!(d < (M as u32) << 16, "no displacement places the bucket (a duplicate key?)");
-            // Whether each key's place is empty and distinct from the others' of the bucket.
-            let mut fits = true;
-            let mut k = first;
-            while k != EMPTY && fits {
-                let p = place(hash(keys[k as usize].as_bytes()), d, M);
-                fits = places[p] == EMPTY;
-                let mut o = first;
-                while o != k && fits {
-                    fits = place(hash(keys[o as usize].as_bytes()), d, M) != p;
-                    o = next[o as usize];
-                }
-                k = next[k as usize];
-            }
-            if fits {
+    /// Finds a displacement `(d0, d1)`, each below `M`, that puts every key of a bucket
+    /// (`first`, then `next`) in an empty place, takes the places, and returns it.
+    const fn displace(hashes: &[u64; M], first: u16, next: &[u16; M], places: &mut [u16; M]) -> Option<u32> {
+        let mut d0 = 0;
+        while d0 < M as u32 {
+            let mut d1 = 0;
+            while d1 < M as u32 {
+                let d = d0 << 16 | d1;
+                // Whether each key's place is empty and distinct from the others' of the bucket.
+                let mut fits = true;
                 let mut k = first;
-                while k != EMPTY {
-                    places[place(hash(keys[k as usize].as_bytes()), d, M)] = k;
+                while k != EMPTY && fits {
+                    let p = place(hashes[k as usize], d, M);
+                    fits = places[p] == EMPTY;
+                    let mut o = first;
+                    while o != k && fits {
+                        fits = place(hashes[o as usize], d, M) != p;
+                        o = next[o as usize];
+                    }
                     k = next[k as usize];
                 }
-                return d;
+                if fits {
+                    let mut k = first;
+                    while k != EMPTY {
+                        places[place(hashes[k as usize], d, M)] = k;
+                        k = next[k as usize];
+                    }
+                    return Some(d);
+                }
+                d1 += 1;
             }
-            d += 1;
+            d0 += 1;
         }
+        None
     }
 
     /// The index of `key` in the list the table was built from.
     #[inline]
     pub fn find(&self, key: &[u8]) -> Option<usize> {
-        let h = hash(key);
+        let h = hash(key, self.seed);
         let k = self.places[place(h, self.displacement[h as usize & (B - 1)], M)];
         self.keys.get(k as usize).filter(|s| s.as_bytes() == key).map(|_| k as usize)
     }

@@ -19,7 +19,7 @@ use std::fmt::{self, Write as _};
 mod fast;
 mod keys;
 
-pub use keys::{hash as key_hash, table_sizes, FindKey, KeyTable};
+pub use keys::{table_sizes, FindKey, KeyTable};
 
 /// What a ruling run accepts beyond the facts.
 #[derive(Debug, Clone, Default)]
@@ -112,11 +112,34 @@ impl Catalog {
     /// them ([`Package::codec`]).
     pub fn of(pkg: &dyn Package) -> Self {
         let mut cat = Catalog::new(pkg.schema());
-        if let Some(codec) = pkg.codec() {
-            cat.keys = codec.ruling_keys.iter().map(|&(s, k)| (s as usize, k.to_string())).collect();
-            cat.codec = Some(codec);
-        }
+        // Tables that do not say what the schema says (a bug) are not used: the lines are then
+        // read and written as without them, never differently.
+        cat.codec = pkg.codec().filter(|codec| cat.codec_agrees(codec));
         cat
+    }
+
+    /// Whether lines are read with the package's generated tables ([`Catalog::of`]).
+    pub fn generated(&self) -> bool {
+        self.codec.is_some()
+    }
+
+    /// Whether `codec` holds exactly the schema's input keys, each at its slot, and its ruling
+    /// keys as this catalog writes them.
+    fn codec_agrees(&self, codec: &Codec) -> bool {
+        let mut inputs = 0;
+        for (rel, info) in self.schema.relations.iter().enumerate() {
+            let input = info.kind != RelationKind::Institutional;
+            for negative in [false, true] {
+                let key = if negative { format!("~{}", info.name) } else { info.name.to_string() };
+                let found = codec.keys.find(key.as_bytes()).and_then(|k| codec.slots.get(k));
+                if found != input.then_some(&(slot(rel, negative) as u32)) {
+                    return false;
+                }
+                inputs += input as usize;
+            }
+        }
+        let ruling = codec.ruling_keys.iter().map(|&(s, k)| (s as usize, k));
+        inputs == codec.slots.len() && ruling.eq(self.keys.iter().map(|(s, k)| (*s, k.as_str())))
     }
 
     /// ` (did you mean `X`?)` for a relation name the package does not declare, when one of its
