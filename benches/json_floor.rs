@@ -81,9 +81,8 @@ fn main() -> ExitCode {
                 buf[..end].split(|&b| b == b'\n').filter(|l| !l.iter().all(u8::is_ascii_whitespace)).collect();
             use rayon::prelude::*;
             let part = lines.len().div_ceil(threads.max(1)).max(1);
-            bad += pool.install(|| {
-                lines.par_chunks(part).map(|p| p.iter().filter(|l| !parse(l)).count() as u64).sum::<u64>()
-            });
+            bad += pool
+                .install(|| lines.par_chunks(part).map(|p| p.iter().filter(|l| !parse(l)).count() as u64).sum::<u64>());
             for l in &lines {
                 writer.write_all(l)?;
                 writer.write_all(b"\n")?;

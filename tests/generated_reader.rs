@@ -11,7 +11,6 @@ use clir::Package as _;
 use fide_laws_chess::Package;
 
 #[path = "../benches/gen.rs"]
-#[allow(dead_code)]
 mod gen;
 
 /// The lines of `lines` ruled with the generated tables and without them.
@@ -47,10 +46,36 @@ fn generated_tables_rule_games_and_law_tests_alike() {
 /// institutional, judgment, misspelt), values of every JSON kind, escapes and white space.
 fn piece() -> impl Strategy<Value = &'static str> {
     prop::sample::select(vec![
-        "{", "}", "[", "]", ",", ":", " ", "\"player_of\"", "\"~player_of\"", "\"game_drawn\"",
-        "\"~game_drawn\"", "\"player_resigned\"", "\"piece_touched_intentionally\"", "\"player_off\"",
-        "\"case\"", "\"facts\"", "\"why_not\"", "\"as_of\"", "\"StartPlay\"", "\"startPlay\"", "\"g\\u0031\"",
-        "\"w\"", "75", "-0", "1.5", "1e3", "null", "true", "\"~\"", "\"\"",
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        " ",
+        "\"player_of\"",
+        "\"~player_of\"",
+        "\"game_drawn\"",
+        "\"~game_drawn\"",
+        "\"player_resigned\"",
+        "\"piece_touched_intentionally\"",
+        "\"player_off\"",
+        "\"case\"",
+        "\"facts\"",
+        "\"why_not\"",
+        "\"as_of\"",
+        "\"StartPlay\"",
+        "\"startPlay\"",
+        "\"g\\u0031\"",
+        "\"w\"",
+        "75",
+        "-0",
+        "1.5",
+        "1e3",
+        "null",
+        "true",
+        "\"~\"",
+        "\"\"",
     ])
 }
 

@@ -90,10 +90,9 @@ fn plain_end(s: &[u8], mut i: usize) -> Option<usize> {
         let (quote, slash) = (w ^ (ONES * b'"' as u64), w ^ (ONES * b'\\' as u64));
         // Each term flags the bytes of `w` that are zero (that is, equal) or below 0x20; a
         // borrow can only flag a byte above one already flagged, so the lowest flag is exact.
-        let found = (quote.wrapping_sub(ONES) & !quote
-            | slash.wrapping_sub(ONES) & !slash
-            | w.wrapping_sub(ONES * 0x20) & !w)
-            & HIGH;
+        let found =
+            (quote.wrapping_sub(ONES) & !quote | slash.wrapping_sub(ONES) & !slash | w.wrapping_sub(ONES * 0x20) & !w)
+                & HIGH;
         if found != 0 {
             return Some(i + (found.trailing_zeros() / 8) as usize);
         }
@@ -299,8 +298,8 @@ impl<'a> Scan<'_, 'a> {
 mod tests {
     use super::super::{add_case, read_line, Codec, KeyTable, Read};
     use super::*;
-    use proptest::prelude::*;
     use crate::schema::{ConstantInfo, ParamInfo, RelationInfo, Schema};
+    use proptest::prelude::*;
 
     static SCHEMA: Schema = Schema {
         package: "test.fast",
@@ -408,11 +407,8 @@ mod tests {
     /// relations' keys, in relation order.
     static TEST_KEYS: KeyTable<16, 4> =
         KeyTable::new(&["player_of", "~player_of", "count", "~count", "in_state", "~in_state", "ruled", "~ruled"]);
-    static TEST_CODEC: Codec = Codec {
-        keys: &TEST_KEYS,
-        slots: &[0, 1, 2, 3, 4, 5, 6, 7],
-        ruling_keys: &[(8, "\"won\":"), (9, "\"~won\":")],
-    };
+    static TEST_CODEC: Codec =
+        Codec { keys: &TEST_KEYS, slots: &[0, 1, 2, 3, 4, 5, 6, 7], ruling_keys: &[(8, "\"won\":"), (9, "\"~won\":")] };
 
     /// Reads `line` with the three readers: the fast path through generated tables, the fast
     /// path through the catalog's own, and the full reader. Each fast path either gives up
@@ -454,20 +450,64 @@ mod tests {
     /// escapes, numbers at the edges of an Integer, names of constants and near misses.
     fn piece() -> impl Strategy<Value = String> {
         prop::sample::select(vec![
-            "{", "}", "[", "]", ",", ":", " ", "\t", "\r", "\"case\"", "\"facts\"", "\"why_not\"", "\"as_of\"",
-            "\"player_of\"", "\"~player_of\"", "\"count\"", "\"~count\"", "\"in_state\"", "\"ruled\"", "\"~ruled\"",
-            "\"won\"", "\"~won\"", "\"nope\"", "\"~\"", "\"\"", "\"g1\"", "\"a\\\"b\"", "\"a\\u0062\"", "\"é\"",
-            "\"Open\"", "\"Closed\"", "\"open\"", "\"Ajar\"", "\"a\u{1}\"", "0", "-0", "75", "-12", "012", "1.0", "1e2",
-            "9223372036854775807", "9223372036854775808", "-9223372036854775808", "true", "null", "-",
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\t",
+            "\r",
+            "\"case\"",
+            "\"facts\"",
+            "\"why_not\"",
+            "\"as_of\"",
+            "\"player_of\"",
+            "\"~player_of\"",
+            "\"count\"",
+            "\"~count\"",
+            "\"in_state\"",
+            "\"ruled\"",
+            "\"~ruled\"",
+            "\"won\"",
+            "\"~won\"",
+            "\"nope\"",
+            "\"~\"",
+            "\"\"",
+            "\"g1\"",
+            "\"a\\\"b\"",
+            "\"a\\u0062\"",
+            "\"é\"",
+            "\"Open\"",
+            "\"Closed\"",
+            "\"open\"",
+            "\"Ajar\"",
+            "\"a\u{1}\"",
+            "0",
+            "-0",
+            "75",
+            "-12",
+            "012",
+            "1.0",
+            "1e2",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "true",
+            "null",
+            "-",
         ])
         .prop_map(str::to_string)
     }
 
     /// A well-formed line.
     fn good_line() -> impl Strategy<Value = String> {
-        let arg = prop_oneof!["[a-zA-Z é]{0,6}".prop_map(|s| format!("{s:?}")), (-99i64..99).prop_map(|i| i.to_string())];
+        let arg =
+            prop_oneof!["[a-zA-Z é]{0,6}".prop_map(|s| format!("{s:?}")), (-99i64..99).prop_map(|i| i.to_string())];
         let tuple = prop::collection::vec(arg, 0..4).prop_map(|a| format!("[{}]", a.join(",")));
-        let key = prop::sample::select(vec!["player_of", "~player_of", "count", "in_state", "~in_state", "ruled", "won"]);
+        let key =
+            prop::sample::select(vec!["player_of", "~player_of", "count", "in_state", "~in_state", "ruled", "won"]);
         let fact = (key, prop::collection::vec(tuple, 0..3)).prop_map(|(k, t)| format!("\"{k}\":[{}]", t.join(",")));
         (prop::collection::vec(fact, 0..4), "[a-z0-9]{0,4}")
             .prop_map(|(facts, case)| format!("{{\"case\":\"{case}\",\"facts\":{{{}}}}}", facts.join(",")))
@@ -494,6 +534,23 @@ mod tests {
                 three_readers_agree(line, &opts);
             }
         }
+    }
+
+    /// A hostile line: a key, a name, a misspelt constant or a case name of 4 MB is scanned a
+    /// word at a time and hashed once (linear in the line), read or given up alike by the three
+    /// readers.
+    #[test]
+    fn long_keys_and_names_are_read_alike() {
+        let long = "k".repeat(4 << 20);
+        let lines = [
+            format!(r#"{{"case":"a","facts":{{"{long}":[]}}}}"#),
+            format!(r#"{{"case":"a","facts":{{"~{long}":[]}}}}"#),
+            format!(r#"{{"case":"a","facts":{{"player_of":[["a","{long}"]]}}}}"#),
+            format!(r#"{{"case":"a","facts":{{"in_state":[["a","{long}"]]}}}}"#),
+            format!(r#"{{"case":"{long}","facts":{{}}}}"#),
+        ];
+        let read: Vec<bool> = lines.iter().map(|l| three_readers_agree(l, &Options::default())).collect();
+        assert_eq!(read, [false, false, true, true, true]);
     }
 
     #[test]
