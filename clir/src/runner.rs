@@ -91,10 +91,8 @@ pub(crate) fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize)
             buf.pop();
         }
     }
-    // The line's bytes become its String without a copy (as `BufRead::lines` does); the next
-    // line is read into room for one a little longer, not grown from nothing.
-    let room = buf.len() + buf.len() / 4 + 16;
-    Ok(Some(match String::from_utf8(std::mem::replace(buf, Vec::with_capacity(room))) {
+    // The line's bytes become its String without a copy (as `BufRead::lines` does).
+    Ok(Some(match String::from_utf8(std::mem::take(buf)) {
         Ok(s) => s,
         Err(e) => crate::jsonl::unreadable(&format!(
             "the line is not UTF-8 (invalid byte at {})",
