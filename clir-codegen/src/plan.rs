@@ -26,6 +26,7 @@ use crate::resolve::{Program, RItem, RLiteral, RRule, RTerm};
 use crate::strata::Strata;
 
 pub mod layers;
+pub mod lines;
 pub mod why_not;
 
 /// How a rule reads one of its operands.

@@ -48,4 +48,9 @@ pub trait Package: Sync {
     fn schema(&self) -> &'static Schema;
     /// Rules a batch of cases.
     fn evaluate(&self, batch: &Batch) -> Output;
+    /// The tables its compiler generated for reading case lines and writing ruling lines
+    /// (`None`: the runtime's generic reader and writer read and write them alike).
+    fn codec(&self) -> Option<&'static crate::jsonl::Codec> {
+        None
+    }
 }

@@ -126,14 +126,14 @@ pub fn rule_stream_reporting(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> io::Result<Summary> {
-    let cat = Catalog::new(pkg.schema());
+    let cat = Catalog::of(pkg);
     let batch = opts.batch.max(1);
     if opts.threads == Some(0) {
         let mut writer = InOrder::new(output, progress);
         let mut reader = Batches { buf: Vec::new(), no: 0 };
         let mut seq = 0;
         while let Some(lines) = reader.next(&mut input, batch)? {
-            let mut text = String::with_capacity(lines.iter().map(|(_, l)| l.len()).sum::<usize>());
+            let mut text = ruled_capacity(&lines);
             let errors = rule_chunk_into(pkg, &cat, &lines, &opts.options, &mut text);
             writer.add(seq, Ok(Ruled { text, lines: lines.len(), errors }))?;
             seq += 1;
@@ -152,7 +152,7 @@ pub fn rule_stream_reporting(
                 let Ok(Ok((seq, lines))) = next else { break };
                 // A panic (a bug) fails the run loudly, naming the batch, instead of losing it.
                 let ruled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let mut text = String::with_capacity(lines.iter().map(|(_, l)| l.len()).sum::<usize>());
+                    let mut text = ruled_capacity(&lines);
                     let errors = rule_chunk_into(pkg, cat, &lines, &opts.options, &mut text);
                     Ruled { text, lines: lines.len(), errors }
                 }))
@@ -202,6 +202,12 @@ pub fn rule_stream_reporting(
         drop(work);
         writer.finish()
     })
+}
+
+/// Room for the ruling lines of `lines`: a ruling line is about as long as its case line, a
+/// little longer or shorter, so twice the input rarely needs to grow.
+fn ruled_capacity(lines: &[Line]) -> String {
+    String::with_capacity(2 * lines.iter().map(|(_, l)| l.len()).sum::<usize>())
 }
 
 /// The lines of one batch, ruled.

@@ -7,6 +7,7 @@
 //! one case ever meeting those of another.
 //!
 //! - `schema`: entity types, constants, `SCHEMA` and the `Package` impl;
+//! - `lines`: `CODEC`, the tables of the package's case and ruling lines;
 //! - `api`: the typed API (`Cases`, `Case`, `Rulings`, `Ruling`);
 //! - `rules`: one function per rule, its chain of leapjoins over its operands;
 //! - `strata`: `evaluate`, `Layers` and one function per stratum, calling the rules' functions;
@@ -15,6 +16,7 @@
 
 mod api;
 mod explain;
+mod lines;
 mod rules;
 mod schema;
 mod strata;
@@ -167,6 +169,7 @@ impl Emitter<'_> {
         let header = self.comment(header);
         let types = self.types_and_constants();
         let schema = self.schema();
+        let codec = self.codec();
         let api = self.typed_api();
         let evaluate = self.evaluate_fn();
         let rules = self.rule_fns();
@@ -190,6 +193,7 @@ impl Emitter<'_> {
             #column
             #types
             #schema
+            #codec
             #api
             #evaluate
             #rules

@@ -181,6 +181,9 @@ impl Emitter<'_> {
                 fn evaluate(&self, batch: &::clir::Batch) -> ::clir::Output {
                     evaluate(batch)
                 }
+                fn codec(&self) -> Option<&'static ::clir::jsonl::Codec> {
+                    Some(&CODEC)
+                }
             }
         }
     }

@@ -17,6 +17,9 @@ use std::cmp::Ordering;
 use std::fmt::{self, Write as _};
 
 mod fast;
+mod keys;
+
+pub use keys::{table_sizes, FindKey, KeyTable};
 
 /// What a ruling run accepts beyond the facts.
 #[derive(Debug, Clone, Default)]
@@ -46,9 +49,25 @@ impl Options {
 /// An input line: `(line number from 1, text)`.
 pub type Line = (usize, String);
 
+/// What the compiler knows of a package's lines, as tables computed when the package is
+/// compiled (generated code declares one `static CODEC`): the relation keys a case line may
+/// give, found by a perfect hash, and the keys of a ruling line, escaped.
+pub struct Codec {
+    /// The keys of `facts` a case may give (`name` and `~name` of every empirical and judgment
+    /// relation).
+    pub keys: &'static dyn FindKey,
+    /// Per key of `keys`, in its order: its slot ([`slot`]).
+    pub slots: &'static [u32],
+    /// The keys of a ruling's `concluded` and `definite` objects in the order they are written
+    /// (sorted), each with its slot, written as JSON `"key":`.
+    pub ruling_keys: &'static [(u32, &'static str)],
+}
+
 /// Lookup tables of a schema, built once per run.
 pub struct Catalog {
     schema: &'static Schema,
+    /// The package's generated tables, when it has them.
+    codec: Option<&'static Codec>,
     relations: FastMap<&'static str, usize>,
     /// Per relation, per parameter: the constants of the parameter's type, `(name, id)`.
     constants: Vec<Vec<Vec<(&'static str, u32)>>>,
@@ -91,13 +110,63 @@ impl Catalog {
                 (s, key)
             })
             .collect();
-        Catalog { schema, relations, constants, keys }
+        Catalog { schema, codec: None, relations, constants, keys }
+    }
+
+    /// Indexes `pkg`'s schema, reading and writing lines with its generated tables when it has
+    /// them ([`Package::codec`]).
+    pub fn of(pkg: &dyn Package) -> Self {
+        let mut cat = Catalog::new(pkg.schema());
+        // Tables that do not say what the schema says (a bug) are not used: the lines are then
+        // read and written as without them, never differently.
+        cat.codec = pkg.codec().filter(|codec| cat.codec_agrees(codec));
+        cat
+    }
+
+    /// Whether lines are read with the package's generated tables ([`Catalog::of`]).
+    pub fn generated(&self) -> bool {
+        self.codec.is_some()
+    }
+
+    /// Whether `codec` holds exactly the schema's input keys, each at its slot, and its ruling
+    /// keys as this catalog writes them.
+    fn codec_agrees(&self, codec: &Codec) -> bool {
+        let mut inputs = 0;
+        for (rel, info) in self.schema.relations.iter().enumerate() {
+            let input = info.kind != RelationKind::Institutional;
+            for negative in [false, true] {
+                let key = if negative { format!("~{}", info.name) } else { info.name.to_string() };
+                let found = codec.keys.find(key.as_bytes()).and_then(|k| codec.slots.get(k));
+                if found != input.then_some(&(slot(rel, negative) as u32)) {
+                    return false;
+                }
+                inputs += input as usize;
+            }
+        }
+        let ruling = codec.ruling_keys.iter().map(|&(s, k)| (s as usize, k));
+        inputs == codec.slots.len() && ruling.eq(self.keys.iter().map(|(s, k)| (*s, k.as_str())))
     }
 
     /// ` (did you mean `X`?)` for a relation name the package does not declare, when one of its
     /// relations is close.
     pub fn did_you_mean(&self, name: &str) -> String {
         crate::suggest::did_you_mean(name, self.schema.relations.iter().map(|r| r.name))
+    }
+
+    /// The relation and sign of a key of `facts` a case may give (an empirical or judgment
+    /// relation, `~` for its negatives), by the package's perfect hash when it has one; `None`
+    /// for any other key (which the full reader rejects with its message). Without generated
+    /// tables, an institutional relation's key gives its relation too.
+    fn input_key(&self, key: &str) -> Option<(usize, bool)> {
+        if let Some(codec) = self.codec {
+            let s = *codec.slots.get(codec.keys.find(key.as_bytes())?)? as usize;
+            return Some((s / 2, s % 2 == 1));
+        }
+        let (negative, name) = match key.strip_prefix('~') {
+            Some(n) => (true, n),
+            None => (false, key),
+        };
+        Some((*self.relations.get(name)?, negative))
     }
 
     /// The schema indexed.
@@ -1086,17 +1155,70 @@ fn by_case(rows: &[i64], stride: usize) -> Cow<'_, [i64]> {
     }
 }
 
-/// Rows of a slot in case order, and a cursor in them.
-type Cursor<'b> = (Cow<'b, [i64]>, usize);
+/// Per case of a batch, the parts of some lists of rows that hold its rows: the list and the
+/// range of its offsets, in list order. Built in one pass over the rows, so writing a case
+/// costs its own rows, not one look at every list.
+struct ByCase {
+    /// Per case, where its parts start in `parts` (and, one past, where they end).
+    start: Vec<u32>,
+    /// `(list, first row offset, end offset)`.
+    parts: Vec<(u32, u32, u32)>,
+}
 
-/// Writes the ruling lines of a batch, case after case in increasing case id.
+impl ByCase {
+    /// `lists` of `(rows in case order, stride)` for a batch of `cases` cases.
+    fn new<'r>(cases: usize, lists: impl Iterator<Item = (&'r [i64], usize)>) -> Self {
+        let mut found: Vec<(u32, u32, u32, u32)> = Vec::new();
+        for (k, (rows, stride)) in lists.enumerate() {
+            let mut at = 0;
+            while at < rows.len() {
+                let case = rows[at];
+                let from = at;
+                while at < rows.len() && rows[at] == case {
+                    at += stride;
+                }
+                found.push((case as u32, k as u32, from as u32, at as u32));
+            }
+        }
+        // A row of no case of the batch (none is) would be left out, not fail the batch.
+        found.retain(|f| (f.0 as usize) < cases);
+        let mut start = vec![0u32; cases + 1];
+        for f in &found {
+            start[f.0 as usize + 1] += 1;
+        }
+        for c in 0..cases {
+            start[c + 1] += start[c];
+        }
+        let mut next = start.clone();
+        let mut parts = vec![(0, 0, 0); found.len()];
+        for (case, k, from, to) in found {
+            let at = &mut next[case as usize];
+            parts[*at as usize] = (k, from, to);
+            *at += 1;
+        }
+        ByCase { start, parts }
+    }
+
+    /// The parts of `case`.
+    fn of(&self, case: usize) -> &[(u32, u32, u32)] {
+        match (self.start.get(case), self.start.get(case + 1)) {
+            (Some(&a), Some(&b)) => &self.parts[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// Writes the ruling lines of a batch.
 struct Writer<'b> {
     cat: &'b Catalog,
     batch: &'b Batch,
-    /// Per key of `cat.keys`: (stride, concluded rows, cursor, definite rows, cursor).
-    layers: Vec<(usize, [Cursor<'b>; 2])>,
-    /// Per relation: contradiction rows and cursor.
-    contradictions: Vec<Cursor<'b>>,
+    /// Per key of `cat.keys`: its stride and its concluded and definite rows in case order.
+    layers: Vec<(usize, [Cow<'b, [i64]>; 2])>,
+    /// The concluded and definite rows of each case.
+    by_case: [ByCase; 2],
+    /// Per relation: contradiction rows, in case order.
+    contradictions: Vec<Cow<'b, [i64]>>,
+    contradicted: ByCase,
     /// Offsets of the current case's rows in a slot.
     tuples: Vec<usize>,
     literals: Vec<String>,
@@ -1108,30 +1230,43 @@ impl<'b> Writer<'b> {
     fn new(cat: &'b Catalog, batch: &'b Batch, out: &'b Output) -> Self {
         let rows =
             |v: &'b Vec<Vec<i64>>, s: usize, stride: usize| by_case(v.get(s).map_or(&[][..], |r| &r[..]), stride);
-        let layers = cat
+        let layers: Vec<(usize, [Cow<'b, [i64]>; 2])> = cat
             .keys
             .iter()
             .map(|&(s, _)| {
                 let stride = cat.schema.relations[s / 2].params.len() + 1;
-                (stride, [(rows(&out.concluded, s, stride), 0), (rows(&out.definite, s, stride), 0)])
+                (stride, [rows(&out.concluded, s, stride), rows(&out.definite, s, stride)])
             })
             .collect();
-        let contradictions = cat
+        let cases = batch.cases as usize;
+        let by_case = [0, 1].map(|l| ByCase::new(cases, layers.iter().map(|(stride, r)| (&r[l][..], *stride))));
+        let contradictions: Vec<Cow<'b, [i64]>> = cat
             .schema
             .relations
             .iter()
             .enumerate()
-            .map(|(r, info)| (rows(&out.contradictions, r, info.params.len() + 1), 0))
+            .map(|(r, info)| rows(&out.contradictions, r, info.params.len() + 1))
             .collect();
+        let strides = cat.schema.relations.iter().map(|info| info.params.len() + 1);
+        let contradicted = ByCase::new(cases, contradictions.iter().map(|r| &r[..]).zip(strides));
         // Whether each name of the batch is written as it is between quotes: decided once a
         // name, not once a tuple.
         let plain = (0..batch.interner.len()).map(|i| is_plain(batch.interner.name(Sym(i as u32)))).collect();
-        Writer { cat, batch, layers, contradictions, tuples: Vec::new(), literals: Vec::new(), plain }
+        Writer {
+            cat,
+            batch,
+            layers,
+            by_case,
+            contradictions,
+            contradicted,
+            tuples: Vec::new(),
+            literals: Vec::new(),
+            plain,
+        }
     }
 
     /// Appends the ruling line of case `id` (without `\n`).
     fn ruling(&mut self, out: &mut String, case: &CaseValue, id: u32) {
-        let id = id as i64;
         out.push_str("{\"case\":");
         match case {
             CaseValue::Name(name) => {
@@ -1141,26 +1276,17 @@ impl<'b> Writer<'b> {
             }
             CaseValue::Json(v) => out.push_str(v),
         }
+        let interner = &self.batch.interner;
         for (layer, name) in [(0, ",\"concluded\":{"), (1, "},\"definite\":{")] {
             out.push_str(name);
-            let mut first = true;
-            for (k, (stride, layers)) in self.layers.iter_mut().enumerate() {
-                let (rows, cursor) = &mut layers[layer];
-                self.tuples.clear();
-                while *cursor < rows.len() && rows[*cursor] <= id {
-                    if rows[*cursor] == id {
-                        self.tuples.push(*cursor + 1);
-                    }
-                    *cursor += *stride;
-                }
-                if self.tuples.is_empty() {
-                    continue;
-                }
-                let (slot, key) = &self.cat.keys[k];
+            for (i, &(k, from, to)) in self.by_case[layer].of(id as usize).iter().enumerate() {
+                let (stride, layers) = &self.layers[k as usize];
+                let rows: &[i64] = &layers[layer];
+                let (slot, key) = &self.cat.keys[k as usize];
                 let params = self.cat.schema.relations[slot / 2].params;
-                let interner = &self.batch.interner;
                 let arity = *stride - 1;
-                let rows: &[i64] = rows;
+                self.tuples.clear();
+                self.tuples.extend((from as usize..to as usize).step_by(*stride).map(|t| t + 1));
                 if self.tuples.len() > 1 {
                     self.tuples.sort_by(|&a, &b| {
                         for ((x, y), p) in rows[a..a + arity].iter().zip(&rows[b..b + arity]).zip(params) {
@@ -1176,10 +1302,9 @@ impl<'b> Writer<'b> {
                         Ordering::Equal
                     });
                 }
-                if !first {
+                if i > 0 {
                     out.push(',');
                 }
-                first = false;
                 out.push_str(key);
                 out.push('[');
                 for (i, &t) in self.tuples.iter().enumerate() {
@@ -1208,18 +1333,11 @@ impl<'b> Writer<'b> {
         }
         out.push_str("},\"contradictions\":[");
         self.literals.clear();
-        for (r, (rows, cursor)) in self.contradictions.iter_mut().enumerate() {
-            let info = &self.cat.schema.relations[r];
-            let stride = info.params.len() + 1;
-            while *cursor < rows.len() && rows[*cursor] <= id {
-                if rows[*cursor] == id {
-                    self.literals.push(literal_string(
-                        info,
-                        &self.batch.interner,
-                        &rows[*cursor + 1..*cursor + stride],
-                    ));
-                }
-                *cursor += stride;
+        for &(r, from, to) in self.contradicted.of(id as usize) {
+            let info = &self.cat.schema.relations[r as usize];
+            let rows = &self.contradictions[r as usize];
+            for row in rows[from as usize..to as usize].chunks_exact(info.params.len() + 1) {
+                self.literals.push(literal_string(info, interner, &row[1..]));
             }
         }
         self.literals.sort();
