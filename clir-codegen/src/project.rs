@@ -466,7 +466,7 @@ pub fn default_blob_path(name: &str, version: &str) -> PathBuf {
 }
 
 /// A package name: ASCII letters, digits, `.`, `_`, `-`, not starting with `.`.
-fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && !name.starts_with('.')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
@@ -478,7 +478,7 @@ fn check_name(name: &str) -> Result<(), String> {
 }
 
 /// A version: ASCII letters, digits, `.`, `+`, `-`, starting with a digit.
-fn check_version(v: &str) -> Result<(), String> {
+pub fn check_version(v: &str) -> Result<(), String> {
     let ok = v.starts_with(|c: char| c.is_ascii_digit())
         && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'));
     if ok {
@@ -489,7 +489,7 @@ fn check_version(v: &str) -> Result<(), String> {
 }
 
 /// A hash pin: `sha256:` and 64 lowercase hex digits.
-fn check_hash(h: &str) -> Result<(), String> {
+pub fn check_hash(h: &str) -> Result<(), String> {
     let hex = h.strip_prefix("sha256:").unwrap_or("");
     if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
         Ok(())

@@ -18,7 +18,7 @@ use axum::Router;
 use clap::{Args, Subcommand};
 use clir::outfile::write_atomically;
 use clir_codegen::canonical;
-use clir_codegen::project::{self, read_regular_file};
+use clir_codegen::project::{self, check_hash as check_seal, check_name, check_version, read_regular_file};
 use clir_codegen::verify::{verify_bytes, VerifyOptions};
 use serde::{Deserialize, Serialize};
 use std::io::Read;
@@ -83,30 +83,6 @@ impl Index {
 /// number sorts before every number.
 fn version_key(v: &str) -> Vec<(u64, String)> {
     v.split(['.', '-', '+']).map(|p| p.parse().map_or((0, p.to_string()), |n: u64| (n + 1, String::new()))).collect()
-}
-
-/// A package name a registry may hold: ASCII letters, digits, `.`, `_`, `-`, not starting with
-/// `.` (so no path can be made of it).
-fn check_name(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name.len() <= 200
-        && !name.starts_with('.')
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b));
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("`{name}` is no package name (ASCII letters, digits, `.`, `_`, `-`)"))
-    }
-}
-
-/// A seal: `sha256:` and 64 lowercase hex digits.
-fn check_seal(seal: &str) -> Result<(), String> {
-    let hex = seal.strip_prefix("sha256:").unwrap_or("");
-    if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
-        Ok(())
-    } else {
-        Err(format!("`{seal}` is no seal (sha256: and 64 lowercase hex digits)"))
-    }
 }
 
 /// Where a registry is.
@@ -302,7 +278,8 @@ pub fn package_request(text: &str) -> Option<(&str, Option<&str>)> {
         Some((n, v)) => (n, Some(v)),
         None => (text, None),
     };
-    let looks = check_name(name).is_ok() && !name.ends_with(".json") && version.is_none_or(|v| check_name(v).is_ok());
+    let looks =
+        check_name(name).is_ok() && !name.ends_with(".json") && version.is_none_or(|v| check_version(v).is_ok());
     looks.then_some((name, version))
 }
 
