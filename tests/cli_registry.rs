@@ -130,6 +130,17 @@ fn publish_serve_add_and_fetch() {
     }
     let (status, _, body) = serve::request(addr, "GET", "/index/fide.laws.chess.json", &[], b"");
     assert_eq!((status, body), (200, std::fs::read(reg.path().join("index/fide.laws.chess.json")).unwrap()));
+    let (status, head, body) = serve::request(addr, "GET", &format!("/blobs/{}.lawir.json", seal(&bytes)), &[], b"");
+    assert_eq!((status, body == bytes), (200, true), "the blob, streamed: {head}");
+    // A FIFO under a blob's name is not waited on; a symlink out of the folder is not followed.
+    let fifo = format!("sha256:{}", "f".repeat(64));
+    let made = Command::new("mkfifo").arg(reg.path().join(format!("blobs/{fifo}.lawir.json"))).status().unwrap();
+    assert!(made.success());
+    std::os::unix::fs::symlink("/etc/passwd", reg.path().join("index/passwd.json")).unwrap();
+    for path in [format!("/blobs/{fifo}.lawir.json"), "/index/passwd.json".to_string()] {
+        let (status, head, _) = serve::request(addr, "GET", &path, &[], b"");
+        assert_eq!(status, 404, "{path}: {head}");
+    }
     let _ = server.kill();
     let _ = server.wait();
 

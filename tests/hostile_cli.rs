@@ -380,3 +380,41 @@ fn clir_test_writes_its_report_through_the_same_path_and_bounds_a_huge_line() {
     assert_eq!(report.lines().count(), 1, "one report line");
     assert!(report.contains("\"outcome\":\"failed\""), "{report}");
 }
+
+#[test]
+fn coverage_is_written_through_the_same_path_and_read_only_from_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.jsonl");
+    std::fs::write(&input, games(3)).unwrap();
+    let own = dir.path().join("null");
+    let made = Command::new("mknod").args(["-m", "666"]).arg(&own).args(["c", "1", "3"]).status();
+    let null = if made.is_ok_and(|s| s.success()) { own.to_str().unwrap() } else { "/dev/null" };
+    let out_path = dir.path().join("out.jsonl");
+    let mut args = rule_args(input.to_str().unwrap(), out_path.to_str().unwrap());
+    args.extend(["--coverage", null]);
+    let out = clir(dir.path(), &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(std::fs::metadata(null).unwrap().file_type().is_char_device(), "{null} was replaced");
+    // A symlinked coverage file: its target gets the coverage, the link stays a link.
+    let target = dir.path().join("coverage.json");
+    std::fs::write(&target, "old").unwrap();
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink("coverage.json", &link).unwrap();
+    let mut args = rule_args(input.to_str().unwrap(), out_path.to_str().unwrap());
+    args.extend(["--coverage", link.to_str().unwrap()]);
+    let out = clir(dir.path(), &args, b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&target).unwrap()).unwrap();
+    assert_eq!(doc["cases"], 3);
+    // `clir coverage` reads the file back, and refuses a FIFO (never waits on it) and a device.
+    let out = clir(dir.path(), &["coverage", link.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let fifo = dir.path().join("coverage.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    for path in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let out = clir(dir.path(), &["coverage", path], b"");
+        assert_eq!(out.status.code(), Some(2), "{path}");
+        assert!(text(&out.stderr).contains("not a regular file"), "{path}: {}", text(&out.stderr));
+    }
+}

@@ -4,7 +4,9 @@
 //! `CLIR_CERTIFY_CASES` sets how many fact-set seeds per package (default 2; 10 times as many
 //! for a demo). fide.laws.chess is checked in the root crate's tests/cli_check.rs.
 
-use clir::jsonl::{rule_chunk, Catalog, Options};
+mod support;
+
+use clir::jsonl::Options;
 use clir_check::{check_line, Package, Verdict};
 use clir_codegen::ir::Document;
 use serde_json::Value;
@@ -12,12 +14,10 @@ use serde_json::Value;
 /// Rules `cases` with certificates and checks each: (certified, failures).
 fn check(pkg: &dyn clir::Package, bytes: &[u8], cases: &[Value]) -> (usize, Vec<String>) {
     let checker = Package::parse(bytes).expect("the checker reads the package");
-    let grants: Vec<String> = pkg.schema().relations.iter().filter_map(|r| r.capability.map(str::to_string)).collect();
-    let cat = Catalog::new(pkg.schema());
-    let lines: Vec<(usize, String)> = cases.iter().enumerate().map(|(i, c)| (i + 1, c.to_string())).collect();
-    let (out, _) = rule_chunk(pkg, &cat, &lines, &Options { grants, certify: true, ..Default::default() });
+    let options = Options { grants: support::grants(pkg), certify: true, ..Default::default() };
+    let (lines, out) = support::rule(pkg, cases, &options);
     let (mut certified, mut failures) = (0, Vec::new());
-    for ((_, case), ruling) in lines.iter().zip(&out) {
+    for (case, ruling) in lines.iter().zip(&out) {
         match check_line(&checker, case, ruling) {
             Verdict::Certified => certified += 1,
             Verdict::NotRuled(_) => {}
@@ -28,7 +28,7 @@ fn check(pkg: &dyn clir::Package, bytes: &[u8], cases: &[Value]) -> (usize, Vec<
 }
 
 fn seeds() -> u64 {
-    std::env::var("CLIR_CERTIFY_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(2)
+    support::seeds("CLIR_CERTIFY_CASES", 2)
 }
 
 #[test]
@@ -36,8 +36,7 @@ fn every_certificate_of_a_random_package_is_accepted() {
     let (mut certified, mut failures) = (0, Vec::new());
     for &(seed, bytes, pkg) in clir_random::PACKAGES {
         let doc = Document::parse(bytes).expect("parses");
-        let cases: Vec<Value> =
-            (0..seeds()).flat_map(|k| clir_reference::random::facts(seed * 1000 + k, &doc)).collect();
+        let cases = support::random_cases(seed, &doc, seeds());
         let (c, f) = check(pkg, bytes, &cases);
         certified += c;
         failures.extend(f.into_iter().take(2).map(|f| format!("package seed {seed}, {f}")));
@@ -56,11 +55,7 @@ fn every_certificate_of_a_demo_package_is_accepted() {
     let mut failures = Vec::new();
     for &(name, bytes, pkg) in clir_random::DEMOS {
         let doc = Document::parse(bytes).expect("parses");
-        let mut cases: Vec<Value> = (0..10 * seeds()).flat_map(|k| clir_reference::random::facts(k, &doc)).collect();
-        if name == "demo.library.loans" {
-            let given = include_str!("../../examples/downstream/cases.jsonl");
-            cases.extend(given.lines().map(|l| serde_json::from_str::<Value>(l).expect("a case line")));
-        }
+        let cases = support::demo_cases(name, &doc, seeds());
         let (certified, f) = check(pkg, bytes, &cases);
         eprintln!("{name}: {} cases, {certified} certificates accepted", cases.len());
         assert!(certified > 0, "{name}: nothing certified");

@@ -5,7 +5,9 @@
 //! `CLIR_EXPLAIN_CASES` sets how many fact-set seeds per package (default 4; 10 times as many
 //! for a demo). fide.laws.chess is checked in the root crate's tests/explanations_sound.rs.
 
-use clir::jsonl::{rule_chunk, Catalog, Options};
+mod support;
+
+use clir::jsonl::Options;
 use clir_codegen::ir::Document;
 use clir_reference::explanations::Checker;
 use serde_json::Value;
@@ -14,11 +16,8 @@ use serde_json::Value;
 fn check(pkg: &dyn clir::Package, bytes: &[u8], cases: &[Value]) -> (usize, usize, Vec<String>) {
     let doc = Document::parse(bytes).expect("parses");
     let checker = Checker::new(&doc);
-    let grants: Vec<String> = pkg.schema().relations.iter().filter_map(|r| r.capability.map(str::to_string)).collect();
-    let cat = Catalog::new(pkg.schema());
-    let lines: Vec<(usize, String)> = cases.iter().enumerate().map(|(i, c)| (i + 1, c.to_string())).collect();
-    let (out, _) =
-        rule_chunk(pkg, &cat, &lines, &Options { grants: grants.clone(), explain: true, ..Default::default() });
+    let grants = support::grants(pkg);
+    let (_, out) = support::rule(pkg, cases, &Options { grants: grants.clone(), explain: true, ..Default::default() });
     let (mut checked, mut unsound, mut examples) = (0, 0, Vec::new());
     for (case, line) in cases.iter().zip(&out) {
         let ruling: Value = serde_json::from_str(line).expect("a ruling line is JSON");
@@ -31,7 +30,7 @@ fn check(pkg: &dyn clir::Package, bytes: &[u8], cases: &[Value]) -> (usize, usiz
 }
 
 fn seeds() -> u64 {
-    std::env::var("CLIR_EXPLAIN_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(4)
+    support::seeds("CLIR_EXPLAIN_CASES", 4)
 }
 
 #[test]
@@ -39,8 +38,7 @@ fn every_explanation_of_a_random_package_is_a_proof() {
     let (mut checked, mut unsound, mut examples) = (0, 0, Vec::new());
     for &(seed, bytes, pkg) in clir_random::PACKAGES {
         let doc = Document::parse(bytes).expect("parses");
-        let cases: Vec<Value> =
-            (0..seeds()).flat_map(|k| clir_reference::random::facts(seed * 1000 + k, &doc)).collect();
+        let cases = support::random_cases(seed, &doc, seeds());
         let (c, u, e) = check(pkg, bytes, &cases);
         checked += c;
         unsound += u;
@@ -61,11 +59,7 @@ fn every_explanation_of_a_demo_package_is_a_proof() {
     let mut failures = Vec::new();
     for &(name, bytes, pkg) in clir_random::DEMOS {
         let doc = Document::parse(bytes).expect("parses");
-        let mut cases: Vec<Value> = (0..10 * seeds()).flat_map(|k| clir_reference::random::facts(k, &doc)).collect();
-        if name == "demo.library.loans" {
-            let given = include_str!("../../examples/downstream/cases.jsonl");
-            cases.extend(given.lines().map(|l| serde_json::from_str::<Value>(l).expect("a case line")));
-        }
+        let cases = support::demo_cases(name, &doc, seeds());
         let (checked, unsound, examples) = check(pkg, bytes, &cases);
         eprintln!("{name}: {} cases, {checked} explanations checked, {unsound} unsound", cases.len());
         assert!(checked > 0, "{name}: nothing explained");

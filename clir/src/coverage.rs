@@ -64,6 +64,8 @@ pub struct Coverage {
     pub priorities: Vec<u64>,
     /// Per closure: the negatives it derived.
     pub closures: Vec<u64>,
+    /// The priority ranking `(higher, lower)` rules, by index in the schema's priorities.
+    ranked: HashMap<(u32, u32), usize>,
 }
 
 /// A ground literal of one case: `(case, relation, negative, arguments)`.
@@ -78,6 +80,7 @@ impl Coverage {
             rules: vec![RuleCounts::default(); schema.rules.len()],
             priorities: vec![0; schema.priorities.len()],
             closures: vec![0; schema.closures.len()],
+            ranked: schema.priorities.iter().enumerate().map(|(i, p)| ((p.higher, p.lower), i)).collect(),
         }
     }
 
@@ -85,8 +88,6 @@ impl Coverage {
     pub fn add(&mut self, out: &Output, cases: u64) {
         self.cases += cases;
         let schema = self.schema;
-        let ranked: HashMap<(u32, u32), usize> =
-            schema.priorities.iter().enumerate().map(|(i, p)| ((p.higher, p.lower), i)).collect();
         // The applicable rules per ground head.
         let mut heads: HashMap<Lit, Vec<u32>> = HashMap::new();
         for i in &out.instances {
@@ -115,8 +116,9 @@ impl Coverage {
                 c.applicable += 1;
                 c.concluded += u64::from(head_concluded && schema.rules[rule as usize].strength != "defeater");
                 c.attacked += u64::from(!attackers.is_empty());
-                c.beaten += u64::from(attackers.iter().any(|&a| ranked.contains_key(&(a, rule))));
-                let beats: Vec<usize> = attackers.iter().filter_map(|&a| ranked.get(&(rule, a)).copied()).collect();
+                c.beaten += u64::from(attackers.iter().any(|&a| self.ranked.contains_key(&(a, rule))));
+                let beats: Vec<usize> =
+                    attackers.iter().filter_map(|&a| self.ranked.get(&(rule, a)).copied()).collect();
                 c.beat += u64::from(!beats.is_empty());
                 for p in beats {
                     self.priorities[p] += 1;

@@ -3,7 +3,7 @@
 
 use super::{note, print_lines, stdout_failed, CANNOT_RUN, OK};
 use clap::Args;
-use std::io::Read;
+use clir_codegen::project::read_regular_file;
 use std::path::PathBuf;
 
 /// Options of `clir coverage`.
@@ -14,19 +14,12 @@ pub struct CoverageArgs {
     pub file: PathBuf,
 }
 
-/// The largest coverage file read: a package of 100,000 rules writes about 30 MB.
-const MAX_BYTES: u64 = 256 << 20;
-
-/// Prints the table; exit 2 when the file cannot be read or is no coverage.
+/// Prints the table; exit 2 when the file cannot be read (not a regular file, or larger than
+/// a package file may be: a package of 100,000 rules writes about 30 MB) or is no coverage.
 pub fn run(args: &CoverageArgs) -> u8 {
-    let mut text = Vec::new();
-    let read = std::fs::File::open(&args.file).and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut text));
-    let doc: serde_json::Value = match read {
+    let doc: serde_json::Value = match read_regular_file(&args.file) {
         Err(e) => return fail(format!("cannot read {}: {e}", args.file.display())),
-        Ok(n) if n as u64 > MAX_BYTES => {
-            return fail(format!("{} is larger than {MAX_BYTES} bytes", args.file.display()))
-        }
-        Ok(_) => match serde_json::from_slice(&text) {
+        Ok(text) => match serde_json::from_slice(&text) {
             Ok(doc) => doc,
             Err(e) => return fail(format!("{} is not JSON: {e}", args.file.display())),
         },

@@ -25,6 +25,7 @@ use std::io::Read;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use tokio::io::AsyncReadExt;
 
 /// The largest index read.
 pub const MAX_INDEX_BYTES: u64 = 16 << 20;
@@ -90,8 +91,9 @@ fn version_key(v: &str) -> Vec<(u64, String)> {
 pub enum Registry {
     /// A folder (`file://DIR`).
     Folder(PathBuf),
-    /// An HTTP server: the URL its paths are joined to, without a trailing `/`.
-    Http(String),
+    /// An HTTP server: the URL its paths are joined to, without a trailing `/`, and the one
+    /// agent (connection pool, timeout) every request to it goes through.
+    Http(String, ureq::Agent),
 }
 
 impl Registry {
@@ -101,7 +103,7 @@ impl Registry {
             return Ok(Registry::Folder(PathBuf::from(dir)));
         }
         check_url(url)?;
-        Ok(Registry::Http(url.trim_end_matches('/').to_string()))
+        Ok(Registry::Http(url.trim_end_matches('/').to_string(), http_agent(http_timeout())))
     }
 
     /// The project's registry: `CLIR_REGISTRY`, else law.toml's `[registry] url`.
@@ -159,7 +161,7 @@ impl Registry {
                 }
                 read_bounded(file, limit, None, &path.display().to_string())
             }
-            Registry::Http(base) => http_get(&format!("{base}/{rel}"), limit),
+            Registry::Http(base, agent) => http_get(agent, &format!("{base}/{rel}"), limit),
         }
     }
 }
@@ -187,22 +189,26 @@ fn http_timeout() -> Duration {
     secs.filter(|s| *s > 0.0 && *s <= 86_400.0).map_or(Duration::from_secs(60), Duration::from_secs_f64)
 }
 
-/// GETs `url`, following at most [`MAX_REDIRECTS`] redirects (each checked as the registry's
-/// URL is), reading at most `limit` bytes.
-fn http_get(url: &str, limit: u64) -> Result<Vec<u8>, String> {
-    let timeout = http_timeout();
-    let agent: ureq::Agent = ureq::Agent::config_builder()
+/// An agent whose requests each take at most `timeout` and follow no redirect themselves
+/// ([`http_get`] checks each).
+fn http_agent(timeout: Duration) -> ureq::Agent {
+    ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .max_redirects(0)
         .http_status_as_error(false)
         .user_agent(concat!("clir/", env!("CARGO_PKG_VERSION")))
         .build()
-        .into();
+        .into()
+}
+
+/// GETs `url` through `agent`, following at most [`MAX_REDIRECTS`] redirects (each checked as
+/// the registry's URL is), reading at most `limit` bytes.
+fn http_get(agent: &ureq::Agent, url: &str, limit: u64) -> Result<Vec<u8>, String> {
     let mut at = url.to_string();
     for _ in 0..=MAX_REDIRECTS {
         check_url(&at)?;
         let mut response = agent.get(&at).call().map_err(|e| match e {
-            ureq::Error::Timeout(_) => format!("{at}: no answer within {timeout:?} (CLIR_HTTP_TIMEOUT)"),
+            ureq::Error::Timeout(_) => format!("{at}: no answer within {:?} (CLIR_HTTP_TIMEOUT)", http_timeout()),
             e => format!("{at}: {e}"),
         })?;
         let status = response.status();
@@ -405,14 +411,14 @@ fn serve(dir: &Path, addr: &str) -> Result<(), String> {
             "/index/{file}",
             get(move |UrlPath(file): UrlPath<String>| {
                 let dir = index_dir.clone();
-                async move { serve_file(&dir, &file, ".json", check_name, MAX_INDEX_BYTES) }
+                async move { serve_file(&dir, &file, ".json", check_name, MAX_INDEX_BYTES).await }
             }),
         )
         .route(
             "/blobs/{file}",
             get(move |UrlPath(file): UrlPath<String>| {
                 let dir = blob_dir.clone();
-                async move { serve_file(&dir, &file, ".lawir.json", check_seal, MAX_BLOB_BYTES) }
+                async move { serve_file(&dir, &file, ".lawir.json", check_seal, MAX_BLOB_BYTES).await }
             }),
         )
         .fallback(|| async { (StatusCode::NOT_FOUND, "no such resource\n") });
@@ -425,16 +431,36 @@ fn serve(dir: &Path, addr: &str) -> Result<(), String> {
     super::serve::run_server(app, &listen)
 }
 
-/// The file `file` of `dir` when its stem passes `check` (so no path leaves `dir`).
-fn serve_file(dir: &Path, file: &str, suffix: &str, check: fn(&str) -> Result<(), String>, limit: u64) -> Response {
+/// The file `file` of `dir` when its stem passes `check` (so no path leaves `dir`), streamed a
+/// chunk at a time; a symlink, a file that is not regular or one larger than `limit` is not
+/// found.
+async fn serve_file(
+    dir: &Path,
+    file: &str,
+    suffix: &str,
+    check: fn(&str) -> Result<(), String>,
+    limit: u64,
+) -> Response {
+    let not_found = || (StatusCode::NOT_FOUND, "no such resource\n").into_response();
     let Some(stem) = file.strip_suffix(suffix).filter(|s| check(s).is_ok()) else {
-        return (StatusCode::NOT_FOUND, "no such resource\n").into_response();
+        return not_found();
     };
     let path = dir.join(format!("{stem}{suffix}"));
-    match std::fs::File::open(&path).and_then(|f| read_bounded(f, limit, None, "").map_err(std::io::Error::other)) {
-        Ok(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
-        Err(_) => (StatusCode::NOT_FOUND, "no such resource\n").into_response(),
+    // Checked before opening, so that a FIFO in the folder never holds a thread and a symlink
+    // never leads out of it; checked again on the open file, which is what is sent.
+    let regular = |m: &std::fs::Metadata| m.is_file() && m.len() <= limit;
+    if !tokio::fs::symlink_metadata(&path).await.is_ok_and(|m| regular(&m)) {
+        return not_found();
     }
+    let Ok(file) = tokio::fs::File::open(&path).await else {
+        return not_found();
+    };
+    let Some(len) = file.metadata().await.ok().filter(regular).map(|m| m.len()) else {
+        return not_found();
+    };
+    let body = axum::body::Body::from_stream(tokio_util::io::ReaderStream::new(file.take(len)));
+    ([(header::CONTENT_TYPE, "application/json".to_string()), (header::CONTENT_LENGTH, len.to_string())], body)
+        .into_response()
 }
 
 /// Options of `clir fetch`.
