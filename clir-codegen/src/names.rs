@@ -8,7 +8,7 @@
 
 use crate::plan::{Read, RulePlan};
 use crate::resolve::{Program, RItem, RRule, RTerm};
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 /// Locals of the generated evaluation that no relation layer may take.
 const LOCALS: &[&str] = &[
@@ -118,6 +118,26 @@ fn in_rule_space(r: &str, name: &str) -> bool {
     name.strip_prefix("instances_of_") == Some(r)
 }
 
+/// Whether some name of `names` lies in the space of temporaries of rule `r` ([`in_rule_space`]),
+/// by lookups and range queries: this runs once per rule, against every name of the module.
+fn space_taken(names: &BTreeSet<String>, r: &str) -> bool {
+    // The names between `{prefix}0` and `{prefix}:` are those `{prefix}<digit>..` (':' follows '9').
+    let numbered = |prefix: String| names.range(format!("{prefix}0")..format!("{prefix}:")).next().is_some();
+    names.contains(&format!("{r}_applies"))
+        || names.contains(&format!("instances_of_{r}"))
+        || numbered(format!("{r}_"))
+        || numbered(format!("{r}_not_"))
+}
+
+/// Whether `name` lies in the space of temporaries of some rule of `rules` ([`in_rule_space`]),
+/// by one lookup per `_` of `name`.
+fn in_a_space(rules: &BTreeSet<String>, name: &str) -> bool {
+    if name.strip_prefix("instances_of_").is_some_and(|r| rules.contains(r)) {
+        return true;
+    }
+    name.match_indices('_').any(|(i, _)| rules.contains(&name[..i]) && in_rule_space(&name[..i], name))
+}
+
 /// The numbered locals of closures and why-not walks: `a_<i>`, `ok_<i>`, `any_<i>`.
 fn is_closure_local(c: &str) -> bool {
     ["a_", "b_", "ok_", "any_"].iter().any(|p| c.strip_prefix(p).is_some_and(|i| i.chars().all(|d| d.is_ascii_digit())))
@@ -165,6 +185,8 @@ pub struct ModuleNames {
     pub grants: Vec<(String, String)>,
     /// The evaluation's locals and every relation-derived one, for variables to avoid.
     locals: HashSet<String>,
+    /// [`Self::rules`] as a set, for variables to stay out of their temporaries' spaces.
+    rule_set: BTreeSet<String>,
 }
 
 impl ModuleNames {
@@ -181,7 +203,9 @@ impl ModuleNames {
             locals.extend(relation_derived(&c));
             n.relations.push(c);
         }
+        let sorted_locals: BTreeSet<String> = locals.iter().cloned().collect();
         let mut rules: Vec<String> = Vec::new();
+        let mut taken: BTreeSet<String> = BTreeSet::new();
         for r in &p.rules {
             let base = snake(r.id.rsplit('#').next().unwrap_or(&r.id));
             // A rule's identifier only prefixes its temporaries: it may equal a relation's.
@@ -190,13 +214,17 @@ impl ModuleNames {
                 &[],
                 |k| format!("r{k}_{base}"),
                 |c| {
-                    !locals.iter().any(|l| in_rule_space(c, l))
-                        && !rules.iter().any(|q| q == c || in_rule_space(q, c) || in_rule_space(c, q))
+                    !space_taken(&sorted_locals, c)
+                        && !taken.contains(c)
+                        && !in_a_space(&taken, c)
+                        && !space_taken(&taken, c)
                 },
             );
+            taken.insert(c.clone());
             rules.push(c);
         }
         n.rules = rules;
+        n.rule_set = taken;
         n.locals = locals;
 
         let mut types: HashSet<String> = MODULE_TYPES.iter().map(|s| s.to_string()).collect();
@@ -259,7 +287,7 @@ impl ModuleNames {
                 |c| {
                     !taken.iter().any(|t| t == c)
                         && !self.locals.contains(c)
-                        && !self.rules.iter().any(|r| in_rule_space(r, c))
+                        && !in_a_space(&self.rule_set, c)
                         && !is_closure_local(c)
                 },
             );
@@ -460,5 +488,17 @@ mod tests {
         assert_eq!(c, "v2_x_0");
         assert!(in_rule_space("r", "r_1_edge") && in_rule_space("r", "r_not_0") && in_rule_space("r", "r_applies"));
         assert!(!in_rule_space("r", "r_input") && !in_rule_space("r", "r"));
+    }
+
+    proptest::proptest! {
+        /// The lookups that make name allocation linear answer what comparing every pair does.
+        #[test]
+        fn space_lookups_agree_with_every_pair(
+            names in proptest::collection::btree_set("(instances_of_)?[ab](_(not_)?[0-9a]|_applies){0,3}", 0..12),
+            probe in "(instances_of_)?[ab](_(not_)?[0-9a]|_applies){0,3}",
+        ) {
+            proptest::prop_assert_eq!(space_taken(&names, &probe), names.iter().any(|l| in_rule_space(&probe, l)));
+            proptest::prop_assert_eq!(in_a_space(&names, &probe), names.iter().any(|q| in_rule_space(q, &probe)));
+        }
     }
 }
