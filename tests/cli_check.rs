@@ -141,6 +141,30 @@ fn hostile_lines_are_rejected_without_a_panic() {
 }
 
 #[test]
+fn clir_run_certifies_and_counts_coverage_as_clir_rule_does_and_clir_check_accepts_it() {
+    // `clir run` compiles the package file into a cache private to this test file.
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_check-cache");
+    let dir = tempfile::tempdir().unwrap();
+    let (certified, coverage) = (dir.path().join("certified.jsonl"), dir.path().join("coverage.json"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["run", PACKAGE, "--certify", "--input", GAMES, "--output", certified.to_str().unwrap()])
+        .args(["--coverage", coverage.to_str().unwrap()])
+        .env("CLIR_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let rulings = std::fs::read_to_string(&certified).unwrap();
+    let cases = std::fs::read_to_string(GAMES).unwrap();
+    assert_eq!(rulings, certify(&cases, &[]).join("\n") + "\n", "the lines `clir rule --certify` writes");
+    let (code, reports, err) = check(dir.path(), &cases, &rulings);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(reports.len(), 300);
+    assert!(reports.iter().all(|r| r["outcome"] == "certified"), "{err}");
+    let counted: Value = serde_json::from_slice(&std::fs::read(&coverage).unwrap()).unwrap();
+    assert_eq!(counted["cases"], 300, "{counted}");
+}
+
+#[test]
 fn a_check_writes_its_report_to_a_file_and_refuses_two_stdins() {
     let dir = tempfile::tempdir().unwrap();
     let (code, _, err) = clir(&["check", PACKAGE, "--rulings", "-"], "");

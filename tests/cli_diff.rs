@@ -444,6 +444,8 @@ fn bad_flags_and_unreadable_or_unverifiable_packages_cannot_run() {
         &["diff", PUBLISHED, bad],
         &["diff", PUBLISHED, PUBLISHED, "--input", "/no/such/cases.jsonl"],
         &["diff", PUBLISHED, PUBLISHED, "--output", "/no/such/dir/out.jsonl"],
+        &["diff", PUBLISHED, PUBLISHED, "--certify"],
+        &["diff", PUBLISHED, PUBLISHED, "--coverage", "/no/such/dir/coverage.json"],
     ] {
         let (code, out, err) = clir(args, "");
         assert_eq!(code, 2, "{args:?}: {out} {err}");

@@ -242,6 +242,10 @@ fn declarations(old: &Document, new: &Document) -> Vec<String> {
 
 /// Rules every case with both versions and writes the diff lines.
 pub fn run(cmd: &DiffCmd) -> u8 {
+    if cmd.args.certify || cmd.args.coverage.is_some() {
+        note("diff", "--certify and --coverage are of one package's rulings: use `clir run` on each version");
+        return CANNOT_RUN;
+    }
     let old = match build(&cmd.old, "diff") {
         Ok(b) => b,
         Err(code) => return code,
