@@ -49,7 +49,7 @@ fn node_runs() -> bool {
             std::env::var("CI").as_deref() != Ok("true"),
             "node is missing under CI=true (.ci/browser installs it)"
         );
-        eprintln!("SKIPPED: node is not installed; the JavaScript checker was not run");
+        eprintln!("\n\n*** SKIPPED: the JavaScript checker needs node (`bash .ci/browser` installs Debian's nodejs and runs it) ***\n");
     }
     runs
 }
