@@ -51,16 +51,27 @@ fn clir(args: &[&str], stdin: &str) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
 
-/// The published package with Article 9.3's fifty moves made forty, as version 0.2.0: the test
-/// kit recomputes every node's contentHash, the semanticHash, and so the seal.
-fn amended() -> clir_testkit::Package {
+/// The published package as version `version`, each node passed through `change` (dropped when
+/// it says `false`): the test kit recomputes every node's contentHash, the semanticHash, and so
+/// the seal.
+fn published_with(version: &str, mut change: impl FnMut(&mut Value) -> bool) -> clir_testkit::Package {
     let doc: Value = serde_json::from_slice(&std::fs::read(Path::new(ROOT).join(PUBLISHED)).unwrap()).unwrap();
-    let mut pkg = clir_testkit::Package::new(doc["package"]["name"].as_str().unwrap(), "0.2.0");
+    let mut pkg = clir_testkit::Package::new(doc["package"]["name"].as_str().unwrap(), version);
     pkg.namespace = doc["package"]["namespace"].as_str().unwrap().to_string();
     pkg.features = serde_json::from_value(doc["features"].clone()).unwrap();
     pkg.metadata = doc["metadata"].clone();
-    let mut changed = 0;
     for mut node in doc["nodes"].as_array().unwrap().iter().cloned() {
+        if change(&mut node) {
+            pkg.nodes.push(clir_testkit::Node::Raw(node));
+        }
+    }
+    pkg
+}
+
+/// The published package with Article 9.3's fifty moves made forty, as version 0.2.0.
+fn amended() -> clir_testkit::Package {
+    let mut changed = 0;
+    let pkg = published_with("0.2.0", |node| {
         if node["id"] == "urn:fide:laws:clir:chess#FiftyMoveClaimCorrect" {
             let threshold = &mut node["body"]["items"][0]["right"]["value"];
             assert_eq!(*threshold, json!(50));
@@ -69,8 +80,8 @@ fn amended() -> clir_testkit::Package {
             *label = json!(label.as_str().unwrap().replace("the last 50 moves", "the last 40 moves"));
             changed += 1;
         }
-        pkg.nodes.push(clir_testkit::Node::Raw(node));
-    }
+        true
+    });
     assert_eq!(changed, 1);
     pkg
 }
@@ -97,6 +108,18 @@ fn the_amended_package_is_committed_and_verifies_with_new_hashes() {
     let hashes = |d: &Document| d.nodes.iter().map(|n| n.content_hash.clone()).collect::<Vec<_>>();
     let differing = hashes(&old).iter().zip(hashes(&new)).filter(|(a, b)| *a != b).count();
     assert_eq!(differing, 1);
+}
+
+/// The `causes` of every change the amendment makes: its one rule, changed, with its article.
+fn amended_rule() -> Value {
+    json!([{
+        "node": "urn:fide:laws:clir:chess#FiftyMoveClaimCorrect",
+        "kind": "rule",
+        "change": "changed",
+        "label": "Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 40 \
+                  moves by each player have been completed without a pawn move or capture",
+        "articles": ["article/9"],
+    }])
 }
 
 /// The generated games, and more fifty-move claims around both thresholds, as case lines.
@@ -186,6 +209,14 @@ fn diff_lists_exactly_the_cases_whose_rulings_the_reference_says_change() {
     let (code, out, err) = clir(&["diff", PUBLISHED, AMENDED, "--input", &input, "--grant", ARBITER], "");
     assert_eq!(code, 1, "the unreadable line is rejected by both: {err}");
     let got: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // Real diff lines, `causes` included, are what docs/schemas/diff.schema.json describes.
+    let schema: Value =
+        serde_json::from_slice(&std::fs::read(Path::new(ROOT).join("docs/schemas/diff.schema.json")).unwrap()).unwrap();
+    let schema = jsonschema::draft202012::new(&schema).unwrap();
+    for d in &got {
+        let errors: Vec<String> = schema.iter_errors(d).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{errors:?}\n{d}");
+    }
     let got_cases: Vec<&Value> = got.iter().map(|d| &d["case"]).collect();
     let want_cases: Vec<&Value> = want.iter().map(|(c, _, _)| c).collect();
     assert_eq!(got_cases, want_cases, "the changed cases, in input order");
@@ -194,7 +225,12 @@ fn diff_lists_exactly_the_cases_whose_rulings_the_reference_says_change() {
         assert_eq!(d["new"], without_case(n), "{d}");
         assert_eq!(d["added"], minus(&n["concluded"], &o["concluded"]), "{d}");
         assert_eq!(d["removed"], minus(&o["concluded"], &n["concluded"]), "{d}");
-        assert_eq!(d.as_object().unwrap().keys().collect::<Vec<_>>(), ["added", "case", "new", "old", "removed"]);
+        assert_eq!(
+            d.as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["added", "case", "causes", "new", "old", "removed"]
+        );
+        // The one amended node, named with its label and article, is the cause of every change.
+        assert_eq!(d["causes"], amended_rule(), "{d}");
     }
     // Forty quiet moves now make a correct claim.
     assert!(got
@@ -266,6 +302,39 @@ fn with_explain_both_rulings_carry_their_explanations_and_the_same_cases_change(
     assert!(text.contains("FiftyMoveClaimCorrect") && text.contains("the last 40 moves"), "{flipped}");
 }
 
+#[test]
+fn a_removed_priority_is_named_as_the_cause_with_its_article() {
+    // Without Article 9.6.2's priority, checkmate no longer beats the 75-move draw.
+    let priority = "urn:fide:laws:clir:chess#CheckmateOverSeventyFiveMoves";
+    let pkg = published_with("0.3.0", |node| node["id"] != priority);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(pkg.file_name());
+    std::fs::write(&path, pkg.bytes()).unwrap();
+    let mut lines: Vec<String> = gen::lines(300, 11).collect();
+    for (i, moves) in [80, 75, 120].into_iter().enumerate() {
+        lines.push(
+            json!({"case": format!("mate{i}"), "facts": {"checkmate_delivered": [[format!("mate{i}"), "w"]],
+                   "moves_by_each_without_pawn_or_capture": [[format!("mate{i}"), moves]]}})
+            .to_string(),
+        );
+    }
+    let stdin: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let (code, out, err) = clir(&["diff", PUBLISHED, path.to_str().unwrap()], &stdin);
+    assert_eq!(code, 0, "{err}");
+    let got: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(got.iter().any(|d| d["case"] == "mate0" && d["removed"]["~game_drawn"].is_array()), "{out}");
+    let want = json!([{
+        "node": priority,
+        "kind": "priority",
+        "change": "removed",
+        "label": "Article 9.6.2. Checkmate takes precedence over the 75-move draw",
+        "articles": ["article/9"],
+    }]);
+    for d in &got {
+        assert_eq!(d["causes"], want, "{d}");
+    }
+}
+
 const DEMO_OLD: &str = "package demo.diff 0.1.0
 type Node
 empirical edge(from: Node, to: Node)
@@ -315,7 +384,21 @@ fn relations_in_one_version_only_are_reported_and_an_error_on_one_side_is_a_chan
     assert_eq!(got[0]["new"]["concluded"]["reach"], json!([["a", "b"]]));
     assert_eq!(got[0]["added"], json!({"reach": [["a", "b"]]}));
     assert_eq!(got[0]["removed"], json!({}));
-    // `gone` is only in OLD.
+    // The rules of `reach` changed; `Gone` is no cause of it.
+    let causes = |d: &Value| -> Vec<String> {
+        d["causes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                format!("{} {} {}", c["kind"], c["change"], c["node"].as_str().unwrap().rsplit('#').next().unwrap())
+            })
+            .collect()
+    };
+    assert_eq!(causes(&got[0]), ["\"rule\" \"changed\" Step", "\"rule\" \"changed\" Trans"], "{}", got[0]);
+    // `gone` is only in OLD: its one rule, removed, is the cause.
+    assert_eq!(causes(&got[1]), ["\"rule\" \"removed\" Gone"], "{}", got[1]);
+    assert_eq!(got[1]["causes"][0]["articles"], json!([]));
     assert_eq!(got[1]["case"], "loop");
     assert_eq!(got[1]["removed"], json!({"gone": [["a"]]}));
     assert_eq!(got[1]["added"], json!({}));
@@ -361,6 +444,8 @@ fn bad_flags_and_unreadable_or_unverifiable_packages_cannot_run() {
         &["diff", PUBLISHED, bad],
         &["diff", PUBLISHED, PUBLISHED, "--input", "/no/such/cases.jsonl"],
         &["diff", PUBLISHED, PUBLISHED, "--output", "/no/such/dir/out.jsonl"],
+        &["diff", PUBLISHED, PUBLISHED, "--certify"],
+        &["diff", PUBLISHED, PUBLISHED, "--coverage", "/no/such/dir/coverage.json"],
     ] {
         let (code, out, err) = clir(args, "");
         assert_eq!(code, 2, "{args:?}: {out} {err}");

@@ -130,6 +130,56 @@ fn every_endpoint_answers_and_rulings_are_the_bytes_clir_rule_writes() {
 }
 
 #[test]
+fn certified_rulings_with_their_coverage_and_the_package_file_the_page_checks_them_with() {
+    let mut server = Server::start(&[]);
+    // The package file, byte for byte: its sha256 is the seal the certificates name.
+    let file = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/sources/fide.laws.chess-0.1.0.lawir.json")).unwrap();
+    let (status, head, body) = server.request("GET", &format!("/v1/packages/{PKG}/package"), &[], b"");
+    assert_eq!(status, 200, "{head}");
+    assert!(head.to_ascii_lowercase().contains("content-type: application/json"), "{head}");
+    assert!(body == file, "the package file served is not the file");
+    assert_eq!(server.request("GET", "/v1/packages/no.such/package", &[], b"").0, 404);
+    // The page carries the checker in its one script.
+    let (_, _, page) = server.request("GET", "/", &[], b"");
+    let page = String::from_utf8(page).unwrap();
+    assert!(page.contains("const ClirCheck") && !page.contains("// check.js\n"), "check.js is not in the page");
+
+    let games = games();
+    for (query, flags) in
+        [("?certify=true", &["--certify"][..]), ("?certify=true&explain=true", &["--certify", "--explain"][..])]
+    {
+        let (status, out) = server.rulings(query, &[], &games);
+        assert_eq!(status, 200);
+        assert_eq!(out, clir_rule(flags, &games), "{query}");
+    }
+    let (_, certified) = server.rulings("?certify=true", &[], &games);
+    let pkg = clir_check::Package::parse(&file).unwrap();
+    for (case, ruling) in games.lines().zip(certified.lines()) {
+        assert_eq!(clir_check::check_line(&pkg, case, ruling), clir_check::Verdict::Certified, "{case}");
+    }
+
+    // Coverage: the rulings as without it, then one line `{"coverage":…}`, the document
+    // `clir rule --coverage` writes for the same cases.
+    let (status, out) = server.rulings("?coverage=true", &[], &games);
+    assert_eq!(status, 200);
+    let (rulings, last) = out.trim_end().rsplit_once('\n').unwrap();
+    assert_eq!(format!("{rulings}\n"), clir_rule(&[], &games));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("coverage.json");
+    clir_rule(&["--coverage", file.to_str().unwrap()], &games);
+    let want: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(serde_json::from_str::<serde_json::Value>(last).unwrap(), serde_json::json!({ "coverage": want }));
+    assert_eq!(want["cases"], 300);
+
+    for query in ["?certify=maybe", "?coverage=1", "?certify=true&coverage=yes"] {
+        let (status, body) = server.rulings(query, &[], MIXED);
+        assert_eq!(status, 400, "{query}");
+        assert!(body.contains("must be true or false"), "{body}");
+    }
+    assert_eq!(server.stop(), 0);
+}
+
+#[test]
 fn judgment_facts_need_a_token_that_grants_them() {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens");

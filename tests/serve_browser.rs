@@ -1,6 +1,8 @@
 //! The review page in a real browser: Debian's headless `chromium`, driven through
 //! `chromedriver` (W3C WebDriver over plain HTTP on loopback). It fills the form, rules a case,
-//! opens a derivation and a why-not, and saves a screenshot to `target/serve-screenshot.png`.
+//! opens a derivation and a why-not, sees the page's checker (check.js) accept the certified
+//! rulings and name a changed one, sees the coverage of the cases, and saves a screenshot to
+//! `target/serve-screenshot.png`.
 //!
 //! Without `chromedriver` the test is skipped loudly, except under `CI=true`, where it fails:
 //! `.ci/browser` installs `chromium` and `chromium-driver` and runs it.
@@ -157,7 +159,7 @@ impl Session {
 }
 
 #[test]
-fn the_review_page_rules_a_case_and_shows_a_derivation_and_a_why_not() {
+fn the_review_page_rules_a_case_checks_it_and_shows_a_derivation_a_why_not_and_coverage() {
     let which = |name: &str| {
         ["/usr/bin", "/usr/local/bin", "/usr/lib/chromium"]
             .iter()
@@ -209,6 +211,15 @@ fn the_review_page_rules_a_case_and_shows_a_derivation_and_a_why_not() {
     s.click("#rule");
     s.wait_text("#status", "ruling");
     s.wait_text("#rulings", "resignation_has_ended_the_game(g1)");
+    // check.js checked the certified ruling in the page; the coverage of the case is shown.
+    let checked = s.wait_text("#checked", "checked: ");
+    let conclusions: u64 = checked.split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(conclusions > 0 && checked.ends_with("conclusions, 0 failures"), "{checked}");
+    let coverage = s.wait_text("#coverage", "per article");
+    assert!(
+        coverage.contains("article/") && coverage.contains("per rule") && coverage.contains("1 case(s)"),
+        "{coverage}"
+    );
     // A concluded literal: its derivation with the article.
     s.click("#rulings .lit:not(.no)");
     let detail = s.wait_text("#detail", "Why ");
@@ -249,6 +260,18 @@ fn the_review_page_rules_a_case_and_shows_a_derivation_and_a_why_not() {
     let detail = if detail.contains("…") { s.wait_text("#detail", "because") } else { detail };
     assert!(detail.contains("because") || detail.contains("concluded"), "{detail}");
     assert!(!detail.contains("argument"), "the server refused the question: {detail}");
+
+    // A ruling changed after it came: the page's checker names the case, literal and step.
+    let tamper = "const r = JSON.parse(rulingLines[0]); delete r.concluded['~game_drawn']; \
+                  r.concluded.game_drawn = [['a,b']]; rulingLines[0] = JSON.stringify(r); checkAll();";
+    s.cmd("POST", "/execute/sync", Some(json!({"script": tamper, "args": []})));
+    let checked = s.wait_text("#checked", "1 failures");
+    assert!(checked.starts_with("checked: "), "{checked}");
+    let failure = s.wait_text("#failures", "step");
+    assert!(
+        failure.contains("case \"q\"") && failure.contains("game_drawn(\"a,b\")") && failure.contains("step ruling"),
+        "{failure}"
+    );
 
     let _ = http(&s.driver, "DELETE", &format!("/session/{}", s.id), None);
     drop(driver);

@@ -283,6 +283,35 @@ pub struct Compared {
     pub old_rejected: bool,
     /// Whether NEW rejected the case.
     pub new_rejected: bool,
+    /// The relations (by name, without `~`) whose `concluded` or `definite` literals differ
+    /// ([`differing_relations`]); empty when the rulings do not differ.
+    pub relations: BTreeSet<String>,
+}
+
+/// The relations (by name, without `~`) whose `concluded` or `definite` literals differ between
+/// `old` and `new`: every relation the ruled side has when the other is an error line, none
+/// between two error lines. A contradiction `name(a,b)` that only one side lists counts for the
+/// relation named before its first `(`.
+pub fn differing_relations(old: &Side, new: &Side) -> BTreeSet<String> {
+    let empty = Ruling::default();
+    let (o, n) = match (old, new) {
+        (Side::Ruled(o), Side::Ruled(n)) => (o, n),
+        (Side::Ruled(o), Side::Error(_)) => (o, &empty),
+        (Side::Error(_), Side::Ruled(n)) => (&empty, n),
+        (Side::Error(_), Side::Error(_)) => return BTreeSet::new(),
+    };
+    let mut out = BTreeSet::new();
+    for (a, b) in [(&o.concluded, &n.concluded), (&o.definite, &n.definite)] {
+        for key in a.keys().chain(b.keys()) {
+            if a.get(key) != b.get(key) {
+                out.insert(key.strip_prefix('~').unwrap_or(key).to_string());
+            }
+        }
+    }
+    for c in o.contradictions.symmetric_difference(&n.contradictions) {
+        out.insert(c.split('(').next().unwrap_or_default().to_string());
+    }
+    out
 }
 
 /// Compares the ruling lines OLD and NEW wrote for one case (see [`Compared`]). `Err` when a
@@ -300,7 +329,8 @@ pub fn diff_lines(old_line: &str, new_line: &str) -> Result<Compared, String> {
         )
     });
     let rejected = |s: &Side| matches!(s, Side::Error(_));
-    Ok(Compared { line, old_rejected: rejected(&old), new_rejected: rejected(&new) })
+    let relations = if line.is_some() { differing_relations(&old, &new) } else { BTreeSet::new() };
+    Ok(Compared { line, old_rejected: rejected(&old), new_rejected: rejected(&new), relations })
 }
 
 /// Rules `lines` (case lines, as `clir rule` reads them) with both packages and compares:
@@ -399,8 +429,10 @@ mod tests {
             line(r#"{"p":[["g",2],["g",10]]}"#, r#"{"p":[["g",2]]}"#, "[]", ""),
             line(r#"{"p":[["g",2],["g",10]]}"#, "{}", r#"["q(g)"]"#, ""),
         ] {
-            let d: Value = serde_json::from_str(&diff_lines(&base, &other).unwrap().line.unwrap()).unwrap();
+            let c = diff_lines(&base, &other).unwrap();
+            let d: Value = serde_json::from_str(c.line.as_deref().unwrap()).unwrap();
             assert_eq!((&d["added"], &d["removed"]), (&serde_json::json!({}), &serde_json::json!({})), "{d}");
+            assert_eq!(c.relations.len(), 1, "{d}: {:?}", c.relations);
         }
         let fewer = line(r#"{"p":[["g",2]],"~q":[["g"]]}"#, "{}", "[]", r#","explanations":{}"#);
         let d = diff_lines(&base, &fewer).unwrap().line.unwrap();
@@ -419,14 +451,17 @@ mod tests {
         let err = |m: &str| format!(r#"{{"case":null,"error":"{m}"}}"#);
         let ruled = r#"{"case":null,"concluded":{"p":[[1]]},"definite":{},"contradictions":[]}"#;
         let same = diff_lines(&err("line 1: x"), &err("line 1: x")).unwrap();
-        assert_eq!(same, Compared { line: None, old_rejected: true, new_rejected: true });
-        let d = diff_lines(&err("line 1: x"), &err("line 1: y")).unwrap().line.unwrap();
+        assert_eq!(same, Compared { line: None, old_rejected: true, new_rejected: true, relations: BTreeSet::new() });
+        let two = diff_lines(&err("line 1: x"), &err("line 1: y")).unwrap();
+        assert!(two.relations.is_empty(), "two error lines differ in no relation");
+        let d = two.line.unwrap();
         assert_eq!(
             d,
             r#"{"case":null,"old":{"error":"line 1: x"},"new":{"error":"line 1: y"},"added":{},"removed":{}}"#
         );
         let c = diff_lines(&err("e"), ruled).unwrap();
         assert!(c.old_rejected && !c.new_rejected);
+        assert_eq!(c.relations, BTreeSet::from(["p".to_string()]), "every relation of the ruled side");
         let d: Value = serde_json::from_str(&c.line.unwrap()).unwrap();
         assert_eq!((&d["added"], &d["removed"]), (&serde_json::json!({"p": [[1]]}), &serde_json::json!({})));
         assert!(diff_lines("not json", ruled).is_err());

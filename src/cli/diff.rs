@@ -7,7 +7,9 @@
 //! two queues in input order and compares each pair with [`clir::diff::diff_lines`]. A queue
 //! holds more lines than a ruler can hold back while it waits for input, so neither pipe stays
 //! full while the calling thread waits on the other ruler; and it holds no more, so memory is
-//! bounded whatever the length of the input.
+//! bounded whatever the length of the input. Each diff line ends with its `causes`
+//! ([`super::causes`]): the nodes that differ between the versions and that the differing
+//! literals depend on.
 
 use super::run::{build, child_args, child_status};
 use super::{note, CANNOT_RUN};
@@ -240,6 +242,10 @@ fn declarations(old: &Document, new: &Document) -> Vec<String> {
 
 /// Rules every case with both versions and writes the diff lines.
 pub fn run(cmd: &DiffCmd) -> u8 {
+    if cmd.args.certify || cmd.args.coverage.is_some() {
+        note("diff", "--certify and --coverage are of one package's rulings: use `clir run` on each version");
+        return CANNOT_RUN;
+    }
     let old = match build(&cmd.old, "diff") {
         Ok(b) => b,
         Err(code) => return code,
@@ -267,7 +273,9 @@ pub fn run(cmd: &DiffCmd) -> u8 {
             return CANNOT_RUN;
         }
     };
-    let outcome = compare_all(old.binary.clone(), new.binary.clone(), input, Box::new(&mut output), &cmd.args);
+    let mut causes = super::causes::Causes::new(&old.doc, &new.doc);
+    let outcome =
+        compare_all(old.binary.clone(), new.binary.clone(), input, Box::new(&mut output), &cmd.args, &mut causes);
     if outcome.is_ok() {
         let name = output.name();
         if let Err(e) = output.finish() {
@@ -327,6 +335,7 @@ fn compare_all(
     input: Box<dyn Read + Send>,
     output: Box<dyn Write + '_>,
     args: &RuleArgs,
+    causes: &mut super::causes::Causes,
 ) -> Result<Tally, Failure> {
     // A ruler writes each batch once ruled, but may hold up to `2 × threads + 2` ruled batches
     // and a partial one while it waits for input: a queue of more lines than that never blocks
@@ -366,8 +375,13 @@ fn compare_all(
                 clir::diff::diff_lines(&a, &b).map_err(|e| said(format_args!("case {}: {e}", tally.cases)))?;
             tally.old_rejected += compared.old_rejected as u64;
             tally.new_rejected += compared.new_rejected as u64;
-            if let Some(line) = compared.line {
+            if let Some(mut line) = compared.line {
                 tally.changed += 1;
+                // `causes` after the fields CONTRACT names (docs/DECISIONS.md 54).
+                line.pop();
+                line.push_str(",\"causes\":");
+                line.push_str(causes.of(&compared.relations));
+                line.push('}');
                 out.write_all(line.as_bytes()).and_then(|()| out.write_all(b"\n")).map_err(write_failure)?;
             }
         }

@@ -259,8 +259,9 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
     Ok(Built { binary, doc })
 }
 
-/// The options of `clir rule` as a package binary takes them; `--input` and `--output` only
-/// with `io` (else the binary reads stdin and writes stdout).
+/// The options of `clir rule` as a package binary takes them; `--input`, `--output`,
+/// `--certify` and `--coverage` only with `io` (else the binary reads stdin and writes stdout,
+/// and `clir diff` refuses the last two).
 pub fn child_args(a: &RuleArgs, io: bool) -> Vec<std::ffi::OsString> {
     let mut v: Vec<std::ffi::OsString> = Vec::new();
     if io {
@@ -269,6 +270,12 @@ pub fn child_args(a: &RuleArgs, io: bool) -> Vec<std::ffi::OsString> {
         }
         if let Some(o) = &a.output {
             v.extend(["--output".into(), o.into()]);
+        }
+        if a.certify {
+            v.push("--certify".into());
+        }
+        if let Some(c) = &a.coverage {
+            v.extend(["--coverage".into(), c.into()]);
         }
     }
     for g in &a.grants {

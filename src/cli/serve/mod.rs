@@ -121,10 +121,21 @@ struct Shared {
     /// The `Content-Security-Policy` of the review page: its one script and one style sheet, by
     /// hash, and requests to this server only.
     page_policy: HeaderValue,
+    /// The review page, [`page_text`].
+    page: String,
 }
 
-/// The review page (one file: HTML, CSS and JavaScript, no build step, nothing fetched).
+/// The review page (one file: HTML, CSS and JavaScript, no build step, nothing fetched), with
+/// [`CHECK_JS`] put in its one script at the line `// check.js`.
 const PAGE: &str = include_str!("page.html");
+
+/// The certificate checker of the review page (plain JavaScript, docs/CERTIFICATES.md).
+const CHECK_JS: &str = include_str!("check.js");
+
+/// The review page as served: [`PAGE`] with [`CHECK_JS`] in its script.
+fn page_text() -> String {
+    PAGE.replacen("// check.js\n", CHECK_JS, 1)
+}
 
 /// The pins of the compiled-in packages, for `semanticHash`.
 const LAW_LOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/law.lock"));
@@ -164,6 +175,7 @@ fn start(args: &ServeArgs) -> Result<(), String> {
     let hosts = Hosts::new(&args.addr, &args.allow_host)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let concurrency = args.concurrency.map_or(cores, usize::from);
+    let review_page = page_text();
     let shared = Arc::new(Shared {
         packages,
         tokens,
@@ -172,13 +184,15 @@ fn start(args: &ServeArgs) -> Result<(), String> {
         threads: cores,
         max_body: args.max_body as u64,
         hosts,
-        page_policy: page_policy(PAGE),
+        page_policy: page_policy(&review_page),
+        page: review_page,
     });
     let app = Router::new()
         .route("/", get(page))
         .route("/healthz", get(|| async { "ok" }))
         .route("/v1/packages", get(list))
         .route("/v1/packages/{name}/schema", get(schema))
+        .route("/v1/packages/{name}/package", get(document))
         .route("/v1/packages/{name}/rulings", axum::routing::post(rulings))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such resource") })
         .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED, "method not allowed") })
@@ -242,7 +256,7 @@ async fn page(State(s): State<Arc<Shared>>) -> Response {
             (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
             (header::CONTENT_SECURITY_POLICY, policy),
         ],
-        PAGE,
+        s.page.clone(),
     )
         .into_response()
 }
@@ -285,6 +299,20 @@ async fn schema(State(s): State<Arc<Shared>>, name: Result<Path<String>, PathRej
     }
 }
 
+/// The package file a served package was compiled from, byte for byte (its sha256 is the seal
+/// its certificates name), for the review page's checker.
+async fn document(State(s): State<Arc<Shared>>, name: Result<Path<String>, PathRejection>) -> Response {
+    let name = match name {
+        Ok(Path(name)) => name,
+        Err(e) => return error(StatusCode::BAD_REQUEST, &e.body_text()),
+    };
+    let Some(p) = find(&s, &name) else { return not_served(&name) };
+    match crate::package_blobs::BLOBS.iter().find(|(n, _)| *n == p.name) {
+        Some((_, bytes)) => ([(header::CONTENT_TYPE, "application/json")], *bytes).into_response(),
+        None => error(StatusCode::NOT_FOUND, &format!("the package file of `{name}` is not compiled in")),
+    }
+}
+
 /// Cases per batch, as `clir rule` (so that line numbers and bytes are the same).
 const BATCH: usize = 512;
 
@@ -306,12 +334,14 @@ async fn rulings(
         Err(r) => return r,
     };
     let Some(served) = find(&s, &name) else { return not_served(&name) };
-    let explain = match query.get("explain").map(String::as_str) {
-        None | Some("false") => false,
-        Some("true") => true,
-        Some(other) => {
-            return error(StatusCode::BAD_REQUEST, &format!("explain must be true or false, not `{other}`"));
-        }
+    let flag = |key: &str| match query.get(key).map(String::as_str) {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(format!("{key} must be true or false, not `{other}`")),
+    };
+    let (explain, certify, coverage) = match (flag("explain"), flag("certify"), flag("coverage")) {
+        (Ok(e), Ok(c), Ok(v)) => (e, c, v),
+        (Err(why), _, _) | (_, Err(why), _) | (_, _, Err(why)) => return error(StatusCode::BAD_REQUEST, &why),
     };
     // A declared length over the limit is refused unread (no `100 Continue` is sent for it).
     if body.size_hint().lower() > s.max_body {
@@ -341,8 +371,9 @@ async fn rulings(
     // A body of one batch is ruled on the blocking thread itself: starting ruler threads would
     // cost more than they save.
     let one_batch = body.len() <= 1 << 20 && body.iter().filter(|&&b| b == b'\n').count() < BATCH;
+    let counted = coverage.then(|| clir::coverage::Coverage::shared(pkg.schema()));
     let opts = RunOptions {
-        options: clir::jsonl::Options { grants, explain, ..Default::default() },
+        options: clir::jsonl::Options { grants, explain, certify, coverage: counted.clone(), ..Default::default() },
         threads: Some(if one_batch { 0 } else { s.threads }),
         batch: BATCH,
     };
@@ -351,6 +382,10 @@ async fn rulings(
         let _permit = permit;
         let mut out = ToBody { tx, buf: Vec::with_capacity(PIECE) };
         let ruled = rule_stream(pkg, &body[..], &mut out, &opts).and_then(|summary| {
+            if let Some(counted) = &counted {
+                let doc = counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner).to_json();
+                writeln!(out, "{}", json!({ "coverage": doc }))?;
+            }
             out.flush()?;
             Ok(summary.lines)
         });
