@@ -47,16 +47,25 @@ fn rule_args<'a>(input: &'a str, output: &'a str) -> Vec<&'a str> {
     vec!["rule", "--package", FIDE, "--input", input, "--output", output]
 }
 
+/// A null device of the test's own in `dir` where it may make one (root), so that a regression
+/// cannot replace the machine's /dev/null; elsewhere /dev/null, which such a user cannot replace.
+fn null_device(dir: &Path) -> String {
+    let own = dir.join("null");
+    let made = Command::new("mknod").args(["-m", "666"]).arg(&own).args(["c", "1", "3"]).status();
+    if made.is_ok_and(|s| s.success()) {
+        own.to_str().unwrap().to_string()
+    } else {
+        "/dev/null".to_string()
+    }
+}
+
 #[test]
 fn a_device_output_is_written_in_place_never_replaced() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.jsonl");
     std::fs::write(&input, games(3)).unwrap();
-    // A null device of the test's own where it may make one (root), so that a regression cannot
-    // replace the machine's /dev/null; elsewhere /dev/null, which such a user cannot replace.
-    let own = dir.path().join("null");
-    let made = Command::new("mknod").args(["-m", "666"]).arg(&own).args(["c", "1", "3"]).status();
-    let null = if made.is_ok_and(|s| s.success()) { own.to_str().unwrap() } else { "/dev/null" };
+    let null = null_device(dir.path());
+    let null = null.as_str();
     let out = clir(dir.path(), &rule_args(input.to_str().unwrap(), null), b"");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(std::fs::metadata(null).unwrap().file_type().is_char_device(), "{null} was replaced");
@@ -356,9 +365,8 @@ fn the_cache_folder_is_never_relative_empty_or_under_a_folder_others_can_write()
 fn clir_test_writes_its_report_through_the_same_path_and_bounds_a_huge_line() {
     let dir = tempfile::tempdir().unwrap();
     let tests = Path::new(ROOT).join("tests/fide.laws.chess.tests.jsonl");
-    let own = dir.path().join("null");
-    let made = Command::new("mknod").args(["-m", "666"]).arg(&own).args(["c", "1", "3"]).status();
-    let null = if made.is_ok_and(|s| s.success()) { own.to_str().unwrap() } else { "/dev/null" };
+    let null = null_device(dir.path());
+    let null = null.as_str();
     let out = clir(dir.path(), &["test", FIDE, tests.to_str().unwrap(), "--output", null], b"");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(std::fs::metadata(null).unwrap().file_type().is_char_device(), "{null} was replaced");
@@ -386,9 +394,8 @@ fn coverage_is_written_through_the_same_path_and_read_only_from_a_regular_file()
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.jsonl");
     std::fs::write(&input, games(3)).unwrap();
-    let own = dir.path().join("null");
-    let made = Command::new("mknod").args(["-m", "666"]).arg(&own).args(["c", "1", "3"]).status();
-    let null = if made.is_ok_and(|s| s.success()) { own.to_str().unwrap() } else { "/dev/null" };
+    let null = null_device(dir.path());
+    let null = null.as_str();
     let out_path = dir.path().join("out.jsonl");
     let mut args = rule_args(input.to_str().unwrap(), out_path.to_str().unwrap());
     args.extend(["--coverage", null]);
