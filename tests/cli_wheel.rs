@@ -1,8 +1,9 @@
 //! `clir wheel` end to end: the wheel of fide.laws.chess built (maturin from PyPI, installed by
-//! name into a tools venv under `target/tmp`), `pip install`ed into a fresh venv with pytest
-//! and pyarrow, and `python/tests/` run there (every ruling through Python and Arrow against
-//! `clir rule`'s, and the README's Python snippet). Ignored by a plain `cargo test`: it needs
-//! Python and the network; `.ci/python` runs it (`cargo test --test cli_wheel -- --ignored`).
+//! name into a tools venv under `target/tmp`), `pip install`ed into a fresh venv with pytest,
+//! pyarrow, pyspark and pandas, and `python/tests/` and `examples/spark/test_spark.py` run there
+//! (every ruling through Python, Arrow and Spark in local mode against `clir rule`'s, and the
+//! README's Python snippet). Ignored by a plain `cargo test`: it needs Python, Java and PyPI;
+//! `.ci/python` installs what is missing and runs it (`-- --include-ignored`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -71,16 +72,26 @@ fn build_wheel() -> PathBuf {
 fn the_wheel_installs_in_a_fresh_venv_and_rules_as_clir_rule() {
     let wheel = build_wheel();
     let fresh = tmp().join("wheel-venv");
-    let python = venv(&fresh, true, &[wheel.to_str().unwrap(), "pytest", "pyarrow"]);
+    let python = venv(&fresh, true, &[wheel.to_str().unwrap(), "pytest", "pyarrow", "pyspark", "pandas"]);
     // Run outside the checkout: the module must come from the installed wheel.
     let report = ok(Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(Path::new(ROOT).join("python").join("tests").join("test_wheel.py"))
+        .arg(Path::new(ROOT).join("examples").join("spark").join("test_spark.py"))
         .current_dir(&fresh)
         .env("CLIR_BIN", env!("CARGO_BIN_EXE_clir"))
         .env("CLIR_ROOT", ROOT));
     println!("{report}");
     assert!(report.contains(" passed") && !report.contains("skipped"), "{report}");
+    // The same package named in a law.toml (this repository's) builds the same wheel.
+    let printed = ok(Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["wheel", "--package", "fide.laws.chess"])
+        .current_dir(ROOT)
+        .env("CLIR_CACHE_DIR", tmp().join("wheel-cache"))
+        .env("PATH", path_with(&tmp().join("py-tools"))));
+    let cached = PathBuf::from(printed.trim());
+    assert_eq!(cached.file_name(), wheel.file_name());
+    assert!(cached.starts_with(tmp().join("wheel-cache")), "{printed}");
 }
 
 #[test]
