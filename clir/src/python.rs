@@ -21,7 +21,9 @@ use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 use pyo3::exceptions::{PyAttributeError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyList, PyString, PyTuple};
+use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 /// The package of this extension module (one module, one package: each wheel links its own copy
@@ -113,15 +115,15 @@ fn first_error(ruled: &str) -> Option<PyErr> {
 /// ruled gets its error line (`raise_errors=True`: a `ValueError` naming its line instead).
 #[pyfunction]
 #[pyo3(signature = (lines, grants=None, explain=false, strict_constants=false, threads=None, raise_errors=false))]
-fn rule(
-    py: Python<'_>,
-    lines: &Bound<'_, PyAny>,
+fn rule<'py>(
+    py: Python<'py>,
+    lines: &Bound<'py, PyAny>,
     grants: Option<Vec<String>>,
     explain: bool,
     strict_constants: bool,
     threads: Option<usize>,
     raise_errors: bool,
-) -> PyResult<Vec<String>> {
+) -> PyResult<Bound<'py, PyList>> {
     let pkg = package()?;
     let opts = run_options(pkg.schema(), grants, explain, strict_constants, threads)?;
     let text = input_text(lines)?;
@@ -131,13 +133,13 @@ fn rule(
             return Err(e);
         }
     }
-    Ok(ruled.lines().map(str::to_string).collect())
+    PyList::new(py, ruled.lines().collect::<Vec<&str>>())
 }
 
 /// The bytes of JSON Lines given as one text or as an iterable of lines.
 fn input_text(lines: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     if let Ok(s) = lines.downcast::<PyString>() {
-        return Ok(s.to_cow()?.as_bytes().to_vec());
+        return Ok(s.to_cow()?.into_owned().into_bytes());
     }
     if let Ok(b) = lines.downcast::<PyBytes>() {
         return Ok(b.as_bytes().to_vec());
@@ -633,6 +635,8 @@ impl<'a> CaseColumns<'a> {
 /// One relation and sign of a ruling layer being built: list offsets and a column per parameter.
 struct TupleColumns {
     offsets: Vec<i32>,
+    /// Tuples so far.
+    len: i32,
     columns: Vec<Col>,
 }
 
@@ -648,29 +652,30 @@ impl TupleColumns {
             .iter()
             .map(|p| if p.integer { Col::Int(Vec::new()) } else { Col::Str(Default::default()) })
             .collect();
-        TupleColumns { offsets: vec![0], columns }
+        TupleColumns { offsets: vec![0], len: 0, columns }
     }
 
-    /// Adds a row's tuples (a JSON list of lists; `None`: none).
-    fn add(&mut self, tuples: Option<&Value>) -> Result<(), String> {
-        let mut n = 0;
-        for t in tuples.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
-            let args = t.as_array().ok_or("a ruling tuple is not a list")?;
+    /// Adds tuples to the row being read.
+    fn add(&mut self, tuples: &[Vec<RulingArg<'_>>]) -> Result<(), String> {
+        for args in tuples {
             if args.len() != self.columns.len() {
                 return Err("a ruling tuple has the wrong arity".into());
             }
             for (a, c) in args.iter().zip(&mut self.columns) {
                 match (c, a) {
-                    (Col::Str(b), Value::String(s)) => b.append_value(s),
-                    (Col::Int(v), Value::Number(x)) => v.push(x.as_i64().ok_or("an Integer out of range")?),
-                    _ => return Err(format!("a ruling argument {a} is not of its column's type")),
+                    (Col::Str(b), RulingArg::Str(s)) => b.append_value(s),
+                    (Col::Int(v), RulingArg::Int(x)) => v.push(*x),
+                    _ => return Err("a ruling argument is not of its column's type".into()),
                 }
             }
-            n += 1;
+            self.len += 1;
         }
-        let last = *self.offsets.last().unwrap_or(&0);
-        self.offsets.push(last + n);
         Ok(())
+    }
+
+    /// Ends the row being read.
+    fn end_row(&mut self) {
+        self.offsets.push(self.len);
     }
 
     fn finish(self, ty: &DataType) -> Result<ArrayRef, String> {
@@ -704,17 +709,15 @@ struct Strings {
 }
 
 impl Strings {
-    fn add(&mut self, list: Option<&Value>) {
+    fn add(&mut self, list: &[String]) {
         if self.offsets.is_empty() {
             self.offsets.push(0);
         }
-        let mut n = 0;
-        for s in list.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
-            self.values.append_value(s.as_str().map_or_else(|| s.to_string(), str::to_string));
-            n += 1;
+        for s in list {
+            self.values.append_value(s);
         }
         let last = *self.offsets.last().unwrap_or(&0);
-        self.offsets.push(last + n);
+        self.offsets.push(last + list.len() as i32);
     }
 
     fn finish(mut self, rows: usize) -> ArrayRef {
@@ -723,6 +726,88 @@ impl Strings {
         }
         let item = Arc::new(Field::new("item", DataType::Utf8, false));
         Arc::new(ListArray::new(item, OffsetBuffer::new(self.offsets.into()), Arc::new(self.values.finish()), None))
+    }
+}
+
+/// What `rule_arrow` reads of a ruling line (the `case` is the input's column), borrowed from
+/// the line where it can be.
+#[derive(serde::Deserialize)]
+struct RulingLine<'a> {
+    #[serde(borrow, default)]
+    error: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    concluded: RulingLayer<'a>,
+    #[serde(borrow, default)]
+    definite: RulingLayer<'a>,
+    #[serde(default)]
+    contradictions: Vec<String>,
+    #[serde(default)]
+    warnings: Vec<String>,
+    #[serde(borrow, default)]
+    why_not: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    explanations: Option<&'a RawValue>,
+}
+
+/// A ruling's `concluded` or `definite`: per key, its tuples, in the line's order.
+#[derive(Default)]
+struct RulingLayer<'a>(Vec<(Cow<'a, str>, Vec<Vec<RulingArg<'a>>>)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for RulingLayer<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = RulingLayer<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of relations to tuples")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                // A key read as an argument is: borrowed unless it has escapes.
+                while let Some(k) = m.next_key::<RulingArg<'a>>()? {
+                    let RulingArg::Str(k) = k else {
+                        return Err(serde::de::Error::custom("a ruling key is not a string"));
+                    };
+                    out.push((k, m.next_value()?));
+                }
+                Ok(RulingLayer(out))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// An argument of a ruling tuple: an entity name or an Integer.
+enum RulingArg<'a> {
+    Str(Cow<'a, str>),
+    Int(i64),
+}
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for RulingArg<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = RulingArg<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an entity name or an Integer")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(RulingArg::Str(Cow::Borrowed(v)))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(RulingArg::Str(Cow::Owned(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(RulingArg::Str(Cow::Owned(v.to_string())))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(RulingArg::Int(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                i64::try_from(v).map(RulingArg::Int).map_err(|_| E::custom("an Integer out of range"))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
     }
 }
 
@@ -747,22 +832,24 @@ fn ruling_batch(
     let mut explanations = arrow_array::builder::StringBuilder::new();
     let mut error = arrow_array::builder::StringBuilder::new();
     let mut valid = Vec::with_capacity(lines.len());
+    let index: std::collections::HashMap<&str, usize> =
+        keys.iter().enumerate().map(|(i, (k, _))| (k.as_str(), i)).collect();
     for line in lines {
-        let v: Value = serde_json::from_str(line).map_err(|e| format!("a ruling line is not JSON: {e}"))?;
-        let err = v.get("error").and_then(Value::as_str);
-        valid.push(err.is_none());
-        error.append_option(err);
-        for (layer, name) in layers.iter_mut().zip(["concluded", "definite"]) {
-            let obj = v.get(name);
-            for ((key, _), cols) in keys.iter().zip(layer.iter_mut()) {
-                cols.add(obj.and_then(|o| o.get(key)))?;
+        let r: RulingLine<'_> = serde_json::from_str(line).map_err(|e| format!("a ruling line is not read: {e}"))?;
+        valid.push(r.error.is_none());
+        error.append_option(r.error.as_deref());
+        for (layer, found) in layers.iter_mut().zip([&r.concluded, &r.definite]) {
+            for (key, tuples) in &found.0 {
+                let i = *index.get(key.as_ref()).ok_or_else(|| format!("a ruling names `{key}`"))?;
+                layer[i].add(tuples)?;
             }
+            layer.iter_mut().for_each(TupleColumns::end_row);
         }
-        contradictions.add(v.get("contradictions"));
-        warnings.add(v.get("warnings"));
-        why_not.append_option(v.get("why_not").map(Value::to_string));
+        contradictions.add(&r.contradictions);
+        warnings.add(&r.warnings);
+        why_not.append_option(r.why_not.map(RawValue::get));
         if explain {
-            explanations.append_option(v.get("explanations").map(Value::to_string));
+            explanations.append_option(r.explanations.map(RawValue::get));
         }
     }
     let nulls = NullBuffer::from(valid);
