@@ -223,6 +223,29 @@ def test_rule_arrow_is_clir_rule(games):
     assert [from_row(r, explain=True) for r in batch.to_pylist()] == expected
 
 
+def test_rule_arrow_reads_slices_and_large_types(games):
+    table = arrow_cases(games)
+    part = table.slice(37, 50)
+    lines = games.splitlines()[37:87]
+    expected = [json.loads(line) for line in clir_rule("\n".join(lines) + "\n").splitlines()]
+    assert [from_row(r) for r in law.rule_arrow(part).to_pylist()] == expected
+    # Spark may hand large strings and lists (spark.sql.execution.arrow.useLargeVarTypes).
+    entity = pa.large_string()
+    large = pa.table(
+        {
+            "case": pa.array(["a"], entity),
+            "player_of": pa.array(
+                [[{"game": "a", "who": "w"}]], pa.large_list(pa.struct([("game", entity), ("who", entity)]))
+            ),
+            "moves_by_each_without_pawn_or_capture": pa.array(
+                [[{"game": "a", "n": 75}]], pa.list_(pa.struct([("game", pa.string()), ("n", pa.int32())]))
+            ),
+        }
+    )
+    line = '{"case":"a","facts":{"player_of":[["a","w"]],"moves_by_each_without_pawn_or_capture":[["a",75]]}}\n'
+    assert [from_row(r) for r in law.rule_arrow(large).to_pylist()] == [json.loads(clir_rule(line))]
+
+
 def test_rule_arrow_errors_warnings_and_why_not_are_clir_rules():
     lines = [
         '{"case":"a","facts":{"player_of":[["a","w"]]}}',
