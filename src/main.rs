@@ -82,6 +82,9 @@ enum Command {
     /// Rulings kept current as the facts of cases change: updates in, one line per case whose
     /// ruling changed at a time, on timely/differential dataflow over threads and processes.
     Stream(cli::stream::StreamArgs),
+    /// Build a Python wheel (abi3, with maturin) of a package: `rule`, `rule_arrow` and a typed
+    /// case builder around its compiled code, in the `run` cache; prints the wheel's path.
+    Wheel(cli::wheel::WheelArgs),
 }
 
 fn main() -> ExitCode {
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
         Command::New(args) => cli::new::run(&args),
         Command::Serve(args) => cli::serve::run(&args),
         Command::Stream(args) => cli::stream::run(&args),
+        Command::Wheel(args) => cli::wheel::run(&args),
     };
     ExitCode::from(code)
 }

@@ -6,7 +6,8 @@
 //! (`clir_codegen::build::run()`), and [`include_clir!`] brings one into scope. No feature is on
 //! by default; `command` adds the `clir rule` command line for one package
 //! (`command::package_main`, what `clir run` builds), `stream` the rulings kept current as facts
-//! change (`clir::stream`). The `clir` binary is another package, `clir-cli`.
+//! change (`clir::stream`), `python` a package as a Python extension module (`clir::python`, what
+//! `clir wheel` builds). The `clir` binary is another package, `clir-cli`.
 
 #![deny(missing_docs)]
 
@@ -23,6 +24,8 @@ pub mod jsonl;
 pub mod lawtest;
 #[cfg(any(feature = "command", feature = "stream"))]
 pub mod outfile;
+#[cfg(feature = "python")]
+pub mod python;
 pub mod rt;
 pub mod runner;
 pub mod schema;

@@ -19,6 +19,7 @@ pub mod show;
 pub mod stream;
 pub mod test;
 pub mod verify;
+pub mod wheel;
 
 use clir_codegen::verify::{Outcome, Report};
 use clir_codegen::{Diagnostics, Source};

@@ -158,10 +158,9 @@ pub struct Built {
     pub doc: clir_codegen::verify::Verified,
 }
 
-/// Verifies `package` and compiles it to native code unless the cache holds its binary (keyed
-/// by its seal and by this clir's version and build); `command` names the command in messages.
-/// `Err` is the exit status, its reason already written to stderr.
-pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
+/// Reads and verifies the package file `package`: its document and seal. `Err` is the exit
+/// status, its reason already written (the failed checks on stdout, a note on stderr).
+pub fn verified(package: &Path, command: &str) -> Result<(clir_codegen::verify::Verified, String), u8> {
     let bytes = match clir_codegen::project::read_regular_file(package) {
         Ok(b) => b,
         Err(e) => {
@@ -176,14 +175,20 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
         note(command, format_args!("{} does not verify; nothing was built", package.display()));
         return Err(CANNOT_RUN);
     }
-    let doc = match report.into_document() {
-        Ok(d) => d,
+    match report.into_document() {
+        Ok(d) => Ok((d, clir_codegen::canonical::seal(&bytes))),
         Err(e) => {
             note(command, e);
-            return Err(CANNOT_RUN);
+            Err(CANNOT_RUN)
         }
-    };
-    let seal = clir_codegen::canonical::seal(&bytes);
+    }
+}
+
+/// Verifies `package` and compiles it to native code unless the cache holds its binary (keyed
+/// by its seal and by this clir's version and build); `command` names the command in messages.
+/// `Err` is the exit status, its reason already written to stderr.
+pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
+    let (doc, seal) = verified(package, command)?;
     let hex = seal.trim_start_matches("sha256:").to_string();
     let root = cache_root().map_err(|e| {
         note(command, e);

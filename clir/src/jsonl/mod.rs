@@ -1090,7 +1090,7 @@ fn is_plain(s: &str) -> bool {
 }
 
 /// Writes `s` as a JSON string, as serde_json does.
-fn json_str(out: &mut String, s: &str) {
+pub(crate) fn json_str(out: &mut String, s: &str) {
     if is_plain(s) {
         out.push('"');
         out.push_str(s);

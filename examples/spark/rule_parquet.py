@@ -1,0 +1,101 @@
+"""Rules a Parquet file of cases with PySpark and writes the rulings as Parquet: the
+`mapInArrow` recipe of docs/PYTHON.md, with the wheel `clir wheel` builds for fide.laws.chess.
+
+    python rule_parquet.py cases.parquet rulings.parquet [--master 'local[2]']
+    python rule_parquet.py --to-parquet games.jsonl cases.parquet   # JSON Lines cases -> Parquet
+
+Cases are in the input layout (`input_schema()`), rulings in the output layout
+(`output_schema()`), one row a case; `examples/spark/test_spark.py` checks them against
+`clir rule`.
+"""
+
+import argparse
+import json
+import sys
+import time
+
+import clir_fide_laws_chess as law
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+def cases_table(lines):
+    """JSON Lines case lines as a table in the input layout."""
+    schema = law.input_schema()
+    rows = []
+    for line in lines:
+        if not line.strip():
+            continue
+        case = json.loads(line)
+        row = {"case": case["case"]}
+        for key, tuples in case["facts"].items():
+            names = [f.name for f in schema.field(key).type.value_type]
+            row[key] = [dict(zip(names, t)) for t in tuples]
+        for key in ("why_not", "as_of"):
+            if key in case:
+                row[key] = case[key]
+        rows.append(row)
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def rule_parquet(spark, cases, rulings):
+    """Rules the Parquet cases at `cases` on `spark`, writing the rulings to `rulings`."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    # Defined here, so that Spark ships the function itself to its Python workers (by value),
+    # not a reference to this file's module, which they may not have.
+    def rule_partition(batches):
+        """One ruled batch per batch of cases of a partition."""
+        import clir_fide_laws_chess as law  # on the executor
+
+        for batch in batches:
+            # Spark already runs one task per core.
+            yield law.rule_arrow(batch, threads=1)
+
+    frame = spark.read.parquet(cases)
+    ruled = frame.mapInArrow(rule_partition, from_arrow_schema(law.output_schema()))
+    ruled.write.mode("overwrite").parquet(rulings)
+
+
+def session(master):
+    """A Spark session on `master` whose Python workers run this interpreter (its venv has the
+    wheel and pyarrow)."""
+    import os
+
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
+    return (
+        SparkSession.builder.master(master)
+        .appName("clir rule_parquet")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("input")
+    parser.add_argument("output")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--to-parquet", action="store_true", help="convert JSON Lines cases to Parquet, then stop")
+    args = parser.parse_args(argv)
+    if args.to_parquet:
+        with open(args.input, encoding="utf-8") as f:
+            # Row groups of 10,000 cases: Spark splits a file by row groups into tasks.
+            pq.write_table(cases_table(f), args.output, row_group_size=10_000)
+        return 0
+    spark = session(args.master)
+    try:
+        started = time.perf_counter()
+        rule_parquet(spark, args.input, args.output)
+        print(f"ruled {args.input} into {args.output} in {time.perf_counter() - started:.2f} s", file=sys.stderr)
+    finally:
+        spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

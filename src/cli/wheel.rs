@@ -1,0 +1,335 @@
+//! `clir wheel PACKAGE.lawir.json [--out DIR]` (or `--package NAME` of the law.toml here): the
+//! package verified, compiled as `clir run` compiles it, wrapped in a PyO3 extension module
+//! (`clir::python`, driven by the package's schema) and built into an abi3 wheel with maturin,
+//! in the `clir run` cache (docs/PYTHON.md).
+
+use super::run::{cache_root, private_dir, verified};
+use super::{note, CANNOT_RUN};
+use clap::Args;
+use clir_codegen::project;
+use clir_codegen::verify::Verified;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Options of `clir wheel`.
+#[derive(Args, Debug)]
+pub struct WheelArgs {
+    /// The package file.
+    #[arg(value_name = "PACKAGE", required_unless_present = "name", conflicts_with = "name")]
+    pub package: Option<PathBuf>,
+    /// A package of the law.toml in `--root`, verified against its pins in law.lock.
+    #[arg(long = "package", value_name = "NAME")]
+    pub name: Option<String>,
+    /// The crate whose law.toml and law.lock name the package (with `--package`).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// A folder the wheel is copied into (it stays in the cache too).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// The version of PyO3 the extension module is built with (the runtime's `python` feature
+/// depends on the same).
+const PYO3: &str = "0.23";
+
+/// Builds the wheel; prints its path on stdout.
+pub fn run(args: &WheelArgs) -> u8 {
+    match wheel(args) {
+        Ok(path) => {
+            println!("{}", path.display());
+            0
+        }
+        Err(code) => code,
+    }
+}
+
+/// The verified package named by `args`, and its seal.
+fn package(args: &WheelArgs) -> Result<(Verified, String), u8> {
+    if let Some(path) = &args.package {
+        return verified(path, "wheel");
+    }
+    let name = args.name.as_deref().unwrap_or_default();
+    let found = project::load(&args.root).and_then(|p| match p.package(name) {
+        Some(spec) => {
+            let bytes = std::fs::read(p.blob_path(spec)).unwrap_or_default();
+            project::verify_package(&p, spec).map(|v| (v.document, clir_codegen::canonical::seal(&bytes)))
+        }
+        None => Err(clir_codegen::diag::Diagnostic::new(
+            "package",
+            "",
+            format!("package `{name}` is not listed in {}", args.root.join("law.toml").display()),
+        )
+        .into()),
+    });
+    found.map_err(|e| {
+        super::write_diagnostics(super::MessageFormat::Human, "error", &e, clir_codegen::Source::default());
+        note("wheel", format_args!("package {name} does not verify against law.lock; nothing was built"));
+        CANNOT_RUN
+    })
+}
+
+/// How to run maturin: `maturin` on the PATH, else `python3 -m maturin`.
+fn maturin() -> Option<Command> {
+    let works = |mut c: Command| {
+        c.arg("--version").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        c.status().is_ok_and(|s| s.success())
+    };
+    if works(Command::new("maturin")) {
+        return Some(Command::new("maturin"));
+    }
+    let python = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
+    let mut m = Command::new(&python);
+    m.args(["-m", "maturin"]);
+    let mut probe = Command::new(&python);
+    probe.args(["-m", "maturin"]);
+    works(probe).then_some(m)
+}
+
+fn wheel(args: &WheelArgs) -> Result<PathBuf, u8> {
+    let fail = |msg: String| {
+        note("wheel", msg);
+        CANNOT_RUN
+    };
+    let (doc, seal) = package(args)?;
+    let Some(mut maturin) = maturin() else {
+        return Err(fail(
+            "maturin is not installed: install it with `python3 -m pip install maturin` (in a venv), then run clir wheel again"
+                .into(),
+        ));
+    };
+    let compilation = clir_codegen::compile(&doc).map_err(|e| {
+        eprint!("{}", e.render("error", clir_codegen::Source::of(&doc)));
+        CANNOT_RUN
+    })?;
+    let source = clir_codegen::compile_document(&doc, &seal).map_err(|e| {
+        eprint!("{}", e.render("error", clir_codegen::Source::of(&doc)));
+        CANNOT_RUN
+    })?;
+    let root = cache_root().map_err(fail)?;
+    private_dir(&root).map_err(fail)?;
+    let module = format!("clir_{}", clir_codegen::build::module_name(&doc.package.name));
+    let hex = seal.trim_start_matches("sha256:");
+    let dir = root.join(format!("wheel-{}-{}", &hex[..32], super::runtime::identity()));
+    let lock = std::fs::File::create(root.join(".lock")).and_then(|f| f.lock().map(|()| f));
+    let lock = lock.map_err(|e| fail(format!("cannot lock {}: {e}", root.join(".lock").display())))?;
+    let runtime = super::runtime::install(&root)
+        .map_err(|e| fail(format!("cannot write the runtime into {}: {e}", root.display())))?;
+    let stubs = stubs(&compilation.program, &module, &seal);
+    write_crate(&dir, &runtime, &module, &doc, &seal, &source, &stubs)
+        .map_err(|e| fail(format!("cannot write {}: {e}", dir.display())))?;
+    let wheels = dir.join("wheels");
+    if let Ok(entries) = std::fs::read_dir(&wheels) {
+        for e in entries.flatten().filter(|e| e.path().extension().is_some_and(|x| x == "whl")) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    note(
+        "wheel",
+        format_args!("building {module} ({} {}) in {}", doc.package.name, doc.package.version, dir.display()),
+    );
+    let status = maturin
+        .args(["build", "--release", "--quiet", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .arg("--out")
+        .arg(&wheels)
+        .env("CARGO_TARGET_DIR", root.join("target"))
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => return Err(fail(format!("maturin build failed ({s})"))),
+        Err(e) => return Err(fail(format!("cannot run maturin: {e}"))),
+    }
+    drop(lock);
+    let built = std::fs::read_dir(&wheels)
+        .ok()
+        .and_then(|d| d.flatten().map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "whl")))
+        .ok_or_else(|| fail(format!("maturin wrote no wheel into {}", wheels.display())))?;
+    let Some(out) = &args.out else { return Ok(built) };
+    std::fs::create_dir_all(out).map_err(|e| fail(format!("cannot create {}: {e}", out.display())))?;
+    let target = out.join(built.file_name().expect("a wheel has a file name"));
+    let bytes = std::fs::read(&built).map_err(|e| fail(format!("cannot read {}: {e}", built.display())))?;
+    clir::outfile::write_atomically(&target, &bytes)
+        .map_err(|e| fail(format!("cannot write {}: {e}", target.display())))?;
+    Ok(target)
+}
+
+/// The crate of the extension module: the generated module, a `#[pymodule]` calling
+/// `clir::python::module`, its pyproject.toml (the seal in the wheel's `Summary`) and stubs.
+fn write_crate(
+    dir: &Path,
+    runtime: &Path,
+    module: &str,
+    doc: &Verified,
+    seal: &str,
+    source: &str,
+    stubs: &str,
+) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir.join("src"))?;
+    let clir = runtime.join("clir");
+    let name = &doc.package.name;
+    let version = &doc.package.version;
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{module}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [lib]\nname = \"{module}\"\ncrate-type = [\"cdylib\"]\n\n\
+             [dependencies]\nclir = {{ path = {:?}, features = [\"python\"] }}\n\
+             pyo3 = {{ version = \"{PYO3}\", features = [\"extension-module\", \"abi3-py39\"] }}\n\n\
+             [workspace]\n\n[profile.release]\ncodegen-units = 16\n",
+            clir.display().to_string()
+        ),
+    )?;
+    if !dir.join("Cargo.lock").exists() {
+        std::fs::write(dir.join("Cargo.lock"), super::runtime::lockfile())?;
+    }
+    let summary = format!("{name} {version} (seal {seal}), compiled to native code by clir");
+    std::fs::write(
+        dir.join("pyproject.toml"),
+        format!(
+            "[build-system]\nrequires = [\"maturin>=1.0,<2.0\"]\nbuild-backend = \"maturin\"\n\n\
+             [project]\nname = \"{module}\"\nversion = {}\ndescription = {}\nrequires-python = \">=3.9\"\n\
+             keywords = [\"clir\", \"law\", {}]\n\n\
+             [project.optional-dependencies]\narrow = [\"pyarrow>=14\"]\n\n\
+             [tool.maturin]\nmodule-name = \"{module}\"\n",
+            toml_str(version),
+            toml_str(&summary),
+            toml_str(&format!("seal:{seal}"))
+        ),
+    )?;
+    std::fs::write(dir.join("src").join("package.rs"), source)?;
+    std::fs::write(
+        dir.join("src").join("lib.rs"),
+        format!(
+            "//! {name} {version} as a Python extension module, built by `clir wheel`.\n\
+             #[allow(dead_code)]\nmod package;\n\n\
+             /// The module: `clir::python` driven by the package's schema.\n\
+             #[pyo3::pymodule]\nfn {module}(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {{\n    \
+             clir::python::module(m, &package::Package)\n}}\n",
+            name = clir_codegen::text::comment_text(name),
+            version = clir_codegen::text::comment_text(version),
+        ),
+    )?;
+    std::fs::write(dir.join(format!("{module}.pyi")), stubs)
+}
+
+/// A TOML basic string.
+fn toml_str(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+/// Python's keywords and the names the stubs cannot give a method (`why_not`, `as_of`, `line`
+/// are the case builder's own).
+fn is_identifier(name: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+        "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+        "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "why_not", "as_of", "line",
+    ];
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !KEYWORDS.contains(&name)
+}
+
+/// `GamePlayTransition` as `game_play_transition` (as `clir::python` names a type's method).
+fn snake(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The type stubs (`.pyi`) of the module: the functions, and the case builder's methods for
+/// this package's input relations and entity types.
+fn stubs(p: &clir_codegen::resolve::Program, module: &str, seal: &str) -> String {
+    use clir_codegen::ir::RelationKind;
+    use clir_codegen::resolve::Ty;
+    let doc = |s: &str| s.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"");
+    let mut out = format!(
+        "\"\"\"{} {} (seal {seal}), compiled to native code by clir: the module `{module}`.\"\"\"\n\n\
+         from typing import Iterable, List, Optional, Union\n\nimport pyarrow\n\n\
+         __seal__: str\n__law__: str\n__version__: str\ncapabilities: List[str]\n\n\
+         class Entity:\n    \"\"\"An entity of one of the package's types, made by the case builder.\"\"\"\n\n    \
+         @property\n    def type(self) -> str: ...\n    @property\n    def name(self) -> str: ...\n\n\
+         class Case:\n    \"\"\"A case built fact by fact, checked against the package as it is built.\"\"\"\n\n    \
+         def __init__(self, case: Union[str, int]) -> None: ...\n    \
+         def why_not(self, literal: str) -> \"Case\": ...\n    \
+         def as_of(self, date: str) -> \"Case\": ...\n    \
+         def line(self) -> str: ...\n",
+        doc(&p.name),
+        doc(&p.version)
+    );
+    let mut types: Vec<&str> = Vec::new();
+    for t in p.relations.iter().flat_map(|r| r.params.iter()).filter_map(|(_, t)| match t {
+        Ty::Integer => None,
+        t => Some(p.type_name(*t)),
+    }) {
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    for c in &p.constants {
+        let t = p.types[c.ty].name.as_str();
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    for t in types {
+        let m = snake(t);
+        if is_identifier(&m) {
+            out.push_str(&format!(
+                "    def {m}(self, name: str) -> Entity:\n        \"\"\"An entity of type {}.\"\"\"\n        ...\n",
+                doc(t)
+            ));
+        }
+    }
+    for r in p.relations.iter().filter(|r| r.kind != RelationKind::Institutional) {
+        let params: Vec<String> = r
+            .params
+            .iter()
+            .map(|(n, t)| {
+                let ty = if *t == Ty::Integer { "int" } else { "Union[Entity, str]" };
+                if is_identifier(n) {
+                    format!("{n}: {ty}")
+                } else {
+                    format!("_: {ty}")
+                }
+            })
+            .collect();
+        let sig: Vec<String> = r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect();
+        let grant = r.capability.as_ref().map_or(String::new(), |c| format!(" (a judgment: rule with grants=[{c:?}])"));
+        for (method, what) in [(r.name.clone(), "Adds the fact"), (format!("not_{}", r.name), "Adds the negative fact")]
+        {
+            if is_identifier(&method) {
+                out.push_str(&format!(
+                    "    def {method}(self, {}) -> \"Case\":\n        \"\"\"{what} {}({}){}.\"\"\"\n        ...\n",
+                    params.join(", "),
+                    doc(&r.name),
+                    doc(&sig.join(", ")),
+                    doc(&grant)
+                ));
+            }
+        }
+    }
+    out.push_str(
+        "\ndef rule(\n    lines: Union[str, bytes, Iterable[Union[str, bytes, Case]]],\n    grants: Optional[List[str]] = None,\n    \
+         explain: bool = False,\n    strict_constants: bool = False,\n    threads: Optional[int] = None,\n    \
+         raise_errors: bool = False,\n) -> List[str]:\n    \"\"\"Rules JSON Lines: one ruling line a case, exactly `clir rule`'s.\"\"\"\n    ...\n\n\
+         def rule_arrow(\n    table: Union[pyarrow.Table, pyarrow.RecordBatch],\n    grants: Optional[List[str]] = None,\n    \
+         explain: bool = False,\n    strict_constants: bool = False,\n    threads: Optional[int] = None,\n\
+         ) -> Union[pyarrow.Table, pyarrow.RecordBatch]:\n    \"\"\"Rules the rows of an Arrow table; schema: output_schema().\"\"\"\n    ...\n\n\
+         def input_schema(case_type: Optional[pyarrow.DataType] = None) -> pyarrow.Schema:\n    \
+         \"\"\"The schema of the tables rule_arrow reads (every column but `case` optional).\"\"\"\n    ...\n\n\
+         def output_schema(case_type: Optional[pyarrow.DataType] = None, explain: bool = False) -> pyarrow.Schema:\n    \
+         \"\"\"The schema rule_arrow returns.\"\"\"\n    ...\n",
+    );
+    out
+}
