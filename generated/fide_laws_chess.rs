@@ -2543,4727 +2543,4407 @@ struct Layers {
     not_valid_transition_supported: Relation<(CaseId, Sym, Sym)>,
     not_valid_transition_concluded: Relation<(CaseId, Sym, Sym)>,
 }
-use self::evaluate_stratum_fns_0::*;
-mod evaluate_stratum_fns_0 {
-    #[allow(unused_imports)]
-    use super::*;
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_5(l: &mut Layers) {
-        // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
-        l.arbiter_competent_to_decide = self::rule_unregulated_case_decided_by_arbiter(
-            &l.case_not_precisely_regulated,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_8(l: &mut Layers) {
-        // Stratum 8: castling_path_attacked (+D = +S = +d)
-        l.castling_path_attacked = ::clir::rt::take(&mut l.castling_path_attacked_input);
-        l.not_castling_path_attacked = ::clir::rt::take(
-            &mut l.not_castling_path_attacked_input,
-        );
-        // Closure urn:fide:laws:clir:chess#CastlingAttackClosure (a castling path not recorded as attacked is not attacked): ~castling_path_attacked for every concluded checked_castling_side that castling_path_attacked does not even support; snapshot urn:fide:snapshot:castling-attack:2023-01-01
-        l.closure_0_castling_path_attacked = ::clir::rt::difference(
-            &l.checked_castling_side,
-            &l.castling_path_attacked,
-        );
-        l.not_castling_path_attacked = ::clir::rt::union(
-            &[&l.not_castling_path_attacked, &l.closure_0_castling_path_attacked],
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_9(l: &mut Layers) {
-        // Stratum 9: castling_path_blocked (+D = +S = +d)
-        l.castling_path_blocked = ::clir::rt::take(&mut l.castling_path_blocked_input);
-        l.not_castling_path_blocked = ::clir::rt::take(
-            &mut l.not_castling_path_blocked_input,
-        );
-        // Closure urn:fide:laws:clir:chess#CastlingBlockClosure (a castling path not recorded as blocked is not blocked): ~castling_path_blocked for every concluded checked_castling_side that castling_path_blocked does not even support; snapshot urn:fide:snapshot:castling-block:2023-01-01
-        l.closure_1_castling_path_blocked = ::clir::rt::difference(
-            &l.checked_castling_side,
-            &l.castling_path_blocked,
-        );
-        l.not_castling_path_blocked = ::clir::rt::union(
-            &[&l.not_castling_path_blocked, &l.closure_1_castling_path_blocked],
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_14(l: &mut Layers) {
-        // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
-        l.checkmate_has_been_delivered = self::rule_checkmate_ends_the_game(
-            &l.checkmate_delivered,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_17(l: &mut Layers) {
-        // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
-        l.dead_position_has_ended_the_game = self::rule_dead_position_ends_the_game(
-            &l.dead_position_arisen,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_19(l: &mut Layers) {
-        // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
-        l.agreed_draw_has_ended_the_game = self::rule_agreed_draw_ends_the_game(
-            &l.both_players_have_moved,
-            &l.draw_agreed,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_21(l: &mut Layers) {
-        // Stratum 21: en_passant_right_open (+D = +S = +d)
-        l.en_passant_right_open = ::clir::rt::take(&mut l.en_passant_right_open_input);
-        l.not_en_passant_right_open = ::clir::rt::take(
-            &mut l.not_en_passant_right_open_input,
-        );
-        // Closure urn:fide:laws:clir:chess#EnPassantFlagClosure (an en passant right not recorded on this frame is not open): ~en_passant_right_open for every concluded checked_game that en_passant_right_open does not even support; snapshot urn:fide:snapshot:en-passant:2023-01-01
-        l.closure_2_en_passant_right_open = ::clir::rt::difference(
-            &l.checked_game,
-            &l.en_passant_right_open,
-        );
-        l.not_en_passant_right_open = ::clir::rt::union(
-            &[&l.not_en_passant_right_open, &l.closure_2_en_passant_right_open],
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_22(l: &mut Layers) {
-        // Stratum 22: game_won_by (+D = +S = +d)
-        l.game_won_by = self::rule_checkmate_wins(&l.checkmate_delivered, None);
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_23(l: &mut Layers) {
-        // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
-        l.king_cannot_be_checkmated = ::clir::rt::take(
-            &mut l.king_cannot_be_checkmated_input,
-        );
-        l.not_king_cannot_be_checkmated = ::clir::rt::take(
-            &mut l.not_king_cannot_be_checkmated_input,
-        );
-        // Closure urn:fide:laws:clir:chess#MateImpossibilityClosure (a king not recorded as unable to be checkmated can be checkmated): ~king_cannot_be_checkmated for every concluded checked_player that king_cannot_be_checkmated does not even support; snapshot urn:fide:snapshot:mate-possibility:2023-01-01
-        l.closure_3_king_cannot_be_checkmated = ::clir::rt::difference(
-            &l.checked_player,
-            &l.king_cannot_be_checkmated,
-        );
-        l.not_king_cannot_be_checkmated = ::clir::rt::union(
-            &[&l.not_king_cannot_be_checkmated, &l.closure_3_king_cannot_be_checkmated],
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_25(l: &mut Layers) {
-        // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
-        l.move_meets_articles_3_1_to_3_9 = ::clir::rt::take(
-            &mut l.move_meets_articles_3_1_to_3_9_input,
-        );
-        l.not_move_meets_articles_3_1_to_3_9 = ::clir::rt::take(
-            &mut l.not_move_meets_articles_3_1_to_3_9_input,
-        );
-        // Closure urn:fide:laws:clir:chess#MoveLegalityClosure (a move not recorded as meeting Articles 3.1 to 3.9 does not meet them): ~move_meets_articles_3_1_to_3_9 for every concluded checked_game that move_meets_articles_3_1_to_3_9 does not even support; snapshot urn:fide:snapshot:move-legality:2023-01-01
-        l.closure_4_move_meets_articles_3_1_to_3_9 = ::clir::rt::difference(
-            &l.checked_game,
-            &l.move_meets_articles_3_1_to_3_9,
-        );
-        l.not_move_meets_articles_3_1_to_3_9 = ::clir::rt::union(
-            &[
-                &l.not_move_meets_articles_3_1_to_3_9,
-                &l.closure_4_move_meets_articles_3_1_to_3_9,
-            ],
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_26(l: &mut Layers) {
-        // Stratum 26: illegal_move (+D = +S = +d)
-        l.illegal_move = self::rule_move_is_illegal(
-            &l.checked_game,
+#[inline(never)]
+fn evaluate_stratum_5(l: &mut Layers) {
+    // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
+    l.arbiter_competent_to_decide = self::rule_unregulated_case_decided_by_arbiter(
+        &l.case_not_precisely_regulated,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_8(l: &mut Layers) {
+    // Stratum 8: castling_path_attacked (+D = +S = +d)
+    l.castling_path_attacked = ::clir::rt::take(&mut l.castling_path_attacked_input);
+    l.not_castling_path_attacked = ::clir::rt::take(
+        &mut l.not_castling_path_attacked_input,
+    );
+    // Closure urn:fide:laws:clir:chess#CastlingAttackClosure (a castling path not recorded as attacked is not attacked): ~castling_path_attacked for every concluded checked_castling_side that castling_path_attacked does not even support; snapshot urn:fide:snapshot:castling-attack:2023-01-01
+    l.closure_0_castling_path_attacked = ::clir::rt::difference(
+        &l.checked_castling_side,
+        &l.castling_path_attacked,
+    );
+    l.not_castling_path_attacked = ::clir::rt::union(
+        &[&l.not_castling_path_attacked, &l.closure_0_castling_path_attacked],
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_9(l: &mut Layers) {
+    // Stratum 9: castling_path_blocked (+D = +S = +d)
+    l.castling_path_blocked = ::clir::rt::take(&mut l.castling_path_blocked_input);
+    l.not_castling_path_blocked = ::clir::rt::take(
+        &mut l.not_castling_path_blocked_input,
+    );
+    // Closure urn:fide:laws:clir:chess#CastlingBlockClosure (a castling path not recorded as blocked is not blocked): ~castling_path_blocked for every concluded checked_castling_side that castling_path_blocked does not even support; snapshot urn:fide:snapshot:castling-block:2023-01-01
+    l.closure_1_castling_path_blocked = ::clir::rt::difference(
+        &l.checked_castling_side,
+        &l.castling_path_blocked,
+    );
+    l.not_castling_path_blocked = ::clir::rt::union(
+        &[&l.not_castling_path_blocked, &l.closure_1_castling_path_blocked],
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_14(l: &mut Layers) {
+    // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
+    l.checkmate_has_been_delivered = self::rule_checkmate_ends_the_game(
+        &l.checkmate_delivered,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_17(l: &mut Layers) {
+    // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
+    l.dead_position_has_ended_the_game = self::rule_dead_position_ends_the_game(
+        &l.dead_position_arisen,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_19(l: &mut Layers) {
+    // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
+    l.agreed_draw_has_ended_the_game = self::rule_agreed_draw_ends_the_game(
+        &l.both_players_have_moved,
+        &l.draw_agreed,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_21(l: &mut Layers) {
+    // Stratum 21: en_passant_right_open (+D = +S = +d)
+    l.en_passant_right_open = ::clir::rt::take(&mut l.en_passant_right_open_input);
+    l.not_en_passant_right_open = ::clir::rt::take(
+        &mut l.not_en_passant_right_open_input,
+    );
+    // Closure urn:fide:laws:clir:chess#EnPassantFlagClosure (an en passant right not recorded on this frame is not open): ~en_passant_right_open for every concluded checked_game that en_passant_right_open does not even support; snapshot urn:fide:snapshot:en-passant:2023-01-01
+    l.closure_2_en_passant_right_open = ::clir::rt::difference(
+        &l.checked_game,
+        &l.en_passant_right_open,
+    );
+    l.not_en_passant_right_open = ::clir::rt::union(
+        &[&l.not_en_passant_right_open, &l.closure_2_en_passant_right_open],
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_22(l: &mut Layers) {
+    // Stratum 22: game_won_by (+D = +S = +d)
+    l.game_won_by = self::rule_checkmate_wins(&l.checkmate_delivered, None);
+}
+#[inline(never)]
+fn evaluate_stratum_23(l: &mut Layers) {
+    // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
+    l.king_cannot_be_checkmated = ::clir::rt::take(
+        &mut l.king_cannot_be_checkmated_input,
+    );
+    l.not_king_cannot_be_checkmated = ::clir::rt::take(
+        &mut l.not_king_cannot_be_checkmated_input,
+    );
+    // Closure urn:fide:laws:clir:chess#MateImpossibilityClosure (a king not recorded as unable to be checkmated can be checkmated): ~king_cannot_be_checkmated for every concluded checked_player that king_cannot_be_checkmated does not even support; snapshot urn:fide:snapshot:mate-possibility:2023-01-01
+    l.closure_3_king_cannot_be_checkmated = ::clir::rt::difference(
+        &l.checked_player,
+        &l.king_cannot_be_checkmated,
+    );
+    l.not_king_cannot_be_checkmated = ::clir::rt::union(
+        &[&l.not_king_cannot_be_checkmated, &l.closure_3_king_cannot_be_checkmated],
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_25(l: &mut Layers) {
+    // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
+    l.move_meets_articles_3_1_to_3_9 = ::clir::rt::take(
+        &mut l.move_meets_articles_3_1_to_3_9_input,
+    );
+    l.not_move_meets_articles_3_1_to_3_9 = ::clir::rt::take(
+        &mut l.not_move_meets_articles_3_1_to_3_9_input,
+    );
+    // Closure urn:fide:laws:clir:chess#MoveLegalityClosure (a move not recorded as meeting Articles 3.1 to 3.9 does not meet them): ~move_meets_articles_3_1_to_3_9 for every concluded checked_game that move_meets_articles_3_1_to_3_9 does not even support; snapshot urn:fide:snapshot:move-legality:2023-01-01
+    l.closure_4_move_meets_articles_3_1_to_3_9 = ::clir::rt::difference(
+        &l.checked_game,
+        &l.move_meets_articles_3_1_to_3_9,
+    );
+    l.not_move_meets_articles_3_1_to_3_9 = ::clir::rt::union(
+        &[
             &l.not_move_meets_articles_3_1_to_3_9,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_27(l: &mut Layers) {
-        // Stratum 27: legal_move (+D = +S = +d)
-        l.legal_move = self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, None);
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_31(l: &mut Layers) {
-        // Stratum 31: piece_has_moved (+D = +S = +d)
-        l.piece_has_moved = ::clir::rt::take(&mut l.piece_has_moved_input);
-        l.not_piece_has_moved = ::clir::rt::take(&mut l.not_piece_has_moved_input);
-        // Closure urn:fide:laws:clir:chess#PieceMovedClosure (a piece that is not recorded as having moved has not moved): ~piece_has_moved for every concluded checked_piece that piece_has_moved does not even support; snapshot urn:fide:snapshot:move-history:2023-01-01
-        l.closure_5_piece_has_moved = ::clir::rt::difference(
-            &l.checked_piece,
-            &l.piece_has_moved,
-        );
-        l.not_piece_has_moved = ::clir::rt::union(
-            &[&l.not_piece_has_moved, &l.closure_5_piece_has_moved],
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_34(l: &mut Layers) {
-        // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
-        l.arbiter_shall_see_laws_observed = self::rule_arbiter_sees_laws_observed(
-            &l.arbiter_of,
-            &l.play_started,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_36(l: &mut Layers) {
-        // Stratum 36: en_passant_capture_legal (+D = +S = +d)
-        l.en_passant_capture_legal = self::rule_en_passant_capture_legal(
-            &l.en_passant_right_open,
-            &l.player_has_the_move,
-            &l.capturing_pawn_on_adjacent_file,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_37(l: &mut Layers) {
-        // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
-        l.fifty_move_claim_correct = self::rule_fifty_move_claim_correct(
-            &l.draw_claimed,
-            &l.player_has_the_move,
-            &l.moves_by_each_without_pawn_or_capture,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_38(l: &mut Layers) {
-        // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
-        let player_has_the_move_by_who = ::clir::rt::view(
-            &l.player_has_the_move,
-            |&(case, a_0, a_1)| (case, a_1, a_0),
-        );
-        l.must_move_first_touched_piece = self::rule_must_move_first_touched_piece(
-            &l.own_piece_of,
-            &l.piece_touched_intentionally,
-            &l.piece_can_be_moved,
-            &player_has_the_move_by_who,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_41(l: &mut Layers) {
-        // Stratum 41: game_lost_by (+D = +S = +d)
-        let player_of_by_who = ::clir::rt::view(
-            &l.player_of,
-            |&(case, a_0, a_1)| (case, a_1, a_0),
-        );
-        let mut game_lost_by: Vec<(CaseId, Sym, Sym)> = Vec::new();
-        game_lost_by
-            .extend(
-                self::rule_resignation_loses(
-                        &l.not_king_cannot_be_checkmated,
-                        &l.player_of,
-                        &l.player_resigned,
-                        None,
-                    )
-                    .elements,
-            );
-        game_lost_by
-            .extend(
-                self::rule_second_illegal_move_loses(
-                        &l.not_king_cannot_be_checkmated,
-                        &l.completed_illegal_move_count,
-                        &player_of_by_who,
-                        None,
-                    )
-                    .elements,
-            );
-        l.game_lost_by = Relation::from_vec(game_lost_by);
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_44(l: &mut Layers) {
-        // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
-        l.resignation_has_ended_the_game = self::rule_resignation_ends_the_game(
-            &l.player_of,
-            &l.player_resigned,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_46(l: &mut Layers) {
-        // Stratum 46: castling_legal (+D = +S = +d)
-        l.castling_legal = self::rule_castling_legal(
-            &l.castling_side_of,
-            &l.king_of,
-            &l.not_piece_has_moved,
-            &l.not_castling_path_blocked,
-            &l.rook_of,
-            &l.not_castling_path_attacked,
-            &l.player_has_the_move,
-            &l.not_piece_has_moved,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_47(l: &mut Layers) {
-        // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
-        let player_of_by_who = ::clir::rt::view(
-            &l.player_of,
-            |&(case, a_0, a_1)| (case, a_1, a_0),
-        );
-        l.second_illegal_move_has_ended_the_game = self::rule_second_illegal_move_ends_the_game(
-            &l.completed_illegal_move_count,
-            &player_of_by_who,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_49(l: &mut Layers) {
-        // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
-        l.stalemate_has_ended_the_game = self::rule_stalemate_ends_the_game(
-            &l.stalemate_arisen,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_50(l: &mut Layers) {
-        // Stratum 50: threefold_claim_correct (+D = +S = +d)
-        l.threefold_claim_correct = self::rule_threefold_claim_correct(
-            &l.position_occurrence_count,
-            &l.draw_claimed,
-            &l.player_has_the_move,
-            None,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_51(l: &mut Layers) {
-        // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
-        let player_of_by_who = ::clir::rt::view(
-            &l.player_of,
-            |&(case, a_0, a_1)| (case, a_1, a_0),
-        );
-        let mut game_drawn_definite: Vec<(CaseId, Sym)> = Vec::new();
-        game_drawn_definite
-            .extend(
-                self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, None)
-                    .elements,
-            );
-        game_drawn_definite
-            .extend(
-                self::rule_dead_position_draws(&l.dead_position_arisen, None).elements,
-            );
-        game_drawn_definite
-            .extend(
-                self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, None)
-                    .elements,
-            );
-        game_drawn_definite
-            .extend(
-                self::rule_fivefold_automatic_draw(&l.position_occurrence_count, None)
-                    .elements,
-            );
-        game_drawn_definite
-            .extend(
-                self::rule_resignation_drawn_if_mate_impossible(
-                        &l.king_cannot_be_checkmated,
-                        &l.player_of,
-                        &l.player_resigned,
-                        None,
-                    )
-                    .elements,
-            );
-        game_drawn_definite
-            .extend(
-                self::rule_second_illegal_move_drawn_if_mate_impossible(
-                        &l.king_cannot_be_checkmated,
-                        &l.completed_illegal_move_count,
-                        &player_of_by_who,
-                        None,
-                    )
-                    .elements,
-            );
-        game_drawn_definite
-            .extend(self::rule_stalemate_draws(&l.stalemate_arisen, None).elements);
-        game_drawn_definite
-            .extend(
-                self::rule_threefold_claim_draws(&l.threefold_claim_correct, None)
-                    .elements,
-            );
-        l.game_drawn_definite = Relation::from_vec(game_drawn_definite);
-        let agreed_draw_applies = self::rule_agreed_draw(
-            &l.both_players_have_moved,
-            &l.draw_agreed,
-            None,
-        );
-        let checkmate_takes_precedence_over_seventy_five_applies = self::rule_checkmate_takes_precedence_over_seventy_five(
-            &l.checkmate_delivered,
-            None,
-        );
-        let dead_position_draws_applies = self::rule_dead_position_draws(
-            &l.dead_position_arisen,
-            None,
-        );
-        let fifty_move_claim_draws_applies = self::rule_fifty_move_claim_draws(
-            &l.fifty_move_claim_correct,
-            None,
-        );
-        let fivefold_automatic_draw_applies = self::rule_fivefold_automatic_draw(
-            &l.position_occurrence_count,
-            None,
-        );
-        let resignation_drawn_if_mate_impossible_applies = self::rule_resignation_drawn_if_mate_impossible(
-            &l.king_cannot_be_checkmated,
-            &l.player_of,
-            &l.player_resigned,
-            None,
-        );
-        let second_illegal_move_drawn_if_mate_impossible_applies = self::rule_second_illegal_move_drawn_if_mate_impossible(
-            &l.king_cannot_be_checkmated,
-            &l.completed_illegal_move_count,
-            &player_of_by_who,
-            None,
-        );
-        let seventy_five_automatic_draw_applies = self::rule_seventy_five_automatic_draw(
-            &l.moves_by_each_without_pawn_or_capture,
-            None,
-        );
-        let stalemate_draws_applies = self::rule_stalemate_draws(
-            &l.stalemate_arisen,
-            None,
-        );
-        let threefold_claim_draws_applies = self::rule_threefold_claim_draws(
-            &l.threefold_claim_correct,
-            None,
-        );
-        // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
-        let game_drawn_concluded_candidates = ::clir::rt::union(
-            &[
-                &agreed_draw_applies,
-                &dead_position_draws_applies,
-                &fifty_move_claim_draws_applies,
-                &fivefold_automatic_draw_applies,
-                &resignation_drawn_if_mate_impossible_applies,
-                &second_illegal_move_drawn_if_mate_impossible_applies,
-                &seventy_five_automatic_draw_applies,
-                &stalemate_draws_applies,
-                &threefold_claim_draws_applies,
-            ],
-        );
-        // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive attacks game_drawn: no rule ranks above it
-        let game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
-            &[&checkmate_takes_precedence_over_seventy_five_applies.clone()],
-        );
-        l.game_drawn_supported = ::clir::rt::union(
-            &[&l.game_drawn_definite, &game_drawn_concluded_candidates],
-        );
-        l.game_drawn_concluded = ::clir::rt::union(
-            &[
-                &l.game_drawn_definite,
-                &::clir::rt::difference(
-                    &::clir::rt::difference(
-                        &game_drawn_concluded_candidates,
-                        &l.not_game_drawn_definite,
-                    ),
-                    &game_drawn_concluded_unbeaten_attacks,
-                ),
-            ],
-        );
-        // ~game_drawn: concluded when definite, or when a rule for it applies, ~game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
-        let not_game_drawn_concluded_candidates = ::clir::rt::union(
-            &[&checkmate_takes_precedence_over_seventy_five_applies],
-        );
-        // urn:fide:laws:clir:chess#AgreedDraw attacks ~game_drawn: no rule ranks above it
-        // urn:fide:laws:clir:chess#DeadPositionDraws attacks ~game_drawn: no rule ranks above it
-        // urn:fide:laws:clir:chess#FiftyMoveClaimDraws attacks ~game_drawn: no rule ranks above it
-        // urn:fide:laws:clir:chess#FivefoldAutomaticDraw attacks ~game_drawn: no rule ranks above it
-        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible attacks ~game_drawn: no rule ranks above it
-        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible attacks ~game_drawn: no rule ranks above it
-        // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw attacks ~game_drawn: beaten where urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive applies
-        // urn:fide:laws:clir:chess#StalemateDraws attacks ~game_drawn: no rule ranks above it
-        // urn:fide:laws:clir:chess#ThreefoldClaimDraws attacks ~game_drawn: no rule ranks above it
-        let not_game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
-            &[
-                &agreed_draw_applies.clone(),
-                &dead_position_draws_applies.clone(),
-                &fifty_move_claim_draws_applies.clone(),
-                &fivefold_automatic_draw_applies.clone(),
-                &resignation_drawn_if_mate_impossible_applies.clone(),
-                &second_illegal_move_drawn_if_mate_impossible_applies.clone(),
-                &::clir::rt::difference(
-                    &seventy_five_automatic_draw_applies,
-                    &::clir::rt::union(
-                        &[&checkmate_takes_precedence_over_seventy_five_applies],
-                    ),
-                ),
-                &stalemate_draws_applies.clone(),
-                &threefold_claim_draws_applies.clone(),
-            ],
-        );
-        l.not_game_drawn_supported = ::clir::rt::union(
-            &[&l.not_game_drawn_definite, &not_game_drawn_concluded_candidates],
-        );
-        l.not_game_drawn_concluded = ::clir::rt::union(
-            &[
-                &l.not_game_drawn_definite,
-                &::clir::rt::difference(
-                    &::clir::rt::difference(
-                        &not_game_drawn_concluded_candidates,
-                        &l.game_drawn_definite,
-                    ),
-                    &not_game_drawn_concluded_unbeaten_attacks,
-                ),
-            ],
-        );
-    }
-    #[inline(never)]
-    pub(super) fn evaluate_stratum_52(l: &mut Layers) {
-        // Stratum 52: entered_state, valid_transition (+D, then +S/+d)
-        let mut iteration = ::clir::rt::Iteration::new();
-        let entered_state_definite = iteration
-            .variable::<(CaseId, Sym, Sym)>("entered_state_definite");
-        let valid_transition_definite = iteration
-            .variable::<(CaseId, Sym, Sym)>("valid_transition_definite");
-        entered_state_definite
-            .insert(self::rule_game_play_initial(&l.procedure_instance, None));
-        while iteration.changed() {
-            entered_state_definite
-                .insert(
-                    self::rule_game_play_conclude_by_agreement_enters(
-                        &valid_transition_definite.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_definite
-                .insert(
-                    self::rule_game_play_conclude_by_agreement_valid(
-                        &l.attempted_transition,
-                        &entered_state_definite.recent.borrow(),
-                        &l.agreed_draw_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_definite
-                .insert(
-                    self::rule_game_play_conclude_by_checkmate_enters(
-                        &valid_transition_definite.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_definite
-                .insert(
-                    self::rule_game_play_conclude_by_checkmate_valid(
-                        &l.attempted_transition,
-                        &entered_state_definite.recent.borrow(),
-                        &l.checkmate_has_been_delivered,
-                        None,
-                    ),
-                );
-            entered_state_definite
-                .insert(
-                    self::rule_game_play_conclude_by_dead_position_enters(
-                        &valid_transition_definite.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_definite
-                .insert(
-                    self::rule_game_play_conclude_by_dead_position_valid(
-                        &l.attempted_transition,
-                        &entered_state_definite.recent.borrow(),
-                        &l.dead_position_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_definite
-                .insert(
-                    self::rule_game_play_conclude_by_drawn_claim_enters(
-                        &valid_transition_definite.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_definite
-                .insert(
-                    self::rule_game_play_conclude_by_drawn_claim_valid(
-                        &l.attempted_transition,
-                        &entered_state_definite.recent.borrow(),
-                        &l.game_drawn_definite,
-                        None,
-                    ),
-                );
-            entered_state_definite
-                .insert(
-                    self::rule_game_play_conclude_by_resignation_enters(
-                        &valid_transition_definite.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_definite
-                .insert(
-                    self::rule_game_play_conclude_by_resignation_valid(
-                        &l.attempted_transition,
-                        &entered_state_definite.recent.borrow(),
-                        &l.resignation_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_definite
-                .insert(
-                    self::rule_game_play_conclude_by_second_illegal_move_enters(
-                        &valid_transition_definite.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_definite
-                .insert(
-                    self::rule_game_play_conclude_by_second_illegal_move_valid(
-                        &l.attempted_transition,
-                        &entered_state_definite.recent.borrow(),
-                        &l.second_illegal_move_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_definite
-                .insert(
-                    self::rule_game_play_conclude_by_stalemate_enters(
-                        &valid_transition_definite.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_definite
-                .insert(
-                    self::rule_game_play_conclude_by_stalemate_valid(
-                        &l.attempted_transition,
-                        &entered_state_definite.recent.borrow(),
-                        &l.stalemate_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_definite
-                .insert(
-                    self::rule_game_play_play_move_enters(
-                        &valid_transition_definite.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_definite
-                .insert(
-                    self::rule_game_play_play_move_valid(
-                        &l.attempted_transition,
-                        &entered_state_definite.recent.borrow(),
-                        &l.legal_move,
-                        None,
-                    ),
-                );
-            entered_state_definite
-                .insert(
-                    self::rule_game_play_start_play_enters(
-                        &valid_transition_definite.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_definite
-                .insert(
-                    self::rule_game_play_start_play_valid(
-                        &l.attempted_transition,
-                        &entered_state_definite.recent.borrow(),
-                        &l.play_started,
-                        None,
-                    ),
-                );
-        }
-        l.entered_state_definite = entered_state_definite.complete();
-        l.valid_transition_definite = valid_transition_definite.complete();
-        let mut iteration = ::clir::rt::Iteration::new();
-        let entered_state_concluded = iteration
-            .variable::<(CaseId, Sym, Sym)>("entered_state_concluded");
-        entered_state_concluded.insert(l.entered_state_definite.clone());
-        let valid_transition_concluded = iteration
-            .variable::<(CaseId, Sym, Sym)>("valid_transition_concluded");
-        valid_transition_concluded.insert(l.valid_transition_definite.clone());
-        entered_state_concluded
-            .insert(self::rule_game_play_initial(&l.procedure_instance, None));
-        while iteration.changed() {
-            entered_state_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_agreement_enters(
-                        &valid_transition_concluded.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_agreement_valid(
-                        &l.attempted_transition,
-                        &entered_state_concluded.recent.borrow(),
-                        &l.agreed_draw_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_checkmate_enters(
-                        &valid_transition_concluded.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_checkmate_valid(
-                        &l.attempted_transition,
-                        &entered_state_concluded.recent.borrow(),
-                        &l.checkmate_has_been_delivered,
-                        None,
-                    ),
-                );
-            entered_state_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_dead_position_enters(
-                        &valid_transition_concluded.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_dead_position_valid(
-                        &l.attempted_transition,
-                        &entered_state_concluded.recent.borrow(),
-                        &l.dead_position_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_drawn_claim_enters(
-                        &valid_transition_concluded.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_drawn_claim_valid(
-                        &l.attempted_transition,
-                        &entered_state_concluded.recent.borrow(),
-                        &l.game_drawn_concluded,
-                        None,
-                    ),
-                );
-            entered_state_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_resignation_enters(
-                        &valid_transition_concluded.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_resignation_valid(
-                        &l.attempted_transition,
-                        &entered_state_concluded.recent.borrow(),
-                        &l.resignation_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_second_illegal_move_enters(
-                        &valid_transition_concluded.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_second_illegal_move_valid(
-                        &l.attempted_transition,
-                        &entered_state_concluded.recent.borrow(),
-                        &l.second_illegal_move_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_stalemate_enters(
-                        &valid_transition_concluded.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_concluded
-                .insert(
-                    self::rule_game_play_conclude_by_stalemate_valid(
-                        &l.attempted_transition,
-                        &entered_state_concluded.recent.borrow(),
-                        &l.stalemate_has_ended_the_game,
-                        None,
-                    ),
-                );
-            entered_state_concluded
-                .insert(
-                    self::rule_game_play_play_move_enters(
-                        &valid_transition_concluded.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_concluded
-                .insert(
-                    self::rule_game_play_play_move_valid(
-                        &l.attempted_transition,
-                        &entered_state_concluded.recent.borrow(),
-                        &l.legal_move,
-                        None,
-                    ),
-                );
-            entered_state_concluded
-                .insert(
-                    self::rule_game_play_start_play_enters(
-                        &valid_transition_concluded.recent.borrow(),
-                        None,
-                    ),
-                );
-            valid_transition_concluded
-                .insert(
-                    self::rule_game_play_start_play_valid(
-                        &l.attempted_transition,
-                        &entered_state_concluded.recent.borrow(),
-                        &l.play_started,
-                        None,
-                    ),
-                );
-        }
-        l.entered_state_concluded = entered_state_concluded.complete();
-        l.valid_transition_concluded = valid_transition_concluded.complete();
-    }
+            &l.closure_4_move_meets_articles_3_1_to_3_9,
+        ],
+    );
 }
-use self::read_inputs_fns_0::*;
-mod read_inputs_fns_0 {
-    #[allow(unused_imports)]
-    use super::*;
-    #[inline(never)]
-    pub(super) fn read_inputs_0(l: &mut Layers, batch: &::clir::Batch) {
-        l.arbiter_of = batch.input::<(CaseId, Sym, Sym)>(REL_ARBITER_OF, false);
-        l.not_arbiter_of = batch.input::<(CaseId, Sym, Sym)>(REL_ARBITER_OF, true);
-        l.attempted_transition = batch
-            .input::<(CaseId, Sym, Sym)>(REL_ATTEMPTED_TRANSITION, false);
-        l.not_attempted_transition = batch
-            .input::<(CaseId, Sym, Sym)>(REL_ATTEMPTED_TRANSITION, true);
-        l.both_players_have_moved = batch
-            .input::<(CaseId, Sym)>(REL_BOTH_PLAYERS_HAVE_MOVED, false);
-        l.not_both_players_have_moved = batch
-            .input::<(CaseId, Sym)>(REL_BOTH_PLAYERS_HAVE_MOVED, true);
-        l.capturing_pawn_on_adjacent_file = batch
-            .input::<(CaseId, Sym, Sym)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
-        l.not_capturing_pawn_on_adjacent_file = batch
-            .input::<(CaseId, Sym, Sym)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
-        l.case_not_precisely_regulated = batch
-            .input::<(CaseId, Sym)>(REL_CASE_NOT_PRECISELY_REGULATED, false);
-        l.not_case_not_precisely_regulated = batch
-            .input::<(CaseId, Sym)>(REL_CASE_NOT_PRECISELY_REGULATED, true);
-        l.castling_side_of = batch
-            .input::<(CaseId, Sym, Sym, Sym, Sym)>(REL_CASTLING_SIDE_OF, false);
-        l.not_castling_side_of = batch
-            .input::<(CaseId, Sym, Sym, Sym, Sym)>(REL_CASTLING_SIDE_OF, true);
-        l.checked_castling_side = batch
-            .input::<(CaseId, Sym)>(REL_CHECKED_CASTLING_SIDE, false);
-        l.not_checked_castling_side = batch
-            .input::<(CaseId, Sym)>(REL_CHECKED_CASTLING_SIDE, true);
-        l.castling_path_attacked_input = batch
-            .input::<(CaseId, Sym)>(REL_CASTLING_PATH_ATTACKED, false);
-        l.not_castling_path_attacked_input = batch
-            .input::<(CaseId, Sym)>(REL_CASTLING_PATH_ATTACKED, true);
-        l.castling_path_blocked_input = batch
-            .input::<(CaseId, Sym)>(REL_CASTLING_PATH_BLOCKED, false);
-        l.not_castling_path_blocked_input = batch
-            .input::<(CaseId, Sym)>(REL_CASTLING_PATH_BLOCKED, true);
-        l.checked_game = batch.input::<(CaseId, Sym)>(REL_CHECKED_GAME, false);
-        l.not_checked_game = batch.input::<(CaseId, Sym)>(REL_CHECKED_GAME, true);
-        l.checked_piece = batch.input::<(CaseId, Sym)>(REL_CHECKED_PIECE, false);
-        l.not_checked_piece = batch.input::<(CaseId, Sym)>(REL_CHECKED_PIECE, true);
-        l.checked_player = batch.input::<(CaseId, Sym)>(REL_CHECKED_PLAYER, false);
-        l.not_checked_player = batch.input::<(CaseId, Sym)>(REL_CHECKED_PLAYER, true);
-        l.checkmate_delivered = batch
-            .input::<(CaseId, Sym, Sym)>(REL_CHECKMATE_DELIVERED, false);
-        l.not_checkmate_delivered = batch
-            .input::<(CaseId, Sym, Sym)>(REL_CHECKMATE_DELIVERED, true);
-        l.completed_illegal_move_count = batch
-            .input::<(CaseId, Sym, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
-        l.not_completed_illegal_move_count = batch
-            .input::<(CaseId, Sym, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
-        l.dead_position_arisen = batch
-            .input::<(CaseId, Sym)>(REL_DEAD_POSITION_ARISEN, false);
-        l.not_dead_position_arisen = batch
-            .input::<(CaseId, Sym)>(REL_DEAD_POSITION_ARISEN, true);
-        l.draw_agreed = batch.input::<(CaseId, Sym)>(REL_DRAW_AGREED, false);
-        l.not_draw_agreed = batch.input::<(CaseId, Sym)>(REL_DRAW_AGREED, true);
-    }
-    #[inline(never)]
-    pub(super) fn read_inputs_1(l: &mut Layers, batch: &::clir::Batch) {
-        l.draw_claimed = batch.input::<(CaseId, Sym)>(REL_DRAW_CLAIMED, false);
-        l.not_draw_claimed = batch.input::<(CaseId, Sym)>(REL_DRAW_CLAIMED, true);
-        l.en_passant_right_open_input = batch
-            .input::<(CaseId, Sym)>(REL_EN_PASSANT_RIGHT_OPEN, false);
-        l.not_en_passant_right_open_input = batch
-            .input::<(CaseId, Sym)>(REL_EN_PASSANT_RIGHT_OPEN, true);
-        l.king_cannot_be_checkmated_input = batch
-            .input::<(CaseId, Sym)>(REL_KING_CANNOT_BE_CHECKMATED, false);
-        l.not_king_cannot_be_checkmated_input = batch
-            .input::<(CaseId, Sym)>(REL_KING_CANNOT_BE_CHECKMATED, true);
-        l.king_of = batch.input::<(CaseId, Sym, Sym)>(REL_KING_OF, false);
-        l.not_king_of = batch.input::<(CaseId, Sym, Sym)>(REL_KING_OF, true);
-        l.move_meets_articles_3_1_to_3_9_input = batch
-            .input::<(CaseId, Sym)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
-        l.not_move_meets_articles_3_1_to_3_9_input = batch
-            .input::<(CaseId, Sym)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
-        l.moves_by_each_without_pawn_or_capture = batch
-            .input::<
-                (CaseId, Sym, i64),
-            >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
-        l.not_moves_by_each_without_pawn_or_capture = batch
-            .input::<
-                (CaseId, Sym, i64),
-            >(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
-        l.own_piece_of = batch.input::<(CaseId, Sym, Sym)>(REL_OWN_PIECE_OF, false);
-        l.not_own_piece_of = batch.input::<(CaseId, Sym, Sym)>(REL_OWN_PIECE_OF, true);
-        l.piece_can_be_moved = batch
-            .input::<(CaseId, Sym)>(REL_PIECE_CAN_BE_MOVED, false);
-        l.not_piece_can_be_moved = batch
-            .input::<(CaseId, Sym)>(REL_PIECE_CAN_BE_MOVED, true);
-        l.piece_has_moved_input = batch
-            .input::<(CaseId, Sym)>(REL_PIECE_HAS_MOVED, false);
-        l.not_piece_has_moved_input = batch
-            .input::<(CaseId, Sym)>(REL_PIECE_HAS_MOVED, true);
-        l.piece_touched_intentionally = batch
-            .input::<(CaseId, Sym, Sym)>(REL_PIECE_TOUCHED_INTENTIONALLY, false);
-        l.not_piece_touched_intentionally = batch
-            .input::<(CaseId, Sym, Sym)>(REL_PIECE_TOUCHED_INTENTIONALLY, true);
-        l.play_started = batch.input::<(CaseId, Sym)>(REL_PLAY_STARTED, false);
-        l.not_play_started = batch.input::<(CaseId, Sym)>(REL_PLAY_STARTED, true);
-        l.player_has_the_move = batch
-            .input::<(CaseId, Sym, Sym)>(REL_PLAYER_HAS_THE_MOVE, false);
-        l.not_player_has_the_move = batch
-            .input::<(CaseId, Sym, Sym)>(REL_PLAYER_HAS_THE_MOVE, true);
-        l.player_of = batch.input::<(CaseId, Sym, Sym)>(REL_PLAYER_OF, false);
-        l.not_player_of = batch.input::<(CaseId, Sym, Sym)>(REL_PLAYER_OF, true);
-        l.player_resigned = batch.input::<(CaseId, Sym)>(REL_PLAYER_RESIGNED, false);
-        l.not_player_resigned = batch.input::<(CaseId, Sym)>(REL_PLAYER_RESIGNED, true);
-        l.position_occurrence_count = batch
-            .input::<(CaseId, Sym, i64)>(REL_POSITION_OCCURRENCE_COUNT, false);
-        l.not_position_occurrence_count = batch
-            .input::<(CaseId, Sym, i64)>(REL_POSITION_OCCURRENCE_COUNT, true);
-        l.procedure_instance = batch
-            .input::<(CaseId, Sym)>(REL_PROCEDURE_INSTANCE, false);
-        l.not_procedure_instance = batch
-            .input::<(CaseId, Sym)>(REL_PROCEDURE_INSTANCE, true);
-    }
+#[inline(never)]
+fn evaluate_stratum_26(l: &mut Layers) {
+    // Stratum 26: illegal_move (+D = +S = +d)
+    l.illegal_move = self::rule_move_is_illegal(
+        &l.checked_game,
+        &l.not_move_meets_articles_3_1_to_3_9,
+        None,
+    );
 }
-use self::read_inputs_fns_1::*;
-mod read_inputs_fns_1 {
-    #[allow(unused_imports)]
-    use super::*;
-    #[inline(never)]
-    pub(super) fn read_inputs_2(l: &mut Layers, batch: &::clir::Batch) {
-        l.rook_of = batch.input::<(CaseId, Sym, Sym)>(REL_ROOK_OF, false);
-        l.not_rook_of = batch.input::<(CaseId, Sym, Sym)>(REL_ROOK_OF, true);
-        l.stalemate_arisen = batch.input::<(CaseId, Sym)>(REL_STALEMATE_ARISEN, false);
-        l.not_stalemate_arisen = batch
-            .input::<(CaseId, Sym)>(REL_STALEMATE_ARISEN, true);
-    }
+#[inline(never)]
+fn evaluate_stratum_27(l: &mut Layers) {
+    // Stratum 27: legal_move (+D = +S = +d)
+    l.legal_move = self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, None);
 }
-use self::write_conclusions_fns_0::*;
-mod write_conclusions_fns_0 {
-    #[allow(unused_imports)]
-    use super::*;
-    #[inline(never)]
-    pub(super) fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
-        out.conclude_relation(
-            REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-            [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game],
-            [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game],
-        );
-        out.conclude_relation(
-            REL_ARBITER_COMPETENT_TO_DECIDE,
-            [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide],
-            [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide],
-        );
-        out.contradict(REL_ARBITER_OF, &l.arbiter_of, &l.not_arbiter_of);
-        out.conclude_relation(
-            REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-            [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed],
-            [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed],
-        );
-        out.contradict(
-            REL_ATTEMPTED_TRANSITION,
-            &l.attempted_transition,
-            &l.not_attempted_transition,
-        );
-        out.contradict(
-            REL_BOTH_PLAYERS_HAVE_MOVED,
-            &l.both_players_have_moved,
-            &l.not_both_players_have_moved,
-        );
-        out.contradict(
-            REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
-            &l.capturing_pawn_on_adjacent_file,
-            &l.not_capturing_pawn_on_adjacent_file,
-        );
-        out.contradict(
-            REL_CASE_NOT_PRECISELY_REGULATED,
-            &l.case_not_precisely_regulated,
-            &l.not_case_not_precisely_regulated,
-        );
-        out.conclude_relation(
-            REL_CASTLING_LEGAL,
-            [&l.castling_legal, &l.not_castling_legal],
-            [&l.castling_legal, &l.not_castling_legal],
-        );
-        out.contradict(
-            REL_CASTLING_PATH_ATTACKED,
-            &l.castling_path_attacked,
-            &l.not_castling_path_attacked,
-        );
-        out.contradict(
-            REL_CASTLING_PATH_BLOCKED,
-            &l.castling_path_blocked,
-            &l.not_castling_path_blocked,
-        );
-        out.contradict(
-            REL_CASTLING_SIDE_OF,
-            &l.castling_side_of,
-            &l.not_castling_side_of,
-        );
-        out.contradict(
-            REL_CHECKED_CASTLING_SIDE,
-            &l.checked_castling_side,
-            &l.not_checked_castling_side,
-        );
-        out.contradict(REL_CHECKED_GAME, &l.checked_game, &l.not_checked_game);
-        out.contradict(REL_CHECKED_PIECE, &l.checked_piece, &l.not_checked_piece);
-        out.contradict(REL_CHECKED_PLAYER, &l.checked_player, &l.not_checked_player);
-        out.contradict(
-            REL_CHECKMATE_DELIVERED,
-            &l.checkmate_delivered,
-            &l.not_checkmate_delivered,
-        );
-        out.conclude_relation(
-            REL_CHECKMATE_HAS_BEEN_DELIVERED,
-            [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered],
-            [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered],
-        );
-        out.contradict(
-            REL_COMPLETED_ILLEGAL_MOVE_COUNT,
-            &l.completed_illegal_move_count,
-            &l.not_completed_illegal_move_count,
-        );
-        out.contradict(
-            REL_DEAD_POSITION_ARISEN,
-            &l.dead_position_arisen,
-            &l.not_dead_position_arisen,
-        );
-        out.conclude_relation(
-            REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-            [
-                &l.dead_position_has_ended_the_game,
-                &l.not_dead_position_has_ended_the_game,
-            ],
-            [
-                &l.dead_position_has_ended_the_game,
-                &l.not_dead_position_has_ended_the_game,
-            ],
-        );
-        out.contradict(REL_DRAW_AGREED, &l.draw_agreed, &l.not_draw_agreed);
-        out.contradict(REL_DRAW_CLAIMED, &l.draw_claimed, &l.not_draw_claimed);
-        out.conclude_relation(
-            REL_EN_PASSANT_CAPTURE_LEGAL,
-            [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal],
-            [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal],
-        );
-        out.contradict(
-            REL_EN_PASSANT_RIGHT_OPEN,
-            &l.en_passant_right_open,
-            &l.not_en_passant_right_open,
-        );
-        out.conclude_relation(
-            REL_ENTERED_STATE,
-            [&l.entered_state_concluded, &l.not_entered_state_concluded],
-            [&l.entered_state_definite, &l.not_entered_state_definite],
-        );
-        out.conclude_relation(
-            REL_FIFTY_MOVE_CLAIM_CORRECT,
-            [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct],
-            [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct],
-        );
-        out.conclude_relation(
-            REL_GAME_DRAWN,
-            [&l.game_drawn_concluded, &l.not_game_drawn_concluded],
-            [&l.game_drawn_definite, &l.not_game_drawn_definite],
-        );
-        out.conclude_relation(
-            REL_GAME_LOST_BY,
-            [&l.game_lost_by, &l.not_game_lost_by],
-            [&l.game_lost_by, &l.not_game_lost_by],
-        );
-        out.conclude_relation(
-            REL_GAME_WON_BY,
-            [&l.game_won_by, &l.not_game_won_by],
-            [&l.game_won_by, &l.not_game_won_by],
-        );
-        out.conclude_relation(
-            REL_ILLEGAL_MOVE,
-            [&l.illegal_move, &l.not_illegal_move],
-            [&l.illegal_move, &l.not_illegal_move],
-        );
-        out.contradict(
-            REL_KING_CANNOT_BE_CHECKMATED,
-            &l.king_cannot_be_checkmated,
-            &l.not_king_cannot_be_checkmated,
-        );
-    }
-    #[inline(never)]
-    pub(super) fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
-        out.contradict(REL_KING_OF, &l.king_of, &l.not_king_of);
-        out.conclude_relation(
-            REL_LEGAL_MOVE,
-            [&l.legal_move, &l.not_legal_move],
-            [&l.legal_move, &l.not_legal_move],
-        );
-        out.contradict(
-            REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-            &l.move_meets_articles_3_1_to_3_9,
-            &l.not_move_meets_articles_3_1_to_3_9,
-        );
-        out.contradict(
-            REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
-            &l.moves_by_each_without_pawn_or_capture,
-            &l.not_moves_by_each_without_pawn_or_capture,
-        );
-        out.conclude_relation(
-            REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
-            [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece],
-            [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece],
-        );
-        out.contradict(REL_OWN_PIECE_OF, &l.own_piece_of, &l.not_own_piece_of);
-        out.contradict(
-            REL_PIECE_CAN_BE_MOVED,
-            &l.piece_can_be_moved,
-            &l.not_piece_can_be_moved,
-        );
-        out.contradict(REL_PIECE_HAS_MOVED, &l.piece_has_moved, &l.not_piece_has_moved);
-        out.contradict(
-            REL_PIECE_TOUCHED_INTENTIONALLY,
-            &l.piece_touched_intentionally,
-            &l.not_piece_touched_intentionally,
-        );
-        out.contradict(REL_PLAY_STARTED, &l.play_started, &l.not_play_started);
-        out.contradict(
-            REL_PLAYER_HAS_THE_MOVE,
-            &l.player_has_the_move,
-            &l.not_player_has_the_move,
-        );
-        out.contradict(REL_PLAYER_OF, &l.player_of, &l.not_player_of);
-        out.contradict(REL_PLAYER_RESIGNED, &l.player_resigned, &l.not_player_resigned);
-        out.contradict(
-            REL_POSITION_OCCURRENCE_COUNT,
-            &l.position_occurrence_count,
-            &l.not_position_occurrence_count,
-        );
-        out.contradict(
-            REL_PROCEDURE_INSTANCE,
-            &l.procedure_instance,
-            &l.not_procedure_instance,
-        );
-        out.conclude_relation(
-            REL_RESIGNATION_HAS_ENDED_THE_GAME,
-            [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game],
-            [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game],
-        );
-        out.contradict(REL_ROOK_OF, &l.rook_of, &l.not_rook_of);
-        out.conclude_relation(
-            REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-            [
-                &l.second_illegal_move_has_ended_the_game,
-                &l.not_second_illegal_move_has_ended_the_game,
-            ],
-            [
-                &l.second_illegal_move_has_ended_the_game,
-                &l.not_second_illegal_move_has_ended_the_game,
-            ],
-        );
-        out.contradict(
-            REL_STALEMATE_ARISEN,
-            &l.stalemate_arisen,
-            &l.not_stalemate_arisen,
-        );
-        out.conclude_relation(
-            REL_STALEMATE_HAS_ENDED_THE_GAME,
-            [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game],
-            [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game],
-        );
-        out.conclude_relation(
-            REL_THREEFOLD_CLAIM_CORRECT,
-            [&l.threefold_claim_correct, &l.not_threefold_claim_correct],
-            [&l.threefold_claim_correct, &l.not_threefold_claim_correct],
-        );
-        out.conclude_relation(
-            REL_VALID_TRANSITION,
-            [&l.valid_transition_concluded, &l.not_valid_transition_concluded],
-            [&l.valid_transition_definite, &l.not_valid_transition_definite],
-        );
-    }
+#[inline(never)]
+fn evaluate_stratum_31(l: &mut Layers) {
+    // Stratum 31: piece_has_moved (+D = +S = +d)
+    l.piece_has_moved = ::clir::rt::take(&mut l.piece_has_moved_input);
+    l.not_piece_has_moved = ::clir::rt::take(&mut l.not_piece_has_moved_input);
+    // Closure urn:fide:laws:clir:chess#PieceMovedClosure (a piece that is not recorded as having moved has not moved): ~piece_has_moved for every concluded checked_piece that piece_has_moved does not even support; snapshot urn:fide:snapshot:move-history:2023-01-01
+    l.closure_5_piece_has_moved = ::clir::rt::difference(
+        &l.checked_piece,
+        &l.piece_has_moved,
+    );
+    l.not_piece_has_moved = ::clir::rt::union(
+        &[&l.not_piece_has_moved, &l.closure_5_piece_has_moved],
+    );
 }
-use self::explain_fns_0::*;
-mod explain_fns_0 {
-    #[allow(unused_imports)]
-    use super::*;
-    #[inline(never)]
-    pub(super) fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
-        // urn:fide:laws:clir:chess#AgreedDraw
-        let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_AGREED_DRAW, definite, case)
-                .head(REL_GAME_DRAWN, false, (game,))
-                .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
-                .premise(REL_DRAW_AGREED, false, (game,))
-        };
-        let mut found = Vec::new();
-        self::rule_agreed_draw(
-            &l.both_players_have_moved,
-            &l.draw_agreed,
-            Some(&mut found),
+#[inline(never)]
+fn evaluate_stratum_34(l: &mut Layers) {
+    // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
+    l.arbiter_shall_see_laws_observed = self::rule_arbiter_sees_laws_observed(
+        &l.arbiter_of,
+        &l.play_started,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_36(l: &mut Layers) {
+    // Stratum 36: en_passant_capture_legal (+D = +S = +d)
+    l.en_passant_capture_legal = self::rule_en_passant_capture_legal(
+        &l.en_passant_right_open,
+        &l.player_has_the_move,
+        &l.capturing_pawn_on_adjacent_file,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_37(l: &mut Layers) {
+    // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
+    l.fifty_move_claim_correct = self::rule_fifty_move_claim_correct(
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        &l.moves_by_each_without_pawn_or_capture,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_38(l: &mut Layers) {
+    // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
+    let player_has_the_move_by_who = ::clir::rt::view(
+        &l.player_has_the_move,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    l.must_move_first_touched_piece = self::rule_must_move_first_touched_piece(
+        &l.own_piece_of,
+        &l.piece_touched_intentionally,
+        &l.piece_can_be_moved,
+        &player_has_the_move_by_who,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_41(l: &mut Layers) {
+    // Stratum 41: game_lost_by (+D = +S = +d)
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    let mut game_lost_by: Vec<(CaseId, Sym, Sym)> = Vec::new();
+    game_lost_by
+        .extend(
+            self::rule_resignation_loses(
+                    &l.not_king_cannot_be_checkmated,
+                    &l.player_of,
+                    &l.player_resigned,
+                    None,
+                )
+                .elements,
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-        let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_AGREED_DRAW_ENDS_THE_GAME, definite, case)
-                .head(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (game,))
-                .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
-                .premise(REL_DRAW_AGREED, false, (game,))
-        };
-        let mut found = Vec::new();
-        self::rule_agreed_draw_ends_the_game(
-            &l.both_players_have_moved,
-            &l.draw_agreed,
-            Some(&mut found),
+    game_lost_by
+        .extend(
+            self::rule_second_illegal_move_loses(
+                    &l.not_king_cannot_be_checkmated,
+                    &l.completed_illegal_move_count,
+                    &player_of_by_who,
+                    None,
+                )
+                .elements,
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-        let instance = |definite: bool, &(case, game, arb): &(CaseId, Sym, Sym)| {
-            ::clir::Instance::rule(RULE_ARBITER_SEES_LAWS_OBSERVED, definite, case)
-                .head(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false, (arb, game))
-                .premise(REL_ARBITER_OF, false, (game, arb))
-                .premise(REL_PLAY_STARTED, false, (game,))
-        };
-        let mut found = Vec::new();
-        self::rule_arbiter_sees_laws_observed(
-            &l.arbiter_of,
-            &l.play_started,
-            Some(&mut found),
+    l.game_lost_by = Relation::from_vec(game_lost_by);
+}
+#[inline(never)]
+fn evaluate_stratum_44(l: &mut Layers) {
+    // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
+    l.resignation_has_ended_the_game = self::rule_resignation_ends_the_game(
+        &l.player_of,
+        &l.player_resigned,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_46(l: &mut Layers) {
+    // Stratum 46: castling_legal (+D = +S = +d)
+    l.castling_legal = self::rule_castling_legal(
+        &l.castling_side_of,
+        &l.king_of,
+        &l.not_piece_has_moved,
+        &l.not_castling_path_blocked,
+        &l.rook_of,
+        &l.not_castling_path_attacked,
+        &l.player_has_the_move,
+        &l.not_piece_has_moved,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_47(l: &mut Layers) {
+    // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    l.second_illegal_move_has_ended_the_game = self::rule_second_illegal_move_ends_the_game(
+        &l.completed_illegal_move_count,
+        &player_of_by_who,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_49(l: &mut Layers) {
+    // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
+    l.stalemate_has_ended_the_game = self::rule_stalemate_ends_the_game(
+        &l.stalemate_arisen,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_50(l: &mut Layers) {
+    // Stratum 50: threefold_claim_correct (+D = +S = +d)
+    l.threefold_claim_correct = self::rule_threefold_claim_correct(
+        &l.position_occurrence_count,
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_51(l: &mut Layers) {
+    // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    let mut game_drawn_definite: Vec<(CaseId, Sym)> = Vec::new();
+    game_drawn_definite
+        .extend(
+            self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, None)
+                .elements,
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#CastlingLegal
-        let instance = |
-            definite: bool,
-            &(case, game, who, side, king, rook): &(CaseId, Sym, Sym, Sym, Sym, Sym)|
-        {
-            ::clir::Instance::rule(RULE_CASTLING_LEGAL, definite, case)
-                .head(REL_CASTLING_LEGAL, false, (game, who, side))
-                .premise(REL_CASTLING_SIDE_OF, false, (game, who, side, rook))
-                .premise(REL_KING_OF, false, (who, king))
-                .premise(REL_PIECE_HAS_MOVED, true, (rook,))
-                .premise(REL_CASTLING_PATH_BLOCKED, true, (side,))
-                .premise(REL_ROOK_OF, false, (who, rook))
-                .premise(REL_CASTLING_PATH_ATTACKED, true, (side,))
-                .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-                .premise(REL_PIECE_HAS_MOVED, true, (king,))
-        };
-        let mut found = Vec::new();
-        self::rule_castling_legal(
-            &l.castling_side_of,
-            &l.king_of,
-            &l.not_piece_has_moved,
-            &l.not_castling_path_blocked,
-            &l.rook_of,
-            &l.not_castling_path_attacked,
-            &l.player_has_the_move,
-            &l.not_piece_has_moved,
-            Some(&mut found),
+    game_drawn_definite
+        .extend(self::rule_dead_position_draws(&l.dead_position_arisen, None).elements);
+    game_drawn_definite
+        .extend(
+            self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, None).elements,
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#CheckmateEndsTheGame
-        let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-            ::clir::Instance::rule(RULE_CHECKMATE_ENDS_THE_GAME, definite, case)
-                .head(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (game,))
-                .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_checkmate_ends_the_game(&l.checkmate_delivered, Some(&mut found));
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
-        let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
-                    definite,
-                    case,
-                )
-                .head(REL_GAME_DRAWN, true, (game,))
-                .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_checkmate_takes_precedence_over_seventy_five(
-            &l.checkmate_delivered,
-            Some(&mut found),
+    game_drawn_definite
+        .extend(
+            self::rule_fivefold_automatic_draw(&l.position_occurrence_count, None)
+                .elements,
         );
-        ::clir::rt::record(instances, &[false], found, instance);
-        // urn:fide:laws:clir:chess#CheckmateWins
-        let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-            ::clir::Instance::rule(RULE_CHECKMATE_WINS, definite, case)
-                .head(REL_GAME_WON_BY, false, (game, who))
-                .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_checkmate_wins(&l.checkmate_delivered, Some(&mut found));
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#DeadPositionDraws
-        let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_DEAD_POSITION_DRAWS, definite, case)
-                .head(REL_GAME_DRAWN, false, (game,))
-                .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
-        };
-        let mut found = Vec::new();
-        self::rule_dead_position_draws(&l.dead_position_arisen, Some(&mut found));
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
-        let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_DEAD_POSITION_ENDS_THE_GAME, definite, case)
-                .head(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (game,))
-                .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
-        };
-        let mut found = Vec::new();
-        self::rule_dead_position_ends_the_game(
-            &l.dead_position_arisen,
-            Some(&mut found),
+    game_drawn_definite
+        .extend(
+            self::rule_resignation_drawn_if_mate_impossible(
+                    &l.king_cannot_be_checkmated,
+                    &l.player_of,
+                    &l.player_resigned,
+                    None,
+                )
+                .elements,
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-        let instance = |
-            definite: bool,
-            &(case, game, who, pawn): &(CaseId, Sym, Sym, Sym)|
-        {
-            ::clir::Instance::rule(RULE_EN_PASSANT_CAPTURE_LEGAL, definite, case)
-                .head(REL_EN_PASSANT_CAPTURE_LEGAL, false, (game, pawn))
-                .premise(REL_EN_PASSANT_RIGHT_OPEN, false, (game,))
-                .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-                .premise(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (game, pawn))
-        };
-        let mut found = Vec::new();
-        self::rule_en_passant_capture_legal(
-            &l.en_passant_right_open,
-            &l.player_has_the_move,
-            &l.capturing_pawn_on_adjacent_file,
-            Some(&mut found),
+    game_drawn_definite
+        .extend(
+            self::rule_second_illegal_move_drawn_if_mate_impossible(
+                    &l.king_cannot_be_checkmated,
+                    &l.completed_illegal_move_count,
+                    &player_of_by_who,
+                    None,
+                )
+                .elements,
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-        let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-            ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_CORRECT, definite, case)
-                .head(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
-                .premise(REL_DRAW_CLAIMED, false, (who,))
-                .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-                .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
-        };
-        let mut found = Vec::new();
-        self::rule_fifty_move_claim_correct(
-            &l.draw_claimed,
-            &l.player_has_the_move,
-            &l.moves_by_each_without_pawn_or_capture,
-            Some(&mut found),
+    game_drawn_definite
+        .extend(self::rule_stalemate_draws(&l.stalemate_arisen, None).elements);
+    game_drawn_definite
+        .extend(
+            self::rule_threefold_claim_draws(&l.threefold_claim_correct, None).elements,
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
-        let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-            ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_DRAWS, definite, case)
-                .head(REL_GAME_DRAWN, false, (game,))
-                .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, Some(&mut found));
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
-        let instance = |definite: bool, &(case, game, n): &(CaseId, Sym, i64)| {
-            ::clir::Instance::rule(RULE_FIVEFOLD_AUTOMATIC_DRAW, definite, case)
-                .head(REL_GAME_DRAWN, false, (game,))
-                .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
-        };
-        let mut found = Vec::new();
-        self::rule_fivefold_automatic_draw(
-            &l.position_occurrence_count,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
-                    definite,
-                    case,
-                )
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-                .supported(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-                )
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_agreement_enters(
-            &l.valid_transition_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_agreement_enters(
-            &l.valid_transition_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
-                    definite,
-                    case,
-                )
-                .head(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-                )
-                .premise(
-                    REL_ATTEMPTED_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-                )
-                .supported(
-                    REL_ENTERED_STATE,
-                    false,
-                    (instance, GamePlayState::PLAYING.0),
-                )
-                .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_agreement_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.agreed_draw_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_agreement_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.agreed_draw_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
-                    definite,
-                    case,
-                )
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-                .supported(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-                )
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_checkmate_enters(
-            &l.valid_transition_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_checkmate_enters(
-            &l.valid_transition_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
-                    definite,
-                    case,
-                )
-                .head(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-                )
-                .premise(
-                    REL_ATTEMPTED_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-                )
-                .supported(
-                    REL_ENTERED_STATE,
-                    false,
-                    (instance, GamePlayState::PLAYING.0),
-                )
-                .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_checkmate_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.checkmate_has_been_delivered,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_checkmate_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.checkmate_has_been_delivered,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
-                    definite,
-                    case,
-                )
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-                .supported(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-                )
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_dead_position_enters(
-            &l.valid_transition_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_dead_position_enters(
-            &l.valid_transition_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
-                    definite,
-                    case,
-                )
-                .head(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-                )
-                .premise(
-                    REL_ATTEMPTED_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-                )
-                .supported(
-                    REL_ENTERED_STATE,
-                    false,
-                    (instance, GamePlayState::PLAYING.0),
-                )
-                .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_dead_position_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.dead_position_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_dead_position_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.dead_position_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
-                    definite,
-                    case,
-                )
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-                .supported(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-                )
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_drawn_claim_enters(
-            &l.valid_transition_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_drawn_claim_enters(
-            &l.valid_transition_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
-                    definite,
-                    case,
-                )
-                .head(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-                )
-                .premise(
-                    REL_ATTEMPTED_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-                )
-                .supported(
-                    REL_ENTERED_STATE,
-                    false,
-                    (instance, GamePlayState::PLAYING.0),
-                )
-                .premise(REL_GAME_DRAWN, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_drawn_claim_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.game_drawn_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_drawn_claim_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
+    l.game_drawn_definite = Relation::from_vec(game_drawn_definite);
+    let agreed_draw_applies = self::rule_agreed_draw(
+        &l.both_players_have_moved,
+        &l.draw_agreed,
+        None,
+    );
+    let checkmate_takes_precedence_over_seventy_five_applies = self::rule_checkmate_takes_precedence_over_seventy_five(
+        &l.checkmate_delivered,
+        None,
+    );
+    let dead_position_draws_applies = self::rule_dead_position_draws(
+        &l.dead_position_arisen,
+        None,
+    );
+    let fifty_move_claim_draws_applies = self::rule_fifty_move_claim_draws(
+        &l.fifty_move_claim_correct,
+        None,
+    );
+    let fivefold_automatic_draw_applies = self::rule_fivefold_automatic_draw(
+        &l.position_occurrence_count,
+        None,
+    );
+    let resignation_drawn_if_mate_impossible_applies = self::rule_resignation_drawn_if_mate_impossible(
+        &l.king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+        None,
+    );
+    let second_illegal_move_drawn_if_mate_impossible_applies = self::rule_second_illegal_move_drawn_if_mate_impossible(
+        &l.king_cannot_be_checkmated,
+        &l.completed_illegal_move_count,
+        &player_of_by_who,
+        None,
+    );
+    let seventy_five_automatic_draw_applies = self::rule_seventy_five_automatic_draw(
+        &l.moves_by_each_without_pawn_or_capture,
+        None,
+    );
+    let stalemate_draws_applies = self::rule_stalemate_draws(&l.stalemate_arisen, None);
+    let threefold_claim_draws_applies = self::rule_threefold_claim_draws(
+        &l.threefold_claim_correct,
+        None,
+    );
+    // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
+    let game_drawn_concluded_candidates = ::clir::rt::union(
+        &[
+            &agreed_draw_applies,
+            &dead_position_draws_applies,
+            &fifty_move_claim_draws_applies,
+            &fivefold_automatic_draw_applies,
+            &resignation_drawn_if_mate_impossible_applies,
+            &second_illegal_move_drawn_if_mate_impossible_applies,
+            &seventy_five_automatic_draw_applies,
+            &stalemate_draws_applies,
+            &threefold_claim_draws_applies,
+        ],
+    );
+    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive attacks game_drawn: no rule ranks above it
+    let game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
+        &[&checkmate_takes_precedence_over_seventy_five_applies.clone()],
+    );
+    l.game_drawn_supported = ::clir::rt::union(
+        &[&l.game_drawn_definite, &game_drawn_concluded_candidates],
+    );
+    l.game_drawn_concluded = ::clir::rt::union(
+        &[
             &l.game_drawn_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
-                    definite,
-                    case,
-                )
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-                .supported(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-                )
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_resignation_enters(
-            &l.valid_transition_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_resignation_enters(
-            &l.valid_transition_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
-                    definite,
-                    case,
-                )
-                .head(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-                )
-                .premise(
-                    REL_ATTEMPTED_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-                )
-                .supported(
-                    REL_ENTERED_STATE,
-                    false,
-                    (instance, GamePlayState::PLAYING.0),
-                )
-                .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_resignation_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.resignation_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_resignation_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.resignation_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
-                    definite,
-                    case,
-                )
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-                .supported(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-                )
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_second_illegal_move_enters(
-            &l.valid_transition_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_second_illegal_move_enters(
-            &l.valid_transition_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
-                    definite,
-                    case,
-                )
-                .head(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-                )
-                .premise(
-                    REL_ATTEMPTED_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-                )
-                .supported(
-                    REL_ENTERED_STATE,
-                    false,
-                    (instance, GamePlayState::PLAYING.0),
-                )
-                .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_second_illegal_move_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.second_illegal_move_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_second_illegal_move_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.second_illegal_move_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
-                    definite,
-                    case,
-                )
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-                .supported(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-                )
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_stalemate_enters(
-            &l.valid_transition_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_stalemate_enters(
-            &l.valid_transition_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
-                    definite,
-                    case,
-                )
-                .head(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-                )
-                .premise(
-                    REL_ATTEMPTED_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-                )
-                .supported(
-                    REL_ENTERED_STATE,
-                    false,
-                    (instance, GamePlayState::PLAYING.0),
-                )
-                .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_stalemate_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.stalemate_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_conclude_by_stalemate_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.stalemate_has_ended_the_game,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_ENTERS, definite, case)
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-                .supported(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::PLAY_MOVE.0),
-                )
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_play_move_enters(
-            &l.valid_transition_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_play_move_enters(
-            &l.valid_transition_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_VALID, definite, case)
-                .head(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::PLAY_MOVE.0),
-                )
-                .premise(
-                    REL_ATTEMPTED_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::PLAY_MOVE.0),
-                )
-                .supported(
-                    REL_ENTERED_STATE,
-                    false,
-                    (instance, GamePlayState::PLAYING.0),
-                )
-                .premise(REL_LEGAL_MOVE, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_play_move_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.legal_move,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_play_move_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.legal_move,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_ENTERS, definite, case)
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-                .supported(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::START_PLAY.0),
-                )
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_start_play_enters(
-            &l.valid_transition_concluded,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_start_play_enters(
-            &l.valid_transition_definite,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_VALID, definite, case)
-                .head(
-                    REL_VALID_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::START_PLAY.0),
-                )
-                .premise(
-                    REL_ATTEMPTED_TRANSITION,
-                    false,
-                    (instance, GamePlayTransition::START_PLAY.0),
-                )
-                .supported(
-                    REL_ENTERED_STATE,
-                    false,
-                    (instance, GamePlayState::NOT_STARTED.0),
-                )
-                .premise(REL_PLAY_STARTED, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_start_play_valid(
-            &l.attempted_transition,
-            &l.entered_state_concluded,
-            &l.play_started,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        let mut found = Vec::new();
-        self::rule_game_play_start_play_valid(
-            &l.attempted_transition,
-            &l.entered_state_definite,
-            &l.play_started,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[true], found, instance);
-        // urn:fide:laws:clir:chess#GamePlay/initial
-        let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_GAME_PLAY_INITIAL, definite, case)
-                .head(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED.0))
-                .premise(REL_PROCEDURE_INSTANCE, false, (instance,))
-        };
-        let mut found = Vec::new();
-        self::rule_game_play_initial(&l.procedure_instance, Some(&mut found));
-        ::clir::rt::record(instances, &[false, true], found, instance);
+            &::clir::rt::difference(
+                &::clir::rt::difference(
+                    &game_drawn_concluded_candidates,
+                    &l.not_game_drawn_definite,
+                ),
+                &game_drawn_concluded_unbeaten_attacks,
+            ),
+        ],
+    );
+    // ~game_drawn: concluded when definite, or when a rule for it applies, ~game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
+    let not_game_drawn_concluded_candidates = ::clir::rt::union(
+        &[&checkmate_takes_precedence_over_seventy_five_applies],
+    );
+    // urn:fide:laws:clir:chess#AgreedDraw attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#DeadPositionDraws attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw attacks ~game_drawn: beaten where urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive applies
+    // urn:fide:laws:clir:chess#StalemateDraws attacks ~game_drawn: no rule ranks above it
+    // urn:fide:laws:clir:chess#ThreefoldClaimDraws attacks ~game_drawn: no rule ranks above it
+    let not_game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
+        &[
+            &agreed_draw_applies.clone(),
+            &dead_position_draws_applies.clone(),
+            &fifty_move_claim_draws_applies.clone(),
+            &fivefold_automatic_draw_applies.clone(),
+            &resignation_drawn_if_mate_impossible_applies.clone(),
+            &second_illegal_move_drawn_if_mate_impossible_applies.clone(),
+            &::clir::rt::difference(
+                &seventy_five_automatic_draw_applies,
+                &::clir::rt::union(
+                    &[&checkmate_takes_precedence_over_seventy_five_applies],
+                ),
+            ),
+            &stalemate_draws_applies.clone(),
+            &threefold_claim_draws_applies.clone(),
+        ],
+    );
+    l.not_game_drawn_supported = ::clir::rt::union(
+        &[&l.not_game_drawn_definite, &not_game_drawn_concluded_candidates],
+    );
+    l.not_game_drawn_concluded = ::clir::rt::union(
+        &[
+            &l.not_game_drawn_definite,
+            &::clir::rt::difference(
+                &::clir::rt::difference(
+                    &not_game_drawn_concluded_candidates,
+                    &l.game_drawn_definite,
+                ),
+                &not_game_drawn_concluded_unbeaten_attacks,
+            ),
+        ],
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_52(l: &mut Layers) {
+    // Stratum 52: entered_state, valid_transition (+D, then +S/+d)
+    let mut iteration = ::clir::rt::Iteration::new();
+    let entered_state_definite = iteration
+        .variable::<(CaseId, Sym, Sym)>("entered_state_definite");
+    let valid_transition_definite = iteration
+        .variable::<(CaseId, Sym, Sym)>("valid_transition_definite");
+    entered_state_definite
+        .insert(self::rule_game_play_initial(&l.procedure_instance, None));
+    while iteration.changed() {
+        entered_state_definite
+            .insert(
+                self::rule_game_play_conclude_by_agreement_enters(
+                    &valid_transition_definite.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_definite
+            .insert(
+                self::rule_game_play_conclude_by_agreement_valid(
+                    &l.attempted_transition,
+                    &entered_state_definite.recent.borrow(),
+                    &l.agreed_draw_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_definite
+            .insert(
+                self::rule_game_play_conclude_by_checkmate_enters(
+                    &valid_transition_definite.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_definite
+            .insert(
+                self::rule_game_play_conclude_by_checkmate_valid(
+                    &l.attempted_transition,
+                    &entered_state_definite.recent.borrow(),
+                    &l.checkmate_has_been_delivered,
+                    None,
+                ),
+            );
+        entered_state_definite
+            .insert(
+                self::rule_game_play_conclude_by_dead_position_enters(
+                    &valid_transition_definite.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_definite
+            .insert(
+                self::rule_game_play_conclude_by_dead_position_valid(
+                    &l.attempted_transition,
+                    &entered_state_definite.recent.borrow(),
+                    &l.dead_position_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_definite
+            .insert(
+                self::rule_game_play_conclude_by_drawn_claim_enters(
+                    &valid_transition_definite.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_definite
+            .insert(
+                self::rule_game_play_conclude_by_drawn_claim_valid(
+                    &l.attempted_transition,
+                    &entered_state_definite.recent.borrow(),
+                    &l.game_drawn_definite,
+                    None,
+                ),
+            );
+        entered_state_definite
+            .insert(
+                self::rule_game_play_conclude_by_resignation_enters(
+                    &valid_transition_definite.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_definite
+            .insert(
+                self::rule_game_play_conclude_by_resignation_valid(
+                    &l.attempted_transition,
+                    &entered_state_definite.recent.borrow(),
+                    &l.resignation_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_definite
+            .insert(
+                self::rule_game_play_conclude_by_second_illegal_move_enters(
+                    &valid_transition_definite.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_definite
+            .insert(
+                self::rule_game_play_conclude_by_second_illegal_move_valid(
+                    &l.attempted_transition,
+                    &entered_state_definite.recent.borrow(),
+                    &l.second_illegal_move_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_definite
+            .insert(
+                self::rule_game_play_conclude_by_stalemate_enters(
+                    &valid_transition_definite.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_definite
+            .insert(
+                self::rule_game_play_conclude_by_stalemate_valid(
+                    &l.attempted_transition,
+                    &entered_state_definite.recent.borrow(),
+                    &l.stalemate_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_definite
+            .insert(
+                self::rule_game_play_play_move_enters(
+                    &valid_transition_definite.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_definite
+            .insert(
+                self::rule_game_play_play_move_valid(
+                    &l.attempted_transition,
+                    &entered_state_definite.recent.borrow(),
+                    &l.legal_move,
+                    None,
+                ),
+            );
+        entered_state_definite
+            .insert(
+                self::rule_game_play_start_play_enters(
+                    &valid_transition_definite.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_definite
+            .insert(
+                self::rule_game_play_start_play_valid(
+                    &l.attempted_transition,
+                    &entered_state_definite.recent.borrow(),
+                    &l.play_started,
+                    None,
+                ),
+            );
     }
-    #[inline(never)]
-    pub(super) fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
-        // urn:fide:laws:clir:chess#MoveIsIllegal
-        let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_MOVE_IS_ILLEGAL, definite, case)
-                .head(REL_ILLEGAL_MOVE, false, (game,))
-                .premise(REL_CHECKED_GAME, false, (game,))
-                .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (game,))
-        };
-        let mut found = Vec::new();
-        self::rule_move_is_illegal(
-            &l.checked_game,
-            &l.not_move_meets_articles_3_1_to_3_9,
-            Some(&mut found),
+    l.entered_state_definite = entered_state_definite.complete();
+    l.valid_transition_definite = valid_transition_definite.complete();
+    let mut iteration = ::clir::rt::Iteration::new();
+    let entered_state_concluded = iteration
+        .variable::<(CaseId, Sym, Sym)>("entered_state_concluded");
+    entered_state_concluded.insert(l.entered_state_definite.clone());
+    let valid_transition_concluded = iteration
+        .variable::<(CaseId, Sym, Sym)>("valid_transition_concluded");
+    valid_transition_concluded.insert(l.valid_transition_definite.clone());
+    entered_state_concluded
+        .insert(self::rule_game_play_initial(&l.procedure_instance, None));
+    while iteration.changed() {
+        entered_state_concluded
+            .insert(
+                self::rule_game_play_conclude_by_agreement_enters(
+                    &valid_transition_concluded.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_concluded
+            .insert(
+                self::rule_game_play_conclude_by_agreement_valid(
+                    &l.attempted_transition,
+                    &entered_state_concluded.recent.borrow(),
+                    &l.agreed_draw_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_concluded
+            .insert(
+                self::rule_game_play_conclude_by_checkmate_enters(
+                    &valid_transition_concluded.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_concluded
+            .insert(
+                self::rule_game_play_conclude_by_checkmate_valid(
+                    &l.attempted_transition,
+                    &entered_state_concluded.recent.borrow(),
+                    &l.checkmate_has_been_delivered,
+                    None,
+                ),
+            );
+        entered_state_concluded
+            .insert(
+                self::rule_game_play_conclude_by_dead_position_enters(
+                    &valid_transition_concluded.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_concluded
+            .insert(
+                self::rule_game_play_conclude_by_dead_position_valid(
+                    &l.attempted_transition,
+                    &entered_state_concluded.recent.borrow(),
+                    &l.dead_position_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_concluded
+            .insert(
+                self::rule_game_play_conclude_by_drawn_claim_enters(
+                    &valid_transition_concluded.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_concluded
+            .insert(
+                self::rule_game_play_conclude_by_drawn_claim_valid(
+                    &l.attempted_transition,
+                    &entered_state_concluded.recent.borrow(),
+                    &l.game_drawn_concluded,
+                    None,
+                ),
+            );
+        entered_state_concluded
+            .insert(
+                self::rule_game_play_conclude_by_resignation_enters(
+                    &valid_transition_concluded.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_concluded
+            .insert(
+                self::rule_game_play_conclude_by_resignation_valid(
+                    &l.attempted_transition,
+                    &entered_state_concluded.recent.borrow(),
+                    &l.resignation_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_concluded
+            .insert(
+                self::rule_game_play_conclude_by_second_illegal_move_enters(
+                    &valid_transition_concluded.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_concluded
+            .insert(
+                self::rule_game_play_conclude_by_second_illegal_move_valid(
+                    &l.attempted_transition,
+                    &entered_state_concluded.recent.borrow(),
+                    &l.second_illegal_move_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_concluded
+            .insert(
+                self::rule_game_play_conclude_by_stalemate_enters(
+                    &valid_transition_concluded.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_concluded
+            .insert(
+                self::rule_game_play_conclude_by_stalemate_valid(
+                    &l.attempted_transition,
+                    &entered_state_concluded.recent.borrow(),
+                    &l.stalemate_has_ended_the_game,
+                    None,
+                ),
+            );
+        entered_state_concluded
+            .insert(
+                self::rule_game_play_play_move_enters(
+                    &valid_transition_concluded.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_concluded
+            .insert(
+                self::rule_game_play_play_move_valid(
+                    &l.attempted_transition,
+                    &entered_state_concluded.recent.borrow(),
+                    &l.legal_move,
+                    None,
+                ),
+            );
+        entered_state_concluded
+            .insert(
+                self::rule_game_play_start_play_enters(
+                    &valid_transition_concluded.recent.borrow(),
+                    None,
+                ),
+            );
+        valid_transition_concluded
+            .insert(
+                self::rule_game_play_start_play_valid(
+                    &l.attempted_transition,
+                    &entered_state_concluded.recent.borrow(),
+                    &l.play_started,
+                    None,
+                ),
+            );
+    }
+    l.entered_state_concluded = entered_state_concluded.complete();
+    l.valid_transition_concluded = valid_transition_concluded.complete();
+}
+#[inline(never)]
+fn read_inputs_0(l: &mut Layers, batch: &::clir::Batch) {
+    l.arbiter_of = batch.input::<(CaseId, Sym, Sym)>(REL_ARBITER_OF, false);
+    l.not_arbiter_of = batch.input::<(CaseId, Sym, Sym)>(REL_ARBITER_OF, true);
+    l.attempted_transition = batch
+        .input::<(CaseId, Sym, Sym)>(REL_ATTEMPTED_TRANSITION, false);
+    l.not_attempted_transition = batch
+        .input::<(CaseId, Sym, Sym)>(REL_ATTEMPTED_TRANSITION, true);
+    l.both_players_have_moved = batch
+        .input::<(CaseId, Sym)>(REL_BOTH_PLAYERS_HAVE_MOVED, false);
+    l.not_both_players_have_moved = batch
+        .input::<(CaseId, Sym)>(REL_BOTH_PLAYERS_HAVE_MOVED, true);
+    l.capturing_pawn_on_adjacent_file = batch
+        .input::<(CaseId, Sym, Sym)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
+    l.not_capturing_pawn_on_adjacent_file = batch
+        .input::<(CaseId, Sym, Sym)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
+    l.case_not_precisely_regulated = batch
+        .input::<(CaseId, Sym)>(REL_CASE_NOT_PRECISELY_REGULATED, false);
+    l.not_case_not_precisely_regulated = batch
+        .input::<(CaseId, Sym)>(REL_CASE_NOT_PRECISELY_REGULATED, true);
+    l.castling_side_of = batch
+        .input::<(CaseId, Sym, Sym, Sym, Sym)>(REL_CASTLING_SIDE_OF, false);
+    l.not_castling_side_of = batch
+        .input::<(CaseId, Sym, Sym, Sym, Sym)>(REL_CASTLING_SIDE_OF, true);
+    l.checked_castling_side = batch
+        .input::<(CaseId, Sym)>(REL_CHECKED_CASTLING_SIDE, false);
+    l.not_checked_castling_side = batch
+        .input::<(CaseId, Sym)>(REL_CHECKED_CASTLING_SIDE, true);
+    l.castling_path_attacked_input = batch
+        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_ATTACKED, false);
+    l.not_castling_path_attacked_input = batch
+        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_ATTACKED, true);
+    l.castling_path_blocked_input = batch
+        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_BLOCKED, false);
+    l.not_castling_path_blocked_input = batch
+        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_BLOCKED, true);
+    l.checked_game = batch.input::<(CaseId, Sym)>(REL_CHECKED_GAME, false);
+    l.not_checked_game = batch.input::<(CaseId, Sym)>(REL_CHECKED_GAME, true);
+    l.checked_piece = batch.input::<(CaseId, Sym)>(REL_CHECKED_PIECE, false);
+    l.not_checked_piece = batch.input::<(CaseId, Sym)>(REL_CHECKED_PIECE, true);
+    l.checked_player = batch.input::<(CaseId, Sym)>(REL_CHECKED_PLAYER, false);
+    l.not_checked_player = batch.input::<(CaseId, Sym)>(REL_CHECKED_PLAYER, true);
+    l.checkmate_delivered = batch
+        .input::<(CaseId, Sym, Sym)>(REL_CHECKMATE_DELIVERED, false);
+    l.not_checkmate_delivered = batch
+        .input::<(CaseId, Sym, Sym)>(REL_CHECKMATE_DELIVERED, true);
+    l.completed_illegal_move_count = batch
+        .input::<(CaseId, Sym, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
+    l.not_completed_illegal_move_count = batch
+        .input::<(CaseId, Sym, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
+    l.dead_position_arisen = batch
+        .input::<(CaseId, Sym)>(REL_DEAD_POSITION_ARISEN, false);
+    l.not_dead_position_arisen = batch
+        .input::<(CaseId, Sym)>(REL_DEAD_POSITION_ARISEN, true);
+    l.draw_agreed = batch.input::<(CaseId, Sym)>(REL_DRAW_AGREED, false);
+    l.not_draw_agreed = batch.input::<(CaseId, Sym)>(REL_DRAW_AGREED, true);
+}
+#[inline(never)]
+fn read_inputs_1(l: &mut Layers, batch: &::clir::Batch) {
+    l.draw_claimed = batch.input::<(CaseId, Sym)>(REL_DRAW_CLAIMED, false);
+    l.not_draw_claimed = batch.input::<(CaseId, Sym)>(REL_DRAW_CLAIMED, true);
+    l.en_passant_right_open_input = batch
+        .input::<(CaseId, Sym)>(REL_EN_PASSANT_RIGHT_OPEN, false);
+    l.not_en_passant_right_open_input = batch
+        .input::<(CaseId, Sym)>(REL_EN_PASSANT_RIGHT_OPEN, true);
+    l.king_cannot_be_checkmated_input = batch
+        .input::<(CaseId, Sym)>(REL_KING_CANNOT_BE_CHECKMATED, false);
+    l.not_king_cannot_be_checkmated_input = batch
+        .input::<(CaseId, Sym)>(REL_KING_CANNOT_BE_CHECKMATED, true);
+    l.king_of = batch.input::<(CaseId, Sym, Sym)>(REL_KING_OF, false);
+    l.not_king_of = batch.input::<(CaseId, Sym, Sym)>(REL_KING_OF, true);
+    l.move_meets_articles_3_1_to_3_9_input = batch
+        .input::<(CaseId, Sym)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
+    l.not_move_meets_articles_3_1_to_3_9_input = batch
+        .input::<(CaseId, Sym)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
+    l.moves_by_each_without_pawn_or_capture = batch
+        .input::<(CaseId, Sym, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
+    l.not_moves_by_each_without_pawn_or_capture = batch
+        .input::<(CaseId, Sym, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
+    l.own_piece_of = batch.input::<(CaseId, Sym, Sym)>(REL_OWN_PIECE_OF, false);
+    l.not_own_piece_of = batch.input::<(CaseId, Sym, Sym)>(REL_OWN_PIECE_OF, true);
+    l.piece_can_be_moved = batch.input::<(CaseId, Sym)>(REL_PIECE_CAN_BE_MOVED, false);
+    l.not_piece_can_be_moved = batch
+        .input::<(CaseId, Sym)>(REL_PIECE_CAN_BE_MOVED, true);
+    l.piece_has_moved_input = batch.input::<(CaseId, Sym)>(REL_PIECE_HAS_MOVED, false);
+    l.not_piece_has_moved_input = batch
+        .input::<(CaseId, Sym)>(REL_PIECE_HAS_MOVED, true);
+    l.piece_touched_intentionally = batch
+        .input::<(CaseId, Sym, Sym)>(REL_PIECE_TOUCHED_INTENTIONALLY, false);
+    l.not_piece_touched_intentionally = batch
+        .input::<(CaseId, Sym, Sym)>(REL_PIECE_TOUCHED_INTENTIONALLY, true);
+    l.play_started = batch.input::<(CaseId, Sym)>(REL_PLAY_STARTED, false);
+    l.not_play_started = batch.input::<(CaseId, Sym)>(REL_PLAY_STARTED, true);
+    l.player_has_the_move = batch
+        .input::<(CaseId, Sym, Sym)>(REL_PLAYER_HAS_THE_MOVE, false);
+    l.not_player_has_the_move = batch
+        .input::<(CaseId, Sym, Sym)>(REL_PLAYER_HAS_THE_MOVE, true);
+    l.player_of = batch.input::<(CaseId, Sym, Sym)>(REL_PLAYER_OF, false);
+    l.not_player_of = batch.input::<(CaseId, Sym, Sym)>(REL_PLAYER_OF, true);
+    l.player_resigned = batch.input::<(CaseId, Sym)>(REL_PLAYER_RESIGNED, false);
+    l.not_player_resigned = batch.input::<(CaseId, Sym)>(REL_PLAYER_RESIGNED, true);
+    l.position_occurrence_count = batch
+        .input::<(CaseId, Sym, i64)>(REL_POSITION_OCCURRENCE_COUNT, false);
+    l.not_position_occurrence_count = batch
+        .input::<(CaseId, Sym, i64)>(REL_POSITION_OCCURRENCE_COUNT, true);
+    l.procedure_instance = batch.input::<(CaseId, Sym)>(REL_PROCEDURE_INSTANCE, false);
+    l.not_procedure_instance = batch
+        .input::<(CaseId, Sym)>(REL_PROCEDURE_INSTANCE, true);
+}
+#[inline(never)]
+fn read_inputs_2(l: &mut Layers, batch: &::clir::Batch) {
+    l.rook_of = batch.input::<(CaseId, Sym, Sym)>(REL_ROOK_OF, false);
+    l.not_rook_of = batch.input::<(CaseId, Sym, Sym)>(REL_ROOK_OF, true);
+    l.stalemate_arisen = batch.input::<(CaseId, Sym)>(REL_STALEMATE_ARISEN, false);
+    l.not_stalemate_arisen = batch.input::<(CaseId, Sym)>(REL_STALEMATE_ARISEN, true);
+}
+#[inline(never)]
+fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
+    out.conclude_relation(
+        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
+        [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game],
+        [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game],
+    );
+    out.conclude_relation(
+        REL_ARBITER_COMPETENT_TO_DECIDE,
+        [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide],
+        [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide],
+    );
+    out.contradict(REL_ARBITER_OF, &l.arbiter_of, &l.not_arbiter_of);
+    out.conclude_relation(
+        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
+        [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed],
+        [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed],
+    );
+    out.contradict(
+        REL_ATTEMPTED_TRANSITION,
+        &l.attempted_transition,
+        &l.not_attempted_transition,
+    );
+    out.contradict(
+        REL_BOTH_PLAYERS_HAVE_MOVED,
+        &l.both_players_have_moved,
+        &l.not_both_players_have_moved,
+    );
+    out.contradict(
+        REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
+        &l.capturing_pawn_on_adjacent_file,
+        &l.not_capturing_pawn_on_adjacent_file,
+    );
+    out.contradict(
+        REL_CASE_NOT_PRECISELY_REGULATED,
+        &l.case_not_precisely_regulated,
+        &l.not_case_not_precisely_regulated,
+    );
+    out.conclude_relation(
+        REL_CASTLING_LEGAL,
+        [&l.castling_legal, &l.not_castling_legal],
+        [&l.castling_legal, &l.not_castling_legal],
+    );
+    out.contradict(
+        REL_CASTLING_PATH_ATTACKED,
+        &l.castling_path_attacked,
+        &l.not_castling_path_attacked,
+    );
+    out.contradict(
+        REL_CASTLING_PATH_BLOCKED,
+        &l.castling_path_blocked,
+        &l.not_castling_path_blocked,
+    );
+    out.contradict(REL_CASTLING_SIDE_OF, &l.castling_side_of, &l.not_castling_side_of);
+    out.contradict(
+        REL_CHECKED_CASTLING_SIDE,
+        &l.checked_castling_side,
+        &l.not_checked_castling_side,
+    );
+    out.contradict(REL_CHECKED_GAME, &l.checked_game, &l.not_checked_game);
+    out.contradict(REL_CHECKED_PIECE, &l.checked_piece, &l.not_checked_piece);
+    out.contradict(REL_CHECKED_PLAYER, &l.checked_player, &l.not_checked_player);
+    out.contradict(
+        REL_CHECKMATE_DELIVERED,
+        &l.checkmate_delivered,
+        &l.not_checkmate_delivered,
+    );
+    out.conclude_relation(
+        REL_CHECKMATE_HAS_BEEN_DELIVERED,
+        [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered],
+        [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered],
+    );
+    out.contradict(
+        REL_COMPLETED_ILLEGAL_MOVE_COUNT,
+        &l.completed_illegal_move_count,
+        &l.not_completed_illegal_move_count,
+    );
+    out.contradict(
+        REL_DEAD_POSITION_ARISEN,
+        &l.dead_position_arisen,
+        &l.not_dead_position_arisen,
+    );
+    out.conclude_relation(
+        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
+        [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game],
+        [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game],
+    );
+    out.contradict(REL_DRAW_AGREED, &l.draw_agreed, &l.not_draw_agreed);
+    out.contradict(REL_DRAW_CLAIMED, &l.draw_claimed, &l.not_draw_claimed);
+    out.conclude_relation(
+        REL_EN_PASSANT_CAPTURE_LEGAL,
+        [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal],
+        [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal],
+    );
+    out.contradict(
+        REL_EN_PASSANT_RIGHT_OPEN,
+        &l.en_passant_right_open,
+        &l.not_en_passant_right_open,
+    );
+    out.conclude_relation(
+        REL_ENTERED_STATE,
+        [&l.entered_state_concluded, &l.not_entered_state_concluded],
+        [&l.entered_state_definite, &l.not_entered_state_definite],
+    );
+    out.conclude_relation(
+        REL_FIFTY_MOVE_CLAIM_CORRECT,
+        [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct],
+        [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct],
+    );
+    out.conclude_relation(
+        REL_GAME_DRAWN,
+        [&l.game_drawn_concluded, &l.not_game_drawn_concluded],
+        [&l.game_drawn_definite, &l.not_game_drawn_definite],
+    );
+    out.conclude_relation(
+        REL_GAME_LOST_BY,
+        [&l.game_lost_by, &l.not_game_lost_by],
+        [&l.game_lost_by, &l.not_game_lost_by],
+    );
+    out.conclude_relation(
+        REL_GAME_WON_BY,
+        [&l.game_won_by, &l.not_game_won_by],
+        [&l.game_won_by, &l.not_game_won_by],
+    );
+    out.conclude_relation(
+        REL_ILLEGAL_MOVE,
+        [&l.illegal_move, &l.not_illegal_move],
+        [&l.illegal_move, &l.not_illegal_move],
+    );
+    out.contradict(
+        REL_KING_CANNOT_BE_CHECKMATED,
+        &l.king_cannot_be_checkmated,
+        &l.not_king_cannot_be_checkmated,
+    );
+}
+#[inline(never)]
+fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
+    out.contradict(REL_KING_OF, &l.king_of, &l.not_king_of);
+    out.conclude_relation(
+        REL_LEGAL_MOVE,
+        [&l.legal_move, &l.not_legal_move],
+        [&l.legal_move, &l.not_legal_move],
+    );
+    out.contradict(
+        REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+        &l.move_meets_articles_3_1_to_3_9,
+        &l.not_move_meets_articles_3_1_to_3_9,
+    );
+    out.contradict(
+        REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
+        &l.moves_by_each_without_pawn_or_capture,
+        &l.not_moves_by_each_without_pawn_or_capture,
+    );
+    out.conclude_relation(
+        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
+        [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece],
+        [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece],
+    );
+    out.contradict(REL_OWN_PIECE_OF, &l.own_piece_of, &l.not_own_piece_of);
+    out.contradict(
+        REL_PIECE_CAN_BE_MOVED,
+        &l.piece_can_be_moved,
+        &l.not_piece_can_be_moved,
+    );
+    out.contradict(REL_PIECE_HAS_MOVED, &l.piece_has_moved, &l.not_piece_has_moved);
+    out.contradict(
+        REL_PIECE_TOUCHED_INTENTIONALLY,
+        &l.piece_touched_intentionally,
+        &l.not_piece_touched_intentionally,
+    );
+    out.contradict(REL_PLAY_STARTED, &l.play_started, &l.not_play_started);
+    out.contradict(
+        REL_PLAYER_HAS_THE_MOVE,
+        &l.player_has_the_move,
+        &l.not_player_has_the_move,
+    );
+    out.contradict(REL_PLAYER_OF, &l.player_of, &l.not_player_of);
+    out.contradict(REL_PLAYER_RESIGNED, &l.player_resigned, &l.not_player_resigned);
+    out.contradict(
+        REL_POSITION_OCCURRENCE_COUNT,
+        &l.position_occurrence_count,
+        &l.not_position_occurrence_count,
+    );
+    out.contradict(
+        REL_PROCEDURE_INSTANCE,
+        &l.procedure_instance,
+        &l.not_procedure_instance,
+    );
+    out.conclude_relation(
+        REL_RESIGNATION_HAS_ENDED_THE_GAME,
+        [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game],
+        [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game],
+    );
+    out.contradict(REL_ROOK_OF, &l.rook_of, &l.not_rook_of);
+    out.conclude_relation(
+        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
+        [
+            &l.second_illegal_move_has_ended_the_game,
+            &l.not_second_illegal_move_has_ended_the_game,
+        ],
+        [
+            &l.second_illegal_move_has_ended_the_game,
+            &l.not_second_illegal_move_has_ended_the_game,
+        ],
+    );
+    out.contradict(REL_STALEMATE_ARISEN, &l.stalemate_arisen, &l.not_stalemate_arisen);
+    out.conclude_relation(
+        REL_STALEMATE_HAS_ENDED_THE_GAME,
+        [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game],
+        [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game],
+    );
+    out.conclude_relation(
+        REL_THREEFOLD_CLAIM_CORRECT,
+        [&l.threefold_claim_correct, &l.not_threefold_claim_correct],
+        [&l.threefold_claim_correct, &l.not_threefold_claim_correct],
+    );
+    out.conclude_relation(
+        REL_VALID_TRANSITION,
+        [&l.valid_transition_concluded, &l.not_valid_transition_concluded],
+        [&l.valid_transition_definite, &l.not_valid_transition_definite],
+    );
+}
+#[inline(never)]
+fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+    // urn:fide:laws:clir:chess#AgreedDraw
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_AGREED_DRAW, definite, case)
+            .head(REL_GAME_DRAWN, false, (game,))
+            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
+            .premise(REL_DRAW_AGREED, false, (game,))
+    };
+    let mut found = Vec::new();
+    self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_AGREED_DRAW_ENDS_THE_GAME, definite, case)
+            .head(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (game,))
+            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
+            .premise(REL_DRAW_AGREED, false, (game,))
+    };
+    let mut found = Vec::new();
+    self::rule_agreed_draw_ends_the_game(
+        &l.both_players_have_moved,
+        &l.draw_agreed,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
+    let instance = |definite: bool, &(case, game, arb): &(CaseId, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_ARBITER_SEES_LAWS_OBSERVED, definite, case)
+            .head(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false, (arb, game))
+            .premise(REL_ARBITER_OF, false, (game, arb))
+            .premise(REL_PLAY_STARTED, false, (game,))
+    };
+    let mut found = Vec::new();
+    self::rule_arbiter_sees_laws_observed(
+        &l.arbiter_of,
+        &l.play_started,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#CastlingLegal
+    let instance = |
+        definite: bool,
+        &(case, game, who, side, king, rook): &(CaseId, Sym, Sym, Sym, Sym, Sym)|
+    {
+        ::clir::Instance::rule(RULE_CASTLING_LEGAL, definite, case)
+            .head(REL_CASTLING_LEGAL, false, (game, who, side))
+            .premise(REL_CASTLING_SIDE_OF, false, (game, who, side, rook))
+            .premise(REL_KING_OF, false, (who, king))
+            .premise(REL_PIECE_HAS_MOVED, true, (rook,))
+            .premise(REL_CASTLING_PATH_BLOCKED, true, (side,))
+            .premise(REL_ROOK_OF, false, (who, rook))
+            .premise(REL_CASTLING_PATH_ATTACKED, true, (side,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+            .premise(REL_PIECE_HAS_MOVED, true, (king,))
+    };
+    let mut found = Vec::new();
+    self::rule_castling_legal(
+        &l.castling_side_of,
+        &l.king_of,
+        &l.not_piece_has_moved,
+        &l.not_castling_path_blocked,
+        &l.rook_of,
+        &l.not_castling_path_attacked,
+        &l.player_has_the_move,
+        &l.not_piece_has_moved,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#CheckmateEndsTheGame
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_CHECKMATE_ENDS_THE_GAME, definite, case)
+            .head(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (game,))
+            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_checkmate_ends_the_game(&l.checkmate_delivered, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
+        ::clir::Instance::rule(
+                RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
+                definite,
+                case,
+            )
+            .head(REL_GAME_DRAWN, true, (game,))
+            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_checkmate_takes_precedence_over_seventy_five(
+        &l.checkmate_delivered,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    // urn:fide:laws:clir:chess#CheckmateWins
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_CHECKMATE_WINS, definite, case)
+            .head(REL_GAME_WON_BY, false, (game, who))
+            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_checkmate_wins(&l.checkmate_delivered, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#DeadPositionDraws
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_DEAD_POSITION_DRAWS, definite, case)
+            .head(REL_GAME_DRAWN, false, (game,))
+            .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
+    };
+    let mut found = Vec::new();
+    self::rule_dead_position_draws(&l.dead_position_arisen, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_DEAD_POSITION_ENDS_THE_GAME, definite, case)
+            .head(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (game,))
+            .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
+    };
+    let mut found = Vec::new();
+    self::rule_dead_position_ends_the_game(&l.dead_position_arisen, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#EnPassantCaptureLegal
+    let instance = |definite: bool, &(case, game, who, pawn): &(CaseId, Sym, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_EN_PASSANT_CAPTURE_LEGAL, definite, case)
+            .head(REL_EN_PASSANT_CAPTURE_LEGAL, false, (game, pawn))
+            .premise(REL_EN_PASSANT_RIGHT_OPEN, false, (game,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+            .premise(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (game, pawn))
+    };
+    let mut found = Vec::new();
+    self::rule_en_passant_capture_legal(
+        &l.en_passant_right_open,
+        &l.player_has_the_move,
+        &l.capturing_pawn_on_adjacent_file,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
+        ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_CORRECT, definite, case)
+            .head(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
+            .premise(REL_DRAW_CLAIMED, false, (who,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
+    };
+    let mut found = Vec::new();
+    self::rule_fifty_move_claim_correct(
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        &l.moves_by_each_without_pawn_or_capture,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_DRAWS, definite, case)
+            .head(REL_GAME_DRAWN, false, (game,))
+            .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
+    let instance = |definite: bool, &(case, game, n): &(CaseId, Sym, i64)| {
+        ::clir::Instance::rule(RULE_FIVEFOLD_AUTOMATIC_DRAW, definite, case)
+            .head(REL_GAME_DRAWN, false, (game,))
+            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
+    };
+    let mut found = Vec::new();
+    self::rule_fivefold_automatic_draw(&l.position_occurrence_count, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
+                definite,
+                case,
+            )
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
+            )
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_agreement_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_agreement_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
+                definite,
+                case,
+            )
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_agreement_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.agreed_draw_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_agreement_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.agreed_draw_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
+                definite,
+                case,
+            )
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
+            )
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_checkmate_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_checkmate_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
+                definite,
+                case,
+            )
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_checkmate_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.checkmate_has_been_delivered,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_checkmate_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.checkmate_has_been_delivered,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
+                definite,
+                case,
+            )
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
+            )
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_dead_position_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_dead_position_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
+                definite,
+                case,
+            )
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_dead_position_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.dead_position_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_dead_position_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.dead_position_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
+                definite,
+                case,
+            )
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
+            )
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_drawn_claim_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_drawn_claim_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
+                definite,
+                case,
+            )
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .premise(REL_GAME_DRAWN, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_drawn_claim_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.game_drawn_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_drawn_claim_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.game_drawn_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
+                definite,
+                case,
+            )
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
+            )
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_resignation_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_resignation_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
+                definite,
+                case,
+            )
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_resignation_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.resignation_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_resignation_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.resignation_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
+                definite,
+                case,
+            )
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
+            )
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_second_illegal_move_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_second_illegal_move_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
+                definite,
+                case,
+            )
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_second_illegal_move_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.second_illegal_move_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_second_illegal_move_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.second_illegal_move_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
+                definite,
+                case,
+            )
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
+            )
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_stalemate_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_stalemate_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(
+                RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
+                definite,
+                case,
+            )
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_stalemate_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.stalemate_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_conclude_by_stalemate_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.stalemate_has_ended_the_game,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_ENTERS, definite, case)
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::PLAY_MOVE.0),
+            )
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_play_move_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_play_move_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_VALID, definite, case)
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::PLAY_MOVE.0),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::PLAY_MOVE.0),
+            )
+            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .premise(REL_LEGAL_MOVE, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_play_move_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.legal_move,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_play_move_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.legal_move,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_ENTERS, definite, case)
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
+            .supported(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::START_PLAY.0),
+            )
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_start_play_enters(
+        &l.valid_transition_concluded,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_start_play_enters(
+        &l.valid_transition_definite,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_VALID, definite, case)
+            .head(
+                REL_VALID_TRANSITION,
+                false,
+                (instance, GamePlayTransition::START_PLAY.0),
+            )
+            .premise(
+                REL_ATTEMPTED_TRANSITION,
+                false,
+                (instance, GamePlayTransition::START_PLAY.0),
+            )
+            .supported(
+                REL_ENTERED_STATE,
+                false,
+                (instance, GamePlayState::NOT_STARTED.0),
+            )
+            .premise(REL_PLAY_STARTED, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_start_play_valid(
+        &l.attempted_transition,
+        &l.entered_state_concluded,
+        &l.play_started,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    let mut found = Vec::new();
+    self::rule_game_play_start_play_valid(
+        &l.attempted_transition,
+        &l.entered_state_definite,
+        &l.play_started,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[true], found, instance);
+    // urn:fide:laws:clir:chess#GamePlay/initial
+    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_GAME_PLAY_INITIAL, definite, case)
+            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED.0))
+            .premise(REL_PROCEDURE_INSTANCE, false, (instance,))
+    };
+    let mut found = Vec::new();
+    self::rule_game_play_initial(&l.procedure_instance, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+}
+#[inline(never)]
+fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+    // urn:fide:laws:clir:chess#MoveIsIllegal
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_MOVE_IS_ILLEGAL, definite, case)
+            .head(REL_ILLEGAL_MOVE, false, (game,))
+            .premise(REL_CHECKED_GAME, false, (game,))
+            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (game,))
+    };
+    let mut found = Vec::new();
+    self::rule_move_is_illegal(
+        &l.checked_game,
+        &l.not_move_meets_articles_3_1_to_3_9,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#MoveIsLegal
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_MOVE_IS_LEGAL, definite, case)
+            .head(REL_LEGAL_MOVE, false, (game,))
+            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (game,))
+    };
+    let mut found = Vec::new();
+    self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
+    let player_has_the_move_by_who = ::clir::rt::view(
+        &l.player_has_the_move,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    let instance = |definite: bool, &(case, game, who, piece): &(CaseId, Sym, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_MUST_MOVE_FIRST_TOUCHED_PIECE, definite, case)
+            .head(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false, (who, piece))
+            .premise(REL_OWN_PIECE_OF, false, (who, piece))
+            .premise(REL_PIECE_TOUCHED_INTENTIONALLY, false, (who, piece))
+            .premise(REL_PIECE_CAN_BE_MOVED, false, (piece,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_must_move_first_touched_piece(
+        &l.own_piece_of,
+        &l.piece_touched_intentionally,
+        &l.piece_can_be_moved,
+        &player_has_the_move_by_who,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE, definite, case)
+            .head(REL_GAME_DRAWN, false, (game,))
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
+            .premise(REL_PLAYER_OF, false, (game, who))
+            .premise(REL_PLAYER_RESIGNED, false, (who,))
+    };
+    let mut found = Vec::new();
+    self::rule_resignation_drawn_if_mate_impossible(
+        &l.king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#ResignationEndsTheGame
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_RESIGNATION_ENDS_THE_GAME, definite, case)
+            .head(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (game,))
+            .premise(REL_PLAYER_OF, false, (game, who))
+            .premise(REL_PLAYER_RESIGNED, false, (who,))
+    };
+    let mut found = Vec::new();
+    self::rule_resignation_ends_the_game(
+        &l.player_of,
+        &l.player_resigned,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#ResignationLoses
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_RESIGNATION_LOSES, definite, case)
+            .head(REL_GAME_LOST_BY, false, (game, who))
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
+            .premise(REL_PLAYER_OF, false, (game, who))
+            .premise(REL_PLAYER_RESIGNED, false, (who,))
+    };
+    let mut found = Vec::new();
+    self::rule_resignation_loses(
+        &l.not_king_cannot_be_checkmated,
+        &l.player_of,
+        &l.player_resigned,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
+        ::clir::Instance::rule(
+                RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
+                definite,
+                case,
+            )
+            .head(REL_GAME_DRAWN, false, (game,))
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
+            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
+            .premise(REL_PLAYER_OF, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_second_illegal_move_drawn_if_mate_impossible(
+        &l.king_cannot_be_checkmated,
+        &l.completed_illegal_move_count,
+        &player_of_by_who,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
+        ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME, definite, case)
+            .head(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (game,))
+            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
+            .premise(REL_PLAYER_OF, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_second_illegal_move_ends_the_game(
+        &l.completed_illegal_move_count,
+        &player_of_by_who,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
+    let player_of_by_who = ::clir::rt::view(
+        &l.player_of,
+        |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
+        ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_LOSES, definite, case)
+            .head(REL_GAME_LOST_BY, false, (game, who))
+            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
+            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
+            .premise(REL_PLAYER_OF, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_second_illegal_move_loses(
+        &l.not_king_cannot_be_checkmated,
+        &l.completed_illegal_move_count,
+        &player_of_by_who,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
+    let instance = |definite: bool, &(case, game, n): &(CaseId, Sym, i64)| {
+        ::clir::Instance::rule(RULE_SEVENTY_FIVE_AUTOMATIC_DRAW, definite, case)
+            .head(REL_GAME_DRAWN, false, (game,))
+            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
+    };
+    let mut found = Vec::new();
+    self::rule_seventy_five_automatic_draw(
+        &l.moves_by_each_without_pawn_or_capture,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false], found, instance);
+    // urn:fide:laws:clir:chess#StalemateDraws
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_STALEMATE_DRAWS, definite, case)
+            .head(REL_GAME_DRAWN, false, (game,))
+            .premise(REL_STALEMATE_ARISEN, false, (game,))
+    };
+    let mut found = Vec::new();
+    self::rule_stalemate_draws(&l.stalemate_arisen, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#StalemateEndsTheGame
+    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_STALEMATE_ENDS_THE_GAME, definite, case)
+            .head(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (game,))
+            .premise(REL_STALEMATE_ARISEN, false, (game,))
+    };
+    let mut found = Vec::new();
+    self::rule_stalemate_ends_the_game(&l.stalemate_arisen, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
+    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
+        ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_CORRECT, definite, case)
+            .head(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
+            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
+            .premise(REL_DRAW_CLAIMED, false, (who,))
+            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_threefold_claim_correct(
+        &l.position_occurrence_count,
+        &l.draw_claimed,
+        &l.player_has_the_move,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#ThreefoldClaimDraws
+    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
+        ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_DRAWS, definite, case)
+            .head(REL_GAME_DRAWN, false, (game,))
+            .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
+    };
+    let mut found = Vec::new();
+    self::rule_threefold_claim_draws(&l.threefold_claim_correct, Some(&mut found));
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
+    let instance = |definite: bool, &(case, situation): &(CaseId, Sym)| {
+        ::clir::Instance::rule(RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER, definite, case)
+            .head(REL_ARBITER_COMPETENT_TO_DECIDE, false, (situation,))
+            .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (situation,))
+    };
+    let mut found = Vec::new();
+    self::rule_unregulated_case_decided_by_arbiter(
+        &l.case_not_precisely_regulated,
+        Some(&mut found),
+    );
+    ::clir::rt::record(instances, &[false, true], found, instance);
+    for &(case, a_0) in l.closure_0_castling_path_attacked.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_CASTLING_SIDE,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#MoveIsLegal
-        let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_MOVE_IS_LEGAL, definite, case)
-                .head(REL_LEGAL_MOVE, false, (game,))
-                .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (game,))
-        };
-        let mut found = Vec::new();
-        self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, Some(&mut found));
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
-        let player_has_the_move_by_who = ::clir::rt::view(
-            &l.player_has_the_move,
-            |&(case, a_0, a_1)| (case, a_1, a_0),
-        );
-        let instance = |
-            definite: bool,
-            &(case, game, who, piece): &(CaseId, Sym, Sym, Sym)|
-        {
-            ::clir::Instance::rule(RULE_MUST_MOVE_FIRST_TOUCHED_PIECE, definite, case)
-                .head(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false, (who, piece))
-                .premise(REL_OWN_PIECE_OF, false, (who, piece))
-                .premise(REL_PIECE_TOUCHED_INTENTIONALLY, false, (who, piece))
-                .premise(REL_PIECE_CAN_BE_MOVED, false, (piece,))
-                .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_must_move_first_touched_piece(
-            &l.own_piece_of,
-            &l.piece_touched_intentionally,
-            &l.piece_can_be_moved,
-            &player_has_the_move_by_who,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-        let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
-                    definite,
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    0,
                     case,
-                )
-                .head(REL_GAME_DRAWN, false, (game,))
-                .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
-                .premise(REL_PLAYER_OF, false, (game, who))
-                .premise(REL_PLAYER_RESIGNED, false, (who,))
-        };
-        let mut found = Vec::new();
-        self::rule_resignation_drawn_if_mate_impossible(
-            &l.king_cannot_be_checkmated,
-            &l.player_of,
-            &l.player_resigned,
-            Some(&mut found),
+                    REL_CASTLING_PATH_ATTACKED,
+                    (a_0,),
+                    domain,
+                ),
+            );
+    }
+    for &(case, a_0) in l.closure_1_castling_path_blocked.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_CASTLING_SIDE,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#ResignationEndsTheGame
-        let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-            ::clir::Instance::rule(RULE_RESIGNATION_ENDS_THE_GAME, definite, case)
-                .head(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (game,))
-                .premise(REL_PLAYER_OF, false, (game, who))
-                .premise(REL_PLAYER_RESIGNED, false, (who,))
-        };
-        let mut found = Vec::new();
-        self::rule_resignation_ends_the_game(
-            &l.player_of,
-            &l.player_resigned,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#ResignationLoses
-        let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-            ::clir::Instance::rule(RULE_RESIGNATION_LOSES, definite, case)
-                .head(REL_GAME_LOST_BY, false, (game, who))
-                .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
-                .premise(REL_PLAYER_OF, false, (game, who))
-                .premise(REL_PLAYER_RESIGNED, false, (who,))
-        };
-        let mut found = Vec::new();
-        self::rule_resignation_loses(
-            &l.not_king_cannot_be_checkmated,
-            &l.player_of,
-            &l.player_resigned,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
-        let player_of_by_who = ::clir::rt::view(
-            &l.player_of,
-            |&(case, a_0, a_1)| (case, a_1, a_0),
-        );
-        let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-            ::clir::Instance::rule(
-                    RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
-                    definite,
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    1,
                     case,
-                )
-                .head(REL_GAME_DRAWN, false, (game,))
-                .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
-                .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-                .premise(REL_PLAYER_OF, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_second_illegal_move_drawn_if_mate_impossible(
-            &l.king_cannot_be_checkmated,
-            &l.completed_illegal_move_count,
-            &player_of_by_who,
-            Some(&mut found),
+                    REL_CASTLING_PATH_BLOCKED,
+                    (a_0,),
+                    domain,
+                ),
+            );
+    }
+    for &(case, a_0) in l.closure_2_en_passant_right_open.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_GAME,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
-        let player_of_by_who = ::clir::rt::view(
-            &l.player_of,
-            |&(case, a_0, a_1)| (case, a_1, a_0),
-        );
-        let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-            ::clir::Instance::rule(
-                    RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
-                    definite,
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    2,
                     case,
-                )
-                .head(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (game,))
-                .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-                .premise(REL_PLAYER_OF, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_second_illegal_move_ends_the_game(
-            &l.completed_illegal_move_count,
-            &player_of_by_who,
-            Some(&mut found),
+                    REL_EN_PASSANT_RIGHT_OPEN,
+                    (a_0,),
+                    domain,
+                ),
+            );
+    }
+    for &(case, a_0) in l.closure_3_king_cannot_be_checkmated.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_PLAYER,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
-        let player_of_by_who = ::clir::rt::view(
-            &l.player_of,
-            |&(case, a_0, a_1)| (case, a_1, a_0),
-        );
-        let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-            ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_LOSES, definite, case)
-                .head(REL_GAME_LOST_BY, false, (game, who))
-                .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
-                .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-                .premise(REL_PLAYER_OF, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_second_illegal_move_loses(
-            &l.not_king_cannot_be_checkmated,
-            &l.completed_illegal_move_count,
-            &player_of_by_who,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
-        let instance = |definite: bool, &(case, game, n): &(CaseId, Sym, i64)| {
-            ::clir::Instance::rule(RULE_SEVENTY_FIVE_AUTOMATIC_DRAW, definite, case)
-                .head(REL_GAME_DRAWN, false, (game,))
-                .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
-        };
-        let mut found = Vec::new();
-        self::rule_seventy_five_automatic_draw(
-            &l.moves_by_each_without_pawn_or_capture,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false], found, instance);
-        // urn:fide:laws:clir:chess#StalemateDraws
-        let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_STALEMATE_DRAWS, definite, case)
-                .head(REL_GAME_DRAWN, false, (game,))
-                .premise(REL_STALEMATE_ARISEN, false, (game,))
-        };
-        let mut found = Vec::new();
-        self::rule_stalemate_draws(&l.stalemate_arisen, Some(&mut found));
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#StalemateEndsTheGame
-        let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-            ::clir::Instance::rule(RULE_STALEMATE_ENDS_THE_GAME, definite, case)
-                .head(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (game,))
-                .premise(REL_STALEMATE_ARISEN, false, (game,))
-        };
-        let mut found = Vec::new();
-        self::rule_stalemate_ends_the_game(&l.stalemate_arisen, Some(&mut found));
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-        let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-            ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_CORRECT, definite, case)
-                .head(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
-                .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
-                .premise(REL_DRAW_CLAIMED, false, (who,))
-                .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_threefold_claim_correct(
-            &l.position_occurrence_count,
-            &l.draw_claimed,
-            &l.player_has_the_move,
-            Some(&mut found),
-        );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#ThreefoldClaimDraws
-        let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-            ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_DRAWS, definite, case)
-                .head(REL_GAME_DRAWN, false, (game,))
-                .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
-        };
-        let mut found = Vec::new();
-        self::rule_threefold_claim_draws(&l.threefold_claim_correct, Some(&mut found));
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
-        let instance = |definite: bool, &(case, situation): &(CaseId, Sym)| {
-            ::clir::Instance::rule(
-                    RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
-                    definite,
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    3,
                     case,
-                )
-                .head(REL_ARBITER_COMPETENT_TO_DECIDE, false, (situation,))
-                .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (situation,))
-        };
-        let mut found = Vec::new();
-        self::rule_unregulated_case_decided_by_arbiter(
-            &l.case_not_precisely_regulated,
-            Some(&mut found),
+                    REL_KING_CANNOT_BE_CHECKMATED,
+                    (a_0,),
+                    domain,
+                ),
+            );
+    }
+    for &(case, a_0) in l.closure_4_move_meets_articles_3_1_to_3_9.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_GAME,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
         );
-        ::clir::rt::record(instances, &[false, true], found, instance);
-        for &(case, a_0) in l.closure_0_castling_path_attacked.iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_CASTLING_SIDE,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
+        instances
+            .push(
+                ::clir::Instance::closure(
+                    4,
+                    case,
+                    REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+                    (a_0,),
+                    domain,
+                ),
             );
-            instances
-                .push(
-                    ::clir::Instance::closure(
-                        0,
-                        case,
-                        REL_CASTLING_PATH_ATTACKED,
-                        (a_0,),
-                        domain,
-                    ),
-                );
-        }
-        for &(case, a_0) in l.closure_1_castling_path_blocked.iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_CASTLING_SIDE,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
+    }
+    for &(case, a_0) in l.closure_5_piece_has_moved.iter() {
+        let domain = ::clir::Premise::new(
+            REL_CHECKED_PIECE,
+            false,
+            ::clir::Layer::Concluded,
+            (a_0,),
+        );
+        instances
+            .push(
+                ::clir::Instance::closure(5, case, REL_PIECE_HAS_MOVED, (a_0,), domain),
             );
-            instances
-                .push(
-                    ::clir::Instance::closure(
-                        1,
-                        case,
-                        REL_CASTLING_PATH_BLOCKED,
-                        (a_0,),
-                        domain,
-                    ),
-                );
-        }
-        for &(case, a_0) in l.closure_2_en_passant_right_open.iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_GAME,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            instances
-                .push(
-                    ::clir::Instance::closure(
-                        2,
-                        case,
-                        REL_EN_PASSANT_RIGHT_OPEN,
-                        (a_0,),
-                        domain,
-                    ),
-                );
-        }
-        for &(case, a_0) in l.closure_3_king_cannot_be_checkmated.iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_PLAYER,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            instances
-                .push(
-                    ::clir::Instance::closure(
-                        3,
-                        case,
-                        REL_KING_CANNOT_BE_CHECKMATED,
-                        (a_0,),
-                        domain,
-                    ),
-                );
-        }
-        for &(case, a_0) in l.closure_4_move_meets_articles_3_1_to_3_9.iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_GAME,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            instances
-                .push(
-                    ::clir::Instance::closure(
-                        4,
-                        case,
-                        REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                        (a_0,),
-                        domain,
-                    ),
-                );
-        }
-        for &(case, a_0) in l.closure_5_piece_has_moved.iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_PIECE,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            instances
-                .push(
-                    ::clir::Instance::closure(
-                        5,
-                        case,
-                        REL_PIECE_HAS_MOVED,
-                        (a_0,),
-                        domain,
-                    ),
-                );
-        }
     }
 }
-use self::rule_fns_0::*;
-mod rule_fns_0 {
-    #[allow(unused_imports)]
-    use super::*;
-    // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
-    // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
-    // game_drawn(game) :- both_players_have_moved(game), draw_agreed(game).
-    // leapjoin 1 from both_players_have_moved(game): Holds draw_agreed(game)
-    #[inline(never)]
-    pub(super) fn rule_agreed_draw(
-        both_players_have_moved: &Relation<(CaseId, Sym)>,
-        draw_agreed: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        type Bound = (CaseId, Sym);
-        let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
-        Relation::from_leapjoin(
-            both_players_have_moved,
-            Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
-            |&(case, game), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame (strict), article/5
-    // Article 5.2.3. An agreed draw immediately ends the game
-    // agreed_draw_has_ended_the_game(game) :- both_players_have_moved(game), draw_agreed(game).
-    // leapjoin 1 from both_players_have_moved(game): Holds draw_agreed(game)
-    #[inline(never)]
-    pub(super) fn rule_agreed_draw_ends_the_game(
-        both_players_have_moved: &Relation<(CaseId, Sym)>,
-        draw_agreed: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        type Bound = (CaseId, Sym);
-        let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
-        Relation::from_leapjoin(
-            both_players_have_moved,
-            Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
-            |&(case, game), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved (strict), article/12
-    // Article 12.1. The arbiter shall see that the Laws of Chess are observed
-    // arbiter_shall_see_laws_observed(arb, game) :- arbiter_of(game, arb), play_started(game).
-    // leapjoin 1 from arbiter_of(game, arb): Holds play_started(game)
-    #[inline(never)]
-    pub(super) fn rule_arbiter_sees_laws_observed(
-        arbiter_of: &Relation<(CaseId, Sym, Sym)>,
-        play_started: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut play_started = ::clir::rt::Probe::new(play_started);
-        Relation::from_leapjoin(
-            arbiter_of,
-            Holds::new(|&(case, game, _): &Bound| play_started.contains(&(case, game))),
-            |&(case, game, arb), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, arb));
-                }
-                (case, arb, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
-    // Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
-    // castling_legal(game, who, side) :- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king).
-    // leapjoin 1 from castling_side_of(game, who, side, rook): Holds rook_of(who, rook) and player_has_the_move(game, who) and ~piece_has_moved(rook) and ~castling_path_blocked(side) and ~castling_path_attacked(side), before it ExtendBy king_of(who, king), ValueFilter ~piece_has_moved(king)
-    #[inline(never)]
-    pub(super) fn rule_castling_legal(
-        castling_side_of: &Relation<(CaseId, Sym, Sym, Sym, Sym)>,
-        king_of: &Relation<(CaseId, Sym, Sym)>,
-        not_piece_has_moved: &Relation<(CaseId, Sym)>,
-        not_castling_path_blocked: &Relation<(CaseId, Sym)>,
-        rook_of: &Relation<(CaseId, Sym, Sym)>,
-        not_castling_path_attacked: &Relation<(CaseId, Sym)>,
-        player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
-        not_piece_has_moved_2: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym, Sym, Sym);
-        let mut rook_of = ::clir::rt::Probe::new(rook_of);
-        let mut player_has_the_move = ::clir::rt::Probe::new(player_has_the_move);
-        let mut not_piece_has_moved = ::clir::rt::Probe::new(not_piece_has_moved);
-        let mut not_castling_path_blocked = ::clir::rt::Probe::new(
-            not_castling_path_blocked,
-        );
-        let mut not_castling_path_attacked = ::clir::rt::Probe::new(
-            not_castling_path_attacked,
-        );
-        Relation::from_leapjoin(
-            castling_side_of,
-            (
-                Holds::new(|&(case, game, who, side, rook): &Bound| {
-                        rook_of.contains(&(case, who, rook))
-                            && player_has_the_move.contains(&(case, game, who))
-                            && not_piece_has_moved.contains(&(case, rook))
-                            && not_castling_path_blocked.contains(&(case, side))
-                            && not_castling_path_attacked.contains(&(case, side))
-                    })
-                    .before(
-                        ExtendBy::rows(
-                            king_of,
-                            |&(case, _, who, _, _): &Bound| (case, who),
-                            |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                        ),
-                    ),
-                ValueFilter::from(|
-                    &(case, _, _, _, _): &Bound,
-                    &(_, _, king): &(CaseId, Sym, Sym)|
-                ::clir::rt::contains(not_piece_has_moved_2, &(case, king))),
-            ),
-            |&(case, game, who, side, rook), &(_, _, king)| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who, side, king, rook));
-                }
-                (case, game, who, side)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
-    // Article 5.1.1. Checkmate immediately ends the game
-    // checkmate_has_been_delivered(game) :- checkmate_delivered(game, who).
-    // leapjoin 1 from checkmate_delivered(game, who): Once
-    #[inline(never)]
-    pub(super) fn rule_checkmate_ends_the_game(
-        checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            checkmate_delivered,
-            Once,
-            |&(case, game, who), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
-    // Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
-    // ~game_drawn(game) :- checkmate_delivered(game, who).
-    // leapjoin 1 from checkmate_delivered(game, who): Once
-    #[inline(never)]
-    pub(super) fn rule_checkmate_takes_precedence_over_seventy_five(
-        checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            checkmate_delivered,
-            Once,
-            |&(case, game, who), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#CheckmateWins (strict), article/5
-    // Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
-    // game_won_by(game, who) :- checkmate_delivered(game, who).
-    // leapjoin 1 from checkmate_delivered(game, who): Once
-    #[inline(never)]
-    pub(super) fn rule_checkmate_wins(
-        checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        Relation::from_leapjoin(
-            checkmate_delivered,
-            Once,
-            |&(case, game, who), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who));
-                }
-                (case, game, who)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
-    // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
-    // game_drawn(game) :- dead_position_arisen(game).
-    // leapjoin 1 from dead_position_arisen(game): Once
-    #[inline(never)]
-    pub(super) fn rule_dead_position_draws(
-        dead_position_arisen: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            dead_position_arisen,
-            Once,
-            |&(case, game), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame (strict), article/5
-    // Article 5.2.2. A dead position immediately ends the game
-    // dead_position_has_ended_the_game(game) :- dead_position_arisen(game).
-    // leapjoin 1 from dead_position_arisen(game): Once
-    #[inline(never)]
-    pub(super) fn rule_dead_position_ends_the_game(
-        dead_position_arisen: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            dead_position_arisen,
-            Once,
-            |&(case, game), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
-    // Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
-    // en_passant_capture_legal(game, pawn) :- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn).
-    // leapjoin 1 from player_has_the_move(game, who): Holds en_passant_right_open(game), before it ExtendBy capturing_pawn_on_adjacent_file(game, pawn)
-    #[inline(never)]
-    pub(super) fn rule_en_passant_capture_legal(
-        en_passant_right_open: &Relation<(CaseId, Sym)>,
-        player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
-        capturing_pawn_on_adjacent_file: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut en_passant_right_open = ::clir::rt::Probe::new(en_passant_right_open);
-        Relation::from_leapjoin(
-            player_has_the_move,
-            Holds::new(|&(case, game, _): &Bound| {
-                    en_passant_right_open.contains(&(case, game))
+// urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
+// Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move
+// game_drawn(game) :- both_players_have_moved(game), draw_agreed(game).
+// leapjoin 1 from both_players_have_moved(game): Holds draw_agreed(game)
+#[inline(never)]
+fn rule_agreed_draw(
+    both_players_have_moved: &Relation<(CaseId, Sym)>,
+    draw_agreed: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym);
+    let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
+    Relation::from_leapjoin(
+        both_players_have_moved,
+        Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#AgreedDrawEndsTheGame (strict), article/5
+// Article 5.2.3. An agreed draw immediately ends the game
+// agreed_draw_has_ended_the_game(game) :- both_players_have_moved(game), draw_agreed(game).
+// leapjoin 1 from both_players_have_moved(game): Holds draw_agreed(game)
+#[inline(never)]
+fn rule_agreed_draw_ends_the_game(
+    both_players_have_moved: &Relation<(CaseId, Sym)>,
+    draw_agreed: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym);
+    let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
+    Relation::from_leapjoin(
+        both_players_have_moved,
+        Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#ArbiterSeesLawsObserved (strict), article/12
+// Article 12.1. The arbiter shall see that the Laws of Chess are observed
+// arbiter_shall_see_laws_observed(arb, game) :- arbiter_of(game, arb), play_started(game).
+// leapjoin 1 from arbiter_of(game, arb): Holds play_started(game)
+#[inline(never)]
+fn rule_arbiter_sees_laws_observed(
+    arbiter_of: &Relation<(CaseId, Sym, Sym)>,
+    play_started: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut play_started = ::clir::rt::Probe::new(play_started);
+    Relation::from_leapjoin(
+        arbiter_of,
+        Holds::new(|&(case, game, _): &Bound| play_started.contains(&(case, game))),
+        |&(case, game, arb), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, arb));
+            }
+            (case, arb, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
+// Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
+// castling_legal(game, who, side) :- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king).
+// leapjoin 1 from castling_side_of(game, who, side, rook): Holds rook_of(who, rook) and player_has_the_move(game, who) and ~piece_has_moved(rook) and ~castling_path_blocked(side) and ~castling_path_attacked(side), before it ExtendBy king_of(who, king), ValueFilter ~piece_has_moved(king)
+#[inline(never)]
+fn rule_castling_legal(
+    castling_side_of: &Relation<(CaseId, Sym, Sym, Sym, Sym)>,
+    king_of: &Relation<(CaseId, Sym, Sym)>,
+    not_piece_has_moved: &Relation<(CaseId, Sym)>,
+    not_castling_path_blocked: &Relation<(CaseId, Sym)>,
+    rook_of: &Relation<(CaseId, Sym, Sym)>,
+    not_castling_path_attacked: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    not_piece_has_moved_2: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym, Sym, Sym);
+    let mut rook_of = ::clir::rt::Probe::new(rook_of);
+    let mut player_has_the_move = ::clir::rt::Probe::new(player_has_the_move);
+    let mut not_piece_has_moved = ::clir::rt::Probe::new(not_piece_has_moved);
+    let mut not_castling_path_blocked = ::clir::rt::Probe::new(
+        not_castling_path_blocked,
+    );
+    let mut not_castling_path_attacked = ::clir::rt::Probe::new(
+        not_castling_path_attacked,
+    );
+    Relation::from_leapjoin(
+        castling_side_of,
+        (
+            Holds::new(|&(case, game, who, side, rook): &Bound| {
+                    rook_of.contains(&(case, who, rook))
+                        && player_has_the_move.contains(&(case, game, who))
+                        && not_piece_has_moved.contains(&(case, rook))
+                        && not_castling_path_blocked.contains(&(case, side))
+                        && not_castling_path_attacked.contains(&(case, side))
                 })
                 .before(
                     ExtendBy::rows(
-                        capturing_pawn_on_adjacent_file,
+                        king_of,
+                        |&(case, _, who, _, _): &Bound| (case, who),
+                        |t: &(CaseId, Sym, Sym)| (t.0, t.1),
+                    ),
+                ),
+            ValueFilter::from(|
+                &(case, _, _, _, _): &Bound,
+                &(_, _, king): &(CaseId, Sym, Sym)|
+            ::clir::rt::contains(not_piece_has_moved_2, &(case, king))),
+        ),
+        |&(case, game, who, side, rook), &(_, _, king)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, side, king, rook));
+            }
+            (case, game, who, side)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
+// Article 5.1.1. Checkmate immediately ends the game
+// checkmate_has_been_delivered(game) :- checkmate_delivered(game, who).
+// leapjoin 1 from checkmate_delivered(game, who): Once
+#[inline(never)]
+fn rule_checkmate_ends_the_game(
+    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        checkmate_delivered,
+        Once,
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
+// Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
+// ~game_drawn(game) :- checkmate_delivered(game, who).
+// leapjoin 1 from checkmate_delivered(game, who): Once
+#[inline(never)]
+fn rule_checkmate_takes_precedence_over_seventy_five(
+    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        checkmate_delivered,
+        Once,
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#CheckmateWins (strict), article/5
+// Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
+// game_won_by(game, who) :- checkmate_delivered(game, who).
+// leapjoin 1 from checkmate_delivered(game, who): Once
+#[inline(never)]
+fn rule_checkmate_wins(
+    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    Relation::from_leapjoin(
+        checkmate_delivered,
+        Once,
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game, who)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
+// Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
+// game_drawn(game) :- dead_position_arisen(game).
+// leapjoin 1 from dead_position_arisen(game): Once
+#[inline(never)]
+fn rule_dead_position_draws(
+    dead_position_arisen: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        dead_position_arisen,
+        Once,
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#DeadPositionEndsTheGame (strict), article/5
+// Article 5.2.2. A dead position immediately ends the game
+// dead_position_has_ended_the_game(game) :- dead_position_arisen(game).
+// leapjoin 1 from dead_position_arisen(game): Once
+#[inline(never)]
+fn rule_dead_position_ends_the_game(
+    dead_position_arisen: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        dead_position_arisen,
+        Once,
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
+// Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
+// en_passant_capture_legal(game, pawn) :- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn).
+// leapjoin 1 from player_has_the_move(game, who): Holds en_passant_right_open(game), before it ExtendBy capturing_pawn_on_adjacent_file(game, pawn)
+#[inline(never)]
+fn rule_en_passant_capture_legal(
+    en_passant_right_open: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    capturing_pawn_on_adjacent_file: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut en_passant_right_open = ::clir::rt::Probe::new(en_passant_right_open);
+    Relation::from_leapjoin(
+        player_has_the_move,
+        Holds::new(|&(case, game, _): &Bound| {
+                en_passant_right_open.contains(&(case, game))
+            })
+            .before(
+                ExtendBy::rows(
+                    capturing_pawn_on_adjacent_file,
+                    |&(case, game, _): &Bound| (case, game),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
+                ),
+            ),
+        |&(case, game, who), &(_, _, pawn)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, pawn));
+            }
+            (case, game, pawn)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#FiftyMoveClaimCorrect (strict), article/9
+// Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
+// fifty_move_claim_correct(game, who) :- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n).
+// leapjoin 1 from player_has_the_move(game, who): Holds draw_claimed(who), before it ExtendBy moves_by_each_without_pawn_or_capture(game, n), ValueFilter n >= 50
+#[inline(never)]
+fn rule_fifty_move_claim_correct(
+    draw_claimed: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut draw_claimed = ::clir::rt::Probe::new(draw_claimed);
+    Relation::from_leapjoin(
+        player_has_the_move,
+        (
+            Holds::new(|&(case, _, who): &Bound| draw_claimed.contains(&(case, who)))
+                .before(
+                    ExtendBy::rows(
+                        moves_by_each_without_pawn_or_capture,
+                        |&(case, game, _): &Bound| (case, game),
+                        |t: &(CaseId, Sym, i64)| (t.0, t.1),
+                    ),
+                ),
+            ValueFilter::from(|&(_, _, _): &Bound, &(_, _, n): &(CaseId, Sym, i64)| {
+                n >= 50i64
+            }),
+        ),
+        |&(case, game, who), &(_, _, n)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game, who)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
+// Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
+// game_drawn(game) :- fifty_move_claim_correct(game, who).
+// leapjoin 1 from fifty_move_claim_correct(game, who): Once
+#[inline(never)]
+fn rule_fifty_move_claim_draws(
+    fifty_move_claim_correct: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        fifty_move_claim_correct,
+        Once,
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
+// Article 9.6.1. The game is drawn if the same position has appeared at least five times
+// game_drawn(game) :- position_occurrence_count(game, n), n >= 5.
+// leapjoin 1 from position_occurrence_count(game, n): Holds n >= 5
+#[inline(never)]
+fn rule_fivefold_automatic_draw(
+    position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, i64)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, i64);
+    Relation::from_leapjoin(
+        position_occurrence_count,
+        Holds::new(|&(_, _, n): &Bound| n >= 5i64),
+        |&(case, game, n), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, n));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict), no article
+// the game ends by agreement
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByAgreement).
+// leapjoin 1 from valid_transition(instance, ConcludeByAgreement) (supported): Holds the columns of valid_transition(instance, ConcludeByAgreement) (supported)
+#[inline(never)]
+fn rule_game_play_conclude_by_agreement_enters(
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    Relation::from_leapjoin(
+        valid_transition_supported,
+        Holds::new(|&(_, _, a_1): &Bound| {
+            a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT.0
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict), no article
+// the game ends by agreement
+// valid_transition(instance, ConcludeByAgreement) :- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance).
+// leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByAgreement) and agreed_draw_has_ended_the_game(instance)
+#[inline(never)]
+fn rule_game_play_conclude_by_agreement_valid(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    agreed_draw_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
+    let mut agreed_draw_has_ended_the_game = ::clir::rt::Probe::new(
+        agreed_draw_has_ended_the_game,
+    );
+    Relation::from_leapjoin(
+        entered_state_supported,
+        Holds::new(|&(case, instance, a_1): &Bound| {
+            a_1 == GamePlayState::PLAYING.0
+                && attempted_transition
+                    .contains(
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
+                    ) && agreed_draw_has_ended_the_game.contains(&(case, instance))
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict), no article
+// the game ends by checkmate
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByCheckmate).
+// leapjoin 1 from valid_transition(instance, ConcludeByCheckmate) (supported): Holds the columns of valid_transition(instance, ConcludeByCheckmate) (supported)
+#[inline(never)]
+fn rule_game_play_conclude_by_checkmate_enters(
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    Relation::from_leapjoin(
+        valid_transition_supported,
+        Holds::new(|&(_, _, a_1): &Bound| {
+            a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE.0
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict), no article
+// the game ends by checkmate
+// valid_transition(instance, ConcludeByCheckmate) :- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance).
+// leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByCheckmate) and checkmate_has_been_delivered(instance)
+#[inline(never)]
+fn rule_game_play_conclude_by_checkmate_valid(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    checkmate_has_been_delivered: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
+    let mut checkmate_has_been_delivered = ::clir::rt::Probe::new(
+        checkmate_has_been_delivered,
+    );
+    Relation::from_leapjoin(
+        entered_state_supported,
+        Holds::new(|&(case, instance, a_1): &Bound| {
+            a_1 == GamePlayState::PLAYING.0
+                && attempted_transition
+                    .contains(
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
+                    ) && checkmate_has_been_delivered.contains(&(case, instance))
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict), no article
+// the game ends by a dead position
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDeadPosition).
+// leapjoin 1 from valid_transition(instance, ConcludeByDeadPosition) (supported): Holds the columns of valid_transition(instance, ConcludeByDeadPosition) (supported)
+#[inline(never)]
+fn rule_game_play_conclude_by_dead_position_enters(
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    Relation::from_leapjoin(
+        valid_transition_supported,
+        Holds::new(|&(_, _, a_1): &Bound| {
+            a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict), no article
+// the game ends by a dead position
+// valid_transition(instance, ConcludeByDeadPosition) :- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance).
+// leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDeadPosition) and dead_position_has_ended_the_game(instance)
+#[inline(never)]
+fn rule_game_play_conclude_by_dead_position_valid(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    dead_position_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
+    let mut dead_position_has_ended_the_game = ::clir::rt::Probe::new(
+        dead_position_has_ended_the_game,
+    );
+    Relation::from_leapjoin(
+        entered_state_supported,
+        Holds::new(|&(case, instance, a_1): &Bound| {
+            a_1 == GamePlayState::PLAYING.0
+                && attempted_transition
+                    .contains(
+                        &(
+                            case,
+                            instance,
+                            GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0,
+                        ),
+                    ) && dead_position_has_ended_the_game.contains(&(case, instance))
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict), no article
+// the game ends by a correct draw claim or an automatic draw
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDrawnClaim).
+// leapjoin 1 from valid_transition(instance, ConcludeByDrawnClaim) (supported): Holds the columns of valid_transition(instance, ConcludeByDrawnClaim) (supported)
+#[inline(never)]
+fn rule_game_play_conclude_by_drawn_claim_enters(
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    Relation::from_leapjoin(
+        valid_transition_supported,
+        Holds::new(|&(_, _, a_1): &Bound| {
+            a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict), no article
+// the game ends by a correct draw claim or an automatic draw
+// valid_transition(instance, ConcludeByDrawnClaim) :- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance).
+// leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDrawnClaim) and game_drawn(instance)
+#[inline(never)]
+fn rule_game_play_conclude_by_drawn_claim_valid(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    game_drawn: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
+    let mut game_drawn = ::clir::rt::Probe::new(game_drawn);
+    Relation::from_leapjoin(
+        entered_state_supported,
+        Holds::new(|&(case, instance, a_1): &Bound| {
+            a_1 == GamePlayState::PLAYING.0
+                && attempted_transition
+                    .contains(
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
+                    ) && game_drawn.contains(&(case, instance))
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict), no article
+// the game ends by resignation
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByResignation).
+// leapjoin 1 from valid_transition(instance, ConcludeByResignation) (supported): Holds the columns of valid_transition(instance, ConcludeByResignation) (supported)
+#[inline(never)]
+fn rule_game_play_conclude_by_resignation_enters(
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    Relation::from_leapjoin(
+        valid_transition_supported,
+        Holds::new(|&(_, _, a_1): &Bound| {
+            a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION.0
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict), no article
+// the game ends by resignation
+// valid_transition(instance, ConcludeByResignation) :- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance).
+// leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByResignation) and resignation_has_ended_the_game(instance)
+#[inline(never)]
+fn rule_game_play_conclude_by_resignation_valid(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    resignation_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
+    let mut resignation_has_ended_the_game = ::clir::rt::Probe::new(
+        resignation_has_ended_the_game,
+    );
+    Relation::from_leapjoin(
+        entered_state_supported,
+        Holds::new(|&(case, instance, a_1): &Bound| {
+            a_1 == GamePlayState::PLAYING.0
+                && attempted_transition
+                    .contains(
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
+                    ) && resignation_has_ended_the_game.contains(&(case, instance))
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict), no article
+// the game ends by a second completed illegal move
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeBySecondIllegalMove).
+// leapjoin 1 from valid_transition(instance, ConcludeBySecondIllegalMove) (supported): Holds the columns of valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
+#[inline(never)]
+fn rule_game_play_conclude_by_second_illegal_move_enters(
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    Relation::from_leapjoin(
+        valid_transition_supported,
+        Holds::new(|&(_, _, a_1): &Bound| {
+            a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict), no article
+// the game ends by a second completed illegal move
+// valid_transition(instance, ConcludeBySecondIllegalMove) :- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance).
+// leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeBySecondIllegalMove) and second_illegal_move_has_ended_the_game(instance)
+#[inline(never)]
+fn rule_game_play_conclude_by_second_illegal_move_valid(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
+    let mut second_illegal_move_has_ended_the_game = ::clir::rt::Probe::new(
+        second_illegal_move_has_ended_the_game,
+    );
+    Relation::from_leapjoin(
+        entered_state_supported,
+        Holds::new(|&(case, instance, a_1): &Bound| {
+            a_1 == GamePlayState::PLAYING.0
+                && attempted_transition
+                    .contains(
+                        &(
+                            case,
+                            instance,
+                            GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0,
+                        ),
+                    )
+                && second_illegal_move_has_ended_the_game.contains(&(case, instance))
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict), no article
+// the game ends by stalemate
+// entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByStalemate).
+// leapjoin 1 from valid_transition(instance, ConcludeByStalemate) (supported): Holds the columns of valid_transition(instance, ConcludeByStalemate) (supported)
+#[inline(never)]
+fn rule_game_play_conclude_by_stalemate_enters(
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    Relation::from_leapjoin(
+        valid_transition_supported,
+        Holds::new(|&(_, _, a_1): &Bound| {
+            a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE.0
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::ENDED.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict), no article
+// the game ends by stalemate
+// valid_transition(instance, ConcludeByStalemate) :- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance).
+// leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByStalemate) and stalemate_has_ended_the_game(instance)
+#[inline(never)]
+fn rule_game_play_conclude_by_stalemate_valid(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    stalemate_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
+    let mut stalemate_has_ended_the_game = ::clir::rt::Probe::new(
+        stalemate_has_ended_the_game,
+    );
+    Relation::from_leapjoin(
+        entered_state_supported,
+        Holds::new(|&(case, instance, a_1): &Bound| {
+            a_1 == GamePlayState::PLAYING.0
+                && attempted_transition
+                    .contains(
+                        &(case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
+                    ) && stalemate_has_ended_the_game.contains(&(case, instance))
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict), no article
+// make a move
+// entered_state(instance, Playing) :- supported valid_transition(instance, PlayMove).
+// leapjoin 1 from valid_transition(instance, PlayMove) (supported): Holds the columns of valid_transition(instance, PlayMove) (supported)
+#[inline(never)]
+fn rule_game_play_play_move_enters(
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    Relation::from_leapjoin(
+        valid_transition_supported,
+        Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::PLAY_MOVE.0),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::PLAYING.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict), no article
+// make a move
+// valid_transition(instance, PlayMove) :- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance).
+// leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, PlayMove) and legal_move(instance)
+#[inline(never)]
+fn rule_game_play_play_move_valid(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    legal_move: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
+    let mut legal_move = ::clir::rt::Probe::new(legal_move);
+    Relation::from_leapjoin(
+        entered_state_supported,
+        Holds::new(|&(case, instance, a_1): &Bound| {
+            a_1 == GamePlayState::PLAYING.0
+                && attempted_transition
+                    .contains(&(case, instance, GamePlayTransition::PLAY_MOVE.0))
+                && legal_move.contains(&(case, instance))
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::PLAY_MOVE.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict), no article
+// start the game
+// entered_state(instance, Playing) :- supported valid_transition(instance, StartPlay).
+// leapjoin 1 from valid_transition(instance, StartPlay) (supported): Holds the columns of valid_transition(instance, StartPlay) (supported)
+#[inline(never)]
+fn rule_game_play_start_play_enters(
+    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    Relation::from_leapjoin(
+        valid_transition_supported,
+        Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::START_PLAY.0),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::PLAYING.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict), no article
+// start the game
+// valid_transition(instance, StartPlay) :- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance).
+// leapjoin 1 from entered_state(instance, NotStarted) (supported): Holds the columns of entered_state(instance, NotStarted) (supported) and attempted_transition(instance, StartPlay) and play_started(instance)
+#[inline(never)]
+fn rule_game_play_start_play_valid(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    play_started: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
+    let mut play_started = ::clir::rt::Probe::new(play_started);
+    Relation::from_leapjoin(
+        entered_state_supported,
+        Holds::new(|&(case, instance, a_1): &Bound| {
+            a_1 == GamePlayState::NOT_STARTED.0
+                && attempted_transition
+                    .contains(&(case, instance, GamePlayTransition::START_PLAY.0))
+                && play_started.contains(&(case, instance))
+        }),
+        |&(case, instance, _), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayTransition::START_PLAY.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#GamePlay/initial (strict), no article
+// the game has not started
+// entered_state(instance, NotStarted) :- procedure_instance(instance).
+// leapjoin 1 from procedure_instance(instance): Once
+#[inline(never)]
+fn rule_game_play_initial(
+    procedure_instance: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    Relation::from_leapjoin(
+        procedure_instance,
+        Once,
+        |&(case, instance), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, instance));
+            }
+            (case, instance, GamePlayState::NOT_STARTED.0)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#MoveIsIllegal (strict), article/3
+// Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
+// illegal_move(game) :- checked_game(game), ~move_meets_articles_3_1_to_3_9(game).
+// leapjoin 1 from checked_game(game): Holds ~move_meets_articles_3_1_to_3_9(game)
+#[inline(never)]
+fn rule_move_is_illegal(
+    checked_game: &Relation<(CaseId, Sym)>,
+    not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym);
+    let mut not_move_meets_articles_3_1_to_3_9 = ::clir::rt::Probe::new(
+        not_move_meets_articles_3_1_to_3_9,
+    );
+    Relation::from_leapjoin(
+        checked_game,
+        Holds::new(|&(case, game): &Bound| {
+            not_move_meets_articles_3_1_to_3_9.contains(&(case, game))
+        }),
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#MoveIsLegal (strict), article/3
+// Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
+// legal_move(game) :- move_meets_articles_3_1_to_3_9(game).
+// leapjoin 1 from move_meets_articles_3_1_to_3_9(game): Once
+#[inline(never)]
+fn rule_move_is_legal(
+    move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        move_meets_articles_3_1_to_3_9,
+        Once,
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
+// Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
+// must_move_first_touched_piece(who, piece) :- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who).
+// leapjoin 1 from own_piece_of(who, piece): Holds piece_touched_intentionally(who, piece) and piece_can_be_moved(piece), before it ExtendBy player_has_the_move(game, who)
+#[inline(never)]
+fn rule_must_move_first_touched_piece(
+    own_piece_of: &Relation<(CaseId, Sym, Sym)>,
+    piece_touched_intentionally: &Relation<(CaseId, Sym, Sym)>,
+    piece_can_be_moved: &Relation<(CaseId, Sym)>,
+    player_has_the_move_by_who: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut piece_touched_intentionally = ::clir::rt::Probe::new(
+        piece_touched_intentionally,
+    );
+    let mut piece_can_be_moved = ::clir::rt::Probe::new(piece_can_be_moved);
+    Relation::from_leapjoin(
+        own_piece_of,
+        Holds::new(|&(case, who, piece): &Bound| {
+                piece_touched_intentionally.contains(&(case, who, piece))
+                    && piece_can_be_moved.contains(&(case, piece))
+            })
+            .before(
+                ExtendBy::rows(
+                    player_has_the_move_by_who,
+                    |&(case, who, _): &Bound| (case, who),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
+                ),
+            ),
+        |&(case, who, piece), &(_, _, game)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, piece));
+            }
+            (case, who, piece)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
+// Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
+// game_drawn(game) :- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
+// leapjoin 1 from player_of(game, who): Holds king_cannot_be_checkmated(who) and player_resigned(who)
+#[inline(never)]
+fn rule_resignation_drawn_if_mate_impossible(
+    king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    player_resigned: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
+        king_cannot_be_checkmated,
+    );
+    let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
+    Relation::from_leapjoin(
+        player_of,
+        Holds::new(|&(case, _, who): &Bound| {
+            king_cannot_be_checkmated.contains(&(case, who))
+                && player_resigned.contains(&(case, who))
+        }),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#ResignationEndsTheGame (strict), article/5
+// Article 5.1.2. Resignation immediately ends the game
+// resignation_has_ended_the_game(game) :- player_of(game, who), player_resigned(who).
+// leapjoin 1 from player_of(game, who): Holds player_resigned(who)
+#[inline(never)]
+fn rule_resignation_ends_the_game(
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    player_resigned: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
+    Relation::from_leapjoin(
+        player_of,
+        Holds::new(|&(case, _, who): &Bound| player_resigned.contains(&(case, who))),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#ResignationLoses (strict), article/5
+// Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
+// game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
+// leapjoin 1 from player_of(game, who): Holds ~king_cannot_be_checkmated(who) and player_resigned(who)
+#[inline(never)]
+fn rule_resignation_loses(
+    not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    player_resigned: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, Sym);
+    let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
+        not_king_cannot_be_checkmated,
+    );
+    let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
+    Relation::from_leapjoin(
+        player_of,
+        Holds::new(|&(case, _, who): &Bound| {
+            not_king_cannot_be_checkmated.contains(&(case, who))
+                && player_resigned.contains(&(case, who))
+        }),
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game, who)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
+// Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
+// game_drawn(game) :- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
+// leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
+#[inline(never)]
+fn rule_second_illegal_move_drawn_if_mate_impossible(
+    king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
+    player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, i64);
+    let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
+        king_cannot_be_checkmated,
+    );
+    Relation::from_leapjoin(
+        completed_illegal_move_count,
+        Holds::new(|&(case, who, n): &Bound| {
+                n >= 2i64 && king_cannot_be_checkmated.contains(&(case, who))
+            })
+            .before(
+                ExtendBy::rows(
+                    player_of_by_who,
+                    |&(case, who, _): &Bound| (case, who),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
+                ),
+            ),
+        |&(case, who, n), &(_, _, game)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
+// Article 7.5.5. The second completed illegal move immediately ends the game
+// second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
+// leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2, before it ExtendBy player_of(game, who)
+#[inline(never)]
+fn rule_second_illegal_move_ends_the_game(
+    completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
+    player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, i64);
+    Relation::from_leapjoin(
+        completed_illegal_move_count,
+        Holds::new(|&(_, _, n): &Bound| n >= 2i64)
+            .before(
+                ExtendBy::rows(
+                    player_of_by_who,
+                    |&(case, who, _): &Bound| (case, who),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
+                ),
+            ),
+        |&(case, who, n), &(_, _, game)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
+// Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
+// game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
+// leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and ~king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
+#[inline(never)]
+fn rule_second_illegal_move_loses(
+    not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
+    player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, i64);
+    let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
+        not_king_cannot_be_checkmated,
+    );
+    Relation::from_leapjoin(
+        completed_illegal_move_count,
+        Holds::new(|&(case, who, n): &Bound| {
+                n >= 2i64 && not_king_cannot_be_checkmated.contains(&(case, who))
+            })
+            .before(
+                ExtendBy::rows(
+                    player_of_by_who,
+                    |&(case, who, _): &Bound| (case, who),
+                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
+                ),
+            ),
+        |&(case, who, n), &(_, _, game)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game, who)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw (defeasible), article/9
+// Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
+// game_drawn(game) :- n >= 75, moves_by_each_without_pawn_or_capture(game, n).
+// leapjoin 1 from moves_by_each_without_pawn_or_capture(game, n): Holds n >= 75
+#[inline(never)]
+fn rule_seventy_five_automatic_draw(
+    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, i64)>>,
+) -> Relation<(CaseId, Sym)> {
+    type Bound = (CaseId, Sym, i64);
+    Relation::from_leapjoin(
+        moves_by_each_without_pawn_or_capture,
+        Holds::new(|&(_, _, n): &Bound| n >= 75i64),
+        |&(case, game, n), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, n));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
+// Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
+// game_drawn(game) :- stalemate_arisen(game).
+// leapjoin 1 from stalemate_arisen(game): Once
+#[inline(never)]
+fn rule_stalemate_draws(
+    stalemate_arisen: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        stalemate_arisen,
+        Once,
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#StalemateEndsTheGame (strict), article/5
+// Article 5.2.1. Stalemate immediately ends the game
+// stalemate_has_ended_the_game(game) :- stalemate_arisen(game).
+// leapjoin 1 from stalemate_arisen(game): Once
+#[inline(never)]
+fn rule_stalemate_ends_the_game(
+    stalemate_arisen: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        stalemate_arisen,
+        Once,
+        |&(case, game), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
+// Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
+// threefold_claim_correct(game, who) :- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3.
+// leapjoin 1 from position_occurrence_count(game, n): Holds n >= 3, before it ExtendBy player_has_the_move(game, who), ValueFilter draw_claimed(who)
+#[inline(never)]
+fn rule_threefold_claim_correct(
+    position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
+    draw_claimed: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+) -> Relation<(CaseId, Sym, Sym)> {
+    type Bound = (CaseId, Sym, i64);
+    Relation::from_leapjoin(
+        position_occurrence_count,
+        (
+            Holds::new(|&(_, _, n): &Bound| n >= 3i64)
+                .before(
+                    ExtendBy::rows(
+                        player_has_the_move,
                         |&(case, game, _): &Bound| (case, game),
                         |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                     ),
                 ),
-            |&(case, game, who), &(_, _, pawn)| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who, pawn));
-                }
-                (case, game, pawn)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect (strict), article/9
-    // Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
-    // fifty_move_claim_correct(game, who) :- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n).
-    // leapjoin 1 from player_has_the_move(game, who): Holds draw_claimed(who), before it ExtendBy moves_by_each_without_pawn_or_capture(game, n), ValueFilter n >= 50
-    #[inline(never)]
-    pub(super) fn rule_fifty_move_claim_correct(
-        draw_claimed: &Relation<(CaseId, Sym)>,
-        player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
-        moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut draw_claimed = ::clir::rt::Probe::new(draw_claimed);
-        Relation::from_leapjoin(
-            player_has_the_move,
-            (
-                Holds::new(|&(case, _, who): &Bound| draw_claimed.contains(&(case, who)))
-                    .before(
-                        ExtendBy::rows(
-                            moves_by_each_without_pawn_or_capture,
-                            |&(case, game, _): &Bound| (case, game),
-                            |t: &(CaseId, Sym, i64)| (t.0, t.1),
-                        ),
-                    ),
-                ValueFilter::from(|&(_, _, _): &Bound, &(_, _, n): &(CaseId, Sym, i64)| {
-                    n >= 50i64
-                }),
-            ),
-            |&(case, game, who), &(_, _, n)| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who, n));
-                }
-                (case, game, who)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
-    // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
-    // game_drawn(game) :- fifty_move_claim_correct(game, who).
-    // leapjoin 1 from fifty_move_claim_correct(game, who): Once
-    #[inline(never)]
-    pub(super) fn rule_fifty_move_claim_draws(
-        fifty_move_claim_correct: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            fifty_move_claim_correct,
-            Once,
-            |&(case, game, who), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
-    // Article 9.6.1. The game is drawn if the same position has appeared at least five times
-    // game_drawn(game) :- position_occurrence_count(game, n), n >= 5.
-    // leapjoin 1 from position_occurrence_count(game, n): Holds n >= 5
-    #[inline(never)]
-    pub(super) fn rule_fivefold_automatic_draw(
-        position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, i64)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        type Bound = (CaseId, Sym, i64);
-        Relation::from_leapjoin(
-            position_occurrence_count,
-            Holds::new(|&(_, _, n): &Bound| n >= 5i64),
-            |&(case, game, n), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, n));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict), no article
-    // the game ends by agreement
-    // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByAgreement).
-    // leapjoin 1 from valid_transition(instance, ConcludeByAgreement) (supported): Holds the columns of valid_transition(instance, ConcludeByAgreement) (supported)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_agreement_enters(
-        valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        Relation::from_leapjoin(
-            valid_transition_supported,
-            Holds::new(|&(_, _, a_1): &Bound| {
-                a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT.0
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::ENDED.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict), no article
-    // the game ends by agreement
-    // valid_transition(instance, ConcludeByAgreement) :- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance).
-    // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByAgreement) and agreed_draw_has_ended_the_game(instance)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_agreement_valid(
-        attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-        entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
-        agreed_draw_has_ended_the_game: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
-        let mut agreed_draw_has_ended_the_game = ::clir::rt::Probe::new(
-            agreed_draw_has_ended_the_game,
+            ValueFilter::from(|&(case, _, _): &Bound, &(_, _, who): &(CaseId, Sym, Sym)| ::clir::rt::contains(
+                draw_claimed,
+                &(case, who),
+            )),
+        ),
+        |&(case, game, n), &(_, _, who)| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who, n));
+            }
+            (case, game, who)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
+// Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
+// game_drawn(game) :- threefold_claim_correct(game, who).
+// leapjoin 1 from threefold_claim_correct(game, who): Once
+#[inline(never)]
+fn rule_threefold_claim_draws(
+    threefold_claim_correct: &Relation<(CaseId, Sym, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        threefold_claim_correct,
+        Once,
+        |&(case, game, who), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, game, who));
+            }
+            (case, game)
+        },
+    )
+}
+// urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter (strict), preface/0.2
+// Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
+// arbiter_competent_to_decide(situation) :- case_not_precisely_regulated(situation).
+// leapjoin 1 from case_not_precisely_regulated(situation): Once
+#[inline(never)]
+fn rule_unregulated_case_decided_by_arbiter(
+    case_not_precisely_regulated: &Relation<(CaseId, Sym)>,
+    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+) -> Relation<(CaseId, Sym)> {
+    Relation::from_leapjoin(
+        case_not_precisely_regulated,
+        Once,
+        |&(case, situation), &_| {
+            if let Some(found) = bindings.as_mut() {
+                found.push((case, situation));
+            }
+            (case, situation)
+        },
+    )
+}
+// Why not, by urn:fide:laws:clir:chess#AgreedDraw: game_drawn(game) :- both_players_have_moved(game), draw_agreed(game).
+#[inline(never)]
+fn why_not_agreed_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let ok_0 = t
+        .test(
+            &l.both_players_have_moved,
+            (case, game),
+            REL_BOTH_PLAYERS_HAVE_MOVED,
+            false,
         );
-        Relation::from_leapjoin(
-            entered_state_supported,
-            Holds::new(|&(case, instance, a_1): &Bound| {
-                a_1 == GamePlayState::PLAYING.0
-                    && attempted_transition
-                        .contains(
-                            &(
-                                case,
-                                instance,
-                                GamePlayTransition::CONCLUDE_BY_AGREEMENT.0,
-                            ),
-                        ) && agreed_draw_has_ended_the_game.contains(&(case, instance))
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict), no article
-    // the game ends by checkmate
-    // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByCheckmate).
-    // leapjoin 1 from valid_transition(instance, ConcludeByCheckmate) (supported): Holds the columns of valid_transition(instance, ConcludeByCheckmate) (supported)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_checkmate_enters(
-        valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        Relation::from_leapjoin(
-            valid_transition_supported,
-            Holds::new(|&(_, _, a_1): &Bound| {
-                a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE.0
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::ENDED.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict), no article
-    // the game ends by checkmate
-    // valid_transition(instance, ConcludeByCheckmate) :- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance).
-    // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByCheckmate) and checkmate_has_been_delivered(instance)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_checkmate_valid(
-        attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-        entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
-        checkmate_has_been_delivered: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
-        let mut checkmate_has_been_delivered = ::clir::rt::Probe::new(
-            checkmate_has_been_delivered,
-        );
-        Relation::from_leapjoin(
-            entered_state_supported,
-            Holds::new(|&(case, instance, a_1): &Bound| {
-                a_1 == GamePlayState::PLAYING.0
-                    && attempted_transition
-                        .contains(
-                            &(
-                                case,
-                                instance,
-                                GamePlayTransition::CONCLUDE_BY_CHECKMATE.0,
-                            ),
-                        ) && checkmate_has_been_delivered.contains(&(case, instance))
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict), no article
-    // the game ends by a dead position
-    // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDeadPosition).
-    // leapjoin 1 from valid_transition(instance, ConcludeByDeadPosition) (supported): Holds the columns of valid_transition(instance, ConcludeByDeadPosition) (supported)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_dead_position_enters(
-        valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        Relation::from_leapjoin(
-            valid_transition_supported,
-            Holds::new(|&(_, _, a_1): &Bound| {
-                a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::ENDED.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict), no article
-    // the game ends by a dead position
-    // valid_transition(instance, ConcludeByDeadPosition) :- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance).
-    // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDeadPosition) and dead_position_has_ended_the_game(instance)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_dead_position_valid(
-        attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-        entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
-        dead_position_has_ended_the_game: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
-        let mut dead_position_has_ended_the_game = ::clir::rt::Probe::new(
-            dead_position_has_ended_the_game,
-        );
-        Relation::from_leapjoin(
-            entered_state_supported,
-            Holds::new(|&(case, instance, a_1): &Bound| {
-                a_1 == GamePlayState::PLAYING.0
-                    && attempted_transition
-                        .contains(
-                            &(
-                                case,
-                                instance,
-                                GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0,
-                            ),
-                        ) && dead_position_has_ended_the_game.contains(&(case, instance))
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict), no article
-    // the game ends by a correct draw claim or an automatic draw
-    // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDrawnClaim).
-    // leapjoin 1 from valid_transition(instance, ConcludeByDrawnClaim) (supported): Holds the columns of valid_transition(instance, ConcludeByDrawnClaim) (supported)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_drawn_claim_enters(
-        valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        Relation::from_leapjoin(
-            valid_transition_supported,
-            Holds::new(|&(_, _, a_1): &Bound| {
-                a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::ENDED.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict), no article
-    // the game ends by a correct draw claim or an automatic draw
-    // valid_transition(instance, ConcludeByDrawnClaim) :- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance).
-    // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByDrawnClaim) and game_drawn(instance)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_drawn_claim_valid(
-        attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-        entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
-        game_drawn: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
-        let mut game_drawn = ::clir::rt::Probe::new(game_drawn);
-        Relation::from_leapjoin(
-            entered_state_supported,
-            Holds::new(|&(case, instance, a_1): &Bound| {
-                a_1 == GamePlayState::PLAYING.0
-                    && attempted_transition
-                        .contains(
-                            &(
-                                case,
-                                instance,
-                                GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0,
-                            ),
-                        ) && game_drawn.contains(&(case, instance))
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict), no article
-    // the game ends by resignation
-    // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByResignation).
-    // leapjoin 1 from valid_transition(instance, ConcludeByResignation) (supported): Holds the columns of valid_transition(instance, ConcludeByResignation) (supported)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_resignation_enters(
-        valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        Relation::from_leapjoin(
-            valid_transition_supported,
-            Holds::new(|&(_, _, a_1): &Bound| {
-                a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION.0
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::ENDED.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict), no article
-    // the game ends by resignation
-    // valid_transition(instance, ConcludeByResignation) :- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance).
-    // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByResignation) and resignation_has_ended_the_game(instance)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_resignation_valid(
-        attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-        entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
-        resignation_has_ended_the_game: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
-        let mut resignation_has_ended_the_game = ::clir::rt::Probe::new(
-            resignation_has_ended_the_game,
-        );
-        Relation::from_leapjoin(
-            entered_state_supported,
-            Holds::new(|&(case, instance, a_1): &Bound| {
-                a_1 == GamePlayState::PLAYING.0
-                    && attempted_transition
-                        .contains(
-                            &(
-                                case,
-                                instance,
-                                GamePlayTransition::CONCLUDE_BY_RESIGNATION.0,
-                            ),
-                        ) && resignation_has_ended_the_game.contains(&(case, instance))
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict), no article
-    // the game ends by a second completed illegal move
-    // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeBySecondIllegalMove).
-    // leapjoin 1 from valid_transition(instance, ConcludeBySecondIllegalMove) (supported): Holds the columns of valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_second_illegal_move_enters(
-        valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        Relation::from_leapjoin(
-            valid_transition_supported,
-            Holds::new(|&(_, _, a_1): &Bound| {
-                a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::ENDED.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict), no article
-    // the game ends by a second completed illegal move
-    // valid_transition(instance, ConcludeBySecondIllegalMove) :- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance).
-    // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeBySecondIllegalMove) and second_illegal_move_has_ended_the_game(instance)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_second_illegal_move_valid(
-        attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-        entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
-        second_illegal_move_has_ended_the_game: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
-        let mut second_illegal_move_has_ended_the_game = ::clir::rt::Probe::new(
-            second_illegal_move_has_ended_the_game,
-        );
-        Relation::from_leapjoin(
-            entered_state_supported,
-            Holds::new(|&(case, instance, a_1): &Bound| {
-                a_1 == GamePlayState::PLAYING.0
-                    && attempted_transition
-                        .contains(
-                            &(
-                                case,
-                                instance,
-                                GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0,
-                            ),
-                        )
-                    && second_illegal_move_has_ended_the_game.contains(&(case, instance))
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict), no article
-    // the game ends by stalemate
-    // entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByStalemate).
-    // leapjoin 1 from valid_transition(instance, ConcludeByStalemate) (supported): Holds the columns of valid_transition(instance, ConcludeByStalemate) (supported)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_stalemate_enters(
-        valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        Relation::from_leapjoin(
-            valid_transition_supported,
-            Holds::new(|&(_, _, a_1): &Bound| {
-                a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE.0
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::ENDED.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict), no article
-    // the game ends by stalemate
-    // valid_transition(instance, ConcludeByStalemate) :- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance).
-    // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, ConcludeByStalemate) and stalemate_has_ended_the_game(instance)
-    #[inline(never)]
-    pub(super) fn rule_game_play_conclude_by_stalemate_valid(
-        attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-        entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
-        stalemate_has_ended_the_game: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
-        let mut stalemate_has_ended_the_game = ::clir::rt::Probe::new(
-            stalemate_has_ended_the_game,
-        );
-        Relation::from_leapjoin(
-            entered_state_supported,
-            Holds::new(|&(case, instance, a_1): &Bound| {
-                a_1 == GamePlayState::PLAYING.0
-                    && attempted_transition
-                        .contains(
-                            &(
-                                case,
-                                instance,
-                                GamePlayTransition::CONCLUDE_BY_STALEMATE.0,
-                            ),
-                        ) && stalemate_has_ended_the_game.contains(&(case, instance))
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict), no article
-    // make a move
-    // entered_state(instance, Playing) :- supported valid_transition(instance, PlayMove).
-    // leapjoin 1 from valid_transition(instance, PlayMove) (supported): Holds the columns of valid_transition(instance, PlayMove) (supported)
-    #[inline(never)]
-    pub(super) fn rule_game_play_play_move_enters(
-        valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        Relation::from_leapjoin(
-            valid_transition_supported,
-            Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::PLAY_MOVE.0),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::PLAYING.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict), no article
-    // make a move
-    // valid_transition(instance, PlayMove) :- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance).
-    // leapjoin 1 from entered_state(instance, Playing) (supported): Holds the columns of entered_state(instance, Playing) (supported) and attempted_transition(instance, PlayMove) and legal_move(instance)
-    #[inline(never)]
-    pub(super) fn rule_game_play_play_move_valid(
-        attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-        entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
-        legal_move: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
-        let mut legal_move = ::clir::rt::Probe::new(legal_move);
-        Relation::from_leapjoin(
-            entered_state_supported,
-            Holds::new(|&(case, instance, a_1): &Bound| {
-                a_1 == GamePlayState::PLAYING.0
-                    && attempted_transition
-                        .contains(&(case, instance, GamePlayTransition::PLAY_MOVE.0))
-                    && legal_move.contains(&(case, instance))
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayTransition::PLAY_MOVE.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict), no article
-    // start the game
-    // entered_state(instance, Playing) :- supported valid_transition(instance, StartPlay).
-    // leapjoin 1 from valid_transition(instance, StartPlay) (supported): Holds the columns of valid_transition(instance, StartPlay) (supported)
-    #[inline(never)]
-    pub(super) fn rule_game_play_start_play_enters(
-        valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        Relation::from_leapjoin(
-            valid_transition_supported,
-            Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::START_PLAY.0),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::PLAYING.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict), no article
-    // start the game
-    // valid_transition(instance, StartPlay) :- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance).
-    // leapjoin 1 from entered_state(instance, NotStarted) (supported): Holds the columns of entered_state(instance, NotStarted) (supported) and attempted_transition(instance, StartPlay) and play_started(instance)
-    #[inline(never)]
-    pub(super) fn rule_game_play_start_play_valid(
-        attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-        entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
-        play_started: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
-        let mut play_started = ::clir::rt::Probe::new(play_started);
-        Relation::from_leapjoin(
-            entered_state_supported,
-            Holds::new(|&(case, instance, a_1): &Bound| {
-                a_1 == GamePlayState::NOT_STARTED.0
-                    && attempted_transition
-                        .contains(&(case, instance, GamePlayTransition::START_PLAY.0))
-                    && play_started.contains(&(case, instance))
-            }),
-            |&(case, instance, _), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayTransition::START_PLAY.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#GamePlay/initial (strict), no article
-    // the game has not started
-    // entered_state(instance, NotStarted) :- procedure_instance(instance).
-    // leapjoin 1 from procedure_instance(instance): Once
-    #[inline(never)]
-    pub(super) fn rule_game_play_initial(
-        procedure_instance: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        Relation::from_leapjoin(
-            procedure_instance,
-            Once,
-            |&(case, instance), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, instance));
-                }
-                (case, instance, GamePlayState::NOT_STARTED.0)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#MoveIsIllegal (strict), article/3
-    // Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
-    // illegal_move(game) :- checked_game(game), ~move_meets_articles_3_1_to_3_9(game).
-    // leapjoin 1 from checked_game(game): Holds ~move_meets_articles_3_1_to_3_9(game)
-    #[inline(never)]
-    pub(super) fn rule_move_is_illegal(
-        checked_game: &Relation<(CaseId, Sym)>,
-        not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        type Bound = (CaseId, Sym);
-        let mut not_move_meets_articles_3_1_to_3_9 = ::clir::rt::Probe::new(
-            not_move_meets_articles_3_1_to_3_9,
-        );
-        Relation::from_leapjoin(
-            checked_game,
-            Holds::new(|&(case, game): &Bound| {
-                not_move_meets_articles_3_1_to_3_9.contains(&(case, game))
-            }),
-            |&(case, game), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#MoveIsLegal (strict), article/3
-    // Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
-    // legal_move(game) :- move_meets_articles_3_1_to_3_9(game).
-    // leapjoin 1 from move_meets_articles_3_1_to_3_9(game): Once
-    #[inline(never)]
-    pub(super) fn rule_move_is_legal(
-        move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            move_meets_articles_3_1_to_3_9,
-            Once,
-            |&(case, game), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
-    // Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
-    // must_move_first_touched_piece(who, piece) :- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who).
-    // leapjoin 1 from own_piece_of(who, piece): Holds piece_touched_intentionally(who, piece) and piece_can_be_moved(piece), before it ExtendBy player_has_the_move(game, who)
-    #[inline(never)]
-    pub(super) fn rule_must_move_first_touched_piece(
-        own_piece_of: &Relation<(CaseId, Sym, Sym)>,
-        piece_touched_intentionally: &Relation<(CaseId, Sym, Sym)>,
-        piece_can_be_moved: &Relation<(CaseId, Sym)>,
-        player_has_the_move_by_who: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut piece_touched_intentionally = ::clir::rt::Probe::new(
-            piece_touched_intentionally,
-        );
-        let mut piece_can_be_moved = ::clir::rt::Probe::new(piece_can_be_moved);
-        Relation::from_leapjoin(
-            own_piece_of,
-            Holds::new(|&(case, who, piece): &Bound| {
-                    piece_touched_intentionally.contains(&(case, who, piece))
-                        && piece_can_be_moved.contains(&(case, piece))
-                })
-                .before(
-                    ExtendBy::rows(
-                        player_has_the_move_by_who,
-                        |&(case, who, _): &Bound| (case, who),
-                        |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                    ),
-                ),
-            |&(case, who, piece), &(_, _, game)| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who, piece));
-                }
-                (case, who, piece)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
-    // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
-    // game_drawn(game) :- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
-    // leapjoin 1 from player_of(game, who): Holds king_cannot_be_checkmated(who) and player_resigned(who)
-    #[inline(never)]
-    pub(super) fn rule_resignation_drawn_if_mate_impossible(
-        king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
-        player_of: &Relation<(CaseId, Sym, Sym)>,
-        player_resigned: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
-            king_cannot_be_checkmated,
-        );
-        let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
-        Relation::from_leapjoin(
-            player_of,
-            Holds::new(|&(case, _, who): &Bound| {
-                king_cannot_be_checkmated.contains(&(case, who))
-                    && player_resigned.contains(&(case, who))
-            }),
-            |&(case, game, who), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#ResignationEndsTheGame (strict), article/5
-    // Article 5.1.2. Resignation immediately ends the game
-    // resignation_has_ended_the_game(game) :- player_of(game, who), player_resigned(who).
-    // leapjoin 1 from player_of(game, who): Holds player_resigned(who)
-    #[inline(never)]
-    pub(super) fn rule_resignation_ends_the_game(
-        player_of: &Relation<(CaseId, Sym, Sym)>,
-        player_resigned: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
-        Relation::from_leapjoin(
-            player_of,
-            Holds::new(|&(case, _, who): &Bound| player_resigned.contains(&(case, who))),
-            |&(case, game, who), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#ResignationLoses (strict), article/5
-    // Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
-    // game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
-    // leapjoin 1 from player_of(game, who): Holds ~king_cannot_be_checkmated(who) and player_resigned(who)
-    #[inline(never)]
-    pub(super) fn rule_resignation_loses(
-        not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
-        player_of: &Relation<(CaseId, Sym, Sym)>,
-        player_resigned: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, Sym);
-        let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
-            not_king_cannot_be_checkmated,
-        );
-        let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
-        Relation::from_leapjoin(
-            player_of,
-            Holds::new(|&(case, _, who): &Bound| {
-                not_king_cannot_be_checkmated.contains(&(case, who))
-                    && player_resigned.contains(&(case, who))
-            }),
-            |&(case, game, who), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who));
-                }
-                (case, game, who)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
-    // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
-    // game_drawn(game) :- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-    // leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
-    #[inline(never)]
-    pub(super) fn rule_second_illegal_move_drawn_if_mate_impossible(
-        king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
-        completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
-        player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        type Bound = (CaseId, Sym, i64);
-        let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
-            king_cannot_be_checkmated,
-        );
-        Relation::from_leapjoin(
-            completed_illegal_move_count,
-            Holds::new(|&(case, who, n): &Bound| {
-                    n >= 2i64 && king_cannot_be_checkmated.contains(&(case, who))
-                })
-                .before(
-                    ExtendBy::rows(
-                        player_of_by_who,
-                        |&(case, who, _): &Bound| (case, who),
-                        |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                    ),
-                ),
-            |&(case, who, n), &(_, _, game)| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who, n));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
-    // Article 7.5.5. The second completed illegal move immediately ends the game
-    // second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-    // leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2, before it ExtendBy player_of(game, who)
-    #[inline(never)]
-    pub(super) fn rule_second_illegal_move_ends_the_game(
-        completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
-        player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        type Bound = (CaseId, Sym, i64);
-        Relation::from_leapjoin(
-            completed_illegal_move_count,
-            Holds::new(|&(_, _, n): &Bound| n >= 2i64)
-                .before(
-                    ExtendBy::rows(
-                        player_of_by_who,
-                        |&(case, who, _): &Bound| (case, who),
-                        |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                    ),
-                ),
-            |&(case, who, n), &(_, _, game)| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who, n));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
-    // Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
-    // game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-    // leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and ~king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
-    #[inline(never)]
-    pub(super) fn rule_second_illegal_move_loses(
-        not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
-        completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
-        player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, i64);
-        let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
-            not_king_cannot_be_checkmated,
-        );
-        Relation::from_leapjoin(
-            completed_illegal_move_count,
-            Holds::new(|&(case, who, n): &Bound| {
-                    n >= 2i64 && not_king_cannot_be_checkmated.contains(&(case, who))
-                })
-                .before(
-                    ExtendBy::rows(
-                        player_of_by_who,
-                        |&(case, who, _): &Bound| (case, who),
-                        |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                    ),
-                ),
-            |&(case, who, n), &(_, _, game)| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who, n));
-                }
-                (case, game, who)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw (defeasible), article/9
-    // Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
-    // game_drawn(game) :- n >= 75, moves_by_each_without_pawn_or_capture(game, n).
-    // leapjoin 1 from moves_by_each_without_pawn_or_capture(game, n): Holds n >= 75
-    #[inline(never)]
-    pub(super) fn rule_seventy_five_automatic_draw(
-        moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, i64)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        type Bound = (CaseId, Sym, i64);
-        Relation::from_leapjoin(
-            moves_by_each_without_pawn_or_capture,
-            Holds::new(|&(_, _, n): &Bound| n >= 75i64),
-            |&(case, game, n), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, n));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
-    // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
-    // game_drawn(game) :- stalemate_arisen(game).
-    // leapjoin 1 from stalemate_arisen(game): Once
-    #[inline(never)]
-    pub(super) fn rule_stalemate_draws(
-        stalemate_arisen: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            stalemate_arisen,
-            Once,
-            |&(case, game), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#StalemateEndsTheGame (strict), article/5
-    // Article 5.2.1. Stalemate immediately ends the game
-    // stalemate_has_ended_the_game(game) :- stalemate_arisen(game).
-    // leapjoin 1 from stalemate_arisen(game): Once
-    #[inline(never)]
-    pub(super) fn rule_stalemate_ends_the_game(
-        stalemate_arisen: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            stalemate_arisen,
-            Once,
-            |&(case, game), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
-    // Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
-    // threefold_claim_correct(game, who) :- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3.
-    // leapjoin 1 from position_occurrence_count(game, n): Holds n >= 3, before it ExtendBy player_has_the_move(game, who), ValueFilter draw_claimed(who)
-    #[inline(never)]
-    pub(super) fn rule_threefold_claim_correct(
-        position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
-        draw_claimed: &Relation<(CaseId, Sym)>,
-        player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
-    ) -> Relation<(CaseId, Sym, Sym)> {
-        type Bound = (CaseId, Sym, i64);
-        Relation::from_leapjoin(
-            position_occurrence_count,
-            (
-                Holds::new(|&(_, _, n): &Bound| n >= 3i64)
-                    .before(
-                        ExtendBy::rows(
-                            player_has_the_move,
-                            |&(case, game, _): &Bound| (case, game),
-                            |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                        ),
-                    ),
-                ValueFilter::from(|
-                    &(case, _, _): &Bound,
-                    &(_, _, who): &(CaseId, Sym, Sym)|
-                ::clir::rt::contains(draw_claimed, &(case, who))),
-            ),
-            |&(case, game, n), &(_, _, who)| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who, n));
-                }
-                (case, game, who)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
-    // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
-    // game_drawn(game) :- threefold_claim_correct(game, who).
-    // leapjoin 1 from threefold_claim_correct(game, who): Once
-    #[inline(never)]
-    pub(super) fn rule_threefold_claim_draws(
-        threefold_claim_correct: &Relation<(CaseId, Sym, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            threefold_claim_correct,
-            Once,
-            |&(case, game, who), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, game, who));
-                }
-                (case, game)
-            },
-        )
-    }
-    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter (strict), preface/0.2
-    // Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
-    // arbiter_competent_to_decide(situation) :- case_not_precisely_regulated(situation).
-    // leapjoin 1 from case_not_precisely_regulated(situation): Once
-    #[inline(never)]
-    pub(super) fn rule_unregulated_case_decided_by_arbiter(
-        case_not_precisely_regulated: &Relation<(CaseId, Sym)>,
-        mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
-    ) -> Relation<(CaseId, Sym)> {
-        Relation::from_leapjoin(
-            case_not_precisely_regulated,
-            Once,
-            |&(case, situation), &_| {
-                if let Some(found) = bindings.as_mut() {
-                    found.push((case, situation));
-                }
-                (case, situation)
-            },
-        )
+    let ok_1 = t.test(&l.draw_agreed, (case, game), REL_DRAW_AGREED, false);
+    if ok_0 && ok_1 {
+        t.applicable();
     }
 }
-use self::why_not_fns_0::*;
-mod why_not_fns_0 {
-    #[allow(unused_imports)]
-    use super::*;
-    // Why not, by urn:fide:laws:clir:chess#AgreedDraw: game_drawn(game) :- both_players_have_moved(game), draw_agreed(game).
-    #[inline(never)]
-    pub(super) fn why_not_agreed_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let ok_0 = t
-            .test(
-                &l.both_players_have_moved,
-                (case, game),
-                REL_BOTH_PLAYERS_HAVE_MOVED,
-                false,
-            );
-        let ok_1 = t.test(&l.draw_agreed, (case, game), REL_DRAW_AGREED, false);
-        if ok_0 && ok_1 {
-            t.applicable();
-        }
+// Why not, by urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: agreed_draw_has_ended_the_game(game) :- both_players_have_moved(game), draw_agreed(game).
+#[inline(never)]
+fn why_not_agreed_draw_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let ok_0 = t
+        .test(
+            &l.both_players_have_moved,
+            (case, game),
+            REL_BOTH_PLAYERS_HAVE_MOVED,
+            false,
+        );
+    let ok_1 = t.test(&l.draw_agreed, (case, game), REL_DRAW_AGREED, false);
+    if ok_0 && ok_1 {
+        t.applicable();
     }
-    // Why not, by urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: agreed_draw_has_ended_the_game(game) :- both_players_have_moved(game), draw_agreed(game).
-    #[inline(never)]
-    pub(super) fn why_not_agreed_draw_ends_the_game(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let ok_0 = t
-            .test(
-                &l.both_players_have_moved,
-                (case, game),
-                REL_BOTH_PLAYERS_HAVE_MOVED,
-                false,
-            );
-        let ok_1 = t.test(&l.draw_agreed, (case, game), REL_DRAW_AGREED, false);
-        if ok_0 && ok_1 {
-            t.applicable();
-        }
+}
+// Why not, by urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: arbiter_shall_see_laws_observed(arb, game) :- arbiter_of(game, arb), play_started(game).
+#[inline(never)]
+fn why_not_arbiter_sees_laws_observed(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let arb = Sym::from_flat(row[1]);
+    let game = Sym::from_flat(row[2]);
+    let ok_0 = t.test(&l.arbiter_of, (case, game, arb), REL_ARBITER_OF, false);
+    let ok_1 = t.test(&l.play_started, (case, game), REL_PLAY_STARTED, false);
+    if ok_0 && ok_1 {
+        t.applicable();
     }
-    // Why not, by urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: arbiter_shall_see_laws_observed(arb, game) :- arbiter_of(game, arb), play_started(game).
-    #[inline(never)]
-    pub(super) fn why_not_arbiter_sees_laws_observed(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let arb = Sym::from_flat(row[1]);
-        let game = Sym::from_flat(row[2]);
-        let ok_0 = t.test(&l.arbiter_of, (case, game, arb), REL_ARBITER_OF, false);
-        let ok_1 = t.test(&l.play_started, (case, game), REL_PLAY_STARTED, false);
-        if ok_0 && ok_1 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#CastlingLegal: castling_legal(game, who, side) :- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king).
-    #[inline(never)]
-    pub(super) fn why_not_castling_legal(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let who = Sym::from_flat(row[2]);
-        let side = Sym::from_flat(row[3]);
-        let mut any_0 = false;
-        for &(_, _, _, _, rook) in ::clir::rt::Probe::new(&l.castling_side_of)
-            .seek((case, game, who, side), |tuple| (tuple.0, tuple.1, tuple.2, tuple.3))
-        {
-            any_0 = true;
-            let mut any_1 = false;
-            for &(_, _, king) in ::clir::rt::Probe::new(&l.king_of)
-                .seek((case, who), |tuple| (tuple.0, tuple.1))
-            {
-                any_1 = true;
-                let ok_2 = t
-                    .test(
-                        &l.not_piece_has_moved,
-                        (case, rook),
-                        REL_PIECE_HAS_MOVED,
-                        true,
-                    );
-                let ok_3 = t
-                    .test(
-                        &l.not_castling_path_blocked,
-                        (case, side),
-                        REL_CASTLING_PATH_BLOCKED,
-                        true,
-                    );
-                let ok_4 = t.test(&l.rook_of, (case, who, rook), REL_ROOK_OF, false);
-                let ok_5 = t
-                    .test(
-                        &l.not_castling_path_attacked,
-                        (case, side),
-                        REL_CASTLING_PATH_ATTACKED,
-                        true,
-                    );
-                let ok_6 = t
-                    .test(
-                        &l.player_has_the_move,
-                        (case, game, who),
-                        REL_PLAYER_HAS_THE_MOVE,
-                        false,
-                    );
-                let ok_7 = t
-                    .test(
-                        &l.not_piece_has_moved,
-                        (case, king),
-                        REL_PIECE_HAS_MOVED,
-                        true,
-                    );
-                if ok_2 && ok_3 && ok_4 && ok_5 && ok_6 && ok_7 {
-                    t.applicable();
-                }
-            }
-            if !any_1 {
-                t.premise(REL_KING_OF, false, &[Some(who.to_flat()), None]);
-            }
-        }
-        if !any_0 {
-            t.premise(
-                REL_CASTLING_SIDE_OF,
-                false,
-                &[Some(game.to_flat()), Some(who.to_flat()), Some(side.to_flat()), None],
-            );
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#CheckmateEndsTheGame: checkmate_has_been_delivered(game) :- checkmate_delivered(game, who).
-    #[inline(never)]
-    pub(super) fn why_not_checkmate_ends_the_game(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, _) in ::clir::rt::Probe::new(&l.checkmate_delivered)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            t.applicable();
-        }
-        if !any_0 {
-            t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: ~game_drawn(game) :- checkmate_delivered(game, who).
-    #[inline(never)]
-    pub(super) fn why_not_checkmate_takes_precedence_over_seventy_five(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, _) in ::clir::rt::Probe::new(&l.checkmate_delivered)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            t.applicable();
-        }
-        if !any_0 {
-            t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#CheckmateWins: game_won_by(game, who) :- checkmate_delivered(game, who).
-    #[inline(never)]
-    pub(super) fn why_not_checkmate_wins(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let who = Sym::from_flat(row[2]);
-        let ok_0 = t
-            .test(
-                &l.checkmate_delivered,
-                (case, game, who),
-                REL_CHECKMATE_DELIVERED,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#DeadPositionDraws: game_drawn(game) :- dead_position_arisen(game).
-    #[inline(never)]
-    pub(super) fn why_not_dead_position_draws(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let ok_0 = t
-            .test(
-                &l.dead_position_arisen,
-                (case, game),
-                REL_DEAD_POSITION_ARISEN,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#DeadPositionEndsTheGame: dead_position_has_ended_the_game(game) :- dead_position_arisen(game).
-    #[inline(never)]
-    pub(super) fn why_not_dead_position_ends_the_game(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let ok_0 = t
-            .test(
-                &l.dead_position_arisen,
-                (case, game),
-                REL_DEAD_POSITION_ARISEN,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#EnPassantCaptureLegal: en_passant_capture_legal(game, pawn) :- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn).
-    #[inline(never)]
-    pub(super) fn why_not_en_passant_capture_legal(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let pawn = Sym::from_flat(row[2]);
-        let ok_0 = t
-            .test(
-                &l.en_passant_right_open,
-                (case, game),
-                REL_EN_PASSANT_RIGHT_OPEN,
-                false,
-            );
+}
+// Why not, by urn:fide:laws:clir:chess#CastlingLegal: castling_legal(game, who, side) :- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king).
+#[inline(never)]
+fn why_not_castling_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
+    let side = Sym::from_flat(row[3]);
+    let mut any_0 = false;
+    for &(_, _, _, _, rook) in ::clir::rt::Probe::new(&l.castling_side_of)
+        .seek((case, game, who, side), |tuple| (tuple.0, tuple.1, tuple.2, tuple.3))
+    {
+        any_0 = true;
         let mut any_1 = false;
-        for &(_, _, _) in ::clir::rt::Probe::new(&l.player_has_the_move)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
+        for &(_, _, king) in ::clir::rt::Probe::new(&l.king_of)
+            .seek((case, who), |tuple| (tuple.0, tuple.1))
         {
             any_1 = true;
             let ok_2 = t
+                .test(&l.not_piece_has_moved, (case, rook), REL_PIECE_HAS_MOVED, true);
+            let ok_3 = t
                 .test(
-                    &l.capturing_pawn_on_adjacent_file,
-                    (case, game, pawn),
-                    REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
+                    &l.not_castling_path_blocked,
+                    (case, side),
+                    REL_CASTLING_PATH_BLOCKED,
+                    true,
+                );
+            let ok_4 = t.test(&l.rook_of, (case, who, rook), REL_ROOK_OF, false);
+            let ok_5 = t
+                .test(
+                    &l.not_castling_path_attacked,
+                    (case, side),
+                    REL_CASTLING_PATH_ATTACKED,
+                    true,
+                );
+            let ok_6 = t
+                .test(
+                    &l.player_has_the_move,
+                    (case, game, who),
+                    REL_PLAYER_HAS_THE_MOVE,
                     false,
                 );
-            if ok_0 && ok_2 {
+            let ok_7 = t
+                .test(&l.not_piece_has_moved, (case, king), REL_PIECE_HAS_MOVED, true);
+            if ok_2 && ok_3 && ok_4 && ok_5 && ok_6 && ok_7 {
                 t.applicable();
             }
         }
         if !any_1 {
-            t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[Some(game.to_flat()), None]);
+            t.premise(REL_KING_OF, false, &[Some(who.to_flat()), None]);
         }
     }
-    // Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: fifty_move_claim_correct(game, who) :- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n).
-    #[inline(never)]
-    pub(super) fn why_not_fifty_move_claim_correct(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let who = Sym::from_flat(row[2]);
-        let ok_0 = t.test(&l.draw_claimed, (case, who), REL_DRAW_CLAIMED, false);
+    if !any_0 {
+        t.premise(
+            REL_CASTLING_SIDE_OF,
+            false,
+            &[Some(game.to_flat()), Some(who.to_flat()), Some(side.to_flat()), None],
+        );
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#CheckmateEndsTheGame: checkmate_has_been_delivered(game) :- checkmate_delivered(game, who).
+#[inline(never)]
+fn why_not_checkmate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, _) in ::clir::rt::Probe::new(&l.checkmate_delivered)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
+        t.applicable();
+    }
+    if !any_0 {
+        t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: ~game_drawn(game) :- checkmate_delivered(game, who).
+#[inline(never)]
+fn why_not_checkmate_takes_precedence_over_seventy_five(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, _) in ::clir::rt::Probe::new(&l.checkmate_delivered)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
+        t.applicable();
+    }
+    if !any_0 {
+        t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#CheckmateWins: game_won_by(game, who) :- checkmate_delivered(game, who).
+#[inline(never)]
+fn why_not_checkmate_wins(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
+    let ok_0 = t
+        .test(&l.checkmate_delivered, (case, game, who), REL_CHECKMATE_DELIVERED, false);
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#DeadPositionDraws: game_drawn(game) :- dead_position_arisen(game).
+#[inline(never)]
+fn why_not_dead_position_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let ok_0 = t
+        .test(&l.dead_position_arisen, (case, game), REL_DEAD_POSITION_ARISEN, false);
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#DeadPositionEndsTheGame: dead_position_has_ended_the_game(game) :- dead_position_arisen(game).
+#[inline(never)]
+fn why_not_dead_position_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let ok_0 = t
+        .test(&l.dead_position_arisen, (case, game), REL_DEAD_POSITION_ARISEN, false);
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#EnPassantCaptureLegal: en_passant_capture_legal(game, pawn) :- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn).
+#[inline(never)]
+fn why_not_en_passant_capture_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let pawn = Sym::from_flat(row[2]);
+    let ok_0 = t
+        .test(&l.en_passant_right_open, (case, game), REL_EN_PASSANT_RIGHT_OPEN, false);
+    let mut any_1 = false;
+    for &(_, _, _) in ::clir::rt::Probe::new(&l.player_has_the_move)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_1 = true;
+        let ok_2 = t
+            .test(
+                &l.capturing_pawn_on_adjacent_file,
+                (case, game, pawn),
+                REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
+                false,
+            );
+        if ok_0 && ok_2 {
+            t.applicable();
+        }
+    }
+    if !any_1 {
+        t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[Some(game.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: fifty_move_claim_correct(game, who) :- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n).
+#[inline(never)]
+fn why_not_fifty_move_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
+    let ok_0 = t.test(&l.draw_claimed, (case, who), REL_DRAW_CLAIMED, false);
+    let ok_1 = t
+        .test(&l.player_has_the_move, (case, game, who), REL_PLAYER_HAS_THE_MOVE, false);
+    let mut any_2 = false;
+    for &(_, _, n) in ::clir::rt::Probe::new(&l.moves_by_each_without_pawn_or_capture)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_2 = true;
+        let ok_3 = n >= 50i64 || t.comparison(&["", " >= 50"], &[::clir::Shown::Int(n)]);
+        if ok_0 && ok_1 && ok_3 {
+            t.applicable();
+        }
+    }
+    if !any_2 {
+        t.premise(
+            REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
+            false,
+            &[Some(game.to_flat()), None],
+        );
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimDraws: game_drawn(game) :- fifty_move_claim_correct(game, who).
+#[inline(never)]
+fn why_not_fifty_move_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, _) in ::clir::rt::Probe::new(&l.fifty_move_claim_correct)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
+        t.applicable();
+    }
+    if !any_0 {
+        t.premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, &[Some(game.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#FivefoldAutomaticDraw: game_drawn(game) :- position_occurrence_count(game, n), n >= 5.
+#[inline(never)]
+fn why_not_fivefold_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, n) in ::clir::rt::Probe::new(&l.position_occurrence_count)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
+        let ok_1 = n >= 5i64 || t.comparison(&["", " >= 5"], &[::clir::Shown::Int(n)]);
+        if ok_1 {
+            t.applicable();
+        }
+    }
+    if !any_0 {
+        t.premise(REL_POSITION_OCCURRENCE_COUNT, false, &[Some(game.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByAgreement).
+#[inline(never)]
+fn why_not_game_play_conclude_by_agreement_enters(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
+            REL_VALID_TRANSITION,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: valid_transition(instance, ConcludeByAgreement) :- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance).
+#[inline(never)]
+fn why_not_game_play_conclude_by_agreement_valid(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_AGREEMENT.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING.0),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.agreed_draw_has_ended_the_game,
+            (case, instance),
+            REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
+            false,
+        );
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByCheckmate).
+#[inline(never)]
+fn why_not_game_play_conclude_by_checkmate_enters(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
+            REL_VALID_TRANSITION,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: valid_transition(instance, ConcludeByCheckmate) :- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance).
+#[inline(never)]
+fn why_not_game_play_conclude_by_checkmate_valid(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_CHECKMATE.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING.0),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.checkmate_has_been_delivered,
+            (case, instance),
+            REL_CHECKMATE_HAS_BEEN_DELIVERED,
+            false,
+        );
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDeadPosition).
+#[inline(never)]
+fn why_not_game_play_conclude_by_dead_position_enters(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
+            REL_VALID_TRANSITION,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: valid_transition(instance, ConcludeByDeadPosition) :- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance).
+#[inline(never)]
+fn why_not_game_play_conclude_by_dead_position_valid(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING.0),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.dead_position_has_ended_the_game,
+            (case, instance),
+            REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
+            false,
+        );
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDrawnClaim).
+#[inline(never)]
+fn why_not_game_play_conclude_by_drawn_claim_enters(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
+            REL_VALID_TRANSITION,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: valid_transition(instance, ConcludeByDrawnClaim) :- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance).
+#[inline(never)]
+fn why_not_game_play_conclude_by_drawn_claim_valid(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING.0),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t.test(&l.game_drawn_concluded, (case, instance), REL_GAME_DRAWN, false);
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByResignation).
+#[inline(never)]
+fn why_not_game_play_conclude_by_resignation_enters(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
+            REL_VALID_TRANSITION,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: valid_transition(instance, ConcludeByResignation) :- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance).
+#[inline(never)]
+fn why_not_game_play_conclude_by_resignation_valid(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_RESIGNATION.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING.0),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.resignation_has_ended_the_game,
+            (case, instance),
+            REL_RESIGNATION_HAS_ENDED_THE_GAME,
+            false,
+        );
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeBySecondIllegalMove).
+#[inline(never)]
+fn why_not_game_play_conclude_by_second_illegal_move_enters(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
+            REL_VALID_TRANSITION,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: valid_transition(instance, ConcludeBySecondIllegalMove) :- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance).
+#[inline(never)]
+fn why_not_game_play_conclude_by_second_illegal_move_valid(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING.0),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.second_illegal_move_has_ended_the_game,
+            (case, instance),
+            REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
+            false,
+        );
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByStalemate).
+#[inline(never)]
+fn why_not_game_play_conclude_by_stalemate_enters(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::ENDED.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
+            REL_VALID_TRANSITION,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: valid_transition(instance, ConcludeByStalemate) :- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance).
+#[inline(never)]
+fn why_not_game_play_conclude_by_stalemate_valid(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::CONCLUDE_BY_STALEMATE.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING.0),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t
+        .test(
+            &l.stalemate_has_ended_the_game,
+            (case, instance),
+            REL_STALEMATE_HAS_ENDED_THE_GAME,
+            false,
+        );
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: entered_state(instance, Playing) :- supported valid_transition(instance, PlayMove).
+#[inline(never)]
+fn why_not_game_play_play_move_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::PLAYING.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::PLAY_MOVE.0),
+            REL_VALID_TRANSITION,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: valid_transition(instance, PlayMove) :- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance).
+#[inline(never)]
+fn why_not_game_play_play_move_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::PLAY_MOVE.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::PLAY_MOVE.0),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::PLAYING.0),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t.test(&l.legal_move, (case, instance), REL_LEGAL_MOVE, false);
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: entered_state(instance, Playing) :- supported valid_transition(instance, StartPlay).
+#[inline(never)]
+fn why_not_game_play_start_play_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::PLAYING.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test_supported(
+            &l.valid_transition_concluded,
+            (case, instance, GamePlayTransition::START_PLAY.0),
+            REL_VALID_TRANSITION,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: valid_transition(instance, StartPlay) :- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance).
+#[inline(never)]
+fn why_not_game_play_start_play_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayTransition::START_PLAY.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(
+            &l.attempted_transition,
+            (case, instance, GamePlayTransition::START_PLAY.0),
+            REL_ATTEMPTED_TRANSITION,
+            false,
+        );
+    let ok_1 = t
+        .test_supported(
+            &l.entered_state_concluded,
+            (case, instance, GamePlayState::NOT_STARTED.0),
+            REL_ENTERED_STATE,
+            false,
+        );
+    let ok_2 = t.test(&l.play_started, (case, instance), REL_PLAY_STARTED, false);
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#GamePlay/initial: entered_state(instance, NotStarted) :- procedure_instance(instance).
+#[inline(never)]
+fn why_not_game_play_initial(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let instance = Sym::from_flat(row[1]);
+    if row[2] != GamePlayState::NOT_STARTED.0.to_flat() {
+        return;
+    }
+    let ok_0 = t
+        .test(&l.procedure_instance, (case, instance), REL_PROCEDURE_INSTANCE, false);
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#MoveIsIllegal: illegal_move(game) :- checked_game(game), ~move_meets_articles_3_1_to_3_9(game).
+#[inline(never)]
+fn why_not_move_is_illegal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let ok_0 = t.test(&l.checked_game, (case, game), REL_CHECKED_GAME, false);
+    let ok_1 = t
+        .test(
+            &l.not_move_meets_articles_3_1_to_3_9,
+            (case, game),
+            REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+            true,
+        );
+    if ok_0 && ok_1 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#MoveIsLegal: legal_move(game) :- move_meets_articles_3_1_to_3_9(game).
+#[inline(never)]
+fn why_not_move_is_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let ok_0 = t
+        .test(
+            &l.move_meets_articles_3_1_to_3_9,
+            (case, game),
+            REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: must_move_first_touched_piece(who, piece) :- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who).
+#[inline(never)]
+fn why_not_must_move_first_touched_piece(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let who = Sym::from_flat(row[1]);
+    let piece = Sym::from_flat(row[2]);
+    let ok_0 = t.test(&l.own_piece_of, (case, who, piece), REL_OWN_PIECE_OF, false);
+    let ok_1 = t
+        .test(
+            &l.piece_touched_intentionally,
+            (case, who, piece),
+            REL_PIECE_TOUCHED_INTENTIONALLY,
+            false,
+        );
+    let ok_2 = t
+        .test(&l.piece_can_be_moved, (case, piece), REL_PIECE_CAN_BE_MOVED, false);
+    let mut any_3 = false;
+    for &(_, _, a_1) in ::clir::rt::Probe::new(&l.player_has_the_move)
+        .seek((case,), |tuple| (tuple.0,))
+    {
+        if a_1 != who {
+            continue;
+        }
+        any_3 = true;
+        if ok_0 && ok_1 && ok_2 {
+            t.applicable();
+        }
+    }
+    if !any_3 {
+        t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[None, Some(who.to_flat())]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: game_drawn(game) :- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
+#[inline(never)]
+fn why_not_resignation_drawn_if_mate_impossible(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
         let ok_1 = t
             .test(
-                &l.player_has_the_move,
-                (case, game, who),
-                REL_PLAYER_HAS_THE_MOVE,
+                &l.king_cannot_be_checkmated,
+                (case, who),
+                REL_KING_CANNOT_BE_CHECKMATED,
+                false,
+            );
+        let ok_2 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
+        if ok_1 && ok_2 {
+            t.applicable();
+        }
+    }
+    if !any_0 {
+        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#ResignationEndsTheGame: resignation_has_ended_the_game(game) :- player_of(game, who), player_resigned(who).
+#[inline(never)]
+fn why_not_resignation_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
+        let ok_1 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
+        if ok_1 {
+            t.applicable();
+        }
+    }
+    if !any_0 {
+        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#ResignationLoses: game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
+#[inline(never)]
+fn why_not_resignation_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
+    let ok_0 = t
+        .test(
+            &l.not_king_cannot_be_checkmated,
+            (case, who),
+            REL_KING_CANNOT_BE_CHECKMATED,
+            true,
+        );
+    let ok_1 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
+    let ok_2 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
+    if ok_0 && ok_1 && ok_2 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: game_drawn(game) :- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
+#[inline(never)]
+fn why_not_second_illegal_move_drawn_if_mate_impossible(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
+        let ok_1 = t
+            .test(
+                &l.king_cannot_be_checkmated,
+                (case, who),
+                REL_KING_CANNOT_BE_CHECKMATED,
                 false,
             );
         let mut any_2 = false;
-        for &(_, _, n) in ::clir::rt::Probe::new(
-                &l.moves_by_each_without_pawn_or_capture,
-            )
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
+        for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
+            .seek((case, who), |tuple| (tuple.0, tuple.1))
         {
             any_2 = true;
-            let ok_3 = n >= 50i64
-                || t.comparison(&["", " >= 50"], &[::clir::Shown::Int(n)]);
-            if ok_0 && ok_1 && ok_3 {
+            let ok_3 = n >= 2i64
+                || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
+            if ok_1 && ok_3 {
                 t.applicable();
             }
         }
         if !any_2 {
             t.premise(
-                REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
+                REL_COMPLETED_ILLEGAL_MOVE_COUNT,
                 false,
-                &[Some(game.to_flat()), None],
+                &[Some(who.to_flat()), None],
             );
         }
     }
-    // Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimDraws: game_drawn(game) :- fifty_move_claim_correct(game, who).
-    #[inline(never)]
-    pub(super) fn why_not_fifty_move_claim_draws(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, _) in ::clir::rt::Probe::new(&l.fifty_move_claim_correct)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            t.applicable();
-        }
-        if !any_0 {
-            t.premise(
-                REL_FIFTY_MOVE_CLAIM_CORRECT,
-                false,
-                &[Some(game.to_flat()), None],
-            );
-        }
+    if !any_0 {
+        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
     }
-    // Why not, by urn:fide:laws:clir:chess#FivefoldAutomaticDraw: game_drawn(game) :- position_occurrence_count(game, n), n >= 5.
-    #[inline(never)]
-    pub(super) fn why_not_fivefold_automatic_draw(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, n) in ::clir::rt::Probe::new(&l.position_occurrence_count)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            let ok_1 = n >= 5i64
-                || t.comparison(&["", " >= 5"], &[::clir::Shown::Int(n)]);
-            if ok_1 {
-                t.applicable();
-            }
-        }
-        if !any_0 {
-            t.premise(
-                REL_POSITION_OCCURRENCE_COUNT,
-                false,
-                &[Some(game.to_flat()), None],
-            );
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByAgreement).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_agreement_enters(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::ENDED.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test_supported(
-                &l.valid_transition_concluded,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-                REL_VALID_TRANSITION,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: valid_transition(instance, ConcludeByAgreement) :- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_agreement_valid(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayTransition::CONCLUDE_BY_AGREEMENT.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.attempted_transition,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-                REL_ATTEMPTED_TRANSITION,
-                false,
-            );
-        let ok_1 = t
-            .test_supported(
-                &l.entered_state_concluded,
-                (case, instance, GamePlayState::PLAYING.0),
-                REL_ENTERED_STATE,
-                false,
-            );
-        let ok_2 = t
-            .test(
-                &l.agreed_draw_has_ended_the_game,
-                (case, instance),
-                REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-                false,
-            );
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByCheckmate).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_checkmate_enters(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::ENDED.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test_supported(
-                &l.valid_transition_concluded,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-                REL_VALID_TRANSITION,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: valid_transition(instance, ConcludeByCheckmate) :- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_checkmate_valid(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayTransition::CONCLUDE_BY_CHECKMATE.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.attempted_transition,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-                REL_ATTEMPTED_TRANSITION,
-                false,
-            );
-        let ok_1 = t
-            .test_supported(
-                &l.entered_state_concluded,
-                (case, instance, GamePlayState::PLAYING.0),
-                REL_ENTERED_STATE,
-                false,
-            );
-        let ok_2 = t
-            .test(
-                &l.checkmate_has_been_delivered,
-                (case, instance),
-                REL_CHECKMATE_HAS_BEEN_DELIVERED,
-                false,
-            );
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDeadPosition).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_dead_position_enters(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::ENDED.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test_supported(
-                &l.valid_transition_concluded,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-                REL_VALID_TRANSITION,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: valid_transition(instance, ConcludeByDeadPosition) :- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_dead_position_valid(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.attempted_transition,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-                REL_ATTEMPTED_TRANSITION,
-                false,
-            );
-        let ok_1 = t
-            .test_supported(
-                &l.entered_state_concluded,
-                (case, instance, GamePlayState::PLAYING.0),
-                REL_ENTERED_STATE,
-                false,
-            );
-        let ok_2 = t
-            .test(
-                &l.dead_position_has_ended_the_game,
-                (case, instance),
-                REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-                false,
-            );
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDrawnClaim).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_drawn_claim_enters(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::ENDED.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test_supported(
-                &l.valid_transition_concluded,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-                REL_VALID_TRANSITION,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: valid_transition(instance, ConcludeByDrawnClaim) :- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_drawn_claim_valid(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.attempted_transition,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-                REL_ATTEMPTED_TRANSITION,
-                false,
-            );
-        let ok_1 = t
-            .test_supported(
-                &l.entered_state_concluded,
-                (case, instance, GamePlayState::PLAYING.0),
-                REL_ENTERED_STATE,
-                false,
-            );
-        let ok_2 = t
-            .test(&l.game_drawn_concluded, (case, instance), REL_GAME_DRAWN, false);
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByResignation).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_resignation_enters(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::ENDED.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test_supported(
-                &l.valid_transition_concluded,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-                REL_VALID_TRANSITION,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: valid_transition(instance, ConcludeByResignation) :- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_resignation_valid(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayTransition::CONCLUDE_BY_RESIGNATION.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.attempted_transition,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-                REL_ATTEMPTED_TRANSITION,
-                false,
-            );
-        let ok_1 = t
-            .test_supported(
-                &l.entered_state_concluded,
-                (case, instance, GamePlayState::PLAYING.0),
-                REL_ENTERED_STATE,
-                false,
-            );
-        let ok_2 = t
-            .test(
-                &l.resignation_has_ended_the_game,
-                (case, instance),
-                REL_RESIGNATION_HAS_ENDED_THE_GAME,
-                false,
-            );
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeBySecondIllegalMove).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_second_illegal_move_enters(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::ENDED.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test_supported(
-                &l.valid_transition_concluded,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-                REL_VALID_TRANSITION,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: valid_transition(instance, ConcludeBySecondIllegalMove) :- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_second_illegal_move_valid(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.attempted_transition,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-                REL_ATTEMPTED_TRANSITION,
-                false,
-            );
-        let ok_1 = t
-            .test_supported(
-                &l.entered_state_concluded,
-                (case, instance, GamePlayState::PLAYING.0),
-                REL_ENTERED_STATE,
-                false,
-            );
-        let ok_2 = t
-            .test(
-                &l.second_illegal_move_has_ended_the_game,
-                (case, instance),
-                REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-                false,
-            );
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByStalemate).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_stalemate_enters(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::ENDED.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test_supported(
-                &l.valid_transition_concluded,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-                REL_VALID_TRANSITION,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: valid_transition(instance, ConcludeByStalemate) :- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_conclude_by_stalemate_valid(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayTransition::CONCLUDE_BY_STALEMATE.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.attempted_transition,
-                (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-                REL_ATTEMPTED_TRANSITION,
-                false,
-            );
-        let ok_1 = t
-            .test_supported(
-                &l.entered_state_concluded,
-                (case, instance, GamePlayState::PLAYING.0),
-                REL_ENTERED_STATE,
-                false,
-            );
-        let ok_2 = t
-            .test(
-                &l.stalemate_has_ended_the_game,
-                (case, instance),
-                REL_STALEMATE_HAS_ENDED_THE_GAME,
-                false,
-            );
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: entered_state(instance, Playing) :- supported valid_transition(instance, PlayMove).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_play_move_enters(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::PLAYING.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test_supported(
-                &l.valid_transition_concluded,
-                (case, instance, GamePlayTransition::PLAY_MOVE.0),
-                REL_VALID_TRANSITION,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: valid_transition(instance, PlayMove) :- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_play_move_valid(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayTransition::PLAY_MOVE.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.attempted_transition,
-                (case, instance, GamePlayTransition::PLAY_MOVE.0),
-                REL_ATTEMPTED_TRANSITION,
-                false,
-            );
-        let ok_1 = t
-            .test_supported(
-                &l.entered_state_concluded,
-                (case, instance, GamePlayState::PLAYING.0),
-                REL_ENTERED_STATE,
-                false,
-            );
-        let ok_2 = t.test(&l.legal_move, (case, instance), REL_LEGAL_MOVE, false);
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: entered_state(instance, Playing) :- supported valid_transition(instance, StartPlay).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_start_play_enters(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::PLAYING.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test_supported(
-                &l.valid_transition_concluded,
-                (case, instance, GamePlayTransition::START_PLAY.0),
-                REL_VALID_TRANSITION,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: valid_transition(instance, StartPlay) :- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_start_play_valid(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayTransition::START_PLAY.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.attempted_transition,
-                (case, instance, GamePlayTransition::START_PLAY.0),
-                REL_ATTEMPTED_TRANSITION,
-                false,
-            );
-        let ok_1 = t
-            .test_supported(
-                &l.entered_state_concluded,
-                (case, instance, GamePlayState::NOT_STARTED.0),
-                REL_ENTERED_STATE,
-                false,
-            );
-        let ok_2 = t.test(&l.play_started, (case, instance), REL_PLAY_STARTED, false);
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#GamePlay/initial: entered_state(instance, NotStarted) :- procedure_instance(instance).
-    #[inline(never)]
-    pub(super) fn why_not_game_play_initial(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let instance = Sym::from_flat(row[1]);
-        if row[2] != GamePlayState::NOT_STARTED.0.to_flat() {
-            return;
-        }
-        let ok_0 = t
-            .test(
-                &l.procedure_instance,
-                (case, instance),
-                REL_PROCEDURE_INSTANCE,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#MoveIsIllegal: illegal_move(game) :- checked_game(game), ~move_meets_articles_3_1_to_3_9(game).
-    #[inline(never)]
-    pub(super) fn why_not_move_is_illegal(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let ok_0 = t.test(&l.checked_game, (case, game), REL_CHECKED_GAME, false);
-        let ok_1 = t
-            .test(
-                &l.not_move_meets_articles_3_1_to_3_9,
-                (case, game),
-                REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                true,
-            );
-        if ok_0 && ok_1 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#MoveIsLegal: legal_move(game) :- move_meets_articles_3_1_to_3_9(game).
-    #[inline(never)]
-    pub(super) fn why_not_move_is_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let ok_0 = t
-            .test(
-                &l.move_meets_articles_3_1_to_3_9,
-                (case, game),
-                REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                false,
-            );
-        if ok_0 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: must_move_first_touched_piece(who, piece) :- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who).
-    #[inline(never)]
-    pub(super) fn why_not_must_move_first_touched_piece(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let who = Sym::from_flat(row[1]);
-        let piece = Sym::from_flat(row[2]);
-        let ok_0 = t.test(&l.own_piece_of, (case, who, piece), REL_OWN_PIECE_OF, false);
-        let ok_1 = t
-            .test(
-                &l.piece_touched_intentionally,
-                (case, who, piece),
-                REL_PIECE_TOUCHED_INTENTIONALLY,
-                false,
-            );
-        let ok_2 = t
-            .test(&l.piece_can_be_moved, (case, piece), REL_PIECE_CAN_BE_MOVED, false);
-        let mut any_3 = false;
-        for &(_, _, a_1) in ::clir::rt::Probe::new(&l.player_has_the_move)
-            .seek((case,), |tuple| (tuple.0,))
-        {
-            if a_1 != who {
-                continue;
-            }
-            any_3 = true;
-            if ok_0 && ok_1 && ok_2 {
-                t.applicable();
-            }
-        }
-        if !any_3 {
-            t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[None, Some(who.to_flat())]);
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: game_drawn(game) :- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
-    #[inline(never)]
-    pub(super) fn why_not_resignation_drawn_if_mate_impossible(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            let ok_1 = t
-                .test(
-                    &l.king_cannot_be_checkmated,
-                    (case, who),
-                    REL_KING_CANNOT_BE_CHECKMATED,
-                    false,
-                );
-            let ok_2 = t
-                .test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
-            if ok_1 && ok_2 {
-                t.applicable();
-            }
-        }
-        if !any_0 {
-            t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#ResignationEndsTheGame: resignation_has_ended_the_game(game) :- player_of(game, who), player_resigned(who).
-    #[inline(never)]
-    pub(super) fn why_not_resignation_ends_the_game(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            let ok_1 = t
-                .test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
-            if ok_1 {
-                t.applicable();
-            }
-        }
-        if !any_0 {
-            t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#ResignationLoses: game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
-    #[inline(never)]
-    pub(super) fn why_not_resignation_loses(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let who = Sym::from_flat(row[2]);
-        let ok_0 = t
-            .test(
-                &l.not_king_cannot_be_checkmated,
-                (case, who),
-                REL_KING_CANNOT_BE_CHECKMATED,
-                true,
-            );
-        let ok_1 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
-        let ok_2 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: game_drawn(game) :- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-    #[inline(never)]
-    pub(super) fn why_not_second_illegal_move_drawn_if_mate_impossible(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            let ok_1 = t
-                .test(
-                    &l.king_cannot_be_checkmated,
-                    (case, who),
-                    REL_KING_CANNOT_BE_CHECKMATED,
-                    false,
-                );
-            let mut any_2 = false;
-            for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
-                .seek((case, who), |tuple| (tuple.0, tuple.1))
-            {
-                any_2 = true;
-                let ok_3 = n >= 2i64
-                    || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-                if ok_1 && ok_3 {
-                    t.applicable();
-                }
-            }
-            if !any_2 {
-                t.premise(
-                    REL_COMPLETED_ILLEGAL_MOVE_COUNT,
-                    false,
-                    &[Some(who.to_flat()), None],
-                );
-            }
-        }
-        if !any_0 {
-            t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-    #[inline(never)]
-    pub(super) fn why_not_second_illegal_move_ends_the_game(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            let mut any_1 = false;
-            for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
-                .seek((case, who), |tuple| (tuple.0, tuple.1))
-            {
-                any_1 = true;
-                let ok_2 = n >= 2i64
-                    || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-                if ok_2 {
-                    t.applicable();
-                }
-            }
-            if !any_1 {
-                t.premise(
-                    REL_COMPLETED_ILLEGAL_MOVE_COUNT,
-                    false,
-                    &[Some(who.to_flat()), None],
-                );
-            }
-        }
-        if !any_0 {
-            t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
-        }
-    }
-    // Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveLoses: game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-    #[inline(never)]
-    pub(super) fn why_not_second_illegal_move_loses(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let who = Sym::from_flat(row[2]);
-        let ok_0 = t
-            .test(
-                &l.not_king_cannot_be_checkmated,
-                (case, who),
-                REL_KING_CANNOT_BE_CHECKMATED,
-                true,
-            );
+}
+// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
+#[inline(never)]
+fn why_not_second_illegal_move_ends_the_game(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
         let mut any_1 = false;
         for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
             .seek((case, who), |tuple| (tuple.0, tuple.1))
@@ -7271,8 +6951,7 @@ mod why_not_fns_0 {
             any_1 = true;
             let ok_2 = n >= 2i64
                 || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-            let ok_3 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
-            if ok_0 && ok_2 && ok_3 {
+            if ok_2 {
                 t.applicable();
             }
         }
@@ -7284,142 +6963,143 @@ mod why_not_fns_0 {
             );
         }
     }
-    // Why not, by urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: game_drawn(game) :- n >= 75, moves_by_each_without_pawn_or_capture(game, n).
-    #[inline(never)]
-    pub(super) fn why_not_seventy_five_automatic_draw(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, n) in ::clir::rt::Probe::new(
-                &l.moves_by_each_without_pawn_or_capture,
-            )
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            let ok_1 = n >= 75i64
-                || t.comparison(&["", " >= 75"], &[::clir::Shown::Int(n)]);
-            if ok_1 {
-                t.applicable();
-            }
-        }
-        if !any_0 {
-            t.premise(
-                REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
-                false,
-                &[Some(game.to_flat()), None],
-            );
-        }
+    if !any_0 {
+        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
     }
-    // Why not, by urn:fide:laws:clir:chess#StalemateDraws: game_drawn(game) :- stalemate_arisen(game).
-    #[inline(never)]
-    pub(super) fn why_not_stalemate_draws(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let ok_0 = t
-            .test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
-        if ok_0 {
+}
+// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveLoses: game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
+#[inline(never)]
+fn why_not_second_illegal_move_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
+    let ok_0 = t
+        .test(
+            &l.not_king_cannot_be_checkmated,
+            (case, who),
+            REL_KING_CANNOT_BE_CHECKMATED,
+            true,
+        );
+    let mut any_1 = false;
+    for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
+        .seek((case, who), |tuple| (tuple.0, tuple.1))
+    {
+        any_1 = true;
+        let ok_2 = n >= 2i64 || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
+        let ok_3 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
+        if ok_0 && ok_2 && ok_3 {
             t.applicable();
         }
     }
-    // Why not, by urn:fide:laws:clir:chess#StalemateEndsTheGame: stalemate_has_ended_the_game(game) :- stalemate_arisen(game).
-    #[inline(never)]
-    pub(super) fn why_not_stalemate_ends_the_game(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let ok_0 = t
-            .test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
-        if ok_0 {
+    if !any_1 {
+        t.premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, &[Some(who.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: game_drawn(game) :- n >= 75, moves_by_each_without_pawn_or_capture(game, n).
+#[inline(never)]
+fn why_not_seventy_five_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, n) in ::clir::rt::Probe::new(&l.moves_by_each_without_pawn_or_capture)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
+        let ok_1 = n >= 75i64 || t.comparison(&["", " >= 75"], &[::clir::Shown::Int(n)]);
+        if ok_1 {
             t.applicable();
         }
     }
-    // Why not, by urn:fide:laws:clir:chess#ThreefoldClaimCorrect: threefold_claim_correct(game, who) :- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3.
-    #[inline(never)]
-    pub(super) fn why_not_threefold_claim_correct(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let who = Sym::from_flat(row[2]);
-        let mut any_0 = false;
-        for &(_, _, n) in ::clir::rt::Probe::new(&l.position_occurrence_count)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            let ok_1 = n >= 3i64
-                || t.comparison(&["", " >= 3"], &[::clir::Shown::Int(n)]);
-            let ok_2 = t.test(&l.draw_claimed, (case, who), REL_DRAW_CLAIMED, false);
-            let ok_3 = t
-                .test(
-                    &l.player_has_the_move,
-                    (case, game, who),
-                    REL_PLAYER_HAS_THE_MOVE,
-                    false,
-                );
-            if ok_1 && ok_2 && ok_3 {
-                t.applicable();
-            }
-        }
-        if !any_0 {
-            t.premise(
-                REL_POSITION_OCCURRENCE_COUNT,
-                false,
-                &[Some(game.to_flat()), None],
-            );
-        }
+    if !any_0 {
+        t.premise(
+            REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
+            false,
+            &[Some(game.to_flat()), None],
+        );
     }
-    // Why not, by urn:fide:laws:clir:chess#ThreefoldClaimDraws: game_drawn(game) :- threefold_claim_correct(game, who).
-    #[inline(never)]
-    pub(super) fn why_not_threefold_claim_draws(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let game = Sym::from_flat(row[1]);
-        let mut any_0 = false;
-        for &(_, _, _) in ::clir::rt::Probe::new(&l.threefold_claim_correct)
-            .seek((case, game), |tuple| (tuple.0, tuple.1))
-        {
-            any_0 = true;
-            t.applicable();
-        }
-        if !any_0 {
-            t.premise(REL_THREEFOLD_CLAIM_CORRECT, false, &[Some(game.to_flat()), None]);
-        }
+}
+// Why not, by urn:fide:laws:clir:chess#StalemateDraws: game_drawn(game) :- stalemate_arisen(game).
+#[inline(never)]
+fn why_not_stalemate_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let ok_0 = t.test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
+    if ok_0 {
+        t.applicable();
     }
-    // Why not, by urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: arbiter_competent_to_decide(situation) :- case_not_precisely_regulated(situation).
-    #[inline(never)]
-    pub(super) fn why_not_unregulated_case_decided_by_arbiter(
-        l: &Layers,
-        row: &[i64],
-        t: &mut ::clir::Trace,
-    ) {
-        let case = ::clir::CaseId(row[0] as u32);
-        let situation = Sym::from_flat(row[1]);
-        let ok_0 = t
+}
+// Why not, by urn:fide:laws:clir:chess#StalemateEndsTheGame: stalemate_has_ended_the_game(game) :- stalemate_arisen(game).
+#[inline(never)]
+fn why_not_stalemate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let ok_0 = t.test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
+    if ok_0 {
+        t.applicable();
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimCorrect: threefold_claim_correct(game, who) :- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3.
+#[inline(never)]
+fn why_not_threefold_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let who = Sym::from_flat(row[2]);
+    let mut any_0 = false;
+    for &(_, _, n) in ::clir::rt::Probe::new(&l.position_occurrence_count)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
+        let ok_1 = n >= 3i64 || t.comparison(&["", " >= 3"], &[::clir::Shown::Int(n)]);
+        let ok_2 = t.test(&l.draw_claimed, (case, who), REL_DRAW_CLAIMED, false);
+        let ok_3 = t
             .test(
-                &l.case_not_precisely_regulated,
-                (case, situation),
-                REL_CASE_NOT_PRECISELY_REGULATED,
+                &l.player_has_the_move,
+                (case, game, who),
+                REL_PLAYER_HAS_THE_MOVE,
                 false,
             );
-        if ok_0 {
+        if ok_1 && ok_2 && ok_3 {
             t.applicable();
         }
+    }
+    if !any_0 {
+        t.premise(REL_POSITION_OCCURRENCE_COUNT, false, &[Some(game.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimDraws: game_drawn(game) :- threefold_claim_correct(game, who).
+#[inline(never)]
+fn why_not_threefold_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let game = Sym::from_flat(row[1]);
+    let mut any_0 = false;
+    for &(_, _, _) in ::clir::rt::Probe::new(&l.threefold_claim_correct)
+        .seek((case, game), |tuple| (tuple.0, tuple.1))
+    {
+        any_0 = true;
+        t.applicable();
+    }
+    if !any_0 {
+        t.premise(REL_THREEFOLD_CLAIM_CORRECT, false, &[Some(game.to_flat()), None]);
+    }
+}
+// Why not, by urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: arbiter_competent_to_decide(situation) :- case_not_precisely_regulated(situation).
+#[inline(never)]
+fn why_not_unregulated_case_decided_by_arbiter(
+    l: &Layers,
+    row: &[i64],
+    t: &mut ::clir::Trace,
+) {
+    let case = ::clir::CaseId(row[0] as u32);
+    let situation = Sym::from_flat(row[1]);
+    let ok_0 = t
+        .test(
+            &l.case_not_precisely_regulated,
+            (case, situation),
+            REL_CASE_NOT_PRECISELY_REGULATED,
+            false,
+        );
+    if ok_0 {
+        t.applicable();
     }
 }
 /// Per rule: its why-not walk.

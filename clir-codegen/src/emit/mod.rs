@@ -13,9 +13,6 @@
 //! - `strata`: `evaluate`, `Layers` and one function per stratum, calling the rules' functions;
 //! - `explain`: explanation instances from the same rule functions;
 //! - `why_not`: each rule's why-not walk over the final layers.
-//!
-//! The functions of rules, strata, why-not walks and chunked steps stand in modules of a
-//! bounded size (`in_modules`), so that rustc's codegen units spread over the cores.
 
 mod api;
 mod explain;
@@ -38,11 +35,6 @@ use quote::{format_ident, quote};
 /// Statements per function when a long list of steps is split up (so that no function grows
 /// with the package).
 const CHUNK: usize = 32;
-
-/// Rules per module when the functions of every rule are split up: rustc starts from one codegen
-/// unit per module, so a module of every rule would be one unit that LLVM compiles on one core,
-/// however many there are; modules of a bounded size spread over the cores.
-const RULES_PER_MODULE: usize = 64;
 
 /// The parts of the module, in order; each is generated, formatted and dropped before the next.
 #[derive(Clone, Copy)]
@@ -354,38 +346,18 @@ impl Emitter<'_> {
     /// in order, and their paths. Each is called once, so LLVM would inline it into its caller
     /// and undo the split: they are `#[inline(never)]`, as the strata's functions are.
     fn chunked(&self, prefix: &str, params: TokenStream, stmts: Vec<TokenStream>) -> (TokenStream, Vec<TokenStream>) {
-        let mut items = Vec::new();
+        let mut items = TokenStream::new();
         let mut calls = Vec::new();
         for (k, part) in stmts.chunks(CHUNK).enumerate() {
             let name = format_ident!("{}_{}", prefix, k);
-            items.push(quote! {
+            items.extend(quote! {
                 #[inline(never)]
-                pub(super) fn #name(#params) {
+                fn #name(#params) {
                     #(#part)*
                 }
             });
             calls.push(quote!(self::#name));
         }
-        (in_modules(prefix, items, RULES_PER_MODULE.div_ceil(CHUNK)), calls)
+        (items, calls)
     }
-}
-
-/// `items` (each visible to its parent, `pub(super)`) in modules `<prefix>_fns_<k>` of at most
-/// `per_module` items each, every module glob-imported into the generated module so that the
-/// items keep their paths (`self::name`). The modules' names end in `_fns_<k>`: no package name
-/// becomes one (the types of the package are CamelCase, and modules share only their namespace).
-fn in_modules(prefix: &str, items: Vec<TokenStream>, per_module: usize) -> TokenStream {
-    let mut out = TokenStream::new();
-    for (k, part) in items.chunks(per_module).enumerate() {
-        let name = format_ident!("{}_fns_{}", prefix, k);
-        out.extend(quote! {
-            use self::#name::*;
-            mod #name {
-                #[allow(unused_imports)]
-                use super::*;
-                #(#part)*
-            }
-        });
-    }
-    out
 }

@@ -30,16 +30,16 @@ impl Pattern {
 impl Emitter<'_> {
     /// The function of every rule that can apply.
     pub(super) fn rule_fns(&mut self) -> TokenStream {
-        let mut fns = Vec::new();
+        let mut out = TokenStream::new();
         for ri in 0..self.p.rules.len() {
             if self.plan.rules[ri].never {
                 continue;
             }
             let comment = self.rule_comment(ri);
             let f = self.rule_fn(ri);
-            fns.push(quote! { #comment #f });
+            out.extend(quote! { #comment #f });
         }
-        super::in_modules("rule", fns, super::RULES_PER_MODULE)
+        out
     }
 
     /// The identifier of rule `ri`'s function.
@@ -345,7 +345,7 @@ impl Emitter<'_> {
         let head_ty = self.tuple_ty(self.p.rules[ri].head.rel);
         quote! {
             #[inline(never)]
-            pub(super) fn #name(#(#params,)* mut bindings: Option<&mut Vec<#binding>>) -> Relation<#head_ty> {
+            fn #name(#(#params,)* mut bindings: Option<&mut Vec<#binding>>) -> Relation<#head_ty> {
                 #body
             }
         }

@@ -63,7 +63,6 @@ impl Emitter<'_> {
         let mut reads: Vec<TokenStream> = Vec::new();
         let mut calls: Vec<TokenStream> = Vec::new();
         let mut items = TokenStream::new();
-        let mut strata = Vec::new();
         for si in 0..self.plan.strata.len() {
             let st = self.plan.strata[si].clone();
             for &rel in &st.rels {
@@ -100,16 +99,15 @@ impl Emitter<'_> {
                     // Every rule of the stratum can never apply and nothing fills its layers.
                     continue;
                 }
-                strata.push(quote! {
+                items.extend(quote! {
                     #[inline(never)]
-                    pub(super) fn #name(l: &mut Layers) {
+                    fn #name(l: &mut Layers) {
                         #body
                     }
                 });
                 calls.push(quote!(self::#name(&mut l);));
             }
         }
-        items.extend(super::in_modules("evaluate_stratum", strata, super::RULES_PER_MODULE));
         let (read_items, read_calls) =
             self.chunked("read_inputs", quote!(l: &mut Layers, batch: &::clir::Batch), reads);
         items.extend(read_items);

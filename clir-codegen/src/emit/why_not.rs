@@ -19,13 +19,12 @@ impl Emitter<'_> {
     /// `why_not`, its tables, and every rule's walk.
     pub(super) fn why_not_fns(&mut self) -> TokenStream {
         let p = self.p;
-        let mut fns = Vec::new();
+        let mut out = TokenStream::new();
         for ri in 0..p.rules.len() {
             let comment = self.comment(format!("Why not, by {}: {}", p.rules[ri].id, p.show_rule(&self.renamed(ri))));
             let f = self.why_not_fn(&self.plan.why_not[ri].clone());
-            fns.push(quote! { #comment #f });
+            out.extend(quote! { #comment #f });
         }
-        let mut out = super::in_modules("why_not", fns, super::RULES_PER_MODULE);
         let walks = (0..p.rules.len()).map(|ri| self.why_not_fn_name(ri));
         let n_rules = Literal::usize_unsuffixed(p.rules.len());
         let status = (0..p.relations.len()).flat_map(|rel| {
@@ -96,7 +95,7 @@ impl Emitter<'_> {
         let body = self.why_not_steps(wp, 0, &mut Vec::new(), false);
         quote! {
             #[inline(never)]
-            pub(super) fn #name(l: &Layers, #row: &[i64], t: &mut ::clir::Trace) {
+            fn #name(l: &Layers, #row: &[i64], t: &mut ::clir::Trace) {
                 #head
                 #body
             }
