@@ -20,7 +20,7 @@ use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
 use pyo3::exceptions::{PyAttributeError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyIterator, PyList, PyString, PyTuple};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -110,8 +110,9 @@ fn first_error(ruled: &str) -> Option<PyErr> {
 }
 
 /// Rules cases: `lines` is the whole JSON Lines text (`str` or `bytes`) or an iterable of lines
-/// (`str`, `bytes` or `Case`, one case each); returns the ruling lines, exactly those
-/// `clir rule` writes for the same cases and options, without line breaks. A case that cannot be
+/// (`str`, `bytes` or `Case`, one case each); returns an iterator over the ruling lines, exactly
+/// those `clir rule` writes for the same cases and options, without line breaks (every case is
+/// ruled before it returns, with the GIL released). A case that cannot be
 /// ruled gets its error line (`raise_errors=True`: a `ValueError` naming its line instead).
 #[pyfunction]
 #[pyo3(signature = (lines, grants=None, explain=false, strict_constants=false, threads=None, raise_errors=false))]
@@ -123,7 +124,7 @@ fn rule<'py>(
     strict_constants: bool,
     threads: Option<usize>,
     raise_errors: bool,
-) -> PyResult<Bound<'py, PyList>> {
+) -> PyResult<Bound<'py, PyIterator>> {
     let pkg = package()?;
     let opts = run_options(pkg.schema(), grants, explain, strict_constants, threads)?;
     let text = input_text(lines)?;
@@ -133,7 +134,7 @@ fn rule<'py>(
             return Err(e);
         }
     }
-    PyList::new(py, ruled.lines().collect::<Vec<&str>>())
+    PyList::new(py, ruled.lines().collect::<Vec<&str>>())?.try_iter()
 }
 
 /// The bytes of JSON Lines given as one text or as an iterable of lines.

@@ -75,10 +75,10 @@ def test_rule_is_clir_rule_byte_for_byte(games):
 
 def test_lines_as_text_bytes_or_items_rule_alike(games):
     lines = games.splitlines()
-    whole = law.rule(games)
-    assert law.rule(games.encode()) == whole
-    assert law.rule(lines) == whole
-    assert law.rule(line.encode() + b"\n" for line in lines) == whole
+    whole = list(law.rule(games))
+    assert list(law.rule(games.encode())) == whole
+    assert list(law.rule(lines)) == whole
+    assert list(law.rule(line.encode() + b"\n" for line in lines)) == whole
     assert len(whole) == len(lines)
 
 
@@ -146,8 +146,8 @@ def test_case_builder_is_typed_and_rules_as_clir_rule():
         case.chekmate_delivered
     # A judgment needs its grant, as on the command line.
     judged = law.Case(2).piece_touched_intentionally(case.player("w"), case.piece("p"))
-    assert "error" in json.loads(law.rule([judged])[0])
-    assert law.rule([judged], grants=[ARBITER]) == clir_rule(judged.line() + "\n", "--grant", ARBITER).splitlines()
+    assert "error" in json.loads(next(law.rule([judged])))
+    assert list(law.rule([judged], grants=[ARBITER])) == clir_rule(judged.line() + "\n", "--grant", ARBITER).splitlines()
 
 
 def test_seal_stubs_and_metadata():

@@ -255,7 +255,7 @@ fn stubs(p: &clir_codegen::resolve::Program, module: &str, seal: &str) -> String
     let doc = |s: &str| s.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"");
     let mut out = format!(
         "\"\"\"{} {} (seal {seal}), compiled to native code by clir: the module `{module}`.\"\"\"\n\n\
-         from typing import Iterable, List, Optional, Union\n\nimport pyarrow\n\n\
+         from typing import Iterable, Iterator, List, Optional, Union\n\nimport pyarrow\n\n\
          __seal__: str\n__law__: str\n__version__: str\ncapabilities: List[str]\n\n\
          class Entity:\n    \"\"\"An entity of one of the package's types, made by the case builder.\"\"\"\n\n    \
          @property\n    def type(self) -> str: ...\n    @property\n    def name(self) -> str: ...\n\n\
@@ -322,7 +322,7 @@ fn stubs(p: &clir_codegen::resolve::Program, module: &str, seal: &str) -> String
     out.push_str(
         "\ndef rule(\n    lines: Union[str, bytes, Iterable[Union[str, bytes, Case]]],\n    grants: Optional[List[str]] = None,\n    \
          explain: bool = False,\n    strict_constants: bool = False,\n    threads: Optional[int] = None,\n    \
-         raise_errors: bool = False,\n) -> List[str]:\n    \"\"\"Rules JSON Lines: one ruling line a case, exactly `clir rule`'s.\"\"\"\n    ...\n\n\
+         raise_errors: bool = False,\n) -> Iterator[str]:\n    \"\"\"Rules JSON Lines: one ruling line a case, exactly `clir rule`'s.\"\"\"\n    ...\n\n\
          def rule_arrow(\n    table: Union[pyarrow.Table, pyarrow.RecordBatch],\n    grants: Optional[List[str]] = None,\n    \
          explain: bool = False,\n    strict_constants: bool = False,\n    threads: Optional[int] = None,\n\
          ) -> Union[pyarrow.Table, pyarrow.RecordBatch]:\n    \"\"\"Rules the rows of an Arrow table; schema: output_schema().\"\"\"\n    ...\n\n\
