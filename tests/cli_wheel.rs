@@ -72,7 +72,8 @@ fn build_wheel() -> PathBuf {
 fn the_wheel_installs_in_a_fresh_venv_and_rules_as_clir_rule() {
     let wheel = build_wheel();
     let fresh = tmp().join("wheel-venv");
-    let python = venv(&fresh, true, &[wheel.to_str().unwrap(), "pytest", "pyarrow", "pyspark", "pandas"]);
+    // pandas below 3: PySpark says it does not yet fully support pandas 3.
+    let python = venv(&fresh, true, &[wheel.to_str().unwrap(), "pytest", "pyarrow", "pyspark", "pandas<3"]);
     // Run outside the checkout: the module must come from the installed wheel.
     let report = ok(Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])

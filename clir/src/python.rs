@@ -941,22 +941,6 @@ enum Target {
     Type(&'static str),
 }
 
-/// `GamePlayTransition` as `game_play_transition`.
-fn snake(camel: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in camel.chars().enumerate() {
-        if c.is_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// The entity types of a package: every non-Integer parameter type and constant type.
 fn entity_types(schema: &Schema) -> Vec<&'static str> {
     let mut types: Vec<&'static str> = Vec::new();
@@ -1032,7 +1016,7 @@ impl Case {
             Target::Relation(rel, false)
         } else if let Some(rel) = name.strip_prefix("not_").and_then(input) {
             Target::Relation(rel, true)
-        } else if let Some(t) = entity_types(schema).into_iter().find(|t| snake(t) == name) {
+        } else if let Some(t) = entity_types(schema).into_iter().find(|t| crate::schema::type_method(t) == name) {
             Target::Type(t)
         } else {
             let mut names: Vec<String> = Vec::new();
@@ -1040,7 +1024,7 @@ impl Case {
                 names.push(r.name.to_string());
                 names.push(format!("not_{}", r.name));
             }
-            names.extend(entity_types(schema).into_iter().map(snake));
+            names.extend(entity_types(schema).into_iter().map(crate::schema::type_method));
             let hint = crate::suggest::did_you_mean(&name, names.iter().map(String::as_str));
             return Err(PyAttributeError::new_err(format!(
                 "Case has no method `{name}`{hint}: {} has no such input relation or entity type",

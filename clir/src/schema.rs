@@ -476,6 +476,23 @@ impl Schema {
     }
 }
 
+/// The method that names an entity of type `camel` in the Python case builder:
+/// `GamePlayTransition` as `game_play_transition`.
+pub fn type_method(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -231,22 +231,6 @@ fn is_identifier(name: &str) -> bool {
         && !KEYWORDS.contains(&name)
 }
 
-/// `GamePlayTransition` as `game_play_transition` (as `clir::python` names a type's method).
-fn snake(camel: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in camel.chars().enumerate() {
-        if c.is_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// The type stubs (`.pyi`) of the module: the functions, and the case builder's methods for
 /// this package's input relations and entity types.
 fn stubs(p: &clir_codegen::resolve::Program, module: &str, seal: &str) -> String {
@@ -283,7 +267,7 @@ fn stubs(p: &clir_codegen::resolve::Program, module: &str, seal: &str) -> String
         }
     }
     for t in types {
-        let m = snake(t);
+        let m = clir::schema::type_method(t);
         if is_identifier(&m) {
             out.push_str(&format!(
                 "    def {m}(self, name: str) -> Entity:\n        \"\"\"An entity of type {}.\"\"\"\n        ...\n",
