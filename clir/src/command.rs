@@ -49,8 +49,7 @@ pub struct RuleArgs {
     pub batch: usize,
 }
 
-/// The most worker threads `--threads` accepts.
-pub const MAX_THREADS: usize = 512;
+pub use crate::runner::MAX_THREADS;
 /// The largest batch `--batch` accepts.
 pub const MAX_BATCH: usize = 1 << 20;
 

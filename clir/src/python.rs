@@ -9,7 +9,7 @@
 //! is `clir rule`'s by construction; the GIL is released while cases are read and ruled.
 
 use crate::jsonl::{json_str, Options};
-use crate::runner::{rule_stream, RunOptions};
+use crate::runner::{rule_stream, RunOptions, MAX_THREADS};
 use crate::schema::{RelationInfo, RelationKind, Schema};
 use crate::Package;
 use arrow_array::cast::AsArray;
@@ -80,13 +80,13 @@ fn run_options(
 ) -> PyResult<RunOptions> {
     let grants = grants.unwrap_or_default();
     schema.check_grants(&grants).map_err(PyValueError::new_err)?;
-    if threads == Some(0) || threads.is_some_and(|t| t > 512) {
-        return Err(PyValueError::new_err("threads: expected a whole number from 1 to 512"));
+    if threads == Some(0) || threads.is_some_and(|t| t > MAX_THREADS) {
+        return Err(PyValueError::new_err(format!("threads: expected a whole number from 1 to {MAX_THREADS}")));
     }
     Ok(RunOptions {
         options: Options { grants, explain, strict_constants, coverage: None, certify: false },
         threads,
-        batch: 512,
+        ..RunOptions::default()
     })
 }
 

@@ -21,6 +21,9 @@ pub struct RunOptions {
     pub batch: usize,
 }
 
+/// The most ruler threads a run accepts (`--threads`, the Python layer's `threads`).
+pub const MAX_THREADS: usize = 512;
+
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions { options: Options::default(), threads: None, batch: 512 }

@@ -107,7 +107,7 @@ fn label(node: &clir_codegen::ir::Node) -> Option<&str> {
     node.labels.iter().find(|l| l.official).or(node.labels.first()).map(|l| l.text.as_str())
 }
 
-/// The rules, priorities and closures of `doc`, by id.
+/// The rules, priorities and closures of `doc`, in order.
 fn decisive(doc: &Document) -> Vec<&clir_codegen::ir::Node> {
     doc.nodes
         .iter()
@@ -115,22 +115,26 @@ fn decisive(doc: &Document) -> Vec<&clir_codegen::ir::Node> {
         .collect()
 }
 
-/// The cause entry of `node` of `doc`: `{"node","kind","change","label","articles"}`.
-fn entry(doc: &Document, node: &clir_codegen::ir::Node, change: &str) -> Value {
+/// The locator of every fragment of `doc`, by id.
+fn locators(doc: &Document) -> HashMap<&str, &str> {
+    doc.nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::Fragment(f) => Some((n.id.as_str(), f.locator.as_str())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The cause entry of `node`, whose document's fragments `locators` gives:
+/// `{"node","kind","change","label","articles"}`.
+fn entry(locators: &HashMap<&str, &str>, node: &clir_codegen::ir::Node, change: &str) -> Value {
     let (kind, anchors): (&str, &[String]) = match &node.kind {
         NodeKind::Rule(r) => ("rule", &r.anchors),
         NodeKind::Priority(p) => ("priority", &p.anchors),
         _ => ("closure", &[]),
     };
-    let articles: Vec<&str> = anchors
-        .iter()
-        .filter_map(|a| {
-            doc.nodes.iter().find(|n| &n.id == a).and_then(|n| match &n.kind {
-                NodeKind::Fragment(f) => Some(f.locator.as_str()),
-                _ => None,
-            })
-        })
-        .collect();
+    let articles: Vec<&str> = anchors.iter().filter_map(|a| locators.get(a.as_str()).copied()).collect();
     json!({"node": node.id, "kind": kind, "change": change, "label": label(node), "articles": articles})
 }
 
@@ -138,17 +142,24 @@ impl Causes {
     /// The nodes that differ between `old` and `new` and the dependencies of each.
     pub fn new(old: &Document, new: &Document) -> Causes {
         let (o, n) = (decisive(old), decisive(new));
+        let by_id = |nodes: &[&'_ clir_codegen::ir::Node]| -> HashMap<String, String> {
+            nodes.iter().map(|x| (x.id.clone(), x.content_hash.clone())).collect()
+        };
+        let (old_hashes, new_hashes) = (by_id(&o), by_id(&n));
+        let (old_articles, new_articles) = (locators(old), locators(new));
         let mut differing = Vec::new();
         for node in &n {
-            match o.iter().find(|x| x.id == node.id) {
-                Some(before) if before.content_hash == node.content_hash => {}
-                Some(_) => differing.push(Differing { id: node.id.clone(), cause: entry(new, node, "changed") }),
-                None => differing.push(Differing { id: node.id.clone(), cause: entry(new, node, "added") }),
+            match old_hashes.get(&node.id) {
+                Some(before) if *before == node.content_hash => {}
+                Some(_) => {
+                    differing.push(Differing { id: node.id.clone(), cause: entry(&new_articles, node, "changed") })
+                }
+                None => differing.push(Differing { id: node.id.clone(), cause: entry(&new_articles, node, "added") }),
             }
         }
         for node in &o {
-            if !n.iter().any(|x| x.id == node.id) {
-                differing.push(Differing { id: node.id.clone(), cause: entry(old, node, "removed") });
+            if !new_hashes.contains_key(&node.id) {
+                differing.push(Differing { id: node.id.clone(), cause: entry(&old_articles, node, "removed") });
             }
         }
         Causes { old: Graph::of(old), new: Graph::of(new), differing, memo: HashMap::new() }

@@ -206,11 +206,10 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
     let target = root.join("target");
     let binary = target.join("release").join(&bin_name);
     let recorded = dir.join("binary.sha256");
-    // One build at a time per cache: two runs never rewrite a crate under each other.
-    let lock = match std::fs::File::create(root.join(".lock")).and_then(|f| f.lock().map(|()| f)) {
+    let lock = match lock_cache(&root) {
         Ok(f) => f,
         Err(e) => {
-            note(command, format_args!("cannot lock {}: {e}", root.join(".lock").display()));
+            note(command, e);
             return Err(CANNOT_RUN);
         }
     };
@@ -262,6 +261,15 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
     }
     drop(lock);
     Ok(Built { binary, doc })
+}
+
+/// The cache's lock, held while a build writes into it: one build at a time per cache, so that
+/// two runs (or a run and `clir wheel`) never rewrite a crate under each other.
+pub fn lock_cache(root: &Path) -> Result<std::fs::File, String> {
+    let path = root.join(".lock");
+    std::fs::File::create(&path)
+        .and_then(|f| f.lock().map(|()| f))
+        .map_err(|e| format!("cannot lock {}: {e}", path.display()))
 }
 
 /// The options of `clir rule` as a package binary takes them; `--input`, `--output`,

@@ -3,7 +3,7 @@
 //! (`clir::python`, driven by the package's schema) and built into an abi3 wheel with maturin,
 //! in the `clir run` cache (docs/PYTHON.md).
 
-use super::run::{cache_root, private_dir, verified};
+use super::run::{cache_root, lock_cache, private_dir, verified};
 use super::{note, CANNOT_RUN};
 use clap::Args;
 use clir_codegen::project;
@@ -35,10 +35,10 @@ const PYO3: &str = "0.23";
 /// Builds the wheel; prints its path on stdout.
 pub fn run(args: &WheelArgs) -> u8 {
     match wheel(args) {
-        Ok(path) => {
-            println!("{}", path.display());
-            0
-        }
+        Ok(path) => match super::print_lines([path.display().to_string()]) {
+            Ok(()) => super::OK,
+            Err(e) => super::stdout_failed("wheel", &e),
+        },
         Err(code) => code,
     }
 }
@@ -50,10 +50,10 @@ fn package(args: &WheelArgs) -> Result<(Verified, String), u8> {
     }
     let name = args.name.as_deref().unwrap_or_default();
     let found = project::load(&args.root).and_then(|p| match p.package(name) {
-        Some(spec) => {
-            let bytes = std::fs::read(p.blob_path(spec)).unwrap_or_default();
-            project::verify_package(&p, spec).map(|v| (v.document, clir_codegen::canonical::seal(&bytes)))
-        }
+        Some(spec) => project::verify_package(&p, spec).map(|v| {
+            let seal = clir_codegen::canonical::seal(&v.bytes);
+            (v.document, seal)
+        }),
         None => Err(clir_codegen::diag::Diagnostic::new(
             "package",
             "",
@@ -78,11 +78,12 @@ fn maturin() -> Option<Command> {
         return Some(Command::new("maturin"));
     }
     let python = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
-    let mut m = Command::new(&python);
-    m.args(["-m", "maturin"]);
-    let mut probe = Command::new(&python);
-    probe.args(["-m", "maturin"]);
-    works(probe).then_some(m)
+    let module = || {
+        let mut m = Command::new(&python);
+        m.args(["-m", "maturin"]);
+        m
+    };
+    works(module()).then(module)
 }
 
 fn wheel(args: &WheelArgs) -> Result<PathBuf, u8> {
@@ -101,17 +102,13 @@ fn wheel(args: &WheelArgs) -> Result<PathBuf, u8> {
         eprint!("{}", e.render("error", clir_codegen::Source::of(&doc)));
         CANNOT_RUN
     })?;
-    let source = clir_codegen::compile_document(&doc, &seal).map_err(|e| {
-        eprint!("{}", e.render("error", clir_codegen::Source::of(&doc)));
-        CANNOT_RUN
-    })?;
+    let source = clir_codegen::emit::emit(&compilation, &seal);
     let root = cache_root().map_err(fail)?;
     private_dir(&root).map_err(fail)?;
     let module = format!("clir_{}", clir_codegen::build::module_name(&doc.package.name));
     let hex = seal.trim_start_matches("sha256:");
     let dir = root.join(format!("wheel-{}-{}", &hex[..32], super::runtime::identity()));
-    let lock = std::fs::File::create(root.join(".lock")).and_then(|f| f.lock().map(|()| f));
-    let lock = lock.map_err(|e| fail(format!("cannot lock {}: {e}", root.join(".lock").display())))?;
+    let lock = lock_cache(&root).map_err(fail)?;
     let runtime = super::runtime::install(&root)
         .map_err(|e| fail(format!("cannot write the runtime into {}: {e}", root.display())))?;
     let stubs = stubs(&compilation.program, &module, &seal);
@@ -279,12 +276,13 @@ fn stubs(p: &clir_codegen::resolve::Program, module: &str, seal: &str) -> String
         let params: Vec<String> = r
             .params
             .iter()
-            .map(|(n, t)| {
+            .enumerate()
+            .map(|(i, (n, t))| {
                 let ty = if *t == Ty::Integer { "int" } else { "Union[Entity, str]" };
                 if is_identifier(n) {
                     format!("{n}: {ty}")
                 } else {
-                    format!("_: {ty}")
+                    format!("_{i}: {ty}")
                 }
             })
             .collect();

@@ -121,8 +121,8 @@ struct Shared {
     /// The `Content-Security-Policy` of the review page: its one script and one style sheet, by
     /// hash, and requests to this server only.
     page_policy: HeaderValue,
-    /// The review page, [`page_text`].
-    page: String,
+    /// The review page, [`page_text`] (shared, not copied, by each answer).
+    page: axum::body::Bytes,
 }
 
 /// The review page (one file: HTML, CSS and JavaScript, no build step, nothing fetched), with
@@ -185,7 +185,7 @@ fn start(args: &ServeArgs) -> Result<(), String> {
         max_body: args.max_body as u64,
         hosts,
         page_policy: page_policy(&review_page),
-        page: review_page,
+        page: review_page.into(),
     });
     let app = Router::new()
         .route("/", get(page))
@@ -256,7 +256,7 @@ async fn page(State(s): State<Arc<Shared>>) -> Response {
             (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
             (header::CONTENT_SECURITY_POLICY, policy),
         ],
-        s.page.clone(),
+        axum::body::Body::from(s.page.clone()),
     )
         .into_response()
 }
