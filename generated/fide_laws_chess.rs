@@ -4,7 +4,6 @@ use ::clir::rt::{ExtendBy, Holds, Once, Relation, ValueFilter};
 use ::clir::CaseId;
 #[allow(unused_imports)]
 use ::clir::Sym;
-use ::clir::Column as _;
 ::clir::entity_type!(#[doc = "Entity type `Arbiter`: arbiter"] Arbiter);
 ::clir::entity_type!(
     #[doc = "Entity type `CastlingSide`: side of castling"] CastlingSide
@@ -3655,59 +3654,38 @@ fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
 #[inline(never)]
 fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#AgreedDraw
-    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_AGREED_DRAW, definite, case)
-            .head(REL_GAME_DRAWN, false, (game,))
-            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
-            .premise(REL_DRAW_AGREED, false, (game,))
-    };
     let mut found = Vec::new();
     self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(instances, &RULES, RULE_AGREED_DRAW, &[false, true], found);
     // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_AGREED_DRAW_ENDS_THE_GAME, definite, case)
-            .head(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (game,))
-            .premise(REL_BOTH_PLAYERS_HAVE_MOVED, false, (game,))
-            .premise(REL_DRAW_AGREED, false, (game,))
-    };
     let mut found = Vec::new();
     self::rule_agreed_draw_ends_the_game(
         &l.both_players_have_moved,
         &l.draw_agreed,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_AGREED_DRAW_ENDS_THE_GAME,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-    let instance = |definite: bool, &(case, game, arb): &(CaseId, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_ARBITER_SEES_LAWS_OBSERVED, definite, case)
-            .head(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false, (arb, game))
-            .premise(REL_ARBITER_OF, false, (game, arb))
-            .premise(REL_PLAY_STARTED, false, (game,))
-    };
     let mut found = Vec::new();
     self::rule_arbiter_sees_laws_observed(
         &l.arbiter_of,
         &l.play_started,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_ARBITER_SEES_LAWS_OBSERVED,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#CastlingLegal
-    let instance = |
-        definite: bool,
-        &(case, game, who, side, king, rook): &(CaseId, Sym, Sym, Sym, Sym, Sym)|
-    {
-        ::clir::Instance::rule(RULE_CASTLING_LEGAL, definite, case)
-            .head(REL_CASTLING_LEGAL, false, (game, who, side))
-            .premise(REL_CASTLING_SIDE_OF, false, (game, who, side, rook))
-            .premise(REL_KING_OF, false, (who, king))
-            .premise(REL_PIECE_HAS_MOVED, true, (rook,))
-            .premise(REL_CASTLING_PATH_BLOCKED, true, (side,))
-            .premise(REL_ROOK_OF, false, (who, rook))
-            .premise(REL_CASTLING_PATH_ATTACKED, true, (side,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-            .premise(REL_PIECE_HAS_MOVED, true, (king,))
-    };
     let mut found = Vec::new();
     self::rule_castling_legal(
         &l.castling_side_of,
@@ -3720,67 +3698,55 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.not_piece_has_moved,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(instances, &RULES, RULE_CASTLING_LEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#CheckmateEndsTheGame
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_CHECKMATE_ENDS_THE_GAME, definite, case)
-            .head(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (game,))
-            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_checkmate_ends_the_game(&l.checkmate_delivered, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_CHECKMATE_ENDS_THE_GAME,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-        ::clir::Instance::rule(
-                RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
-                definite,
-                case,
-            )
-            .head(REL_GAME_DRAWN, true, (game,))
-            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_checkmate_takes_precedence_over_seventy_five(
         &l.checkmate_delivered,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
+        &[false],
+        found,
+    );
     // urn:fide:laws:clir:chess#CheckmateWins
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_CHECKMATE_WINS, definite, case)
-            .head(REL_GAME_WON_BY, false, (game, who))
-            .premise(REL_CHECKMATE_DELIVERED, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_checkmate_wins(&l.checkmate_delivered, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(instances, &RULES, RULE_CHECKMATE_WINS, &[false, true], found);
     // urn:fide:laws:clir:chess#DeadPositionDraws
-    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_DEAD_POSITION_DRAWS, definite, case)
-            .head(REL_GAME_DRAWN, false, (game,))
-            .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
-    };
     let mut found = Vec::new();
     self::rule_dead_position_draws(&l.dead_position_arisen, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_DEAD_POSITION_DRAWS,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
-    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_DEAD_POSITION_ENDS_THE_GAME, definite, case)
-            .head(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (game,))
-            .premise(REL_DEAD_POSITION_ARISEN, false, (game,))
-    };
     let mut found = Vec::new();
     self::rule_dead_position_ends_the_game(&l.dead_position_arisen, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_DEAD_POSITION_ENDS_THE_GAME,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-    let instance = |definite: bool, &(case, game, who, pawn): &(CaseId, Sym, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_EN_PASSANT_CAPTURE_LEGAL, definite, case)
-            .head(REL_EN_PASSANT_CAPTURE_LEGAL, false, (game, pawn))
-            .premise(REL_EN_PASSANT_RIGHT_OPEN, false, (game,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-            .premise(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (game, pawn))
-    };
     let mut found = Vec::new();
     self::rule_en_passant_capture_legal(
         &l.en_passant_right_open,
@@ -3788,15 +3754,14 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.capturing_pawn_on_adjacent_file,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_EN_PASSANT_CAPTURE_LEGAL,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-        ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_CORRECT, definite, case)
-            .head(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
-            .premise(REL_DRAW_CLAIMED, false, (who,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
-    };
     let mut found = Vec::new();
     self::rule_fifty_move_claim_correct(
         &l.draw_claimed,
@@ -3804,71 +3769,59 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.moves_by_each_without_pawn_or_capture,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_FIFTY_MOVE_CLAIM_CORRECT,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_FIFTY_MOVE_CLAIM_DRAWS, definite, case)
-            .head(REL_GAME_DRAWN, false, (game,))
-            .premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_FIFTY_MOVE_CLAIM_DRAWS,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
-    let instance = |definite: bool, &(case, game, n): &(CaseId, Sym, i64)| {
-        ::clir::Instance::rule(RULE_FIVEFOLD_AUTOMATIC_DRAW, definite, case)
-            .head(REL_GAME_DRAWN, false, (game,))
-            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
-    };
     let mut found = Vec::new();
     self::rule_fivefold_automatic_draw(&l.position_occurrence_count, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_FIVEFOLD_AUTOMATIC_DRAW,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
-                definite,
-                case,
-            )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-            )
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
-                definite,
-                case,
-            )
-            .head(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-            )
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-            )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .premise(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_valid(
         &l.attempted_transition,
@@ -3876,7 +3829,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.agreed_draw_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_valid(
         &l.attempted_transition,
@@ -3884,53 +3843,39 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.agreed_draw_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
-                definite,
-                case,
-            )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-            )
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
-                definite,
-                case,
-            )
-            .head(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-            )
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-            )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .premise(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_valid(
         &l.attempted_transition,
@@ -3938,7 +3883,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.checkmate_has_been_delivered,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_valid(
         &l.attempted_transition,
@@ -3946,53 +3897,39 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.checkmate_has_been_delivered,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
-                definite,
-                case,
-            )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-            )
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
-                definite,
-                case,
-            )
-            .head(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-            )
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-            )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .premise(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_valid(
         &l.attempted_transition,
@@ -4000,7 +3937,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.dead_position_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_valid(
         &l.attempted_transition,
@@ -4008,53 +3951,39 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.dead_position_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
-                definite,
-                case,
-            )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-            )
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
-                definite,
-                case,
-            )
-            .head(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-            )
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-            )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .premise(REL_GAME_DRAWN, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_valid(
         &l.attempted_transition,
@@ -4062,7 +3991,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.game_drawn_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_valid(
         &l.attempted_transition,
@@ -4070,53 +4005,39 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.game_drawn_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
-                definite,
-                case,
-            )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-            )
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
-                definite,
-                case,
-            )
-            .head(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-            )
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-            )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .premise(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_valid(
         &l.attempted_transition,
@@ -4124,7 +4045,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.resignation_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_valid(
         &l.attempted_transition,
@@ -4132,53 +4059,39 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.resignation_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
-                definite,
-                case,
-            )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-            )
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
-                definite,
-                case,
-            )
-            .head(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-            )
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-            )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .premise(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_valid(
         &l.attempted_transition,
@@ -4186,7 +4099,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.second_illegal_move_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_valid(
         &l.attempted_transition,
@@ -4194,53 +4113,39 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.second_illegal_move_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
-                definite,
-                case,
-            )
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::ENDED.0))
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-            )
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(
-                RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
-                definite,
-                case,
-            )
-            .head(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-            )
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                (instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-            )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .premise(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_valid(
         &l.attempted_transition,
@@ -4248,7 +4153,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.stalemate_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_valid(
         &l.attempted_transition,
@@ -4256,45 +4167,39 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.stalemate_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_ENTERS, definite, case)
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::PLAY_MOVE.0),
-            )
-    };
     let mut found = Vec::new();
     self::rule_game_play_play_move_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_play_move_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_GAME_PLAY_PLAY_MOVE_VALID, definite, case)
-            .head(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::PLAY_MOVE.0),
-            )
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                (instance, GamePlayTransition::PLAY_MOVE.0),
-            )
-            .supported(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .premise(REL_LEGAL_MOVE, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_play_move_valid(
         &l.attempted_transition,
@@ -4302,7 +4207,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.legal_move,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_PLAY_MOVE_VALID,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_play_move_valid(
         &l.attempted_transition,
@@ -4310,49 +4221,39 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.legal_move,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_PLAY_MOVE_VALID,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_ENTERS, definite, case)
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::PLAYING.0))
-            .supported(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::START_PLAY.0),
-            )
-    };
     let mut found = Vec::new();
     self::rule_game_play_start_play_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_START_PLAY_ENTERS,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_start_play_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_START_PLAY_ENTERS,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_GAME_PLAY_START_PLAY_VALID, definite, case)
-            .head(
-                REL_VALID_TRANSITION,
-                false,
-                (instance, GamePlayTransition::START_PLAY.0),
-            )
-            .premise(
-                REL_ATTEMPTED_TRANSITION,
-                false,
-                (instance, GamePlayTransition::START_PLAY.0),
-            )
-            .supported(
-                REL_ENTERED_STATE,
-                false,
-                (instance, GamePlayState::NOT_STARTED.0),
-            )
-            .premise(REL_PLAY_STARTED, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_start_play_valid(
         &l.attempted_transition,
@@ -4360,7 +4261,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.play_started,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_START_PLAY_VALID,
+        &[false],
+        found,
+    );
     let mut found = Vec::new();
     self::rule_game_play_start_play_valid(
         &l.attempted_transition,
@@ -4368,55 +4275,37 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.play_started,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_GAME_PLAY_START_PLAY_VALID,
+        &[true],
+        found,
+    );
     // urn:fide:laws:clir:chess#GamePlay/initial
-    let instance = |definite: bool, &(case, instance): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_GAME_PLAY_INITIAL, definite, case)
-            .head(REL_ENTERED_STATE, false, (instance, GamePlayState::NOT_STARTED.0))
-            .premise(REL_PROCEDURE_INSTANCE, false, (instance,))
-    };
     let mut found = Vec::new();
     self::rule_game_play_initial(&l.procedure_instance, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(instances, &RULES, RULE_GAME_PLAY_INITIAL, &[false, true], found);
 }
 #[inline(never)]
 fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#MoveIsIllegal
-    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_MOVE_IS_ILLEGAL, definite, case)
-            .head(REL_ILLEGAL_MOVE, false, (game,))
-            .premise(REL_CHECKED_GAME, false, (game,))
-            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (game,))
-    };
     let mut found = Vec::new();
     self::rule_move_is_illegal(
         &l.checked_game,
         &l.not_move_meets_articles_3_1_to_3_9,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(instances, &RULES, RULE_MOVE_IS_ILLEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#MoveIsLegal
-    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_MOVE_IS_LEGAL, definite, case)
-            .head(REL_LEGAL_MOVE, false, (game,))
-            .premise(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (game,))
-    };
     let mut found = Vec::new();
     self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(instances, &RULES, RULE_MOVE_IS_LEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
     let player_has_the_move_by_who = ::clir::rt::view(
         &l.player_has_the_move,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let instance = |definite: bool, &(case, game, who, piece): &(CaseId, Sym, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_MUST_MOVE_FIRST_TOUCHED_PIECE, definite, case)
-            .head(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false, (who, piece))
-            .premise(REL_OWN_PIECE_OF, false, (who, piece))
-            .premise(REL_PIECE_TOUCHED_INTENTIONALLY, false, (who, piece))
-            .premise(REL_PIECE_CAN_BE_MOVED, false, (piece,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_must_move_first_touched_piece(
         &l.own_piece_of,
@@ -4425,15 +4314,14 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &player_has_the_move_by_who,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_MUST_MOVE_FIRST_TOUCHED_PIECE,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE, definite, case)
-            .head(REL_GAME_DRAWN, false, (game,))
-            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
-            .premise(REL_PLAYER_OF, false, (game, who))
-            .premise(REL_PLAYER_RESIGNED, false, (who,))
-    };
     let mut found = Vec::new();
     self::rule_resignation_drawn_if_mate_impossible(
         &l.king_cannot_be_checkmated,
@@ -4441,29 +4329,28 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_resigned,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#ResignationEndsTheGame
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_RESIGNATION_ENDS_THE_GAME, definite, case)
-            .head(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, (game,))
-            .premise(REL_PLAYER_OF, false, (game, who))
-            .premise(REL_PLAYER_RESIGNED, false, (who,))
-    };
     let mut found = Vec::new();
     self::rule_resignation_ends_the_game(
         &l.player_of,
         &l.player_resigned,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_RESIGNATION_ENDS_THE_GAME,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#ResignationLoses
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_RESIGNATION_LOSES, definite, case)
-            .head(REL_GAME_LOST_BY, false, (game, who))
-            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
-            .premise(REL_PLAYER_OF, false, (game, who))
-            .premise(REL_PLAYER_RESIGNED, false, (who,))
-    };
     let mut found = Vec::new();
     self::rule_resignation_loses(
         &l.not_king_cannot_be_checkmated,
@@ -4471,23 +4358,12 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_resigned,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(instances, &RULES, RULE_RESIGNATION_LOSES, &[false, true], found);
     // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
     let player_of_by_who = ::clir::rt::view(
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-        ::clir::Instance::rule(
-                RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
-                definite,
-                case,
-            )
-            .head(REL_GAME_DRAWN, false, (game,))
-            .premise(REL_KING_CANNOT_BE_CHECKMATED, false, (who,))
-            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-            .premise(REL_PLAYER_OF, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_second_illegal_move_drawn_if_mate_impossible(
         &l.king_cannot_be_checkmated,
@@ -4495,37 +4371,36 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &player_of_by_who,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
     let player_of_by_who = ::clir::rt::view(
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-        ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME, definite, case)
-            .head(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, (game,))
-            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-            .premise(REL_PLAYER_OF, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_second_illegal_move_ends_the_game(
         &l.completed_illegal_move_count,
         &player_of_by_who,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
     let player_of_by_who = ::clir::rt::view(
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-        ::clir::Instance::rule(RULE_SECOND_ILLEGAL_MOVE_LOSES, definite, case)
-            .head(REL_GAME_LOST_BY, false, (game, who))
-            .premise(REL_KING_CANNOT_BE_CHECKMATED, true, (who,))
-            .premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (who, n))
-            .premise(REL_PLAYER_OF, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_second_illegal_move_loses(
         &l.not_king_cannot_be_checkmated,
@@ -4533,45 +4408,41 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &player_of_by_who,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_SECOND_ILLEGAL_MOVE_LOSES,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
-    let instance = |definite: bool, &(case, game, n): &(CaseId, Sym, i64)| {
-        ::clir::Instance::rule(RULE_SEVENTY_FIVE_AUTOMATIC_DRAW, definite, case)
-            .head(REL_GAME_DRAWN, false, (game,))
-            .premise(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (game, n))
-    };
     let mut found = Vec::new();
     self::rule_seventy_five_automatic_draw(
         &l.moves_by_each_without_pawn_or_capture,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_SEVENTY_FIVE_AUTOMATIC_DRAW,
+        &[false],
+        found,
+    );
     // urn:fide:laws:clir:chess#StalemateDraws
-    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_STALEMATE_DRAWS, definite, case)
-            .head(REL_GAME_DRAWN, false, (game,))
-            .premise(REL_STALEMATE_ARISEN, false, (game,))
-    };
     let mut found = Vec::new();
     self::rule_stalemate_draws(&l.stalemate_arisen, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(instances, &RULES, RULE_STALEMATE_DRAWS, &[false, true], found);
     // urn:fide:laws:clir:chess#StalemateEndsTheGame
-    let instance = |definite: bool, &(case, game): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_STALEMATE_ENDS_THE_GAME, definite, case)
-            .head(REL_STALEMATE_HAS_ENDED_THE_GAME, false, (game,))
-            .premise(REL_STALEMATE_ARISEN, false, (game,))
-    };
     let mut found = Vec::new();
     self::rule_stalemate_ends_the_game(&l.stalemate_arisen, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_STALEMATE_ENDS_THE_GAME,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-    let instance = |definite: bool, &(case, game, who, n): &(CaseId, Sym, Sym, i64)| {
-        ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_CORRECT, definite, case)
-            .head(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
-            .premise(REL_POSITION_OCCURRENCE_COUNT, false, (game, n))
-            .premise(REL_DRAW_CLAIMED, false, (who,))
-            .premise(REL_PLAYER_HAS_THE_MOVE, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_threefold_claim_correct(
         &l.position_occurrence_count,
@@ -4579,28 +4450,36 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_has_the_move,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_THREEFOLD_CLAIM_CORRECT,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#ThreefoldClaimDraws
-    let instance = |definite: bool, &(case, game, who): &(CaseId, Sym, Sym)| {
-        ::clir::Instance::rule(RULE_THREEFOLD_CLAIM_DRAWS, definite, case)
-            .head(REL_GAME_DRAWN, false, (game,))
-            .premise(REL_THREEFOLD_CLAIM_CORRECT, false, (game, who))
-    };
     let mut found = Vec::new();
     self::rule_threefold_claim_draws(&l.threefold_claim_correct, Some(&mut found));
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_THREEFOLD_CLAIM_DRAWS,
+        &[false, true],
+        found,
+    );
     // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
-    let instance = |definite: bool, &(case, situation): &(CaseId, Sym)| {
-        ::clir::Instance::rule(RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER, definite, case)
-            .head(REL_ARBITER_COMPETENT_TO_DECIDE, false, (situation,))
-            .premise(REL_CASE_NOT_PRECISELY_REGULATED, false, (situation,))
-    };
     let mut found = Vec::new();
     self::rule_unregulated_case_decided_by_arbiter(
         &l.case_not_precisely_regulated,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &[false, true], found, instance);
+    ::clir::rt::record(
+        instances,
+        &RULES,
+        RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
+        &[false, true],
+        found,
+    );
     for &(case, a_0) in l.closure_0_castling_path_attacked.iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_CASTLING_SIDE,
@@ -5964,1333 +5843,191 @@ fn rule_unregulated_case_decided_by_arbiter(
         },
     )
 }
-// Why not, by urn:fide:laws:clir:chess#AgreedDraw: game_drawn(game) :- both_players_have_moved(game), draw_agreed(game).
-#[inline(never)]
-fn why_not_agreed_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let ok_0 = t
-        .test(
-            &l.both_players_have_moved,
-            (case, game),
-            REL_BOTH_PLAYERS_HAVE_MOVED,
-            false,
-        );
-    let ok_1 = t.test(&l.draw_agreed, (case, game), REL_DRAW_AGREED, false);
-    if ok_0 && ok_1 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#AgreedDrawEndsTheGame: agreed_draw_has_ended_the_game(game) :- both_players_have_moved(game), draw_agreed(game).
-#[inline(never)]
-fn why_not_agreed_draw_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let ok_0 = t
-        .test(
-            &l.both_players_have_moved,
-            (case, game),
-            REL_BOTH_PLAYERS_HAVE_MOVED,
-            false,
-        );
-    let ok_1 = t.test(&l.draw_agreed, (case, game), REL_DRAW_AGREED, false);
-    if ok_0 && ok_1 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#ArbiterSeesLawsObserved: arbiter_shall_see_laws_observed(arb, game) :- arbiter_of(game, arb), play_started(game).
-#[inline(never)]
-fn why_not_arbiter_sees_laws_observed(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let arb = Sym::from_flat(row[1]);
-    let game = Sym::from_flat(row[2]);
-    let ok_0 = t.test(&l.arbiter_of, (case, game, arb), REL_ARBITER_OF, false);
-    let ok_1 = t.test(&l.play_started, (case, game), REL_PLAY_STARTED, false);
-    if ok_0 && ok_1 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#CastlingLegal: castling_legal(game, who, side) :- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king).
-#[inline(never)]
-fn why_not_castling_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let who = Sym::from_flat(row[2]);
-    let side = Sym::from_flat(row[3]);
-    let mut any_0 = false;
-    for &(_, _, _, _, rook) in ::clir::rt::Probe::new(&l.castling_side_of)
-        .seek((case, game, who, side), |tuple| (tuple.0, tuple.1, tuple.2, tuple.3))
-    {
-        any_0 = true;
-        let mut any_1 = false;
-        for &(_, _, king) in ::clir::rt::Probe::new(&l.king_of)
-            .seek((case, who), |tuple| (tuple.0, tuple.1))
-        {
-            any_1 = true;
-            let ok_2 = t
-                .test(&l.not_piece_has_moved, (case, rook), REL_PIECE_HAS_MOVED, true);
-            let ok_3 = t
-                .test(
-                    &l.not_castling_path_blocked,
-                    (case, side),
-                    REL_CASTLING_PATH_BLOCKED,
-                    true,
-                );
-            let ok_4 = t.test(&l.rook_of, (case, who, rook), REL_ROOK_OF, false);
-            let ok_5 = t
-                .test(
-                    &l.not_castling_path_attacked,
-                    (case, side),
-                    REL_CASTLING_PATH_ATTACKED,
-                    true,
-                );
-            let ok_6 = t
-                .test(
-                    &l.player_has_the_move,
-                    (case, game, who),
-                    REL_PLAYER_HAS_THE_MOVE,
-                    false,
-                );
-            let ok_7 = t
-                .test(&l.not_piece_has_moved, (case, king), REL_PIECE_HAS_MOVED, true);
-            if ok_2 && ok_3 && ok_4 && ok_5 && ok_6 && ok_7 {
-                t.applicable();
-            }
-        }
-        if !any_1 {
-            t.premise(REL_KING_OF, false, &[Some(who.to_flat()), None]);
-        }
-    }
-    if !any_0 {
-        t.premise(
-            REL_CASTLING_SIDE_OF,
-            false,
-            &[Some(game.to_flat()), Some(who.to_flat()), Some(side.to_flat()), None],
-        );
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#CheckmateEndsTheGame: checkmate_has_been_delivered(game) :- checkmate_delivered(game, who).
-#[inline(never)]
-fn why_not_checkmate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, _) in ::clir::rt::Probe::new(&l.checkmate_delivered)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        t.applicable();
-    }
-    if !any_0 {
-        t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive: ~game_drawn(game) :- checkmate_delivered(game, who).
-#[inline(never)]
-fn why_not_checkmate_takes_precedence_over_seventy_five(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, _) in ::clir::rt::Probe::new(&l.checkmate_delivered)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        t.applicable();
-    }
-    if !any_0 {
-        t.premise(REL_CHECKMATE_DELIVERED, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#CheckmateWins: game_won_by(game, who) :- checkmate_delivered(game, who).
-#[inline(never)]
-fn why_not_checkmate_wins(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let who = Sym::from_flat(row[2]);
-    let ok_0 = t
-        .test(&l.checkmate_delivered, (case, game, who), REL_CHECKMATE_DELIVERED, false);
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#DeadPositionDraws: game_drawn(game) :- dead_position_arisen(game).
-#[inline(never)]
-fn why_not_dead_position_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let ok_0 = t
-        .test(&l.dead_position_arisen, (case, game), REL_DEAD_POSITION_ARISEN, false);
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#DeadPositionEndsTheGame: dead_position_has_ended_the_game(game) :- dead_position_arisen(game).
-#[inline(never)]
-fn why_not_dead_position_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let ok_0 = t
-        .test(&l.dead_position_arisen, (case, game), REL_DEAD_POSITION_ARISEN, false);
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#EnPassantCaptureLegal: en_passant_capture_legal(game, pawn) :- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn).
-#[inline(never)]
-fn why_not_en_passant_capture_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let pawn = Sym::from_flat(row[2]);
-    let ok_0 = t
-        .test(&l.en_passant_right_open, (case, game), REL_EN_PASSANT_RIGHT_OPEN, false);
-    let mut any_1 = false;
-    for &(_, _, _) in ::clir::rt::Probe::new(&l.player_has_the_move)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_1 = true;
-        let ok_2 = t
-            .test(
-                &l.capturing_pawn_on_adjacent_file,
-                (case, game, pawn),
-                REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
-                false,
-            );
-        if ok_0 && ok_2 {
-            t.applicable();
-        }
-    }
-    if !any_1 {
-        t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimCorrect: fifty_move_claim_correct(game, who) :- n >= 50, draw_claimed(who), player_has_the_move(game, who), moves_by_each_without_pawn_or_capture(game, n).
-#[inline(never)]
-fn why_not_fifty_move_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let who = Sym::from_flat(row[2]);
-    let ok_0 = t.test(&l.draw_claimed, (case, who), REL_DRAW_CLAIMED, false);
-    let ok_1 = t
-        .test(&l.player_has_the_move, (case, game, who), REL_PLAYER_HAS_THE_MOVE, false);
-    let mut any_2 = false;
-    for &(_, _, n) in ::clir::rt::Probe::new(&l.moves_by_each_without_pawn_or_capture)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_2 = true;
-        let ok_3 = n >= 50i64 || t.comparison(&["", " >= 50"], &[::clir::Shown::Int(n)]);
-        if ok_0 && ok_1 && ok_3 {
-            t.applicable();
-        }
-    }
-    if !any_2 {
-        t.premise(
-            REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
-            false,
-            &[Some(game.to_flat()), None],
-        );
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#FiftyMoveClaimDraws: game_drawn(game) :- fifty_move_claim_correct(game, who).
-#[inline(never)]
-fn why_not_fifty_move_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, _) in ::clir::rt::Probe::new(&l.fifty_move_claim_correct)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        t.applicable();
-    }
-    if !any_0 {
-        t.premise(REL_FIFTY_MOVE_CLAIM_CORRECT, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#FivefoldAutomaticDraw: game_drawn(game) :- position_occurrence_count(game, n), n >= 5.
-#[inline(never)]
-fn why_not_fivefold_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, n) in ::clir::rt::Probe::new(&l.position_occurrence_count)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        let ok_1 = n >= 5i64 || t.comparison(&["", " >= 5"], &[::clir::Shown::Int(n)]);
-        if ok_1 {
-            t.applicable();
-        }
-    }
-    if !any_0 {
-        t.premise(REL_POSITION_OCCURRENCE_COUNT, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByAgreement).
-#[inline(never)]
-fn why_not_game_play_conclude_by_agreement_enters(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test_supported(
-            &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-            REL_VALID_TRANSITION,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid: valid_transition(instance, ConcludeByAgreement) :- attempted_transition(instance, ConcludeByAgreement), supported entered_state(instance, Playing), agreed_draw_has_ended_the_game(instance).
-#[inline(never)]
-fn why_not_game_play_conclude_by_agreement_valid(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_AGREEMENT.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(
-            &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0),
-            REL_ATTEMPTED_TRANSITION,
-            false,
-        );
-    let ok_1 = t
-        .test_supported(
-            &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING.0),
-            REL_ENTERED_STATE,
-            false,
-        );
-    let ok_2 = t
-        .test(
-            &l.agreed_draw_has_ended_the_game,
-            (case, instance),
-            REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-            false,
-        );
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByCheckmate).
-#[inline(never)]
-fn why_not_game_play_conclude_by_checkmate_enters(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test_supported(
-            &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-            REL_VALID_TRANSITION,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid: valid_transition(instance, ConcludeByCheckmate) :- attempted_transition(instance, ConcludeByCheckmate), supported entered_state(instance, Playing), checkmate_has_been_delivered(instance).
-#[inline(never)]
-fn why_not_game_play_conclude_by_checkmate_valid(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_CHECKMATE.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(
-            &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0),
-            REL_ATTEMPTED_TRANSITION,
-            false,
-        );
-    let ok_1 = t
-        .test_supported(
-            &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING.0),
-            REL_ENTERED_STATE,
-            false,
-        );
-    let ok_2 = t
-        .test(
-            &l.checkmate_has_been_delivered,
-            (case, instance),
-            REL_CHECKMATE_HAS_BEEN_DELIVERED,
-            false,
-        );
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDeadPosition).
-#[inline(never)]
-fn why_not_game_play_conclude_by_dead_position_enters(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test_supported(
-            &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-            REL_VALID_TRANSITION,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid: valid_transition(instance, ConcludeByDeadPosition) :- attempted_transition(instance, ConcludeByDeadPosition), supported entered_state(instance, Playing), dead_position_has_ended_the_game(instance).
-#[inline(never)]
-fn why_not_game_play_conclude_by_dead_position_valid(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(
-            &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0),
-            REL_ATTEMPTED_TRANSITION,
-            false,
-        );
-    let ok_1 = t
-        .test_supported(
-            &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING.0),
-            REL_ENTERED_STATE,
-            false,
-        );
-    let ok_2 = t
-        .test(
-            &l.dead_position_has_ended_the_game,
-            (case, instance),
-            REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-            false,
-        );
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByDrawnClaim).
-#[inline(never)]
-fn why_not_game_play_conclude_by_drawn_claim_enters(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test_supported(
-            &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-            REL_VALID_TRANSITION,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid: valid_transition(instance, ConcludeByDrawnClaim) :- attempted_transition(instance, ConcludeByDrawnClaim), supported entered_state(instance, Playing), game_drawn(instance).
-#[inline(never)]
-fn why_not_game_play_conclude_by_drawn_claim_valid(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(
-            &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0),
-            REL_ATTEMPTED_TRANSITION,
-            false,
-        );
-    let ok_1 = t
-        .test_supported(
-            &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING.0),
-            REL_ENTERED_STATE,
-            false,
-        );
-    let ok_2 = t.test(&l.game_drawn_concluded, (case, instance), REL_GAME_DRAWN, false);
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByResignation).
-#[inline(never)]
-fn why_not_game_play_conclude_by_resignation_enters(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test_supported(
-            &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-            REL_VALID_TRANSITION,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid: valid_transition(instance, ConcludeByResignation) :- attempted_transition(instance, ConcludeByResignation), supported entered_state(instance, Playing), resignation_has_ended_the_game(instance).
-#[inline(never)]
-fn why_not_game_play_conclude_by_resignation_valid(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_RESIGNATION.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(
-            &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0),
-            REL_ATTEMPTED_TRANSITION,
-            false,
-        );
-    let ok_1 = t
-        .test_supported(
-            &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING.0),
-            REL_ENTERED_STATE,
-            false,
-        );
-    let ok_2 = t
-        .test(
-            &l.resignation_has_ended_the_game,
-            (case, instance),
-            REL_RESIGNATION_HAS_ENDED_THE_GAME,
-            false,
-        );
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeBySecondIllegalMove).
-#[inline(never)]
-fn why_not_game_play_conclude_by_second_illegal_move_enters(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test_supported(
-            &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-            REL_VALID_TRANSITION,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid: valid_transition(instance, ConcludeBySecondIllegalMove) :- attempted_transition(instance, ConcludeBySecondIllegalMove), supported entered_state(instance, Playing), second_illegal_move_has_ended_the_game(instance).
-#[inline(never)]
-fn why_not_game_play_conclude_by_second_illegal_move_valid(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(
-            &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0),
-            REL_ATTEMPTED_TRANSITION,
-            false,
-        );
-    let ok_1 = t
-        .test_supported(
-            &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING.0),
-            REL_ENTERED_STATE,
-            false,
-        );
-    let ok_2 = t
-        .test(
-            &l.second_illegal_move_has_ended_the_game,
-            (case, instance),
-            REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-            false,
-        );
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters: entered_state(instance, Ended) :- supported valid_transition(instance, ConcludeByStalemate).
-#[inline(never)]
-fn why_not_game_play_conclude_by_stalemate_enters(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::ENDED.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test_supported(
-            &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-            REL_VALID_TRANSITION,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid: valid_transition(instance, ConcludeByStalemate) :- attempted_transition(instance, ConcludeByStalemate), supported entered_state(instance, Playing), stalemate_has_ended_the_game(instance).
-#[inline(never)]
-fn why_not_game_play_conclude_by_stalemate_valid(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayTransition::CONCLUDE_BY_STALEMATE.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(
-            &l.attempted_transition,
-            (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0),
-            REL_ATTEMPTED_TRANSITION,
-            false,
-        );
-    let ok_1 = t
-        .test_supported(
-            &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING.0),
-            REL_ENTERED_STATE,
-            false,
-        );
-    let ok_2 = t
-        .test(
-            &l.stalemate_has_ended_the_game,
-            (case, instance),
-            REL_STALEMATE_HAS_ENDED_THE_GAME,
-            false,
-        );
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/enters: entered_state(instance, Playing) :- supported valid_transition(instance, PlayMove).
-#[inline(never)]
-fn why_not_game_play_play_move_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::PLAYING.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test_supported(
-            &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::PLAY_MOVE.0),
-            REL_VALID_TRANSITION,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/PlayMove/valid: valid_transition(instance, PlayMove) :- attempted_transition(instance, PlayMove), supported entered_state(instance, Playing), legal_move(instance).
-#[inline(never)]
-fn why_not_game_play_play_move_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayTransition::PLAY_MOVE.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(
-            &l.attempted_transition,
-            (case, instance, GamePlayTransition::PLAY_MOVE.0),
-            REL_ATTEMPTED_TRANSITION,
-            false,
-        );
-    let ok_1 = t
-        .test_supported(
-            &l.entered_state_concluded,
-            (case, instance, GamePlayState::PLAYING.0),
-            REL_ENTERED_STATE,
-            false,
-        );
-    let ok_2 = t.test(&l.legal_move, (case, instance), REL_LEGAL_MOVE, false);
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/enters: entered_state(instance, Playing) :- supported valid_transition(instance, StartPlay).
-#[inline(never)]
-fn why_not_game_play_start_play_enters(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::PLAYING.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test_supported(
-            &l.valid_transition_concluded,
-            (case, instance, GamePlayTransition::START_PLAY.0),
-            REL_VALID_TRANSITION,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/StartPlay/valid: valid_transition(instance, StartPlay) :- attempted_transition(instance, StartPlay), supported entered_state(instance, NotStarted), play_started(instance).
-#[inline(never)]
-fn why_not_game_play_start_play_valid(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayTransition::START_PLAY.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(
-            &l.attempted_transition,
-            (case, instance, GamePlayTransition::START_PLAY.0),
-            REL_ATTEMPTED_TRANSITION,
-            false,
-        );
-    let ok_1 = t
-        .test_supported(
-            &l.entered_state_concluded,
-            (case, instance, GamePlayState::NOT_STARTED.0),
-            REL_ENTERED_STATE,
-            false,
-        );
-    let ok_2 = t.test(&l.play_started, (case, instance), REL_PLAY_STARTED, false);
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#GamePlay/initial: entered_state(instance, NotStarted) :- procedure_instance(instance).
-#[inline(never)]
-fn why_not_game_play_initial(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let instance = Sym::from_flat(row[1]);
-    if row[2] != GamePlayState::NOT_STARTED.0.to_flat() {
-        return;
-    }
-    let ok_0 = t
-        .test(&l.procedure_instance, (case, instance), REL_PROCEDURE_INSTANCE, false);
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#MoveIsIllegal: illegal_move(game) :- checked_game(game), ~move_meets_articles_3_1_to_3_9(game).
-#[inline(never)]
-fn why_not_move_is_illegal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let ok_0 = t.test(&l.checked_game, (case, game), REL_CHECKED_GAME, false);
-    let ok_1 = t
-        .test(
-            &l.not_move_meets_articles_3_1_to_3_9,
-            (case, game),
-            REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-            true,
-        );
-    if ok_0 && ok_1 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#MoveIsLegal: legal_move(game) :- move_meets_articles_3_1_to_3_9(game).
-#[inline(never)]
-fn why_not_move_is_legal(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let ok_0 = t
-        .test(
-            &l.move_meets_articles_3_1_to_3_9,
-            (case, game),
-            REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece: must_move_first_touched_piece(who, piece) :- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who).
-#[inline(never)]
-fn why_not_must_move_first_touched_piece(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let who = Sym::from_flat(row[1]);
-    let piece = Sym::from_flat(row[2]);
-    let ok_0 = t.test(&l.own_piece_of, (case, who, piece), REL_OWN_PIECE_OF, false);
-    let ok_1 = t
-        .test(
-            &l.piece_touched_intentionally,
-            (case, who, piece),
-            REL_PIECE_TOUCHED_INTENTIONALLY,
-            false,
-        );
-    let ok_2 = t
-        .test(&l.piece_can_be_moved, (case, piece), REL_PIECE_CAN_BE_MOVED, false);
-    let mut any_3 = false;
-    for &(_, _, a_1) in ::clir::rt::Probe::new(&l.player_has_the_move)
-        .seek((case,), |tuple| (tuple.0,))
-    {
-        if a_1 != who {
-            continue;
-        }
-        any_3 = true;
-        if ok_0 && ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    if !any_3 {
-        t.premise(REL_PLAYER_HAS_THE_MOVE, false, &[None, Some(who.to_flat())]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible: game_drawn(game) :- king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
-#[inline(never)]
-fn why_not_resignation_drawn_if_mate_impossible(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        let ok_1 = t
-            .test(
-                &l.king_cannot_be_checkmated,
-                (case, who),
-                REL_KING_CANNOT_BE_CHECKMATED,
-                false,
-            );
-        let ok_2 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
-        if ok_1 && ok_2 {
-            t.applicable();
-        }
-    }
-    if !any_0 {
-        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#ResignationEndsTheGame: resignation_has_ended_the_game(game) :- player_of(game, who), player_resigned(who).
-#[inline(never)]
-fn why_not_resignation_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        let ok_1 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
-        if ok_1 {
-            t.applicable();
-        }
-    }
-    if !any_0 {
-        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#ResignationLoses: game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), player_of(game, who), player_resigned(who).
-#[inline(never)]
-fn why_not_resignation_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let who = Sym::from_flat(row[2]);
-    let ok_0 = t
-        .test(
-            &l.not_king_cannot_be_checkmated,
-            (case, who),
-            REL_KING_CANNOT_BE_CHECKMATED,
-            true,
-        );
-    let ok_1 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
-    let ok_2 = t.test(&l.player_resigned, (case, who), REL_PLAYER_RESIGNED, false);
-    if ok_0 && ok_1 && ok_2 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible: game_drawn(game) :- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-#[inline(never)]
-fn why_not_second_illegal_move_drawn_if_mate_impossible(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        let ok_1 = t
-            .test(
-                &l.king_cannot_be_checkmated,
-                (case, who),
-                REL_KING_CANNOT_BE_CHECKMATED,
-                false,
-            );
-        let mut any_2 = false;
-        for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
-            .seek((case, who), |tuple| (tuple.0, tuple.1))
-        {
-            any_2 = true;
-            let ok_3 = n >= 2i64
-                || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-            if ok_1 && ok_3 {
-                t.applicable();
-            }
-        }
-        if !any_2 {
-            t.premise(
-                REL_COMPLETED_ILLEGAL_MOVE_COUNT,
-                false,
-                &[Some(who.to_flat()), None],
-            );
-        }
-    }
-    if !any_0 {
-        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame: second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-#[inline(never)]
-fn why_not_second_illegal_move_ends_the_game(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, who) in ::clir::rt::Probe::new(&l.player_of)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        let mut any_1 = false;
-        for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
-            .seek((case, who), |tuple| (tuple.0, tuple.1))
-        {
-            any_1 = true;
-            let ok_2 = n >= 2i64
-                || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-            if ok_2 {
-                t.applicable();
-            }
-        }
-        if !any_1 {
-            t.premise(
-                REL_COMPLETED_ILLEGAL_MOVE_COUNT,
-                false,
-                &[Some(who.to_flat()), None],
-            );
-        }
-    }
-    if !any_0 {
-        t.premise(REL_PLAYER_OF, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#SecondIllegalMoveLoses: game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-#[inline(never)]
-fn why_not_second_illegal_move_loses(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let who = Sym::from_flat(row[2]);
-    let ok_0 = t
-        .test(
-            &l.not_king_cannot_be_checkmated,
-            (case, who),
-            REL_KING_CANNOT_BE_CHECKMATED,
-            true,
-        );
-    let mut any_1 = false;
-    for &(_, _, n) in ::clir::rt::Probe::new(&l.completed_illegal_move_count)
-        .seek((case, who), |tuple| (tuple.0, tuple.1))
-    {
-        any_1 = true;
-        let ok_2 = n >= 2i64 || t.comparison(&["", " >= 2"], &[::clir::Shown::Int(n)]);
-        let ok_3 = t.test(&l.player_of, (case, game, who), REL_PLAYER_OF, false);
-        if ok_0 && ok_2 && ok_3 {
-            t.applicable();
-        }
-    }
-    if !any_1 {
-        t.premise(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, &[Some(who.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw: game_drawn(game) :- n >= 75, moves_by_each_without_pawn_or_capture(game, n).
-#[inline(never)]
-fn why_not_seventy_five_automatic_draw(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, n) in ::clir::rt::Probe::new(&l.moves_by_each_without_pawn_or_capture)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        let ok_1 = n >= 75i64 || t.comparison(&["", " >= 75"], &[::clir::Shown::Int(n)]);
-        if ok_1 {
-            t.applicable();
-        }
-    }
-    if !any_0 {
-        t.premise(
-            REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
-            false,
-            &[Some(game.to_flat()), None],
-        );
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#StalemateDraws: game_drawn(game) :- stalemate_arisen(game).
-#[inline(never)]
-fn why_not_stalemate_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let ok_0 = t.test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#StalemateEndsTheGame: stalemate_has_ended_the_game(game) :- stalemate_arisen(game).
-#[inline(never)]
-fn why_not_stalemate_ends_the_game(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let ok_0 = t.test(&l.stalemate_arisen, (case, game), REL_STALEMATE_ARISEN, false);
-    if ok_0 {
-        t.applicable();
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimCorrect: threefold_claim_correct(game, who) :- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3.
-#[inline(never)]
-fn why_not_threefold_claim_correct(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let who = Sym::from_flat(row[2]);
-    let mut any_0 = false;
-    for &(_, _, n) in ::clir::rt::Probe::new(&l.position_occurrence_count)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        let ok_1 = n >= 3i64 || t.comparison(&["", " >= 3"], &[::clir::Shown::Int(n)]);
-        let ok_2 = t.test(&l.draw_claimed, (case, who), REL_DRAW_CLAIMED, false);
-        let ok_3 = t
-            .test(
-                &l.player_has_the_move,
-                (case, game, who),
-                REL_PLAYER_HAS_THE_MOVE,
-                false,
-            );
-        if ok_1 && ok_2 && ok_3 {
-            t.applicable();
-        }
-    }
-    if !any_0 {
-        t.premise(REL_POSITION_OCCURRENCE_COUNT, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#ThreefoldClaimDraws: game_drawn(game) :- threefold_claim_correct(game, who).
-#[inline(never)]
-fn why_not_threefold_claim_draws(l: &Layers, row: &[i64], t: &mut ::clir::Trace) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let game = Sym::from_flat(row[1]);
-    let mut any_0 = false;
-    for &(_, _, _) in ::clir::rt::Probe::new(&l.threefold_claim_correct)
-        .seek((case, game), |tuple| (tuple.0, tuple.1))
-    {
-        any_0 = true;
-        t.applicable();
-    }
-    if !any_0 {
-        t.premise(REL_THREEFOLD_CLAIM_CORRECT, false, &[Some(game.to_flat()), None]);
-    }
-}
-// Why not, by urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter: arbiter_competent_to_decide(situation) :- case_not_precisely_regulated(situation).
-#[inline(never)]
-fn why_not_unregulated_case_decided_by_arbiter(
-    l: &Layers,
-    row: &[i64],
-    t: &mut ::clir::Trace,
-) {
-    let case = ::clir::CaseId(row[0] as u32);
-    let situation = Sym::from_flat(row[1]);
-    let ok_0 = t
-        .test(
-            &l.case_not_precisely_regulated,
-            (case, situation),
-            REL_CASE_NOT_PRECISELY_REGULATED,
-            false,
-        );
-    if ok_0 {
-        t.applicable();
-    }
-}
-/// Per rule: its why-not walk.
-const WHY_NOT: [fn(&Layers, &[i64], &mut ::clir::Trace); 47] = [
-    why_not_agreed_draw,
-    why_not_agreed_draw_ends_the_game,
-    why_not_arbiter_sees_laws_observed,
-    why_not_castling_legal,
-    why_not_checkmate_ends_the_game,
-    why_not_checkmate_takes_precedence_over_seventy_five,
-    why_not_checkmate_wins,
-    why_not_dead_position_draws,
-    why_not_dead_position_ends_the_game,
-    why_not_en_passant_capture_legal,
-    why_not_fifty_move_claim_correct,
-    why_not_fifty_move_claim_draws,
-    why_not_fivefold_automatic_draw,
-    why_not_game_play_conclude_by_agreement_enters,
-    why_not_game_play_conclude_by_agreement_valid,
-    why_not_game_play_conclude_by_checkmate_enters,
-    why_not_game_play_conclude_by_checkmate_valid,
-    why_not_game_play_conclude_by_dead_position_enters,
-    why_not_game_play_conclude_by_dead_position_valid,
-    why_not_game_play_conclude_by_drawn_claim_enters,
-    why_not_game_play_conclude_by_drawn_claim_valid,
-    why_not_game_play_conclude_by_resignation_enters,
-    why_not_game_play_conclude_by_resignation_valid,
-    why_not_game_play_conclude_by_second_illegal_move_enters,
-    why_not_game_play_conclude_by_second_illegal_move_valid,
-    why_not_game_play_conclude_by_stalemate_enters,
-    why_not_game_play_conclude_by_stalemate_valid,
-    why_not_game_play_play_move_enters,
-    why_not_game_play_play_move_valid,
-    why_not_game_play_start_play_enters,
-    why_not_game_play_start_play_valid,
-    why_not_game_play_initial,
-    why_not_move_is_illegal,
-    why_not_move_is_legal,
-    why_not_must_move_first_touched_piece,
-    why_not_resignation_drawn_if_mate_impossible,
-    why_not_resignation_ends_the_game,
-    why_not_resignation_loses,
-    why_not_second_illegal_move_drawn_if_mate_impossible,
-    why_not_second_illegal_move_ends_the_game,
-    why_not_second_illegal_move_loses,
-    why_not_seventy_five_automatic_draw,
-    why_not_stalemate_draws,
-    why_not_stalemate_ends_the_game,
-    why_not_threefold_claim_correct,
-    why_not_threefold_claim_draws,
-    why_not_unregulated_case_decided_by_arbiter,
-];
-/// Per relation and sign (`::clir::slot`): where a tuple `[case, args..]` stands.
-const STATUS: [fn(&Layers, &[i64]) -> ::clir::Status; 108] = [
-    |l, row| ::clir::rt::status_of(&l.agreed_draw_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.not_agreed_draw_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.arbiter_competent_to_decide, row),
-    |l, row| ::clir::rt::status_of(&l.not_arbiter_competent_to_decide, row),
-    |l, row| ::clir::rt::status_of(&l.arbiter_of, row),
-    |l, row| ::clir::rt::status_of(&l.not_arbiter_of, row),
-    |l, row| ::clir::rt::status_of(&l.arbiter_shall_see_laws_observed, row),
-    |l, row| ::clir::rt::status_of(&l.not_arbiter_shall_see_laws_observed, row),
-    |l, row| ::clir::rt::status_of(&l.attempted_transition, row),
-    |l, row| ::clir::rt::status_of(&l.not_attempted_transition, row),
-    |l, row| ::clir::rt::status_of(&l.both_players_have_moved, row),
-    |l, row| ::clir::rt::status_of(&l.not_both_players_have_moved, row),
-    |l, row| ::clir::rt::status_of(&l.capturing_pawn_on_adjacent_file, row),
-    |l, row| ::clir::rt::status_of(&l.not_capturing_pawn_on_adjacent_file, row),
-    |l, row| ::clir::rt::status_of(&l.case_not_precisely_regulated, row),
-    |l, row| ::clir::rt::status_of(&l.not_case_not_precisely_regulated, row),
-    |l, row| ::clir::rt::status_of(&l.castling_legal, row),
-    |l, row| ::clir::rt::status_of(&l.not_castling_legal, row),
-    |l, row| ::clir::rt::status_of(&l.castling_path_attacked, row),
-    |l, row| ::clir::rt::status_of(&l.not_castling_path_attacked, row),
-    |l, row| ::clir::rt::status_of(&l.castling_path_blocked, row),
-    |l, row| ::clir::rt::status_of(&l.not_castling_path_blocked, row),
-    |l, row| ::clir::rt::status_of(&l.castling_side_of, row),
-    |l, row| ::clir::rt::status_of(&l.not_castling_side_of, row),
-    |l, row| ::clir::rt::status_of(&l.checked_castling_side, row),
-    |l, row| ::clir::rt::status_of(&l.not_checked_castling_side, row),
-    |l, row| ::clir::rt::status_of(&l.checked_game, row),
-    |l, row| ::clir::rt::status_of(&l.not_checked_game, row),
-    |l, row| ::clir::rt::status_of(&l.checked_piece, row),
-    |l, row| ::clir::rt::status_of(&l.not_checked_piece, row),
-    |l, row| ::clir::rt::status_of(&l.checked_player, row),
-    |l, row| ::clir::rt::status_of(&l.not_checked_player, row),
-    |l, row| ::clir::rt::status_of(&l.checkmate_delivered, row),
-    |l, row| ::clir::rt::status_of(&l.not_checkmate_delivered, row),
-    |l, row| ::clir::rt::status_of(&l.checkmate_has_been_delivered, row),
-    |l, row| ::clir::rt::status_of(&l.not_checkmate_has_been_delivered, row),
-    |l, row| ::clir::rt::status_of(&l.completed_illegal_move_count, row),
-    |l, row| ::clir::rt::status_of(&l.not_completed_illegal_move_count, row),
-    |l, row| ::clir::rt::status_of(&l.dead_position_arisen, row),
-    |l, row| ::clir::rt::status_of(&l.not_dead_position_arisen, row),
-    |l, row| ::clir::rt::status_of(&l.dead_position_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.not_dead_position_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.draw_agreed, row),
-    |l, row| ::clir::rt::status_of(&l.not_draw_agreed, row),
-    |l, row| ::clir::rt::status_of(&l.draw_claimed, row),
-    |l, row| ::clir::rt::status_of(&l.not_draw_claimed, row),
-    |l, row| ::clir::rt::status_of(&l.en_passant_capture_legal, row),
-    |l, row| ::clir::rt::status_of(&l.not_en_passant_capture_legal, row),
-    |l, row| ::clir::rt::status_of(&l.en_passant_right_open, row),
-    |l, row| ::clir::rt::status_of(&l.not_en_passant_right_open, row),
-    |l, row| ::clir::rt::status(
+/// Per rule, as data: its variables, head, body and why-not walk (`clir::rt::rules`).
+static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(
+    &[
+        "1 n 1 0 27 0 1 v0 2 L E 5 0 1 v0 L E 21 0 1 v0 1 B 0 2 T 0 E T 1 E",
+        "1 n 1 0 0 0 1 v0 2 L E 5 0 1 v0 L E 21 0 1 v0 1 B 0 2 T 0 E T 1 E",
+        "2 nn 2 0 1 3 0 2 v1 v0 2 L E 2 0 2 v0 v1 L E 41 0 1 v0 2 B 1 B 0 2 T 0 E T 1 E",
+        "5 nnnnn 5 0 1 2 3 4 8 0 3 v0 v1 v2 8 L E 11 0 4 v0 v1 v2 v4 L E 32 0 2 v1 v3 L E 39 1 1 v4 L E 10 1 1 v2 L E 48 0 2 v1 v4 L E 9 1 1 v2 L E 42 0 2 v0 v1 L E 39 1 1 v3 3 B 0 B 1 B 2 8 E 0 E 3 3 0 1 2 E 1 E 1 1 0 T 2 E T 3 E T 4 E T 5 E T 6 E T 7 E",
+        "2 nn 2 0 1 17 0 1 v0 1 L E 16 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
+        "2 nn 2 0 1 27 1 1 v0 1 L E 16 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
+        "2 nn 2 0 1 29 0 2 v0 v1 1 L E 16 0 2 v0 v1 2 B 0 B 1 1 T 0 E",
+        "1 n 1 0 27 0 1 v0 1 L E 19 0 1 v0 1 B 0 1 T 0 E",
+        "1 n 1 0 20 0 1 v0 1 L E 19 0 1 v0 1 B 0 1 T 0 E",
+        "3 nnn 3 0 1 2 23 0 2 v0 v2 3 L E 24 0 1 v0 L E 42 0 2 v0 v1 L E 6 0 2 v0 v2 2 B 0 B 2 3 T 0 E E 1 E 1 1 0 T 2 E",
+        "3 nni 3 0 1 2 26 0 2 v0 v1 4 C >= v2 =50 L E 22 0 1 v1 L E 42 0 2 v0 v1 L E 35 0 2 v0 v2 2 B 0 B 1 4 T 1 E T 2 E E 3 E 1 1 0 C 0 2 0: 6: >= 50 1 2",
+        "2 nn 2 0 1 27 0 1 v0 1 L E 26 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
+        "2 ni 2 0 1 27 0 1 v0 2 L E 45 0 2 v0 v1 C >= v1 =5 1 B 0 2 E 0 E 1 1 0 C 1 2 0: 5: >= 5 1 1",
+        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =0 2 B 0 X =7 1 T 0 S",
+        "1 n 1 0 53 0 2 v0 =0 3 L E 4 0 2 v0 =0 L S 25 0 2 v0 =10 L E 0 0 1 v0 2 B 0 X =0 3 T 0 E T 1 S T 2 E",
+        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =1 2 B 0 X =7 1 T 0 S",
+        "1 n 1 0 53 0 2 v0 =1 3 L E 4 0 2 v0 =1 L S 25 0 2 v0 =10 L E 17 0 1 v0 2 B 0 X =1 3 T 0 E T 1 S T 2 E",
+        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =2 2 B 0 X =7 1 T 0 S",
+        "1 n 1 0 53 0 2 v0 =2 3 L E 4 0 2 v0 =2 L S 25 0 2 v0 =10 L E 20 0 1 v0 2 B 0 X =2 3 T 0 E T 1 S T 2 E",
+        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =3 2 B 0 X =7 1 T 0 S",
+        "1 n 1 0 53 0 2 v0 =3 3 L E 4 0 2 v0 =3 L S 25 0 2 v0 =10 L E 27 0 1 v0 2 B 0 X =3 3 T 0 E T 1 S T 2 E",
+        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =4 2 B 0 X =7 1 T 0 S",
+        "1 n 1 0 53 0 2 v0 =4 3 L E 4 0 2 v0 =4 L S 25 0 2 v0 =10 L E 47 0 1 v0 2 B 0 X =4 3 T 0 E T 1 S T 2 E",
+        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =5 2 B 0 X =7 1 T 0 S",
+        "1 n 1 0 53 0 2 v0 =5 3 L E 4 0 2 v0 =5 L S 25 0 2 v0 =10 L E 49 0 1 v0 2 B 0 X =5 3 T 0 E T 1 S T 2 E",
+        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =6 2 B 0 X =7 1 T 0 S",
+        "1 n 1 0 53 0 2 v0 =6 3 L E 4 0 2 v0 =6 L S 25 0 2 v0 =10 L E 51 0 1 v0 2 B 0 X =6 3 T 0 E T 1 S T 2 E",
+        "1 n 1 0 25 0 2 v0 =10 1 L S 53 0 2 v0 =9 2 B 0 X =10 1 T 0 S",
+        "1 n 1 0 53 0 2 v0 =9 3 L E 4 0 2 v0 =9 L S 25 0 2 v0 =10 L E 33 0 1 v0 2 B 0 X =9 3 T 0 E T 1 S T 2 E",
+        "1 n 1 0 25 0 2 v0 =10 1 L S 53 0 2 v0 =11 2 B 0 X =10 1 T 0 S",
+        "1 n 1 0 53 0 2 v0 =11 3 L E 4 0 2 v0 =11 L S 25 0 2 v0 =8 L E 41 0 1 v0 2 B 0 X =11 3 T 0 E T 1 S T 2 E",
+        "1 n 1 0 25 0 2 v0 =8 1 L E 46 0 1 v0 2 B 0 X =8 1 T 0 E",
+        "1 n 1 0 30 0 1 v0 2 L E 13 0 1 v0 L E 34 1 1 v0 1 B 0 2 T 0 E T 1 E",
+        "1 n 1 0 33 0 1 v0 1 L E 34 0 1 v0 1 B 0 1 T 0 E",
+        "3 nnn 3 0 1 2 36 0 2 v1 v2 4 L E 37 0 2 v1 v2 L E 40 0 2 v1 v2 L E 38 0 1 v2 L E 42 0 2 v0 v1 2 B 1 B 2 4 T 0 E T 1 E T 2 E E 3 E 0 1 1",
+        "2 nn 2 0 1 27 0 1 v0 3 L E 31 0 1 v1 L E 43 0 2 v0 v1 L E 44 0 1 v1 1 B 0 3 E 1 E 1 1 0 T 0 E T 2 E",
+        "2 nn 2 0 1 47 0 1 v0 2 L E 43 0 2 v0 v1 L E 44 0 1 v1 1 B 0 2 E 0 E 1 1 0 T 1 E",
+        "2 nn 2 0 1 28 0 2 v0 v1 3 L E 31 1 1 v1 L E 43 0 2 v0 v1 L E 44 0 1 v1 2 B 0 B 1 3 T 0 E T 1 E T 2 E",
+        "3 nni 3 0 1 2 27 0 1 v0 4 L E 31 0 1 v1 L E 18 0 2 v1 v2 C >= v2 =2 L E 43 0 2 v0 v1 1 B 0 4 E 3 E 1 1 0 T 0 E E 1 E 1 1 0 C 2 2 0: 5: >= 2 1 2",
+        "3 nni 3 0 1 2 49 0 1 v0 3 L E 18 0 2 v1 v2 C >= v2 =2 L E 43 0 2 v0 v1 1 B 0 3 E 2 E 1 1 0 E 0 E 1 1 0 C 1 2 0: 5: >= 2 1 2",
+        "3 nni 3 0 1 2 28 0 2 v0 v1 4 L E 31 1 1 v1 L E 18 0 2 v1 v2 C >= v2 =2 L E 43 0 2 v0 v1 2 B 0 B 1 4 T 0 E E 1 E 1 1 0 C 2 2 0: 5: >= 2 1 2 T 3 E",
+        "2 ni 2 0 1 27 0 1 v0 2 C >= v1 =75 L E 35 0 2 v0 v1 1 B 0 2 E 1 E 1 1 0 C 0 2 0: 6: >= 75 1 1",
+        "1 n 1 0 27 0 1 v0 1 L E 50 0 1 v0 1 B 0 1 T 0 E",
+        "1 n 1 0 51 0 1 v0 1 L E 50 0 1 v0 1 B 0 1 T 0 E",
+        "3 nni 3 0 1 2 52 0 2 v0 v1 4 L E 45 0 2 v0 v2 L E 22 0 1 v1 L E 42 0 2 v0 v1 C >= v2 =3 2 B 0 B 1 4 E 0 E 1 1 0 C 3 2 0: 5: >= 3 1 2 T 1 E T 2 E",
+        "2 nn 2 0 1 27 0 1 v0 1 L E 52 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
+        "1 n 1 0 1 0 1 v0 1 L E 7 0 1 v0 1 B 0 1 T 0 E",
+    ],
+);
+/// Per relation and sign (`::clir::slot`): its final layers.
+const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; 108] = [
+    |l| ::clir::rt::layer(&l.agreed_draw_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.not_agreed_draw_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.arbiter_competent_to_decide),
+    |l| ::clir::rt::layer(&l.not_arbiter_competent_to_decide),
+    |l| ::clir::rt::layer(&l.arbiter_of),
+    |l| ::clir::rt::layer(&l.not_arbiter_of),
+    |l| ::clir::rt::layer(&l.arbiter_shall_see_laws_observed),
+    |l| ::clir::rt::layer(&l.not_arbiter_shall_see_laws_observed),
+    |l| ::clir::rt::layer(&l.attempted_transition),
+    |l| ::clir::rt::layer(&l.not_attempted_transition),
+    |l| ::clir::rt::layer(&l.both_players_have_moved),
+    |l| ::clir::rt::layer(&l.not_both_players_have_moved),
+    |l| ::clir::rt::layer(&l.capturing_pawn_on_adjacent_file),
+    |l| ::clir::rt::layer(&l.not_capturing_pawn_on_adjacent_file),
+    |l| ::clir::rt::layer(&l.case_not_precisely_regulated),
+    |l| ::clir::rt::layer(&l.not_case_not_precisely_regulated),
+    |l| ::clir::rt::layer(&l.castling_legal),
+    |l| ::clir::rt::layer(&l.not_castling_legal),
+    |l| ::clir::rt::layer(&l.castling_path_attacked),
+    |l| ::clir::rt::layer(&l.not_castling_path_attacked),
+    |l| ::clir::rt::layer(&l.castling_path_blocked),
+    |l| ::clir::rt::layer(&l.not_castling_path_blocked),
+    |l| ::clir::rt::layer(&l.castling_side_of),
+    |l| ::clir::rt::layer(&l.not_castling_side_of),
+    |l| ::clir::rt::layer(&l.checked_castling_side),
+    |l| ::clir::rt::layer(&l.not_checked_castling_side),
+    |l| ::clir::rt::layer(&l.checked_game),
+    |l| ::clir::rt::layer(&l.not_checked_game),
+    |l| ::clir::rt::layer(&l.checked_piece),
+    |l| ::clir::rt::layer(&l.not_checked_piece),
+    |l| ::clir::rt::layer(&l.checked_player),
+    |l| ::clir::rt::layer(&l.not_checked_player),
+    |l| ::clir::rt::layer(&l.checkmate_delivered),
+    |l| ::clir::rt::layer(&l.not_checkmate_delivered),
+    |l| ::clir::rt::layer(&l.checkmate_has_been_delivered),
+    |l| ::clir::rt::layer(&l.not_checkmate_has_been_delivered),
+    |l| ::clir::rt::layer(&l.completed_illegal_move_count),
+    |l| ::clir::rt::layer(&l.not_completed_illegal_move_count),
+    |l| ::clir::rt::layer(&l.dead_position_arisen),
+    |l| ::clir::rt::layer(&l.not_dead_position_arisen),
+    |l| ::clir::rt::layer(&l.dead_position_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.not_dead_position_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.draw_agreed),
+    |l| ::clir::rt::layer(&l.not_draw_agreed),
+    |l| ::clir::rt::layer(&l.draw_claimed),
+    |l| ::clir::rt::layer(&l.not_draw_claimed),
+    |l| ::clir::rt::layer(&l.en_passant_capture_legal),
+    |l| ::clir::rt::layer(&l.not_en_passant_capture_legal),
+    |l| ::clir::rt::layer(&l.en_passant_right_open),
+    |l| ::clir::rt::layer(&l.not_en_passant_right_open),
+    |l| ::clir::rt::layers(
         &l.entered_state_definite,
         &l.entered_state_concluded,
         &l.entered_state_concluded,
-        row,
     ),
-    |l, row| ::clir::rt::status(
+    |l| ::clir::rt::layers(
         &l.not_entered_state_definite,
         &l.not_entered_state_supported,
         &l.not_entered_state_concluded,
-        row,
     ),
-    |l, row| ::clir::rt::status_of(&l.fifty_move_claim_correct, row),
-    |l, row| ::clir::rt::status_of(&l.not_fifty_move_claim_correct, row),
-    |l, row| ::clir::rt::status(
+    |l| ::clir::rt::layer(&l.fifty_move_claim_correct),
+    |l| ::clir::rt::layer(&l.not_fifty_move_claim_correct),
+    |l| ::clir::rt::layers(
         &l.game_drawn_definite,
         &l.game_drawn_supported,
         &l.game_drawn_concluded,
-        row,
     ),
-    |l, row| ::clir::rt::status(
+    |l| ::clir::rt::layers(
         &l.not_game_drawn_definite,
         &l.not_game_drawn_supported,
         &l.not_game_drawn_concluded,
-        row,
     ),
-    |l, row| ::clir::rt::status_of(&l.game_lost_by, row),
-    |l, row| ::clir::rt::status_of(&l.not_game_lost_by, row),
-    |l, row| ::clir::rt::status_of(&l.game_won_by, row),
-    |l, row| ::clir::rt::status_of(&l.not_game_won_by, row),
-    |l, row| ::clir::rt::status_of(&l.illegal_move, row),
-    |l, row| ::clir::rt::status_of(&l.not_illegal_move, row),
-    |l, row| ::clir::rt::status_of(&l.king_cannot_be_checkmated, row),
-    |l, row| ::clir::rt::status_of(&l.not_king_cannot_be_checkmated, row),
-    |l, row| ::clir::rt::status_of(&l.king_of, row),
-    |l, row| ::clir::rt::status_of(&l.not_king_of, row),
-    |l, row| ::clir::rt::status_of(&l.legal_move, row),
-    |l, row| ::clir::rt::status_of(&l.not_legal_move, row),
-    |l, row| ::clir::rt::status_of(&l.move_meets_articles_3_1_to_3_9, row),
-    |l, row| ::clir::rt::status_of(&l.not_move_meets_articles_3_1_to_3_9, row),
-    |l, row| ::clir::rt::status_of(&l.moves_by_each_without_pawn_or_capture, row),
-    |l, row| ::clir::rt::status_of(&l.not_moves_by_each_without_pawn_or_capture, row),
-    |l, row| ::clir::rt::status_of(&l.must_move_first_touched_piece, row),
-    |l, row| ::clir::rt::status_of(&l.not_must_move_first_touched_piece, row),
-    |l, row| ::clir::rt::status_of(&l.own_piece_of, row),
-    |l, row| ::clir::rt::status_of(&l.not_own_piece_of, row),
-    |l, row| ::clir::rt::status_of(&l.piece_can_be_moved, row),
-    |l, row| ::clir::rt::status_of(&l.not_piece_can_be_moved, row),
-    |l, row| ::clir::rt::status_of(&l.piece_has_moved, row),
-    |l, row| ::clir::rt::status_of(&l.not_piece_has_moved, row),
-    |l, row| ::clir::rt::status_of(&l.piece_touched_intentionally, row),
-    |l, row| ::clir::rt::status_of(&l.not_piece_touched_intentionally, row),
-    |l, row| ::clir::rt::status_of(&l.play_started, row),
-    |l, row| ::clir::rt::status_of(&l.not_play_started, row),
-    |l, row| ::clir::rt::status_of(&l.player_has_the_move, row),
-    |l, row| ::clir::rt::status_of(&l.not_player_has_the_move, row),
-    |l, row| ::clir::rt::status_of(&l.player_of, row),
-    |l, row| ::clir::rt::status_of(&l.not_player_of, row),
-    |l, row| ::clir::rt::status_of(&l.player_resigned, row),
-    |l, row| ::clir::rt::status_of(&l.not_player_resigned, row),
-    |l, row| ::clir::rt::status_of(&l.position_occurrence_count, row),
-    |l, row| ::clir::rt::status_of(&l.not_position_occurrence_count, row),
-    |l, row| ::clir::rt::status_of(&l.procedure_instance, row),
-    |l, row| ::clir::rt::status_of(&l.not_procedure_instance, row),
-    |l, row| ::clir::rt::status_of(&l.resignation_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.not_resignation_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.rook_of, row),
-    |l, row| ::clir::rt::status_of(&l.not_rook_of, row),
-    |l, row| ::clir::rt::status_of(&l.second_illegal_move_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.not_second_illegal_move_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.stalemate_arisen, row),
-    |l, row| ::clir::rt::status_of(&l.not_stalemate_arisen, row),
-    |l, row| ::clir::rt::status_of(&l.stalemate_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.not_stalemate_has_ended_the_game, row),
-    |l, row| ::clir::rt::status_of(&l.threefold_claim_correct, row),
-    |l, row| ::clir::rt::status_of(&l.not_threefold_claim_correct, row),
-    |l, row| ::clir::rt::status(
+    |l| ::clir::rt::layer(&l.game_lost_by),
+    |l| ::clir::rt::layer(&l.not_game_lost_by),
+    |l| ::clir::rt::layer(&l.game_won_by),
+    |l| ::clir::rt::layer(&l.not_game_won_by),
+    |l| ::clir::rt::layer(&l.illegal_move),
+    |l| ::clir::rt::layer(&l.not_illegal_move),
+    |l| ::clir::rt::layer(&l.king_cannot_be_checkmated),
+    |l| ::clir::rt::layer(&l.not_king_cannot_be_checkmated),
+    |l| ::clir::rt::layer(&l.king_of),
+    |l| ::clir::rt::layer(&l.not_king_of),
+    |l| ::clir::rt::layer(&l.legal_move),
+    |l| ::clir::rt::layer(&l.not_legal_move),
+    |l| ::clir::rt::layer(&l.move_meets_articles_3_1_to_3_9),
+    |l| ::clir::rt::layer(&l.not_move_meets_articles_3_1_to_3_9),
+    |l| ::clir::rt::layer(&l.moves_by_each_without_pawn_or_capture),
+    |l| ::clir::rt::layer(&l.not_moves_by_each_without_pawn_or_capture),
+    |l| ::clir::rt::layer(&l.must_move_first_touched_piece),
+    |l| ::clir::rt::layer(&l.not_must_move_first_touched_piece),
+    |l| ::clir::rt::layer(&l.own_piece_of),
+    |l| ::clir::rt::layer(&l.not_own_piece_of),
+    |l| ::clir::rt::layer(&l.piece_can_be_moved),
+    |l| ::clir::rt::layer(&l.not_piece_can_be_moved),
+    |l| ::clir::rt::layer(&l.piece_has_moved),
+    |l| ::clir::rt::layer(&l.not_piece_has_moved),
+    |l| ::clir::rt::layer(&l.piece_touched_intentionally),
+    |l| ::clir::rt::layer(&l.not_piece_touched_intentionally),
+    |l| ::clir::rt::layer(&l.play_started),
+    |l| ::clir::rt::layer(&l.not_play_started),
+    |l| ::clir::rt::layer(&l.player_has_the_move),
+    |l| ::clir::rt::layer(&l.not_player_has_the_move),
+    |l| ::clir::rt::layer(&l.player_of),
+    |l| ::clir::rt::layer(&l.not_player_of),
+    |l| ::clir::rt::layer(&l.player_resigned),
+    |l| ::clir::rt::layer(&l.not_player_resigned),
+    |l| ::clir::rt::layer(&l.position_occurrence_count),
+    |l| ::clir::rt::layer(&l.not_position_occurrence_count),
+    |l| ::clir::rt::layer(&l.procedure_instance),
+    |l| ::clir::rt::layer(&l.not_procedure_instance),
+    |l| ::clir::rt::layer(&l.resignation_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.not_resignation_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.rook_of),
+    |l| ::clir::rt::layer(&l.not_rook_of),
+    |l| ::clir::rt::layer(&l.second_illegal_move_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.not_second_illegal_move_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.stalemate_arisen),
+    |l| ::clir::rt::layer(&l.not_stalemate_arisen),
+    |l| ::clir::rt::layer(&l.stalemate_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.not_stalemate_has_ended_the_game),
+    |l| ::clir::rt::layer(&l.threefold_claim_correct),
+    |l| ::clir::rt::layer(&l.not_threefold_claim_correct),
+    |l| ::clir::rt::layers(
         &l.valid_transition_definite,
         &l.valid_transition_concluded,
         &l.valid_transition_concluded,
-        row,
     ),
-    |l, row| ::clir::rt::status(
+    |l| ::clir::rt::layers(
         &l.not_valid_transition_definite,
         &l.not_valid_transition_supported,
         &l.not_valid_transition_concluded,
-        row,
     ),
 ];
 /// Whether the literal `asked` is concluded over the final layers `l`, and if not why.
@@ -7299,11 +6036,12 @@ fn why_not(
     names: &::clir::Interner,
     asked: &::clir::Asked,
 ) -> ::clir::WhyNot {
+    let layers = |slot: usize| LAYERS[slot](l);
     ::clir::why_not::answer(
         &SCHEMA,
         names,
         asked,
-        &|rule, row, t| WHY_NOT[rule](l, row, t),
-        &|slot, row| STATUS[slot](l, row),
+        &|rule, row, t| ::clir::rt::rules::walk(&RULES, rule, row, t, &layers),
+        &|slot, row| ::clir::rt::rules::status(layers(slot), row),
     )
 }

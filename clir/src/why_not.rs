@@ -1,8 +1,8 @@
 //! Why not: for a literal a case asks about, whether it is concluded and, when it is not, every
 //! rule for it with the reason it did not conclude it.
 //!
-//! Generated code walks each rule's body, in the package's order, over the final relations of
-//! the case and tells a [`Trace`] every item that fails for a binding (a premise not concluded
+//! `rt::rules::walk` walks each rule's body, as the compiler planned it, over the final
+//! relations of the case and tells a [`Trace`] every item that fails for a binding (a premise not concluded
 //! or not supported, a comparison that is false, a negation whose literal is concluded) and
 //! every binding where none does. This module adds what strengths, priorities and closures say
 //! (SEMANTICS §4): an applicable rule fails because an applicable attacker is beaten by no
@@ -73,7 +73,7 @@ enum Failure {
     /// A negation as failure whose literal is concluded.
     Negation { rel: u32, negative: bool, args: Vec<Option<i64>> },
     /// A comparison: its text around the values, and the values.
-    Comparison { text: &'static [&'static str], values: Vec<Shown> },
+    Comparison { text: Vec<String>, values: Vec<Shown> },
 }
 
 /// What one rule's walk over the final relations found for one asked literal.
@@ -112,44 +112,21 @@ impl Trace {
 
     /// A comparison is false: `text` are the pieces of its Datalog text around its variables,
     /// `values` the variables' values; returns `false`.
-    pub fn comparison(&mut self, text: &'static [&'static str], values: &[Shown]) -> bool {
-        self.fail(Failure::Comparison { text, values: values.to_vec() })
+    pub fn comparison(&mut self, text: &[String], values: &[Shown]) -> bool {
+        self.fail(Failure::Comparison { text: text.to_vec(), values: values.to_vec() })
     }
 
-    /// Tests the premise `tuple` (of relation `rel` and sign `negative`) in its final concluded
-    /// `layer`: whether it holds; when not, it is a reason.
-    pub fn test<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool) -> bool {
-        self.test_in(layer, tuple, rel, negative, false)
+    /// The premise `row` (`[case, args..]`, of relation `rel` and sign `negative`) is not
+    /// concluded, or (`supported`) not supported; returns `false`.
+    pub fn premise_row(&mut self, rel: usize, negative: bool, row: &[i64], supported: bool) -> bool {
+        let args = row[1..].iter().map(|&v| Some(v)).collect();
+        self.fail(Failure::Premise { rel: rel as u32, negative, args, supported })
     }
 
-    /// [`Self::test`] for a premise asked as supported, in its final supported `layer`.
-    pub fn test_supported<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool) -> bool {
-        self.test_in(layer, tuple, rel, negative, true)
-    }
-
-    // Out of line: generated walks call it once per premise, and only the failing path is long.
-    #[inline(never)]
-    fn test_in<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool, supported: bool) -> bool {
-        crate::rt::contains(layer, &tuple) || {
-            let args = Self::args(&tuple);
-            self.fail(Failure::Premise { rel: rel as u32, negative, args, supported })
-        }
-    }
-
-    /// Tests the negation `not tuple` over the final `layer`: whether the tuple is absent;
-    /// when not, it is a reason.
-    #[inline(never)]
-    pub fn test_absent<T: crate::Fact>(&mut self, layer: &[T], tuple: T, rel: usize, negative: bool) -> bool {
-        !crate::rt::contains(layer, &tuple) || {
-            let args = Self::args(&tuple);
-            self.fail(Failure::Negation { rel: rel as u32, negative, args })
-        }
-    }
-
-    fn args<T: crate::Fact>(tuple: &T) -> Vec<Option<i64>> {
-        let mut row = Vec::with_capacity(T::ARITY + 1);
-        tuple.push_flat(&mut row);
-        row[1..].iter().map(|&v| Some(v)).collect()
+    /// The negation `not row` fails: the literal is concluded; returns `false`.
+    pub fn negation_row(&mut self, rel: usize, negative: bool, row: &[i64]) -> bool {
+        let args = row[1..].iter().map(|&v| Some(v)).collect();
+        self.fail(Failure::Negation { rel: rel as u32, negative, args })
     }
 
     /// A binding for which no item fails: the rule is applicable for the literal.
@@ -393,7 +370,7 @@ pub fn answer(
     answer
 }
 
-fn comparison_text(names: &Interner, text: &[&str], values: &[Shown]) -> String {
+fn comparison_text(names: &Interner, text: &[String], values: &[Shown]) -> String {
     let mut out = String::new();
     for (i, piece) in text.iter().enumerate() {
         out.push_str(piece);

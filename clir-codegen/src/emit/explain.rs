@@ -1,44 +1,15 @@
 //! Explanation instances: per rule, calls of the rule's own function over the final layers
-//! (applicable premises for every rule, definite ones too for a strict rule) with a closure
-//! turning each binding into an instance (its head and premises); per closure, its negatives.
+//! (applicable premises for every rule, definite ones too for a strict rule), its bindings
+//! turned into instances (its head and premises) by the rule's data (`RULES`); per closure, its
+//! negatives.
 
 use super::strata::{Arg, Views};
 use super::Emitter;
-use crate::ir::{Status, Strength};
-use crate::resolve::{RItem, RRule, RTerm};
+use crate::ir::Strength;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 impl Emitter<'_> {
-    /// The closure turning a binding of rule `ri` (and whether it is over definite premises)
-    /// into its explanation instance: its head and its premises, asked as established or
-    /// supported.
-    fn instance_closure(&self, ri: usize) -> TokenStream {
-        let rule: &RRule = &self.p.rules[ri];
-        let ty = self.binding_ty(ri);
-        let pat = self.vars_tuple(ri, &self.plan.rules[ri].binding, None);
-        let row = |args: &[RTerm]| {
-            let vals = args.iter().map(|a| self.term(ri, *a));
-            quote!((#(#vals,)*))
-        };
-        let premises = rule.body.iter().filter_map(|it| match it {
-            RItem::Literal(st, l) => {
-                let how = match st {
-                    Status::Established => quote!(premise),
-                    Status::Supported => quote!(supported),
-                };
-                let (k, neg, args) = (self.rel_const(l.rel), l.negative, row(&l.args));
-                Some(quote!(.#how(#k, #neg, #args)))
-            }
-            _ => None,
-        });
-        let (k, hneg, head) = (self.rel_const(rule.head.rel), rule.head.negative, row(&rule.head.args));
-        let rule_k = self.rule_const(ri);
-        quote! {
-            |definite: bool, &#pat: &#ty| ::clir::Instance::rule(#rule_k, definite, case).head(#k, #hneg, #head) #(#premises)*
-        }
-    }
-
     /// The statements of `explain`: every instance of every rule over the final layers, and
     /// every closure negative, what explanations of minimal height are chosen from.
     pub(super) fn explain_calls(&mut self) -> Vec<TokenStream> {
@@ -50,7 +21,7 @@ impl Emitter<'_> {
                 continue;
             }
             let name = self.rule_fn_name(ri);
-            let instance = self.instance_closure(ri);
+            let rule_k = self.rule_const(ri);
             let cases = rp.per_case.then(|| quote!(&l.cases,));
             let strict = p.rules[ri].strength == Strength::Strict;
             // The statements are split among functions: a rule's views are its own.
@@ -70,12 +41,11 @@ impl Emitter<'_> {
                 }
                 Some(d) => vec![(applicable, quote!(&[false])), (d, quote!(&[true]))],
             };
-            // The closure captures nothing: it is `Copy`, passed by value to each call.
             let records = calls.iter().map(|(args, modes)| {
                 quote! {
                     let mut found = Vec::new();
                     self::#name(#cases #(#args,)* Some(&mut found));
-                    ::clir::rt::record(instances, #modes, found, instance);
+                    ::clir::rt::record(instances, &RULES, #rule_k, #modes, found);
                 }
             });
             let comment = self.comment(p.rules[ri].id.clone());
@@ -83,7 +53,6 @@ impl Emitter<'_> {
             stmts.push(quote! {
                 #comment
                 #views
-                let instance = #instance;
                 #(#records)*
             });
         }

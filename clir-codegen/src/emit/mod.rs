@@ -200,13 +200,6 @@ impl Emitter<'_> {
                     p.name, p.version, self.seal
                 );
                 let header = self.comment(header);
-                let column = if self.explanations {
-                    quote!(
-                        use ::clir::Column as _;
-                    )
-                } else {
-                    TokenStream::new()
-                };
                 quote! {
                     #header
                     #[allow(unused_imports)]
@@ -214,7 +207,6 @@ impl Emitter<'_> {
                     use ::clir::CaseId;
                     #[allow(unused_imports)]
                     use ::clir::Sym;
-                    #column
                 }
             }
             Part::Types => self.types_and_constants(),

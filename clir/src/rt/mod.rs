@@ -8,11 +8,13 @@ mod extend_by;
 mod filter_by;
 mod holds;
 mod once;
+pub mod rules;
 
 pub use extend_by::ExtendBy;
 pub use filter_by::FilterBy;
 pub use holds::{Before, Holds};
 pub use once::Once;
+pub use rules::{layer, layers, record, RuleTable};
 
 /// The tuples of `a` that are not in `b` (both sorted): a full-tuple antijoin on two relations.
 ///
@@ -111,22 +113,6 @@ pub fn contains<T: Ord>(r: &[T], t: &T) -> bool {
     r.binary_search(t).is_ok()
 }
 
-/// Where the tuple of flat row `[case, args..]` stands in a relation's final layers.
-pub fn status<T: crate::Fact>(definite: &[T], supported: &[T], concluded: &[T], row: &[i64]) -> crate::why_not::Status {
-    let t = T::from_flat_row(row);
-    crate::why_not::Status {
-        definite: contains(definite, &t),
-        supported: contains(supported, &t),
-        concluded: contains(concluded, &t),
-    }
-}
-
-/// [`status`] of a relation whose `+D`, `+S` and `+d` coincide (one layer).
-pub fn status_of<T: crate::Fact>(layer: &[T], row: &[i64]) -> crate::why_not::Status {
-    let holds = contains(layer, &T::from_flat_row(row));
-    crate::why_not::Status { definite: holds, supported: holds, concluded: holds }
-}
-
 /// A sorted relation a rule looks tuples up in, remembering where the last look-up ended.
 ///
 /// A rule's loops run in sorted order, so the keys it looks up mostly grow: each look-up
@@ -210,30 +196,6 @@ pub fn total<T: Ord + Clone>(variable: &Variable<T>) -> Relation<T> {
 /// that leaves some columns unbound, tested inside a leapjoin's predicate.
 pub fn any_by<T, K: Ord>(rows: &[T], key: K, key_of: impl Fn(&T) -> K, matches: impl Fn(&T) -> bool) -> bool {
     Probe::new(rows).seek(key, key_of).iter().any(matches)
-}
-
-/// Adds to `instances` the explanation instance of each binding of a rule (`bindings`, as its
-/// last leapjoin recorded them, each once; taken in their order here, so that explanations do
-/// not depend on join order), once per entry of `definite` (over applicable premises, over
-/// definite ones).
-pub fn record<B: Ord>(
-    instances: &mut Vec<crate::Instance>,
-    definite: &[bool],
-    bindings: Vec<B>,
-    instance: impl Fn(bool, &B) -> crate::Instance,
-) {
-    let order = sorted_order(bindings.len(), &|a, b| bindings[a].cmp(&bindings[b]));
-    for &d in definite {
-        instances.extend(order.iter().map(|&i| instance(d, &bindings[i])));
-    }
-}
-
-/// The indices `0..n` in the order `cmp` gives: one sort compiled for every binding type (a
-/// sort of each rule's binding tuples would be compiled once a rule, and rustc's time with it).
-fn sorted_order(n: usize, cmp: &dyn Fn(usize, usize) -> std::cmp::Ordering) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_unstable_by(|&a, &b| cmp(a, b));
-    order
 }
 
 #[cfg(test)]
