@@ -4599,9 +4599,7 @@ fn rule_agreed_draw(
         both_players_have_moved,
         Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
         |&(case, game), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
     )
@@ -4622,9 +4620,7 @@ fn rule_agreed_draw_ends_the_game(
         both_players_have_moved,
         Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
         |&(case, game), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
     )
@@ -4645,9 +4641,7 @@ fn rule_arbiter_sees_laws_observed(
         arbiter_of,
         Holds::new(|&(case, game, _): &Bound| play_started.contains(&(case, game))),
         |&(case, game, arb), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, arb));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, arb));
             (case, arb, game)
         },
     )
@@ -4701,9 +4695,7 @@ fn rule_castling_legal(
             ::clir::rt::contains(not_piece_has_moved_2, &(case, king))),
         ),
         |&(case, game, who, side, rook), &(_, _, king)| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who, side, king, rook));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who, side, king, rook));
             (case, game, who, side)
         },
     )
@@ -4721,9 +4713,7 @@ fn rule_checkmate_ends_the_game(
         checkmate_delivered,
         Once,
         |&(case, game, who), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
     )
@@ -4741,9 +4731,7 @@ fn rule_checkmate_takes_precedence_over_seventy_five(
         checkmate_delivered,
         Once,
         |&(case, game, who), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
     )
@@ -4761,9 +4749,7 @@ fn rule_checkmate_wins(
         checkmate_delivered,
         Once,
         |&(case, game, who), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game, who)
         },
     )
@@ -4781,9 +4767,7 @@ fn rule_dead_position_draws(
         dead_position_arisen,
         Once,
         |&(case, game), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
     )
@@ -4801,9 +4785,7 @@ fn rule_dead_position_ends_the_game(
         dead_position_arisen,
         Once,
         |&(case, game), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
     )
@@ -4834,9 +4816,7 @@ fn rule_en_passant_capture_legal(
                 ),
             ),
         |&(case, game, who), &(_, _, pawn)| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who, pawn));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who, pawn));
             (case, game, pawn)
         },
     )
@@ -4870,9 +4850,7 @@ fn rule_fifty_move_claim_correct(
             }),
         ),
         |&(case, game, who), &(_, _, n)| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who, n));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game, who)
         },
     )
@@ -4890,9 +4868,7 @@ fn rule_fifty_move_claim_draws(
         fifty_move_claim_correct,
         Once,
         |&(case, game, who), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
     )
@@ -4911,9 +4887,7 @@ fn rule_fivefold_automatic_draw(
         position_occurrence_count,
         Holds::new(|&(_, _, n): &Bound| n >= 5i64),
         |&(case, game, n), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, n));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, n));
             (case, game)
         },
     )
@@ -4934,9 +4908,7 @@ fn rule_game_play_conclude_by_agreement_enters(
             a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT.0
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
     )
@@ -4967,9 +4939,7 @@ fn rule_game_play_conclude_by_agreement_valid(
                     ) && agreed_draw_has_ended_the_game.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0)
         },
     )
@@ -4990,9 +4960,7 @@ fn rule_game_play_conclude_by_checkmate_enters(
             a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE.0
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
     )
@@ -5023,9 +4991,7 @@ fn rule_game_play_conclude_by_checkmate_valid(
                     ) && checkmate_has_been_delivered.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0)
         },
     )
@@ -5046,9 +5012,7 @@ fn rule_game_play_conclude_by_dead_position_enters(
             a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
     )
@@ -5083,9 +5047,7 @@ fn rule_game_play_conclude_by_dead_position_valid(
                     ) && dead_position_has_ended_the_game.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0)
         },
     )
@@ -5106,9 +5068,7 @@ fn rule_game_play_conclude_by_drawn_claim_enters(
             a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
     )
@@ -5137,9 +5097,7 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
                     ) && game_drawn.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0)
         },
     )
@@ -5160,9 +5118,7 @@ fn rule_game_play_conclude_by_resignation_enters(
             a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION.0
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
     )
@@ -5193,9 +5149,7 @@ fn rule_game_play_conclude_by_resignation_valid(
                     ) && resignation_has_ended_the_game.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0)
         },
     )
@@ -5216,9 +5170,7 @@ fn rule_game_play_conclude_by_second_illegal_move_enters(
             a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
     )
@@ -5254,9 +5206,7 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
                 && second_illegal_move_has_ended_the_game.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0)
         },
     )
@@ -5277,9 +5227,7 @@ fn rule_game_play_conclude_by_stalemate_enters(
             a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE.0
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
     )
@@ -5310,9 +5258,7 @@ fn rule_game_play_conclude_by_stalemate_valid(
                     ) && stalemate_has_ended_the_game.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0)
         },
     )
@@ -5331,9 +5277,7 @@ fn rule_game_play_play_move_enters(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::PLAY_MOVE.0),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::PLAYING.0)
         },
     )
@@ -5361,9 +5305,7 @@ fn rule_game_play_play_move_valid(
                 && legal_move.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::PLAY_MOVE.0)
         },
     )
@@ -5382,9 +5324,7 @@ fn rule_game_play_start_play_enters(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::START_PLAY.0),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::PLAYING.0)
         },
     )
@@ -5412,9 +5352,7 @@ fn rule_game_play_start_play_valid(
                 && play_started.contains(&(case, instance))
         }),
         |&(case, instance, _), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::START_PLAY.0)
         },
     )
@@ -5432,9 +5370,7 @@ fn rule_game_play_initial(
         procedure_instance,
         Once,
         |&(case, instance), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, instance));
-            }
+            ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::NOT_STARTED.0)
         },
     )
@@ -5459,9 +5395,7 @@ fn rule_move_is_illegal(
             not_move_meets_articles_3_1_to_3_9.contains(&(case, game))
         }),
         |&(case, game), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
     )
@@ -5479,9 +5413,7 @@ fn rule_move_is_legal(
         move_meets_articles_3_1_to_3_9,
         Once,
         |&(case, game), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
     )
@@ -5517,9 +5449,7 @@ fn rule_must_move_first_touched_piece(
                 ),
             ),
         |&(case, who, piece), &(_, _, game)| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who, piece));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who, piece));
             (case, who, piece)
         },
     )
@@ -5547,9 +5477,7 @@ fn rule_resignation_drawn_if_mate_impossible(
                 && player_resigned.contains(&(case, who))
         }),
         |&(case, game, who), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
     )
@@ -5570,9 +5498,7 @@ fn rule_resignation_ends_the_game(
         player_of,
         Holds::new(|&(case, _, who): &Bound| player_resigned.contains(&(case, who))),
         |&(case, game, who), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
     )
@@ -5600,9 +5526,7 @@ fn rule_resignation_loses(
                 && player_resigned.contains(&(case, who))
         }),
         |&(case, game, who), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game, who)
         },
     )
@@ -5635,9 +5559,7 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
                 ),
             ),
         |&(case, who, n), &(_, _, game)| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who, n));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game)
         },
     )
@@ -5664,9 +5586,7 @@ fn rule_second_illegal_move_ends_the_game(
                 ),
             ),
         |&(case, who, n), &(_, _, game)| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who, n));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game)
         },
     )
@@ -5699,9 +5619,7 @@ fn rule_second_illegal_move_loses(
                 ),
             ),
         |&(case, who, n), &(_, _, game)| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who, n));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game, who)
         },
     )
@@ -5720,9 +5638,7 @@ fn rule_seventy_five_automatic_draw(
         moves_by_each_without_pawn_or_capture,
         Holds::new(|&(_, _, n): &Bound| n >= 75i64),
         |&(case, game, n), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, n));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, n));
             (case, game)
         },
     )
@@ -5740,9 +5656,7 @@ fn rule_stalemate_draws(
         stalemate_arisen,
         Once,
         |&(case, game), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
     )
@@ -5760,9 +5674,7 @@ fn rule_stalemate_ends_the_game(
         stalemate_arisen,
         Once,
         |&(case, game), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
     )
@@ -5796,9 +5708,7 @@ fn rule_threefold_claim_correct(
             )),
         ),
         |&(case, game, n), &(_, _, who)| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who, n));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game, who)
         },
     )
@@ -5816,9 +5726,7 @@ fn rule_threefold_claim_draws(
         threefold_claim_correct,
         Once,
         |&(case, game, who), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, game, who));
-            }
+            ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
     )
@@ -5836,9 +5744,7 @@ fn rule_unregulated_case_decided_by_arbiter(
         case_not_precisely_regulated,
         Once,
         |&(case, situation), &_| {
-            if let Some(found) = bindings.as_mut() {
-                found.push((case, situation));
-            }
+            ::clir::rt::bind(&mut bindings, (case, situation));
             (case, situation)
         },
     )

@@ -316,9 +316,7 @@ impl Emitter<'_> {
             let out = if last {
                 let head = self.head_tuple(ri);
                 quote!({
-                    if let Some(found) = bindings.as_mut() {
-                        found.push(#yields);
-                    }
+                    ::clir::rt::bind(&mut bindings, #yields);
                     #head
                 })
             } else {

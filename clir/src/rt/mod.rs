@@ -169,6 +169,14 @@ impl<'r, T> Probe<'r, T> {
     }
 }
 
+/// Records the binding `b` of a rule's last leapjoin when explanations ask for them.
+#[inline]
+pub fn bind<B>(bindings: &mut Option<&mut Vec<B>>, b: B) {
+    if let Some(found) = bindings.as_mut() {
+        found.push(b);
+    }
+}
+
 /// `r` with its columns reordered by `order` and sorted: a literal's view keyed by the columns
 /// a rule looks it up by.
 pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Relation<U> {
