@@ -21,9 +21,9 @@ impl Emitter<'_> {
                 let [d, s, c] =
                     [Layer::Definite, Layer::Supported, Layer::Concluded].map(|k| self.layer_name(rel, neg, k));
                 if d == s && s == c {
-                    quote!(|l| ::clir::rt::layer(&l.#c))
+                    quote!(|l| layer(&l.#c))
                 } else {
-                    quote!(|l| ::clir::rt::layers(&l.#d, &l.#s, &l.#c))
+                    quote!(|l| layers(&l.#d, &l.#s, &l.#c))
                 }
             })
         });
@@ -31,6 +31,8 @@ impl Emitter<'_> {
         quote! {
             /// Per rule, as data: its variables, head, body and why-not walk (`clir::rt::rules`).
             static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(&[#(#texts),*]);
+
+            use ::clir::rt::{layer, layers};
 
             /// Per relation and sign (`::clir::slot`): its final layers.
             const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; #n_slots] = [#(#layers),*];
