@@ -94,6 +94,25 @@ fn a_device_output_is_written_in_place_never_replaced() {
 }
 
 #[test]
+fn a_wheel_out_that_is_not_a_folder_is_refused_before_anything_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "kept\n").unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink("file", &link).unwrap();
+    let null = null_device(dir.path());
+    let pkg = Path::new(ROOT).join("sources/fide.laws.chess-0.1.0.lawir.json");
+    for out in [null.as_str(), file.to_str().unwrap(), link.to_str().unwrap()] {
+        let run = clir(dir.path(), &["wheel", pkg.to_str().unwrap(), "--out", out], b"");
+        assert_eq!(run.status.code(), Some(2), "{out}: {}", text(&run.stderr));
+        assert!(text(&run.stderr).contains("is not a folder; nothing was built"), "{out}: {}", text(&run.stderr));
+    }
+    assert!(std::fs::metadata(&null).unwrap().file_type().is_char_device(), "{null} was replaced");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept\n");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link was replaced");
+}
+
+#[test]
 fn a_symlinked_output_replaces_its_target_and_keeps_the_link_and_the_mode() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.jsonl");

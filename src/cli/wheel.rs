@@ -92,6 +92,10 @@ fn wheel(args: &WheelArgs) -> Result<PathBuf, u8> {
         CANNOT_RUN
     };
     let (doc, seal) = package(args)?;
+    // Refused before the build: a device, a file or a link to one is no folder to copy into.
+    if let Some(out) = args.out.as_ref().filter(|out| std::fs::metadata(out).is_ok_and(|m| !m.is_dir())) {
+        return Err(fail(format!("--out {} is not a folder; nothing was built", out.display())));
+    }
     let Some(mut maturin) = maturin() else {
         return Err(fail(
             "maturin is not installed: install it with `python3 -m pip install maturin` (in a venv), then run clir wheel again"
