@@ -57,7 +57,7 @@ impl Emitter<'_> {
     pub(super) fn evaluate_fn(&mut self) -> TokenStream {
         let p = self.p;
         let mut fields: Vec<TokenStream> = vec![quote!(cases: Relation<(CaseId,)>)];
-        let mut init: Vec<TokenStream> = vec![quote!(cases: (0..batch.cases).map(|c| (CaseId(c),)).collect())];
+        let mut init: Vec<Ident> = vec![format_ident!("cases")];
         // Input relations are read in functions of their own, so that `evaluate` (which builds
         // `Layers`, every field empty) does not grow with the inputs' decoding.
         let mut reads: Vec<TokenStream> = Vec::new();
@@ -72,7 +72,7 @@ impl Emitter<'_> {
                 // A stratum of input facts only: +D is the input, and +S and +d coincide with it.
                 for (n, neg) in self.layers_of(rel) {
                     fields.push(quote!(#n: Relation<#ty>));
-                    init.push(quote!(#n: ::clir::rt::empty()));
+                    init.push(n.clone());
                     if st.shape == Shape::Inputs && input {
                         reads.push(quote! { l.#n = batch.input::<#ty>(#k, #neg); });
                     }
@@ -81,7 +81,7 @@ impl Emitter<'_> {
                     for neg in [false, true] {
                         let n = self.input_name(rel, neg);
                         fields.push(quote!(#n: Relation<#ty>));
-                        init.push(quote!(#n: ::clir::rt::empty()));
+                        init.push(n.clone());
                         reads.push(quote! { l.#n = batch.input::<#ty>(#k, #neg); });
                     }
                 }
@@ -90,7 +90,7 @@ impl Emitter<'_> {
                 let n = self.closure_name(ci);
                 let ty = self.tuple_ty(p.closures[ci].rel);
                 fields.push(quote!(#n: Relation<#ty>));
-                init.push(quote!(#n: ::clir::rt::empty()));
+                init.push(n.clone());
             }
             if st.shape != Shape::Inputs {
                 let name = format_ident!("evaluate_stratum_{}", si);
@@ -149,7 +149,8 @@ impl Emitter<'_> {
 
             /// [`evaluate`], keeping the final layers (what the typed API's why-not reads).
             fn evaluate_layers(batch: &::clir::Batch) -> (Layers, ::clir::Output) {
-                let mut l = Layers { #(#init,)* };
+                let mut l = ::clir::empty_layers!(Layers { #(#init),* });
+                l.cases = (0..batch.cases).map(|c| (CaseId(c),)).collect();
                 #(#read_calls(&mut l, batch);)*
                 #(#calls)*
                 let mut out = ::clir::Output::new(SCHEMA.relations.len());

@@ -103,6 +103,15 @@ pub fn take<T: Ord>(r: &mut Relation<T>) -> Relation<T> {
     std::mem::replace(r, empty())
 }
 
+/// `$layers { field: empty(), .. }` for every field listed: a generated module's layers, each
+/// empty until what computes it fills it (`Relation` has no `Default` to derive).
+#[macro_export]
+macro_rules! empty_layers {
+    ($layers:ident { $($field:ident),* $(,)? }) => {
+        $layers { $($field: $crate::rt::empty()),* }
+    };
+}
+
 /// An empty relation.
 pub fn empty<T: Ord>() -> Relation<T> {
     Relation::from_vec(Vec::new())
