@@ -3230,119 +3230,93 @@ fn evaluate_stratum_52(l: &mut Layers) {
 }
 #[inline(never)]
 fn read_inputs_0(l: &mut Layers, batch: &::clir::Batch) {
-    l.arbiter_of = batch.input::<(CaseId, Sym, Sym)>(REL_ARBITER_OF, false);
-    l.not_arbiter_of = batch.input::<(CaseId, Sym, Sym)>(REL_ARBITER_OF, true);
-    l.attempted_transition = batch
-        .input::<(CaseId, Sym, Sym)>(REL_ATTEMPTED_TRANSITION, false);
-    l.not_attempted_transition = batch
-        .input::<(CaseId, Sym, Sym)>(REL_ATTEMPTED_TRANSITION, true);
-    l.both_players_have_moved = batch
-        .input::<(CaseId, Sym)>(REL_BOTH_PLAYERS_HAVE_MOVED, false);
-    l.not_both_players_have_moved = batch
-        .input::<(CaseId, Sym)>(REL_BOTH_PLAYERS_HAVE_MOVED, true);
+    l.arbiter_of = batch.input(REL_ARBITER_OF, false);
+    l.not_arbiter_of = batch.input(REL_ARBITER_OF, true);
+    l.attempted_transition = batch.input(REL_ATTEMPTED_TRANSITION, false);
+    l.not_attempted_transition = batch.input(REL_ATTEMPTED_TRANSITION, true);
+    l.both_players_have_moved = batch.input(REL_BOTH_PLAYERS_HAVE_MOVED, false);
+    l.not_both_players_have_moved = batch.input(REL_BOTH_PLAYERS_HAVE_MOVED, true);
     l.capturing_pawn_on_adjacent_file = batch
-        .input::<(CaseId, Sym, Sym)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
+        .input(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
     l.not_capturing_pawn_on_adjacent_file = batch
-        .input::<(CaseId, Sym, Sym)>(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
+        .input(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
     l.case_not_precisely_regulated = batch
-        .input::<(CaseId, Sym)>(REL_CASE_NOT_PRECISELY_REGULATED, false);
+        .input(REL_CASE_NOT_PRECISELY_REGULATED, false);
     l.not_case_not_precisely_regulated = batch
-        .input::<(CaseId, Sym)>(REL_CASE_NOT_PRECISELY_REGULATED, true);
-    l.castling_side_of = batch
-        .input::<(CaseId, Sym, Sym, Sym, Sym)>(REL_CASTLING_SIDE_OF, false);
-    l.not_castling_side_of = batch
-        .input::<(CaseId, Sym, Sym, Sym, Sym)>(REL_CASTLING_SIDE_OF, true);
-    l.checked_castling_side = batch
-        .input::<(CaseId, Sym)>(REL_CHECKED_CASTLING_SIDE, false);
-    l.not_checked_castling_side = batch
-        .input::<(CaseId, Sym)>(REL_CHECKED_CASTLING_SIDE, true);
-    l.castling_path_attacked_input = batch
-        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_ATTACKED, false);
-    l.not_castling_path_attacked_input = batch
-        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_ATTACKED, true);
-    l.castling_path_blocked_input = batch
-        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_BLOCKED, false);
-    l.not_castling_path_blocked_input = batch
-        .input::<(CaseId, Sym)>(REL_CASTLING_PATH_BLOCKED, true);
-    l.checked_game = batch.input::<(CaseId, Sym)>(REL_CHECKED_GAME, false);
-    l.not_checked_game = batch.input::<(CaseId, Sym)>(REL_CHECKED_GAME, true);
-    l.checked_piece = batch.input::<(CaseId, Sym)>(REL_CHECKED_PIECE, false);
-    l.not_checked_piece = batch.input::<(CaseId, Sym)>(REL_CHECKED_PIECE, true);
-    l.checked_player = batch.input::<(CaseId, Sym)>(REL_CHECKED_PLAYER, false);
-    l.not_checked_player = batch.input::<(CaseId, Sym)>(REL_CHECKED_PLAYER, true);
-    l.checkmate_delivered = batch
-        .input::<(CaseId, Sym, Sym)>(REL_CHECKMATE_DELIVERED, false);
-    l.not_checkmate_delivered = batch
-        .input::<(CaseId, Sym, Sym)>(REL_CHECKMATE_DELIVERED, true);
+        .input(REL_CASE_NOT_PRECISELY_REGULATED, true);
+    l.castling_side_of = batch.input(REL_CASTLING_SIDE_OF, false);
+    l.not_castling_side_of = batch.input(REL_CASTLING_SIDE_OF, true);
+    l.checked_castling_side = batch.input(REL_CHECKED_CASTLING_SIDE, false);
+    l.not_checked_castling_side = batch.input(REL_CHECKED_CASTLING_SIDE, true);
+    l.castling_path_attacked_input = batch.input(REL_CASTLING_PATH_ATTACKED, false);
+    l.not_castling_path_attacked_input = batch.input(REL_CASTLING_PATH_ATTACKED, true);
+    l.castling_path_blocked_input = batch.input(REL_CASTLING_PATH_BLOCKED, false);
+    l.not_castling_path_blocked_input = batch.input(REL_CASTLING_PATH_BLOCKED, true);
+    l.checked_game = batch.input(REL_CHECKED_GAME, false);
+    l.not_checked_game = batch.input(REL_CHECKED_GAME, true);
+    l.checked_piece = batch.input(REL_CHECKED_PIECE, false);
+    l.not_checked_piece = batch.input(REL_CHECKED_PIECE, true);
+    l.checked_player = batch.input(REL_CHECKED_PLAYER, false);
+    l.not_checked_player = batch.input(REL_CHECKED_PLAYER, true);
+    l.checkmate_delivered = batch.input(REL_CHECKMATE_DELIVERED, false);
+    l.not_checkmate_delivered = batch.input(REL_CHECKMATE_DELIVERED, true);
     l.completed_illegal_move_count = batch
-        .input::<(CaseId, Sym, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
+        .input(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
     l.not_completed_illegal_move_count = batch
-        .input::<(CaseId, Sym, i64)>(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
-    l.dead_position_arisen = batch
-        .input::<(CaseId, Sym)>(REL_DEAD_POSITION_ARISEN, false);
-    l.not_dead_position_arisen = batch
-        .input::<(CaseId, Sym)>(REL_DEAD_POSITION_ARISEN, true);
-    l.draw_agreed = batch.input::<(CaseId, Sym)>(REL_DRAW_AGREED, false);
-    l.not_draw_agreed = batch.input::<(CaseId, Sym)>(REL_DRAW_AGREED, true);
+        .input(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
+    l.dead_position_arisen = batch.input(REL_DEAD_POSITION_ARISEN, false);
+    l.not_dead_position_arisen = batch.input(REL_DEAD_POSITION_ARISEN, true);
+    l.draw_agreed = batch.input(REL_DRAW_AGREED, false);
+    l.not_draw_agreed = batch.input(REL_DRAW_AGREED, true);
 }
 #[inline(never)]
 fn read_inputs_1(l: &mut Layers, batch: &::clir::Batch) {
-    l.draw_claimed = batch.input::<(CaseId, Sym)>(REL_DRAW_CLAIMED, false);
-    l.not_draw_claimed = batch.input::<(CaseId, Sym)>(REL_DRAW_CLAIMED, true);
-    l.en_passant_right_open_input = batch
-        .input::<(CaseId, Sym)>(REL_EN_PASSANT_RIGHT_OPEN, false);
-    l.not_en_passant_right_open_input = batch
-        .input::<(CaseId, Sym)>(REL_EN_PASSANT_RIGHT_OPEN, true);
+    l.draw_claimed = batch.input(REL_DRAW_CLAIMED, false);
+    l.not_draw_claimed = batch.input(REL_DRAW_CLAIMED, true);
+    l.en_passant_right_open_input = batch.input(REL_EN_PASSANT_RIGHT_OPEN, false);
+    l.not_en_passant_right_open_input = batch.input(REL_EN_PASSANT_RIGHT_OPEN, true);
     l.king_cannot_be_checkmated_input = batch
-        .input::<(CaseId, Sym)>(REL_KING_CANNOT_BE_CHECKMATED, false);
+        .input(REL_KING_CANNOT_BE_CHECKMATED, false);
     l.not_king_cannot_be_checkmated_input = batch
-        .input::<(CaseId, Sym)>(REL_KING_CANNOT_BE_CHECKMATED, true);
-    l.king_of = batch.input::<(CaseId, Sym, Sym)>(REL_KING_OF, false);
-    l.not_king_of = batch.input::<(CaseId, Sym, Sym)>(REL_KING_OF, true);
+        .input(REL_KING_CANNOT_BE_CHECKMATED, true);
+    l.king_of = batch.input(REL_KING_OF, false);
+    l.not_king_of = batch.input(REL_KING_OF, true);
     l.move_meets_articles_3_1_to_3_9_input = batch
-        .input::<(CaseId, Sym)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
+        .input(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
     l.not_move_meets_articles_3_1_to_3_9_input = batch
-        .input::<(CaseId, Sym)>(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
+        .input(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
     l.moves_by_each_without_pawn_or_capture = batch
-        .input::<(CaseId, Sym, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
+        .input(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
     l.not_moves_by_each_without_pawn_or_capture = batch
-        .input::<(CaseId, Sym, i64)>(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
-    l.own_piece_of = batch.input::<(CaseId, Sym, Sym)>(REL_OWN_PIECE_OF, false);
-    l.not_own_piece_of = batch.input::<(CaseId, Sym, Sym)>(REL_OWN_PIECE_OF, true);
-    l.piece_can_be_moved = batch.input::<(CaseId, Sym)>(REL_PIECE_CAN_BE_MOVED, false);
-    l.not_piece_can_be_moved = batch
-        .input::<(CaseId, Sym)>(REL_PIECE_CAN_BE_MOVED, true);
-    l.piece_has_moved_input = batch.input::<(CaseId, Sym)>(REL_PIECE_HAS_MOVED, false);
-    l.not_piece_has_moved_input = batch
-        .input::<(CaseId, Sym)>(REL_PIECE_HAS_MOVED, true);
-    l.piece_touched_intentionally = batch
-        .input::<(CaseId, Sym, Sym)>(REL_PIECE_TOUCHED_INTENTIONALLY, false);
+        .input(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
+    l.own_piece_of = batch.input(REL_OWN_PIECE_OF, false);
+    l.not_own_piece_of = batch.input(REL_OWN_PIECE_OF, true);
+    l.piece_can_be_moved = batch.input(REL_PIECE_CAN_BE_MOVED, false);
+    l.not_piece_can_be_moved = batch.input(REL_PIECE_CAN_BE_MOVED, true);
+    l.piece_has_moved_input = batch.input(REL_PIECE_HAS_MOVED, false);
+    l.not_piece_has_moved_input = batch.input(REL_PIECE_HAS_MOVED, true);
+    l.piece_touched_intentionally = batch.input(REL_PIECE_TOUCHED_INTENTIONALLY, false);
     l.not_piece_touched_intentionally = batch
-        .input::<(CaseId, Sym, Sym)>(REL_PIECE_TOUCHED_INTENTIONALLY, true);
-    l.play_started = batch.input::<(CaseId, Sym)>(REL_PLAY_STARTED, false);
-    l.not_play_started = batch.input::<(CaseId, Sym)>(REL_PLAY_STARTED, true);
-    l.player_has_the_move = batch
-        .input::<(CaseId, Sym, Sym)>(REL_PLAYER_HAS_THE_MOVE, false);
-    l.not_player_has_the_move = batch
-        .input::<(CaseId, Sym, Sym)>(REL_PLAYER_HAS_THE_MOVE, true);
-    l.player_of = batch.input::<(CaseId, Sym, Sym)>(REL_PLAYER_OF, false);
-    l.not_player_of = batch.input::<(CaseId, Sym, Sym)>(REL_PLAYER_OF, true);
-    l.player_resigned = batch.input::<(CaseId, Sym)>(REL_PLAYER_RESIGNED, false);
-    l.not_player_resigned = batch.input::<(CaseId, Sym)>(REL_PLAYER_RESIGNED, true);
-    l.position_occurrence_count = batch
-        .input::<(CaseId, Sym, i64)>(REL_POSITION_OCCURRENCE_COUNT, false);
-    l.not_position_occurrence_count = batch
-        .input::<(CaseId, Sym, i64)>(REL_POSITION_OCCURRENCE_COUNT, true);
-    l.procedure_instance = batch.input::<(CaseId, Sym)>(REL_PROCEDURE_INSTANCE, false);
-    l.not_procedure_instance = batch
-        .input::<(CaseId, Sym)>(REL_PROCEDURE_INSTANCE, true);
+        .input(REL_PIECE_TOUCHED_INTENTIONALLY, true);
+    l.play_started = batch.input(REL_PLAY_STARTED, false);
+    l.not_play_started = batch.input(REL_PLAY_STARTED, true);
+    l.player_has_the_move = batch.input(REL_PLAYER_HAS_THE_MOVE, false);
+    l.not_player_has_the_move = batch.input(REL_PLAYER_HAS_THE_MOVE, true);
+    l.player_of = batch.input(REL_PLAYER_OF, false);
+    l.not_player_of = batch.input(REL_PLAYER_OF, true);
+    l.player_resigned = batch.input(REL_PLAYER_RESIGNED, false);
+    l.not_player_resigned = batch.input(REL_PLAYER_RESIGNED, true);
+    l.position_occurrence_count = batch.input(REL_POSITION_OCCURRENCE_COUNT, false);
+    l.not_position_occurrence_count = batch.input(REL_POSITION_OCCURRENCE_COUNT, true);
+    l.procedure_instance = batch.input(REL_PROCEDURE_INSTANCE, false);
+    l.not_procedure_instance = batch.input(REL_PROCEDURE_INSTANCE, true);
 }
 #[inline(never)]
 fn read_inputs_2(l: &mut Layers, batch: &::clir::Batch) {
-    l.rook_of = batch.input::<(CaseId, Sym, Sym)>(REL_ROOK_OF, false);
-    l.not_rook_of = batch.input::<(CaseId, Sym, Sym)>(REL_ROOK_OF, true);
-    l.stalemate_arisen = batch.input::<(CaseId, Sym)>(REL_STALEMATE_ARISEN, false);
-    l.not_stalemate_arisen = batch.input::<(CaseId, Sym)>(REL_STALEMATE_ARISEN, true);
+    l.rook_of = batch.input(REL_ROOK_OF, false);
+    l.not_rook_of = batch.input(REL_ROOK_OF, true);
+    l.stalemate_arisen = batch.input(REL_STALEMATE_ARISEN, false);
+    l.not_stalemate_arisen = batch.input(REL_STALEMATE_ARISEN, true);
 }
 #[inline(never)]
 fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {

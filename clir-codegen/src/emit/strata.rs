@@ -74,7 +74,7 @@ impl Emitter<'_> {
                     fields.push(quote!(#n: Relation<#ty>));
                     init.push(n.clone());
                     if st.shape == Shape::Inputs && input {
-                        reads.push(quote! { l.#n = batch.input::<#ty>(#k, #neg); });
+                        reads.push(quote! { l.#n = batch.input(#k, #neg); });
                     }
                 }
                 if st.shape != Shape::Inputs && input {
@@ -82,7 +82,7 @@ impl Emitter<'_> {
                         let n = self.input_name(rel, neg);
                         fields.push(quote!(#n: Relation<#ty>));
                         init.push(n.clone());
-                        reads.push(quote! { l.#n = batch.input::<#ty>(#k, #neg); });
+                        reads.push(quote! { l.#n = batch.input(#k, #neg); });
                     }
                 }
             }
