@@ -2661,28 +2661,23 @@ fn evaluate_stratum_41(l: &mut Layers) {
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let mut game_lost_by: Vec<(CaseId, Sym, Sym)> = Vec::new();
-    game_lost_by
-        .extend(
+    l.game_lost_by = ::clir::rt::gather(
+        Vec::new(),
+        [
             self::rule_resignation_loses(
-                    &l.not_king_cannot_be_checkmated,
-                    &l.player_of,
-                    &l.player_resigned,
-                    None,
-                )
-                .elements,
-        );
-    game_lost_by
-        .extend(
+                &l.not_king_cannot_be_checkmated,
+                &l.player_of,
+                &l.player_resigned,
+                None,
+            ),
             self::rule_second_illegal_move_loses(
-                    &l.not_king_cannot_be_checkmated,
-                    &l.completed_illegal_move_count,
-                    &player_of_by_who,
-                    None,
-                )
-                .elements,
-        );
-    l.game_lost_by = Relation::from_vec(game_lost_by);
+                &l.not_king_cannot_be_checkmated,
+                &l.completed_illegal_move_count,
+                &player_of_by_who,
+                None,
+            ),
+        ],
+    );
 }
 #[inline(never)]
 fn evaluate_stratum_44(l: &mut Layers) {
@@ -2746,50 +2741,29 @@ fn evaluate_stratum_51(l: &mut Layers) {
         &l.player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let mut game_drawn_definite: Vec<(CaseId, Sym)> = Vec::new();
-    game_drawn_definite
-        .extend(
-            self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, None)
-                .elements,
-        );
-    game_drawn_definite
-        .extend(self::rule_dead_position_draws(&l.dead_position_arisen, None).elements);
-    game_drawn_definite
-        .extend(
-            self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, None).elements,
-        );
-    game_drawn_definite
-        .extend(
-            self::rule_fivefold_automatic_draw(&l.position_occurrence_count, None)
-                .elements,
-        );
-    game_drawn_definite
-        .extend(
+    l.game_drawn_definite = ::clir::rt::gather(
+        Vec::new(),
+        [
+            self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, None),
+            self::rule_dead_position_draws(&l.dead_position_arisen, None),
+            self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, None),
+            self::rule_fivefold_automatic_draw(&l.position_occurrence_count, None),
             self::rule_resignation_drawn_if_mate_impossible(
-                    &l.king_cannot_be_checkmated,
-                    &l.player_of,
-                    &l.player_resigned,
-                    None,
-                )
-                .elements,
-        );
-    game_drawn_definite
-        .extend(
+                &l.king_cannot_be_checkmated,
+                &l.player_of,
+                &l.player_resigned,
+                None,
+            ),
             self::rule_second_illegal_move_drawn_if_mate_impossible(
-                    &l.king_cannot_be_checkmated,
-                    &l.completed_illegal_move_count,
-                    &player_of_by_who,
-                    None,
-                )
-                .elements,
-        );
-    game_drawn_definite
-        .extend(self::rule_stalemate_draws(&l.stalemate_arisen, None).elements);
-    game_drawn_definite
-        .extend(
-            self::rule_threefold_claim_draws(&l.threefold_claim_correct, None).elements,
-        );
-    l.game_drawn_definite = Relation::from_vec(game_drawn_definite);
+                &l.king_cannot_be_checkmated,
+                &l.completed_illegal_move_count,
+                &player_of_by_who,
+                None,
+            ),
+            self::rule_stalemate_draws(&l.stalemate_arisen, None),
+            self::rule_threefold_claim_draws(&l.threefold_claim_correct, None),
+        ],
+    );
     let agreed_draw_applies = self::rule_agreed_draw(
         &l.both_players_have_moved,
         &l.draw_agreed,

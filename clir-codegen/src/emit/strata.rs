@@ -329,18 +329,13 @@ impl Emitter<'_> {
             let mut built = TokenStream::new();
             for &(id, start) in &set.layers {
                 let n = self.layer_ident(id);
-                let ty = self.tuple_ty(id.rel);
                 let of: Vec<&TokenStream> = parts.iter().filter(|(m, _)| *m == n).map(|(_, r)| r).collect();
                 match (start_of(id, start), &of[..]) {
                     // One rule's heads: the relation its leapjoin yields.
                     (None, [only]) => built.extend(quote! { l.#n = #only; }),
                     (init, _) => {
                         let init = init.map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
-                        built.extend(quote! {
-                            let mut #n: Vec<#ty> = #init;
-                            #(#n.extend(#of.elements);)*
-                            l.#n = Relation::from_vec(#n);
-                        });
+                        built.extend(quote! { l.#n = ::clir::rt::gather(#init, [#(#of),*]); });
                     }
                 }
             }

@@ -72,6 +72,16 @@ pub fn union<T: Ord + Clone>(parts: &[&Relation<T>]) -> Relation<T> {
     Relation::from_vec(all)
 }
 
+/// The relation of the tuples of `start` and of every part: a layer several rules' heads (and
+/// perhaps a layer below it) make.
+pub fn gather<T: Ord, const N: usize>(start: Vec<T>, parts: [Relation<T>; N]) -> Relation<T> {
+    let mut all = start;
+    for part in parts {
+        all.extend(part.elements);
+    }
+    Relation::from_vec(all)
+}
+
 /// The sorted, distinct tuples of the sorted, distinct `a` and `b`.
 fn merge<T: Ord + Clone>(a: &[T], b: &[T]) -> Vec<T> {
     let mut out = Vec::with_capacity(a.len() + b.len());
