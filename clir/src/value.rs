@@ -80,6 +80,8 @@ impl Entity for Sym {
 }
 
 /// A column type of a typed tuple: an entity newtype or `i64`, stored as `i64` in flat rows.
+/// The flat form keeps the order (`a < b` exactly when `a.to_flat() < b.to_flat()`), so flat
+/// rows sort as their tuples do (what `rt::rules::Rows` looks tuples up by).
 pub trait Column: Copy + Ord + std::fmt::Debug {
     /// From the flat representation.
     fn from_flat(v: i64) -> Self;
