@@ -93,31 +93,37 @@ impl Instance {
     }
 
     /// Sets the head: `rel`(`args`) with its sign.
-    pub fn head(mut self, rel: usize, negative: bool, args: impl crate::Row) -> Instance {
-        (self.rel, self.negative, self.head) = (rel as u32, negative, args.to_row());
+    pub fn head(self, rel: usize, negative: bool, args: impl crate::Row) -> Instance {
+        self.flat_head(rel, negative, args.to_row())
+    }
+
+    /// [`Self::head`] of arguments already flat.
+    pub(crate) fn flat_head(mut self, rel: usize, negative: bool, args: Vec<i64>) -> Instance {
+        (self.rel, self.negative, self.head) = (rel as u32, negative, args);
         self
     }
 
     /// Adds the premise `rel`(`args`) with its sign, asked as concluded (as definite over
     /// definite premises).
     pub fn premise(self, rel: usize, negative: bool, args: impl crate::Row) -> Instance {
-        let layer = if self.over_definite() { Layer::Definite } else { Layer::Concluded };
-        self.with(Premise::new(rel, negative, layer, args))
+        self.flat_premise(rel, negative, false, args.to_row())
     }
 
     /// Adds the premise `rel`(`args`) with its sign, asked as supported (as definite over
     /// definite premises).
     pub fn supported(self, rel: usize, negative: bool, args: impl crate::Row) -> Instance {
-        let layer = if self.over_definite() { Layer::Definite } else { Layer::Supported };
-        self.with(Premise::new(rel, negative, layer, args))
+        self.flat_premise(rel, negative, true, args.to_row())
     }
 
-    fn over_definite(&self) -> bool {
-        matches!(self.source, Source::Rule { definite: true, .. })
-    }
-
-    fn with(mut self, premise: Premise) -> Instance {
-        self.premises.push(premise);
+    /// Adds a premise of arguments already flat, asked as supported or concluded (as definite
+    /// over definite premises).
+    pub(crate) fn flat_premise(mut self, rel: usize, negative: bool, supported: bool, args: Vec<i64>) -> Instance {
+        let layer = match (self.source, supported) {
+            (Source::Rule { definite: true, .. }, _) => Layer::Definite,
+            (_, true) => Layer::Supported,
+            (_, false) => Layer::Concluded,
+        };
+        self.premises.push(Premise { rel: rel as u32, negative, layer, args });
         self
     }
 

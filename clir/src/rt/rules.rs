@@ -207,32 +207,14 @@ pub fn record<B: crate::Fact>(
             }
             let case = CaseId(row[0] as u32);
             let args = |l: &Literal| -> Vec<i64> { l.args.iter().map(|t| t.eval(&vars)).collect() };
-            let mut instance = Instance::rule(rule, d, case).head(r.head.rel, r.head.negative, Flat(args(&r.head)));
+            let mut instance = Instance::rule(rule, d, case).flat_head(r.head.rel, r.head.negative, args(&r.head));
             for item in &r.body {
                 if let Item::Premise { supported, literal } = item {
-                    let flat = Flat(args(literal));
-                    instance = if *supported {
-                        instance.supported(literal.rel, literal.negative, flat)
-                    } else {
-                        instance.premise(literal.rel, literal.negative, flat)
-                    };
+                    instance = instance.flat_premise(literal.rel, literal.negative, *supported, args(literal));
                 }
             }
             instances.push(instance);
         }
-    }
-}
-
-/// Arguments already flat.
-struct Flat(Vec<i64>);
-
-impl crate::Row for Flat {
-    const ARITY: usize = 0;
-    fn from_row(row: &[i64]) -> Self {
-        Flat(row.to_vec())
-    }
-    fn to_row(&self) -> Vec<i64> {
-        self.0.clone()
     }
 }
 
