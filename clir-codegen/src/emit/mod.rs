@@ -32,7 +32,7 @@ use crate::text::{comment_text, string_literal};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
 
-/// The width up to which [`fill`] packs a list's short items on one line, as prettyplease does.
+/// The columns [`fill`] packs the short items of a list into, a line at a time.
 const WIDTH: usize = 100;
 
 /// Statements per function when a long list of steps is split up (so that no function grows
