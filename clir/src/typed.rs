@@ -126,6 +126,8 @@ mod tests {
             WhyNot { literal, concluded: false, definite: false, reasons: Vec::new() }
         }
         crate::ruling_methods!(REL_WON, (Game,), "won", won, not_won, why_not_won, why_not_not_won);
+        // As a module compiled without explanations writes it.
+        crate::ruling_methods!(REL_WON, (Game,), "won", won_only, not_won_only);
     }
 
     #[test]
@@ -152,6 +154,8 @@ mod tests {
         assert_eq!(ruling.won().concluded, [(Game(crate::Sym(5)),)]);
         assert!(ruling.won().definite.is_empty());
         assert_eq!(ruling.not_won().definite, [(Game(crate::Sym(6)),)]);
+        assert_eq!(ruling.won_only(), ruling.won());
+        assert_eq!(ruling.not_won_only(), ruling.not_won());
         assert_eq!(ruling.why_not_won(&(Game(crate::Sym(7)),)).literal, "1 false [7]");
         assert_eq!(ruling.why_not_not_won(&(Game(crate::Sym(8)),)).literal, "1 true [8]");
     }
