@@ -58,993 +58,258 @@ impl GamePlayTransition {
 ::clir::entity_type!(
     #[doc = "Entity type `Situation`: situation arising during a game"] Situation
 );
-///`agreed_draw_has_ended_the_game`
-pub const REL_AGREED_DRAW_HAS_ENDED_THE_GAME: usize = 0;
-///`arbiter_competent_to_decide`
-pub const REL_ARBITER_COMPETENT_TO_DECIDE: usize = 1;
-///`arbiter_of`
-pub const REL_ARBITER_OF: usize = 2;
-///`arbiter_shall_see_laws_observed`
-pub const REL_ARBITER_SHALL_SEE_LAWS_OBSERVED: usize = 3;
-///`attempted_transition`
-pub const REL_ATTEMPTED_TRANSITION: usize = 4;
-///`both_players_have_moved`
-pub const REL_BOTH_PLAYERS_HAVE_MOVED: usize = 5;
-///`capturing_pawn_on_adjacent_file`
-pub const REL_CAPTURING_PAWN_ON_ADJACENT_FILE: usize = 6;
-///`case_not_precisely_regulated`
-pub const REL_CASE_NOT_PRECISELY_REGULATED: usize = 7;
-///`castling_legal`
-pub const REL_CASTLING_LEGAL: usize = 8;
-///`castling_path_attacked`
-pub const REL_CASTLING_PATH_ATTACKED: usize = 9;
-///`castling_path_blocked`
-pub const REL_CASTLING_PATH_BLOCKED: usize = 10;
-///`castling_side_of`
-pub const REL_CASTLING_SIDE_OF: usize = 11;
-///`checked_castling_side`
-pub const REL_CHECKED_CASTLING_SIDE: usize = 12;
-///`checked_game`
-pub const REL_CHECKED_GAME: usize = 13;
-///`checked_piece`
-pub const REL_CHECKED_PIECE: usize = 14;
-///`checked_player`
-pub const REL_CHECKED_PLAYER: usize = 15;
-///`checkmate_delivered`
-pub const REL_CHECKMATE_DELIVERED: usize = 16;
-///`checkmate_has_been_delivered`
-pub const REL_CHECKMATE_HAS_BEEN_DELIVERED: usize = 17;
-///`completed_illegal_move_count`
-pub const REL_COMPLETED_ILLEGAL_MOVE_COUNT: usize = 18;
-///`dead_position_arisen`
-pub const REL_DEAD_POSITION_ARISEN: usize = 19;
-///`dead_position_has_ended_the_game`
-pub const REL_DEAD_POSITION_HAS_ENDED_THE_GAME: usize = 20;
-///`draw_agreed`
-pub const REL_DRAW_AGREED: usize = 21;
-///`draw_claimed`
-pub const REL_DRAW_CLAIMED: usize = 22;
-///`en_passant_capture_legal`
-pub const REL_EN_PASSANT_CAPTURE_LEGAL: usize = 23;
-///`en_passant_right_open`
-pub const REL_EN_PASSANT_RIGHT_OPEN: usize = 24;
-///`entered_state`
-pub const REL_ENTERED_STATE: usize = 25;
-///`fifty_move_claim_correct`
-pub const REL_FIFTY_MOVE_CLAIM_CORRECT: usize = 26;
-///`game_drawn`
-pub const REL_GAME_DRAWN: usize = 27;
-///`game_lost_by`
-pub const REL_GAME_LOST_BY: usize = 28;
-///`game_won_by`
-pub const REL_GAME_WON_BY: usize = 29;
-///`illegal_move`
-pub const REL_ILLEGAL_MOVE: usize = 30;
-///`king_cannot_be_checkmated`
-pub const REL_KING_CANNOT_BE_CHECKMATED: usize = 31;
-///`king_of`
-pub const REL_KING_OF: usize = 32;
-///`legal_move`
-pub const REL_LEGAL_MOVE: usize = 33;
-///`move_meets_articles_3_1_to_3_9`
-pub const REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9: usize = 34;
-///`moves_by_each_without_pawn_or_capture`
-pub const REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE: usize = 35;
-///`must_move_first_touched_piece`
-pub const REL_MUST_MOVE_FIRST_TOUCHED_PIECE: usize = 36;
-///`own_piece_of`
-pub const REL_OWN_PIECE_OF: usize = 37;
-///`piece_can_be_moved`
-pub const REL_PIECE_CAN_BE_MOVED: usize = 38;
-///`piece_has_moved`
-pub const REL_PIECE_HAS_MOVED: usize = 39;
-///`piece_touched_intentionally`
-pub const REL_PIECE_TOUCHED_INTENTIONALLY: usize = 40;
-///`play_started`
-pub const REL_PLAY_STARTED: usize = 41;
-///`player_has_the_move`
-pub const REL_PLAYER_HAS_THE_MOVE: usize = 42;
-///`player_of`
-pub const REL_PLAYER_OF: usize = 43;
-///`player_resigned`
-pub const REL_PLAYER_RESIGNED: usize = 44;
-///`position_occurrence_count`
-pub const REL_POSITION_OCCURRENCE_COUNT: usize = 45;
-///`procedure_instance`
-pub const REL_PROCEDURE_INSTANCE: usize = 46;
-///`resignation_has_ended_the_game`
-pub const REL_RESIGNATION_HAS_ENDED_THE_GAME: usize = 47;
-///`rook_of`
-pub const REL_ROOK_OF: usize = 48;
-///`second_illegal_move_has_ended_the_game`
-pub const REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME: usize = 49;
-///`stalemate_arisen`
-pub const REL_STALEMATE_ARISEN: usize = 50;
-///`stalemate_has_ended_the_game`
-pub const REL_STALEMATE_HAS_ENDED_THE_GAME: usize = 51;
-///`threefold_claim_correct`
-pub const REL_THREEFOLD_CLAIM_CORRECT: usize = 52;
-///`valid_transition`
-pub const REL_VALID_TRANSITION: usize = 53;
-///`urn:fide:laws:clir:chess#AgreedDraw`
-pub const RULE_AGREED_DRAW: usize = 0;
-///`urn:fide:laws:clir:chess#AgreedDrawEndsTheGame`
-pub const RULE_AGREED_DRAW_ENDS_THE_GAME: usize = 1;
-///`urn:fide:laws:clir:chess#ArbiterSeesLawsObserved`
-pub const RULE_ARBITER_SEES_LAWS_OBSERVED: usize = 2;
-///`urn:fide:laws:clir:chess#CastlingLegal`
-pub const RULE_CASTLING_LEGAL: usize = 3;
-///`urn:fide:laws:clir:chess#CheckmateEndsTheGame`
-pub const RULE_CHECKMATE_ENDS_THE_GAME: usize = 4;
-///`urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive`
-pub const RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE: usize = 5;
-///`urn:fide:laws:clir:chess#CheckmateWins`
-pub const RULE_CHECKMATE_WINS: usize = 6;
-///`urn:fide:laws:clir:chess#DeadPositionDraws`
-pub const RULE_DEAD_POSITION_DRAWS: usize = 7;
-///`urn:fide:laws:clir:chess#DeadPositionEndsTheGame`
-pub const RULE_DEAD_POSITION_ENDS_THE_GAME: usize = 8;
-///`urn:fide:laws:clir:chess#EnPassantCaptureLegal`
-pub const RULE_EN_PASSANT_CAPTURE_LEGAL: usize = 9;
-///`urn:fide:laws:clir:chess#FiftyMoveClaimCorrect`
-pub const RULE_FIFTY_MOVE_CLAIM_CORRECT: usize = 10;
-///`urn:fide:laws:clir:chess#FiftyMoveClaimDraws`
-pub const RULE_FIFTY_MOVE_CLAIM_DRAWS: usize = 11;
-///`urn:fide:laws:clir:chess#FivefoldAutomaticDraw`
-pub const RULE_FIVEFOLD_AUTOMATIC_DRAW: usize = 12;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS: usize = 13;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID: usize = 14;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS: usize = 15;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID: usize = 16;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS: usize = 17;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID: usize = 18;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS: usize = 19;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID: usize = 20;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS: usize = 21;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID: usize = 22;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS: usize = 23;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID: usize = 24;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS: usize = 25;
-///`urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid`
-pub const RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID: usize = 26;
-///`urn:fide:laws:clir:chess#GamePlay/PlayMove/enters`
-pub const RULE_GAME_PLAY_PLAY_MOVE_ENTERS: usize = 27;
-///`urn:fide:laws:clir:chess#GamePlay/PlayMove/valid`
-pub const RULE_GAME_PLAY_PLAY_MOVE_VALID: usize = 28;
-///`urn:fide:laws:clir:chess#GamePlay/StartPlay/enters`
-pub const RULE_GAME_PLAY_START_PLAY_ENTERS: usize = 29;
-///`urn:fide:laws:clir:chess#GamePlay/StartPlay/valid`
-pub const RULE_GAME_PLAY_START_PLAY_VALID: usize = 30;
-///`urn:fide:laws:clir:chess#GamePlay/initial`
-pub const RULE_GAME_PLAY_INITIAL: usize = 31;
-///`urn:fide:laws:clir:chess#MoveIsIllegal`
-pub const RULE_MOVE_IS_ILLEGAL: usize = 32;
-///`urn:fide:laws:clir:chess#MoveIsLegal`
-pub const RULE_MOVE_IS_LEGAL: usize = 33;
-///`urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece`
-pub const RULE_MUST_MOVE_FIRST_TOUCHED_PIECE: usize = 34;
-///`urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible`
-pub const RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE: usize = 35;
-///`urn:fide:laws:clir:chess#ResignationEndsTheGame`
-pub const RULE_RESIGNATION_ENDS_THE_GAME: usize = 36;
-///`urn:fide:laws:clir:chess#ResignationLoses`
-pub const RULE_RESIGNATION_LOSES: usize = 37;
-///`urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible`
-pub const RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE: usize = 38;
-///`urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame`
-pub const RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME: usize = 39;
-///`urn:fide:laws:clir:chess#SecondIllegalMoveLoses`
-pub const RULE_SECOND_ILLEGAL_MOVE_LOSES: usize = 40;
-///`urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw`
-pub const RULE_SEVENTY_FIVE_AUTOMATIC_DRAW: usize = 41;
-///`urn:fide:laws:clir:chess#StalemateDraws`
-pub const RULE_STALEMATE_DRAWS: usize = 42;
-///`urn:fide:laws:clir:chess#StalemateEndsTheGame`
-pub const RULE_STALEMATE_ENDS_THE_GAME: usize = 43;
-///`urn:fide:laws:clir:chess#ThreefoldClaimCorrect`
-pub const RULE_THREEFOLD_CLAIM_CORRECT: usize = 44;
-///`urn:fide:laws:clir:chess#ThreefoldClaimDraws`
-pub const RULE_THREEFOLD_CLAIM_DRAWS: usize = 45;
-///`urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter`
-pub const RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER: usize = 46;
+#[doc = "`agreed_draw_has_ended_the_game`"] pub const REL_AGREED_DRAW_HAS_ENDED_THE_GAME: usize = 0;
+#[doc = "`arbiter_competent_to_decide`"] pub const REL_ARBITER_COMPETENT_TO_DECIDE: usize = 1;
+#[doc = "`arbiter_of`"] pub const REL_ARBITER_OF: usize = 2;
+#[doc = "`arbiter_shall_see_laws_observed`"] pub const REL_ARBITER_SHALL_SEE_LAWS_OBSERVED: usize = 3;
+#[doc = "`attempted_transition`"] pub const REL_ATTEMPTED_TRANSITION: usize = 4;
+#[doc = "`both_players_have_moved`"] pub const REL_BOTH_PLAYERS_HAVE_MOVED: usize = 5;
+#[doc = "`capturing_pawn_on_adjacent_file`"] pub const REL_CAPTURING_PAWN_ON_ADJACENT_FILE: usize = 6;
+#[doc = "`case_not_precisely_regulated`"] pub const REL_CASE_NOT_PRECISELY_REGULATED: usize = 7;
+#[doc = "`castling_legal`"] pub const REL_CASTLING_LEGAL: usize = 8;
+#[doc = "`castling_path_attacked`"] pub const REL_CASTLING_PATH_ATTACKED: usize = 9;
+#[doc = "`castling_path_blocked`"] pub const REL_CASTLING_PATH_BLOCKED: usize = 10;
+#[doc = "`castling_side_of`"] pub const REL_CASTLING_SIDE_OF: usize = 11;
+#[doc = "`checked_castling_side`"] pub const REL_CHECKED_CASTLING_SIDE: usize = 12;
+#[doc = "`checked_game`"] pub const REL_CHECKED_GAME: usize = 13;
+#[doc = "`checked_piece`"] pub const REL_CHECKED_PIECE: usize = 14;
+#[doc = "`checked_player`"] pub const REL_CHECKED_PLAYER: usize = 15;
+#[doc = "`checkmate_delivered`"] pub const REL_CHECKMATE_DELIVERED: usize = 16;
+#[doc = "`checkmate_has_been_delivered`"] pub const REL_CHECKMATE_HAS_BEEN_DELIVERED: usize = 17;
+#[doc = "`completed_illegal_move_count`"] pub const REL_COMPLETED_ILLEGAL_MOVE_COUNT: usize = 18;
+#[doc = "`dead_position_arisen`"] pub const REL_DEAD_POSITION_ARISEN: usize = 19;
+#[doc = "`dead_position_has_ended_the_game`"] pub const REL_DEAD_POSITION_HAS_ENDED_THE_GAME: usize = 20;
+#[doc = "`draw_agreed`"] pub const REL_DRAW_AGREED: usize = 21;
+#[doc = "`draw_claimed`"] pub const REL_DRAW_CLAIMED: usize = 22;
+#[doc = "`en_passant_capture_legal`"] pub const REL_EN_PASSANT_CAPTURE_LEGAL: usize = 23;
+#[doc = "`en_passant_right_open`"] pub const REL_EN_PASSANT_RIGHT_OPEN: usize = 24;
+#[doc = "`entered_state`"] pub const REL_ENTERED_STATE: usize = 25;
+#[doc = "`fifty_move_claim_correct`"] pub const REL_FIFTY_MOVE_CLAIM_CORRECT: usize = 26;
+#[doc = "`game_drawn`"] pub const REL_GAME_DRAWN: usize = 27;
+#[doc = "`game_lost_by`"] pub const REL_GAME_LOST_BY: usize = 28;
+#[doc = "`game_won_by`"] pub const REL_GAME_WON_BY: usize = 29;
+#[doc = "`illegal_move`"] pub const REL_ILLEGAL_MOVE: usize = 30;
+#[doc = "`king_cannot_be_checkmated`"] pub const REL_KING_CANNOT_BE_CHECKMATED: usize = 31;
+#[doc = "`king_of`"] pub const REL_KING_OF: usize = 32;
+#[doc = "`legal_move`"] pub const REL_LEGAL_MOVE: usize = 33;
+#[doc = "`move_meets_articles_3_1_to_3_9`"] pub const REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9: usize = 34;
+#[doc = "`moves_by_each_without_pawn_or_capture`"] pub const REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE: usize = 35;
+#[doc = "`must_move_first_touched_piece`"] pub const REL_MUST_MOVE_FIRST_TOUCHED_PIECE: usize = 36;
+#[doc = "`own_piece_of`"] pub const REL_OWN_PIECE_OF: usize = 37;
+#[doc = "`piece_can_be_moved`"] pub const REL_PIECE_CAN_BE_MOVED: usize = 38;
+#[doc = "`piece_has_moved`"] pub const REL_PIECE_HAS_MOVED: usize = 39;
+#[doc = "`piece_touched_intentionally`"] pub const REL_PIECE_TOUCHED_INTENTIONALLY: usize = 40;
+#[doc = "`play_started`"] pub const REL_PLAY_STARTED: usize = 41;
+#[doc = "`player_has_the_move`"] pub const REL_PLAYER_HAS_THE_MOVE: usize = 42;
+#[doc = "`player_of`"] pub const REL_PLAYER_OF: usize = 43;
+#[doc = "`player_resigned`"] pub const REL_PLAYER_RESIGNED: usize = 44;
+#[doc = "`position_occurrence_count`"] pub const REL_POSITION_OCCURRENCE_COUNT: usize = 45;
+#[doc = "`procedure_instance`"] pub const REL_PROCEDURE_INSTANCE: usize = 46;
+#[doc = "`resignation_has_ended_the_game`"] pub const REL_RESIGNATION_HAS_ENDED_THE_GAME: usize = 47;
+#[doc = "`rook_of`"] pub const REL_ROOK_OF: usize = 48;
+#[doc = "`second_illegal_move_has_ended_the_game`"] pub const REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME: usize = 49;
+#[doc = "`stalemate_arisen`"] pub const REL_STALEMATE_ARISEN: usize = 50;
+#[doc = "`stalemate_has_ended_the_game`"] pub const REL_STALEMATE_HAS_ENDED_THE_GAME: usize = 51;
+#[doc = "`threefold_claim_correct`"] pub const REL_THREEFOLD_CLAIM_CORRECT: usize = 52;
+#[doc = "`valid_transition`"] pub const REL_VALID_TRANSITION: usize = 53;
+#[doc = "`urn:fide:laws:clir:chess#AgreedDraw`"] pub const RULE_AGREED_DRAW: usize = 0;
+#[doc = "`urn:fide:laws:clir:chess#AgreedDrawEndsTheGame`"] pub const RULE_AGREED_DRAW_ENDS_THE_GAME: usize = 1;
+#[doc = "`urn:fide:laws:clir:chess#ArbiterSeesLawsObserved`"] pub const RULE_ARBITER_SEES_LAWS_OBSERVED: usize = 2;
+#[doc = "`urn:fide:laws:clir:chess#CastlingLegal`"] pub const RULE_CASTLING_LEGAL: usize = 3;
+#[doc = "`urn:fide:laws:clir:chess#CheckmateEndsTheGame`"] pub const RULE_CHECKMATE_ENDS_THE_GAME: usize = 4;
+#[doc = "`urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive`"] pub const RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE: usize = 5;
+#[doc = "`urn:fide:laws:clir:chess#CheckmateWins`"] pub const RULE_CHECKMATE_WINS: usize = 6;
+#[doc = "`urn:fide:laws:clir:chess#DeadPositionDraws`"] pub const RULE_DEAD_POSITION_DRAWS: usize = 7;
+#[doc = "`urn:fide:laws:clir:chess#DeadPositionEndsTheGame`"] pub const RULE_DEAD_POSITION_ENDS_THE_GAME: usize = 8;
+#[doc = "`urn:fide:laws:clir:chess#EnPassantCaptureLegal`"] pub const RULE_EN_PASSANT_CAPTURE_LEGAL: usize = 9;
+#[doc = "`urn:fide:laws:clir:chess#FiftyMoveClaimCorrect`"] pub const RULE_FIFTY_MOVE_CLAIM_CORRECT: usize = 10;
+#[doc = "`urn:fide:laws:clir:chess#FiftyMoveClaimDraws`"] pub const RULE_FIFTY_MOVE_CLAIM_DRAWS: usize = 11;
+#[doc = "`urn:fide:laws:clir:chess#FivefoldAutomaticDraw`"] pub const RULE_FIVEFOLD_AUTOMATIC_DRAW: usize = 12;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS: usize = 13;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID: usize = 14;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS: usize = 15;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID: usize = 16;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS: usize = 17;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID: usize = 18;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS: usize = 19;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID: usize = 20;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS: usize = 21;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID: usize = 22;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS: usize = 23;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID: usize = 24;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS: usize = 25;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid`"] pub const RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID: usize = 26;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/PlayMove/enters`"] pub const RULE_GAME_PLAY_PLAY_MOVE_ENTERS: usize = 27;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/PlayMove/valid`"] pub const RULE_GAME_PLAY_PLAY_MOVE_VALID: usize = 28;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/StartPlay/enters`"] pub const RULE_GAME_PLAY_START_PLAY_ENTERS: usize = 29;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/StartPlay/valid`"] pub const RULE_GAME_PLAY_START_PLAY_VALID: usize = 30;
+#[doc = "`urn:fide:laws:clir:chess#GamePlay/initial`"] pub const RULE_GAME_PLAY_INITIAL: usize = 31;
+#[doc = "`urn:fide:laws:clir:chess#MoveIsIllegal`"] pub const RULE_MOVE_IS_ILLEGAL: usize = 32;
+#[doc = "`urn:fide:laws:clir:chess#MoveIsLegal`"] pub const RULE_MOVE_IS_LEGAL: usize = 33;
+#[doc = "`urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece`"] pub const RULE_MUST_MOVE_FIRST_TOUCHED_PIECE: usize = 34;
+#[doc = "`urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible`"] pub const RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE: usize = 35;
+#[doc = "`urn:fide:laws:clir:chess#ResignationEndsTheGame`"] pub const RULE_RESIGNATION_ENDS_THE_GAME: usize = 36;
+#[doc = "`urn:fide:laws:clir:chess#ResignationLoses`"] pub const RULE_RESIGNATION_LOSES: usize = 37;
+#[doc = "`urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible`"] pub const RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE: usize = 38;
+#[doc = "`urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame`"] pub const RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME: usize = 39;
+#[doc = "`urn:fide:laws:clir:chess#SecondIllegalMoveLoses`"] pub const RULE_SECOND_ILLEGAL_MOVE_LOSES: usize = 40;
+#[doc = "`urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw`"] pub const RULE_SEVENTY_FIVE_AUTOMATIC_DRAW: usize = 41;
+#[doc = "`urn:fide:laws:clir:chess#StalemateDraws`"] pub const RULE_STALEMATE_DRAWS: usize = 42;
+#[doc = "`urn:fide:laws:clir:chess#StalemateEndsTheGame`"] pub const RULE_STALEMATE_ENDS_THE_GAME: usize = 43;
+#[doc = "`urn:fide:laws:clir:chess#ThreefoldClaimCorrect`"] pub const RULE_THREEFOLD_CLAIM_CORRECT: usize = 44;
+#[doc = "`urn:fide:laws:clir:chess#ThreefoldClaimDraws`"] pub const RULE_THREEFOLD_CLAIM_DRAWS: usize = 45;
+#[doc = "`urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter`"] pub const RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER: usize = 46;
 /// What this package declares: relations, constants and rules.
-pub static SCHEMA: ::clir::Schema = ::clir::Schema {
-    package: "fide.laws.chess",
-    version: "0.1.0",
-    seal: "sha256:bbae5f143f1103a18fccd4e4c3f3ce617ba2ec2353050085a513f77fd2c28868",
-    in_force: Some("2023-01-01"),
-    until: None,
-    relations: &[
-        ::clir::RelationInfo::institutional(
-            "agreed_draw_has_ended_the_game",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::institutional(
-            "arbiter_competent_to_decide",
-            &[::clir::ParamInfo::entity("situation", "Situation")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "arbiter_of",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("arb", "Arbiter"),
-            ],
-        ),
-        ::clir::RelationInfo::institutional(
-            "arbiter_shall_see_laws_observed",
-            &[
-                ::clir::ParamInfo::entity("arb", "Arbiter"),
-                ::clir::ParamInfo::entity("game", "Game"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "attempted_transition",
-            &[
-                ::clir::ParamInfo::entity("instance", "Game"),
-                ::clir::ParamInfo::entity("transition", "GamePlayTransition"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "both_players_have_moved",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "capturing_pawn_on_adjacent_file",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("pawn", "Piece"),
-            ],
-        ),
-        ::clir::RelationInfo::judgment(
-            "case_not_precisely_regulated",
-            &[::clir::ParamInfo::entity("situation", "Situation")],
-            "judgment:FIDEArbiter",
-        ),
-        ::clir::RelationInfo::institutional(
-            "castling_legal",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("who", "Player"),
-                ::clir::ParamInfo::entity("side", "CastlingSide"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "castling_path_attacked",
-            &[::clir::ParamInfo::entity("side", "CastlingSide")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "castling_path_blocked",
-            &[::clir::ParamInfo::entity("side", "CastlingSide")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "castling_side_of",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("who", "Player"),
-                ::clir::ParamInfo::entity("side", "CastlingSide"),
-                ::clir::ParamInfo::entity("rook", "Piece"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "checked_castling_side",
-            &[::clir::ParamInfo::entity("side", "CastlingSide")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "checked_game",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "checked_piece",
-            &[::clir::ParamInfo::entity("piece", "Piece")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "checked_player",
-            &[::clir::ParamInfo::entity("who", "Player")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "checkmate_delivered",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("who", "Player"),
-            ],
-        ),
-        ::clir::RelationInfo::institutional(
-            "checkmate_has_been_delivered",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "completed_illegal_move_count",
-            &[
-                ::clir::ParamInfo::entity("who", "Player"),
-                ::clir::ParamInfo::integer("n"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "dead_position_arisen",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::institutional(
-            "dead_position_has_ended_the_game",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "draw_agreed",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "draw_claimed",
-            &[::clir::ParamInfo::entity("who", "Player")],
-        ),
-        ::clir::RelationInfo::institutional(
-            "en_passant_capture_legal",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("pawn", "Piece"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "en_passant_right_open",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::institutional(
-            "entered_state",
-            &[
-                ::clir::ParamInfo::entity("instance", "Game"),
-                ::clir::ParamInfo::entity("state", "GamePlayState"),
-            ],
-        ),
-        ::clir::RelationInfo::institutional(
-            "fifty_move_claim_correct",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("who", "Player"),
-            ],
-        ),
-        ::clir::RelationInfo::institutional(
-            "game_drawn",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::institutional(
-            "game_lost_by",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("who", "Player"),
-            ],
-        ),
-        ::clir::RelationInfo::institutional(
-            "game_won_by",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("who", "Player"),
-            ],
-        ),
-        ::clir::RelationInfo::institutional(
-            "illegal_move",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "king_cannot_be_checkmated",
-            &[::clir::ParamInfo::entity("who", "Player")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "king_of",
-            &[
-                ::clir::ParamInfo::entity("who", "Player"),
-                ::clir::ParamInfo::entity("king", "Piece"),
-            ],
-        ),
-        ::clir::RelationInfo::institutional(
-            "legal_move",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "move_meets_articles_3_1_to_3_9",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "moves_by_each_without_pawn_or_capture",
-            &[::clir::ParamInfo::entity("game", "Game"), ::clir::ParamInfo::integer("n")],
-        ),
-        ::clir::RelationInfo::institutional(
-            "must_move_first_touched_piece",
-            &[
-                ::clir::ParamInfo::entity("who", "Player"),
-                ::clir::ParamInfo::entity("piece", "Piece"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "own_piece_of",
-            &[
-                ::clir::ParamInfo::entity("who", "Player"),
-                ::clir::ParamInfo::entity("piece", "Piece"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "piece_can_be_moved",
-            &[::clir::ParamInfo::entity("piece", "Piece")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "piece_has_moved",
-            &[::clir::ParamInfo::entity("piece", "Piece")],
-        ),
-        ::clir::RelationInfo::judgment(
-            "piece_touched_intentionally",
-            &[
-                ::clir::ParamInfo::entity("who", "Player"),
-                ::clir::ParamInfo::entity("piece", "Piece"),
-            ],
-            "judgment:FIDEArbiter",
-        ),
-        ::clir::RelationInfo::empirical(
-            "play_started",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "player_has_the_move",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("who", "Player"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "player_of",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("who", "Player"),
-            ],
-        ),
-        ::clir::RelationInfo::empirical(
-            "player_resigned",
-            &[::clir::ParamInfo::entity("who", "Player")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "position_occurrence_count",
-            &[::clir::ParamInfo::entity("game", "Game"), ::clir::ParamInfo::integer("n")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "procedure_instance",
-            &[::clir::ParamInfo::entity("instance", "Game")],
-        ),
-        ::clir::RelationInfo::institutional(
-            "resignation_has_ended_the_game",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "rook_of",
-            &[
-                ::clir::ParamInfo::entity("who", "Player"),
-                ::clir::ParamInfo::entity("rook", "Piece"),
-            ],
-        ),
-        ::clir::RelationInfo::institutional(
-            "second_illegal_move_has_ended_the_game",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::empirical(
-            "stalemate_arisen",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::institutional(
-            "stalemate_has_ended_the_game",
-            &[::clir::ParamInfo::entity("game", "Game")],
-        ),
-        ::clir::RelationInfo::institutional(
-            "threefold_claim_correct",
-            &[
-                ::clir::ParamInfo::entity("game", "Game"),
-                ::clir::ParamInfo::entity("who", "Player"),
-            ],
-        ),
-        ::clir::RelationInfo::institutional(
-            "valid_transition",
-            &[
-                ::clir::ParamInfo::entity("instance", "Game"),
-                ::clir::ParamInfo::entity("transition", "GamePlayTransition"),
-            ],
-        ),
-    ],
-    constants: &[
-        ::clir::ConstantInfo::new("ConcludeByAgreement", "GamePlayTransition"),
-        ::clir::ConstantInfo::new("ConcludeByCheckmate", "GamePlayTransition"),
-        ::clir::ConstantInfo::new("ConcludeByDeadPosition", "GamePlayTransition"),
-        ::clir::ConstantInfo::new("ConcludeByDrawnClaim", "GamePlayTransition"),
-        ::clir::ConstantInfo::new("ConcludeByResignation", "GamePlayTransition"),
-        ::clir::ConstantInfo::new("ConcludeBySecondIllegalMove", "GamePlayTransition"),
-        ::clir::ConstantInfo::new("ConcludeByStalemate", "GamePlayTransition"),
-        ::clir::ConstantInfo::new("Ended", "GamePlayState"),
-        ::clir::ConstantInfo::new("NotStarted", "GamePlayState"),
-        ::clir::ConstantInfo::new("PlayMove", "GamePlayTransition"),
-        ::clir::ConstantInfo::new("Playing", "GamePlayState"),
-        ::clir::ConstantInfo::new("StartPlay", "GamePlayTransition"),
-    ],
-    fragments: &[
-        ::clir::FragmentInfo::new(
-            "urn:fide:laws:clir:chess#FIDE_ART_12",
-            "article/12",
-            "Article 12: The Role of the Arbiter (see Preface)\n\n12.1 The arbiter shall see that the Laws of Chess are observed.\n\n12.2 The arbiter shall:\n\n12.2.1 ensure fair play,\n\n12.2.2 act in the best interest of the competition,\n\n12.2.3 ensure that a good playing environment is maintained,\n\n12.2.4 ensure that the players are not disturbed,\n\n12.2.5 supervise the progress of the competition,\n\n12.2.6 take special measures in the interests of disabled players and those who need medical attention,\n\n12.2.7 follow the Fair-Play Rules or Guidelines\n\n12.3 The arbiter shall observe the games, especially when the players are short of time, enforce decisions he/she has made, and impose penalties on players where appropriate.\n\n12.4 The arbiter may appoint assistants to observe games, for example when several players are short of time.\n\n12.5 The arbiter may award either or both players additional time in the event of external disturbance of the game.\n\n12.6 The arbiter must not intervene in a game except in cases described by the Laws of Chess. He/She shall not indicate the number of moves completed, except in applying Article 8.5 when at least one flag has fallen. The arbiter shall refrain from informing a player that his/her opponent has completed a move or that the player has not pressed his/her clock.\n\n12.7 If someone observes an irregularity, he/she may inform only the arbiter. Players in other games must not to speak about or otherwise interfere in a game. Spectators are not allowed to interfere in a game. The arbiter may expel offenders from the playing venue.\n\n12.8 Unless authorised by the arbiter, it is forbidden for anybody to use a mobile phone or any kind of communication device in the playing venue or any contiguous area designated by the arbiter.\n\n12.9 Options available to the arbiter concerning penalties:\n\n12.9.1 warning,\n\n12.9.2 increasing the remaining time of the opponent,\n\n12.9.3 reducing the remaining time of the offending player,\n\n12.9.4 increasing the points scored in the game by the opponent to the maximum available for that game,\n\n12.9.5 reducing the points scored in the game by the offending person,\n\n12.9.6 declaring the game to be lost by the offending player (the arbiter shall also decide the opponent’s score),\n\n12.9.7 a fine announced in advance,\n\n12.9.8 exclusion from one or more rounds,\n\n12.9.9 expulsion from the competition.",
-        ),
-        ::clir::FragmentInfo::new(
-            "urn:fide:laws:clir:chess#FIDE_ART_3",
-            "article/3",
-            "Article 3: The Moves of the Pieces\n\n3.1 It is not permitted to move a piece to a square occupied by a piece of the same colour.\n\n3.1.1 If a piece moves to a square occupied by an opponent’s piece the latter is captured and removed from the chessboard as part of the same move.\n\n3.1.2 A piece is said to attack an opponent’s piece if the piece could make a capture on that square according to Articles 3.2 to 3.8.\n\n3.1.3 A piece is considered to attack a square even if this piece is constrained from moving to that square because it would then leave or place the king of its own colour under attack.\n\n3.2 The bishop may move to any square along a diagonal on which it stands.\n\n3.3 The rook may move to any square along the file or the rank on which it stands.\n\n3.4 The queen may move to any square along the file, the rank or a diagonal on which it stands.\n\n3.5 When making these moves, the bishop, rook or queen may not move over any intervening pieces.\n\n3.6 The knight may move to one of the squares nearest to that on which it stands but not on the same rank, file or diagonal.\n\n3.7 The pawn:\n\n3.7.1 The pawn may move forward to the square immediately in front of it on the same file, provided that this square is unoccupied, or\n\n3.7.2 on its first move the pawn may move as in 3.7.1 or alternatively it may advance two squares along the same file, provided that both squares are unoccupied, or\n\n3.7.3 the pawn may move to a square occupied by an opponent’s piece diagonally in front of it on an adjacent file, capturing that piece.\n\n3.7.3.1 A pawn occupying a square on the same rank as and on an adjacent file to an opponent’s pawn which has just advanced two squares in one move from its original square may capture this opponent’s pawn as though the latter had been moved only one square.\n\n3.7.3.2 This capture is only legal on the move following this advance and is called an ‘en passant’ capture.\n\n3.7.3.3 When a player, having the move, plays a pawn to the rank furthest from its starting position, he/she must exchange that pawn as part of the same move for a new queen, rook, bishop or knight of the same colour on the intended square of arrival. This is called the square of ‘promotion’.\n\n3.7.3.4 The player's choice is not restricted to pieces that have been captured previously.\n\n3.7.3.5 This exchange of a pawn for another piece is called promotion, and the effect of the new piece is immediate.\n\n3.8 There are two different ways of moving the king:\n\n3.8.1 by moving to an adjoining square\n\n3.8.2 by ‘castling’. This is a move of the king and either rook of the same colour along the player’s first rank, counting as a single move of the king and executed as follows: the king is transferred from its original square two squares towards the rook on its original square, then that rook is transferred to the square the king has just crossed.\n\n3.8.2.1 The right to castle has been lost:\n\n1) If the king has already moved, or\n\n2) With a rook that has already moved.\n\n3.8.2.2 Castling is prevented temporarily:\n\n3) If the square on which the king stands, or the square which it must cross, or the square which it is to occupy, is attacked by one or more of the opponent's pieces, or\n\n4) If there is any piece between the king and the rook with which castling is to be effected.\n\n3.9 The king in check:\n\n3.9.1 The king is said to be 'in check' if it is attacked by one or more of the opponent's pieces, even if such pieces are constrained from moving to the square occupied by the king because they would then leave or place their own king in check.\n\n3.9.2 No piece can be moved that will either expose the king of the same colour to check or leave that king in check.\n\n3.10 Legal and illegal moves; illegal positions:\n\n3.10.1 A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled.\n\n3.10.2 A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9.\n\n3.10.3 A position is illegal when it cannot have been reached by any series of legal moves.",
-        ),
-        ::clir::FragmentInfo::new(
-            "urn:fide:laws:clir:chess#FIDE_ART_4",
-            "article/4",
-            "Article 4: The Act of Moving the Pieces\n\n4.1 Each move must be played with one hand only.\n\n4.2 Adjusting the pieces or other physical contact with a piece:\n\n4.2.1 Only the player having the move may adjust one or more pieces on their squares, provided that he/she first expresses his/her intention (for example by saying “j’adoube” or “I adjust”).\n\n4.2.2 Any other physical contact with a piece, except for clearly accidental contact, shall be considered to be intent.\n\n4.3 Except as provided in Article 4.2.1, if the player having the move touches on the chessboard, with the intention of moving or capturing:\n\n4.3.1 one or more of his/her own pieces, he/she must move the first piece touched that can be moved.\n\n4.3.2 one or more of his/her opponent’s pieces, he/she must capture the first piece touched that can be captured.\n\n4.3.3 one or more pieces of each colour, he/she must capture the first touched opponent’s piece with his/her first touched piece or, if this is illegal, move or capture the first piece touched that can be moved or captured. If it is unclear whether the player’s own piece or his/her opponent’s piece was touched first, the player’s own piece shall be considered to have been touched before his/her opponent’s.\n\n4.4 If a player having the move:\n\n4.4.1 touches his/her king and a rook he/she must castle on that side if it is legal to do so\n\n4.4.2 deliberately touches a rook and then his/her king he/she is not allowed to castle on that side on that move and the situation shall be governed by Article 4.3.1.\n\n4.4.3 intending to castle, touches the king and then a rook, but castling with this rook is illegal, the player must make another legal move with his/her king (which may include castling with the other rook). If the king has no legal move, the player is free to make any legal move.\n\n4.4.4 promotes a pawn, the choice of the piece is finalised when the piece has touched the square of promotion.\n\n4.5 If none of the pieces touched in accordance with Article 4.3 or Article 4.4 can be moved or captured, the player may make any legal move.\n\n4.6 The act of promotion may be performed in various ways:\n\n4.6.1 the pawn does not have to be placed on the square of arrival.\n\n4.6.2 removing the pawn and putting the new piece on the square of promotion may occur in any order.\n\n4.6.3 If an opponent’s piece stands on the square of promotion, it must be captured.\n\n4.7 When, as a legal move or part of a legal move, a piece has been released on a square, it cannot be moved to another square on this move. The move is considered to have been made in the case of:\n\n4.7.1 A capture, when the captured piece has been removed from the chessboard and the player, having placed his/her own piece on its new square, has released this capturing piece from his/her hand.\n\n4.7.2 Castling, when the player's hand has released the rook on the square previously crossed by the king. When the player has released the king from his/her hand, the move is not yet made, but the player no longer has the right to make any move other than castling on that side, if this is legal. If castling on this side is illegal, the player must make another legal move with his/her king (which may include castling with the other rook). If the king has no legal move, the player is free to make any legal move.\n\n4.7.3 Promotion, when the player's hand has released the new piece on the square of promotion and the pawn has been removed from the board.\n\n4.8 A player forfeits his/her right to claim against his/her opponent’s violation of Articles 4.1 – 4.7 once the player touches a piece with the intention of moving or capturing it.\n\n4.9 If a player is unable to move the pieces, an assistant, who shall be acceptable to the arbiter, may be provided by the player to perform this operation.",
-        ),
-        ::clir::FragmentInfo::new(
-            "urn:fide:laws:clir:chess#FIDE_ART_5",
-            "article/5",
-            "Article 5: The Completion of the Game\n\n5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.\n\n5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.\n\n5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.\n\n5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.\n\n5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game.",
-        ),
-        ::clir::FragmentInfo::new(
-            "urn:fide:laws:clir:chess#FIDE_ART_7",
-            "article/7",
-            "Article 7: Irregularities\n\n7.1 If an irregularity occurs and the pieces have to be restored to a previous position, the arbiter shall use his/her best judgement to determine the times to be shown on the chessclock. This includes the right not to change the clock times. He/She shall also, if necessary, adjust the clock’s move-counter.\n\n7.2.1 If during a game it is found that the initial position of the pieces was incorrect, the game shall be cancelled and a new game shall be played.\n\n7.2.2 If during a game it is found that the chessboard has been placed contrary to Article 2.1, the game shall continue but the position reached must be transferred to a correctly placed chessboard.\n\n7.3 If a game has started with colours reversed then, if less than 10 moves have been made by both players, it shall be discontinued and a new game played with the correct colours. After 10 moves or more, the game shall continue.\n\n7.4 Dispaced pieces:\n\n7.4.1 If a player displaces one or more pieces, he/she shall re-establish the correct position in his/her own time.\n\n7.4.2 If necessary, either the player or his/her opponent shall pause the chessclock and ask for the arbiter’s assistance.\n\n7.4.3 The arbiter may penalise the player who displaces the pieces.\n\n7.5 Illegal moves:\n\n7.5.1 An illegal move is completed once the player has pressed his/her clock. If during a game it is found that an illegal move has been completed, the position immediately before the irregularity shall be reinstated. If the position immediately before the irregularity cannot be determined, the game shall continue from the last identifiable position prior to the irregularity. Articles 4.3 and 4.7 apply to the move replacing the illegal move. The game shall then continue from this reinstated position.\n\n7.5.2 If the player has moved a pawn to the furthest distant rank, pressed the clock, but not replaced the pawn with a new piece, the move is illegal. The pawn shall be replaced by a queen of the same colour as the pawn.\n\n7.5.3 If the player presses the clock without making a move, it shall be considered and penalised as if an illegal move.\n\n7.5.4 If a player uses two hands to make a single move (for example in case of castling, capturing or promotion) and pressed the clock, it shall be considered and penalised as if an illegal move.\n\n7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.\n\n7.6 If, during a game it is found that any piece has been displaced from its correct square, the position before the irregularity shall be reinstated. If the position immediately before the irregularity cannot be determined, the game shall continue from the last identifiable position prior to the irregularity. The game shall then continue from this reinstated position.",
-        ),
-        ::clir::FragmentInfo::new(
-            "urn:fide:laws:clir:chess#FIDE_ART_9",
-            "article/9",
-            "Article 9: The Drawn Game\n\n9.1 Draw offers and event Regulations:\n\n9.1.1 The regulations of an event may specify that players cannot offer or agree to a draw, whether in less than a specified number of moves or at all, without the consent of the arbiter.\n\n9.1.2 However, if the regulations of an event allow a draw agreement the following shall apply:\n\n9.1.2.1 A player wishing to offer a draw shall do so after having made a move on the chessboard and before pressing his/her clock. An offer at any other time during play is still valid but Article 11.5 must be considered. No conditions can be attached to the offer. In both cases the offer cannot be withdrawn and remains valid until the opponent accepts it, rejects it orally, rejects it by touching a piece with the intention of moving or capturing it, or the game is concluded in some other way.\n\n9.1.2.2 The offer of a draw shall be recorded by each player on his/her scoresheet with the symbol (=).\n\n9.1.2.3 A claim of a draw under Article 9.2 or 9.3 shall be considered to be an offer of a draw.\n\n9.2 The game is drawn, upon a correct claim by a player having the move, when the same position for at least the third time (not necessarily by a repetition of moves):\n\n9.2.1 is about to appear, if he/she first indicates his/her move, which cannot be changed, by writing it on the paper scoresheet or entering it on the electronic scoresheet and declares to the arbiter his/her intention to make this move, or\n\n9.2.2 has just appeared, and the player claiming the draw has the move.\n\n9.2.3 Positions are considered the same if and only if the same player has the move, pieces of the same kind and colour occupy the same squares and the possible moves of all the pieces of both players are the same. Thus positions are not the same if:\n\n9.2.3.1 at the start of the sequence a pawn could have been captured en passant.\n\n9.2.3.2 a king had castling rights with a rook that has not been moved, but forfeited these after moving. The castling rights are lost only after the king or rook is moved.\n\n9.3 The game is drawn, upon a correct claim by a player having the move, if:\n\n9.3.1 he/she indicates his/her move, which cannot be changed, by writing it on the paper scoresheet or entering it on the electronic scoresheet and declares to the arbiter his/her intention to make this move which will result in the last 50 moves by each player having been made without the movement of any pawn and without any capture, or\n\n9.3.2 the last 50 moves by each player have been completed without the movement of any pawn and without any capture.\n\n9.4 If the player touches a piece as in Article 4.3, he/she loses the right to claim a draw under Article 9.2 or 9.3 on that move.\n\n9.5 Draw claims:\n\n9.5.1 If a player claims a draw under Article 9.2 or 9.3, he/she or the arbiter shall pause the chessclock. He/She is not allowed to withdraw his/her claim.\n\n9.5.2 If the claim is found to be correct, the game is immediately drawn.\n\n9.5.3 If the claim is found to be incorrect, the arbiter shall add two minutes to the opponent’s remaining thinking time. Then the game shall continue. If the claim was based on an intended move, this move must be made in accordance with Articles 3 and 4.\n\n9.6 If one or both of the following occur(s) then the game is drawn:\n\n9.6.1 the same position has appeared, as in 9.2.2 at least five times.\n\n9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence.",
-        ),
-        ::clir::FragmentInfo::new(
-            "urn:fide:laws:clir:chess#FIDE_PREFACE",
-            "preface/0.2",
-            "0.2 Preface\n\nThe Laws of Chess cannot cover all possible situations that may arise during a game, nor can they regulate all administrative questions. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision by studying analogous situations which are regulated in the Laws.\n\nThe Laws assume that arbiters have the necessary competence, sound judgement and absolute objectivity. Too detailed a rule might deprive the arbiter of his/her freedom of judgement and thus prevent him/her from finding a solution to a problem dictated by fairness, logic and special factors. FIDE appeals to all chess players and federations to accept this view.\n\nA necessary condition for a game to be rated by FIDE is that it shall be played according to the FIDE Laws of Chess.\n\nIt is recommended that competitive games not rated by FIDE be played according to the FIDE Laws of Chess.\n\nMember federations may ask FIDE to give a ruling on matters relating to the Laws of Chess.",
-        ),
-    ],
-    rules: &[
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#AgreedDraw",
-            "strict",
-            "Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move",
-            &[3],
-            REL_GAME_DRAWN as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#AgreedDrawEndsTheGame",
-            "strict",
-            "Article 5.2.3. An agreed draw immediately ends the game",
-            &[3],
-            REL_AGREED_DRAW_HAS_ENDED_THE_GAME as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#ArbiterSeesLawsObserved",
-            "strict",
-            "Article 12.1. The arbiter shall see that the Laws of Chess are observed",
-            &[0],
-            REL_ARBITER_SHALL_SEE_LAWS_OBSERVED as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#CastlingLegal",
-            "strict",
-            "Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented",
-            &[1],
-            REL_CASTLING_LEGAL as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#CheckmateEndsTheGame",
-            "strict",
-            "Article 5.1.1. Checkmate immediately ends the game",
-            &[3],
-            REL_CHECKMATE_HAS_BEEN_DELIVERED as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive",
-            "defeasible",
-            "Article 9.6.2. If the last move resulted in checkmate, that shall take precedence",
-            &[5],
-            REL_GAME_DRAWN as u32,
-            true,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#CheckmateWins",
-            "strict",
-            "Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king",
-            &[3],
-            REL_GAME_WON_BY as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#DeadPositionDraws",
-            "strict",
-            "Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves",
-            &[3],
-            REL_GAME_DRAWN as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#DeadPositionEndsTheGame",
-            "strict",
-            "Article 5.2.2. A dead position immediately ends the game",
-            &[3],
-            REL_DEAD_POSITION_HAS_ENDED_THE_GAME as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#EnPassantCaptureLegal",
-            "strict",
-            "Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance",
-            &[1],
-            REL_EN_PASSANT_CAPTURE_LEGAL as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#FiftyMoveClaimCorrect",
-            "strict",
-            "Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture",
-            &[5],
-            REL_FIFTY_MOVE_CLAIM_CORRECT as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#FiftyMoveClaimDraws",
-            "strict",
-            "Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn",
-            &[5],
-            REL_GAME_DRAWN as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#FivefoldAutomaticDraw",
-            "strict",
-            "Article 9.6.1. The game is drawn if the same position has appeared at least five times",
-            &[5],
-            REL_GAME_DRAWN as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters",
-            "strict",
-            "the game ends by agreement",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid",
-            "strict",
-            "the game ends by agreement",
-            &[],
-            REL_VALID_TRANSITION as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters",
-            "strict",
-            "the game ends by checkmate",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid",
-            "strict",
-            "the game ends by checkmate",
-            &[],
-            REL_VALID_TRANSITION as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters",
-            "strict",
-            "the game ends by a dead position",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid",
-            "strict",
-            "the game ends by a dead position",
-            &[],
-            REL_VALID_TRANSITION as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters",
-            "strict",
-            "the game ends by a correct draw claim or an automatic draw",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid",
-            "strict",
-            "the game ends by a correct draw claim or an automatic draw",
-            &[],
-            REL_VALID_TRANSITION as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters",
-            "strict",
-            "the game ends by resignation",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid",
-            "strict",
-            "the game ends by resignation",
-            &[],
-            REL_VALID_TRANSITION as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters",
-            "strict",
-            "the game ends by a second completed illegal move",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid",
-            "strict",
-            "the game ends by a second completed illegal move",
-            &[],
-            REL_VALID_TRANSITION as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters",
-            "strict",
-            "the game ends by stalemate",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid",
-            "strict",
-            "the game ends by stalemate",
-            &[],
-            REL_VALID_TRANSITION as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/PlayMove/enters",
-            "strict",
-            "make a move",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/PlayMove/valid",
-            "strict",
-            "make a move",
-            &[],
-            REL_VALID_TRANSITION as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/StartPlay/enters",
-            "strict",
-            "start the game",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/StartPlay/valid",
-            "strict",
-            "start the game",
-            &[],
-            REL_VALID_TRANSITION as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#GamePlay/initial",
-            "strict",
-            "the game has not started",
-            &[],
-            REL_ENTERED_STATE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#MoveIsIllegal",
-            "strict",
-            "Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9",
-            &[1],
-            REL_ILLEGAL_MOVE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#MoveIsLegal",
-            "strict",
-            "Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled",
-            &[1],
-            REL_LEGAL_MOVE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece",
-            "strict",
-            "Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved",
-            &[2],
-            REL_MUST_MOVE_FIRST_TOUCHED_PIECE as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible",
-            "strict",
-            "Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw",
-            &[3],
-            REL_GAME_DRAWN as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#ResignationEndsTheGame",
-            "strict",
-            "Article 5.1.2. Resignation immediately ends the game",
-            &[3],
-            REL_RESIGNATION_HAS_ENDED_THE_GAME as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#ResignationLoses",
-            "strict",
-            "Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate",
-            &[3],
-            REL_GAME_LOST_BY as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible",
-            "strict",
-            "Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves",
-            &[4],
-            REL_GAME_DRAWN as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame",
-            "strict",
-            "Article 7.5.5. The second completed illegal move immediately ends the game",
-            &[4],
-            REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#SecondIllegalMoveLoses",
-            "strict",
-            "Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player",
-            &[4],
-            REL_GAME_LOST_BY as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw",
-            "defeasible",
-            "Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture",
-            &[5],
-            REL_GAME_DRAWN as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#StalemateDraws",
-            "strict",
-            "Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check",
-            &[3],
-            REL_GAME_DRAWN as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#StalemateEndsTheGame",
-            "strict",
-            "Article 5.2.1. Stalemate immediately ends the game",
-            &[3],
-            REL_STALEMATE_HAS_ENDED_THE_GAME as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#ThreefoldClaimCorrect",
-            "strict",
-            "Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time",
-            &[5],
-            REL_THREEFOLD_CLAIM_CORRECT as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#ThreefoldClaimDraws",
-            "strict",
-            "Article 9.5.2. If the claim is found to be correct, the game is immediately drawn",
-            &[5],
-            REL_GAME_DRAWN as u32,
-            false,
-        ),
-        ::clir::RuleInfo::new(
-            "urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter",
-            "strict",
-            "Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision",
-            &[6],
-            REL_ARBITER_COMPETENT_TO_DECIDE as u32,
-            false,
-        ),
-    ],
-    priorities: &[
-        ::clir::PriorityInfo {
-            id: "urn:fide:laws:clir:chess#CheckmateOverSeventyFiveMoves",
-            label: "Article 9.6.2. Checkmate takes precedence over the 75-move draw",
-            higher: 5,
-            lower: 41,
-            reason: "urn:fide:laws:clir:chess#lex_specialis",
-        },
-    ],
-    closures: &[
-        ::clir::ClosureInfo {
-            id: "urn:fide:laws:clir:chess#CastlingAttackClosure",
-            label: "a castling path not recorded as attacked is not attacked",
-            rel: REL_CASTLING_PATH_ATTACKED as u32,
-            domain: REL_CHECKED_CASTLING_SIDE as u32,
-            snapshot: "urn:fide:snapshot:castling-attack:2023-01-01",
-            complete_as_of: "2023-01-01T00:00:00Z",
-        },
-        ::clir::ClosureInfo {
-            id: "urn:fide:laws:clir:chess#CastlingBlockClosure",
-            label: "a castling path not recorded as blocked is not blocked",
-            rel: REL_CASTLING_PATH_BLOCKED as u32,
-            domain: REL_CHECKED_CASTLING_SIDE as u32,
-            snapshot: "urn:fide:snapshot:castling-block:2023-01-01",
-            complete_as_of: "2023-01-01T00:00:00Z",
-        },
-        ::clir::ClosureInfo {
-            id: "urn:fide:laws:clir:chess#EnPassantFlagClosure",
-            label: "an en passant right not recorded on this frame is not open",
-            rel: REL_EN_PASSANT_RIGHT_OPEN as u32,
-            domain: REL_CHECKED_GAME as u32,
-            snapshot: "urn:fide:snapshot:en-passant:2023-01-01",
-            complete_as_of: "2023-01-01T00:00:00Z",
-        },
-        ::clir::ClosureInfo {
-            id: "urn:fide:laws:clir:chess#MateImpossibilityClosure",
-            label: "a king not recorded as unable to be checkmated can be checkmated",
-            rel: REL_KING_CANNOT_BE_CHECKMATED as u32,
-            domain: REL_CHECKED_PLAYER as u32,
-            snapshot: "urn:fide:snapshot:mate-possibility:2023-01-01",
-            complete_as_of: "2023-01-01T00:00:00Z",
-        },
-        ::clir::ClosureInfo {
-            id: "urn:fide:laws:clir:chess#MoveLegalityClosure",
-            label: "a move not recorded as meeting Articles 3.1 to 3.9 does not meet them",
-            rel: REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9 as u32,
-            domain: REL_CHECKED_GAME as u32,
-            snapshot: "urn:fide:snapshot:move-legality:2023-01-01",
-            complete_as_of: "2023-01-01T00:00:00Z",
-        },
-        ::clir::ClosureInfo {
-            id: "urn:fide:laws:clir:chess#PieceMovedClosure",
-            label: "a piece that is not recorded as having moved has not moved",
-            rel: REL_PIECE_HAS_MOVED as u32,
-            domain: REL_CHECKED_PIECE as u32,
-            snapshot: "urn:fide:snapshot:move-history:2023-01-01",
-            complete_as_of: "2023-01-01T00:00:00Z",
-        },
-    ],
-    texts: ::clir::Texts::new(&["en"], &[]),
+pub static SCHEMA: ::clir::Schema = {
+    #[allow(unused_imports)]
+    use ::clir::{ClosureInfo, ConstantInfo, FragmentInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo, Translated, Translation};
+    ::clir::Schema {
+        package: "fide.laws.chess",
+        version: "0.1.0",
+        seal: "sha256:bbae5f143f1103a18fccd4e4c3f3ce617ba2ec2353050085a513f77fd2c28868",
+        in_force: Some("2023-01-01"),
+        until: None,
+        relations: &[
+            RelationInfo::institutional("agreed_draw_has_ended_the_game", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::institutional("arbiter_competent_to_decide", &[ParamInfo::entity("situation", "Situation")]),
+            RelationInfo::empirical("arbiter_of", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("arb", "Arbiter")]),
+            RelationInfo::institutional("arbiter_shall_see_laws_observed", &[ParamInfo::entity("arb", "Arbiter"), ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("attempted_transition", &[ParamInfo::entity("instance", "Game"), ParamInfo::entity("transition", "GamePlayTransition")]),
+            RelationInfo::empirical("both_players_have_moved", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("capturing_pawn_on_adjacent_file", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("pawn", "Piece")]),
+            RelationInfo::judgment("case_not_precisely_regulated", &[ParamInfo::entity("situation", "Situation")], "judgment:FIDEArbiter"),
+            RelationInfo::institutional("castling_legal", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player"), ParamInfo::entity("side", "CastlingSide")]),
+            RelationInfo::empirical("castling_path_attacked", &[ParamInfo::entity("side", "CastlingSide")]),
+            RelationInfo::empirical("castling_path_blocked", &[ParamInfo::entity("side", "CastlingSide")]),
+            RelationInfo::empirical("castling_side_of", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player"), ParamInfo::entity("side", "CastlingSide"), ParamInfo::entity("rook", "Piece")]),
+            RelationInfo::empirical("checked_castling_side", &[ParamInfo::entity("side", "CastlingSide")]),
+            RelationInfo::empirical("checked_game", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("checked_piece", &[ParamInfo::entity("piece", "Piece")]),
+            RelationInfo::empirical("checked_player", &[ParamInfo::entity("who", "Player")]),
+            RelationInfo::empirical("checkmate_delivered", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")]),
+            RelationInfo::institutional("checkmate_has_been_delivered", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("completed_illegal_move_count", &[ParamInfo::entity("who", "Player"), ParamInfo::integer("n")]),
+            RelationInfo::empirical("dead_position_arisen", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::institutional("dead_position_has_ended_the_game", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("draw_agreed", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("draw_claimed", &[ParamInfo::entity("who", "Player")]),
+            RelationInfo::institutional("en_passant_capture_legal", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("pawn", "Piece")]),
+            RelationInfo::empirical("en_passant_right_open", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::institutional("entered_state", &[ParamInfo::entity("instance", "Game"), ParamInfo::entity("state", "GamePlayState")]),
+            RelationInfo::institutional("fifty_move_claim_correct", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")]),
+            RelationInfo::institutional("game_drawn", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::institutional("game_lost_by", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")]),
+            RelationInfo::institutional("game_won_by", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")]),
+            RelationInfo::institutional("illegal_move", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("king_cannot_be_checkmated", &[ParamInfo::entity("who", "Player")]),
+            RelationInfo::empirical("king_of", &[ParamInfo::entity("who", "Player"), ParamInfo::entity("king", "Piece")]),
+            RelationInfo::institutional("legal_move", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("move_meets_articles_3_1_to_3_9", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("moves_by_each_without_pawn_or_capture", &[ParamInfo::entity("game", "Game"), ParamInfo::integer("n")]),
+            RelationInfo::institutional("must_move_first_touched_piece", &[ParamInfo::entity("who", "Player"), ParamInfo::entity("piece", "Piece")]),
+            RelationInfo::empirical("own_piece_of", &[ParamInfo::entity("who", "Player"), ParamInfo::entity("piece", "Piece")]),
+            RelationInfo::empirical("piece_can_be_moved", &[ParamInfo::entity("piece", "Piece")]),
+            RelationInfo::empirical("piece_has_moved", &[ParamInfo::entity("piece", "Piece")]),
+            RelationInfo::judgment("piece_touched_intentionally", &[ParamInfo::entity("who", "Player"), ParamInfo::entity("piece", "Piece")], "judgment:FIDEArbiter"),
+            RelationInfo::empirical("play_started", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("player_has_the_move", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")]),
+            RelationInfo::empirical("player_of", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")]),
+            RelationInfo::empirical("player_resigned", &[ParamInfo::entity("who", "Player")]),
+            RelationInfo::empirical("position_occurrence_count", &[ParamInfo::entity("game", "Game"), ParamInfo::integer("n")]),
+            RelationInfo::empirical("procedure_instance", &[ParamInfo::entity("instance", "Game")]),
+            RelationInfo::institutional("resignation_has_ended_the_game", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("rook_of", &[ParamInfo::entity("who", "Player"), ParamInfo::entity("rook", "Piece")]),
+            RelationInfo::institutional("second_illegal_move_has_ended_the_game", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::empirical("stalemate_arisen", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::institutional("stalemate_has_ended_the_game", &[ParamInfo::entity("game", "Game")]),
+            RelationInfo::institutional("threefold_claim_correct", &[ParamInfo::entity("game", "Game"), ParamInfo::entity("who", "Player")]),
+            RelationInfo::institutional("valid_transition", &[ParamInfo::entity("instance", "Game"), ParamInfo::entity("transition", "GamePlayTransition")]),
+        ],
+        constants: &[
+            ConstantInfo::new("ConcludeByAgreement", "GamePlayTransition"),
+            ConstantInfo::new("ConcludeByCheckmate", "GamePlayTransition"),
+            ConstantInfo::new("ConcludeByDeadPosition", "GamePlayTransition"),
+            ConstantInfo::new("ConcludeByDrawnClaim", "GamePlayTransition"),
+            ConstantInfo::new("ConcludeByResignation", "GamePlayTransition"),
+            ConstantInfo::new("ConcludeBySecondIllegalMove", "GamePlayTransition"),
+            ConstantInfo::new("ConcludeByStalemate", "GamePlayTransition"),
+            ConstantInfo::new("Ended", "GamePlayState"),
+            ConstantInfo::new("NotStarted", "GamePlayState"),
+            ConstantInfo::new("PlayMove", "GamePlayTransition"),
+            ConstantInfo::new("Playing", "GamePlayState"),
+            ConstantInfo::new("StartPlay", "GamePlayTransition"),
+        ],
+        fragments: &[
+            FragmentInfo::new("urn:fide:laws:clir:chess#FIDE_ART_12", "article/12", "Article 12: The Role of the Arbiter (see Preface)\n\n12.1 The arbiter shall see that the Laws of Chess are observed.\n\n12.2 The arbiter shall:\n\n12.2.1 ensure fair play,\n\n12.2.2 act in the best interest of the competition,\n\n12.2.3 ensure that a good playing environment is maintained,\n\n12.2.4 ensure that the players are not disturbed,\n\n12.2.5 supervise the progress of the competition,\n\n12.2.6 take special measures in the interests of disabled players and those who need medical attention,\n\n12.2.7 follow the Fair-Play Rules or Guidelines\n\n12.3 The arbiter shall observe the games, especially when the players are short of time, enforce decisions he/she has made, and impose penalties on players where appropriate.\n\n12.4 The arbiter may appoint assistants to observe games, for example when several players are short of time.\n\n12.5 The arbiter may award either or both players additional time in the event of external disturbance of the game.\n\n12.6 The arbiter must not intervene in a game except in cases described by the Laws of Chess. He/She shall not indicate the number of moves completed, except in applying Article 8.5 when at least one flag has fallen. The arbiter shall refrain from informing a player that his/her opponent has completed a move or that the player has not pressed his/her clock.\n\n12.7 If someone observes an irregularity, he/she may inform only the arbiter. Players in other games must not to speak about or otherwise interfere in a game. Spectators are not allowed to interfere in a game. The arbiter may expel offenders from the playing venue.\n\n12.8 Unless authorised by the arbiter, it is forbidden for anybody to use a mobile phone or any kind of communication device in the playing venue or any contiguous area designated by the arbiter.\n\n12.9 Options available to the arbiter concerning penalties:\n\n12.9.1 warning,\n\n12.9.2 increasing the remaining time of the opponent,\n\n12.9.3 reducing the remaining time of the offending player,\n\n12.9.4 increasing the points scored in the game by the opponent to the maximum available for that game,\n\n12.9.5 reducing the points scored in the game by the offending person,\n\n12.9.6 declaring the game to be lost by the offending player (the arbiter shall also decide the opponent’s score),\n\n12.9.7 a fine announced in advance,\n\n12.9.8 exclusion from one or more rounds,\n\n12.9.9 expulsion from the competition."),
+            FragmentInfo::new("urn:fide:laws:clir:chess#FIDE_ART_3", "article/3", "Article 3: The Moves of the Pieces\n\n3.1 It is not permitted to move a piece to a square occupied by a piece of the same colour.\n\n3.1.1 If a piece moves to a square occupied by an opponent’s piece the latter is captured and removed from the chessboard as part of the same move.\n\n3.1.2 A piece is said to attack an opponent’s piece if the piece could make a capture on that square according to Articles 3.2 to 3.8.\n\n3.1.3 A piece is considered to attack a square even if this piece is constrained from moving to that square because it would then leave or place the king of its own colour under attack.\n\n3.2 The bishop may move to any square along a diagonal on which it stands.\n\n3.3 The rook may move to any square along the file or the rank on which it stands.\n\n3.4 The queen may move to any square along the file, the rank or a diagonal on which it stands.\n\n3.5 When making these moves, the bishop, rook or queen may not move over any intervening pieces.\n\n3.6 The knight may move to one of the squares nearest to that on which it stands but not on the same rank, file or diagonal.\n\n3.7 The pawn:\n\n3.7.1 The pawn may move forward to the square immediately in front of it on the same file, provided that this square is unoccupied, or\n\n3.7.2 on its first move the pawn may move as in 3.7.1 or alternatively it may advance two squares along the same file, provided that both squares are unoccupied, or\n\n3.7.3 the pawn may move to a square occupied by an opponent’s piece diagonally in front of it on an adjacent file, capturing that piece.\n\n3.7.3.1 A pawn occupying a square on the same rank as and on an adjacent file to an opponent’s pawn which has just advanced two squares in one move from its original square may capture this opponent’s pawn as though the latter had been moved only one square.\n\n3.7.3.2 This capture is only legal on the move following this advance and is called an ‘en passant’ capture.\n\n3.7.3.3 When a player, having the move, plays a pawn to the rank furthest from its starting position, he/she must exchange that pawn as part of the same move for a new queen, rook, bishop or knight of the same colour on the intended square of arrival. This is called the square of ‘promotion’.\n\n3.7.3.4 The player's choice is not restricted to pieces that have been captured previously.\n\n3.7.3.5 This exchange of a pawn for another piece is called promotion, and the effect of the new piece is immediate.\n\n3.8 There are two different ways of moving the king:\n\n3.8.1 by moving to an adjoining square\n\n3.8.2 by ‘castling’. This is a move of the king and either rook of the same colour along the player’s first rank, counting as a single move of the king and executed as follows: the king is transferred from its original square two squares towards the rook on its original square, then that rook is transferred to the square the king has just crossed.\n\n3.8.2.1 The right to castle has been lost:\n\n1) If the king has already moved, or\n\n2) With a rook that has already moved.\n\n3.8.2.2 Castling is prevented temporarily:\n\n3) If the square on which the king stands, or the square which it must cross, or the square which it is to occupy, is attacked by one or more of the opponent's pieces, or\n\n4) If there is any piece between the king and the rook with which castling is to be effected.\n\n3.9 The king in check:\n\n3.9.1 The king is said to be 'in check' if it is attacked by one or more of the opponent's pieces, even if such pieces are constrained from moving to the square occupied by the king because they would then leave or place their own king in check.\n\n3.9.2 No piece can be moved that will either expose the king of the same colour to check or leave that king in check.\n\n3.10 Legal and illegal moves; illegal positions:\n\n3.10.1 A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled.\n\n3.10.2 A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9.\n\n3.10.3 A position is illegal when it cannot have been reached by any series of legal moves."),
+            FragmentInfo::new("urn:fide:laws:clir:chess#FIDE_ART_4", "article/4", "Article 4: The Act of Moving the Pieces\n\n4.1 Each move must be played with one hand only.\n\n4.2 Adjusting the pieces or other physical contact with a piece:\n\n4.2.1 Only the player having the move may adjust one or more pieces on their squares, provided that he/she first expresses his/her intention (for example by saying “j’adoube” or “I adjust”).\n\n4.2.2 Any other physical contact with a piece, except for clearly accidental contact, shall be considered to be intent.\n\n4.3 Except as provided in Article 4.2.1, if the player having the move touches on the chessboard, with the intention of moving or capturing:\n\n4.3.1 one or more of his/her own pieces, he/she must move the first piece touched that can be moved.\n\n4.3.2 one or more of his/her opponent’s pieces, he/she must capture the first piece touched that can be captured.\n\n4.3.3 one or more pieces of each colour, he/she must capture the first touched opponent’s piece with his/her first touched piece or, if this is illegal, move or capture the first piece touched that can be moved or captured. If it is unclear whether the player’s own piece or his/her opponent’s piece was touched first, the player’s own piece shall be considered to have been touched before his/her opponent’s.\n\n4.4 If a player having the move:\n\n4.4.1 touches his/her king and a rook he/she must castle on that side if it is legal to do so\n\n4.4.2 deliberately touches a rook and then his/her king he/she is not allowed to castle on that side on that move and the situation shall be governed by Article 4.3.1.\n\n4.4.3 intending to castle, touches the king and then a rook, but castling with this rook is illegal, the player must make another legal move with his/her king (which may include castling with the other rook). If the king has no legal move, the player is free to make any legal move.\n\n4.4.4 promotes a pawn, the choice of the piece is finalised when the piece has touched the square of promotion.\n\n4.5 If none of the pieces touched in accordance with Article 4.3 or Article 4.4 can be moved or captured, the player may make any legal move.\n\n4.6 The act of promotion may be performed in various ways:\n\n4.6.1 the pawn does not have to be placed on the square of arrival.\n\n4.6.2 removing the pawn and putting the new piece on the square of promotion may occur in any order.\n\n4.6.3 If an opponent’s piece stands on the square of promotion, it must be captured.\n\n4.7 When, as a legal move or part of a legal move, a piece has been released on a square, it cannot be moved to another square on this move. The move is considered to have been made in the case of:\n\n4.7.1 A capture, when the captured piece has been removed from the chessboard and the player, having placed his/her own piece on its new square, has released this capturing piece from his/her hand.\n\n4.7.2 Castling, when the player's hand has released the rook on the square previously crossed by the king. When the player has released the king from his/her hand, the move is not yet made, but the player no longer has the right to make any move other than castling on that side, if this is legal. If castling on this side is illegal, the player must make another legal move with his/her king (which may include castling with the other rook). If the king has no legal move, the player is free to make any legal move.\n\n4.7.3 Promotion, when the player's hand has released the new piece on the square of promotion and the pawn has been removed from the board.\n\n4.8 A player forfeits his/her right to claim against his/her opponent’s violation of Articles 4.1 – 4.7 once the player touches a piece with the intention of moving or capturing it.\n\n4.9 If a player is unable to move the pieces, an assistant, who shall be acceptable to the arbiter, may be provided by the player to perform this operation."),
+            FragmentInfo::new("urn:fide:laws:clir:chess#FIDE_ART_5", "article/5", "Article 5: The Completion of the Game\n\n5.1.1 The game is won by the player who has checkmated his/her opponent’s king. This immediately ends the game, provided that the move producing the checkmate position was in accordance with Article 3 and Articles 4.2 – 4.7.\n\n5.1.2 The game is lost by the player who declares he/she resigns (this immediately ends the game), unless the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves. In this case the result of the game is a draw.\n\n5.2.1 The game is drawn when the player to move has no legal move and his/her king is not in check. The game is said to end in ‘stalemate’. This immediately ends the game, provided that the move producing the stalemate position was in accordance with Article 3 and Articles 4.2 – 4.7.\n\n5.2.2 The game is drawn when a position has arisen in which neither player can checkmate the opponent’s king with any series of legal moves. The game is said to end in a ‘dead position’. This immediately ends the game, provided that the move producing the position was in accordance with Article 3 and Articles 4.2 – 4.7.\n\n5.2.3 The game is drawn upon agreement between the two players during the game, provided both players have made at least one move. This immediately ends the game."),
+            FragmentInfo::new("urn:fide:laws:clir:chess#FIDE_ART_7", "article/7", "Article 7: Irregularities\n\n7.1 If an irregularity occurs and the pieces have to be restored to a previous position, the arbiter shall use his/her best judgement to determine the times to be shown on the chessclock. This includes the right not to change the clock times. He/She shall also, if necessary, adjust the clock’s move-counter.\n\n7.2.1 If during a game it is found that the initial position of the pieces was incorrect, the game shall be cancelled and a new game shall be played.\n\n7.2.2 If during a game it is found that the chessboard has been placed contrary to Article 2.1, the game shall continue but the position reached must be transferred to a correctly placed chessboard.\n\n7.3 If a game has started with colours reversed then, if less than 10 moves have been made by both players, it shall be discontinued and a new game played with the correct colours. After 10 moves or more, the game shall continue.\n\n7.4 Dispaced pieces:\n\n7.4.1 If a player displaces one or more pieces, he/she shall re-establish the correct position in his/her own time.\n\n7.4.2 If necessary, either the player or his/her opponent shall pause the chessclock and ask for the arbiter’s assistance.\n\n7.4.3 The arbiter may penalise the player who displaces the pieces.\n\n7.5 Illegal moves:\n\n7.5.1 An illegal move is completed once the player has pressed his/her clock. If during a game it is found that an illegal move has been completed, the position immediately before the irregularity shall be reinstated. If the position immediately before the irregularity cannot be determined, the game shall continue from the last identifiable position prior to the irregularity. Articles 4.3 and 4.7 apply to the move replacing the illegal move. The game shall then continue from this reinstated position.\n\n7.5.2 If the player has moved a pawn to the furthest distant rank, pressed the clock, but not replaced the pawn with a new piece, the move is illegal. The pawn shall be replaced by a queen of the same colour as the pawn.\n\n7.5.3 If the player presses the clock without making a move, it shall be considered and penalised as if an illegal move.\n\n7.5.4 If a player uses two hands to make a single move (for example in case of castling, capturing or promotion) and pressed the clock, it shall be considered and penalised as if an illegal move.\n\n7.5.5 After the action taken under Article 7.5.1, 7.5.2, 7.5.3 or 7.5.4 for the first completed illegal move by a player, the arbiter shall give two minutes extra time to his/her opponent; for the second completed illegal move by the same player the arbiter shall declare the game lost by this player. However, the game is drawn if the position is such that the opponent cannot checkmate the player’s king by any possible series of legal moves.\n\n7.6 If, during a game it is found that any piece has been displaced from its correct square, the position before the irregularity shall be reinstated. If the position immediately before the irregularity cannot be determined, the game shall continue from the last identifiable position prior to the irregularity. The game shall then continue from this reinstated position."),
+            FragmentInfo::new("urn:fide:laws:clir:chess#FIDE_ART_9", "article/9", "Article 9: The Drawn Game\n\n9.1 Draw offers and event Regulations:\n\n9.1.1 The regulations of an event may specify that players cannot offer or agree to a draw, whether in less than a specified number of moves or at all, without the consent of the arbiter.\n\n9.1.2 However, if the regulations of an event allow a draw agreement the following shall apply:\n\n9.1.2.1 A player wishing to offer a draw shall do so after having made a move on the chessboard and before pressing his/her clock. An offer at any other time during play is still valid but Article 11.5 must be considered. No conditions can be attached to the offer. In both cases the offer cannot be withdrawn and remains valid until the opponent accepts it, rejects it orally, rejects it by touching a piece with the intention of moving or capturing it, or the game is concluded in some other way.\n\n9.1.2.2 The offer of a draw shall be recorded by each player on his/her scoresheet with the symbol (=).\n\n9.1.2.3 A claim of a draw under Article 9.2 or 9.3 shall be considered to be an offer of a draw.\n\n9.2 The game is drawn, upon a correct claim by a player having the move, when the same position for at least the third time (not necessarily by a repetition of moves):\n\n9.2.1 is about to appear, if he/she first indicates his/her move, which cannot be changed, by writing it on the paper scoresheet or entering it on the electronic scoresheet and declares to the arbiter his/her intention to make this move, or\n\n9.2.2 has just appeared, and the player claiming the draw has the move.\n\n9.2.3 Positions are considered the same if and only if the same player has the move, pieces of the same kind and colour occupy the same squares and the possible moves of all the pieces of both players are the same. Thus positions are not the same if:\n\n9.2.3.1 at the start of the sequence a pawn could have been captured en passant.\n\n9.2.3.2 a king had castling rights with a rook that has not been moved, but forfeited these after moving. The castling rights are lost only after the king or rook is moved.\n\n9.3 The game is drawn, upon a correct claim by a player having the move, if:\n\n9.3.1 he/she indicates his/her move, which cannot be changed, by writing it on the paper scoresheet or entering it on the electronic scoresheet and declares to the arbiter his/her intention to make this move which will result in the last 50 moves by each player having been made without the movement of any pawn and without any capture, or\n\n9.3.2 the last 50 moves by each player have been completed without the movement of any pawn and without any capture.\n\n9.4 If the player touches a piece as in Article 4.3, he/she loses the right to claim a draw under Article 9.2 or 9.3 on that move.\n\n9.5 Draw claims:\n\n9.5.1 If a player claims a draw under Article 9.2 or 9.3, he/she or the arbiter shall pause the chessclock. He/She is not allowed to withdraw his/her claim.\n\n9.5.2 If the claim is found to be correct, the game is immediately drawn.\n\n9.5.3 If the claim is found to be incorrect, the arbiter shall add two minutes to the opponent’s remaining thinking time. Then the game shall continue. If the claim was based on an intended move, this move must be made in accordance with Articles 3 and 4.\n\n9.6 If one or both of the following occur(s) then the game is drawn:\n\n9.6.1 the same position has appeared, as in 9.2.2 at least five times.\n\n9.6.2 any series of at least 75 moves have been made by each player without the movement of any pawn and without any capture. If the last move resulted in checkmate, that shall take precedence."),
+            FragmentInfo::new("urn:fide:laws:clir:chess#FIDE_PREFACE", "preface/0.2", "0.2 Preface\n\nThe Laws of Chess cannot cover all possible situations that may arise during a game, nor can they regulate all administrative questions. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision by studying analogous situations which are regulated in the Laws.\n\nThe Laws assume that arbiters have the necessary competence, sound judgement and absolute objectivity. Too detailed a rule might deprive the arbiter of his/her freedom of judgement and thus prevent him/her from finding a solution to a problem dictated by fairness, logic and special factors. FIDE appeals to all chess players and federations to accept this view.\n\nA necessary condition for a game to be rated by FIDE is that it shall be played according to the FIDE Laws of Chess.\n\nIt is recommended that competitive games not rated by FIDE be played according to the FIDE Laws of Chess.\n\nMember federations may ask FIDE to give a ruling on matters relating to the Laws of Chess."),
+        ],
+        rules: &[
+            RuleInfo::new("urn:fide:laws:clir:chess#AgreedDraw", "strict", "Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move", &[3], REL_GAME_DRAWN as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#AgreedDrawEndsTheGame", "strict", "Article 5.2.3. An agreed draw immediately ends the game", &[3], REL_AGREED_DRAW_HAS_ENDED_THE_GAME as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#ArbiterSeesLawsObserved", "strict", "Article 12.1. The arbiter shall see that the Laws of Chess are observed", &[0], REL_ARBITER_SHALL_SEE_LAWS_OBSERVED as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#CastlingLegal", "strict", "Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented", &[1], REL_CASTLING_LEGAL as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#CheckmateEndsTheGame", "strict", "Article 5.1.1. Checkmate immediately ends the game", &[3], REL_CHECKMATE_HAS_BEEN_DELIVERED as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive", "defeasible", "Article 9.6.2. If the last move resulted in checkmate, that shall take precedence", &[5], REL_GAME_DRAWN as u32, true),
+            RuleInfo::new("urn:fide:laws:clir:chess#CheckmateWins", "strict", "Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king", &[3], REL_GAME_WON_BY as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#DeadPositionDraws", "strict", "Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves", &[3], REL_GAME_DRAWN as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#DeadPositionEndsTheGame", "strict", "Article 5.2.2. A dead position immediately ends the game", &[3], REL_DEAD_POSITION_HAS_ENDED_THE_GAME as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#EnPassantCaptureLegal", "strict", "Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance", &[1], REL_EN_PASSANT_CAPTURE_LEGAL as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#FiftyMoveClaimCorrect", "strict", "Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture", &[5], REL_FIFTY_MOVE_CLAIM_CORRECT as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#FiftyMoveClaimDraws", "strict", "Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn", &[5], REL_GAME_DRAWN as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#FivefoldAutomaticDraw", "strict", "Article 9.6.1. The game is drawn if the same position has appeared at least five times", &[5], REL_GAME_DRAWN as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters", "strict", "the game ends by agreement", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid", "strict", "the game ends by agreement", &[], REL_VALID_TRANSITION as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters", "strict", "the game ends by checkmate", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid", "strict", "the game ends by checkmate", &[], REL_VALID_TRANSITION as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters", "strict", "the game ends by a dead position", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid", "strict", "the game ends by a dead position", &[], REL_VALID_TRANSITION as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters", "strict", "the game ends by a correct draw claim or an automatic draw", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid", "strict", "the game ends by a correct draw claim or an automatic draw", &[], REL_VALID_TRANSITION as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters", "strict", "the game ends by resignation", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid", "strict", "the game ends by resignation", &[], REL_VALID_TRANSITION as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters", "strict", "the game ends by a second completed illegal move", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid", "strict", "the game ends by a second completed illegal move", &[], REL_VALID_TRANSITION as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters", "strict", "the game ends by stalemate", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid", "strict", "the game ends by stalemate", &[], REL_VALID_TRANSITION as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/PlayMove/enters", "strict", "make a move", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/PlayMove/valid", "strict", "make a move", &[], REL_VALID_TRANSITION as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/StartPlay/enters", "strict", "start the game", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/StartPlay/valid", "strict", "start the game", &[], REL_VALID_TRANSITION as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#GamePlay/initial", "strict", "the game has not started", &[], REL_ENTERED_STATE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#MoveIsIllegal", "strict", "Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9", &[1], REL_ILLEGAL_MOVE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#MoveIsLegal", "strict", "Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled", &[1], REL_LEGAL_MOVE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece", "strict", "Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved", &[2], REL_MUST_MOVE_FIRST_TOUCHED_PIECE as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible", "strict", "Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw", &[3], REL_GAME_DRAWN as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#ResignationEndsTheGame", "strict", "Article 5.1.2. Resignation immediately ends the game", &[3], REL_RESIGNATION_HAS_ENDED_THE_GAME as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#ResignationLoses", "strict", "Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate", &[3], REL_GAME_LOST_BY as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible", "strict", "Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves", &[4], REL_GAME_DRAWN as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame", "strict", "Article 7.5.5. The second completed illegal move immediately ends the game", &[4], REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#SecondIllegalMoveLoses", "strict", "Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player", &[4], REL_GAME_LOST_BY as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw", "defeasible", "Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture", &[5], REL_GAME_DRAWN as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#StalemateDraws", "strict", "Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check", &[3], REL_GAME_DRAWN as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#StalemateEndsTheGame", "strict", "Article 5.2.1. Stalemate immediately ends the game", &[3], REL_STALEMATE_HAS_ENDED_THE_GAME as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#ThreefoldClaimCorrect", "strict", "Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time", &[5], REL_THREEFOLD_CLAIM_CORRECT as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#ThreefoldClaimDraws", "strict", "Article 9.5.2. If the claim is found to be correct, the game is immediately drawn", &[5], REL_GAME_DRAWN as u32, false),
+            RuleInfo::new("urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter", "strict", "Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision", &[6], REL_ARBITER_COMPETENT_TO_DECIDE as u32, false),
+        ],
+        priorities: &[
+            PriorityInfo { id: "urn:fide:laws:clir:chess#CheckmateOverSeventyFiveMoves", label: "Article 9.6.2. Checkmate takes precedence over the 75-move draw", higher: 5, lower: 41, reason: "urn:fide:laws:clir:chess#lex_specialis" },
+        ],
+        closures: &[
+            ClosureInfo { id: "urn:fide:laws:clir:chess#CastlingAttackClosure", label: "a castling path not recorded as attacked is not attacked", rel: REL_CASTLING_PATH_ATTACKED as u32, domain: REL_CHECKED_CASTLING_SIDE as u32, snapshot: "urn:fide:snapshot:castling-attack:2023-01-01", complete_as_of: "2023-01-01T00:00:00Z" },
+            ClosureInfo { id: "urn:fide:laws:clir:chess#CastlingBlockClosure", label: "a castling path not recorded as blocked is not blocked", rel: REL_CASTLING_PATH_BLOCKED as u32, domain: REL_CHECKED_CASTLING_SIDE as u32, snapshot: "urn:fide:snapshot:castling-block:2023-01-01", complete_as_of: "2023-01-01T00:00:00Z" },
+            ClosureInfo { id: "urn:fide:laws:clir:chess#EnPassantFlagClosure", label: "an en passant right not recorded on this frame is not open", rel: REL_EN_PASSANT_RIGHT_OPEN as u32, domain: REL_CHECKED_GAME as u32, snapshot: "urn:fide:snapshot:en-passant:2023-01-01", complete_as_of: "2023-01-01T00:00:00Z" },
+            ClosureInfo { id: "urn:fide:laws:clir:chess#MateImpossibilityClosure", label: "a king not recorded as unable to be checkmated can be checkmated", rel: REL_KING_CANNOT_BE_CHECKMATED as u32, domain: REL_CHECKED_PLAYER as u32, snapshot: "urn:fide:snapshot:mate-possibility:2023-01-01", complete_as_of: "2023-01-01T00:00:00Z" },
+            ClosureInfo { id: "urn:fide:laws:clir:chess#MoveLegalityClosure", label: "a move not recorded as meeting Articles 3.1 to 3.9 does not meet them", rel: REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9 as u32, domain: REL_CHECKED_GAME as u32, snapshot: "urn:fide:snapshot:move-legality:2023-01-01", complete_as_of: "2023-01-01T00:00:00Z" },
+            ClosureInfo { id: "urn:fide:laws:clir:chess#PieceMovedClosure", label: "a piece that is not recorded as having moved has not moved", rel: REL_PIECE_HAS_MOVED as u32, domain: REL_CHECKED_PIECE as u32, snapshot: "urn:fide:snapshot:move-history:2023-01-01", complete_as_of: "2023-01-01T00:00:00Z" },
+        ],
+        texts: ::clir::Texts::new(&["en"], &[]),
+    }
 };
 /// The package, for the runtime's batch and JSONL paths.
 pub struct Package;
@@ -1065,127 +330,54 @@ impl ::clir::Package for Package {
 static INPUT_KEYS: ::clir::jsonl::KeyTable<
     { ::clir::jsonl::table_sizes(68).0 },
     { ::clir::jsonl::table_sizes(68).1 },
-> = ::clir::jsonl::KeyTable::new(
-    &[
-        "arbiter_of",
-        "~arbiter_of",
-        "attempted_transition",
-        "~attempted_transition",
-        "both_players_have_moved",
-        "~both_players_have_moved",
-        "capturing_pawn_on_adjacent_file",
-        "~capturing_pawn_on_adjacent_file",
-        "case_not_precisely_regulated",
-        "~case_not_precisely_regulated",
-        "castling_path_attacked",
-        "~castling_path_attacked",
-        "castling_path_blocked",
-        "~castling_path_blocked",
-        "castling_side_of",
-        "~castling_side_of",
-        "checked_castling_side",
-        "~checked_castling_side",
-        "checked_game",
-        "~checked_game",
-        "checked_piece",
-        "~checked_piece",
-        "checked_player",
-        "~checked_player",
-        "checkmate_delivered",
-        "~checkmate_delivered",
-        "completed_illegal_move_count",
-        "~completed_illegal_move_count",
-        "dead_position_arisen",
-        "~dead_position_arisen",
-        "draw_agreed",
-        "~draw_agreed",
-        "draw_claimed",
-        "~draw_claimed",
-        "en_passant_right_open",
-        "~en_passant_right_open",
-        "king_cannot_be_checkmated",
-        "~king_cannot_be_checkmated",
-        "king_of",
-        "~king_of",
-        "move_meets_articles_3_1_to_3_9",
-        "~move_meets_articles_3_1_to_3_9",
-        "moves_by_each_without_pawn_or_capture",
-        "~moves_by_each_without_pawn_or_capture",
-        "own_piece_of",
-        "~own_piece_of",
-        "piece_can_be_moved",
-        "~piece_can_be_moved",
-        "piece_has_moved",
-        "~piece_has_moved",
-        "piece_touched_intentionally",
-        "~piece_touched_intentionally",
-        "play_started",
-        "~play_started",
-        "player_has_the_move",
-        "~player_has_the_move",
-        "player_of",
-        "~player_of",
-        "player_resigned",
-        "~player_resigned",
-        "position_occurrence_count",
-        "~position_occurrence_count",
-        "procedure_instance",
-        "~procedure_instance",
-        "rook_of",
-        "~rook_of",
-        "stalemate_arisen",
-        "~stalemate_arisen",
-    ],
-);
+> = ::clir::jsonl::KeyTable::new(&[
+    "arbiter_of", "~arbiter_of", "attempted_transition", "~attempted_transition",
+    "both_players_have_moved", "~both_players_have_moved", "capturing_pawn_on_adjacent_file",
+    "~capturing_pawn_on_adjacent_file", "case_not_precisely_regulated",
+    "~case_not_precisely_regulated", "castling_path_attacked", "~castling_path_attacked",
+    "castling_path_blocked", "~castling_path_blocked", "castling_side_of", "~castling_side_of",
+    "checked_castling_side", "~checked_castling_side", "checked_game", "~checked_game",
+    "checked_piece", "~checked_piece", "checked_player", "~checked_player", "checkmate_delivered",
+    "~checkmate_delivered", "completed_illegal_move_count", "~completed_illegal_move_count",
+    "dead_position_arisen", "~dead_position_arisen", "draw_agreed", "~draw_agreed", "draw_claimed",
+    "~draw_claimed", "en_passant_right_open", "~en_passant_right_open", "king_cannot_be_checkmated",
+    "~king_cannot_be_checkmated", "king_of", "~king_of", "move_meets_articles_3_1_to_3_9",
+    "~move_meets_articles_3_1_to_3_9", "moves_by_each_without_pawn_or_capture",
+    "~moves_by_each_without_pawn_or_capture", "own_piece_of", "~own_piece_of", "piece_can_be_moved",
+    "~piece_can_be_moved", "piece_has_moved", "~piece_has_moved", "piece_touched_intentionally",
+    "~piece_touched_intentionally", "play_started", "~play_started", "player_has_the_move",
+    "~player_has_the_move", "player_of", "~player_of", "player_resigned", "~player_resigned",
+    "position_occurrence_count", "~position_occurrence_count", "procedure_instance",
+    "~procedure_instance", "rook_of", "~rook_of", "stalemate_arisen", "~stalemate_arisen",
+]);
 /// How the runtime reads this package's case lines and writes its ruling lines.
 pub static CODEC: ::clir::jsonl::Codec = ::clir::jsonl::Codec {
     keys: &INPUT_KEYS,
     slots: &[
-        4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-        29, 30, 31, 32, 33, 36, 37, 38, 39, 42, 43, 44, 45, 48, 49, 62, 63, 64, 65, 68,
-        69, 70, 71, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90,
-        91, 92, 93, 96, 97, 100, 101,
+        4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+        32, 33, 36, 37, 38, 39, 42, 43, 44, 45, 48, 49, 62, 63, 64, 65, 68, 69, 70, 71, 74, 75, 76,
+        77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 96, 97, 100, 101,
     ],
     ruling_keys: &[
-        (0, "\"agreed_draw_has_ended_the_game\":"),
-        (2, "\"arbiter_competent_to_decide\":"),
-        (6, "\"arbiter_shall_see_laws_observed\":"),
-        (16, "\"castling_legal\":"),
-        (34, "\"checkmate_has_been_delivered\":"),
-        (40, "\"dead_position_has_ended_the_game\":"),
-        (46, "\"en_passant_capture_legal\":"),
-        (50, "\"entered_state\":"),
-        (52, "\"fifty_move_claim_correct\":"),
-        (54, "\"game_drawn\":"),
-        (56, "\"game_lost_by\":"),
-        (58, "\"game_won_by\":"),
-        (60, "\"illegal_move\":"),
-        (66, "\"legal_move\":"),
-        (72, "\"must_move_first_touched_piece\":"),
-        (94, "\"resignation_has_ended_the_game\":"),
+        (0, "\"agreed_draw_has_ended_the_game\":"), (2, "\"arbiter_competent_to_decide\":"),
+        (6, "\"arbiter_shall_see_laws_observed\":"), (16, "\"castling_legal\":"),
+        (34, "\"checkmate_has_been_delivered\":"), (40, "\"dead_position_has_ended_the_game\":"),
+        (46, "\"en_passant_capture_legal\":"), (50, "\"entered_state\":"),
+        (52, "\"fifty_move_claim_correct\":"), (54, "\"game_drawn\":"), (56, "\"game_lost_by\":"),
+        (58, "\"game_won_by\":"), (60, "\"illegal_move\":"), (66, "\"legal_move\":"),
+        (72, "\"must_move_first_touched_piece\":"), (94, "\"resignation_has_ended_the_game\":"),
         (98, "\"second_illegal_move_has_ended_the_game\":"),
-        (102, "\"stalemate_has_ended_the_game\":"),
-        (104, "\"threefold_claim_correct\":"),
-        (106, "\"valid_transition\":"),
-        (1, "\"~agreed_draw_has_ended_the_game\":"),
-        (3, "\"~arbiter_competent_to_decide\":"),
-        (7, "\"~arbiter_shall_see_laws_observed\":"),
-        (17, "\"~castling_legal\":"),
-        (35, "\"~checkmate_has_been_delivered\":"),
-        (41, "\"~dead_position_has_ended_the_game\":"),
-        (47, "\"~en_passant_capture_legal\":"),
-        (51, "\"~entered_state\":"),
-        (53, "\"~fifty_move_claim_correct\":"),
-        (55, "\"~game_drawn\":"),
-        (57, "\"~game_lost_by\":"),
-        (59, "\"~game_won_by\":"),
-        (61, "\"~illegal_move\":"),
-        (67, "\"~legal_move\":"),
-        (73, "\"~must_move_first_touched_piece\":"),
-        (95, "\"~resignation_has_ended_the_game\":"),
+        (102, "\"stalemate_has_ended_the_game\":"), (104, "\"threefold_claim_correct\":"),
+        (106, "\"valid_transition\":"), (1, "\"~agreed_draw_has_ended_the_game\":"),
+        (3, "\"~arbiter_competent_to_decide\":"), (7, "\"~arbiter_shall_see_laws_observed\":"),
+        (17, "\"~castling_legal\":"), (35, "\"~checkmate_has_been_delivered\":"),
+        (41, "\"~dead_position_has_ended_the_game\":"), (47, "\"~en_passant_capture_legal\":"),
+        (51, "\"~entered_state\":"), (53, "\"~fifty_move_claim_correct\":"),
+        (55, "\"~game_drawn\":"), (57, "\"~game_lost_by\":"), (59, "\"~game_won_by\":"),
+        (61, "\"~illegal_move\":"), (67, "\"~legal_move\":"),
+        (73, "\"~must_move_first_touched_piece\":"), (95, "\"~resignation_has_ended_the_game\":"),
         (99, "\"~second_illegal_move_has_ended_the_game\":"),
-        (103, "\"~stalemate_has_ended_the_game\":"),
-        (105, "\"~threefold_claim_correct\":"),
+        (103, "\"~stalemate_has_ended_the_game\":"), (105, "\"~threefold_claim_correct\":"),
         (107, "\"~valid_transition\":"),
     ],
 };
@@ -1283,410 +475,40 @@ impl Case<'_> {
     pub fn situation(&mut self, name: &str) -> Situation {
         Situation(self.batch.entity(name))
     }
-    ///Adds the fact `arbiter_of(game: Game, arb: Arbiter)`: the arbiter is appointed for the game.
-    pub fn arbiter_of(&mut self, game: Game, arb: Arbiter) -> &mut Self {
-        self.batch.add(REL_ARBITER_OF, false, (self.case, game, arb));
-        self
-    }
-    ///Adds the explicit negative `~arbiter_of(game: Game, arb: Arbiter)`: not "the arbiter is appointed for the game".
-    pub fn not_arbiter_of(&mut self, game: Game, arb: Arbiter) -> &mut Self {
-        self.batch.add(REL_ARBITER_OF, true, (self.case, game, arb));
-        self
-    }
-    ///Adds the fact `attempted_transition(instance: Game, transition: GamePlayTransition)`.
-    pub fn attempted_transition(
-        &mut self,
-        instance: Game,
-        transition: GamePlayTransition,
-    ) -> &mut Self {
-        self.batch
-            .add(REL_ATTEMPTED_TRANSITION, false, (self.case, instance, transition));
-        self
-    }
-    ///Adds the explicit negative `~attempted_transition(instance: Game, transition: GamePlayTransition)`: it is not so.
-    pub fn not_attempted_transition(
-        &mut self,
-        instance: Game,
-        transition: GamePlayTransition,
-    ) -> &mut Self {
-        self.batch
-            .add(REL_ATTEMPTED_TRANSITION, true, (self.case, instance, transition));
-        self
-    }
-    ///Adds the fact `both_players_have_moved(game: Game)`: both players have made at least one move.
-    pub fn both_players_have_moved(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_BOTH_PLAYERS_HAVE_MOVED, false, (self.case, game));
-        self
-    }
-    ///Adds the explicit negative `~both_players_have_moved(game: Game)`: not "both players have made at least one move".
-    pub fn not_both_players_have_moved(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_BOTH_PLAYERS_HAVE_MOVED, true, (self.case, game));
-        self
-    }
-    ///Adds the fact `capturing_pawn_on_adjacent_file(game: Game, pawn: Piece)`: the pawn occupies a square on the same rank and an adjacent file to the pawn that has just advanced two squares.
-    pub fn capturing_pawn_on_adjacent_file(
-        &mut self,
-        game: Game,
-        pawn: Piece,
-    ) -> &mut Self {
-        self.batch
-            .add(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false, (self.case, game, pawn));
-        self
-    }
-    ///Adds the explicit negative `~capturing_pawn_on_adjacent_file(game: Game, pawn: Piece)`: not "the pawn occupies a square on the same rank and an adjacent file to the pawn that has just advanced two squares".
-    pub fn not_capturing_pawn_on_adjacent_file(
-        &mut self,
-        game: Game,
-        pawn: Piece,
-    ) -> &mut Self {
-        self.batch
-            .add(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true, (self.case, game, pawn));
-        self
-    }
-    ///Adds the fact `case_not_precisely_regulated(situation: Situation)`: the case is not precisely regulated by an Article of the Laws.
-    pub fn case_not_precisely_regulated(
-        &mut self,
-        _grant: &JudgmentFideArbiterGrant,
-        situation: Situation,
-    ) -> &mut Self {
-        self.batch.add(REL_CASE_NOT_PRECISELY_REGULATED, false, (self.case, situation));
-        self
-    }
-    ///Adds the explicit negative `~case_not_precisely_regulated(situation: Situation)`: not "the case is not precisely regulated by an Article of the Laws".
-    pub fn not_case_not_precisely_regulated(
-        &mut self,
-        _grant: &JudgmentFideArbiterGrant,
-        situation: Situation,
-    ) -> &mut Self {
-        self.batch.add(REL_CASE_NOT_PRECISELY_REGULATED, true, (self.case, situation));
-        self
-    }
-    ///Adds the fact `castling_path_attacked(side: CastlingSide)`: the king's square, the square it must cross, or the square it is to occupy is attacked.
-    pub fn castling_path_attacked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.add(REL_CASTLING_PATH_ATTACKED, false, (self.case, side));
-        self
-    }
-    ///Adds the explicit negative `~castling_path_attacked(side: CastlingSide)`: not "the king's square, the square it must cross, or the square it is to occupy is attacked".
-    pub fn not_castling_path_attacked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.add(REL_CASTLING_PATH_ATTACKED, true, (self.case, side));
-        self
-    }
-    ///Adds the fact `castling_path_blocked(side: CastlingSide)`: there is a piece between the king and the rook with which castling is to be effected.
-    pub fn castling_path_blocked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.add(REL_CASTLING_PATH_BLOCKED, false, (self.case, side));
-        self
-    }
-    ///Adds the explicit negative `~castling_path_blocked(side: CastlingSide)`: not "there is a piece between the king and the rook with which castling is to be effected".
-    pub fn not_castling_path_blocked(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.add(REL_CASTLING_PATH_BLOCKED, true, (self.case, side));
-        self
-    }
-    ///Adds the fact `castling_side_of(game: Game, who: Player, side: CastlingSide, rook: Piece)`: the player is considering castling with that rook on that side.
-    pub fn castling_side_of(
-        &mut self,
-        game: Game,
-        who: Player,
-        side: CastlingSide,
-        rook: Piece,
-    ) -> &mut Self {
-        self.batch.add(REL_CASTLING_SIDE_OF, false, (self.case, game, who, side, rook));
-        self
-    }
-    ///Adds the explicit negative `~castling_side_of(game: Game, who: Player, side: CastlingSide, rook: Piece)`: not "the player is considering castling with that rook on that side".
-    pub fn not_castling_side_of(
-        &mut self,
-        game: Game,
-        who: Player,
-        side: CastlingSide,
-        rook: Piece,
-    ) -> &mut Self {
-        self.batch.add(REL_CASTLING_SIDE_OF, true, (self.case, game, who, side, rook));
-        self
-    }
-    ///Adds the fact `checked_castling_side(side: CastlingSide)`: the castling side is in the closed domain of path facts.
-    pub fn checked_castling_side(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.add(REL_CHECKED_CASTLING_SIDE, false, (self.case, side));
-        self
-    }
-    ///Adds the explicit negative `~checked_castling_side(side: CastlingSide)`: not "the castling side is in the closed domain of path facts".
-    pub fn not_checked_castling_side(&mut self, side: CastlingSide) -> &mut Self {
-        self.batch.add(REL_CHECKED_CASTLING_SIDE, true, (self.case, side));
-        self
-    }
-    ///Adds the fact `checked_game(game: Game)`: the game is in the closed domain of protocol facts.
-    pub fn checked_game(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_CHECKED_GAME, false, (self.case, game));
-        self
-    }
-    ///Adds the explicit negative `~checked_game(game: Game)`: not "the game is in the closed domain of protocol facts".
-    pub fn not_checked_game(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_CHECKED_GAME, true, (self.case, game));
-        self
-    }
-    ///Adds the fact `checked_piece(piece: Piece)`: the piece is in the closed domain of move history.
-    pub fn checked_piece(&mut self, piece: Piece) -> &mut Self {
-        self.batch.add(REL_CHECKED_PIECE, false, (self.case, piece));
-        self
-    }
-    ///Adds the explicit negative `~checked_piece(piece: Piece)`: not "the piece is in the closed domain of move history".
-    pub fn not_checked_piece(&mut self, piece: Piece) -> &mut Self {
-        self.batch.add(REL_CHECKED_PIECE, true, (self.case, piece));
-        self
-    }
-    ///Adds the fact `checked_player(who: Player)`: the player is in the closed domain of mate-possibility facts.
-    pub fn checked_player(&mut self, who: Player) -> &mut Self {
-        self.batch.add(REL_CHECKED_PLAYER, false, (self.case, who));
-        self
-    }
-    ///Adds the explicit negative `~checked_player(who: Player)`: not "the player is in the closed domain of mate-possibility facts".
-    pub fn not_checked_player(&mut self, who: Player) -> &mut Self {
-        self.batch.add(REL_CHECKED_PLAYER, true, (self.case, who));
-        self
-    }
-    ///Adds the fact `checkmate_delivered(game: Game, who: Player)`: the player has checkmated the opponent's king.
-    pub fn checkmate_delivered(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch.add(REL_CHECKMATE_DELIVERED, false, (self.case, game, who));
-        self
-    }
-    ///Adds the explicit negative `~checkmate_delivered(game: Game, who: Player)`: not "the player has checkmated the opponent's king".
-    pub fn not_checkmate_delivered(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch.add(REL_CHECKMATE_DELIVERED, true, (self.case, game, who));
-        self
-    }
-    ///Adds the fact `completed_illegal_move_count(who: Player, n: Integer)`: number of completed illegal moves by the player.
-    pub fn completed_illegal_move_count(&mut self, who: Player, n: i64) -> &mut Self {
-        self.batch.add(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false, (self.case, who, n));
-        self
-    }
-    ///Adds the explicit negative `~completed_illegal_move_count(who: Player, n: Integer)`: not "number of completed illegal moves by the player".
-    pub fn not_completed_illegal_move_count(
-        &mut self,
-        who: Player,
-        n: i64,
-    ) -> &mut Self {
-        self.batch.add(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true, (self.case, who, n));
-        self
-    }
-    ///Adds the fact `dead_position_arisen(game: Game)`: a position has arisen in which neither player can checkmate the opponent's king with any series of legal moves.
-    pub fn dead_position_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_DEAD_POSITION_ARISEN, false, (self.case, game));
-        self
-    }
-    ///Adds the explicit negative `~dead_position_arisen(game: Game)`: not "a position has arisen in which neither player can checkmate the opponent's king with any series of legal moves".
-    pub fn not_dead_position_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_DEAD_POSITION_ARISEN, true, (self.case, game));
-        self
-    }
-    ///Adds the fact `draw_agreed(game: Game)`: the two players have agreed a draw during the game.
-    pub fn draw_agreed(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_DRAW_AGREED, false, (self.case, game));
-        self
-    }
-    ///Adds the explicit negative `~draw_agreed(game: Game)`: not "the two players have agreed a draw during the game".
-    pub fn not_draw_agreed(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_DRAW_AGREED, true, (self.case, game));
-        self
-    }
-    ///Adds the fact `draw_claimed(who: Player)`: the player has claimed a draw.
-    pub fn draw_claimed(&mut self, who: Player) -> &mut Self {
-        self.batch.add(REL_DRAW_CLAIMED, false, (self.case, who));
-        self
-    }
-    ///Adds the explicit negative `~draw_claimed(who: Player)`: not "the player has claimed a draw".
-    pub fn not_draw_claimed(&mut self, who: Player) -> &mut Self {
-        self.batch.add(REL_DRAW_CLAIMED, true, (self.case, who));
-        self
-    }
-    ///Adds the fact `en_passant_right_open(game: Game)`: an en passant capture is available on this move.
-    pub fn en_passant_right_open(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_EN_PASSANT_RIGHT_OPEN, false, (self.case, game));
-        self
-    }
-    ///Adds the explicit negative `~en_passant_right_open(game: Game)`: not "an en passant capture is available on this move".
-    pub fn not_en_passant_right_open(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_EN_PASSANT_RIGHT_OPEN, true, (self.case, game));
-        self
-    }
-    ///Adds the fact `king_cannot_be_checkmated(who: Player)`: the opponent cannot checkmate this player's king by any possible series of legal moves.
-    pub fn king_cannot_be_checkmated(&mut self, who: Player) -> &mut Self {
-        self.batch.add(REL_KING_CANNOT_BE_CHECKMATED, false, (self.case, who));
-        self
-    }
-    ///Adds the explicit negative `~king_cannot_be_checkmated(who: Player)`: not "the opponent cannot checkmate this player's king by any possible series of legal moves".
-    pub fn not_king_cannot_be_checkmated(&mut self, who: Player) -> &mut Self {
-        self.batch.add(REL_KING_CANNOT_BE_CHECKMATED, true, (self.case, who));
-        self
-    }
-    ///Adds the fact `king_of(who: Player, king: Piece)`: the piece is that player's king.
-    pub fn king_of(&mut self, who: Player, king: Piece) -> &mut Self {
-        self.batch.add(REL_KING_OF, false, (self.case, who, king));
-        self
-    }
-    ///Adds the explicit negative `~king_of(who: Player, king: Piece)`: not "the piece is that player's king".
-    pub fn not_king_of(&mut self, who: Player, king: Piece) -> &mut Self {
-        self.batch.add(REL_KING_OF, true, (self.case, who, king));
-        self
-    }
-    ///Adds the fact `move_meets_articles_3_1_to_3_9(game: Game)`: the attempted move meets the relevant requirements of Articles 3.1 to 3.9.
-    pub fn move_meets_articles_3_1_to_3_9(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false, (self.case, game));
-        self
-    }
-    ///Adds the explicit negative `~move_meets_articles_3_1_to_3_9(game: Game)`: not "the attempted move meets the relevant requirements of Articles 3.1 to 3.9".
-    pub fn not_move_meets_articles_3_1_to_3_9(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true, (self.case, game));
-        self
-    }
-    ///Adds the fact `moves_by_each_without_pawn_or_capture(game: Game, n: Integer)`: this many moves by each player have been made without the movement of any pawn and without any capture.
-    pub fn moves_by_each_without_pawn_or_capture(
-        &mut self,
-        game: Game,
-        n: i64,
-    ) -> &mut Self {
-        self.batch
-            .add(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false, (self.case, game, n));
-        self
-    }
-    ///Adds the explicit negative `~moves_by_each_without_pawn_or_capture(game: Game, n: Integer)`: not "this many moves by each player have been made without the movement of any pawn and without any capture".
-    pub fn not_moves_by_each_without_pawn_or_capture(
-        &mut self,
-        game: Game,
-        n: i64,
-    ) -> &mut Self {
-        self.batch
-            .add(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true, (self.case, game, n));
-        self
-    }
-    ///Adds the fact `own_piece_of(who: Player, piece: Piece)`: the piece belongs to the player.
-    pub fn own_piece_of(&mut self, who: Player, piece: Piece) -> &mut Self {
-        self.batch.add(REL_OWN_PIECE_OF, false, (self.case, who, piece));
-        self
-    }
-    ///Adds the explicit negative `~own_piece_of(who: Player, piece: Piece)`: not "the piece belongs to the player".
-    pub fn not_own_piece_of(&mut self, who: Player, piece: Piece) -> &mut Self {
-        self.batch.add(REL_OWN_PIECE_OF, true, (self.case, who, piece));
-        self
-    }
-    ///Adds the fact `piece_can_be_moved(piece: Piece)`: the piece can be moved.
-    pub fn piece_can_be_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch.add(REL_PIECE_CAN_BE_MOVED, false, (self.case, piece));
-        self
-    }
-    ///Adds the explicit negative `~piece_can_be_moved(piece: Piece)`: not "the piece can be moved".
-    pub fn not_piece_can_be_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch.add(REL_PIECE_CAN_BE_MOVED, true, (self.case, piece));
-        self
-    }
-    ///Adds the fact `piece_has_moved(piece: Piece)`: the piece has already moved.
-    pub fn piece_has_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch.add(REL_PIECE_HAS_MOVED, false, (self.case, piece));
-        self
-    }
-    ///Adds the explicit negative `~piece_has_moved(piece: Piece)`: not "the piece has already moved".
-    pub fn not_piece_has_moved(&mut self, piece: Piece) -> &mut Self {
-        self.batch.add(REL_PIECE_HAS_MOVED, true, (self.case, piece));
-        self
-    }
-    ///Adds the fact `piece_touched_intentionally(who: Player, piece: Piece)`: the player having the move touched the piece with the intention of moving or capturing.
-    pub fn piece_touched_intentionally(
-        &mut self,
-        _grant: &JudgmentFideArbiterGrant,
-        who: Player,
-        piece: Piece,
-    ) -> &mut Self {
-        self.batch.add(REL_PIECE_TOUCHED_INTENTIONALLY, false, (self.case, who, piece));
-        self
-    }
-    ///Adds the explicit negative `~piece_touched_intentionally(who: Player, piece: Piece)`: not "the player having the move touched the piece with the intention of moving or capturing".
-    pub fn not_piece_touched_intentionally(
-        &mut self,
-        _grant: &JudgmentFideArbiterGrant,
-        who: Player,
-        piece: Piece,
-    ) -> &mut Self {
-        self.batch.add(REL_PIECE_TOUCHED_INTENTIONALLY, true, (self.case, who, piece));
-        self
-    }
-    ///Adds the fact `play_started(game: Game)`: the game has been started.
-    pub fn play_started(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_PLAY_STARTED, false, (self.case, game));
-        self
-    }
-    ///Adds the explicit negative `~play_started(game: Game)`: not "the game has been started".
-    pub fn not_play_started(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_PLAY_STARTED, true, (self.case, game));
-        self
-    }
-    ///Adds the fact `player_has_the_move(game: Game, who: Player)`: the player has the move.
-    pub fn player_has_the_move(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch.add(REL_PLAYER_HAS_THE_MOVE, false, (self.case, game, who));
-        self
-    }
-    ///Adds the explicit negative `~player_has_the_move(game: Game, who: Player)`: not "the player has the move".
-    pub fn not_player_has_the_move(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch.add(REL_PLAYER_HAS_THE_MOVE, true, (self.case, game, who));
-        self
-    }
-    ///Adds the fact `player_of(game: Game, who: Player)`: the player takes part in the game.
-    pub fn player_of(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch.add(REL_PLAYER_OF, false, (self.case, game, who));
-        self
-    }
-    ///Adds the explicit negative `~player_of(game: Game, who: Player)`: not "the player takes part in the game".
-    pub fn not_player_of(&mut self, game: Game, who: Player) -> &mut Self {
-        self.batch.add(REL_PLAYER_OF, true, (self.case, game, who));
-        self
-    }
-    ///Adds the fact `player_resigned(who: Player)`: the player has declared that he/she resigns.
-    pub fn player_resigned(&mut self, who: Player) -> &mut Self {
-        self.batch.add(REL_PLAYER_RESIGNED, false, (self.case, who));
-        self
-    }
-    ///Adds the explicit negative `~player_resigned(who: Player)`: not "the player has declared that he/she resigns".
-    pub fn not_player_resigned(&mut self, who: Player) -> &mut Self {
-        self.batch.add(REL_PLAYER_RESIGNED, true, (self.case, who));
-        self
-    }
-    ///Adds the fact `position_occurrence_count(game: Game, n: Integer)`: the same position has appeared this many times.
-    pub fn position_occurrence_count(&mut self, game: Game, n: i64) -> &mut Self {
-        self.batch.add(REL_POSITION_OCCURRENCE_COUNT, false, (self.case, game, n));
-        self
-    }
-    ///Adds the explicit negative `~position_occurrence_count(game: Game, n: Integer)`: not "the same position has appeared this many times".
-    pub fn not_position_occurrence_count(&mut self, game: Game, n: i64) -> &mut Self {
-        self.batch.add(REL_POSITION_OCCURRENCE_COUNT, true, (self.case, game, n));
-        self
-    }
-    ///Adds the fact `procedure_instance(instance: Game)`.
-    pub fn procedure_instance(&mut self, instance: Game) -> &mut Self {
-        self.batch.add(REL_PROCEDURE_INSTANCE, false, (self.case, instance));
-        self
-    }
-    ///Adds the explicit negative `~procedure_instance(instance: Game)`: it is not so.
-    pub fn not_procedure_instance(&mut self, instance: Game) -> &mut Self {
-        self.batch.add(REL_PROCEDURE_INSTANCE, true, (self.case, instance));
-        self
-    }
-    ///Adds the fact `rook_of(who: Player, rook: Piece)`: the piece is that player's rook.
-    pub fn rook_of(&mut self, who: Player, rook: Piece) -> &mut Self {
-        self.batch.add(REL_ROOK_OF, false, (self.case, who, rook));
-        self
-    }
-    ///Adds the explicit negative `~rook_of(who: Player, rook: Piece)`: not "the piece is that player's rook".
-    pub fn not_rook_of(&mut self, who: Player, rook: Piece) -> &mut Self {
-        self.batch.add(REL_ROOK_OF, true, (self.case, who, rook));
-        self
-    }
-    ///Adds the fact `stalemate_arisen(game: Game)`: the player to move has no legal move and his/her king is not in check.
-    pub fn stalemate_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_STALEMATE_ARISEN, false, (self.case, game));
-        self
-    }
-    ///Adds the explicit negative `~stalemate_arisen(game: Game)`: not "the player to move has no legal move and his/her king is not in check".
-    pub fn not_stalemate_arisen(&mut self, game: Game) -> &mut Self {
-        self.batch.add(REL_STALEMATE_ARISEN, true, (self.case, game));
-        self
-    }
+    ::clir::case_methods!(REL_ARBITER_OF, arbiter_of, not_arbiter_of, (game: Game, arb: Arbiter), "arbiter_of(game: Game, arb: Arbiter)", "the arbiter is appointed for the game");
+    ::clir::case_methods!(REL_ATTEMPTED_TRANSITION, attempted_transition, not_attempted_transition, (instance: Game, transition: GamePlayTransition), "attempted_transition(instance: Game, transition: GamePlayTransition)");
+    ::clir::case_methods!(REL_BOTH_PLAYERS_HAVE_MOVED, both_players_have_moved, not_both_players_have_moved, (game: Game), "both_players_have_moved(game: Game)", "both players have made at least one move");
+    ::clir::case_methods!(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, capturing_pawn_on_adjacent_file, not_capturing_pawn_on_adjacent_file, (game: Game, pawn: Piece), "capturing_pawn_on_adjacent_file(game: Game, pawn: Piece)", "the pawn occupies a square on the same rank and an adjacent file to the pawn that has just advanced two squares");
+    ::clir::case_methods!(REL_CASE_NOT_PRECISELY_REGULATED, case_not_precisely_regulated, not_case_not_precisely_regulated, grant JudgmentFideArbiterGrant, (situation: Situation), "case_not_precisely_regulated(situation: Situation)", "the case is not precisely regulated by an Article of the Laws");
+    ::clir::case_methods!(REL_CASTLING_PATH_ATTACKED, castling_path_attacked, not_castling_path_attacked, (side: CastlingSide), "castling_path_attacked(side: CastlingSide)", "the king's square, the square it must cross, or the square it is to occupy is attacked");
+    ::clir::case_methods!(REL_CASTLING_PATH_BLOCKED, castling_path_blocked, not_castling_path_blocked, (side: CastlingSide), "castling_path_blocked(side: CastlingSide)", "there is a piece between the king and the rook with which castling is to be effected");
+    ::clir::case_methods!(REL_CASTLING_SIDE_OF, castling_side_of, not_castling_side_of, (game: Game, who: Player, side: CastlingSide, rook: Piece), "castling_side_of(game: Game, who: Player, side: CastlingSide, rook: Piece)", "the player is considering castling with that rook on that side");
+    ::clir::case_methods!(REL_CHECKED_CASTLING_SIDE, checked_castling_side, not_checked_castling_side, (side: CastlingSide), "checked_castling_side(side: CastlingSide)", "the castling side is in the closed domain of path facts");
+    ::clir::case_methods!(REL_CHECKED_GAME, checked_game, not_checked_game, (game: Game), "checked_game(game: Game)", "the game is in the closed domain of protocol facts");
+    ::clir::case_methods!(REL_CHECKED_PIECE, checked_piece, not_checked_piece, (piece: Piece), "checked_piece(piece: Piece)", "the piece is in the closed domain of move history");
+    ::clir::case_methods!(REL_CHECKED_PLAYER, checked_player, not_checked_player, (who: Player), "checked_player(who: Player)", "the player is in the closed domain of mate-possibility facts");
+    ::clir::case_methods!(REL_CHECKMATE_DELIVERED, checkmate_delivered, not_checkmate_delivered, (game: Game, who: Player), "checkmate_delivered(game: Game, who: Player)", "the player has checkmated the opponent's king");
+    ::clir::case_methods!(REL_COMPLETED_ILLEGAL_MOVE_COUNT, completed_illegal_move_count, not_completed_illegal_move_count, (who: Player, n: i64), "completed_illegal_move_count(who: Player, n: Integer)", "number of completed illegal moves by the player");
+    ::clir::case_methods!(REL_DEAD_POSITION_ARISEN, dead_position_arisen, not_dead_position_arisen, (game: Game), "dead_position_arisen(game: Game)", "a position has arisen in which neither player can checkmate the opponent's king with any series of legal moves");
+    ::clir::case_methods!(REL_DRAW_AGREED, draw_agreed, not_draw_agreed, (game: Game), "draw_agreed(game: Game)", "the two players have agreed a draw during the game");
+    ::clir::case_methods!(REL_DRAW_CLAIMED, draw_claimed, not_draw_claimed, (who: Player), "draw_claimed(who: Player)", "the player has claimed a draw");
+    ::clir::case_methods!(REL_EN_PASSANT_RIGHT_OPEN, en_passant_right_open, not_en_passant_right_open, (game: Game), "en_passant_right_open(game: Game)", "an en passant capture is available on this move");
+    ::clir::case_methods!(REL_KING_CANNOT_BE_CHECKMATED, king_cannot_be_checkmated, not_king_cannot_be_checkmated, (who: Player), "king_cannot_be_checkmated(who: Player)", "the opponent cannot checkmate this player's king by any possible series of legal moves");
+    ::clir::case_methods!(REL_KING_OF, king_of, not_king_of, (who: Player, king: Piece), "king_of(who: Player, king: Piece)", "the piece is that player's king");
+    ::clir::case_methods!(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, move_meets_articles_3_1_to_3_9, not_move_meets_articles_3_1_to_3_9, (game: Game), "move_meets_articles_3_1_to_3_9(game: Game)", "the attempted move meets the relevant requirements of Articles 3.1 to 3.9");
+    ::clir::case_methods!(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, moves_by_each_without_pawn_or_capture, not_moves_by_each_without_pawn_or_capture, (game: Game, n: i64), "moves_by_each_without_pawn_or_capture(game: Game, n: Integer)", "this many moves by each player have been made without the movement of any pawn and without any capture");
+    ::clir::case_methods!(REL_OWN_PIECE_OF, own_piece_of, not_own_piece_of, (who: Player, piece: Piece), "own_piece_of(who: Player, piece: Piece)", "the piece belongs to the player");
+    ::clir::case_methods!(REL_PIECE_CAN_BE_MOVED, piece_can_be_moved, not_piece_can_be_moved, (piece: Piece), "piece_can_be_moved(piece: Piece)", "the piece can be moved");
+    ::clir::case_methods!(REL_PIECE_HAS_MOVED, piece_has_moved, not_piece_has_moved, (piece: Piece), "piece_has_moved(piece: Piece)", "the piece has already moved");
+    ::clir::case_methods!(REL_PIECE_TOUCHED_INTENTIONALLY, piece_touched_intentionally, not_piece_touched_intentionally, grant JudgmentFideArbiterGrant, (who: Player, piece: Piece), "piece_touched_intentionally(who: Player, piece: Piece)", "the player having the move touched the piece with the intention of moving or capturing");
+    ::clir::case_methods!(REL_PLAY_STARTED, play_started, not_play_started, (game: Game), "play_started(game: Game)", "the game has been started");
+    ::clir::case_methods!(REL_PLAYER_HAS_THE_MOVE, player_has_the_move, not_player_has_the_move, (game: Game, who: Player), "player_has_the_move(game: Game, who: Player)", "the player has the move");
+    ::clir::case_methods!(REL_PLAYER_OF, player_of, not_player_of, (game: Game, who: Player), "player_of(game: Game, who: Player)", "the player takes part in the game");
+    ::clir::case_methods!(REL_PLAYER_RESIGNED, player_resigned, not_player_resigned, (who: Player), "player_resigned(who: Player)", "the player has declared that he/she resigns");
+    ::clir::case_methods!(REL_POSITION_OCCURRENCE_COUNT, position_occurrence_count, not_position_occurrence_count, (game: Game, n: i64), "position_occurrence_count(game: Game, n: Integer)", "the same position has appeared this many times");
+    ::clir::case_methods!(REL_PROCEDURE_INSTANCE, procedure_instance, not_procedure_instance, (instance: Game), "procedure_instance(instance: Game)");
+    ::clir::case_methods!(REL_ROOK_OF, rook_of, not_rook_of, (who: Player, rook: Piece), "rook_of(who: Player, rook: Piece)", "the piece is that player's rook");
+    ::clir::case_methods!(REL_STALEMATE_ARISEN, stalemate_arisen, not_stalemate_arisen, (game: Game), "stalemate_arisen(game: Game)", "the player to move has no legal move and his/her king is not in check");
 }
 /// The rulings of a batch.
 #[derive(Clone)]
@@ -1745,461 +567,26 @@ impl Ruling {
         };
         why_not(&self.layers, &self.names, &asked)
     }
-    ///What was concluded of `agreed_draw_has_ended_the_game`.
-    pub fn agreed_draw_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, false, self.case)
-    }
-    ///Whether `agreed_draw_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_agreed_draw_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(
-            REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-            false,
-            ::clir::Row::to_row(args),
-        )
-    }
-    ///What was concluded of `~agreed_draw_has_ended_the_game`.
-    pub fn not_agreed_draw_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, true, self.case)
-    }
-    ///Whether `~agreed_draw_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_not_agreed_draw_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `arbiter_competent_to_decide`.
-    pub fn arbiter_competent_to_decide(&self) -> ::clir::Conclusions<(Situation,)> {
-        self.output.conclusions(REL_ARBITER_COMPETENT_TO_DECIDE, false, self.case)
-    }
-    ///Whether `arbiter_competent_to_decide` of `args` is concluded, and if not why.
-    pub fn why_not_arbiter_competent_to_decide(
-        &self,
-        args: &(Situation,),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_ARBITER_COMPETENT_TO_DECIDE, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~arbiter_competent_to_decide`.
-    pub fn not_arbiter_competent_to_decide(&self) -> ::clir::Conclusions<(Situation,)> {
-        self.output.conclusions(REL_ARBITER_COMPETENT_TO_DECIDE, true, self.case)
-    }
-    ///Whether `~arbiter_competent_to_decide` of `args` is concluded, and if not why.
-    pub fn why_not_not_arbiter_competent_to_decide(
-        &self,
-        args: &(Situation,),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_ARBITER_COMPETENT_TO_DECIDE, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `arbiter_shall_see_laws_observed`.
-    pub fn arbiter_shall_see_laws_observed(
-        &self,
-    ) -> ::clir::Conclusions<(Arbiter, Game)> {
-        self.output.conclusions(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, false, self.case)
-    }
-    ///Whether `arbiter_shall_see_laws_observed` of `args` is concluded, and if not why.
-    pub fn why_not_arbiter_shall_see_laws_observed(
-        &self,
-        args: &(Arbiter, Game),
-    ) -> ::clir::WhyNot {
-        self.why_not(
-            REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-            false,
-            ::clir::Row::to_row(args),
-        )
-    }
-    ///What was concluded of `~arbiter_shall_see_laws_observed`.
-    pub fn not_arbiter_shall_see_laws_observed(
-        &self,
-    ) -> ::clir::Conclusions<(Arbiter, Game)> {
-        self.output.conclusions(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, true, self.case)
-    }
-    ///Whether `~arbiter_shall_see_laws_observed` of `args` is concluded, and if not why.
-    pub fn why_not_not_arbiter_shall_see_laws_observed(
-        &self,
-        args: &(Arbiter, Game),
-    ) -> ::clir::WhyNot {
-        self.why_not(
-            REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-            true,
-            ::clir::Row::to_row(args),
-        )
-    }
-    ///What was concluded of `castling_legal`.
-    pub fn castling_legal(&self) -> ::clir::Conclusions<(Game, Player, CastlingSide)> {
-        self.output.conclusions(REL_CASTLING_LEGAL, false, self.case)
-    }
-    ///Whether `castling_legal` of `args` is concluded, and if not why.
-    pub fn why_not_castling_legal(
-        &self,
-        args: &(Game, Player, CastlingSide),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_CASTLING_LEGAL, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~castling_legal`.
-    pub fn not_castling_legal(
-        &self,
-    ) -> ::clir::Conclusions<(Game, Player, CastlingSide)> {
-        self.output.conclusions(REL_CASTLING_LEGAL, true, self.case)
-    }
-    ///Whether `~castling_legal` of `args` is concluded, and if not why.
-    pub fn why_not_not_castling_legal(
-        &self,
-        args: &(Game, Player, CastlingSide),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_CASTLING_LEGAL, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `checkmate_has_been_delivered`.
-    pub fn checkmate_has_been_delivered(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, self.case)
-    }
-    ///Whether `checkmate_has_been_delivered` of `args` is concluded, and if not why.
-    pub fn why_not_checkmate_has_been_delivered(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_CHECKMATE_HAS_BEEN_DELIVERED, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~checkmate_has_been_delivered`.
-    pub fn not_checkmate_has_been_delivered(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_CHECKMATE_HAS_BEEN_DELIVERED, true, self.case)
-    }
-    ///Whether `~checkmate_has_been_delivered` of `args` is concluded, and if not why.
-    pub fn why_not_not_checkmate_has_been_delivered(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_CHECKMATE_HAS_BEEN_DELIVERED, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `dead_position_has_ended_the_game`.
-    pub fn dead_position_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, false, self.case)
-    }
-    ///Whether `dead_position_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_dead_position_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(
-            REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-            false,
-            ::clir::Row::to_row(args),
-        )
-    }
-    ///What was concluded of `~dead_position_has_ended_the_game`.
-    pub fn not_dead_position_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, true, self.case)
-    }
-    ///Whether `~dead_position_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_not_dead_position_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(
-            REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-            true,
-            ::clir::Row::to_row(args),
-        )
-    }
-    ///What was concluded of `en_passant_capture_legal`.
-    pub fn en_passant_capture_legal(&self) -> ::clir::Conclusions<(Game, Piece)> {
-        self.output.conclusions(REL_EN_PASSANT_CAPTURE_LEGAL, false, self.case)
-    }
-    ///Whether `en_passant_capture_legal` of `args` is concluded, and if not why.
-    pub fn why_not_en_passant_capture_legal(
-        &self,
-        args: &(Game, Piece),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_EN_PASSANT_CAPTURE_LEGAL, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~en_passant_capture_legal`.
-    pub fn not_en_passant_capture_legal(&self) -> ::clir::Conclusions<(Game, Piece)> {
-        self.output.conclusions(REL_EN_PASSANT_CAPTURE_LEGAL, true, self.case)
-    }
-    ///Whether `~en_passant_capture_legal` of `args` is concluded, and if not why.
-    pub fn why_not_not_en_passant_capture_legal(
-        &self,
-        args: &(Game, Piece),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_EN_PASSANT_CAPTURE_LEGAL, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `entered_state`.
-    pub fn entered_state(&self) -> ::clir::Conclusions<(Game, GamePlayState)> {
-        self.output.conclusions(REL_ENTERED_STATE, false, self.case)
-    }
-    ///Whether `entered_state` of `args` is concluded, and if not why.
-    pub fn why_not_entered_state(&self, args: &(Game, GamePlayState)) -> ::clir::WhyNot {
-        self.why_not(REL_ENTERED_STATE, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~entered_state`.
-    pub fn not_entered_state(&self) -> ::clir::Conclusions<(Game, GamePlayState)> {
-        self.output.conclusions(REL_ENTERED_STATE, true, self.case)
-    }
-    ///Whether `~entered_state` of `args` is concluded, and if not why.
-    pub fn why_not_not_entered_state(
-        &self,
-        args: &(Game, GamePlayState),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_ENTERED_STATE, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `fifty_move_claim_correct`.
-    pub fn fifty_move_claim_correct(&self) -> ::clir::Conclusions<(Game, Player)> {
-        self.output.conclusions(REL_FIFTY_MOVE_CLAIM_CORRECT, false, self.case)
-    }
-    ///Whether `fifty_move_claim_correct` of `args` is concluded, and if not why.
-    pub fn why_not_fifty_move_claim_correct(
-        &self,
-        args: &(Game, Player),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_FIFTY_MOVE_CLAIM_CORRECT, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~fifty_move_claim_correct`.
-    pub fn not_fifty_move_claim_correct(&self) -> ::clir::Conclusions<(Game, Player)> {
-        self.output.conclusions(REL_FIFTY_MOVE_CLAIM_CORRECT, true, self.case)
-    }
-    ///Whether `~fifty_move_claim_correct` of `args` is concluded, and if not why.
-    pub fn why_not_not_fifty_move_claim_correct(
-        &self,
-        args: &(Game, Player),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_FIFTY_MOVE_CLAIM_CORRECT, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `game_drawn`.
-    pub fn game_drawn(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_GAME_DRAWN, false, self.case)
-    }
-    ///Whether `game_drawn` of `args` is concluded, and if not why.
-    pub fn why_not_game_drawn(&self, args: &(Game,)) -> ::clir::WhyNot {
-        self.why_not(REL_GAME_DRAWN, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~game_drawn`.
-    pub fn not_game_drawn(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_GAME_DRAWN, true, self.case)
-    }
-    ///Whether `~game_drawn` of `args` is concluded, and if not why.
-    pub fn why_not_not_game_drawn(&self, args: &(Game,)) -> ::clir::WhyNot {
-        self.why_not(REL_GAME_DRAWN, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `game_lost_by`.
-    pub fn game_lost_by(&self) -> ::clir::Conclusions<(Game, Player)> {
-        self.output.conclusions(REL_GAME_LOST_BY, false, self.case)
-    }
-    ///Whether `game_lost_by` of `args` is concluded, and if not why.
-    pub fn why_not_game_lost_by(&self, args: &(Game, Player)) -> ::clir::WhyNot {
-        self.why_not(REL_GAME_LOST_BY, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~game_lost_by`.
-    pub fn not_game_lost_by(&self) -> ::clir::Conclusions<(Game, Player)> {
-        self.output.conclusions(REL_GAME_LOST_BY, true, self.case)
-    }
-    ///Whether `~game_lost_by` of `args` is concluded, and if not why.
-    pub fn why_not_not_game_lost_by(&self, args: &(Game, Player)) -> ::clir::WhyNot {
-        self.why_not(REL_GAME_LOST_BY, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `game_won_by`.
-    pub fn game_won_by(&self) -> ::clir::Conclusions<(Game, Player)> {
-        self.output.conclusions(REL_GAME_WON_BY, false, self.case)
-    }
-    ///Whether `game_won_by` of `args` is concluded, and if not why.
-    pub fn why_not_game_won_by(&self, args: &(Game, Player)) -> ::clir::WhyNot {
-        self.why_not(REL_GAME_WON_BY, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~game_won_by`.
-    pub fn not_game_won_by(&self) -> ::clir::Conclusions<(Game, Player)> {
-        self.output.conclusions(REL_GAME_WON_BY, true, self.case)
-    }
-    ///Whether `~game_won_by` of `args` is concluded, and if not why.
-    pub fn why_not_not_game_won_by(&self, args: &(Game, Player)) -> ::clir::WhyNot {
-        self.why_not(REL_GAME_WON_BY, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `illegal_move`.
-    pub fn illegal_move(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_ILLEGAL_MOVE, false, self.case)
-    }
-    ///Whether `illegal_move` of `args` is concluded, and if not why.
-    pub fn why_not_illegal_move(&self, args: &(Game,)) -> ::clir::WhyNot {
-        self.why_not(REL_ILLEGAL_MOVE, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~illegal_move`.
-    pub fn not_illegal_move(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_ILLEGAL_MOVE, true, self.case)
-    }
-    ///Whether `~illegal_move` of `args` is concluded, and if not why.
-    pub fn why_not_not_illegal_move(&self, args: &(Game,)) -> ::clir::WhyNot {
-        self.why_not(REL_ILLEGAL_MOVE, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `legal_move`.
-    pub fn legal_move(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_LEGAL_MOVE, false, self.case)
-    }
-    ///Whether `legal_move` of `args` is concluded, and if not why.
-    pub fn why_not_legal_move(&self, args: &(Game,)) -> ::clir::WhyNot {
-        self.why_not(REL_LEGAL_MOVE, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~legal_move`.
-    pub fn not_legal_move(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_LEGAL_MOVE, true, self.case)
-    }
-    ///Whether `~legal_move` of `args` is concluded, and if not why.
-    pub fn why_not_not_legal_move(&self, args: &(Game,)) -> ::clir::WhyNot {
-        self.why_not(REL_LEGAL_MOVE, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `must_move_first_touched_piece`.
-    pub fn must_move_first_touched_piece(&self) -> ::clir::Conclusions<(Player, Piece)> {
-        self.output.conclusions(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false, self.case)
-    }
-    ///Whether `must_move_first_touched_piece` of `args` is concluded, and if not why.
-    pub fn why_not_must_move_first_touched_piece(
-        &self,
-        args: &(Player, Piece),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~must_move_first_touched_piece`.
-    pub fn not_must_move_first_touched_piece(
-        &self,
-    ) -> ::clir::Conclusions<(Player, Piece)> {
-        self.output.conclusions(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, true, self.case)
-    }
-    ///Whether `~must_move_first_touched_piece` of `args` is concluded, and if not why.
-    pub fn why_not_not_must_move_first_touched_piece(
-        &self,
-        args: &(Player, Piece),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `resignation_has_ended_the_game`.
-    pub fn resignation_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_RESIGNATION_HAS_ENDED_THE_GAME, false, self.case)
-    }
-    ///Whether `resignation_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_resignation_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(
-            REL_RESIGNATION_HAS_ENDED_THE_GAME,
-            false,
-            ::clir::Row::to_row(args),
-        )
-    }
-    ///What was concluded of `~resignation_has_ended_the_game`.
-    pub fn not_resignation_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_RESIGNATION_HAS_ENDED_THE_GAME, true, self.case)
-    }
-    ///Whether `~resignation_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_not_resignation_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_RESIGNATION_HAS_ENDED_THE_GAME, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `second_illegal_move_has_ended_the_game`.
-    pub fn second_illegal_move_has_ended_the_game(
-        &self,
-    ) -> ::clir::Conclusions<(Game,)> {
-        self.output
-            .conclusions(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, false, self.case)
-    }
-    ///Whether `second_illegal_move_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_second_illegal_move_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(
-            REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-            false,
-            ::clir::Row::to_row(args),
-        )
-    }
-    ///What was concluded of `~second_illegal_move_has_ended_the_game`.
-    pub fn not_second_illegal_move_has_ended_the_game(
-        &self,
-    ) -> ::clir::Conclusions<(Game,)> {
-        self.output
-            .conclusions(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, true, self.case)
-    }
-    ///Whether `~second_illegal_move_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_not_second_illegal_move_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(
-            REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-            true,
-            ::clir::Row::to_row(args),
-        )
-    }
-    ///What was concluded of `stalemate_has_ended_the_game`.
-    pub fn stalemate_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_STALEMATE_HAS_ENDED_THE_GAME, false, self.case)
-    }
-    ///Whether `stalemate_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_stalemate_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_STALEMATE_HAS_ENDED_THE_GAME, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~stalemate_has_ended_the_game`.
-    pub fn not_stalemate_has_ended_the_game(&self) -> ::clir::Conclusions<(Game,)> {
-        self.output.conclusions(REL_STALEMATE_HAS_ENDED_THE_GAME, true, self.case)
-    }
-    ///Whether `~stalemate_has_ended_the_game` of `args` is concluded, and if not why.
-    pub fn why_not_not_stalemate_has_ended_the_game(
-        &self,
-        args: &(Game,),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_STALEMATE_HAS_ENDED_THE_GAME, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `threefold_claim_correct`.
-    pub fn threefold_claim_correct(&self) -> ::clir::Conclusions<(Game, Player)> {
-        self.output.conclusions(REL_THREEFOLD_CLAIM_CORRECT, false, self.case)
-    }
-    ///Whether `threefold_claim_correct` of `args` is concluded, and if not why.
-    pub fn why_not_threefold_claim_correct(
-        &self,
-        args: &(Game, Player),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_THREEFOLD_CLAIM_CORRECT, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~threefold_claim_correct`.
-    pub fn not_threefold_claim_correct(&self) -> ::clir::Conclusions<(Game, Player)> {
-        self.output.conclusions(REL_THREEFOLD_CLAIM_CORRECT, true, self.case)
-    }
-    ///Whether `~threefold_claim_correct` of `args` is concluded, and if not why.
-    pub fn why_not_not_threefold_claim_correct(
-        &self,
-        args: &(Game, Player),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_THREEFOLD_CLAIM_CORRECT, true, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `valid_transition`.
-    pub fn valid_transition(&self) -> ::clir::Conclusions<(Game, GamePlayTransition)> {
-        self.output.conclusions(REL_VALID_TRANSITION, false, self.case)
-    }
-    ///Whether `valid_transition` of `args` is concluded, and if not why.
-    pub fn why_not_valid_transition(
-        &self,
-        args: &(Game, GamePlayTransition),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_VALID_TRANSITION, false, ::clir::Row::to_row(args))
-    }
-    ///What was concluded of `~valid_transition`.
-    pub fn not_valid_transition(
-        &self,
-    ) -> ::clir::Conclusions<(Game, GamePlayTransition)> {
-        self.output.conclusions(REL_VALID_TRANSITION, true, self.case)
-    }
-    ///Whether `~valid_transition` of `args` is concluded, and if not why.
-    pub fn why_not_not_valid_transition(
-        &self,
-        args: &(Game, GamePlayTransition),
-    ) -> ::clir::WhyNot {
-        self.why_not(REL_VALID_TRANSITION, true, ::clir::Row::to_row(args))
-    }
+    ::clir::ruling_methods!(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, (Game,), "agreed_draw_has_ended_the_game", agreed_draw_has_ended_the_game, not_agreed_draw_has_ended_the_game, why_not_agreed_draw_has_ended_the_game, why_not_not_agreed_draw_has_ended_the_game);
+    ::clir::ruling_methods!(REL_ARBITER_COMPETENT_TO_DECIDE, (Situation,), "arbiter_competent_to_decide", arbiter_competent_to_decide, not_arbiter_competent_to_decide, why_not_arbiter_competent_to_decide, why_not_not_arbiter_competent_to_decide);
+    ::clir::ruling_methods!(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, (Arbiter, Game), "arbiter_shall_see_laws_observed", arbiter_shall_see_laws_observed, not_arbiter_shall_see_laws_observed, why_not_arbiter_shall_see_laws_observed, why_not_not_arbiter_shall_see_laws_observed);
+    ::clir::ruling_methods!(REL_CASTLING_LEGAL, (Game, Player, CastlingSide), "castling_legal", castling_legal, not_castling_legal, why_not_castling_legal, why_not_not_castling_legal);
+    ::clir::ruling_methods!(REL_CHECKMATE_HAS_BEEN_DELIVERED, (Game,), "checkmate_has_been_delivered", checkmate_has_been_delivered, not_checkmate_has_been_delivered, why_not_checkmate_has_been_delivered, why_not_not_checkmate_has_been_delivered);
+    ::clir::ruling_methods!(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, (Game,), "dead_position_has_ended_the_game", dead_position_has_ended_the_game, not_dead_position_has_ended_the_game, why_not_dead_position_has_ended_the_game, why_not_not_dead_position_has_ended_the_game);
+    ::clir::ruling_methods!(REL_EN_PASSANT_CAPTURE_LEGAL, (Game, Piece), "en_passant_capture_legal", en_passant_capture_legal, not_en_passant_capture_legal, why_not_en_passant_capture_legal, why_not_not_en_passant_capture_legal);
+    ::clir::ruling_methods!(REL_ENTERED_STATE, (Game, GamePlayState), "entered_state", entered_state, not_entered_state, why_not_entered_state, why_not_not_entered_state);
+    ::clir::ruling_methods!(REL_FIFTY_MOVE_CLAIM_CORRECT, (Game, Player), "fifty_move_claim_correct", fifty_move_claim_correct, not_fifty_move_claim_correct, why_not_fifty_move_claim_correct, why_not_not_fifty_move_claim_correct);
+    ::clir::ruling_methods!(REL_GAME_DRAWN, (Game,), "game_drawn", game_drawn, not_game_drawn, why_not_game_drawn, why_not_not_game_drawn);
+    ::clir::ruling_methods!(REL_GAME_LOST_BY, (Game, Player), "game_lost_by", game_lost_by, not_game_lost_by, why_not_game_lost_by, why_not_not_game_lost_by);
+    ::clir::ruling_methods!(REL_GAME_WON_BY, (Game, Player), "game_won_by", game_won_by, not_game_won_by, why_not_game_won_by, why_not_not_game_won_by);
+    ::clir::ruling_methods!(REL_ILLEGAL_MOVE, (Game,), "illegal_move", illegal_move, not_illegal_move, why_not_illegal_move, why_not_not_illegal_move);
+    ::clir::ruling_methods!(REL_LEGAL_MOVE, (Game,), "legal_move", legal_move, not_legal_move, why_not_legal_move, why_not_not_legal_move);
+    ::clir::ruling_methods!(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, (Player, Piece), "must_move_first_touched_piece", must_move_first_touched_piece, not_must_move_first_touched_piece, why_not_must_move_first_touched_piece, why_not_not_must_move_first_touched_piece);
+    ::clir::ruling_methods!(REL_RESIGNATION_HAS_ENDED_THE_GAME, (Game,), "resignation_has_ended_the_game", resignation_has_ended_the_game, not_resignation_has_ended_the_game, why_not_resignation_has_ended_the_game, why_not_not_resignation_has_ended_the_game);
+    ::clir::ruling_methods!(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, (Game,), "second_illegal_move_has_ended_the_game", second_illegal_move_has_ended_the_game, not_second_illegal_move_has_ended_the_game, why_not_second_illegal_move_has_ended_the_game, why_not_not_second_illegal_move_has_ended_the_game);
+    ::clir::ruling_methods!(REL_STALEMATE_HAS_ENDED_THE_GAME, (Game,), "stalemate_has_ended_the_game", stalemate_has_ended_the_game, not_stalemate_has_ended_the_game, why_not_stalemate_has_ended_the_game, why_not_not_stalemate_has_ended_the_game);
+    ::clir::ruling_methods!(REL_THREEFOLD_CLAIM_CORRECT, (Game, Player), "threefold_claim_correct", threefold_claim_correct, not_threefold_claim_correct, why_not_threefold_claim_correct, why_not_not_threefold_claim_correct);
+    ::clir::ruling_methods!(REL_VALID_TRANSITION, (Game, GamePlayTransition), "valid_transition", valid_transition, not_valid_transition, why_not_valid_transition, why_not_not_valid_transition);
 }
 impl ::std::fmt::Debug for Rulings {
     fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {

@@ -229,6 +229,6 @@ fn labels_and_texts_are_given_in_every_language_the_package_carries() {
     assert_eq!(program.languages, ["en", "fr"]);
     let code = clir_codegen::compile_document(&doc, "sha256:0").unwrap();
     assert!(code.contains(r#"&["en", "fr"],"#), "{code}");
-    assert!(code.contains("::clir::Translated::Fragment(0)"));
+    assert!(code.contains("Translation::new(Translated::Fragment(0), 1, "), "{code}");
     assert!(code.contains("\"Article 9.6. 75 coups : nulle\""));
 }

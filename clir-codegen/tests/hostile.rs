@@ -22,7 +22,8 @@ fn assert_shown_inert(shown: &str) {
         assert!(!shown.contains(bad), "{:?} reaches the Datalog:\n{shown}", bad);
     }
     for line in shown.lines() {
-        assert!(!line.starts_with("clir_comment!") && !line.starts_with("*/"), "a label broke a line: {line}");
+        let marker = line.starts_with("clir_comment!") || line.starts_with("clir_verbatim!");
+        assert!(!marker && !line.starts_with("*/"), "a label broke a line: {line}");
     }
 }
 
@@ -45,7 +46,7 @@ fn assert_inert(rust: &str) {
 }
 
 const HOSTILE: &str =
-    "\nclir_comment!(1);\nclir_comment!(99999);\n*/ fn clir_injected() {} /*\r\n\u{202e}\u{2066}x\u{2028}";
+    "\nclir_comment!(1);\nclir_comment!(99999);\nclir_verbatim!(0);\n*/ fn clir_injected() {} /*\r\n\u{202e}\u{2066}x\u{2028}";
 
 #[test]
 fn labels_and_texts_never_become_code() {
@@ -77,8 +78,8 @@ fn names_never_become_code() {
         "package hostile.names 0.1.0
          type `Game */ fn clir_injected() {} /*`
          empirical `started\u{202e}`(game: `Game */ fn clir_injected() {} /*`)
-         institutional `p\rclir_comment!(1);`(game: `Game */ fn clir_injected() {} /*`)
-         rule `R\u{2066}` strict: `p\rclir_comment!(1);`(g) :- `started\u{202e}`(g)",
+         institutional `p\rclir_comment!(1);\nclir_verbatim!(0);`(game: `Game */ fn clir_injected() {} /*`)
+         rule `R\u{2066}` strict: `p\rclir_comment!(1);\nclir_verbatim!(0);`(g) :- `started\u{202e}`(g)",
     );
     assert_inert(&rust);
 }

@@ -32,6 +32,7 @@ pub mod schema;
 #[cfg(feature = "stream")]
 pub mod stream;
 pub mod suggest;
+mod typed;
 pub mod value;
 pub mod why_not;
 

@@ -1,16 +1,19 @@
 //! The typed API of a package: `Cases` to build a batch with one method per input relation and
-//! sign, `Rulings`/`Ruling` with one method per institutional relation and sign.
+//! sign, `Rulings`/`Ruling` with one method per institutional relation and sign. The methods of
+//! a relation are one invocation of the runtime's `case_methods!` or `ruling_methods!`, which
+//! write them once per shape.
 
-use super::{ident, Emitter};
+use super::{ident, lit, Emitter};
 use crate::ir::RelationKind;
 use crate::text::{comment_text, string_literal};
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
+use std::fmt::Write;
 
 impl Emitter<'_> {
-    pub(super) fn typed_api(&self) -> TokenStream {
+    pub(super) fn typed_api(&mut self) -> TokenStream {
         let p = self.p;
-        let mut methods = TokenStream::new();
+        let mut adders = String::new();
         let mut grants = TokenStream::new();
         let mut grant_types: Vec<(String, Ident)> = Vec::new();
         for (ri, r) in p.relations.iter().enumerate() {
@@ -45,29 +48,22 @@ impl Emitter<'_> {
             } else {
                 None
             };
-            let params: Vec<Ident> =
-                crate::names::parameters(r.params.iter().map(|(n, _)| n.as_str())).iter().map(|n| ident(n)).collect();
-            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.api_ty(*t)).collect();
-            let ix = self.rel_const(ri);
-            for neg in [false, true] {
-                let m = format_ident!("{}{}", if neg { "not_" } else { "" }, self.names.methods[ri]);
-                let sig =
-                    r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect::<Vec<_>>().join(", ");
-                let doc = comment_text(&match (neg, r.label.is_empty()) {
-                    (false, true) => format!("Adds the fact `{}({sig})`.", r.name),
-                    (false, false) => format!("Adds the fact `{}({sig})`: {}.", r.name, r.label),
-                    (true, true) => format!("Adds the explicit negative `~{}({sig})`: it is not so.", r.name),
-                    (true, false) => format!("Adds the explicit negative `~{}({sig})`: not \"{}\".", r.name, r.label),
-                });
-                let grant_arg = grant.as_ref().map(|g| quote!(_grant: &#g,));
-                methods.extend(quote! {
-                    #[doc = #doc]
-                    pub fn #m(&mut self, #grant_arg #(#params: #tys),*) -> &mut Self {
-                        self.batch.add(#ix, #neg, (self.case, #(#params,)*));
-                        self
-                    }
-                });
-            }
+            let params = crate::names::parameters(r.params.iter().map(|(n, _)| n.as_str()));
+            let params: Vec<String> =
+                params.iter().zip(&r.params).map(|(n, (_, t))| format!("{n}: {}", self.api_ty(*t))).collect();
+            let sig = r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect::<Vec<_>>().join(", ");
+            let fact = lit(&comment_text(&format!("{}({sig})", r.name)));
+            let label = (!r.label.is_empty()).then(|| format!(", {}", lit(&comment_text(&r.label))));
+            let grant = grant.map(|g| format!("grant {g}, "));
+            let m = &self.names.methods[ri];
+            let _ = writeln!(
+                adders,
+                "::clir::case_methods!({}, {m}, not_{m}, {}({}), {fact}{});",
+                self.rel_const(ri),
+                grant.unwrap_or_default(),
+                params.join(", "),
+                label.unwrap_or_default()
+            );
         }
         let mut entity_ctors = TokenStream::new();
         for (ti, t) in p.types.iter().enumerate() {
@@ -82,36 +78,25 @@ impl Emitter<'_> {
                 pub fn #m(&mut self, name: &str) -> #ty { #ty(self.batch.entity(name)) }
             });
         }
-        let mut accessors = TokenStream::new();
+        let mut accessors = String::new();
         for (ri, r) in p.relations.iter().enumerate() {
             if r.kind != RelationKind::Institutional {
                 continue;
             }
-            let tys: Vec<TokenStream> = r.params.iter().map(|(_, t)| self.api_ty(*t)).collect();
-            let k = self.rel_const(ri);
-            for neg in [false, true] {
-                let sign = if neg { "not_" } else { "" };
-                let m = format_ident!("{}{}", sign, self.names.methods[ri]);
-                let lit = format!("{}{}", if neg { "~" } else { "" }, r.name);
-                let doc = comment_text(&format!("What was concluded of `{lit}`."));
-                accessors.extend(quote! {
-                    #[doc = #doc]
-                    pub fn #m(&self) -> ::clir::Conclusions<(#(#tys,)*)> {
-                        self.output.conclusions(#k, #neg, self.case)
-                    }
-                });
-                if self.explanations {
-                    let m = format_ident!("why_not_{}{}", sign, self.names.methods[ri]);
-                    let doc = comment_text(&format!("Whether `{lit}` of `args` is concluded, and if not why."));
-                    accessors.extend(quote! {
-                        #[doc = #doc]
-                        pub fn #m(&self, args: &(#(#tys,)*)) -> ::clir::WhyNot {
-                            self.why_not(#k, #neg, ::clir::Row::to_row(args))
-                        }
-                    });
-                }
+            let mut row = r.params.iter().map(|(_, t)| self.api_ty(*t)).collect::<Vec<_>>().join(", ");
+            if r.params.len() == 1 {
+                row.push(',');
             }
+            let m = &self.names.methods[ri];
+            let why_not = if self.explanations { format!(", why_not_{m}, why_not_not_{m}") } else { String::new() };
+            let _ = writeln!(
+                accessors,
+                "::clir::ruling_methods!({}, ({row}), {}, {m}, not_{m}{why_not});",
+                self.rel_const(ri),
+                lit(&comment_text(&r.name))
+            );
         }
+        let (adders, accessors) = (self.verbatim(adders), self.verbatim(accessors));
         // With explanations, rulings keep the final layers, which why-not reads.
         let (keep, kept, layers_field, layers_arg, why_not) = if self.explanations {
             (
@@ -178,7 +163,7 @@ impl Emitter<'_> {
                 /// This case's id within its batch.
                 pub fn id(&self) -> CaseId { self.case }
                 #entity_ctors
-                #methods
+                #adders
             }
 
             /// The rulings of a batch.

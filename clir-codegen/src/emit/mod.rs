@@ -28,9 +28,12 @@ use crate::plan::layers::{Layer, LayerId};
 use crate::plan::{Operand, Plan};
 use crate::resolve::{Program, RRule, RTerm, Ty};
 use crate::strata::Strata;
-use crate::text::comment_text;
+use crate::text::{comment_text, string_literal};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
+
+/// The columns [`fill`] packs the short items of a list into, a line at a time.
+const WIDTH: usize = 100;
 
 /// Statements per function when a long list of steps is split up (so that no function grows
 /// with the package).
@@ -68,6 +71,9 @@ struct Emitter<'a> {
     locals: Vec<RuleLocals>,
     /// Comment texts, referenced by `clir_comment!(i);` markers replaced after formatting.
     comments: Vec<String>,
+    /// Code written as it is, referenced by `clir_verbatim!(i);` markers replaced after
+    /// formatting ([`Emitter::verbatim`]).
+    verbatim: Vec<String>,
     /// Per String literal of the program: its interner id (constants first, then the strings
     /// that are not already a name, in order).
     string_sym: Vec<u32>,
@@ -97,6 +103,7 @@ pub fn emit_with(c: &Compilation, seal: &str, explanations: bool) -> String {
         vars,
         locals,
         comments: Vec::new(),
+        verbatim: Vec::new(),
         string_sym: Vec::new(),
         string_consts: Vec::new(),
         explanations,
@@ -126,20 +133,33 @@ pub fn emit_with(c: &Compilation, seal: &str, explanations: bool) -> String {
         let text = prettyplease::unparse(&file);
         drop(file);
         out.reserve(text.len() + 4096);
-        expand_comments(&text, &e.comments, &mut out);
+        expand_markers(&text, &e, &mut out);
     }
     out
 }
 
-/// Appends `text` to `out` with every comment marker replaced by its comment of `comments`.
-/// Every doc and literal of package text was escaped to one inert line, so a line that is
-/// exactly a marker is one of ours; each line of its comment is escaped again.
-fn expand_comments(text: &str, comments: &[String], out: &mut String) {
+/// The index a line that is exactly the marker `<name>!(i);` holds.
+fn marker(line: &str, name: &str) -> Option<usize> {
+    line.strip_prefix(name)?.strip_prefix("!(")?.strip_suffix(");")?.parse().ok()
+}
+
+/// Appends `text` to `out` with every comment marker replaced by its comment of `e.comments`
+/// and every verbatim marker by its code of `e.verbatim`, at the marker's indentation. Every
+/// doc and literal of package text was escaped to one inert line, so a line that is exactly a
+/// marker is one of ours; each line of its comment is escaped again.
+fn expand_markers(text: &str, e: &Emitter, out: &mut String) {
     for line in text.lines() {
         let t = line.trim_start();
-        let marker = t.strip_prefix("clir_comment!(").and_then(|r| r.strip_suffix(");")).and_then(|n| n.parse().ok());
-        if let Some(comment) = marker.and_then(|i: usize| comments.get(i)) {
-            let indent = &line[..line.len() - t.len()];
+        let indent = &line[..line.len() - t.len()];
+        if let Some(code) = marker(t, "clir_verbatim").and_then(|i| e.verbatim.get(i)) {
+            for l in code.lines() {
+                out.push_str(indent);
+                out.push_str(l);
+                out.push('\n');
+            }
+            continue;
+        }
+        if let Some(comment) = marker(t, "clir_comment").and_then(|i| e.comments.get(i)) {
             for c in comment.split('\n') {
                 let c = comment_text(c);
                 if c.is_empty() {
@@ -153,6 +173,37 @@ fn expand_comments(text: &str, comments: &[String], out: &mut String) {
         out.push_str(line);
         out.push('\n');
     }
+}
+
+/// `items` of a list, each followed by a comma, as lines of `indent` and as many items as fit
+/// in [`WIDTH`] columns (an item wider than that alone on its line).
+fn fill(items: impl IntoIterator<Item = String>, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for item in items {
+        if !line.is_empty() && line.len() + 1 + item.len() + 1 > WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if line.is_empty() {
+            line.push_str(indent);
+        } else {
+            line.push(' ');
+        }
+        line.push_str(&item);
+        line.push(',');
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// A [`string_literal`] of package text, as the source text of the literal.
+fn lit(s: &str) -> String {
+    string_literal(s).to_string()
 }
 
 fn ident(s: &str) -> Ident {
@@ -188,6 +239,17 @@ impl Emitter<'_> {
         self.comments.push(text);
         let i = Literal::usize_unsuffixed(self.comments.len() - 1);
         quote! { clir_comment!(#i); }
+    }
+
+    /// Lines of `code` (items, or the associated items of an impl) as a marker replaced after
+    /// formatting by them as they are, at the marker's indentation: one entry of a table or one
+    /// macro invocation a line, where prettyplease would give each argument of a long call a
+    /// line of its own. Package text in `code` is a [`string_literal`], one line whatever it
+    /// holds.
+    fn verbatim(&mut self, code: String) -> TokenStream {
+        self.verbatim.push(code);
+        let i = Literal::usize_unsuffixed(self.verbatim.len() - 1);
+        quote! { clir_verbatim!(#i); }
     }
 
     /// The tokens of one part of the module.
@@ -231,14 +293,11 @@ impl Emitter<'_> {
     }
 
     /// The Rust type of a value of type `t` in the typed API: the entity type's own.
-    fn api_ty(&self, t: Ty) -> TokenStream {
+    fn api_ty(&self, t: Ty) -> &str {
         match t {
-            Ty::Entity(i) => {
-                let id = ident(&self.names.types[i]);
-                quote!(#id)
-            }
-            Ty::Integer => quote!(i64),
-            Ty::String => quote!(::clir::Str),
+            Ty::Entity(i) => &self.names.types[i],
+            Ty::Integer => "i64",
+            Ty::String => "::clir::Str",
         }
     }
 

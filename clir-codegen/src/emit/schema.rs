@@ -1,12 +1,40 @@
 //! Entity types and constants, the `REL_`/`RULE_` index constants, `SCHEMA` and the `Package`
-//! impl the runtime's batch and JSONL paths use.
+//! impl the runtime's batch and JSONL paths use. The constants and `SCHEMA` are tables of one
+//! entry a line ([`Emitter::verbatim`]).
 
-use super::{ident, Emitter};
+use super::{ident, lit, Emitter};
 use crate::ir::RelationKind;
 use crate::resolve::{Translated, Ty};
-use crate::text::{comment_text, string_literal};
+use crate::text::comment_text;
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
+use std::fmt::Write;
+
+/// The indentation of `SCHEMA`'s fields.
+const FIELD: &str = "        ";
+
+/// The runtime's schema types `SCHEMA`'s entries name, imported in its initializer only.
+const SCHEMA_TYPES: &str =
+    "ClosureInfo, ConstantInfo, FragmentInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, \
+     RuleInfo, Translated, Translation";
+
+/// The table `&[..]` of `entries`, one a line, as the value of a field of `SCHEMA`.
+fn table(entries: impl Iterator<Item = String>) -> String {
+    let mut out = String::from("&[");
+    for e in entries {
+        let _ = write!(out, "\n{FIELD}    {e},");
+    }
+    if out.len() > 2 {
+        let _ = write!(out, "\n{FIELD}");
+    }
+    out.push(']');
+    out
+}
+
+/// Appends the field `name: value,` of `SCHEMA`.
+fn field(out: &mut String, name: &str, value: String) {
+    let _ = writeln!(out, "{FIELD}{name}: {value},");
+}
 
 impl Emitter<'_> {
     pub(super) fn types_and_constants(&self) -> TokenStream {
@@ -35,141 +63,127 @@ impl Emitter<'_> {
         out
     }
 
-    pub(super) fn schema(&self) -> TokenStream {
+    pub(super) fn schema(&mut self) -> TokenStream {
         let p = self.p;
-        let rel_consts = (0..p.relations.len()).map(|ri| {
-            let k = self.rel_const(ri);
-            let doc = comment_text(&format!("`{}`", p.relations[ri].name));
-            let ix = Literal::usize_unsuffixed(ri);
-            quote! { #[doc = #doc] pub const #k: usize = #ix; }
-        });
-        let rule_consts = (0..p.rules.len()).map(|ri| {
-            let k = self.rule_const(ri);
-            let doc = comment_text(&format!("`{}`", p.rules[ri].id));
-            let ix = Literal::usize_unsuffixed(ri);
-            quote! { #[doc = #doc] pub const #k: usize = #ix; }
-        });
-        let rels = p.relations.iter().map(|r| {
-            let name = string_literal(&r.name);
-            let params = r.params.iter().map(|(n, t)| {
-                let n = string_literal(n);
-                if *t == Ty::Integer {
-                    quote!(::clir::ParamInfo::integer(#n))
-                } else {
-                    let tn = string_literal(p.type_name(*t));
-                    quote!(::clir::ParamInfo::entity(#n, #tn))
-                }
-            });
-            let params = quote!(&[#(#params),*]);
+        let mut code = String::new();
+        let index = |out: &mut String, doc: &str, k: &dyn std::fmt::Display, i: usize| {
+            let doc = lit(&comment_text(&format!("`{doc}`")));
+            let _ = writeln!(out, "#[doc = {doc}] pub const {k}: usize = {i};");
+        };
+        for (ri, r) in p.relations.iter().enumerate() {
+            index(&mut code, &r.name, &self.rel_const(ri), ri);
+        }
+        for (ri, r) in p.rules.iter().enumerate() {
+            index(&mut code, &r.id, &self.rule_const(ri), ri);
+        }
+        let date = |d: &Option<String>| match d {
+            Some(d) => format!("Some({})", lit(d)),
+            None => "None".to_string(),
+        };
+        let _ = write!(
+            code,
+            "/// What this package declares: relations, constants and rules.\n\
+             pub static SCHEMA: ::clir::Schema = {{\n    \
+             #[allow(unused_imports)]\n    \
+             use ::clir::{{{SCHEMA_TYPES}}};\n    \
+             ::clir::Schema {{\n"
+        );
+        field(&mut code, "package", lit(&p.name));
+        field(&mut code, "version", lit(&p.version));
+        field(&mut code, "seal", lit(&self.seal));
+        field(&mut code, "in_force", date(&p.lifecycle.in_force));
+        field(&mut code, "until", date(&p.lifecycle.until));
+        let relations = p.relations.iter().map(|r| {
+            let params = r
+                .params
+                .iter()
+                .map(|(n, t)| match t {
+                    Ty::Integer => format!("ParamInfo::integer({})", lit(n)),
+                    _ => format!("ParamInfo::entity({}, {})", lit(n), lit(p.type_name(*t))),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let name = lit(&r.name);
             match (r.kind, &r.capability) {
-                (RelationKind::Empirical, None) => quote!(::clir::RelationInfo::empirical(#name, #params)),
-                (RelationKind::Institutional, None) => quote!(::clir::RelationInfo::institutional(#name, #params)),
-                (RelationKind::Judgment, Some(c)) => {
-                    let c = string_literal(c);
-                    quote!(::clir::RelationInfo::judgment(#name, #params, #c))
-                }
+                (RelationKind::Empirical, None) => format!("RelationInfo::empirical({name}, &[{params}])"),
+                (RelationKind::Institutional, None) => format!("RelationInfo::institutional({name}, &[{params}])"),
+                (RelationKind::Judgment, Some(c)) => format!("RelationInfo::judgment({name}, &[{params}], {})", lit(c)),
                 (kind, cap) => {
                     let kind = match kind {
-                        RelationKind::Empirical => quote!(Empirical),
-                        RelationKind::Judgment => quote!(Judgment),
-                        RelationKind::Institutional => quote!(Institutional),
+                        RelationKind::Empirical => "Empirical",
+                        RelationKind::Judgment => "Judgment",
+                        RelationKind::Institutional => "Institutional",
                     };
-                    let cap = match cap {
-                        Some(c) => {
-                            let c = string_literal(c);
-                            quote!(Some(#c))
-                        }
-                        None => quote!(None),
-                    };
-                    quote!(::clir::RelationInfo { name: #name, kind: ::clir::RelationKind::#kind, params: #params, capability: #cap })
+                    let cap = cap.as_deref().map_or("None".to_string(), |c| format!("Some({})", lit(c)));
+                    format!(
+                        "RelationInfo {{ name: {name}, kind: RelationKind::{kind}, params: &[{params}], capability: {cap} }}"
+                    )
                 }
             }
         });
-        let consts = p
+        field(&mut code, "relations", table(relations));
+        let constants = p
             .constants
             .iter()
             .map(|c| (c.name.as_str(), p.types[c.ty].name.as_str()))
             .chain(self.string_consts.iter().map(|s| (s.as_str(), "String")))
-            .map(|(n, t)| {
-                let (n, t) = (string_literal(n), string_literal(t));
-                quote!(::clir::ConstantInfo::new(#n, #t))
-            });
+            .map(|(n, t)| format!("ConstantInfo::new({}, {})", lit(n), lit(t)));
+        field(&mut code, "constants", table(constants));
+        let fragments = p
+            .fragments
+            .iter()
+            .map(|f| format!("FragmentInfo::new({}, {}, {})", lit(&f.id), lit(&f.locator), lit(&f.text)));
+        field(&mut code, "fragments", table(fragments));
         let rules = p.rules.iter().map(|r| {
-            let id = string_literal(&r.id);
-            let label = string_literal(&r.label);
-            let strength = string_literal(r.strength.word());
-            let anchors = r.anchors.iter().map(|&f| Literal::u32_unsuffixed(f as u32));
-            let (head, negative) = (self.rel_const(r.head.rel), r.head.negative);
-            quote!(::clir::RuleInfo::new(#id, #strength, #label, &[#(#anchors),*], #head as u32, #negative))
+            let anchors = r.anchors.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(", ");
+            format!(
+                "RuleInfo::new({}, {}, {}, &[{anchors}], {} as u32, {})",
+                lit(&r.id),
+                lit(r.strength.word()),
+                lit(&r.label),
+                self.rel_const(r.head.rel),
+                r.head.negative
+            )
         });
-        let fragments = p.fragments.iter().map(|f| {
-            let (id, loc, text) = (string_literal(&f.id), string_literal(&f.locator), string_literal(&f.text));
-            quote!(::clir::FragmentInfo::new(#id, #loc, #text))
-        });
+        field(&mut code, "rules", table(rules));
         let priorities = p.superiority.iter().map(|x| {
-            let id = string_literal(&x.id);
-            let label = string_literal(&x.label);
-            let (h, l) = (Literal::u32_unsuffixed(x.higher as u32), Literal::u32_unsuffixed(x.lower as u32));
-            let reason = string_literal(x.reason.as_deref().unwrap_or(""));
-            quote!(::clir::PriorityInfo { id: #id, label: #label, higher: #h, lower: #l, reason: #reason })
+            format!(
+                "PriorityInfo {{ id: {}, label: {}, higher: {}, lower: {}, reason: {} }}",
+                lit(&x.id),
+                lit(&x.label),
+                x.higher,
+                x.lower,
+                lit(x.reason.as_deref().unwrap_or(""))
+            )
         });
-        let languages = p.languages.iter().map(|l| string_literal(l));
+        field(&mut code, "priorities", table(priorities));
+        let closures = p.closures.iter().map(|c| {
+            format!(
+                "ClosureInfo {{ id: {}, label: {}, rel: {} as u32, domain: {} as u32, snapshot: {}, complete_as_of: {} }}",
+                lit(&c.id),
+                lit(&c.label),
+                self.rel_const(c.rel),
+                self.rel_const(c.domain),
+                lit(c.snapshot.as_deref().unwrap_or("")),
+                lit(c.complete_as_of.as_deref().unwrap_or(""))
+            )
+        });
+        field(&mut code, "closures", table(closures));
+        let languages = p.languages.iter().map(|l| lit(l)).collect::<Vec<_>>().join(", ");
         let translations = p.translations.iter().map(|t| {
             let (kind, ix) = match t.of {
-                Translated::Rule(i) => (quote!(Rule), i),
-                Translated::Closure(i) => (quote!(Closure), i),
-                Translated::Priority(i) => (quote!(Priority), i),
-                Translated::Fragment(i) => (quote!(Fragment), i),
+                Translated::Rule(i) => ("Rule", i),
+                Translated::Closure(i) => ("Closure", i),
+                Translated::Priority(i) => ("Priority", i),
+                Translated::Fragment(i) => ("Fragment", i),
             };
-            let (ix, language) = (Literal::u32_unsuffixed(ix as u32), Literal::u32_unsuffixed(t.language as u32));
-            let text = string_literal(&t.text);
-            quote!(::clir::Translation::new(::clir::Translated::#kind(#ix), #language, #text))
+            format!("Translation::new(Translated::{kind}({ix}), {}, {})", t.language, lit(&t.text))
         });
-        let closures = p.closures.iter().map(|c| {
-            let id = string_literal(&c.id);
-            let label = string_literal(&c.label);
-            let snap = string_literal(c.snapshot.as_deref().unwrap_or(""));
-            let asof = string_literal(c.complete_as_of.as_deref().unwrap_or(""));
-            let (rel, domain) = (self.rel_const(c.rel), self.rel_const(c.domain));
-            quote!(::clir::ClosureInfo {
-                id: #id,
-                label: #label,
-                rel: #rel as u32,
-                domain: #domain as u32,
-                snapshot: #snap,
-                complete_as_of: #asof,
-            })
-        });
-        let name = string_literal(&p.name);
-        let version = string_literal(&p.version);
-        let seal = string_literal(&self.seal);
-        let date = |d: &Option<String>| match d {
-            Some(d) => {
-                let d = string_literal(d);
-                quote!(Some(#d))
-            }
-            None => quote!(None),
-        };
-        let (in_force, until) = (date(&p.lifecycle.in_force), date(&p.lifecycle.until));
+        field(&mut code, "texts", format!("::clir::Texts::new(&[{languages}], {})", table(translations)));
+        code.push_str("    }\n};\n");
+        let schema = self.verbatim(code);
         quote! {
-            #(#rel_consts)*
-            #(#rule_consts)*
-
-            /// What this package declares: relations, constants and rules.
-            pub static SCHEMA: ::clir::Schema = ::clir::Schema {
-                package: #name,
-                version: #version,
-                seal: #seal,
-                in_force: #in_force,
-                until: #until,
-                relations: &[#(#rels),*],
-                constants: &[#(#consts),*],
-                fragments: &[#(#fragments),*],
-                rules: &[#(#rules),*],
-                priorities: &[#(#priorities),*],
-                closures: &[#(#closures),*],
-                texts: ::clir::Texts::new(&[#(#languages),*], &[#(#translations),*]),
-            };
+            #schema
 
             /// The package, for the runtime's batch and JSONL paths.
             pub struct Package;
