@@ -1681,232 +1681,70 @@ fn read_inputs_2(l: &mut Layers, batch: &::clir::Batch) {
 }
 #[inline(never)]
 fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
-    out.conclude_relation(
-        REL_AGREED_DRAW_HAS_ENDED_THE_GAME,
-        [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game],
-        [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game],
-    );
-    out.conclude_relation(
-        REL_ARBITER_COMPETENT_TO_DECIDE,
-        [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide],
-        [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide],
-    );
+    out.conclude_relation(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game], [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game]);
+    out.conclude_relation(REL_ARBITER_COMPETENT_TO_DECIDE, [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide], [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide]);
     out.contradict(REL_ARBITER_OF, &l.arbiter_of, &l.not_arbiter_of);
-    out.conclude_relation(
-        REL_ARBITER_SHALL_SEE_LAWS_OBSERVED,
-        [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed],
-        [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed],
-    );
-    out.contradict(
-        REL_ATTEMPTED_TRANSITION,
-        &l.attempted_transition,
-        &l.not_attempted_transition,
-    );
-    out.contradict(
-        REL_BOTH_PLAYERS_HAVE_MOVED,
-        &l.both_players_have_moved,
-        &l.not_both_players_have_moved,
-    );
-    out.contradict(
-        REL_CAPTURING_PAWN_ON_ADJACENT_FILE,
-        &l.capturing_pawn_on_adjacent_file,
-        &l.not_capturing_pawn_on_adjacent_file,
-    );
-    out.contradict(
-        REL_CASE_NOT_PRECISELY_REGULATED,
-        &l.case_not_precisely_regulated,
-        &l.not_case_not_precisely_regulated,
-    );
-    out.conclude_relation(
-        REL_CASTLING_LEGAL,
-        [&l.castling_legal, &l.not_castling_legal],
-        [&l.castling_legal, &l.not_castling_legal],
-    );
-    out.contradict(
-        REL_CASTLING_PATH_ATTACKED,
-        &l.castling_path_attacked,
-        &l.not_castling_path_attacked,
-    );
-    out.contradict(
-        REL_CASTLING_PATH_BLOCKED,
-        &l.castling_path_blocked,
-        &l.not_castling_path_blocked,
-    );
+    out.conclude_relation(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed], [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed]);
+    out.contradict(REL_ATTEMPTED_TRANSITION, &l.attempted_transition, &l.not_attempted_transition);
+    out.contradict(REL_BOTH_PLAYERS_HAVE_MOVED, &l.both_players_have_moved, &l.not_both_players_have_moved);
+    out.contradict(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, &l.capturing_pawn_on_adjacent_file, &l.not_capturing_pawn_on_adjacent_file);
+    out.contradict(REL_CASE_NOT_PRECISELY_REGULATED, &l.case_not_precisely_regulated, &l.not_case_not_precisely_regulated);
+    out.conclude_relation(REL_CASTLING_LEGAL, [&l.castling_legal, &l.not_castling_legal], [&l.castling_legal, &l.not_castling_legal]);
+    out.contradict(REL_CASTLING_PATH_ATTACKED, &l.castling_path_attacked, &l.not_castling_path_attacked);
+    out.contradict(REL_CASTLING_PATH_BLOCKED, &l.castling_path_blocked, &l.not_castling_path_blocked);
     out.contradict(REL_CASTLING_SIDE_OF, &l.castling_side_of, &l.not_castling_side_of);
-    out.contradict(
-        REL_CHECKED_CASTLING_SIDE,
-        &l.checked_castling_side,
-        &l.not_checked_castling_side,
-    );
+    out.contradict(REL_CHECKED_CASTLING_SIDE, &l.checked_castling_side, &l.not_checked_castling_side);
     out.contradict(REL_CHECKED_GAME, &l.checked_game, &l.not_checked_game);
     out.contradict(REL_CHECKED_PIECE, &l.checked_piece, &l.not_checked_piece);
     out.contradict(REL_CHECKED_PLAYER, &l.checked_player, &l.not_checked_player);
-    out.contradict(
-        REL_CHECKMATE_DELIVERED,
-        &l.checkmate_delivered,
-        &l.not_checkmate_delivered,
-    );
-    out.conclude_relation(
-        REL_CHECKMATE_HAS_BEEN_DELIVERED,
-        [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered],
-        [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered],
-    );
-    out.contradict(
-        REL_COMPLETED_ILLEGAL_MOVE_COUNT,
-        &l.completed_illegal_move_count,
-        &l.not_completed_illegal_move_count,
-    );
-    out.contradict(
-        REL_DEAD_POSITION_ARISEN,
-        &l.dead_position_arisen,
-        &l.not_dead_position_arisen,
-    );
-    out.conclude_relation(
-        REL_DEAD_POSITION_HAS_ENDED_THE_GAME,
-        [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game],
-        [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game],
-    );
+    out.contradict(REL_CHECKMATE_DELIVERED, &l.checkmate_delivered, &l.not_checkmate_delivered);
+    out.conclude_relation(REL_CHECKMATE_HAS_BEEN_DELIVERED, [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered], [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered]);
+    out.contradict(REL_COMPLETED_ILLEGAL_MOVE_COUNT, &l.completed_illegal_move_count, &l.not_completed_illegal_move_count);
+    out.contradict(REL_DEAD_POSITION_ARISEN, &l.dead_position_arisen, &l.not_dead_position_arisen);
+    out.conclude_relation(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game], [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game]);
     out.contradict(REL_DRAW_AGREED, &l.draw_agreed, &l.not_draw_agreed);
     out.contradict(REL_DRAW_CLAIMED, &l.draw_claimed, &l.not_draw_claimed);
-    out.conclude_relation(
-        REL_EN_PASSANT_CAPTURE_LEGAL,
-        [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal],
-        [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal],
-    );
-    out.contradict(
-        REL_EN_PASSANT_RIGHT_OPEN,
-        &l.en_passant_right_open,
-        &l.not_en_passant_right_open,
-    );
-    out.conclude_relation(
-        REL_ENTERED_STATE,
-        [&l.entered_state_concluded, &l.not_entered_state_concluded],
-        [&l.entered_state_definite, &l.not_entered_state_definite],
-    );
-    out.conclude_relation(
-        REL_FIFTY_MOVE_CLAIM_CORRECT,
-        [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct],
-        [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct],
-    );
-    out.conclude_relation(
-        REL_GAME_DRAWN,
-        [&l.game_drawn_concluded, &l.not_game_drawn_concluded],
-        [&l.game_drawn_definite, &l.not_game_drawn_definite],
-    );
-    out.conclude_relation(
-        REL_GAME_LOST_BY,
-        [&l.game_lost_by, &l.not_game_lost_by],
-        [&l.game_lost_by, &l.not_game_lost_by],
-    );
-    out.conclude_relation(
-        REL_GAME_WON_BY,
-        [&l.game_won_by, &l.not_game_won_by],
-        [&l.game_won_by, &l.not_game_won_by],
-    );
-    out.conclude_relation(
-        REL_ILLEGAL_MOVE,
-        [&l.illegal_move, &l.not_illegal_move],
-        [&l.illegal_move, &l.not_illegal_move],
-    );
-    out.contradict(
-        REL_KING_CANNOT_BE_CHECKMATED,
-        &l.king_cannot_be_checkmated,
-        &l.not_king_cannot_be_checkmated,
-    );
+    out.conclude_relation(REL_EN_PASSANT_CAPTURE_LEGAL, [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal], [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal]);
+    out.contradict(REL_EN_PASSANT_RIGHT_OPEN, &l.en_passant_right_open, &l.not_en_passant_right_open);
+    out.conclude_relation(REL_ENTERED_STATE, [&l.entered_state_concluded, &l.not_entered_state_concluded], [&l.entered_state_definite, &l.not_entered_state_definite]);
+    out.conclude_relation(REL_FIFTY_MOVE_CLAIM_CORRECT, [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct], [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct]);
+    out.conclude_relation(REL_GAME_DRAWN, [&l.game_drawn_concluded, &l.not_game_drawn_concluded], [&l.game_drawn_definite, &l.not_game_drawn_definite]);
+    out.conclude_relation(REL_GAME_LOST_BY, [&l.game_lost_by, &l.not_game_lost_by], [&l.game_lost_by, &l.not_game_lost_by]);
+    out.conclude_relation(REL_GAME_WON_BY, [&l.game_won_by, &l.not_game_won_by], [&l.game_won_by, &l.not_game_won_by]);
+    out.conclude_relation(REL_ILLEGAL_MOVE, [&l.illegal_move, &l.not_illegal_move], [&l.illegal_move, &l.not_illegal_move]);
+    out.contradict(REL_KING_CANNOT_BE_CHECKMATED, &l.king_cannot_be_checkmated, &l.not_king_cannot_be_checkmated);
 }
 #[inline(never)]
 fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
     out.contradict(REL_KING_OF, &l.king_of, &l.not_king_of);
-    out.conclude_relation(
-        REL_LEGAL_MOVE,
-        [&l.legal_move, &l.not_legal_move],
-        [&l.legal_move, &l.not_legal_move],
-    );
-    out.contradict(
-        REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-        &l.move_meets_articles_3_1_to_3_9,
-        &l.not_move_meets_articles_3_1_to_3_9,
-    );
-    out.contradict(
-        REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE,
-        &l.moves_by_each_without_pawn_or_capture,
-        &l.not_moves_by_each_without_pawn_or_capture,
-    );
-    out.conclude_relation(
-        REL_MUST_MOVE_FIRST_TOUCHED_PIECE,
-        [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece],
-        [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece],
-    );
+    out.conclude_relation(REL_LEGAL_MOVE, [&l.legal_move, &l.not_legal_move], [&l.legal_move, &l.not_legal_move]);
+    out.contradict(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, &l.move_meets_articles_3_1_to_3_9, &l.not_move_meets_articles_3_1_to_3_9);
+    out.contradict(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, &l.moves_by_each_without_pawn_or_capture, &l.not_moves_by_each_without_pawn_or_capture);
+    out.conclude_relation(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece], [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece]);
     out.contradict(REL_OWN_PIECE_OF, &l.own_piece_of, &l.not_own_piece_of);
-    out.contradict(
-        REL_PIECE_CAN_BE_MOVED,
-        &l.piece_can_be_moved,
-        &l.not_piece_can_be_moved,
-    );
+    out.contradict(REL_PIECE_CAN_BE_MOVED, &l.piece_can_be_moved, &l.not_piece_can_be_moved);
     out.contradict(REL_PIECE_HAS_MOVED, &l.piece_has_moved, &l.not_piece_has_moved);
-    out.contradict(
-        REL_PIECE_TOUCHED_INTENTIONALLY,
-        &l.piece_touched_intentionally,
-        &l.not_piece_touched_intentionally,
-    );
+    out.contradict(REL_PIECE_TOUCHED_INTENTIONALLY, &l.piece_touched_intentionally, &l.not_piece_touched_intentionally);
     out.contradict(REL_PLAY_STARTED, &l.play_started, &l.not_play_started);
-    out.contradict(
-        REL_PLAYER_HAS_THE_MOVE,
-        &l.player_has_the_move,
-        &l.not_player_has_the_move,
-    );
+    out.contradict(REL_PLAYER_HAS_THE_MOVE, &l.player_has_the_move, &l.not_player_has_the_move);
     out.contradict(REL_PLAYER_OF, &l.player_of, &l.not_player_of);
     out.contradict(REL_PLAYER_RESIGNED, &l.player_resigned, &l.not_player_resigned);
-    out.contradict(
-        REL_POSITION_OCCURRENCE_COUNT,
-        &l.position_occurrence_count,
-        &l.not_position_occurrence_count,
-    );
-    out.contradict(
-        REL_PROCEDURE_INSTANCE,
-        &l.procedure_instance,
-        &l.not_procedure_instance,
-    );
-    out.conclude_relation(
-        REL_RESIGNATION_HAS_ENDED_THE_GAME,
-        [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game],
-        [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game],
-    );
+    out.contradict(REL_POSITION_OCCURRENCE_COUNT, &l.position_occurrence_count, &l.not_position_occurrence_count);
+    out.contradict(REL_PROCEDURE_INSTANCE, &l.procedure_instance, &l.not_procedure_instance);
+    out.conclude_relation(REL_RESIGNATION_HAS_ENDED_THE_GAME, [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game], [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game]);
     out.contradict(REL_ROOK_OF, &l.rook_of, &l.not_rook_of);
-    out.conclude_relation(
-        REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME,
-        [
-            &l.second_illegal_move_has_ended_the_game,
-            &l.not_second_illegal_move_has_ended_the_game,
-        ],
-        [
-            &l.second_illegal_move_has_ended_the_game,
-            &l.not_second_illegal_move_has_ended_the_game,
-        ],
-    );
+    out.conclude_relation(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, [&l.second_illegal_move_has_ended_the_game, &l.not_second_illegal_move_has_ended_the_game], [&l.second_illegal_move_has_ended_the_game, &l.not_second_illegal_move_has_ended_the_game]);
     out.contradict(REL_STALEMATE_ARISEN, &l.stalemate_arisen, &l.not_stalemate_arisen);
-    out.conclude_relation(
-        REL_STALEMATE_HAS_ENDED_THE_GAME,
-        [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game],
-        [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game],
-    );
-    out.conclude_relation(
-        REL_THREEFOLD_CLAIM_CORRECT,
-        [&l.threefold_claim_correct, &l.not_threefold_claim_correct],
-        [&l.threefold_claim_correct, &l.not_threefold_claim_correct],
-    );
-    out.conclude_relation(
-        REL_VALID_TRANSITION,
-        [&l.valid_transition_concluded, &l.not_valid_transition_concluded],
-        [&l.valid_transition_definite, &l.not_valid_transition_definite],
-    );
+    out.conclude_relation(REL_STALEMATE_HAS_ENDED_THE_GAME, [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game], [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game]);
+    out.conclude_relation(REL_THREEFOLD_CLAIM_CORRECT, [&l.threefold_claim_correct, &l.not_threefold_claim_correct], [&l.threefold_claim_correct, &l.not_threefold_claim_correct]);
+    out.conclude_relation(REL_VALID_TRANSITION, [&l.valid_transition_concluded, &l.not_valid_transition_concluded], [&l.valid_transition_definite, &l.not_valid_transition_definite]);
 }
 #[inline(never)]
 fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#AgreedDraw
     let mut found = Vec::new();
     self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, Some(&mut found));
-    ::clir::rt::record(instances, &RULES, RULE_AGREED_DRAW, &[false, true], found);
+    RULES.record(instances, RULE_AGREED_DRAW, &[false, true], found);
     // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
     let mut found = Vec::new();
     self::rule_agreed_draw_ends_the_game(
@@ -1914,13 +1752,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.draw_agreed,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_AGREED_DRAW_ENDS_THE_GAME,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_AGREED_DRAW_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
     let mut found = Vec::new();
     self::rule_arbiter_sees_laws_observed(
@@ -1928,13 +1760,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.play_started,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_ARBITER_SEES_LAWS_OBSERVED,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_ARBITER_SEES_LAWS_OBSERVED, &[false, true], found);
     // urn:fide:laws:clir:chess#CastlingLegal
     let mut found = Vec::new();
     self::rule_castling_legal(
@@ -1948,54 +1774,36 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.not_piece_has_moved,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &RULES, RULE_CASTLING_LEGAL, &[false, true], found);
+    RULES.record(instances, RULE_CASTLING_LEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#CheckmateEndsTheGame
     let mut found = Vec::new();
     self::rule_checkmate_ends_the_game(&l.checkmate_delivered, Some(&mut found));
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_CHECKMATE_ENDS_THE_GAME,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_CHECKMATE_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
     let mut found = Vec::new();
     self::rule_checkmate_takes_precedence_over_seventy_five(
         &l.checkmate_delivered,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
-        &[false],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
+            &[false],
+            found,
+        );
     // urn:fide:laws:clir:chess#CheckmateWins
     let mut found = Vec::new();
     self::rule_checkmate_wins(&l.checkmate_delivered, Some(&mut found));
-    ::clir::rt::record(instances, &RULES, RULE_CHECKMATE_WINS, &[false, true], found);
+    RULES.record(instances, RULE_CHECKMATE_WINS, &[false, true], found);
     // urn:fide:laws:clir:chess#DeadPositionDraws
     let mut found = Vec::new();
     self::rule_dead_position_draws(&l.dead_position_arisen, Some(&mut found));
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_DEAD_POSITION_DRAWS,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_DEAD_POSITION_DRAWS, &[false, true], found);
     // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
     let mut found = Vec::new();
     self::rule_dead_position_ends_the_game(&l.dead_position_arisen, Some(&mut found));
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_DEAD_POSITION_ENDS_THE_GAME,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_DEAD_POSITION_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#EnPassantCaptureLegal
     let mut found = Vec::new();
     self::rule_en_passant_capture_legal(
@@ -2004,13 +1812,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.capturing_pawn_on_adjacent_file,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_EN_PASSANT_CAPTURE_LEGAL,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_EN_PASSANT_CAPTURE_LEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
     let mut found = Vec::new();
     self::rule_fifty_move_claim_correct(
@@ -2019,58 +1821,29 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.moves_by_each_without_pawn_or_capture,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_FIFTY_MOVE_CLAIM_CORRECT,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_FIFTY_MOVE_CLAIM_CORRECT, &[false, true], found);
     // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
     let mut found = Vec::new();
     self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, Some(&mut found));
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_FIFTY_MOVE_CLAIM_DRAWS,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_FIFTY_MOVE_CLAIM_DRAWS, &[false, true], found);
     // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
     let mut found = Vec::new();
     self::rule_fivefold_automatic_draw(&l.position_occurrence_count, Some(&mut found));
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_FIVEFOLD_AUTOMATIC_DRAW,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_FIVEFOLD_AUTOMATIC_DRAW, &[false, true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
-        &[false],
-        found,
-    );
+    RULES
+        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_valid(
@@ -2079,13 +1852,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.agreed_draw_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
-        &[false],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_valid(
         &l.attempted_transition,
@@ -2093,38 +1860,21 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.agreed_draw_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
-        &[false],
-        found,
-    );
+    RULES
+        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_valid(
@@ -2133,13 +1883,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.checkmate_has_been_delivered,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
-        &[false],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_valid(
         &l.attempted_transition,
@@ -2147,38 +1891,32 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.checkmate_has_been_delivered,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
-        &[false],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
+            &[false],
+            found,
+        );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
-        &[true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
+            &[true],
+            found,
+        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_valid(
@@ -2187,13 +1925,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.dead_position_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
-        &[false],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
+            &[false],
+            found,
+        );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_valid(
         &l.attempted_transition,
@@ -2201,38 +1939,38 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.dead_position_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
-        &[true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
+            &[true],
+            found,
+        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
-        &[false],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
+            &[false],
+            found,
+        );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
-        &[true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
+            &[true],
+            found,
+        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_valid(
@@ -2241,13 +1979,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.game_drawn_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
-        &[false],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
+            &[false],
+            found,
+        );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_valid(
         &l.attempted_transition,
@@ -2255,38 +1993,33 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.game_drawn_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
-        &[true],
-        found,
-    );
+    RULES
+        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
-        &[false],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
+            &[false],
+            found,
+        );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
-        &[true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
+            &[true],
+            found,
+        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_valid(
@@ -2295,13 +2028,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.resignation_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
-        &[false],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
+            &[false],
+            found,
+        );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_valid(
         &l.attempted_transition,
@@ -2309,38 +2042,33 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.resignation_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
-        &[true],
-        found,
-    );
+    RULES
+        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
-        &[false],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
+            &[false],
+            found,
+        );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
-        &[true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
+            &[true],
+            found,
+        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_valid(
@@ -2349,13 +2077,13 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.second_illegal_move_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
-        &[false],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
+            &[false],
+            found,
+        );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_valid(
         &l.attempted_transition,
@@ -2363,38 +2091,27 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.second_illegal_move_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
-        &[true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
+            &[true],
+            found,
+        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
-        &[false],
-        found,
-    );
+    RULES
+        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_valid(
@@ -2403,13 +2120,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.stalemate_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
-        &[false],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_valid(
         &l.attempted_transition,
@@ -2417,38 +2128,20 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.stalemate_has_ended_the_game,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
     let mut found = Vec::new();
     self::rule_game_play_play_move_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
-        &[false],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_play_move_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_PLAY_MOVE_ENTERS,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
     let mut found = Vec::new();
     self::rule_game_play_play_move_valid(
@@ -2457,13 +2150,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.legal_move,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_PLAY_MOVE_VALID,
-        &[false],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_play_move_valid(
         &l.attempted_transition,
@@ -2471,38 +2158,20 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.legal_move,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_PLAY_MOVE_VALID,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
     let mut found = Vec::new();
     self::rule_game_play_start_play_enters(
         &l.valid_transition_concluded,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_START_PLAY_ENTERS,
-        &[false],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_START_PLAY_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_start_play_enters(
         &l.valid_transition_definite,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_START_PLAY_ENTERS,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_START_PLAY_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
     let mut found = Vec::new();
     self::rule_game_play_start_play_valid(
@@ -2511,13 +2180,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.play_started,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_START_PLAY_VALID,
-        &[false],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_START_PLAY_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_start_play_valid(
         &l.attempted_transition,
@@ -2525,17 +2188,11 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.play_started,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_GAME_PLAY_START_PLAY_VALID,
-        &[true],
-        found,
-    );
+    RULES.record(instances, RULE_GAME_PLAY_START_PLAY_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/initial
     let mut found = Vec::new();
     self::rule_game_play_initial(&l.procedure_instance, Some(&mut found));
-    ::clir::rt::record(instances, &RULES, RULE_GAME_PLAY_INITIAL, &[false, true], found);
+    RULES.record(instances, RULE_GAME_PLAY_INITIAL, &[false, true], found);
 }
 #[inline(never)]
 fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
@@ -2546,11 +2203,11 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.not_move_meets_articles_3_1_to_3_9,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &RULES, RULE_MOVE_IS_ILLEGAL, &[false, true], found);
+    RULES.record(instances, RULE_MOVE_IS_ILLEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#MoveIsLegal
     let mut found = Vec::new();
     self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, Some(&mut found));
-    ::clir::rt::record(instances, &RULES, RULE_MOVE_IS_LEGAL, &[false, true], found);
+    RULES.record(instances, RULE_MOVE_IS_LEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
     let player_has_the_move_by_who = ::clir::rt::view(
         &l.player_has_the_move,
@@ -2564,13 +2221,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &player_has_the_move_by_who,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_MUST_MOVE_FIRST_TOUCHED_PIECE,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_MUST_MOVE_FIRST_TOUCHED_PIECE, &[false, true], found);
     // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
     let mut found = Vec::new();
     self::rule_resignation_drawn_if_mate_impossible(
@@ -2579,13 +2230,13 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_resigned,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
-        &[false, true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
+            &[false, true],
+            found,
+        );
     // urn:fide:laws:clir:chess#ResignationEndsTheGame
     let mut found = Vec::new();
     self::rule_resignation_ends_the_game(
@@ -2593,13 +2244,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_resigned,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_RESIGNATION_ENDS_THE_GAME,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_RESIGNATION_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#ResignationLoses
     let mut found = Vec::new();
     self::rule_resignation_loses(
@@ -2608,7 +2253,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_resigned,
         Some(&mut found),
     );
-    ::clir::rt::record(instances, &RULES, RULE_RESIGNATION_LOSES, &[false, true], found);
+    RULES.record(instances, RULE_RESIGNATION_LOSES, &[false, true], found);
     // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
     let player_of_by_who = ::clir::rt::view(
         &l.player_of,
@@ -2621,13 +2266,13 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &player_of_by_who,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
-        &[false, true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
+            &[false, true],
+            found,
+        );
     // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
     let player_of_by_who = ::clir::rt::view(
         &l.player_of,
@@ -2639,13 +2284,13 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &player_of_by_who,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
-        &[false, true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
+            &[false, true],
+            found,
+        );
     // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
     let player_of_by_who = ::clir::rt::view(
         &l.player_of,
@@ -2658,40 +2303,22 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &player_of_by_who,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_SECOND_ILLEGAL_MOVE_LOSES,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_SECOND_ILLEGAL_MOVE_LOSES, &[false, true], found);
     // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
     let mut found = Vec::new();
     self::rule_seventy_five_automatic_draw(
         &l.moves_by_each_without_pawn_or_capture,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_SEVENTY_FIVE_AUTOMATIC_DRAW,
-        &[false],
-        found,
-    );
+    RULES.record(instances, RULE_SEVENTY_FIVE_AUTOMATIC_DRAW, &[false], found);
     // urn:fide:laws:clir:chess#StalemateDraws
     let mut found = Vec::new();
     self::rule_stalemate_draws(&l.stalemate_arisen, Some(&mut found));
-    ::clir::rt::record(instances, &RULES, RULE_STALEMATE_DRAWS, &[false, true], found);
+    RULES.record(instances, RULE_STALEMATE_DRAWS, &[false, true], found);
     // urn:fide:laws:clir:chess#StalemateEndsTheGame
     let mut found = Vec::new();
     self::rule_stalemate_ends_the_game(&l.stalemate_arisen, Some(&mut found));
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_STALEMATE_ENDS_THE_GAME,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_STALEMATE_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
     let mut found = Vec::new();
     self::rule_threefold_claim_correct(
@@ -2700,36 +2327,24 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         &l.player_has_the_move,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_THREEFOLD_CLAIM_CORRECT,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_THREEFOLD_CLAIM_CORRECT, &[false, true], found);
     // urn:fide:laws:clir:chess#ThreefoldClaimDraws
     let mut found = Vec::new();
     self::rule_threefold_claim_draws(&l.threefold_claim_correct, Some(&mut found));
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_THREEFOLD_CLAIM_DRAWS,
-        &[false, true],
-        found,
-    );
+    RULES.record(instances, RULE_THREEFOLD_CLAIM_DRAWS, &[false, true], found);
     // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
     let mut found = Vec::new();
     self::rule_unregulated_case_decided_by_arbiter(
         &l.case_not_precisely_regulated,
         Some(&mut found),
     );
-    ::clir::rt::record(
-        instances,
-        &RULES,
-        RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
-        &[false, true],
-        found,
-    );
+    RULES
+        .record(
+            instances,
+            RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
+            &[false, true],
+            found,
+        );
     for &(case, a_0) in l.closure_0_castling_path_attacked.iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_CASTLING_SIDE,
@@ -4000,57 +3615,55 @@ fn rule_unregulated_case_decided_by_arbiter(
     )
 }
 /// Per rule, as data: its variables, head, body and why-not walk (`clir::rt::rules`).
-static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(
-    &[
-        "1 n 1 0 27 0 1 v0 2 L E 5 0 1 v0 L E 21 0 1 v0 1 B 0 2 T 0 E T 1 E",
-        "1 n 1 0 0 0 1 v0 2 L E 5 0 1 v0 L E 21 0 1 v0 1 B 0 2 T 0 E T 1 E",
-        "2 nn 2 0 1 3 0 2 v1 v0 2 L E 2 0 2 v0 v1 L E 41 0 1 v0 2 B 1 B 0 2 T 0 E T 1 E",
-        "5 nnnnn 5 0 1 2 3 4 8 0 3 v0 v1 v2 8 L E 11 0 4 v0 v1 v2 v4 L E 32 0 2 v1 v3 L E 39 1 1 v4 L E 10 1 1 v2 L E 48 0 2 v1 v4 L E 9 1 1 v2 L E 42 0 2 v0 v1 L E 39 1 1 v3 3 B 0 B 1 B 2 8 E 0 E 3 3 0 1 2 E 1 E 1 1 0 T 2 E T 3 E T 4 E T 5 E T 6 E T 7 E",
-        "2 nn 2 0 1 17 0 1 v0 1 L E 16 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
-        "2 nn 2 0 1 27 1 1 v0 1 L E 16 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
-        "2 nn 2 0 1 29 0 2 v0 v1 1 L E 16 0 2 v0 v1 2 B 0 B 1 1 T 0 E",
-        "1 n 1 0 27 0 1 v0 1 L E 19 0 1 v0 1 B 0 1 T 0 E",
-        "1 n 1 0 20 0 1 v0 1 L E 19 0 1 v0 1 B 0 1 T 0 E",
-        "3 nnn 3 0 1 2 23 0 2 v0 v2 3 L E 24 0 1 v0 L E 42 0 2 v0 v1 L E 6 0 2 v0 v2 2 B 0 B 2 3 T 0 E E 1 E 1 1 0 T 2 E",
-        "3 nni 3 0 1 2 26 0 2 v0 v1 4 C >= v2 =50 L E 22 0 1 v1 L E 42 0 2 v0 v1 L E 35 0 2 v0 v2 2 B 0 B 1 4 T 1 E T 2 E E 3 E 1 1 0 C 0 2 0: 6: >= 50 1 2",
-        "2 nn 2 0 1 27 0 1 v0 1 L E 26 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
-        "2 ni 2 0 1 27 0 1 v0 2 L E 45 0 2 v0 v1 C >= v1 =5 1 B 0 2 E 0 E 1 1 0 C 1 2 0: 5: >= 5 1 1",
-        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =0 2 B 0 X =7 1 T 0 S",
-        "1 n 1 0 53 0 2 v0 =0 3 L E 4 0 2 v0 =0 L S 25 0 2 v0 =10 L E 0 0 1 v0 2 B 0 X =0 3 T 0 E T 1 S T 2 E",
-        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =1 2 B 0 X =7 1 T 0 S",
-        "1 n 1 0 53 0 2 v0 =1 3 L E 4 0 2 v0 =1 L S 25 0 2 v0 =10 L E 17 0 1 v0 2 B 0 X =1 3 T 0 E T 1 S T 2 E",
-        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =2 2 B 0 X =7 1 T 0 S",
-        "1 n 1 0 53 0 2 v0 =2 3 L E 4 0 2 v0 =2 L S 25 0 2 v0 =10 L E 20 0 1 v0 2 B 0 X =2 3 T 0 E T 1 S T 2 E",
-        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =3 2 B 0 X =7 1 T 0 S",
-        "1 n 1 0 53 0 2 v0 =3 3 L E 4 0 2 v0 =3 L S 25 0 2 v0 =10 L E 27 0 1 v0 2 B 0 X =3 3 T 0 E T 1 S T 2 E",
-        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =4 2 B 0 X =7 1 T 0 S",
-        "1 n 1 0 53 0 2 v0 =4 3 L E 4 0 2 v0 =4 L S 25 0 2 v0 =10 L E 47 0 1 v0 2 B 0 X =4 3 T 0 E T 1 S T 2 E",
-        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =5 2 B 0 X =7 1 T 0 S",
-        "1 n 1 0 53 0 2 v0 =5 3 L E 4 0 2 v0 =5 L S 25 0 2 v0 =10 L E 49 0 1 v0 2 B 0 X =5 3 T 0 E T 1 S T 2 E",
-        "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =6 2 B 0 X =7 1 T 0 S",
-        "1 n 1 0 53 0 2 v0 =6 3 L E 4 0 2 v0 =6 L S 25 0 2 v0 =10 L E 51 0 1 v0 2 B 0 X =6 3 T 0 E T 1 S T 2 E",
-        "1 n 1 0 25 0 2 v0 =10 1 L S 53 0 2 v0 =9 2 B 0 X =10 1 T 0 S",
-        "1 n 1 0 53 0 2 v0 =9 3 L E 4 0 2 v0 =9 L S 25 0 2 v0 =10 L E 33 0 1 v0 2 B 0 X =9 3 T 0 E T 1 S T 2 E",
-        "1 n 1 0 25 0 2 v0 =10 1 L S 53 0 2 v0 =11 2 B 0 X =10 1 T 0 S",
-        "1 n 1 0 53 0 2 v0 =11 3 L E 4 0 2 v0 =11 L S 25 0 2 v0 =8 L E 41 0 1 v0 2 B 0 X =11 3 T 0 E T 1 S T 2 E",
-        "1 n 1 0 25 0 2 v0 =8 1 L E 46 0 1 v0 2 B 0 X =8 1 T 0 E",
-        "1 n 1 0 30 0 1 v0 2 L E 13 0 1 v0 L E 34 1 1 v0 1 B 0 2 T 0 E T 1 E",
-        "1 n 1 0 33 0 1 v0 1 L E 34 0 1 v0 1 B 0 1 T 0 E",
-        "3 nnn 3 0 1 2 36 0 2 v1 v2 4 L E 37 0 2 v1 v2 L E 40 0 2 v1 v2 L E 38 0 1 v2 L E 42 0 2 v0 v1 2 B 1 B 2 4 T 0 E T 1 E T 2 E E 3 E 0 1 1",
-        "2 nn 2 0 1 27 0 1 v0 3 L E 31 0 1 v1 L E 43 0 2 v0 v1 L E 44 0 1 v1 1 B 0 3 E 1 E 1 1 0 T 0 E T 2 E",
-        "2 nn 2 0 1 47 0 1 v0 2 L E 43 0 2 v0 v1 L E 44 0 1 v1 1 B 0 2 E 0 E 1 1 0 T 1 E",
-        "2 nn 2 0 1 28 0 2 v0 v1 3 L E 31 1 1 v1 L E 43 0 2 v0 v1 L E 44 0 1 v1 2 B 0 B 1 3 T 0 E T 1 E T 2 E",
-        "3 nni 3 0 1 2 27 0 1 v0 4 L E 31 0 1 v1 L E 18 0 2 v1 v2 C >= v2 =2 L E 43 0 2 v0 v1 1 B 0 4 E 3 E 1 1 0 T 0 E E 1 E 1 1 0 C 2 2 0: 5: >= 2 1 2",
-        "3 nni 3 0 1 2 49 0 1 v0 3 L E 18 0 2 v1 v2 C >= v2 =2 L E 43 0 2 v0 v1 1 B 0 3 E 2 E 1 1 0 E 0 E 1 1 0 C 1 2 0: 5: >= 2 1 2",
-        "3 nni 3 0 1 2 28 0 2 v0 v1 4 L E 31 1 1 v1 L E 18 0 2 v1 v2 C >= v2 =2 L E 43 0 2 v0 v1 2 B 0 B 1 4 T 0 E E 1 E 1 1 0 C 2 2 0: 5: >= 2 1 2 T 3 E",
-        "2 ni 2 0 1 27 0 1 v0 2 C >= v1 =75 L E 35 0 2 v0 v1 1 B 0 2 E 1 E 1 1 0 C 0 2 0: 6: >= 75 1 1",
-        "1 n 1 0 27 0 1 v0 1 L E 50 0 1 v0 1 B 0 1 T 0 E",
-        "1 n 1 0 51 0 1 v0 1 L E 50 0 1 v0 1 B 0 1 T 0 E",
-        "3 nni 3 0 1 2 52 0 2 v0 v1 4 L E 45 0 2 v0 v2 L E 22 0 1 v1 L E 42 0 2 v0 v1 C >= v2 =3 2 B 0 B 1 4 E 0 E 1 1 0 C 3 2 0: 5: >= 3 1 2 T 1 E T 2 E",
-        "2 nn 2 0 1 27 0 1 v0 1 L E 52 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
-        "1 n 1 0 1 0 1 v0 1 L E 7 0 1 v0 1 B 0 1 T 0 E",
-    ],
-);
+static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(&[
+    "1 n 1 0 27 0 1 v0 2 L E 5 0 1 v0 L E 21 0 1 v0 1 B 0 2 T 0 E T 1 E",
+    "1 n 1 0 0 0 1 v0 2 L E 5 0 1 v0 L E 21 0 1 v0 1 B 0 2 T 0 E T 1 E",
+    "2 nn 2 0 1 3 0 2 v1 v0 2 L E 2 0 2 v0 v1 L E 41 0 1 v0 2 B 1 B 0 2 T 0 E T 1 E",
+    "5 nnnnn 5 0 1 2 3 4 8 0 3 v0 v1 v2 8 L E 11 0 4 v0 v1 v2 v4 L E 32 0 2 v1 v3 L E 39 1 1 v4 L E 10 1 1 v2 L E 48 0 2 v1 v4 L E 9 1 1 v2 L E 42 0 2 v0 v1 L E 39 1 1 v3 3 B 0 B 1 B 2 8 E 0 E 3 3 0 1 2 E 1 E 1 1 0 T 2 E T 3 E T 4 E T 5 E T 6 E T 7 E",
+    "2 nn 2 0 1 17 0 1 v0 1 L E 16 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
+    "2 nn 2 0 1 27 1 1 v0 1 L E 16 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
+    "2 nn 2 0 1 29 0 2 v0 v1 1 L E 16 0 2 v0 v1 2 B 0 B 1 1 T 0 E",
+    "1 n 1 0 27 0 1 v0 1 L E 19 0 1 v0 1 B 0 1 T 0 E",
+    "1 n 1 0 20 0 1 v0 1 L E 19 0 1 v0 1 B 0 1 T 0 E",
+    "3 nnn 3 0 1 2 23 0 2 v0 v2 3 L E 24 0 1 v0 L E 42 0 2 v0 v1 L E 6 0 2 v0 v2 2 B 0 B 2 3 T 0 E E 1 E 1 1 0 T 2 E",
+    "3 nni 3 0 1 2 26 0 2 v0 v1 4 C >= v2 =50 L E 22 0 1 v1 L E 42 0 2 v0 v1 L E 35 0 2 v0 v2 2 B 0 B 1 4 T 1 E T 2 E E 3 E 1 1 0 C 0 2 0: 6: >= 50 1 2",
+    "2 nn 2 0 1 27 0 1 v0 1 L E 26 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
+    "2 ni 2 0 1 27 0 1 v0 2 L E 45 0 2 v0 v1 C >= v1 =5 1 B 0 2 E 0 E 1 1 0 C 1 2 0: 5: >= 5 1 1",
+    "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =0 2 B 0 X =7 1 T 0 S",
+    "1 n 1 0 53 0 2 v0 =0 3 L E 4 0 2 v0 =0 L S 25 0 2 v0 =10 L E 0 0 1 v0 2 B 0 X =0 3 T 0 E T 1 S T 2 E",
+    "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =1 2 B 0 X =7 1 T 0 S",
+    "1 n 1 0 53 0 2 v0 =1 3 L E 4 0 2 v0 =1 L S 25 0 2 v0 =10 L E 17 0 1 v0 2 B 0 X =1 3 T 0 E T 1 S T 2 E",
+    "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =2 2 B 0 X =7 1 T 0 S",
+    "1 n 1 0 53 0 2 v0 =2 3 L E 4 0 2 v0 =2 L S 25 0 2 v0 =10 L E 20 0 1 v0 2 B 0 X =2 3 T 0 E T 1 S T 2 E",
+    "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =3 2 B 0 X =7 1 T 0 S",
+    "1 n 1 0 53 0 2 v0 =3 3 L E 4 0 2 v0 =3 L S 25 0 2 v0 =10 L E 27 0 1 v0 2 B 0 X =3 3 T 0 E T 1 S T 2 E",
+    "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =4 2 B 0 X =7 1 T 0 S",
+    "1 n 1 0 53 0 2 v0 =4 3 L E 4 0 2 v0 =4 L S 25 0 2 v0 =10 L E 47 0 1 v0 2 B 0 X =4 3 T 0 E T 1 S T 2 E",
+    "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =5 2 B 0 X =7 1 T 0 S",
+    "1 n 1 0 53 0 2 v0 =5 3 L E 4 0 2 v0 =5 L S 25 0 2 v0 =10 L E 49 0 1 v0 2 B 0 X =5 3 T 0 E T 1 S T 2 E",
+    "1 n 1 0 25 0 2 v0 =7 1 L S 53 0 2 v0 =6 2 B 0 X =7 1 T 0 S",
+    "1 n 1 0 53 0 2 v0 =6 3 L E 4 0 2 v0 =6 L S 25 0 2 v0 =10 L E 51 0 1 v0 2 B 0 X =6 3 T 0 E T 1 S T 2 E",
+    "1 n 1 0 25 0 2 v0 =10 1 L S 53 0 2 v0 =9 2 B 0 X =10 1 T 0 S",
+    "1 n 1 0 53 0 2 v0 =9 3 L E 4 0 2 v0 =9 L S 25 0 2 v0 =10 L E 33 0 1 v0 2 B 0 X =9 3 T 0 E T 1 S T 2 E",
+    "1 n 1 0 25 0 2 v0 =10 1 L S 53 0 2 v0 =11 2 B 0 X =10 1 T 0 S",
+    "1 n 1 0 53 0 2 v0 =11 3 L E 4 0 2 v0 =11 L S 25 0 2 v0 =8 L E 41 0 1 v0 2 B 0 X =11 3 T 0 E T 1 S T 2 E",
+    "1 n 1 0 25 0 2 v0 =8 1 L E 46 0 1 v0 2 B 0 X =8 1 T 0 E",
+    "1 n 1 0 30 0 1 v0 2 L E 13 0 1 v0 L E 34 1 1 v0 1 B 0 2 T 0 E T 1 E",
+    "1 n 1 0 33 0 1 v0 1 L E 34 0 1 v0 1 B 0 1 T 0 E",
+    "3 nnn 3 0 1 2 36 0 2 v1 v2 4 L E 37 0 2 v1 v2 L E 40 0 2 v1 v2 L E 38 0 1 v2 L E 42 0 2 v0 v1 2 B 1 B 2 4 T 0 E T 1 E T 2 E E 3 E 0 1 1",
+    "2 nn 2 0 1 27 0 1 v0 3 L E 31 0 1 v1 L E 43 0 2 v0 v1 L E 44 0 1 v1 1 B 0 3 E 1 E 1 1 0 T 0 E T 2 E",
+    "2 nn 2 0 1 47 0 1 v0 2 L E 43 0 2 v0 v1 L E 44 0 1 v1 1 B 0 2 E 0 E 1 1 0 T 1 E",
+    "2 nn 2 0 1 28 0 2 v0 v1 3 L E 31 1 1 v1 L E 43 0 2 v0 v1 L E 44 0 1 v1 2 B 0 B 1 3 T 0 E T 1 E T 2 E",
+    "3 nni 3 0 1 2 27 0 1 v0 4 L E 31 0 1 v1 L E 18 0 2 v1 v2 C >= v2 =2 L E 43 0 2 v0 v1 1 B 0 4 E 3 E 1 1 0 T 0 E E 1 E 1 1 0 C 2 2 0: 5: >= 2 1 2",
+    "3 nni 3 0 1 2 49 0 1 v0 3 L E 18 0 2 v1 v2 C >= v2 =2 L E 43 0 2 v0 v1 1 B 0 3 E 2 E 1 1 0 E 0 E 1 1 0 C 1 2 0: 5: >= 2 1 2",
+    "3 nni 3 0 1 2 28 0 2 v0 v1 4 L E 31 1 1 v1 L E 18 0 2 v1 v2 C >= v2 =2 L E 43 0 2 v0 v1 2 B 0 B 1 4 T 0 E E 1 E 1 1 0 C 2 2 0: 5: >= 2 1 2 T 3 E",
+    "2 ni 2 0 1 27 0 1 v0 2 C >= v1 =75 L E 35 0 2 v0 v1 1 B 0 2 E 1 E 1 1 0 C 0 2 0: 6: >= 75 1 1",
+    "1 n 1 0 27 0 1 v0 1 L E 50 0 1 v0 1 B 0 1 T 0 E",
+    "1 n 1 0 51 0 1 v0 1 L E 50 0 1 v0 1 B 0 1 T 0 E",
+    "3 nni 3 0 1 2 52 0 2 v0 v1 4 L E 45 0 2 v0 v2 L E 22 0 1 v1 L E 42 0 2 v0 v1 C >= v2 =3 2 B 0 B 1 4 E 0 E 1 1 0 C 3 2 0: 5: >= 3 1 2 T 1 E T 2 E",
+    "2 nn 2 0 1 27 0 1 v0 1 L E 52 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
+    "1 n 1 0 1 0 1 v0 1 L E 7 0 1 v0 1 B 0 1 T 0 E",
+]);
 use ::clir::rt::{layer, layers};
 /// Per relation and sign (`::clir::slot`): its final layers.
 const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; 108] = [
@@ -4104,24 +3717,12 @@ const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; 108] = [
     |l| layer(&l.not_en_passant_capture_legal),
     |l| layer(&l.en_passant_right_open),
     |l| layer(&l.not_en_passant_right_open),
-    |l| layers(
-        &l.entered_state_definite,
-        &l.entered_state_concluded,
-        &l.entered_state_concluded,
-    ),
-    |l| layers(
-        &l.not_entered_state_definite,
-        &l.not_entered_state_supported,
-        &l.not_entered_state_concluded,
-    ),
+    |l| layers(&l.entered_state_definite, &l.entered_state_concluded, &l.entered_state_concluded),
+    |l| layers(&l.not_entered_state_definite, &l.not_entered_state_supported, &l.not_entered_state_concluded),
     |l| layer(&l.fifty_move_claim_correct),
     |l| layer(&l.not_fifty_move_claim_correct),
     |l| layers(&l.game_drawn_definite, &l.game_drawn_supported, &l.game_drawn_concluded),
-    |l| layers(
-        &l.not_game_drawn_definite,
-        &l.not_game_drawn_supported,
-        &l.not_game_drawn_concluded,
-    ),
+    |l| layers(&l.not_game_drawn_definite, &l.not_game_drawn_supported, &l.not_game_drawn_concluded),
     |l| layer(&l.game_lost_by),
     |l| layer(&l.not_game_lost_by),
     |l| layer(&l.game_won_by),
@@ -4172,16 +3773,8 @@ const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; 108] = [
     |l| layer(&l.not_stalemate_has_ended_the_game),
     |l| layer(&l.threefold_claim_correct),
     |l| layer(&l.not_threefold_claim_correct),
-    |l| layers(
-        &l.valid_transition_definite,
-        &l.valid_transition_concluded,
-        &l.valid_transition_concluded,
-    ),
-    |l| layers(
-        &l.not_valid_transition_definite,
-        &l.not_valid_transition_supported,
-        &l.not_valid_transition_concluded,
-    ),
+    |l| layers(&l.valid_transition_definite, &l.valid_transition_concluded, &l.valid_transition_concluded),
+    |l| layers(&l.not_valid_transition_definite, &l.not_valid_transition_supported, &l.not_valid_transition_concluded),
 ];
 /// Whether the literal `asked` is concluded over the final layers `l`, and if not why.
 fn why_not(
@@ -4194,7 +3787,7 @@ fn why_not(
         &SCHEMA,
         names,
         asked,
-        &|rule, row, t| ::clir::rt::rules::walk(&RULES, rule, row, t, &layers),
+        &|rule, row, t| RULES.walk(rule, row, t, &layers),
         &|slot, row| ::clir::rt::rules::status(layers(slot), row),
     )
 }

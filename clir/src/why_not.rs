@@ -1,7 +1,7 @@
 //! Why not: for a literal a case asks about, whether it is concluded and, when it is not, every
 //! rule for it with the reason it did not conclude it.
 //!
-//! `rt::rules::walk` walks each rule's body, as the compiler planned it, over the final
+//! `rt::RuleTable::walk` walks each rule's body, as the compiler planned it, over the final
 //! relations of the case and tells a [`Trace`] every item that fails for a binding (a premise not concluded
 //! or not supported, a comparison that is false, a negation whose literal is concluded) and
 //! every binding where none does. This module adds what strengths, priorities and closures say

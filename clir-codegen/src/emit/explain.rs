@@ -45,7 +45,7 @@ impl Emitter<'_> {
                 quote! {
                     let mut found = Vec::new();
                     self::#name(#cases #(#args,)* Some(&mut found));
-                    ::clir::rt::record(instances, &RULES, #rule_k, #modes, found);
+                    RULES.record(instances, #rule_k, #modes, found);
                 }
             });
             let comment = self.comment(p.rules[ri].id.clone());

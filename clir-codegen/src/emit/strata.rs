@@ -116,11 +116,13 @@ impl Emitter<'_> {
             let k = self.rel_const(ri);
             let [c, not_c] = [false, true].map(|neg| self.layer_name(ri, neg, Layer::Concluded));
             let [d, not_d] = [false, true].map(|neg| self.layer_name(ri, neg, Layer::Definite));
-            out.push(if r.kind == RelationKind::Institutional {
-                quote! { out.conclude_relation(#k, [&l.#c, &l.#not_c], [&l.#d, &l.#not_d]); }
+            // One line a relation, as prettyplease would not write it.
+            let line = if r.kind == RelationKind::Institutional {
+                format!("out.conclude_relation({k}, [&l.{c}, &l.{not_c}], [&l.{d}, &l.{not_d}]);")
             } else {
-                quote! { out.contradict(#k, &l.#d, &l.#not_d); }
-            });
+                format!("out.contradict({k}, &l.{d}, &l.{not_d});")
+            };
+            out.push(self.verbatim(line));
         }
         let (write_items, writes) =
             self.chunked("write_conclusions", quote!(l: &Layers, out: &mut ::clir::Output), out);

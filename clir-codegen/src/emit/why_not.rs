@@ -3,39 +3,45 @@
 //! the runtime; per relation and sign, its final layers; and `why_not`, answering an asked
 //! literal over them.
 
-use super::{Emitter, Layer};
+use super::{lit, Emitter, Layer};
 use crate::plan::why_not::{HeadArg, WhyStep};
 use crate::plan::Read;
 use crate::resolve::{RItem, RLiteral, RTerm, Ty};
-use crate::text::string_literal;
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 
 impl Emitter<'_> {
     /// `RULES`, `LAYERS` and `why_not`.
     pub(super) fn why_not_fns(&mut self) -> TokenStream {
         let p = self.p;
-        let texts = (0..p.rules.len()).map(|ri| string_literal(&self.rule_text(ri)));
-        let layers = (0..p.relations.len()).flat_map(|rel| {
-            [false, true].map(|neg| {
+        let texts: String = (0..p.rules.len()).map(|ri| format!("    {},\n", lit(&self.rule_text(ri)))).collect();
+        let rules = self.verbatim(format!(
+            "/// Per rule, as data: its variables, head, body and why-not walk (`clir::rt::rules`).\n\
+             static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(&[\n{texts}]);\n"
+        ));
+        let mut entries = String::new();
+        for rel in 0..p.relations.len() {
+            for neg in [false, true] {
                 let [d, s, c] =
                     [Layer::Definite, Layer::Supported, Layer::Concluded].map(|k| self.layer_name(rel, neg, k));
-                if d == s && s == c {
-                    quote!(|l| layer(&l.#c))
+                entries.push_str(&if d == s && s == c {
+                    format!("    |l| layer(&l.{c}),\n")
                 } else {
-                    quote!(|l| layers(&l.#d, &l.#s, &l.#c))
-                }
-            })
-        });
-        let n_slots = Literal::usize_unsuffixed(2 * p.relations.len());
+                    format!("    |l| layers(&l.{d}, &l.{s}, &l.{c}),\n")
+                });
+            }
+        }
+        let layers = self.verbatim(format!(
+            "/// Per relation and sign (`::clir::slot`): its final layers.\n\
+             const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; {}] = [\n{entries}];\n",
+            2 * p.relations.len()
+        ));
         quote! {
-            /// Per rule, as data: its variables, head, body and why-not walk (`clir::rt::rules`).
-            static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(&[#(#texts),*]);
+            #rules
 
             use ::clir::rt::{layer, layers};
 
-            /// Per relation and sign (`::clir::slot`): its final layers.
-            const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; #n_slots] = [#(#layers),*];
+            #layers
 
             /// Whether the literal `asked` is concluded over the final layers `l`, and if not why.
             fn why_not(l: &Layers, names: &::clir::Interner, asked: &::clir::Asked) -> ::clir::WhyNot {
@@ -44,7 +50,7 @@ impl Emitter<'_> {
                     &SCHEMA,
                     names,
                     asked,
-                    &|rule, row, t| ::clir::rt::rules::walk(&RULES, rule, row, t, &layers),
+                    &|rule, row, t| RULES.walk(rule, row, t, &layers),
                     &|slot, row| ::clir::rt::rules::status(layers(slot), row),
                 )
             }

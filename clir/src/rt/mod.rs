@@ -14,7 +14,7 @@ pub use extend_by::ExtendBy;
 pub use filter_by::FilterBy;
 pub use holds::{Before, Holds};
 pub use once::Once;
-pub use rules::{layer, layers, record, RuleTable};
+pub use rules::{layer, layers, RuleTable};
 
 /// The tuples of `a` that are not in `b` (both sorted): a full-tuple antijoin on two relations.
 ///

@@ -167,6 +167,60 @@ impl RuleTable {
         RuleTable { texts, rules: OnceLock::new() }
     }
 
+    /// Adds to `instances` the explanation instance of each binding of rule `rule` (`bindings`, as
+    /// its function recorded them, each once; taken in their order here, so that explanations do
+    /// not depend on join order), once per entry of `definite` (over applicable premises, over
+    /// definite ones).
+    pub fn record<B: crate::Fact>(
+        &self,
+        instances: &mut Vec<Instance>,
+        rule: usize,
+        definite: &[bool],
+        mut bindings: Vec<B>,
+    ) {
+        bindings.sort_unstable();
+        let r = self.rule(rule);
+        let mut row = Vec::with_capacity(B::ARITY + 1);
+        let mut vars = vec![0; r.integer.len()];
+        for &d in definite {
+            for b in &bindings {
+                row.clear();
+                b.push_flat(&mut row);
+                for (k, &v) in r.binding.iter().enumerate() {
+                    vars[v] = row[k + 1];
+                }
+                let case = CaseId(row[0] as u32);
+                let args = |l: &Literal| -> Vec<i64> { l.args.iter().map(|t| t.eval(&vars)).collect() };
+                let mut instance = Instance::rule(rule, d, case).flat_head(r.head.rel, r.head.negative, args(&r.head));
+                for item in &r.body {
+                    if let Item::Premise { supported, literal } = item {
+                        instance = instance.flat_premise(literal.rel, literal.negative, *supported, args(literal));
+                    }
+                }
+                instances.push(instance);
+            }
+        }
+    }
+
+    /// Walks rule `rule`'s body for the asked row `[case, args..]` over the final layers (`layers`
+    /// of a slot, `crate::slot`), telling `t` every item that fails for a binding and every
+    /// binding for which none does.
+    pub fn walk<'l>(&self, rule: usize, row: &[i64], t: &mut Trace, layers: &dyn Fn(usize) -> Final<'l>) {
+        let r = self.rule(rule);
+        let mut vars = vec![0; r.integer.len()];
+        for (j, h) in r.head_args.iter().enumerate() {
+            let asked = row[j + 1];
+            match h {
+                HeadArg::Bind(v) => vars[*v] = asked,
+                HeadArg::Equal(v) if asked != vars[*v] => return,
+                HeadArg::Value(term) if asked != term.eval(&vars) => return,
+                _ => {}
+            }
+        }
+        let mut w = Walk { r, row, case: row[0], t, layers, vars };
+        w.steps(0, true);
+    }
+
     fn rule(&self, ri: usize) -> &Rule {
         let rules = self.rules.get_or_init(|| {
             self.texts
@@ -181,60 +235,6 @@ impl RuleTable {
         });
         &rules[ri]
     }
-}
-
-/// Adds to `instances` the explanation instance of each binding of rule `rule` (`bindings`, as
-/// its function recorded them, each once; taken in their order here, so that explanations do
-/// not depend on join order), once per entry of `definite` (over applicable premises, over
-/// definite ones).
-pub fn record<B: crate::Fact>(
-    instances: &mut Vec<Instance>,
-    table: &RuleTable,
-    rule: usize,
-    definite: &[bool],
-    mut bindings: Vec<B>,
-) {
-    bindings.sort_unstable();
-    let r = table.rule(rule);
-    let mut row = Vec::with_capacity(B::ARITY + 1);
-    let mut vars = vec![0; r.integer.len()];
-    for &d in definite {
-        for b in &bindings {
-            row.clear();
-            b.push_flat(&mut row);
-            for (k, &v) in r.binding.iter().enumerate() {
-                vars[v] = row[k + 1];
-            }
-            let case = CaseId(row[0] as u32);
-            let args = |l: &Literal| -> Vec<i64> { l.args.iter().map(|t| t.eval(&vars)).collect() };
-            let mut instance = Instance::rule(rule, d, case).flat_head(r.head.rel, r.head.negative, args(&r.head));
-            for item in &r.body {
-                if let Item::Premise { supported, literal } = item {
-                    instance = instance.flat_premise(literal.rel, literal.negative, *supported, args(literal));
-                }
-            }
-            instances.push(instance);
-        }
-    }
-}
-
-/// Walks rule `rule`'s body for the asked row `[case, args..]` over the final layers (`layers`
-/// of a slot, `crate::slot`), telling `t` every item that fails for a binding and every
-/// binding for which none does.
-pub fn walk<'l>(table: &RuleTable, rule: usize, row: &[i64], t: &mut Trace, layers: &dyn Fn(usize) -> Final<'l>) {
-    let r = table.rule(rule);
-    let mut vars = vec![0; r.integer.len()];
-    for (j, h) in r.head_args.iter().enumerate() {
-        let asked = row[j + 1];
-        match h {
-            HeadArg::Bind(v) => vars[*v] = asked,
-            HeadArg::Equal(v) if asked != vars[*v] => return,
-            HeadArg::Value(term) if asked != term.eval(&vars) => return,
-            _ => {}
-        }
-    }
-    let mut w = Walk { r, row, case: row[0], t, layers, vars };
-    w.steps(0, true);
 }
 
 /// A walk in progress: the variables bound so far.
@@ -613,7 +613,7 @@ mod tests {
         static TABLE: RuleTable = RuleTable::new(&[CASTLING]);
         let bindings = vec![(CaseId(1), Sym(5), Sym(6), Sym(7), Sym(8)), (CaseId(0), Sym(1), Sym(2), Sym(3), Sym(4))];
         let mut instances = Vec::new();
-        record(&mut instances, &TABLE, 0, &[false, true], bindings);
+        TABLE.record(&mut instances, 0, &[false, true], bindings);
         let seen: Vec<(u32, Vec<i64>, usize)> =
             instances.iter().map(|i| (i.case, i.head.clone(), i.premises.len())).collect();
         let first = (0, vec![1, 2, 3], 1);
