@@ -16,6 +16,7 @@ use clir_codegen::ir::{self, ArithOp, BodyItem, CmpOp, NodeKind, RelationKind, S
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod agree;
 pub mod random;
 
 /// One value of a tuple: an Integer, an entity (constants are entities named by their name) or a
