@@ -10,8 +10,8 @@ use std::fmt::Write;
 #[path = "../clir-testkit/examples/synthetic/generator.rs"]
 mod synthetic;
 
-/// What clippy may find in generated modules of random rules: names the package chose, and
-/// comparisons the rules happen to make redundant.
+/// What clippy may find in generated modules of random and hand-made rules: names the package
+/// chose, and comparisons and negations the rules happen to make redundant.
 const GENERATED_LINTS: &str = "#[allow(clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, clippy::impossible_comparisons, clippy::redundant_comparisons, non_snake_case, non_camel_case_types)]";
 
 /// The synthetic packages compiled, as (rules, seed): small enough for CI.
@@ -69,7 +69,11 @@ fn fixtures(out: &std::path::Path, modules: &mut String) {
         let pkg = clir_testkit::Package::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let module = path.file_stem().and_then(|s| s.to_str()).expect("a name").replace('.', "_");
         compile(out, &module, &path.display().to_string(), &pkg.bytes());
-        writeln!(modules, "pub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}").unwrap();
+        writeln!(
+            modules,
+            "{GENERATED_LINTS}\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
+        )
+        .unwrap();
     }
 }
 
