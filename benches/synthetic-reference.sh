@@ -31,8 +31,9 @@ work="$(cd "${WORK:-$root/target/synthetic-reference}" && pwd)"
 
 note() { echo "synthetic-reference: $*" >&2; }
 
-# The reference in the dev profile: a release build of it beside the release `clir` rebuilt the
-# `clir` binary on the next run; at 3,200 rules the reference takes seconds either way.
+# The reference in the dev profile: with a release build of it beside the release `clir`, the
+# `clir` binary was rebuilt at the start of each run (minutes); the reference takes seconds
+# either way.
 (cd "$root" && cargo build -q --release -p clir-cli --bin clir &&
     cargo build -q -p clir-testkit --example synthetic -p clir-reference --example agree)
 target="${CARGO_TARGET_DIR:-$root/target}"
