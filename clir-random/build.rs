@@ -1,10 +1,21 @@
 //! Generates a fixed-seed set of random packages, compiles each with the real compiler, and
 //! writes the generated modules plus a registry into OUT_DIR. `CLIR_RANDOM_PACKAGES` sets how
 //! many (default 40); `CLIR_RANDOM_ADVERSARIAL` how many more, named from an adversarial
-//! alphabet (default 24, seeds from 1000 on).
+//! alphabet (default 24, seeds from 1000 on). The synthetic compliance packages of
+//! `SYNTHETIC` (clir-testkit/examples/synthetic) are compiled too.
 
 use clir_codegen::canonical;
 use std::fmt::Write;
+
+#[path = "../clir-testkit/examples/synthetic/generator.rs"]
+mod synthetic;
+
+/// What clippy may find in generated modules of random and hand-made rules: names the package
+/// chose, and comparisons and negations the rules happen to make redundant.
+const GENERATED_LINTS: &str = "#[allow(clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, clippy::impossible_comparisons, clippy::redundant_comparisons, non_snake_case, non_camel_case_types)]";
+
+/// The synthetic packages compiled, as (rules, seed): small enough for CI.
+const SYNTHETIC: &[(usize, u64)] = &[(50, 1), (50, 2)];
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -30,7 +41,7 @@ fn main() {
         // A local the generated code builds and never reads is the compiler's: an error.
         writeln!(
             modules,
-            "#[deny(unused_variables, unused_mut)]\n#[allow(clippy::disallowed_names, clippy::too_many_arguments, clippy::type_complexity, clippy::nonminimal_bool, clippy::overly_complex_bool_expr, clippy::double_comparisons, clippy::impossible_comparisons, clippy::redundant_comparisons, non_snake_case, non_camel_case_types)]\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
+            "#[deny(unused_variables, unused_mut)]\n{GENERATED_LINTS}\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
         )
         .unwrap();
         writeln!(
@@ -42,6 +53,7 @@ fn main() {
     registry.push_str("];\n");
     fixtures(&out, &mut modules);
     demos(&out, &mut modules, &mut registry);
+    synthetics(&out, &mut modules, &mut registry);
     std::fs::write(out.join("random_packages.rs"), modules + &registry).expect("write registry");
 }
 
@@ -57,7 +69,11 @@ fn fixtures(out: &std::path::Path, modules: &mut String) {
         let pkg = clir_testkit::Package::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let module = path.file_stem().and_then(|s| s.to_str()).expect("a name").replace('.', "_");
         compile(out, &module, &path.display().to_string(), &pkg.bytes());
-        writeln!(modules, "pub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}").unwrap();
+        writeln!(
+            modules,
+            "{GENERATED_LINTS}\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
+        )
+        .unwrap();
     }
 }
 
@@ -94,6 +110,33 @@ fn demos(out: &std::path::Path, modules: &mut String, registry: &mut String) {
         writeln!(
             registry,
             "    ({name:?}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{module}.lawir.json\")), &{module}::Package),"
+        )
+        .unwrap();
+    }
+    registry.push_str("];\n");
+}
+
+/// Compiles the synthetic packages of `SYNTHETIC` as modules `s<rules>_<seed>` and lists them in
+/// `SYNTHETIC`.
+fn synthetics(out: &std::path::Path, modules: &mut String, registry: &mut String) {
+    println!("cargo:rerun-if-changed=../clir-testkit/examples/synthetic/generator.rs");
+    registry.push_str("/// Synthetic packages: (rules, seed, package bytes, module's Package).\npub static SYNTHETIC: &[(usize, u64, &[u8], &dyn ::clir::Package)] = &[\n");
+    for &(rules, seed) in SYNTHETIC {
+        let module = format!("s{rules}_{seed}");
+        compile(
+            out,
+            &module,
+            &format!("synthetic package of {rules} rules, seed {seed}"),
+            &synthetic::package(rules, seed).bytes(),
+        );
+        writeln!(
+            modules,
+            "{GENERATED_LINTS}\npub mod {module} {{ include!(concat!(env!(\"OUT_DIR\"), \"/{module}.rs\")); }}"
+        )
+        .unwrap();
+        writeln!(
+            registry,
+            "    ({rules}, {seed}, include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{module}.lawir.json\")), &{module}::Package),"
         )
         .unwrap();
     }

@@ -7,7 +7,9 @@
 //! - a `+D` literal is an input fact of the case, a closure negative (the policy exists, closes
 //!   that predicate, its domain premise is concluded and the positive is not supported), or a
 //!   strict rule whose head and body literals match the literal and the premises under one
-//!   substitution, whose comparisons hold, and whose premises are sound at `+D`;
+//!   substitution, whose comparisons hold, whose negations as failure hold (no `+d` literal
+//!   matches them), whose arithmetic head terms evaluate to the literal's values, and whose
+//!   premises are sound at `+D`;
 //! - any other literal cites a strict or defeasible rule (never a defeater) matched the same way,
 //!   each premise sound at the layer its body item asks (`established`: `+d`, `supported`: `+S`,
 //!   marked `asked: supported`); asked at `+d`, its complement is not `+D` and every rule for the
@@ -15,12 +17,12 @@
 //!   the reference is listed in `overcame`, beaten by a named applicable strict or defeasible
 //!   rule for the literal through a priority of the package that puts it above the attack.
 //!
-//! Rule labels, strengths and article locators must be the package's. Only the core language is
-//! understood (as by the evaluator): a rule with negation as failure, strings or arithmetic
-//! cannot be checked and its explanations count as unsound.
+//! Rule labels, strengths and article locators must be the package's. The language is the
+//! evaluator's: the core and the extensions of EXTENSIONS.md. A negation as failure is no
+//! premise: it is checked against the reference's `+d`, as the evaluator reads it.
 
-use crate::{standing, Layer, Standing, Val};
-use clir_codegen::ir::{self, BodyItem, NodeKind, RelationKind, Status, Strength, Term};
+use crate::{resolved, Layer, Reference, Standing, Val};
+use clir_codegen::ir::{self, ArithOp, BodyItem, NodeKind, RelationKind, Status, Strength, Term};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 
@@ -75,8 +77,6 @@ struct RuleRef<'a> {
     id: &'a str,
     labels: Vec<&'a str>,
     rule: &'a ir::Rule,
-    /// Uses something beyond the core language.
-    unsupported: bool,
 }
 
 struct ClosureRef<'a> {
@@ -100,7 +100,7 @@ pub struct Checker<'a> {
     closures: Vec<ClosureRef<'a>>,
     /// Fragment id -> locator.
     locators: HashMap<&'a str, &'a str>,
-    doc: &'a ir::Document,
+    reference: Reference,
 }
 
 /// What checking one case's explanations found.
@@ -113,7 +113,8 @@ pub struct Verdict {
 }
 
 impl<'a> Checker<'a> {
-    /// Resolves `doc` (a package the compiler accepts).
+    /// Resolves `doc` (a package the compiler accepts; panics, saying why, on one the
+    /// reference evaluator cannot evaluate).
     pub fn new(doc: &'a ir::Document) -> Checker<'a> {
         let labels = |n: &'a ir::Node| n.labels.iter().map(|l| l.text.as_str()).collect::<Vec<_>>();
         let mut c = Checker {
@@ -125,7 +126,7 @@ impl<'a> Checker<'a> {
             priorities: HashMap::new(),
             closures: Vec::new(),
             locators: HashMap::new(),
-            doc,
+            reference: resolved(doc),
         };
         for n in &doc.nodes {
             match &n.kind {
@@ -144,15 +145,8 @@ impl<'a> Checker<'a> {
                     c.constants.insert(&n.id, &k.name);
                 }
                 NodeKind::Rule(r) => {
-                    let plain = |t: &Term| matches!(t, Term::Var(_) | Term::Const(_) | Term::Int(_));
-                    let unsupported = !r.head.args.iter().all(plain)
-                        || !r.body.iter().all(|i| match i {
-                            BodyItem::Literal(_, l) => l.args.iter().all(plain),
-                            BodyItem::Comparison(k) => plain(&k.left) && plain(&k.right),
-                            BodyItem::Not(_) => false,
-                        });
                     c.rule_ix.insert(&n.id, c.rules.len());
-                    c.rules.push(RuleRef { id: &n.id, labels: labels(n), rule: r, unsupported });
+                    c.rules.push(RuleRef { id: &n.id, labels: labels(n), rule: r });
                 }
                 NodeKind::Priority(p) => {
                     c.priorities.insert((&p.higher, &p.lower), (&n.id, labels(n)));
@@ -176,7 +170,7 @@ impl<'a> Checker<'a> {
     /// `case_line`, ruled with `grants`): one verdict per concluded institutional literal.
     pub fn check(&self, case_line: &Value, grants: &[String], ruling: &Value) -> Verdict {
         let mut v = Verdict::default();
-        let st = match standing(self.doc, case_line, grants) {
+        let st = match self.reference.standing(case_line, grants) {
             Ok(st) => st,
             Err(e) => {
                 if ruling.get("error").is_none() {
@@ -286,11 +280,21 @@ impl<'a> Checker<'a> {
             Term::Var(v) => b.get(v).cloned(),
             Term::Const(id) => Some(Val::Str(self.constants.get(id.as_str())?.to_string())),
             Term::Int(i) => Some(Val::Int(*i)),
-            Term::Str(_) | Term::Arith(..) => None,
+            Term::Str(s) => Some(Val::Str(s.clone())),
+            // 64-bit two's complement, wrapping (EXTENSIONS.md §3); the evaluator's own.
+            Term::Arith(op, l, r) => match (self.term(l, b)?, self.term(r, b)?) {
+                (Val::Int(x), Val::Int(y)) => Some(Val::Int(match op {
+                    ArithOp::Add => x.wrapping_add(y),
+                    ArithOp::Sub => x.wrapping_sub(y),
+                    ArithOp::Mul => x.wrapping_mul(y),
+                })),
+                _ => None,
+            },
         }
     }
 
-    /// Extends `b` so that `terms` are `vals`; false when they clash.
+    /// Extends `b` so that `terms` are `vals`; false when they clash. An arithmetic term (only
+    /// a head has one) binds nothing and is left to [`Checker::closes`].
     fn unify(&self, terms: &[Term], vals: &[Val], b: &mut Binding) -> bool {
         terms.len() == vals.len()
             && terms.iter().zip(vals).all(|(t, v)| match t {
@@ -301,18 +305,32 @@ impl<'a> Checker<'a> {
                         true
                     }
                 },
+                Term::Arith(..) => true,
                 other => self.term(other, b).as_ref() == Some(v),
             })
     }
 
-    fn comparisons_hold(&self, rule: &ir::Rule, b: &Binding) -> bool {
-        rule.body.iter().all(|i| match i {
-            BodyItem::Comparison(c) => match (self.term(&c.left, b), self.term(&c.right, b)) {
-                (Some(Val::Int(x)), Some(Val::Int(y))) => c.op.holds(x, y),
-                _ => false,
-            },
-            _ => true,
-        })
+    /// With every body literal matched under `b`: the head's arithmetic terms are `head`'s
+    /// values, every comparison holds, and no `+d` literal matches a negation as failure.
+    fn closes(&self, st: &Standing, rule: &ir::Rule, head: &G, b: &Binding) -> bool {
+        let head_ok = rule
+            .head
+            .args
+            .iter()
+            .zip(&head.args)
+            .all(|(t, v)| !matches!(t, Term::Arith(..)) || self.term(t, b).as_ref() == Some(v));
+        head_ok
+            && rule.body.iter().all(|i| match i {
+                BodyItem::Comparison(c) => match (self.term(&c.left, b), self.term(&c.right, b)) {
+                    (Some(Val::Int(x)), Some(Val::Int(y))) => c.op.holds(x, y),
+                    _ => false,
+                },
+                BodyItem::Not(l) => {
+                    let key = (self.rel_name(&l.predicate).to_string(), l.negative);
+                    !st.concluded.get(&key).into_iter().flatten().any(|t| self.unify(&l.args, t, &mut b.clone()))
+                }
+                BodyItem::Literal(..) => true,
+            })
     }
 
     /// Whether some instance of `rule` with head `head` has every `established` body literal
@@ -323,26 +341,24 @@ impl<'a> Checker<'a> {
             return false;
         }
         let lits = body_literals(rule);
-        self.ground(st, rule, &lits, b)
+        self.ground(st, rule, head, &lits, b)
     }
 
-    fn ground(&self, st: &Standing, rule: &ir::Rule, lits: &[(Status, &ir::Literal)], b: Binding) -> bool {
-        let Some(((status, l), rest)) = lits.split_first() else { return self.comparisons_hold(rule, &b) };
+    fn ground(&self, st: &Standing, rule: &ir::Rule, head: &G, lits: &[(Status, &ir::Literal)], b: Binding) -> bool {
+        let Some(((status, l), rest)) = lits.split_first() else { return self.closes(st, rule, head, &b) };
         let layer = if *status == Status::Supported { &st.supported } else { &st.concluded };
         let key = (self.rel_name(&l.predicate).to_string(), l.negative);
         layer.get(&key).into_iter().flatten().any(|tuple| {
             let mut b2 = b.clone();
-            self.unify(&l.args, tuple, &mut b2) && self.ground(st, rule, rest, b2)
+            self.unify(&l.args, tuple, &mut b2) && self.ground(st, rule, head, rest, b2)
         })
     }
 
     /// Assigns the body literals of `rule` to `premises` (each used once) under one substitution
-    /// that also makes the head `head`; returns each premise's status.
-    fn instantiate(&self, rule: &RuleRef, head: &G, premises: &[G]) -> Result<Vec<Status>, String> {
+    /// that also makes the head `head` and closes the rule ([`Checker::closes`]); returns each
+    /// premise's status.
+    fn instantiate(&self, st: &Standing, rule: &RuleRef, head: &G, premises: &[G]) -> Result<Vec<Status>, String> {
         let r = rule.rule;
-        if rule.unsupported {
-            return Err(format!("rule {} is beyond the core language the checker understands", rule.id));
-        }
         if r.body_false {
             return Err(format!("rule {} has a false body", rule.id));
         }
@@ -360,9 +376,9 @@ impl<'a> Checker<'a> {
             ));
         }
         let mut statuses = vec![None; premises.len()];
-        if !self.assign(r, &lits, premises, &mut statuses, b) {
+        if !self.assign(st, (r, head), &lits, premises, &mut statuses, b) {
             return Err(format!(
-                "no substitution makes rule {} derive {} from [{}] with its comparisons true",
+                "no substitution makes rule {} derive {} from [{}] with its comparisons and negations true",
                 rule.id,
                 head.text(),
                 premises.iter().map(G::text).collect::<Vec<_>>().join(", ")
@@ -373,19 +389,20 @@ impl<'a> Checker<'a> {
 
     fn assign(
         &self,
-        rule: &ir::Rule,
+        st: &Standing,
+        (rule, head): (&ir::Rule, &G),
         lits: &[(Status, &ir::Literal)],
         premises: &[G],
         used: &mut [Option<Status>],
         b: Binding,
     ) -> bool {
-        let Some(((status, l), rest)) = lits.split_first() else { return self.comparisons_hold(rule, &b) };
+        let Some(((status, l), rest)) = lits.split_first() else { return self.closes(st, rule, head, &b) };
         for (i, p) in premises.iter().enumerate() {
             if used[i].is_none() && self.is_for(l, p) {
                 let mut b2 = b.clone();
                 if self.unify(&l.args, &p.args, &mut b2) {
                     used[i] = Some(*status);
-                    if self.assign(rule, rest, premises, used, b2) {
+                    if self.assign(st, (rule, head), rest, premises, used, b2) {
                         return true;
                     }
                     used[i] = None;
@@ -487,7 +504,7 @@ impl Cx<'_, '_> {
             if rule.rule.strength != Strength::Strict {
                 return Err(at(format!("+D by rule {}, which is not strict", rule.id)));
             }
-            ch.instantiate(rule, &g, &lits).map_err(at)?;
+            ch.instantiate(self.st, rule, &g, &lits).map_err(at)?;
             for p in &premises {
                 self.node(p, Ask::Definite, depth + 1)?;
             }
@@ -503,7 +520,7 @@ impl Cx<'_, '_> {
         if rule.rule.strength == Strength::Defeater {
             return Err(at(format!("derived by the defeater {}", rule.id)));
         }
-        let statuses = ch.instantiate(rule, &g, &lits).map_err(at)?;
+        let statuses = ch.instantiate(self.st, rule, &g, &lits).map_err(at)?;
         for (p, status) in premises.iter().zip(statuses) {
             let asked_supported = p.get("asked").and_then(Value::as_str) == Some("supported");
             let supported = status == Status::Supported;

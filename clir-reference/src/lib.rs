@@ -6,24 +6,30 @@
 //! be obviously correct, not fast. [`random`] generates small valid packages and cases for
 //! differential tests.
 //!
-//! The evaluator assumes a package that the compiler accepts (resolved names, matching types,
-//! safe rules, a stratifiable dependency graph); on a package it cannot make sense of it panics.
+//! It covers the core language (SEMANTICS.md) and the extensions of EXTENSIONS.md: negation as
+//! failure, String values and Integer arithmetic. The evaluator assumes a package that the
+//! compiler accepts (resolved names, matching types, safe rules, a stratifiable dependency
+//! graph). [`Reference::new`] says why when it cannot resolve a package; [`evaluate`] and
+//! [`standing`] panic with that message.
 
-use clir_codegen::ir::{self, BodyItem, CmpOp, NodeKind, RelationKind, Status, Strength, Term};
+use clir_codegen::ir::{self, ArithOp, BodyItem, CmpOp, NodeKind, RelationKind, Status, Strength, Term};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod agree;
 pub mod random;
 
-/// One value of a tuple: an Integer or an entity (constants are entities named by their name).
+/// One value of a tuple: an Integer, an entity (constants are entities named by their name) or a
+/// String (EXTENSIONS.md §2).
 ///
 /// The derived order is the order of output tuples: integers before strings, integers
-/// numerically, strings by bytes.
+/// numerically, strings by bytes. A String and an entity share [`Val::Str`]: a column has one
+/// type, so the two never meet, and both are written alike (docs/DECISIONS.md 62).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Val {
     /// An `urn:law:std#Integer`.
     Int(i64),
-    /// An entity, or a constant written by its name.
+    /// An entity, a constant written by its name, or an `urn:law:std#String`.
     Str(String),
 }
 
@@ -109,6 +115,9 @@ struct Rel {
 enum T {
     Var(String),
     Val(Val),
+    /// Integer arithmetic (EXTENSIONS.md §3), evaluated once the rule's literals bind its
+    /// variables.
+    Arith(ArithOp, Box<T>, Box<T>),
 }
 
 /// A rule literal.
@@ -128,9 +137,43 @@ struct Rule {
     lits: Vec<(Status, RLit)>,
     /// Comparisons, checked once all literals are matched (rules are safe).
     cmps: Vec<(CmpOp, T, T)>,
+    /// Negations as failure (`not L`, EXTENSIONS.md §1), checked once all literals are matched.
+    nots: Vec<RLit>,
     /// The body contains `false`.
     never: bool,
     strength: Strength,
+}
+
+impl Rule {
+    /// What evaluation assumes of a rule the compiler accepts: arithmetic only in the head and
+    /// comparisons, and every variable of the head and of a comparison bound by a body literal
+    /// (SEMANTICS §3; EXTENSIONS.md §1, §3).
+    fn check_safe(&self) -> Result<(), String> {
+        fn vars<'t>(t: &'t T, out: &mut BTreeSet<&'t str>) {
+            match t {
+                T::Var(v) => {
+                    out.insert(v);
+                }
+                T::Val(_) => {}
+                T::Arith(_, l, r) => {
+                    vars(l, out);
+                    vars(r, out);
+                }
+            }
+        }
+        let in_literals = self.lits.iter().map(|(_, l)| l).chain(&self.nots);
+        if in_literals.flat_map(|l| &l.args).any(|t| matches!(t, T::Arith(..))) {
+            return Err("arithmetic inside a body literal (only heads and comparisons may hold it)".to_string());
+        }
+        let mut bound = BTreeSet::new();
+        self.lits.iter().flat_map(|(_, l)| &l.args).for_each(|t| vars(t, &mut bound));
+        let mut used = BTreeSet::new();
+        self.head.args.iter().chain(self.cmps.iter().flat_map(|(_, l, r)| [l, r])).for_each(|t| vars(t, &mut used));
+        match used.difference(&bound).next() {
+            Some(v) if !self.never => Err(format!("variable {v} is not bound by a body literal")),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The package, resolved for evaluation.
@@ -144,6 +187,8 @@ struct Model {
     superior: BTreeSet<(usize, usize)>,
     /// (predicate, domain) relation indexes of the closure policies.
     closures: Vec<(usize, usize)>,
+    /// The strata, in evaluation order ([`Model::strata`]).
+    strata: Vec<Vec<usize>>,
 }
 
 /// How a body literal is matched.
@@ -180,10 +225,11 @@ fn invalid(msg: String) -> ! {
 }
 
 impl Model {
-    fn new(doc: &ir::Document) -> Model {
+    fn new(doc: &ir::Document) -> Result<Model, String> {
         let mut rels = Vec::new();
         let mut type_names = BTreeMap::new();
         type_names.insert(ir::INTEGER_TYPE.to_string(), "Integer".to_string());
+        type_names.insert(ir::STRING_TYPE.to_string(), "String".to_string());
         let mut constants = BTreeMap::new();
         let mut capabilities = BTreeMap::new();
         for n in &doc.nodes {
@@ -210,66 +256,76 @@ impl Model {
         for r in &mut rels {
             r.capability = capabilities.get(&r.id).cloned();
         }
-        let rel_index = |id: &str| -> usize {
-            rels.iter().position(|r| r.id == id).unwrap_or_else(|| invalid(format!("unknown relation {id}")))
+        let rel_index = |id: &str| -> Result<usize, String> {
+            rels.iter().position(|r| r.id == id).ok_or_else(|| format!("unknown relation {id}"))
         };
-        let term = |t: &Term| -> T {
-            match t {
+        fn term(t: &Term, constants: &BTreeMap<String, String>) -> Result<T, String> {
+            Ok(match t {
                 Term::Var(v) => T::Var(v.clone()),
                 Term::Int(i) => T::Val(Val::Int(*i)),
+                Term::Str(s) => T::Val(Val::Str(s.clone())),
                 Term::Const(id) => match constants.get(id) {
                     Some(name) => T::Val(Val::Str(name.clone())),
-                    None => invalid(format!("unknown constant {id}")),
+                    None => return Err(format!("unknown constant {id}")),
                 },
-                Term::Str(_) | Term::Arith(..) => {
-                    invalid("the reference evaluator covers the core language only".to_string())
-                }
-            }
-        };
-        let lit = |l: &ir::Literal| -> RLit {
-            RLit { rel: rel_index(&l.predicate), neg: l.negative, args: l.args.iter().map(term).collect() }
+                Term::Arith(op, l, r) => T::Arith(*op, Box::new(term(l, constants)?), Box::new(term(r, constants)?)),
+            })
+        }
+        let lit = |l: &ir::Literal| -> Result<RLit, String> {
+            Ok(RLit {
+                rel: rel_index(&l.predicate)?,
+                neg: l.negative,
+                args: l.args.iter().map(|t| term(t, &constants)).collect::<Result<_, _>>()?,
+            })
         };
         let mut rules = Vec::new();
         let mut rule_ids = Vec::new();
         for n in &doc.nodes {
             if let NodeKind::Rule(r) = &n.kind {
-                let mut lits = Vec::new();
-                let mut cmps = Vec::new();
+                let in_rule = |e: String| format!("rule {}: {e}", n.id);
+                let (mut lits, mut cmps, mut nots) = (Vec::new(), Vec::new(), Vec::new());
                 for item in &r.body {
                     match item {
-                        BodyItem::Literal(status, l) => lits.push((*status, lit(l))),
-                        BodyItem::Comparison(c) => cmps.push((c.op, term(&c.left), term(&c.right))),
-                        BodyItem::Not(_) => {
-                            invalid("the reference evaluator covers the core language only".to_string())
-                        }
+                        BodyItem::Literal(status, l) => lits.push((*status, lit(l).map_err(in_rule)?)),
+                        BodyItem::Comparison(c) => cmps.push((
+                            c.op,
+                            term(&c.left, &constants).map_err(in_rule)?,
+                            term(&c.right, &constants).map_err(in_rule)?,
+                        )),
+                        BodyItem::Not(l) => nots.push(lit(l).map_err(in_rule)?),
                     }
                 }
-                rule_ids.push(n.id.clone());
-                rules.push(Rule {
+                let rule = Rule {
                     id: n.id.clone(),
-                    head: lit(&r.head),
+                    head: lit(&r.head).map_err(in_rule)?,
                     lits,
                     cmps,
+                    nots,
                     never: r.body_false,
                     strength: r.strength,
-                });
+                };
+                rule.check_safe().map_err(in_rule)?;
+                rule_ids.push(n.id.clone());
+                rules.push(rule);
             }
         }
-        let rule_index = |id: &str| -> usize {
-            rule_ids.iter().position(|r| r == id).unwrap_or_else(|| invalid(format!("unknown rule {id}")))
+        let rule_index = |id: &str| -> Result<usize, String> {
+            rule_ids.iter().position(|r| r == id).ok_or_else(|| format!("unknown rule {id}"))
         };
         let mut superior = BTreeSet::new();
         let mut closures = Vec::new();
         for n in &doc.nodes {
             match &n.kind {
                 NodeKind::Priority(p) => {
-                    superior.insert((rule_index(&p.higher), rule_index(&p.lower)));
+                    superior.insert((rule_index(&p.higher)?, rule_index(&p.lower)?));
                 }
-                NodeKind::Closure(c) => closures.push((rel_index(&c.predicate), rel_index(&c.domain))),
+                NodeKind::Closure(c) => closures.push((rel_index(&c.predicate)?, rel_index(&c.domain)?)),
                 _ => {}
             }
         }
-        Model { rels, type_names, rules, superior, closures }
+        let mut model = Model { rels, type_names, rules, superior, closures, strata: Vec::new() };
+        model.strata = model.strata()?;
+        Ok(model)
     }
 
     fn type_name<'a>(&'a self, ty: &'a str) -> &'a str {
@@ -360,7 +416,9 @@ impl Model {
     /// The heads of every ground instance of `rule` whose body holds in `c` under `mode`.
     ///
     /// Body literals are matched in order against the stored literals, extending the variable
-    /// bindings; comparisons are checked on the complete bindings.
+    /// bindings; comparisons and negations are checked on the complete bindings. `not L` holds
+    /// when no `+d` literal matches `L` under the binding (a variable only `L` has matches any
+    /// value), whatever the mode: `L` lies in a lower stratum, so its `+d` is final.
     fn instances(&self, rule: &Rule, mode: Mode, c: &Conclusions) -> BTreeSet<Lit> {
         let mut heads = BTreeSet::new();
         if rule.never {
@@ -384,7 +442,11 @@ impl Model {
             bindings = next;
         }
         for b in bindings {
-            let holds = rule.cmps.iter().all(|(op, l, r)| op.holds(int_of(l, &b, rule), int_of(r, &b, rule)));
+            let holds = rule.cmps.iter().all(|(op, l, r)| op.holds(int_of(l, &b, rule), int_of(r, &b, rule)))
+                && rule
+                    .nots
+                    .iter()
+                    .all(|l| !c.defeasible.tuples(l.rel, l.neg).any(|t| unify(&l.args, t, &b).is_some()));
             if holds {
                 let args = rule.head.args.iter().map(|t| value_of(t, &b, rule)).collect();
                 heads.insert(Lit { rel: rule.head.rel, neg: rule.head.neg, args });
@@ -394,12 +456,14 @@ impl Model {
     }
 
     /// The strata: strongly connected components of the predicate dependency graph (rule body
-    /// predicate -> head predicate, closure domain -> closed predicate), in topological order.
-    fn strata(&self) -> Vec<Vec<usize>> {
+    /// predicate, negated ones included -> head predicate; closure domain -> closed predicate),
+    /// in topological order. A negation inside its head's component (a cycle through negation,
+    /// which the compiler rejects) is an error.
+    fn strata(&self) -> Result<Vec<Vec<usize>>, String> {
         let n = self.rels.len();
         let mut edges = vec![BTreeSet::new(); n];
         for r in &self.rules {
-            for (_, l) in &r.lits {
+            for l in r.lits.iter().map(|(_, l)| l).chain(&r.nots) {
                 edges[l.rel].insert(r.head.rel);
             }
         }
@@ -428,22 +492,39 @@ impl Model {
                 comps.push(members);
             }
         }
-        // Kahn's algorithm on the condensation; ties by component index (deterministic).
-        let mut done = vec![false; comps.len()];
-        let mut order = Vec::new();
-        while order.len() < comps.len() {
-            let next = (0..comps.len())
-                .find(|&c| {
-                    !done[c]
-                        && comps[c]
-                            .iter()
-                            .all(|&p| (0..n).all(|q| !(edges[q].contains(&p) && comp_of[q] != c && !done[comp_of[q]])))
-                })
-                .expect("the condensation of a graph is acyclic");
-            done[next] = true;
-            order.push(comps[next].clone());
+        for r in &self.rules {
+            if let Some(l) = r.nots.iter().find(|l| comp_of[l.rel] == comp_of[r.head.rel]) {
+                return Err(format!(
+                    "rule {}: `not {}` depends on its own head `{}` (a cycle through negation)",
+                    r.id, self.rels[l.rel].name, self.rels[r.head.rel].name
+                ));
+            }
         }
-        order
+        // Kahn's algorithm on the condensation; ties by component index (deterministic).
+        let mut after = vec![BTreeSet::new(); comps.len()];
+        for (p, targets) in edges.iter().enumerate() {
+            for &q in targets {
+                if comp_of[p] != comp_of[q] {
+                    after[comp_of[p]].insert(comp_of[q]);
+                }
+            }
+        }
+        let mut waiting = vec![0usize; comps.len()];
+        for &d in after.iter().flatten() {
+            waiting[d] += 1;
+        }
+        let mut ready: BTreeSet<usize> = (0..comps.len()).filter(|&c| waiting[c] == 0).collect();
+        let mut order = Vec::new();
+        while let Some(c) = ready.pop_first() {
+            for &d in &after[c] {
+                waiting[d] -= 1;
+                if waiting[d] == 0 {
+                    ready.insert(d);
+                }
+            }
+            order.push(std::mem::take(&mut comps[c]));
+        }
+        Ok(order)
     }
 
     /// Computes `+D`, `+S` and `+d` for the input facts (SEMANTICS §4), stratum by stratum.
@@ -452,7 +533,7 @@ impl Model {
         for l in facts.iter() {
             c.add_definite(l);
         }
-        for stratum in self.strata() {
+        for stratum in &self.strata {
             let in_stratum = |rel: usize| stratum.contains(&rel);
             let rules: Vec<usize> = (0..self.rules.len()).filter(|&i| in_stratum(self.rules[i].head.rel)).collect();
 
@@ -578,6 +659,7 @@ fn unify(args: &[T], tuple: &[Val], binding: &BTreeMap<String, Val>) -> Option<B
                     b.insert(name.clone(), v.clone());
                 }
             },
+            T::Arith(..) => invalid("arithmetic inside a body literal".to_string()),
         }
     }
     Some(b)
@@ -590,47 +672,92 @@ fn value_of(t: &T, b: &BTreeMap<String, Val>, rule: &Rule) -> Val {
             .get(name)
             .cloned()
             .unwrap_or_else(|| invalid(format!("rule {}: variable {name} is not bound by a body literal", rule.id))),
+        // Written here rather than taken from clir-codegen, so that the oracle shares no
+        // evaluation with the compiler: 64-bit two's complement, wrapping (EXTENSIONS.md §3).
+        T::Arith(op, l, r) => {
+            let (x, y) = (int_of(l, b, rule), int_of(r, b, rule));
+            Val::Int(match op {
+                ArithOp::Add => x.wrapping_add(y),
+                ArithOp::Sub => x.wrapping_sub(y),
+                ArithOp::Mul => x.wrapping_mul(y),
+            })
+        }
     }
 }
 
 fn int_of(t: &T, b: &BTreeMap<String, Val>, rule: &Rule) -> i64 {
     match value_of(t, b, rule) {
         Val::Int(i) => i,
-        Val::Str(s) => invalid(format!("rule {}: comparison over the entity {s:?}", rule.id)),
+        Val::Str(s) => invalid(format!("rule {}: Integer arithmetic or comparison over {s:?}", rule.id)),
     }
 }
 
-/// Rules one case (a CONTRACT.md "Cases in" object) with `doc`, following SEMANTICS §4.
-///
-/// Returns the CONTRACT.md ruling `{"case","concluded","definite","contradictions"}`, or
-/// `{"case","error"}` when the case is rejected (not an object, keys other than `case` and
-/// `facts`, unknown relation, wrong arity or type, institutional input, or judgment input whose
-/// external_decl `capability` is not among `grants`). `case` is echoed when it is a string,
-/// `null` otherwise.
-pub fn evaluate(doc: &ir::Document, case_line: &Value, grants: &[String]) -> Value {
-    let model = Model::new(doc);
-    let error = |case: Value, msg: String| json!({"case": case, "error": msg});
-    let Some(obj) = case_line.as_object() else {
-        return error(Value::Null, format!("a case must be a JSON object, found {case_line}"));
-    };
-    let case = match obj.get("case") {
-        Some(Value::String(s)) => Value::String(s.clone()),
-        Some(other) => return error(Value::Null, format!("`case` must be a string, found {other}")),
-        None => return error(Value::Null, "missing key `case`".to_string()),
-    };
-    if let Some(k) = obj.keys().find(|k| *k != "case" && *k != "facts") {
-        return error(case, format!("unknown key `{k}` (a case has only `case` and `facts`)"));
+/// A package resolved for evaluation once, to rule many cases.
+#[derive(Debug, Clone)]
+pub struct Reference(Model);
+
+impl Reference {
+    /// Resolves `doc`, or says why it cannot be evaluated (an unknown id, an unsafe rule,
+    /// arithmetic inside a body literal, a cycle through negation).
+    pub fn new(doc: &ir::Document) -> Result<Reference, String> {
+        Model::new(doc).map(Reference)
     }
-    let Some(facts) = obj.get("facts") else {
-        return error(case, "missing key `facts`".to_string());
-    };
-    match model.read_facts(facts, grants) {
-        Ok(facts) => {
-            let c = model.run(facts);
-            model.ruling(case, &c)
+
+    /// Rules one case (a CONTRACT.md "Cases in" object), following SEMANTICS §4.
+    ///
+    /// Returns the CONTRACT.md ruling `{"case","concluded","definite","contradictions"}`, or
+    /// `{"case","error"}` when the case is rejected (not an object, keys other than `case` and
+    /// `facts`, unknown relation, wrong arity or type, institutional input, or judgment input
+    /// whose external_decl `capability` is not among `grants`). `case` is echoed when it is a
+    /// string, `null` otherwise.
+    pub fn rule(&self, case_line: &Value, grants: &[String]) -> Value {
+        let model = &self.0;
+        let error = |case: Value, msg: String| json!({"case": case, "error": msg});
+        let Some(obj) = case_line.as_object() else {
+            return error(Value::Null, format!("a case must be a JSON object, found {case_line}"));
+        };
+        let case = match obj.get("case") {
+            Some(Value::String(s)) => Value::String(s.clone()),
+            Some(other) => return error(Value::Null, format!("`case` must be a string, found {other}")),
+            None => return error(Value::Null, "missing key `case`".to_string()),
+        };
+        if let Some(k) = obj.keys().find(|k| *k != "case" && *k != "facts") {
+            return error(case, format!("unknown key `{k}` (a case has only `case` and `facts`)"));
         }
-        Err(msg) => error(case, msg),
+        let Some(facts) = obj.get("facts") else {
+            return error(case, "missing key `facts`".to_string());
+        };
+        match model.read_facts(facts, grants) {
+            Ok(facts) => {
+                let c = model.run(facts);
+                model.ruling(case, &c)
+            }
+            Err(msg) => error(case, msg),
+        }
     }
+
+    /// `+D`, `+S` and `+d` of every literal of one case, as [`Reference::rule`] computes them;
+    /// `Err` with its message when the case is rejected.
+    pub fn standing(&self, case_line: &Value, grants: &[String]) -> Result<Standing, String> {
+        let model = &self.0;
+        let facts = case_line.get("facts").ok_or("missing key `facts`")?;
+        let c = model.run(model.read_facts(facts, grants)?);
+        let layer = |set: &LitSet| -> Layer {
+            set.0.iter().map(|(&(rel, neg), ts)| ((model.rels[rel].name.clone(), neg), ts.clone())).collect()
+        };
+        Ok(Standing { definite: layer(&c.definite), supported: layer(&c.supported), concluded: layer(&c.defeasible) })
+    }
+}
+
+/// [`Reference::new`], panicking with its message on a package it cannot evaluate.
+fn resolved(doc: &ir::Document) -> Reference {
+    Reference::new(doc).unwrap_or_else(|e| invalid(e))
+}
+
+/// Rules one case with `doc`: [`Reference::rule`]. Panics when the package cannot be
+/// evaluated ([`Reference::new`] says why).
+pub fn evaluate(doc: &ir::Document, case_line: &Value, grants: &[String]) -> Value {
+    resolved(doc).rule(case_line, grants)
 }
 
 /// The literals of one layer of a case, every relation's (not only the institutional ones):
@@ -649,19 +776,16 @@ pub struct Standing {
     pub concluded: Layer,
 }
 
-/// `+D`, `+S` and `+d` of every literal of one case (a CONTRACT.md "Cases in" object), as
-/// [`evaluate`] computes them; `Err` with [`evaluate`]'s message when the case is rejected.
+/// `+D`, `+S` and `+d` of every literal of one case with `doc`: [`Reference::standing`]. Panics
+/// when the package cannot be evaluated.
 pub fn standing(doc: &ir::Document, case_line: &Value, grants: &[String]) -> Result<Standing, String> {
-    let model = Model::new(doc);
-    let facts = case_line.get("facts").ok_or("missing key `facts`")?;
-    let c = model.run(model.read_facts(facts, grants)?);
-    let layer = |set: &LitSet| -> Layer {
-        set.0.iter().map(|(&(rel, neg), ts)| ((model.rels[rel].name.clone(), neg), ts.clone())).collect()
-    };
-    Ok(Standing { definite: layer(&c.definite), supported: layer(&c.supported), concluded: layer(&c.defeasible) })
+    resolved(doc).standing(case_line, grants)
 }
 
 pub mod explanations;
 
 #[cfg(test)]
 mod fide_tests;
+
+#[cfg(test)]
+mod extension_tests;

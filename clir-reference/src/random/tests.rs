@@ -10,9 +10,9 @@ const SEEDS: u64 = 500;
 /// The stratification and safety constraints the compiler enforces (SEMANTICS §3-4), checked
 /// independently of the generator's construction.
 fn check_constraints(doc: &Document) -> Result<(), String> {
-    let m = Model::new(doc);
+    let m = Model::new(doc)?;
     let mut level = vec![0; m.rels.len()];
-    for (i, s) in m.strata().iter().enumerate() {
+    for (i, s) in m.strata.iter().enumerate() {
         for &r in s {
             level[r] = i;
         }
@@ -168,8 +168,8 @@ fn generated_features_occur_and_matter() {
     };
     for seed in 0..SEEDS {
         let doc = Document::parse(&package_bytes(seed, &cfg)).unwrap();
-        let m = Model::new(&doc);
-        let strata = m.strata();
+        let m = Model::new(&doc).unwrap();
+        let strata = &m.strata;
         let level = |r: usize| strata.iter().position(|s| s.contains(&r)).unwrap();
         let rules = &m.rules;
         let recursive: Vec<usize> = (0..rules.len())
