@@ -3664,6 +3664,7 @@ static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(&[
     "2 nn 2 0 1 27 0 1 v0 1 L E 52 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
     "1 n 1 0 1 0 1 v0 1 L E 7 0 1 v0 1 B 0 1 T 0 E",
 ]);
+#[allow(unused_imports)]
 use ::clir::rt::{layer, layers};
 /// Per relation and sign (`::clir::slot`): its final layers.
 const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; 108] = [

@@ -39,6 +39,7 @@ impl Emitter<'_> {
         quote! {
             #rules
 
+            #[allow(unused_imports)]
             use ::clir::rt::{layer, layers};
 
             #layers
