@@ -116,19 +116,6 @@ impl Trace {
         self.fail(Failure::Comparison { text: text.to_vec(), values: values.to_vec() })
     }
 
-    /// The premise `row` (`[case, args..]`, of relation `rel` and sign `negative`) is not
-    /// concluded, or (`supported`) not supported; returns `false`.
-    pub fn premise_row(&mut self, rel: usize, negative: bool, row: &[i64], supported: bool) -> bool {
-        let args = row[1..].iter().map(|&v| Some(v)).collect();
-        self.fail(Failure::Premise { rel: rel as u32, negative, args, supported })
-    }
-
-    /// The negation `not row` fails: the literal is concluded; returns `false`.
-    pub fn negation_row(&mut self, rel: usize, negative: bool, row: &[i64]) -> bool {
-        let args = row[1..].iter().map(|&v| Some(v)).collect();
-        self.fail(Failure::Negation { rel: rel as u32, negative, args })
-    }
-
     /// A binding for which no item fails: the rule is applicable for the literal.
     pub fn applicable(&mut self) {
         self.applicable = true;

@@ -270,6 +270,16 @@ impl<'w, 'l> Walk<'w, 'l> {
         (0..l.args.len()).map(|j| bound.contains(&j).then(|| l.args[j].eval(&self.vars))).collect()
     }
 
+    /// Tells the trace the premise `l` (arguments as `shown`) is not concluded, or
+    /// (`supported`) not supported; returns `false`.
+    fn missing(&mut self, l: &Literal, shown: &[Option<i64>], supported: bool) -> bool {
+        if supported {
+            self.t.supported(l.rel, l.negative, shown)
+        } else {
+            self.t.premise(l.rel, l.negative, shown)
+        }
+    }
+
     /// The values the tuple `found` (flat) gives `l`'s unbound variables, when it agrees with
     /// what is bound (`bound` columns) and with itself where a variable repeats.
     fn agreement(&self, l: &Literal, bound: &[usize], found: &[i64]) -> Option<Vec<(usize, i64)>> {
@@ -314,8 +324,7 @@ impl<'w, 'l> Walk<'w, 'l> {
             Step::Test { item, supported } => {
                 let l = self.literal(*item);
                 let tuple = self.tuple(l, l.args.len());
-                ok &= self.layer(l, *supported).holds(&tuple)
-                    || self.t.premise_row(l.rel, l.negative, &tuple, *supported);
+                ok &= self.layer(l, *supported).holds(&tuple) || self.missing(l, &all(&tuple), *supported);
             }
             Step::Each { item, supported, prefix, bound } => {
                 let l = self.literal(*item);
@@ -332,12 +341,7 @@ impl<'w, 'l> Walk<'w, 'l> {
                     self.steps(k + 1, ok);
                 }
                 if !any {
-                    let shown = self.shown(l, bound);
-                    if *supported {
-                        self.t.supported(l.rel, l.negative, &shown);
-                    } else {
-                        self.t.premise(l.rel, l.negative, &shown);
-                    }
+                    self.missing(l, &self.shown(l, bound), *supported);
                 }
                 return true;
             }
@@ -356,7 +360,7 @@ impl<'w, 'l> Walk<'w, 'l> {
                 let layer = self.layer(l, false);
                 if bound.len() == l.args.len() {
                     let tuple = self.tuple(l, l.args.len());
-                    ok &= !layer.holds(&tuple) || self.t.negation_row(l.rel, l.negative, &tuple);
+                    ok &= !layer.holds(&tuple) || self.t.negation(l.rel, l.negative, &all(&tuple));
                 } else {
                     let prefix = bound.iter().enumerate().take_while(|(i, &c)| *i == c).count();
                     let mut found = Vec::new();
@@ -378,6 +382,11 @@ impl<'w, 'l> Walk<'w, 'l> {
         }
         self.steps(k + 1, ok)
     }
+}
+
+/// The arguments of the flat row `[case, args..]`, every one shown.
+fn all(row: &[i64]) -> Vec<Option<i64>> {
+    row[1..].iter().map(|&v| Some(v)).collect()
 }
 
 impl Term {
