@@ -256,6 +256,9 @@ impl Emitter<'_> {
         let mut once = TokenStream::new();
         let mut parts: Vec<(Ident, TokenStream)> = Vec::new();
         let mut rounds = TokenStream::new();
+        // With an iteration, what each rule adds to which variable, before the loop and in a round.
+        let (mut once_adds, mut round_adds): (Vec<(Ident, TokenStream)>, Vec<(Ident, TokenStream)>) =
+            (Vec::new(), Vec::new());
         // The variables some round reads whole: before the last round, and with it.
         let (mut read_stable, mut read_total): (Vec<Ident>, Vec<Ident>) = (Vec::new(), Vec::new());
         for h in &set.heads {
@@ -303,23 +306,48 @@ impl Emitter<'_> {
                     })
                     .collect()
             };
-            for args in calls {
+            let (lets, adds) =
+                if h.own.is_empty() { (&mut once, &mut once_adds) } else { (&mut rounds, &mut round_adds) };
+            let several = calls.len() > 1;
+            for (i, args) in calls.into_iter().enumerate() {
                 let call = self.rule_call(ri, &args);
-                let stmts = match &unless {
-                    None => quote! { #into.insert(#call); },
-                    Some((c, d)) => quote! {{
-                        let found = #call;
-                        #c.insert(::clir::rt::difference(&found, &l.#d));
-                        #into.insert(found);
-                    }},
-                };
-                if h.own.is_empty() {
-                    once.extend(stmts);
-                } else {
-                    rounds.extend(stmts);
+                match &unless {
+                    None => adds.push((into.clone(), call)),
+                    Some((c, d)) => {
+                        let rule = &self.names.rules[ri];
+                        let found =
+                            if several { format_ident!("{rule}_found_{i}") } else { format_ident!("{rule}_found") };
+                        let unless = format_ident!("{found}_unless");
+                        lets.extend(quote! {
+                            let #found = #call;
+                            let #unless = ::clir::rt::difference(&#found, &l.#d);
+                        });
+                        adds.push((c.clone(), quote!(#unless)));
+                        adds.push((into.clone(), quote!(#found)));
+                    }
                 }
             }
         }
+        // Each variable takes what its rules found as one relation (one sort, not a merge a rule).
+        let insert_all = |adds: Vec<(Ident, TokenStream)>| {
+            let mut vars: Vec<&Ident> = Vec::new();
+            for (v, _) in &adds {
+                if !vars.contains(&v) {
+                    vars.push(v);
+                }
+            }
+            let mut stmts = TokenStream::new();
+            for v in vars {
+                let of: Vec<&TokenStream> = adds.iter().filter(|(m, _)| m == v).map(|(_, r)| r).collect();
+                stmts.extend(match &of[..] {
+                    [only] => quote! { #v.insert(#only); },
+                    _ => quote! { #v.insert(::clir::rt::gather(Vec::new(), [#(#of),*])); },
+                });
+            }
+            stmts
+        };
+        once.extend(insert_all(once_adds));
+        rounds.extend(insert_all(round_adds));
         // A layer no rule adds to is the relation it starts from, set before the rules run.
         let mut fixed = TokenStream::new();
         for &(id, start) in &set.fixed {

@@ -75,8 +75,19 @@ pub fn union<T: Ord + Clone>(parts: &[&Relation<T>]) -> Relation<T> {
 /// The relation of the tuples of `start` and of every part: a layer several rules' heads (and
 /// perhaps a layer below it) make.
 pub fn gather<T: Ord, const N: usize>(start: Vec<T>, parts: [Relation<T>; N]) -> Relation<T> {
-    let mut all = start;
-    for part in parts {
+    let mut found = parts.into_iter().filter(|p| !p.is_empty()).peekable();
+    let mut all = match (start.is_empty(), found.next()) {
+        (_, None) => return Relation::from_vec(start),
+        // Most rounds of a recursion find tuples by one rule at most: those are the layer as found.
+        (true, Some(only)) if found.peek().is_none() => return only,
+        (true, Some(first)) => first.elements,
+        (false, Some(first)) => {
+            let mut all = start;
+            all.extend(first.elements);
+            all
+        }
+    };
+    for part in found {
         all.extend(part.elements);
     }
     Relation::from_vec(all)
@@ -266,6 +277,22 @@ mod tests {
         let none = empty::<i32>();
         assert_eq!(difference(&small, &none).elements, small.elements);
         assert!(difference(&none, &small).is_empty() && intersection(&small, &none).is_empty());
+    }
+
+    proptest::proptest! {
+        /// However many parts are empty, `gather` is the sorted, distinct union of its inputs.
+        #[test]
+        fn gather_is_the_union_of_its_parts(
+            start in proptest::collection::vec(0u8..20, 0..6),
+            parts in proptest::array::uniform3(proptest::collection::vec(0u8..20, 0..6)),
+        ) {
+            let start = Relation::from_vec(start).elements;
+            let mut want: Vec<u8> = start.iter().chain(parts.iter().flatten()).copied().collect();
+            want.sort();
+            want.dedup();
+            let got = gather(start, parts.map(Relation::from_vec));
+            proptest::prop_assert_eq!(got.elements, want);
+        }
     }
 
     #[test]
