@@ -160,21 +160,32 @@ impl<'r, T> Probe<'r, T> {
     }
 
     /// The first position whose row is not `below` the key (`below` is monotone: true then false).
+    ///
+    /// The row at the last position is looked at first: a repeated key costs two comparisons,
+    /// the next row's key two or three.
     fn lower_bound(&mut self, below: impl Fn(&T) -> bool) -> usize {
         let rows = self.rows;
-        let at = self.at.min(rows.len());
-        let pos = if at > 0 && !below(&rows[at - 1]) {
-            rows[..at].partition_point(&below)
+        let n = rows.len();
+        let at = self.at.min(n);
+        let pos = if at < n && !below(&rows[at]) {
+            if at == 0 || below(&rows[at - 1]) {
+                at
+            } else {
+                rows[..at - 1].partition_point(&below)
+            }
+        } else if at == n && at > 0 && !below(&rows[at - 1]) {
+            rows[..at - 1].partition_point(&below)
         } else {
-            // Gallop: rows[at - 1] (if any) is below; find a row that is not.
+            // Every row up to `at` is below: gallop from the next one to a row that is not.
+            let mut lo = (at + 1).min(n);
             let mut step = 1;
-            let mut lo = at;
-            while lo + step <= rows.len() && below(&rows[lo + step - 1]) {
+            while lo + step <= n && below(&rows[lo + step - 1]) {
                 lo += step;
                 step *= 2;
             }
-            let hi = (lo + step).min(rows.len());
-            lo + rows[lo..hi].partition_point(&below)
+            // rows[lo + step - 1], when there is one, is not below.
+            let end = if lo + step <= n { lo + step - 1 } else { n };
+            lo + rows[lo..end].partition_point(&below)
         };
         self.at = pos;
         pos
@@ -256,6 +267,29 @@ mod tests {
         }
         assert!(!Probe::new(&[] as &[u32]).contains(&1));
         assert!(Probe::new(&[] as &[u32]).seek(1, |t| *t).is_empty());
+    }
+
+    proptest::proptest! {
+        /// A probe answers as a binary search does, whatever order the keys come in.
+        #[test]
+        fn probes_agree_with_binary_search(
+            rows in proptest::collection::btree_set((0u8..12, 0u8..4), 0..40),
+            keys in proptest::collection::vec((0u8..14, 0u8..5), 0..60),
+            sorted in proptest::bool::ANY,
+        ) {
+            let rows: Vec<(u8, u8)> = rows.into_iter().collect();
+            let mut keys = keys;
+            if sorted {
+                keys.sort();
+            }
+            let mut probe = Probe::new(&rows[..]);
+            for t in keys {
+                proptest::prop_assert_eq!(probe.contains(&t), rows.binary_search(&t).is_ok(), "contains {:?}", t);
+                let want: Vec<_> = rows.iter().filter(|r| r.0 == t.0).collect();
+                let got: Vec<_> = probe.seek(t.0, |r| r.0).iter().collect();
+                proptest::prop_assert_eq!(got, want, "seek {}", t.0);
+            }
+        }
     }
 
     #[test]
