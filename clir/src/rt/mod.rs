@@ -139,6 +139,7 @@ pub fn empty<T: Ord>() -> Relation<T> {
 }
 
 /// Whether the sorted `r` holds `t`: a rule's membership test (one binary search).
+#[inline]
 pub fn contains<T: Ord>(r: &[T], t: &T) -> bool {
     r.binary_search(t).is_ok()
 }
@@ -155,6 +156,7 @@ pub struct Probe<'r, T> {
 
 impl<'r, T> Probe<'r, T> {
     /// A probe at the start of `rows`.
+    #[inline]
     pub fn new(rows: &'r [T]) -> Self {
         Probe { rows, at: 0 }
     }
@@ -163,6 +165,7 @@ impl<'r, T> Probe<'r, T> {
     ///
     /// The row at the last position is looked at first: a repeated key costs two comparisons,
     /// the next row's key two or three.
+    #[inline]
     fn lower_bound(&mut self, below: impl Fn(&T) -> bool) -> usize {
         let rows = self.rows;
         let n = rows.len();
@@ -192,6 +195,7 @@ impl<'r, T> Probe<'r, T> {
     }
 
     /// Whether the relation holds `t`: a rule's membership test.
+    #[inline]
     pub fn contains(&mut self, t: &T) -> bool
     where
         T: Ord,
@@ -202,6 +206,7 @@ impl<'r, T> Probe<'r, T> {
 
     /// The tuples whose leading columns, as `key_of` takes them, equal `key`: a rule's lookup
     /// of a literal by the variables already bound.
+    #[inline]
     pub fn seek<K: Ord>(&mut self, key: K, key_of: impl Fn(&T) -> K) -> &'r [T] {
         let start = self.lower_bound(|t| key_of(t) < key);
         let rest = &self.rows[start..];
@@ -243,6 +248,7 @@ pub fn total<T: Ord + Clone>(variable: &Variable<T>) -> Relation<T> {
 
 /// Whether some tuple of the sorted `rows` whose key (`key_of`) is `key` `matches`: a negation
 /// that leaves some columns unbound, tested inside a leapjoin's predicate.
+#[inline]
 pub fn any_by<T, K: Ord>(rows: &[T], key: K, key_of: impl Fn(&T) -> K, matches: impl Fn(&T) -> bool) -> bool {
     Probe::new(rows).seek(key, key_of).iter().any(matches)
 }

@@ -12,26 +12,32 @@ use datafrog::{Leaper, Leapers};
 pub struct Once;
 
 impl<'leap, P> Leaper<'leap, P, ()> for Once {
+    #[inline]
     fn count(&mut self, _prefix: &P) -> usize {
         1
     }
 
+    #[inline]
     fn propose(&mut self, _prefix: &P, values: &mut Vec<&'leap ()>) {
         values.push(&());
     }
 
+    #[inline]
     fn intersect(&mut self, _prefix: &P, _values: &mut Vec<&'leap ()>) {}
 }
 
 impl<'leap, P> Leapers<'leap, P, ()> for Once {
+    #[inline]
     fn for_each_count(&mut self, _prefix: &P, mut op: impl FnMut(usize, usize)) {
         op(0, 1)
     }
 
+    #[inline]
     fn propose(&mut self, _prefix: &P, _min_index: usize, values: &mut Vec<&'leap ()>) {
         values.push(&());
     }
 
+    #[inline]
     fn intersect(&mut self, _prefix: &P, _min_index: usize, _values: &mut Vec<&'leap ()>) {}
 }
 
