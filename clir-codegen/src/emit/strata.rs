@@ -257,8 +257,8 @@ impl Emitter<'_> {
         let mut parts: Vec<(Ident, TokenStream)> = Vec::new();
         let mut rounds = TokenStream::new();
         // With an iteration, what each rule adds to which variable, before the loop and in a round.
-        let (mut once_adds, mut round_adds): (Vec<(Ident, TokenStream)>, Vec<(Ident, TokenStream)>) =
-            (Vec::new(), Vec::new());
+        let mut once_adds: Vec<(Ident, TokenStream)> = Vec::new();
+        let mut round_adds: Vec<(Ident, TokenStream)> = Vec::new();
         // The variables some round reads whole: before the last round, and with it.
         let (mut read_stable, mut read_total): (Vec<Ident>, Vec<Ident>) = (Vec::new(), Vec::new());
         for h in &set.heads {
