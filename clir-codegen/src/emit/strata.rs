@@ -5,7 +5,7 @@
 
 use super::{mentions, Emitter};
 use crate::ir::RelationKind;
-use crate::plan::layers::{Layer, LayerId, LayerSet, Start};
+use crate::plan::layers::{Heads, Layer, LayerId, LayerSet, Start};
 use crate::plan::Shape;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -234,6 +234,54 @@ impl Emitter<'_> {
         quote!(self::#name(#cases #(#args,)* None))
     }
 
+    /// Adds what `call` of the rule of `h` finds to its layer or variable; with `h.unless`
+    /// `(c, d)`, also the found heads not in the definite complement `d` to `c` (`lets` binds
+    /// them once). `nth` numbers the call among the rule's calls of a round when it has several.
+    fn add_found(
+        &self,
+        h: &Heads,
+        nth: Option<usize>,
+        call: TokenStream,
+        lets: &mut TokenStream,
+        adds: &mut Vec<(Ident, TokenStream)>,
+    ) {
+        let into = self.layer_ident(h.into);
+        let Some((c, d)) = h.unless else {
+            adds.push((into, call));
+            return;
+        };
+        let (c, d) = (self.layer_ident(c), self.layer_ident(d));
+        let rule = &self.names.rules[h.rule];
+        let found = match nth {
+            Some(i) => format_ident!("{rule}_found_{i}"),
+            None => format_ident!("{rule}_found"),
+        };
+        let kept = format_ident!("{found}_unless");
+        lets.extend(quote! {
+            let #found = #call;
+            let #kept = ::clir::rt::difference(&#found, &l.#d);
+        });
+        adds.push((c, quote!(#kept)));
+        adds.push((into, quote!(#found)));
+    }
+
+    /// What the rules of `adds` found for `target`, in rule order.
+    fn found_for<'a>(adds: &'a [(Ident, TokenStream)], target: &Ident) -> Vec<&'a TokenStream> {
+        adds.iter().filter(|(m, _)| m == target).map(|(_, r)| r).collect()
+    }
+
+    /// The relation of `start`'s tuples (if any) and of every part: one rule's heads as its
+    /// leapjoin yields them, else one `gather`.
+    fn union_of(start: Option<TokenStream>, parts: &[&TokenStream]) -> TokenStream {
+        match (start, parts) {
+            (None, [only]) => quote!(#only),
+            (start, _) => {
+                let start = start.map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
+                quote!(::clir::rt::gather(#start, [#(#parts),*]))
+            }
+        }
+    }
+
     /// The statements computing layer set `set` as the plan says: its layers from what they
     /// start from, the views its rules read (in `views`, once), each rule's heads added to its layers, once or as the variables of a datafrog
     /// `Iteration` whose rounds call each rule with the recent tuples of each operand it reads
@@ -263,22 +311,12 @@ impl Emitter<'_> {
         let (mut read_stable, mut read_total): (Vec<Ident>, Vec<Ident>) = (Vec::new(), Vec::new());
         for h in &set.heads {
             let ri = h.rule;
-            let into = self.layer_ident(h.into);
             let layers: Vec<Ident> =
                 self.plan.rules[ri].operands.iter().map(|o| self.operand_layer(o, set.definite)).collect();
-            let unless = h.unless.map(|(c, d)| (self.layer_ident(c), self.layer_ident(d)));
             if !iteration {
                 let args = self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views);
                 let call = self.rule_call(ri, &args);
-                match unless {
-                    None => parts.push((into, call)),
-                    Some((c, d)) => {
-                        let found = format_ident!("{}_found", self.names.rules[ri]);
-                        once.extend(quote! { let #found = #call; });
-                        parts.push((c, quote!(::clir::rt::difference(&#found, &l.#d))));
-                        parts.push((into, quote!(#found.clone())));
-                    }
-                }
+                self.add_found(h, None, call, &mut once, &mut parts);
                 continue;
             }
             // Semi-naive: one call per operand read from a variable, its recent tuples against
@@ -311,43 +349,22 @@ impl Emitter<'_> {
             let several = calls.len() > 1;
             for (i, args) in calls.into_iter().enumerate() {
                 let call = self.rule_call(ri, &args);
-                match &unless {
-                    None => adds.push((into.clone(), call)),
-                    Some((c, d)) => {
-                        let rule = &self.names.rules[ri];
-                        let found =
-                            if several { format_ident!("{rule}_found_{i}") } else { format_ident!("{rule}_found") };
-                        let unless = format_ident!("{found}_unless");
-                        lets.extend(quote! {
-                            let #found = #call;
-                            let #unless = ::clir::rt::difference(&#found, &l.#d);
-                        });
-                        adds.push((c.clone(), quote!(#unless)));
-                        adds.push((into.clone(), quote!(#found)));
-                    }
-                }
+                self.add_found(h, several.then_some(i), call, lets, adds);
             }
         }
         // Each variable takes what its rules found as one relation (one sort, not a merge a rule).
-        let insert_all = |adds: Vec<(Ident, TokenStream)>| {
-            let mut vars: Vec<&Ident> = Vec::new();
-            for (v, _) in &adds {
-                if !vars.contains(&v) {
-                    vars.push(v);
-                }
-            }
+        let insert_all = |adds: &[(Ident, TokenStream)]| {
             let mut stmts = TokenStream::new();
-            for v in vars {
-                let of: Vec<&TokenStream> = adds.iter().filter(|(m, _)| m == v).map(|(_, r)| r).collect();
-                stmts.extend(match &of[..] {
-                    [only] => quote! { #v.insert(#only); },
-                    _ => quote! { #v.insert(::clir::rt::gather(Vec::new(), [#(#of),*])); },
-                });
+            for (k, (v, _)) in adds.iter().enumerate() {
+                if adds[..k].iter().all(|(m, _)| m != v) {
+                    let all = Self::union_of(None, &Self::found_for(adds, v));
+                    stmts.extend(quote! { #v.insert(#all); });
+                }
             }
             stmts
         };
-        once.extend(insert_all(once_adds));
-        rounds.extend(insert_all(round_adds));
+        once.extend(insert_all(&once_adds));
+        rounds.extend(insert_all(&round_adds));
         // A layer no rule adds to is the relation it starts from, set before the rules run.
         let mut fixed = TokenStream::new();
         for &(id, start) in &set.fixed {
@@ -359,15 +376,8 @@ impl Emitter<'_> {
             let mut built = TokenStream::new();
             for &(id, start) in &set.layers {
                 let n = self.layer_ident(id);
-                let of: Vec<&TokenStream> = parts.iter().filter(|(m, _)| *m == n).map(|(_, r)| r).collect();
-                match (start_of(id, start), &of[..]) {
-                    // One rule's heads: the relation its leapjoin yields.
-                    (None, [only]) => built.extend(quote! { l.#n = #only; }),
-                    (init, _) => {
-                        let init = init.map_or_else(|| quote!(Vec::new()), |r| quote!(#r.elements));
-                        built.extend(quote! { l.#n = ::clir::rt::gather(#init, [#(#of),*]); });
-                    }
-                }
+                let all = Self::union_of(start_of(id, start), &Self::found_for(&parts, &n));
+                built.extend(quote! { l.#n = #all; });
             }
             let views = views.take();
             return quote! { #fixed #views #once #built };
