@@ -513,7 +513,7 @@ impl Case<'_> {
 /// The rulings of a batch.
 #[derive(Clone)]
 pub struct Rulings {
-    layers: ::std::sync::Arc<Layers>,
+    layers: ::std::sync::Arc<::clir::rt::Layers>,
     output: ::std::sync::Arc<::clir::Output>,
     names: ::std::sync::Arc<::clir::Interner>,
     cases: u32,
@@ -541,7 +541,7 @@ impl Rulings {
 /// what of it is definite.
 #[derive(Clone)]
 pub struct Ruling {
-    layers: ::std::sync::Arc<Layers>,
+    layers: ::std::sync::Arc<::clir::rt::Layers>,
     output: ::std::sync::Arc<::clir::Output>,
     names: ::std::sync::Arc<::clir::Interner>,
     case: CaseId,
@@ -603,61 +603,9 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
     evaluate_layers(batch).1
 }
 /// [`evaluate`], keeping the final layers (what the typed API's why-not reads).
-fn evaluate_layers(batch: &::clir::Batch) -> (Layers, ::clir::Output) {
-    let mut l = ::clir::empty_layers!(
-        Layers { cases, arbiter_of, not_arbiter_of, attempted_transition,
-        not_attempted_transition, both_players_have_moved, not_both_players_have_moved,
-        capturing_pawn_on_adjacent_file, not_capturing_pawn_on_adjacent_file,
-        case_not_precisely_regulated, not_case_not_precisely_regulated,
-        arbiter_competent_to_decide, not_arbiter_competent_to_decide, castling_side_of,
-        not_castling_side_of, checked_castling_side, not_checked_castling_side,
-        castling_path_attacked, not_castling_path_attacked, castling_path_attacked_input,
-        not_castling_path_attacked_input, closure_0_castling_path_attacked,
-        castling_path_blocked, not_castling_path_blocked, castling_path_blocked_input,
-        not_castling_path_blocked_input, closure_1_castling_path_blocked, checked_game,
-        not_checked_game, checked_piece, not_checked_piece, checked_player,
-        not_checked_player, checkmate_delivered, not_checkmate_delivered,
-        checkmate_has_been_delivered, not_checkmate_has_been_delivered,
-        completed_illegal_move_count, not_completed_illegal_move_count,
-        dead_position_arisen, not_dead_position_arisen, dead_position_has_ended_the_game,
-        not_dead_position_has_ended_the_game, draw_agreed, not_draw_agreed,
-        agreed_draw_has_ended_the_game, not_agreed_draw_has_ended_the_game, draw_claimed,
-        not_draw_claimed, en_passant_right_open, not_en_passant_right_open,
-        en_passant_right_open_input, not_en_passant_right_open_input,
-        closure_2_en_passant_right_open, game_won_by, not_game_won_by,
-        king_cannot_be_checkmated, not_king_cannot_be_checkmated,
-        king_cannot_be_checkmated_input, not_king_cannot_be_checkmated_input,
-        closure_3_king_cannot_be_checkmated, king_of, not_king_of,
-        move_meets_articles_3_1_to_3_9, not_move_meets_articles_3_1_to_3_9,
-        move_meets_articles_3_1_to_3_9_input, not_move_meets_articles_3_1_to_3_9_input,
-        closure_4_move_meets_articles_3_1_to_3_9, illegal_move, not_illegal_move,
-        legal_move, not_legal_move, moves_by_each_without_pawn_or_capture,
-        not_moves_by_each_without_pawn_or_capture, own_piece_of, not_own_piece_of,
-        piece_can_be_moved, not_piece_can_be_moved, piece_has_moved, not_piece_has_moved,
-        piece_has_moved_input, not_piece_has_moved_input, closure_5_piece_has_moved,
-        piece_touched_intentionally, not_piece_touched_intentionally, play_started,
-        not_play_started, arbiter_shall_see_laws_observed,
-        not_arbiter_shall_see_laws_observed, player_has_the_move,
-        not_player_has_the_move, en_passant_capture_legal, not_en_passant_capture_legal,
-        fifty_move_claim_correct, not_fifty_move_claim_correct,
-        must_move_first_touched_piece, not_must_move_first_touched_piece, player_of,
-        not_player_of, player_resigned, not_player_resigned, game_lost_by,
-        not_game_lost_by, position_occurrence_count, not_position_occurrence_count,
-        procedure_instance, not_procedure_instance, resignation_has_ended_the_game,
-        not_resignation_has_ended_the_game, rook_of, not_rook_of, castling_legal,
-        not_castling_legal, second_illegal_move_has_ended_the_game,
-        not_second_illegal_move_has_ended_the_game, stalemate_arisen,
-        not_stalemate_arisen, stalemate_has_ended_the_game,
-        not_stalemate_has_ended_the_game, threefold_claim_correct,
-        not_threefold_claim_correct, game_drawn_definite, game_drawn_supported,
-        game_drawn_concluded, not_game_drawn_definite, not_game_drawn_supported,
-        not_game_drawn_concluded, entered_state_definite, entered_state_concluded,
-        not_entered_state_definite, not_entered_state_supported,
-        not_entered_state_concluded, valid_transition_definite,
-        valid_transition_concluded, not_valid_transition_definite,
-        not_valid_transition_supported, not_valid_transition_concluded }
-    );
-    l.cases = (0..batch.cases).map(|c| (CaseId(c),)).collect();
+fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output) {
+    let mut l = ::clir::rt::Layers::new(&layer::EMPTY);
+    l[layer::cases] = (0..batch.cases).map(|c| (CaseId(c),)).collect();
     self::read_inputs_0(&mut l, batch);
     self::read_inputs_1(&mut l, batch);
     self::read_inputs_2(&mut l, batch);
@@ -702,364 +650,452 @@ fn evaluate_layers(batch: &::clir::Batch) -> (Layers, ::clir::Output) {
         .collect();
     (l, out)
 }
-/// Every relation of the evaluation: the inputs, then each stratum's layers once it
-/// has computed them (empty before). A layer no later step reads is still kept.
-#[allow(dead_code)]
-struct Layers {
-    cases: Relation<(CaseId,)>,
-    arbiter_of: Relation<(CaseId, Sym, Sym)>,
-    not_arbiter_of: Relation<(CaseId, Sym, Sym)>,
-    attempted_transition: Relation<(CaseId, Sym, Sym)>,
-    not_attempted_transition: Relation<(CaseId, Sym, Sym)>,
-    both_players_have_moved: Relation<(CaseId, Sym)>,
-    not_both_players_have_moved: Relation<(CaseId, Sym)>,
-    capturing_pawn_on_adjacent_file: Relation<(CaseId, Sym, Sym)>,
-    not_capturing_pawn_on_adjacent_file: Relation<(CaseId, Sym, Sym)>,
-    case_not_precisely_regulated: Relation<(CaseId, Sym)>,
-    not_case_not_precisely_regulated: Relation<(CaseId, Sym)>,
-    arbiter_competent_to_decide: Relation<(CaseId, Sym)>,
-    not_arbiter_competent_to_decide: Relation<(CaseId, Sym)>,
-    castling_side_of: Relation<(CaseId, Sym, Sym, Sym, Sym)>,
-    not_castling_side_of: Relation<(CaseId, Sym, Sym, Sym, Sym)>,
-    checked_castling_side: Relation<(CaseId, Sym)>,
-    not_checked_castling_side: Relation<(CaseId, Sym)>,
-    castling_path_attacked: Relation<(CaseId, Sym)>,
-    not_castling_path_attacked: Relation<(CaseId, Sym)>,
-    castling_path_attacked_input: Relation<(CaseId, Sym)>,
-    not_castling_path_attacked_input: Relation<(CaseId, Sym)>,
-    closure_0_castling_path_attacked: Relation<(CaseId, Sym)>,
-    castling_path_blocked: Relation<(CaseId, Sym)>,
-    not_castling_path_blocked: Relation<(CaseId, Sym)>,
-    castling_path_blocked_input: Relation<(CaseId, Sym)>,
-    not_castling_path_blocked_input: Relation<(CaseId, Sym)>,
-    closure_1_castling_path_blocked: Relation<(CaseId, Sym)>,
-    checked_game: Relation<(CaseId, Sym)>,
-    not_checked_game: Relation<(CaseId, Sym)>,
-    checked_piece: Relation<(CaseId, Sym)>,
-    not_checked_piece: Relation<(CaseId, Sym)>,
-    checked_player: Relation<(CaseId, Sym)>,
-    not_checked_player: Relation<(CaseId, Sym)>,
-    checkmate_delivered: Relation<(CaseId, Sym, Sym)>,
-    not_checkmate_delivered: Relation<(CaseId, Sym, Sym)>,
-    checkmate_has_been_delivered: Relation<(CaseId, Sym)>,
-    not_checkmate_has_been_delivered: Relation<(CaseId, Sym)>,
-    completed_illegal_move_count: Relation<(CaseId, Sym, i64)>,
-    not_completed_illegal_move_count: Relation<(CaseId, Sym, i64)>,
-    dead_position_arisen: Relation<(CaseId, Sym)>,
-    not_dead_position_arisen: Relation<(CaseId, Sym)>,
-    dead_position_has_ended_the_game: Relation<(CaseId, Sym)>,
-    not_dead_position_has_ended_the_game: Relation<(CaseId, Sym)>,
-    draw_agreed: Relation<(CaseId, Sym)>,
-    not_draw_agreed: Relation<(CaseId, Sym)>,
-    agreed_draw_has_ended_the_game: Relation<(CaseId, Sym)>,
-    not_agreed_draw_has_ended_the_game: Relation<(CaseId, Sym)>,
-    draw_claimed: Relation<(CaseId, Sym)>,
-    not_draw_claimed: Relation<(CaseId, Sym)>,
-    en_passant_right_open: Relation<(CaseId, Sym)>,
-    not_en_passant_right_open: Relation<(CaseId, Sym)>,
-    en_passant_right_open_input: Relation<(CaseId, Sym)>,
-    not_en_passant_right_open_input: Relation<(CaseId, Sym)>,
-    closure_2_en_passant_right_open: Relation<(CaseId, Sym)>,
-    game_won_by: Relation<(CaseId, Sym, Sym)>,
-    not_game_won_by: Relation<(CaseId, Sym, Sym)>,
-    king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
-    not_king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
-    king_cannot_be_checkmated_input: Relation<(CaseId, Sym)>,
-    not_king_cannot_be_checkmated_input: Relation<(CaseId, Sym)>,
-    closure_3_king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
-    king_of: Relation<(CaseId, Sym, Sym)>,
-    not_king_of: Relation<(CaseId, Sym, Sym)>,
-    move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
-    not_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
-    move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Sym)>,
-    not_move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Sym)>,
-    closure_4_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
-    illegal_move: Relation<(CaseId, Sym)>,
-    not_illegal_move: Relation<(CaseId, Sym)>,
-    legal_move: Relation<(CaseId, Sym)>,
-    not_legal_move: Relation<(CaseId, Sym)>,
-    moves_by_each_without_pawn_or_capture: Relation<(CaseId, Sym, i64)>,
-    not_moves_by_each_without_pawn_or_capture: Relation<(CaseId, Sym, i64)>,
-    own_piece_of: Relation<(CaseId, Sym, Sym)>,
-    not_own_piece_of: Relation<(CaseId, Sym, Sym)>,
-    piece_can_be_moved: Relation<(CaseId, Sym)>,
-    not_piece_can_be_moved: Relation<(CaseId, Sym)>,
-    piece_has_moved: Relation<(CaseId, Sym)>,
-    not_piece_has_moved: Relation<(CaseId, Sym)>,
-    piece_has_moved_input: Relation<(CaseId, Sym)>,
-    not_piece_has_moved_input: Relation<(CaseId, Sym)>,
-    closure_5_piece_has_moved: Relation<(CaseId, Sym)>,
-    piece_touched_intentionally: Relation<(CaseId, Sym, Sym)>,
-    not_piece_touched_intentionally: Relation<(CaseId, Sym, Sym)>,
-    play_started: Relation<(CaseId, Sym)>,
-    not_play_started: Relation<(CaseId, Sym)>,
-    arbiter_shall_see_laws_observed: Relation<(CaseId, Sym, Sym)>,
-    not_arbiter_shall_see_laws_observed: Relation<(CaseId, Sym, Sym)>,
-    player_has_the_move: Relation<(CaseId, Sym, Sym)>,
-    not_player_has_the_move: Relation<(CaseId, Sym, Sym)>,
-    en_passant_capture_legal: Relation<(CaseId, Sym, Sym)>,
-    not_en_passant_capture_legal: Relation<(CaseId, Sym, Sym)>,
-    fifty_move_claim_correct: Relation<(CaseId, Sym, Sym)>,
-    not_fifty_move_claim_correct: Relation<(CaseId, Sym, Sym)>,
-    must_move_first_touched_piece: Relation<(CaseId, Sym, Sym)>,
-    not_must_move_first_touched_piece: Relation<(CaseId, Sym, Sym)>,
-    player_of: Relation<(CaseId, Sym, Sym)>,
-    not_player_of: Relation<(CaseId, Sym, Sym)>,
-    player_resigned: Relation<(CaseId, Sym)>,
-    not_player_resigned: Relation<(CaseId, Sym)>,
-    game_lost_by: Relation<(CaseId, Sym, Sym)>,
-    not_game_lost_by: Relation<(CaseId, Sym, Sym)>,
-    position_occurrence_count: Relation<(CaseId, Sym, i64)>,
-    not_position_occurrence_count: Relation<(CaseId, Sym, i64)>,
-    procedure_instance: Relation<(CaseId, Sym)>,
-    not_procedure_instance: Relation<(CaseId, Sym)>,
-    resignation_has_ended_the_game: Relation<(CaseId, Sym)>,
-    not_resignation_has_ended_the_game: Relation<(CaseId, Sym)>,
-    rook_of: Relation<(CaseId, Sym, Sym)>,
-    not_rook_of: Relation<(CaseId, Sym, Sym)>,
-    castling_legal: Relation<(CaseId, Sym, Sym, Sym)>,
-    not_castling_legal: Relation<(CaseId, Sym, Sym, Sym)>,
-    second_illegal_move_has_ended_the_game: Relation<(CaseId, Sym)>,
-    not_second_illegal_move_has_ended_the_game: Relation<(CaseId, Sym)>,
-    stalemate_arisen: Relation<(CaseId, Sym)>,
-    not_stalemate_arisen: Relation<(CaseId, Sym)>,
-    stalemate_has_ended_the_game: Relation<(CaseId, Sym)>,
-    not_stalemate_has_ended_the_game: Relation<(CaseId, Sym)>,
-    threefold_claim_correct: Relation<(CaseId, Sym, Sym)>,
-    not_threefold_claim_correct: Relation<(CaseId, Sym, Sym)>,
-    game_drawn_definite: Relation<(CaseId, Sym)>,
-    game_drawn_supported: Relation<(CaseId, Sym)>,
-    game_drawn_concluded: Relation<(CaseId, Sym)>,
-    not_game_drawn_definite: Relation<(CaseId, Sym)>,
-    not_game_drawn_supported: Relation<(CaseId, Sym)>,
-    not_game_drawn_concluded: Relation<(CaseId, Sym)>,
-    entered_state_definite: Relation<(CaseId, Sym, Sym)>,
-    entered_state_concluded: Relation<(CaseId, Sym, Sym)>,
-    not_entered_state_definite: Relation<(CaseId, Sym, Sym)>,
-    not_entered_state_supported: Relation<(CaseId, Sym, Sym)>,
-    not_entered_state_concluded: Relation<(CaseId, Sym, Sym)>,
-    valid_transition_definite: Relation<(CaseId, Sym, Sym)>,
-    valid_transition_concluded: Relation<(CaseId, Sym, Sym)>,
-    not_valid_transition_definite: Relation<(CaseId, Sym, Sym)>,
-    not_valid_transition_supported: Relation<(CaseId, Sym, Sym)>,
-    not_valid_transition_concluded: Relation<(CaseId, Sym, Sym)>,
+/// Every layer of the evaluation, a slot of `::clir::rt::Layers`: the inputs, then each
+/// stratum's layers once it has computed them (empty before). A layer no later step
+/// reads is still kept.
+#[allow(non_upper_case_globals, dead_code)]
+mod layer {
+    use super::{CaseId, Sym};
+    use ::clir::rt::Slot;
+    pub(super) const cases: Slot<(CaseId,)> = Slot::new(0);
+    pub(super) const arbiter_of: Slot<(CaseId, Sym, Sym)> = Slot::new(1);
+    pub(super) const not_arbiter_of: Slot<(CaseId, Sym, Sym)> = Slot::new(2);
+    pub(super) const attempted_transition: Slot<(CaseId, Sym, Sym)> = Slot::new(3);
+    pub(super) const not_attempted_transition: Slot<(CaseId, Sym, Sym)> = Slot::new(4);
+    pub(super) const both_players_have_moved: Slot<(CaseId, Sym)> = Slot::new(5);
+    pub(super) const not_both_players_have_moved: Slot<(CaseId, Sym)> = Slot::new(6);
+    pub(super) const capturing_pawn_on_adjacent_file: Slot<(CaseId, Sym, Sym)> = Slot::new(7);
+    pub(super) const not_capturing_pawn_on_adjacent_file: Slot<(CaseId, Sym, Sym)> = Slot::new(8);
+    pub(super) const case_not_precisely_regulated: Slot<(CaseId, Sym)> = Slot::new(9);
+    pub(super) const not_case_not_precisely_regulated: Slot<(CaseId, Sym)> = Slot::new(10);
+    pub(super) const arbiter_competent_to_decide: Slot<(CaseId, Sym)> = Slot::new(11);
+    pub(super) const not_arbiter_competent_to_decide: Slot<(CaseId, Sym)> = Slot::new(12);
+    pub(super) const castling_side_of: Slot<(CaseId, Sym, Sym, Sym, Sym)> = Slot::new(13);
+    pub(super) const not_castling_side_of: Slot<(CaseId, Sym, Sym, Sym, Sym)> = Slot::new(14);
+    pub(super) const checked_castling_side: Slot<(CaseId, Sym)> = Slot::new(15);
+    pub(super) const not_checked_castling_side: Slot<(CaseId, Sym)> = Slot::new(16);
+    pub(super) const castling_path_attacked: Slot<(CaseId, Sym)> = Slot::new(17);
+    pub(super) const not_castling_path_attacked: Slot<(CaseId, Sym)> = Slot::new(18);
+    pub(super) const castling_path_attacked_input: Slot<(CaseId, Sym)> = Slot::new(19);
+    pub(super) const not_castling_path_attacked_input: Slot<(CaseId, Sym)> = Slot::new(20);
+    pub(super) const closure_0_castling_path_attacked: Slot<(CaseId, Sym)> = Slot::new(21);
+    pub(super) const castling_path_blocked: Slot<(CaseId, Sym)> = Slot::new(22);
+    pub(super) const not_castling_path_blocked: Slot<(CaseId, Sym)> = Slot::new(23);
+    pub(super) const castling_path_blocked_input: Slot<(CaseId, Sym)> = Slot::new(24);
+    pub(super) const not_castling_path_blocked_input: Slot<(CaseId, Sym)> = Slot::new(25);
+    pub(super) const closure_1_castling_path_blocked: Slot<(CaseId, Sym)> = Slot::new(26);
+    pub(super) const checked_game: Slot<(CaseId, Sym)> = Slot::new(27);
+    pub(super) const not_checked_game: Slot<(CaseId, Sym)> = Slot::new(28);
+    pub(super) const checked_piece: Slot<(CaseId, Sym)> = Slot::new(29);
+    pub(super) const not_checked_piece: Slot<(CaseId, Sym)> = Slot::new(30);
+    pub(super) const checked_player: Slot<(CaseId, Sym)> = Slot::new(31);
+    pub(super) const not_checked_player: Slot<(CaseId, Sym)> = Slot::new(32);
+    pub(super) const checkmate_delivered: Slot<(CaseId, Sym, Sym)> = Slot::new(33);
+    pub(super) const not_checkmate_delivered: Slot<(CaseId, Sym, Sym)> = Slot::new(34);
+    pub(super) const checkmate_has_been_delivered: Slot<(CaseId, Sym)> = Slot::new(35);
+    pub(super) const not_checkmate_has_been_delivered: Slot<(CaseId, Sym)> = Slot::new(36);
+    pub(super) const completed_illegal_move_count: Slot<(CaseId, Sym, i64)> = Slot::new(37);
+    pub(super) const not_completed_illegal_move_count: Slot<(CaseId, Sym, i64)> = Slot::new(38);
+    pub(super) const dead_position_arisen: Slot<(CaseId, Sym)> = Slot::new(39);
+    pub(super) const not_dead_position_arisen: Slot<(CaseId, Sym)> = Slot::new(40);
+    pub(super) const dead_position_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(41);
+    pub(super) const not_dead_position_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(42);
+    pub(super) const draw_agreed: Slot<(CaseId, Sym)> = Slot::new(43);
+    pub(super) const not_draw_agreed: Slot<(CaseId, Sym)> = Slot::new(44);
+    pub(super) const agreed_draw_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(45);
+    pub(super) const not_agreed_draw_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(46);
+    pub(super) const draw_claimed: Slot<(CaseId, Sym)> = Slot::new(47);
+    pub(super) const not_draw_claimed: Slot<(CaseId, Sym)> = Slot::new(48);
+    pub(super) const en_passant_right_open: Slot<(CaseId, Sym)> = Slot::new(49);
+    pub(super) const not_en_passant_right_open: Slot<(CaseId, Sym)> = Slot::new(50);
+    pub(super) const en_passant_right_open_input: Slot<(CaseId, Sym)> = Slot::new(51);
+    pub(super) const not_en_passant_right_open_input: Slot<(CaseId, Sym)> = Slot::new(52);
+    pub(super) const closure_2_en_passant_right_open: Slot<(CaseId, Sym)> = Slot::new(53);
+    pub(super) const game_won_by: Slot<(CaseId, Sym, Sym)> = Slot::new(54);
+    pub(super) const not_game_won_by: Slot<(CaseId, Sym, Sym)> = Slot::new(55);
+    pub(super) const king_cannot_be_checkmated: Slot<(CaseId, Sym)> = Slot::new(56);
+    pub(super) const not_king_cannot_be_checkmated: Slot<(CaseId, Sym)> = Slot::new(57);
+    pub(super) const king_cannot_be_checkmated_input: Slot<(CaseId, Sym)> = Slot::new(58);
+    pub(super) const not_king_cannot_be_checkmated_input: Slot<(CaseId, Sym)> = Slot::new(59);
+    pub(super) const closure_3_king_cannot_be_checkmated: Slot<(CaseId, Sym)> = Slot::new(60);
+    pub(super) const king_of: Slot<(CaseId, Sym, Sym)> = Slot::new(61);
+    pub(super) const not_king_of: Slot<(CaseId, Sym, Sym)> = Slot::new(62);
+    pub(super) const move_meets_articles_3_1_to_3_9: Slot<(CaseId, Sym)> = Slot::new(63);
+    pub(super) const not_move_meets_articles_3_1_to_3_9: Slot<(CaseId, Sym)> = Slot::new(64);
+    pub(super) const move_meets_articles_3_1_to_3_9_input: Slot<(CaseId, Sym)> = Slot::new(65);
+    pub(super) const not_move_meets_articles_3_1_to_3_9_input: Slot<(CaseId, Sym)> = Slot::new(66);
+    pub(super) const closure_4_move_meets_articles_3_1_to_3_9: Slot<(CaseId, Sym)> = Slot::new(67);
+    pub(super) const illegal_move: Slot<(CaseId, Sym)> = Slot::new(68);
+    pub(super) const not_illegal_move: Slot<(CaseId, Sym)> = Slot::new(69);
+    pub(super) const legal_move: Slot<(CaseId, Sym)> = Slot::new(70);
+    pub(super) const not_legal_move: Slot<(CaseId, Sym)> = Slot::new(71);
+    pub(super) const moves_by_each_without_pawn_or_capture: Slot<(CaseId, Sym, i64)> = Slot::new(72);
+    pub(super) const not_moves_by_each_without_pawn_or_capture: Slot<(CaseId, Sym, i64)> = Slot::new(73);
+    pub(super) const own_piece_of: Slot<(CaseId, Sym, Sym)> = Slot::new(74);
+    pub(super) const not_own_piece_of: Slot<(CaseId, Sym, Sym)> = Slot::new(75);
+    pub(super) const piece_can_be_moved: Slot<(CaseId, Sym)> = Slot::new(76);
+    pub(super) const not_piece_can_be_moved: Slot<(CaseId, Sym)> = Slot::new(77);
+    pub(super) const piece_has_moved: Slot<(CaseId, Sym)> = Slot::new(78);
+    pub(super) const not_piece_has_moved: Slot<(CaseId, Sym)> = Slot::new(79);
+    pub(super) const piece_has_moved_input: Slot<(CaseId, Sym)> = Slot::new(80);
+    pub(super) const not_piece_has_moved_input: Slot<(CaseId, Sym)> = Slot::new(81);
+    pub(super) const closure_5_piece_has_moved: Slot<(CaseId, Sym)> = Slot::new(82);
+    pub(super) const piece_touched_intentionally: Slot<(CaseId, Sym, Sym)> = Slot::new(83);
+    pub(super) const not_piece_touched_intentionally: Slot<(CaseId, Sym, Sym)> = Slot::new(84);
+    pub(super) const play_started: Slot<(CaseId, Sym)> = Slot::new(85);
+    pub(super) const not_play_started: Slot<(CaseId, Sym)> = Slot::new(86);
+    pub(super) const arbiter_shall_see_laws_observed: Slot<(CaseId, Sym, Sym)> = Slot::new(87);
+    pub(super) const not_arbiter_shall_see_laws_observed: Slot<(CaseId, Sym, Sym)> = Slot::new(88);
+    pub(super) const player_has_the_move: Slot<(CaseId, Sym, Sym)> = Slot::new(89);
+    pub(super) const not_player_has_the_move: Slot<(CaseId, Sym, Sym)> = Slot::new(90);
+    pub(super) const en_passant_capture_legal: Slot<(CaseId, Sym, Sym)> = Slot::new(91);
+    pub(super) const not_en_passant_capture_legal: Slot<(CaseId, Sym, Sym)> = Slot::new(92);
+    pub(super) const fifty_move_claim_correct: Slot<(CaseId, Sym, Sym)> = Slot::new(93);
+    pub(super) const not_fifty_move_claim_correct: Slot<(CaseId, Sym, Sym)> = Slot::new(94);
+    pub(super) const must_move_first_touched_piece: Slot<(CaseId, Sym, Sym)> = Slot::new(95);
+    pub(super) const not_must_move_first_touched_piece: Slot<(CaseId, Sym, Sym)> = Slot::new(96);
+    pub(super) const player_of: Slot<(CaseId, Sym, Sym)> = Slot::new(97);
+    pub(super) const not_player_of: Slot<(CaseId, Sym, Sym)> = Slot::new(98);
+    pub(super) const player_resigned: Slot<(CaseId, Sym)> = Slot::new(99);
+    pub(super) const not_player_resigned: Slot<(CaseId, Sym)> = Slot::new(100);
+    pub(super) const game_lost_by: Slot<(CaseId, Sym, Sym)> = Slot::new(101);
+    pub(super) const not_game_lost_by: Slot<(CaseId, Sym, Sym)> = Slot::new(102);
+    pub(super) const position_occurrence_count: Slot<(CaseId, Sym, i64)> = Slot::new(103);
+    pub(super) const not_position_occurrence_count: Slot<(CaseId, Sym, i64)> = Slot::new(104);
+    pub(super) const procedure_instance: Slot<(CaseId, Sym)> = Slot::new(105);
+    pub(super) const not_procedure_instance: Slot<(CaseId, Sym)> = Slot::new(106);
+    pub(super) const resignation_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(107);
+    pub(super) const not_resignation_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(108);
+    pub(super) const rook_of: Slot<(CaseId, Sym, Sym)> = Slot::new(109);
+    pub(super) const not_rook_of: Slot<(CaseId, Sym, Sym)> = Slot::new(110);
+    pub(super) const castling_legal: Slot<(CaseId, Sym, Sym, Sym)> = Slot::new(111);
+    pub(super) const not_castling_legal: Slot<(CaseId, Sym, Sym, Sym)> = Slot::new(112);
+    pub(super) const second_illegal_move_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(113);
+    pub(super) const not_second_illegal_move_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(114);
+    pub(super) const stalemate_arisen: Slot<(CaseId, Sym)> = Slot::new(115);
+    pub(super) const not_stalemate_arisen: Slot<(CaseId, Sym)> = Slot::new(116);
+    pub(super) const stalemate_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(117);
+    pub(super) const not_stalemate_has_ended_the_game: Slot<(CaseId, Sym)> = Slot::new(118);
+    pub(super) const threefold_claim_correct: Slot<(CaseId, Sym, Sym)> = Slot::new(119);
+    pub(super) const not_threefold_claim_correct: Slot<(CaseId, Sym, Sym)> = Slot::new(120);
+    pub(super) const game_drawn_definite: Slot<(CaseId, Sym)> = Slot::new(121);
+    pub(super) const game_drawn_supported: Slot<(CaseId, Sym)> = Slot::new(122);
+    pub(super) const game_drawn_concluded: Slot<(CaseId, Sym)> = Slot::new(123);
+    pub(super) const not_game_drawn_definite: Slot<(CaseId, Sym)> = Slot::new(124);
+    pub(super) const not_game_drawn_supported: Slot<(CaseId, Sym)> = Slot::new(125);
+    pub(super) const not_game_drawn_concluded: Slot<(CaseId, Sym)> = Slot::new(126);
+    pub(super) const entered_state_definite: Slot<(CaseId, Sym, Sym)> = Slot::new(127);
+    pub(super) const entered_state_concluded: Slot<(CaseId, Sym, Sym)> = Slot::new(128);
+    pub(super) const not_entered_state_definite: Slot<(CaseId, Sym, Sym)> = Slot::new(129);
+    pub(super) const not_entered_state_supported: Slot<(CaseId, Sym, Sym)> = Slot::new(130);
+    pub(super) const not_entered_state_concluded: Slot<(CaseId, Sym, Sym)> = Slot::new(131);
+    pub(super) const valid_transition_definite: Slot<(CaseId, Sym, Sym)> = Slot::new(132);
+    pub(super) const valid_transition_concluded: Slot<(CaseId, Sym, Sym)> = Slot::new(133);
+    pub(super) const not_valid_transition_definite: Slot<(CaseId, Sym, Sym)> = Slot::new(134);
+    pub(super) const not_valid_transition_supported: Slot<(CaseId, Sym, Sym)> = Slot::new(135);
+    pub(super) const not_valid_transition_concluded: Slot<(CaseId, Sym, Sym)> = Slot::new(136);
+    /// Every layer empty, at its slot's position.
+    pub(super) const EMPTY: [fn() -> Box<dyn ::clir::rt::Layer>; 137] = [
+        cases.empty, arbiter_of.empty, not_arbiter_of.empty, attempted_transition.empty,
+        not_attempted_transition.empty, both_players_have_moved.empty,
+        not_both_players_have_moved.empty, capturing_pawn_on_adjacent_file.empty,
+        not_capturing_pawn_on_adjacent_file.empty, case_not_precisely_regulated.empty,
+        not_case_not_precisely_regulated.empty, arbiter_competent_to_decide.empty,
+        not_arbiter_competent_to_decide.empty, castling_side_of.empty, not_castling_side_of.empty,
+        checked_castling_side.empty, not_checked_castling_side.empty, castling_path_attacked.empty,
+        not_castling_path_attacked.empty, castling_path_attacked_input.empty,
+        not_castling_path_attacked_input.empty, closure_0_castling_path_attacked.empty,
+        castling_path_blocked.empty, not_castling_path_blocked.empty,
+        castling_path_blocked_input.empty, not_castling_path_blocked_input.empty,
+        closure_1_castling_path_blocked.empty, checked_game.empty, not_checked_game.empty,
+        checked_piece.empty, not_checked_piece.empty, checked_player.empty,
+        not_checked_player.empty, checkmate_delivered.empty, not_checkmate_delivered.empty,
+        checkmate_has_been_delivered.empty, not_checkmate_has_been_delivered.empty,
+        completed_illegal_move_count.empty, not_completed_illegal_move_count.empty,
+        dead_position_arisen.empty, not_dead_position_arisen.empty,
+        dead_position_has_ended_the_game.empty, not_dead_position_has_ended_the_game.empty,
+        draw_agreed.empty, not_draw_agreed.empty, agreed_draw_has_ended_the_game.empty,
+        not_agreed_draw_has_ended_the_game.empty, draw_claimed.empty, not_draw_claimed.empty,
+        en_passant_right_open.empty, not_en_passant_right_open.empty,
+        en_passant_right_open_input.empty, not_en_passant_right_open_input.empty,
+        closure_2_en_passant_right_open.empty, game_won_by.empty, not_game_won_by.empty,
+        king_cannot_be_checkmated.empty, not_king_cannot_be_checkmated.empty,
+        king_cannot_be_checkmated_input.empty, not_king_cannot_be_checkmated_input.empty,
+        closure_3_king_cannot_be_checkmated.empty, king_of.empty, not_king_of.empty,
+        move_meets_articles_3_1_to_3_9.empty, not_move_meets_articles_3_1_to_3_9.empty,
+        move_meets_articles_3_1_to_3_9_input.empty, not_move_meets_articles_3_1_to_3_9_input.empty,
+        closure_4_move_meets_articles_3_1_to_3_9.empty, illegal_move.empty, not_illegal_move.empty,
+        legal_move.empty, not_legal_move.empty, moves_by_each_without_pawn_or_capture.empty,
+        not_moves_by_each_without_pawn_or_capture.empty, own_piece_of.empty, not_own_piece_of.empty,
+        piece_can_be_moved.empty, not_piece_can_be_moved.empty, piece_has_moved.empty,
+        not_piece_has_moved.empty, piece_has_moved_input.empty, not_piece_has_moved_input.empty,
+        closure_5_piece_has_moved.empty, piece_touched_intentionally.empty,
+        not_piece_touched_intentionally.empty, play_started.empty, not_play_started.empty,
+        arbiter_shall_see_laws_observed.empty, not_arbiter_shall_see_laws_observed.empty,
+        player_has_the_move.empty, not_player_has_the_move.empty, en_passant_capture_legal.empty,
+        not_en_passant_capture_legal.empty, fifty_move_claim_correct.empty,
+        not_fifty_move_claim_correct.empty, must_move_first_touched_piece.empty,
+        not_must_move_first_touched_piece.empty, player_of.empty, not_player_of.empty,
+        player_resigned.empty, not_player_resigned.empty, game_lost_by.empty,
+        not_game_lost_by.empty, position_occurrence_count.empty,
+        not_position_occurrence_count.empty, procedure_instance.empty, not_procedure_instance.empty,
+        resignation_has_ended_the_game.empty, not_resignation_has_ended_the_game.empty,
+        rook_of.empty, not_rook_of.empty, castling_legal.empty, not_castling_legal.empty,
+        second_illegal_move_has_ended_the_game.empty,
+        not_second_illegal_move_has_ended_the_game.empty, stalemate_arisen.empty,
+        not_stalemate_arisen.empty, stalemate_has_ended_the_game.empty,
+        not_stalemate_has_ended_the_game.empty, threefold_claim_correct.empty,
+        not_threefold_claim_correct.empty, game_drawn_definite.empty, game_drawn_supported.empty,
+        game_drawn_concluded.empty, not_game_drawn_definite.empty, not_game_drawn_supported.empty,
+        not_game_drawn_concluded.empty, entered_state_definite.empty, entered_state_concluded.empty,
+        not_entered_state_definite.empty, not_entered_state_supported.empty,
+        not_entered_state_concluded.empty, valid_transition_definite.empty,
+        valid_transition_concluded.empty, not_valid_transition_definite.empty,
+        not_valid_transition_supported.empty, not_valid_transition_concluded.empty,
+    ];
 }
 #[inline(never)]
-fn evaluate_stratum_5(l: &mut Layers) {
+fn evaluate_stratum_5(l: &mut ::clir::rt::Layers) {
     // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
-    l.arbiter_competent_to_decide = self::rule_unregulated_case_decided_by_arbiter(
-        &l.case_not_precisely_regulated,
+    l[layer::arbiter_competent_to_decide] = self::rule_unregulated_case_decided_by_arbiter(
+        &l[layer::case_not_precisely_regulated],
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_8(l: &mut Layers) {
+fn evaluate_stratum_8(l: &mut ::clir::rt::Layers) {
     // Stratum 8: castling_path_attacked (+D = +S = +d)
-    l.castling_path_attacked = ::clir::rt::take(&mut l.castling_path_attacked_input);
-    l.not_castling_path_attacked = ::clir::rt::take(
-        &mut l.not_castling_path_attacked_input,
+    l[layer::castling_path_attacked] = ::clir::rt::take(
+        &mut l[layer::castling_path_attacked_input],
+    );
+    l[layer::not_castling_path_attacked] = ::clir::rt::take(
+        &mut l[layer::not_castling_path_attacked_input],
     );
     // Closure urn:fide:laws:clir:chess#CastlingAttackClosure (a castling path not recorded as attacked is not attacked): ~castling_path_attacked for every concluded checked_castling_side that castling_path_attacked does not even support; snapshot urn:fide:snapshot:castling-attack:2023-01-01
-    l.closure_0_castling_path_attacked = ::clir::rt::difference(
-        &l.checked_castling_side,
-        &l.castling_path_attacked,
+    l[layer::closure_0_castling_path_attacked] = ::clir::rt::difference(
+        &l[layer::checked_castling_side],
+        &l[layer::castling_path_attacked],
     );
-    l.not_castling_path_attacked = ::clir::rt::union(
-        &[&l.not_castling_path_attacked, &l.closure_0_castling_path_attacked],
-    );
-}
-#[inline(never)]
-fn evaluate_stratum_9(l: &mut Layers) {
-    // Stratum 9: castling_path_blocked (+D = +S = +d)
-    l.castling_path_blocked = ::clir::rt::take(&mut l.castling_path_blocked_input);
-    l.not_castling_path_blocked = ::clir::rt::take(
-        &mut l.not_castling_path_blocked_input,
-    );
-    // Closure urn:fide:laws:clir:chess#CastlingBlockClosure (a castling path not recorded as blocked is not blocked): ~castling_path_blocked for every concluded checked_castling_side that castling_path_blocked does not even support; snapshot urn:fide:snapshot:castling-block:2023-01-01
-    l.closure_1_castling_path_blocked = ::clir::rt::difference(
-        &l.checked_castling_side,
-        &l.castling_path_blocked,
-    );
-    l.not_castling_path_blocked = ::clir::rt::union(
-        &[&l.not_castling_path_blocked, &l.closure_1_castling_path_blocked],
-    );
-}
-#[inline(never)]
-fn evaluate_stratum_14(l: &mut Layers) {
-    // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
-    l.checkmate_has_been_delivered = self::rule_checkmate_ends_the_game(
-        &l.checkmate_delivered,
-        None,
-    );
-}
-#[inline(never)]
-fn evaluate_stratum_17(l: &mut Layers) {
-    // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
-    l.dead_position_has_ended_the_game = self::rule_dead_position_ends_the_game(
-        &l.dead_position_arisen,
-        None,
-    );
-}
-#[inline(never)]
-fn evaluate_stratum_19(l: &mut Layers) {
-    // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
-    l.agreed_draw_has_ended_the_game = self::rule_agreed_draw_ends_the_game(
-        &l.both_players_have_moved,
-        &l.draw_agreed,
-        None,
-    );
-}
-#[inline(never)]
-fn evaluate_stratum_21(l: &mut Layers) {
-    // Stratum 21: en_passant_right_open (+D = +S = +d)
-    l.en_passant_right_open = ::clir::rt::take(&mut l.en_passant_right_open_input);
-    l.not_en_passant_right_open = ::clir::rt::take(
-        &mut l.not_en_passant_right_open_input,
-    );
-    // Closure urn:fide:laws:clir:chess#EnPassantFlagClosure (an en passant right not recorded on this frame is not open): ~en_passant_right_open for every concluded checked_game that en_passant_right_open does not even support; snapshot urn:fide:snapshot:en-passant:2023-01-01
-    l.closure_2_en_passant_right_open = ::clir::rt::difference(
-        &l.checked_game,
-        &l.en_passant_right_open,
-    );
-    l.not_en_passant_right_open = ::clir::rt::union(
-        &[&l.not_en_passant_right_open, &l.closure_2_en_passant_right_open],
-    );
-}
-#[inline(never)]
-fn evaluate_stratum_22(l: &mut Layers) {
-    // Stratum 22: game_won_by (+D = +S = +d)
-    l.game_won_by = self::rule_checkmate_wins(&l.checkmate_delivered, None);
-}
-#[inline(never)]
-fn evaluate_stratum_23(l: &mut Layers) {
-    // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
-    l.king_cannot_be_checkmated = ::clir::rt::take(
-        &mut l.king_cannot_be_checkmated_input,
-    );
-    l.not_king_cannot_be_checkmated = ::clir::rt::take(
-        &mut l.not_king_cannot_be_checkmated_input,
-    );
-    // Closure urn:fide:laws:clir:chess#MateImpossibilityClosure (a king not recorded as unable to be checkmated can be checkmated): ~king_cannot_be_checkmated for every concluded checked_player that king_cannot_be_checkmated does not even support; snapshot urn:fide:snapshot:mate-possibility:2023-01-01
-    l.closure_3_king_cannot_be_checkmated = ::clir::rt::difference(
-        &l.checked_player,
-        &l.king_cannot_be_checkmated,
-    );
-    l.not_king_cannot_be_checkmated = ::clir::rt::union(
-        &[&l.not_king_cannot_be_checkmated, &l.closure_3_king_cannot_be_checkmated],
-    );
-}
-#[inline(never)]
-fn evaluate_stratum_25(l: &mut Layers) {
-    // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
-    l.move_meets_articles_3_1_to_3_9 = ::clir::rt::take(
-        &mut l.move_meets_articles_3_1_to_3_9_input,
-    );
-    l.not_move_meets_articles_3_1_to_3_9 = ::clir::rt::take(
-        &mut l.not_move_meets_articles_3_1_to_3_9_input,
-    );
-    // Closure urn:fide:laws:clir:chess#MoveLegalityClosure (a move not recorded as meeting Articles 3.1 to 3.9 does not meet them): ~move_meets_articles_3_1_to_3_9 for every concluded checked_game that move_meets_articles_3_1_to_3_9 does not even support; snapshot urn:fide:snapshot:move-legality:2023-01-01
-    l.closure_4_move_meets_articles_3_1_to_3_9 = ::clir::rt::difference(
-        &l.checked_game,
-        &l.move_meets_articles_3_1_to_3_9,
-    );
-    l.not_move_meets_articles_3_1_to_3_9 = ::clir::rt::union(
+    l[layer::not_castling_path_attacked] = ::clir::rt::union(
         &[
-            &l.not_move_meets_articles_3_1_to_3_9,
-            &l.closure_4_move_meets_articles_3_1_to_3_9,
+            &l[layer::not_castling_path_attacked],
+            &l[layer::closure_0_castling_path_attacked],
         ],
     );
 }
 #[inline(never)]
-fn evaluate_stratum_26(l: &mut Layers) {
+fn evaluate_stratum_9(l: &mut ::clir::rt::Layers) {
+    // Stratum 9: castling_path_blocked (+D = +S = +d)
+    l[layer::castling_path_blocked] = ::clir::rt::take(
+        &mut l[layer::castling_path_blocked_input],
+    );
+    l[layer::not_castling_path_blocked] = ::clir::rt::take(
+        &mut l[layer::not_castling_path_blocked_input],
+    );
+    // Closure urn:fide:laws:clir:chess#CastlingBlockClosure (a castling path not recorded as blocked is not blocked): ~castling_path_blocked for every concluded checked_castling_side that castling_path_blocked does not even support; snapshot urn:fide:snapshot:castling-block:2023-01-01
+    l[layer::closure_1_castling_path_blocked] = ::clir::rt::difference(
+        &l[layer::checked_castling_side],
+        &l[layer::castling_path_blocked],
+    );
+    l[layer::not_castling_path_blocked] = ::clir::rt::union(
+        &[
+            &l[layer::not_castling_path_blocked],
+            &l[layer::closure_1_castling_path_blocked],
+        ],
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_14(l: &mut ::clir::rt::Layers) {
+    // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
+    l[layer::checkmate_has_been_delivered] = self::rule_checkmate_ends_the_game(
+        &l[layer::checkmate_delivered],
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_17(l: &mut ::clir::rt::Layers) {
+    // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
+    l[layer::dead_position_has_ended_the_game] = self::rule_dead_position_ends_the_game(
+        &l[layer::dead_position_arisen],
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_19(l: &mut ::clir::rt::Layers) {
+    // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
+    l[layer::agreed_draw_has_ended_the_game] = self::rule_agreed_draw_ends_the_game(
+        &l[layer::both_players_have_moved],
+        &l[layer::draw_agreed],
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_21(l: &mut ::clir::rt::Layers) {
+    // Stratum 21: en_passant_right_open (+D = +S = +d)
+    l[layer::en_passant_right_open] = ::clir::rt::take(
+        &mut l[layer::en_passant_right_open_input],
+    );
+    l[layer::not_en_passant_right_open] = ::clir::rt::take(
+        &mut l[layer::not_en_passant_right_open_input],
+    );
+    // Closure urn:fide:laws:clir:chess#EnPassantFlagClosure (an en passant right not recorded on this frame is not open): ~en_passant_right_open for every concluded checked_game that en_passant_right_open does not even support; snapshot urn:fide:snapshot:en-passant:2023-01-01
+    l[layer::closure_2_en_passant_right_open] = ::clir::rt::difference(
+        &l[layer::checked_game],
+        &l[layer::en_passant_right_open],
+    );
+    l[layer::not_en_passant_right_open] = ::clir::rt::union(
+        &[
+            &l[layer::not_en_passant_right_open],
+            &l[layer::closure_2_en_passant_right_open],
+        ],
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_22(l: &mut ::clir::rt::Layers) {
+    // Stratum 22: game_won_by (+D = +S = +d)
+    l[layer::game_won_by] = self::rule_checkmate_wins(
+        &l[layer::checkmate_delivered],
+        None,
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_23(l: &mut ::clir::rt::Layers) {
+    // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
+    l[layer::king_cannot_be_checkmated] = ::clir::rt::take(
+        &mut l[layer::king_cannot_be_checkmated_input],
+    );
+    l[layer::not_king_cannot_be_checkmated] = ::clir::rt::take(
+        &mut l[layer::not_king_cannot_be_checkmated_input],
+    );
+    // Closure urn:fide:laws:clir:chess#MateImpossibilityClosure (a king not recorded as unable to be checkmated can be checkmated): ~king_cannot_be_checkmated for every concluded checked_player that king_cannot_be_checkmated does not even support; snapshot urn:fide:snapshot:mate-possibility:2023-01-01
+    l[layer::closure_3_king_cannot_be_checkmated] = ::clir::rt::difference(
+        &l[layer::checked_player],
+        &l[layer::king_cannot_be_checkmated],
+    );
+    l[layer::not_king_cannot_be_checkmated] = ::clir::rt::union(
+        &[
+            &l[layer::not_king_cannot_be_checkmated],
+            &l[layer::closure_3_king_cannot_be_checkmated],
+        ],
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_25(l: &mut ::clir::rt::Layers) {
+    // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
+    l[layer::move_meets_articles_3_1_to_3_9] = ::clir::rt::take(
+        &mut l[layer::move_meets_articles_3_1_to_3_9_input],
+    );
+    l[layer::not_move_meets_articles_3_1_to_3_9] = ::clir::rt::take(
+        &mut l[layer::not_move_meets_articles_3_1_to_3_9_input],
+    );
+    // Closure urn:fide:laws:clir:chess#MoveLegalityClosure (a move not recorded as meeting Articles 3.1 to 3.9 does not meet them): ~move_meets_articles_3_1_to_3_9 for every concluded checked_game that move_meets_articles_3_1_to_3_9 does not even support; snapshot urn:fide:snapshot:move-legality:2023-01-01
+    l[layer::closure_4_move_meets_articles_3_1_to_3_9] = ::clir::rt::difference(
+        &l[layer::checked_game],
+        &l[layer::move_meets_articles_3_1_to_3_9],
+    );
+    l[layer::not_move_meets_articles_3_1_to_3_9] = ::clir::rt::union(
+        &[
+            &l[layer::not_move_meets_articles_3_1_to_3_9],
+            &l[layer::closure_4_move_meets_articles_3_1_to_3_9],
+        ],
+    );
+}
+#[inline(never)]
+fn evaluate_stratum_26(l: &mut ::clir::rt::Layers) {
     // Stratum 26: illegal_move (+D = +S = +d)
-    l.illegal_move = self::rule_move_is_illegal(
-        &l.checked_game,
-        &l.not_move_meets_articles_3_1_to_3_9,
+    l[layer::illegal_move] = self::rule_move_is_illegal(
+        &l[layer::checked_game],
+        &l[layer::not_move_meets_articles_3_1_to_3_9],
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_27(l: &mut Layers) {
+fn evaluate_stratum_27(l: &mut ::clir::rt::Layers) {
     // Stratum 27: legal_move (+D = +S = +d)
-    l.legal_move = self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, None);
+    l[layer::legal_move] = self::rule_move_is_legal(
+        &l[layer::move_meets_articles_3_1_to_3_9],
+        None,
+    );
 }
 #[inline(never)]
-fn evaluate_stratum_31(l: &mut Layers) {
+fn evaluate_stratum_31(l: &mut ::clir::rt::Layers) {
     // Stratum 31: piece_has_moved (+D = +S = +d)
-    l.piece_has_moved = ::clir::rt::take(&mut l.piece_has_moved_input);
-    l.not_piece_has_moved = ::clir::rt::take(&mut l.not_piece_has_moved_input);
+    l[layer::piece_has_moved] = ::clir::rt::take(&mut l[layer::piece_has_moved_input]);
+    l[layer::not_piece_has_moved] = ::clir::rt::take(
+        &mut l[layer::not_piece_has_moved_input],
+    );
     // Closure urn:fide:laws:clir:chess#PieceMovedClosure (a piece that is not recorded as having moved has not moved): ~piece_has_moved for every concluded checked_piece that piece_has_moved does not even support; snapshot urn:fide:snapshot:move-history:2023-01-01
-    l.closure_5_piece_has_moved = ::clir::rt::difference(
-        &l.checked_piece,
-        &l.piece_has_moved,
+    l[layer::closure_5_piece_has_moved] = ::clir::rt::difference(
+        &l[layer::checked_piece],
+        &l[layer::piece_has_moved],
     );
-    l.not_piece_has_moved = ::clir::rt::union(
-        &[&l.not_piece_has_moved, &l.closure_5_piece_has_moved],
+    l[layer::not_piece_has_moved] = ::clir::rt::union(
+        &[&l[layer::not_piece_has_moved], &l[layer::closure_5_piece_has_moved]],
     );
 }
 #[inline(never)]
-fn evaluate_stratum_34(l: &mut Layers) {
+fn evaluate_stratum_34(l: &mut ::clir::rt::Layers) {
     // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
-    l.arbiter_shall_see_laws_observed = self::rule_arbiter_sees_laws_observed(
-        &l.arbiter_of,
-        &l.play_started,
+    l[layer::arbiter_shall_see_laws_observed] = self::rule_arbiter_sees_laws_observed(
+        &l[layer::arbiter_of],
+        &l[layer::play_started],
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_36(l: &mut Layers) {
+fn evaluate_stratum_36(l: &mut ::clir::rt::Layers) {
     // Stratum 36: en_passant_capture_legal (+D = +S = +d)
-    l.en_passant_capture_legal = self::rule_en_passant_capture_legal(
-        &l.en_passant_right_open,
-        &l.player_has_the_move,
-        &l.capturing_pawn_on_adjacent_file,
+    l[layer::en_passant_capture_legal] = self::rule_en_passant_capture_legal(
+        &l[layer::en_passant_right_open],
+        &l[layer::player_has_the_move],
+        &l[layer::capturing_pawn_on_adjacent_file],
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_37(l: &mut Layers) {
+fn evaluate_stratum_37(l: &mut ::clir::rt::Layers) {
     // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
-    l.fifty_move_claim_correct = self::rule_fifty_move_claim_correct(
-        &l.draw_claimed,
-        &l.player_has_the_move,
-        &l.moves_by_each_without_pawn_or_capture,
+    l[layer::fifty_move_claim_correct] = self::rule_fifty_move_claim_correct(
+        &l[layer::draw_claimed],
+        &l[layer::player_has_the_move],
+        &l[layer::moves_by_each_without_pawn_or_capture],
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_38(l: &mut Layers) {
+fn evaluate_stratum_38(l: &mut ::clir::rt::Layers) {
     // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
     let player_has_the_move_by_who = ::clir::rt::view(
-        &l.player_has_the_move,
+        &l[layer::player_has_the_move],
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    l.must_move_first_touched_piece = self::rule_must_move_first_touched_piece(
-        &l.own_piece_of,
-        &l.piece_touched_intentionally,
-        &l.piece_can_be_moved,
+    l[layer::must_move_first_touched_piece] = self::rule_must_move_first_touched_piece(
+        &l[layer::own_piece_of],
+        &l[layer::piece_touched_intentionally],
+        &l[layer::piece_can_be_moved],
         &player_has_the_move_by_who,
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_41(l: &mut Layers) {
+fn evaluate_stratum_41(l: &mut ::clir::rt::Layers) {
     // Stratum 41: game_lost_by (+D = +S = +d)
     let player_of_by_who = ::clir::rt::view(
-        &l.player_of,
+        &l[layer::player_of],
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    l.game_lost_by = ::clir::rt::gather(
+    l[layer::game_lost_by] = ::clir::rt::gather(
         Vec::new(),
         [
             self::rule_resignation_loses(
-                &l.not_king_cannot_be_checkmated,
-                &l.player_of,
-                &l.player_resigned,
+                &l[layer::not_king_cannot_be_checkmated],
+                &l[layer::player_of],
+                &l[layer::player_resigned],
                 None,
             ),
             self::rule_second_illegal_move_loses(
-                &l.not_king_cannot_be_checkmated,
-                &l.completed_illegal_move_count,
+                &l[layer::not_king_cannot_be_checkmated],
+                &l[layer::completed_illegal_move_count],
                 &player_of_by_who,
                 None,
             ),
@@ -1067,130 +1103,140 @@ fn evaluate_stratum_41(l: &mut Layers) {
     );
 }
 #[inline(never)]
-fn evaluate_stratum_44(l: &mut Layers) {
+fn evaluate_stratum_44(l: &mut ::clir::rt::Layers) {
     // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
-    l.resignation_has_ended_the_game = self::rule_resignation_ends_the_game(
-        &l.player_of,
-        &l.player_resigned,
+    l[layer::resignation_has_ended_the_game] = self::rule_resignation_ends_the_game(
+        &l[layer::player_of],
+        &l[layer::player_resigned],
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_46(l: &mut Layers) {
+fn evaluate_stratum_46(l: &mut ::clir::rt::Layers) {
     // Stratum 46: castling_legal (+D = +S = +d)
-    l.castling_legal = self::rule_castling_legal(
-        &l.castling_side_of,
-        &l.king_of,
-        &l.not_piece_has_moved,
-        &l.not_castling_path_blocked,
-        &l.rook_of,
-        &l.not_castling_path_attacked,
-        &l.player_has_the_move,
-        &l.not_piece_has_moved,
+    l[layer::castling_legal] = self::rule_castling_legal(
+        &l[layer::castling_side_of],
+        &l[layer::king_of],
+        &l[layer::not_piece_has_moved],
+        &l[layer::not_castling_path_blocked],
+        &l[layer::rook_of],
+        &l[layer::not_castling_path_attacked],
+        &l[layer::player_has_the_move],
+        &l[layer::not_piece_has_moved],
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_47(l: &mut Layers) {
+fn evaluate_stratum_47(l: &mut ::clir::rt::Layers) {
     // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
     let player_of_by_who = ::clir::rt::view(
-        &l.player_of,
+        &l[layer::player_of],
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    l.second_illegal_move_has_ended_the_game = self::rule_second_illegal_move_ends_the_game(
-        &l.completed_illegal_move_count,
+    l[layer::second_illegal_move_has_ended_the_game] = self::rule_second_illegal_move_ends_the_game(
+        &l[layer::completed_illegal_move_count],
         &player_of_by_who,
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_49(l: &mut Layers) {
+fn evaluate_stratum_49(l: &mut ::clir::rt::Layers) {
     // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
-    l.stalemate_has_ended_the_game = self::rule_stalemate_ends_the_game(
-        &l.stalemate_arisen,
+    l[layer::stalemate_has_ended_the_game] = self::rule_stalemate_ends_the_game(
+        &l[layer::stalemate_arisen],
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_50(l: &mut Layers) {
+fn evaluate_stratum_50(l: &mut ::clir::rt::Layers) {
     // Stratum 50: threefold_claim_correct (+D = +S = +d)
-    l.threefold_claim_correct = self::rule_threefold_claim_correct(
-        &l.position_occurrence_count,
-        &l.draw_claimed,
-        &l.player_has_the_move,
+    l[layer::threefold_claim_correct] = self::rule_threefold_claim_correct(
+        &l[layer::position_occurrence_count],
+        &l[layer::draw_claimed],
+        &l[layer::player_has_the_move],
         None,
     );
 }
 #[inline(never)]
-fn evaluate_stratum_51(l: &mut Layers) {
+fn evaluate_stratum_51(l: &mut ::clir::rt::Layers) {
     // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
     let player_of_by_who = ::clir::rt::view(
-        &l.player_of,
+        &l[layer::player_of],
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    l.game_drawn_definite = ::clir::rt::gather(
+    l[layer::game_drawn_definite] = ::clir::rt::gather(
         Vec::new(),
         [
-            self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, None),
-            self::rule_dead_position_draws(&l.dead_position_arisen, None),
-            self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, None),
-            self::rule_fivefold_automatic_draw(&l.position_occurrence_count, None),
+            self::rule_agreed_draw(
+                &l[layer::both_players_have_moved],
+                &l[layer::draw_agreed],
+                None,
+            ),
+            self::rule_dead_position_draws(&l[layer::dead_position_arisen], None),
+            self::rule_fifty_move_claim_draws(&l[layer::fifty_move_claim_correct], None),
+            self::rule_fivefold_automatic_draw(
+                &l[layer::position_occurrence_count],
+                None,
+            ),
             self::rule_resignation_drawn_if_mate_impossible(
-                &l.king_cannot_be_checkmated,
-                &l.player_of,
-                &l.player_resigned,
+                &l[layer::king_cannot_be_checkmated],
+                &l[layer::player_of],
+                &l[layer::player_resigned],
                 None,
             ),
             self::rule_second_illegal_move_drawn_if_mate_impossible(
-                &l.king_cannot_be_checkmated,
-                &l.completed_illegal_move_count,
+                &l[layer::king_cannot_be_checkmated],
+                &l[layer::completed_illegal_move_count],
                 &player_of_by_who,
                 None,
             ),
-            self::rule_stalemate_draws(&l.stalemate_arisen, None),
-            self::rule_threefold_claim_draws(&l.threefold_claim_correct, None),
+            self::rule_stalemate_draws(&l[layer::stalemate_arisen], None),
+            self::rule_threefold_claim_draws(&l[layer::threefold_claim_correct], None),
         ],
     );
     let agreed_draw_applies = self::rule_agreed_draw(
-        &l.both_players_have_moved,
-        &l.draw_agreed,
+        &l[layer::both_players_have_moved],
+        &l[layer::draw_agreed],
         None,
     );
     let checkmate_takes_precedence_over_seventy_five_applies = self::rule_checkmate_takes_precedence_over_seventy_five(
-        &l.checkmate_delivered,
+        &l[layer::checkmate_delivered],
         None,
     );
     let dead_position_draws_applies = self::rule_dead_position_draws(
-        &l.dead_position_arisen,
+        &l[layer::dead_position_arisen],
         None,
     );
     let fifty_move_claim_draws_applies = self::rule_fifty_move_claim_draws(
-        &l.fifty_move_claim_correct,
+        &l[layer::fifty_move_claim_correct],
         None,
     );
     let fivefold_automatic_draw_applies = self::rule_fivefold_automatic_draw(
-        &l.position_occurrence_count,
+        &l[layer::position_occurrence_count],
         None,
     );
     let resignation_drawn_if_mate_impossible_applies = self::rule_resignation_drawn_if_mate_impossible(
-        &l.king_cannot_be_checkmated,
-        &l.player_of,
-        &l.player_resigned,
+        &l[layer::king_cannot_be_checkmated],
+        &l[layer::player_of],
+        &l[layer::player_resigned],
         None,
     );
     let second_illegal_move_drawn_if_mate_impossible_applies = self::rule_second_illegal_move_drawn_if_mate_impossible(
-        &l.king_cannot_be_checkmated,
-        &l.completed_illegal_move_count,
+        &l[layer::king_cannot_be_checkmated],
+        &l[layer::completed_illegal_move_count],
         &player_of_by_who,
         None,
     );
     let seventy_five_automatic_draw_applies = self::rule_seventy_five_automatic_draw(
-        &l.moves_by_each_without_pawn_or_capture,
+        &l[layer::moves_by_each_without_pawn_or_capture],
         None,
     );
-    let stalemate_draws_applies = self::rule_stalemate_draws(&l.stalemate_arisen, None);
+    let stalemate_draws_applies = self::rule_stalemate_draws(
+        &l[layer::stalemate_arisen],
+        None,
+    );
     let threefold_claim_draws_applies = self::rule_threefold_claim_draws(
-        &l.threefold_claim_correct,
+        &l[layer::threefold_claim_correct],
         None,
     );
     // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
@@ -1211,16 +1257,16 @@ fn evaluate_stratum_51(l: &mut Layers) {
     let game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
         &[&checkmate_takes_precedence_over_seventy_five_applies.clone()],
     );
-    l.game_drawn_supported = ::clir::rt::union(
-        &[&l.game_drawn_definite, &game_drawn_concluded_candidates],
+    l[layer::game_drawn_supported] = ::clir::rt::union(
+        &[&l[layer::game_drawn_definite], &game_drawn_concluded_candidates],
     );
-    l.game_drawn_concluded = ::clir::rt::union(
+    l[layer::game_drawn_concluded] = ::clir::rt::union(
         &[
-            &l.game_drawn_definite,
+            &l[layer::game_drawn_definite],
             &::clir::rt::difference(
                 &::clir::rt::difference(
                     &game_drawn_concluded_candidates,
-                    &l.not_game_drawn_definite,
+                    &l[layer::not_game_drawn_definite],
                 ),
                 &game_drawn_concluded_unbeaten_attacks,
             ),
@@ -1257,16 +1303,16 @@ fn evaluate_stratum_51(l: &mut Layers) {
             &threefold_claim_draws_applies.clone(),
         ],
     );
-    l.not_game_drawn_supported = ::clir::rt::union(
-        &[&l.not_game_drawn_definite, &not_game_drawn_concluded_candidates],
+    l[layer::not_game_drawn_supported] = ::clir::rt::union(
+        &[&l[layer::not_game_drawn_definite], &not_game_drawn_concluded_candidates],
     );
-    l.not_game_drawn_concluded = ::clir::rt::union(
+    l[layer::not_game_drawn_concluded] = ::clir::rt::union(
         &[
-            &l.not_game_drawn_definite,
+            &l[layer::not_game_drawn_definite],
             &::clir::rt::difference(
                 &::clir::rt::difference(
                     &not_game_drawn_concluded_candidates,
-                    &l.game_drawn_definite,
+                    &l[layer::game_drawn_definite],
                 ),
                 &not_game_drawn_concluded_unbeaten_attacks,
             ),
@@ -1274,7 +1320,7 @@ fn evaluate_stratum_51(l: &mut Layers) {
     );
 }
 #[inline(never)]
-fn evaluate_stratum_52(l: &mut Layers) {
+fn evaluate_stratum_52(l: &mut ::clir::rt::Layers) {
     // Stratum 52: entered_state, valid_transition (+D, then +S/+d)
     let mut iteration = ::clir::rt::Iteration::new();
     let entered_state_definite = iteration
@@ -1282,7 +1328,7 @@ fn evaluate_stratum_52(l: &mut Layers) {
     let valid_transition_definite = iteration
         .variable::<(CaseId, Sym, Sym)>("valid_transition_definite");
     entered_state_definite
-        .insert(self::rule_game_play_initial(&l.procedure_instance, None));
+        .insert(self::rule_game_play_initial(&l[layer::procedure_instance], None));
     while iteration.changed() {
         entered_state_definite
             .insert(
@@ -1334,74 +1380,74 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     Vec::new(),
                     [
                         self::rule_game_play_conclude_by_agreement_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
-                            &l.agreed_draw_has_ended_the_game,
+                            &l[layer::agreed_draw_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_conclude_by_checkmate_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
-                            &l.checkmate_has_been_delivered,
+                            &l[layer::checkmate_has_been_delivered],
                             None,
                         ),
                         self::rule_game_play_conclude_by_dead_position_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
-                            &l.dead_position_has_ended_the_game,
+                            &l[layer::dead_position_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_conclude_by_drawn_claim_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
-                            &l.game_drawn_definite,
+                            &l[layer::game_drawn_definite],
                             None,
                         ),
                         self::rule_game_play_conclude_by_resignation_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
-                            &l.resignation_has_ended_the_game,
+                            &l[layer::resignation_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_conclude_by_second_illegal_move_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
-                            &l.second_illegal_move_has_ended_the_game,
+                            &l[layer::second_illegal_move_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_conclude_by_stalemate_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
-                            &l.stalemate_has_ended_the_game,
+                            &l[layer::stalemate_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_play_move_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
-                            &l.legal_move,
+                            &l[layer::legal_move],
                             None,
                         ),
                         self::rule_game_play_start_play_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
-                            &l.play_started,
+                            &l[layer::play_started],
                             None,
                         ),
                     ],
                 ),
             );
     }
-    l.entered_state_definite = entered_state_definite.complete();
-    l.valid_transition_definite = valid_transition_definite.complete();
+    l[layer::entered_state_definite] = entered_state_definite.complete();
+    l[layer::valid_transition_definite] = valid_transition_definite.complete();
     let mut iteration = ::clir::rt::Iteration::new();
     let entered_state_concluded = iteration
         .variable::<(CaseId, Sym, Sym)>("entered_state_concluded");
-    entered_state_concluded.insert(l.entered_state_definite.clone());
+    entered_state_concluded.insert(l[layer::entered_state_definite].clone());
     let valid_transition_concluded = iteration
         .variable::<(CaseId, Sym, Sym)>("valid_transition_concluded");
-    valid_transition_concluded.insert(l.valid_transition_definite.clone());
+    valid_transition_concluded.insert(l[layer::valid_transition_definite].clone());
     entered_state_concluded
-        .insert(self::rule_game_play_initial(&l.procedure_instance, None));
+        .insert(self::rule_game_play_initial(&l[layer::procedure_instance], None));
     while iteration.changed() {
         entered_state_concluded
             .insert(
@@ -1453,260 +1499,274 @@ fn evaluate_stratum_52(l: &mut Layers) {
                     Vec::new(),
                     [
                         self::rule_game_play_conclude_by_agreement_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
-                            &l.agreed_draw_has_ended_the_game,
+                            &l[layer::agreed_draw_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_conclude_by_checkmate_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
-                            &l.checkmate_has_been_delivered,
+                            &l[layer::checkmate_has_been_delivered],
                             None,
                         ),
                         self::rule_game_play_conclude_by_dead_position_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
-                            &l.dead_position_has_ended_the_game,
+                            &l[layer::dead_position_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_conclude_by_drawn_claim_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
-                            &l.game_drawn_concluded,
+                            &l[layer::game_drawn_concluded],
                             None,
                         ),
                         self::rule_game_play_conclude_by_resignation_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
-                            &l.resignation_has_ended_the_game,
+                            &l[layer::resignation_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_conclude_by_second_illegal_move_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
-                            &l.second_illegal_move_has_ended_the_game,
+                            &l[layer::second_illegal_move_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_conclude_by_stalemate_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
-                            &l.stalemate_has_ended_the_game,
+                            &l[layer::stalemate_has_ended_the_game],
                             None,
                         ),
                         self::rule_game_play_play_move_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
-                            &l.legal_move,
+                            &l[layer::legal_move],
                             None,
                         ),
                         self::rule_game_play_start_play_valid(
-                            &l.attempted_transition,
+                            &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
-                            &l.play_started,
+                            &l[layer::play_started],
                             None,
                         ),
                     ],
                 ),
             );
     }
-    l.entered_state_concluded = entered_state_concluded.complete();
-    l.valid_transition_concluded = valid_transition_concluded.complete();
+    l[layer::entered_state_concluded] = entered_state_concluded.complete();
+    l[layer::valid_transition_concluded] = valid_transition_concluded.complete();
 }
 #[inline(never)]
-fn read_inputs_0(l: &mut Layers, batch: &::clir::Batch) {
-    l.arbiter_of = batch.input(REL_ARBITER_OF, false);
-    l.not_arbiter_of = batch.input(REL_ARBITER_OF, true);
-    l.attempted_transition = batch.input(REL_ATTEMPTED_TRANSITION, false);
-    l.not_attempted_transition = batch.input(REL_ATTEMPTED_TRANSITION, true);
-    l.both_players_have_moved = batch.input(REL_BOTH_PLAYERS_HAVE_MOVED, false);
-    l.not_both_players_have_moved = batch.input(REL_BOTH_PLAYERS_HAVE_MOVED, true);
-    l.capturing_pawn_on_adjacent_file = batch
+fn read_inputs_0(l: &mut ::clir::rt::Layers, batch: &::clir::Batch) {
+    l[layer::arbiter_of] = batch.input(REL_ARBITER_OF, false);
+    l[layer::not_arbiter_of] = batch.input(REL_ARBITER_OF, true);
+    l[layer::attempted_transition] = batch.input(REL_ATTEMPTED_TRANSITION, false);
+    l[layer::not_attempted_transition] = batch.input(REL_ATTEMPTED_TRANSITION, true);
+    l[layer::both_players_have_moved] = batch.input(REL_BOTH_PLAYERS_HAVE_MOVED, false);
+    l[layer::not_both_players_have_moved] = batch
+        .input(REL_BOTH_PLAYERS_HAVE_MOVED, true);
+    l[layer::capturing_pawn_on_adjacent_file] = batch
         .input(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, false);
-    l.not_capturing_pawn_on_adjacent_file = batch
+    l[layer::not_capturing_pawn_on_adjacent_file] = batch
         .input(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, true);
-    l.case_not_precisely_regulated = batch
+    l[layer::case_not_precisely_regulated] = batch
         .input(REL_CASE_NOT_PRECISELY_REGULATED, false);
-    l.not_case_not_precisely_regulated = batch
+    l[layer::not_case_not_precisely_regulated] = batch
         .input(REL_CASE_NOT_PRECISELY_REGULATED, true);
-    l.castling_side_of = batch.input(REL_CASTLING_SIDE_OF, false);
-    l.not_castling_side_of = batch.input(REL_CASTLING_SIDE_OF, true);
-    l.checked_castling_side = batch.input(REL_CHECKED_CASTLING_SIDE, false);
-    l.not_checked_castling_side = batch.input(REL_CHECKED_CASTLING_SIDE, true);
-    l.castling_path_attacked_input = batch.input(REL_CASTLING_PATH_ATTACKED, false);
-    l.not_castling_path_attacked_input = batch.input(REL_CASTLING_PATH_ATTACKED, true);
-    l.castling_path_blocked_input = batch.input(REL_CASTLING_PATH_BLOCKED, false);
-    l.not_castling_path_blocked_input = batch.input(REL_CASTLING_PATH_BLOCKED, true);
-    l.checked_game = batch.input(REL_CHECKED_GAME, false);
-    l.not_checked_game = batch.input(REL_CHECKED_GAME, true);
-    l.checked_piece = batch.input(REL_CHECKED_PIECE, false);
-    l.not_checked_piece = batch.input(REL_CHECKED_PIECE, true);
-    l.checked_player = batch.input(REL_CHECKED_PLAYER, false);
-    l.not_checked_player = batch.input(REL_CHECKED_PLAYER, true);
-    l.checkmate_delivered = batch.input(REL_CHECKMATE_DELIVERED, false);
-    l.not_checkmate_delivered = batch.input(REL_CHECKMATE_DELIVERED, true);
-    l.completed_illegal_move_count = batch
+    l[layer::castling_side_of] = batch.input(REL_CASTLING_SIDE_OF, false);
+    l[layer::not_castling_side_of] = batch.input(REL_CASTLING_SIDE_OF, true);
+    l[layer::checked_castling_side] = batch.input(REL_CHECKED_CASTLING_SIDE, false);
+    l[layer::not_checked_castling_side] = batch.input(REL_CHECKED_CASTLING_SIDE, true);
+    l[layer::castling_path_attacked_input] = batch
+        .input(REL_CASTLING_PATH_ATTACKED, false);
+    l[layer::not_castling_path_attacked_input] = batch
+        .input(REL_CASTLING_PATH_ATTACKED, true);
+    l[layer::castling_path_blocked_input] = batch
+        .input(REL_CASTLING_PATH_BLOCKED, false);
+    l[layer::not_castling_path_blocked_input] = batch
+        .input(REL_CASTLING_PATH_BLOCKED, true);
+    l[layer::checked_game] = batch.input(REL_CHECKED_GAME, false);
+    l[layer::not_checked_game] = batch.input(REL_CHECKED_GAME, true);
+    l[layer::checked_piece] = batch.input(REL_CHECKED_PIECE, false);
+    l[layer::not_checked_piece] = batch.input(REL_CHECKED_PIECE, true);
+    l[layer::checked_player] = batch.input(REL_CHECKED_PLAYER, false);
+    l[layer::not_checked_player] = batch.input(REL_CHECKED_PLAYER, true);
+    l[layer::checkmate_delivered] = batch.input(REL_CHECKMATE_DELIVERED, false);
+    l[layer::not_checkmate_delivered] = batch.input(REL_CHECKMATE_DELIVERED, true);
+    l[layer::completed_illegal_move_count] = batch
         .input(REL_COMPLETED_ILLEGAL_MOVE_COUNT, false);
-    l.not_completed_illegal_move_count = batch
+    l[layer::not_completed_illegal_move_count] = batch
         .input(REL_COMPLETED_ILLEGAL_MOVE_COUNT, true);
-    l.dead_position_arisen = batch.input(REL_DEAD_POSITION_ARISEN, false);
-    l.not_dead_position_arisen = batch.input(REL_DEAD_POSITION_ARISEN, true);
-    l.draw_agreed = batch.input(REL_DRAW_AGREED, false);
-    l.not_draw_agreed = batch.input(REL_DRAW_AGREED, true);
+    l[layer::dead_position_arisen] = batch.input(REL_DEAD_POSITION_ARISEN, false);
+    l[layer::not_dead_position_arisen] = batch.input(REL_DEAD_POSITION_ARISEN, true);
+    l[layer::draw_agreed] = batch.input(REL_DRAW_AGREED, false);
+    l[layer::not_draw_agreed] = batch.input(REL_DRAW_AGREED, true);
 }
 #[inline(never)]
-fn read_inputs_1(l: &mut Layers, batch: &::clir::Batch) {
-    l.draw_claimed = batch.input(REL_DRAW_CLAIMED, false);
-    l.not_draw_claimed = batch.input(REL_DRAW_CLAIMED, true);
-    l.en_passant_right_open_input = batch.input(REL_EN_PASSANT_RIGHT_OPEN, false);
-    l.not_en_passant_right_open_input = batch.input(REL_EN_PASSANT_RIGHT_OPEN, true);
-    l.king_cannot_be_checkmated_input = batch
+fn read_inputs_1(l: &mut ::clir::rt::Layers, batch: &::clir::Batch) {
+    l[layer::draw_claimed] = batch.input(REL_DRAW_CLAIMED, false);
+    l[layer::not_draw_claimed] = batch.input(REL_DRAW_CLAIMED, true);
+    l[layer::en_passant_right_open_input] = batch
+        .input(REL_EN_PASSANT_RIGHT_OPEN, false);
+    l[layer::not_en_passant_right_open_input] = batch
+        .input(REL_EN_PASSANT_RIGHT_OPEN, true);
+    l[layer::king_cannot_be_checkmated_input] = batch
         .input(REL_KING_CANNOT_BE_CHECKMATED, false);
-    l.not_king_cannot_be_checkmated_input = batch
+    l[layer::not_king_cannot_be_checkmated_input] = batch
         .input(REL_KING_CANNOT_BE_CHECKMATED, true);
-    l.king_of = batch.input(REL_KING_OF, false);
-    l.not_king_of = batch.input(REL_KING_OF, true);
-    l.move_meets_articles_3_1_to_3_9_input = batch
+    l[layer::king_of] = batch.input(REL_KING_OF, false);
+    l[layer::not_king_of] = batch.input(REL_KING_OF, true);
+    l[layer::move_meets_articles_3_1_to_3_9_input] = batch
         .input(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, false);
-    l.not_move_meets_articles_3_1_to_3_9_input = batch
+    l[layer::not_move_meets_articles_3_1_to_3_9_input] = batch
         .input(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, true);
-    l.moves_by_each_without_pawn_or_capture = batch
+    l[layer::moves_by_each_without_pawn_or_capture] = batch
         .input(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, false);
-    l.not_moves_by_each_without_pawn_or_capture = batch
+    l[layer::not_moves_by_each_without_pawn_or_capture] = batch
         .input(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, true);
-    l.own_piece_of = batch.input(REL_OWN_PIECE_OF, false);
-    l.not_own_piece_of = batch.input(REL_OWN_PIECE_OF, true);
-    l.piece_can_be_moved = batch.input(REL_PIECE_CAN_BE_MOVED, false);
-    l.not_piece_can_be_moved = batch.input(REL_PIECE_CAN_BE_MOVED, true);
-    l.piece_has_moved_input = batch.input(REL_PIECE_HAS_MOVED, false);
-    l.not_piece_has_moved_input = batch.input(REL_PIECE_HAS_MOVED, true);
-    l.piece_touched_intentionally = batch.input(REL_PIECE_TOUCHED_INTENTIONALLY, false);
-    l.not_piece_touched_intentionally = batch
+    l[layer::own_piece_of] = batch.input(REL_OWN_PIECE_OF, false);
+    l[layer::not_own_piece_of] = batch.input(REL_OWN_PIECE_OF, true);
+    l[layer::piece_can_be_moved] = batch.input(REL_PIECE_CAN_BE_MOVED, false);
+    l[layer::not_piece_can_be_moved] = batch.input(REL_PIECE_CAN_BE_MOVED, true);
+    l[layer::piece_has_moved_input] = batch.input(REL_PIECE_HAS_MOVED, false);
+    l[layer::not_piece_has_moved_input] = batch.input(REL_PIECE_HAS_MOVED, true);
+    l[layer::piece_touched_intentionally] = batch
+        .input(REL_PIECE_TOUCHED_INTENTIONALLY, false);
+    l[layer::not_piece_touched_intentionally] = batch
         .input(REL_PIECE_TOUCHED_INTENTIONALLY, true);
-    l.play_started = batch.input(REL_PLAY_STARTED, false);
-    l.not_play_started = batch.input(REL_PLAY_STARTED, true);
-    l.player_has_the_move = batch.input(REL_PLAYER_HAS_THE_MOVE, false);
-    l.not_player_has_the_move = batch.input(REL_PLAYER_HAS_THE_MOVE, true);
-    l.player_of = batch.input(REL_PLAYER_OF, false);
-    l.not_player_of = batch.input(REL_PLAYER_OF, true);
-    l.player_resigned = batch.input(REL_PLAYER_RESIGNED, false);
-    l.not_player_resigned = batch.input(REL_PLAYER_RESIGNED, true);
-    l.position_occurrence_count = batch.input(REL_POSITION_OCCURRENCE_COUNT, false);
-    l.not_position_occurrence_count = batch.input(REL_POSITION_OCCURRENCE_COUNT, true);
-    l.procedure_instance = batch.input(REL_PROCEDURE_INSTANCE, false);
-    l.not_procedure_instance = batch.input(REL_PROCEDURE_INSTANCE, true);
+    l[layer::play_started] = batch.input(REL_PLAY_STARTED, false);
+    l[layer::not_play_started] = batch.input(REL_PLAY_STARTED, true);
+    l[layer::player_has_the_move] = batch.input(REL_PLAYER_HAS_THE_MOVE, false);
+    l[layer::not_player_has_the_move] = batch.input(REL_PLAYER_HAS_THE_MOVE, true);
+    l[layer::player_of] = batch.input(REL_PLAYER_OF, false);
+    l[layer::not_player_of] = batch.input(REL_PLAYER_OF, true);
+    l[layer::player_resigned] = batch.input(REL_PLAYER_RESIGNED, false);
+    l[layer::not_player_resigned] = batch.input(REL_PLAYER_RESIGNED, true);
+    l[layer::position_occurrence_count] = batch
+        .input(REL_POSITION_OCCURRENCE_COUNT, false);
+    l[layer::not_position_occurrence_count] = batch
+        .input(REL_POSITION_OCCURRENCE_COUNT, true);
+    l[layer::procedure_instance] = batch.input(REL_PROCEDURE_INSTANCE, false);
+    l[layer::not_procedure_instance] = batch.input(REL_PROCEDURE_INSTANCE, true);
 }
 #[inline(never)]
-fn read_inputs_2(l: &mut Layers, batch: &::clir::Batch) {
-    l.rook_of = batch.input(REL_ROOK_OF, false);
-    l.not_rook_of = batch.input(REL_ROOK_OF, true);
-    l.stalemate_arisen = batch.input(REL_STALEMATE_ARISEN, false);
-    l.not_stalemate_arisen = batch.input(REL_STALEMATE_ARISEN, true);
+fn read_inputs_2(l: &mut ::clir::rt::Layers, batch: &::clir::Batch) {
+    l[layer::rook_of] = batch.input(REL_ROOK_OF, false);
+    l[layer::not_rook_of] = batch.input(REL_ROOK_OF, true);
+    l[layer::stalemate_arisen] = batch.input(REL_STALEMATE_ARISEN, false);
+    l[layer::not_stalemate_arisen] = batch.input(REL_STALEMATE_ARISEN, true);
 }
 #[inline(never)]
-fn write_conclusions_0(l: &Layers, out: &mut ::clir::Output) {
-    out.conclude_relation(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game], [&l.agreed_draw_has_ended_the_game, &l.not_agreed_draw_has_ended_the_game]);
-    out.conclude_relation(REL_ARBITER_COMPETENT_TO_DECIDE, [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide], [&l.arbiter_competent_to_decide, &l.not_arbiter_competent_to_decide]);
-    out.contradict(REL_ARBITER_OF, &l.arbiter_of, &l.not_arbiter_of);
-    out.conclude_relation(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed], [&l.arbiter_shall_see_laws_observed, &l.not_arbiter_shall_see_laws_observed]);
-    out.contradict(REL_ATTEMPTED_TRANSITION, &l.attempted_transition, &l.not_attempted_transition);
-    out.contradict(REL_BOTH_PLAYERS_HAVE_MOVED, &l.both_players_have_moved, &l.not_both_players_have_moved);
-    out.contradict(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, &l.capturing_pawn_on_adjacent_file, &l.not_capturing_pawn_on_adjacent_file);
-    out.contradict(REL_CASE_NOT_PRECISELY_REGULATED, &l.case_not_precisely_regulated, &l.not_case_not_precisely_regulated);
-    out.conclude_relation(REL_CASTLING_LEGAL, [&l.castling_legal, &l.not_castling_legal], [&l.castling_legal, &l.not_castling_legal]);
-    out.contradict(REL_CASTLING_PATH_ATTACKED, &l.castling_path_attacked, &l.not_castling_path_attacked);
-    out.contradict(REL_CASTLING_PATH_BLOCKED, &l.castling_path_blocked, &l.not_castling_path_blocked);
-    out.contradict(REL_CASTLING_SIDE_OF, &l.castling_side_of, &l.not_castling_side_of);
-    out.contradict(REL_CHECKED_CASTLING_SIDE, &l.checked_castling_side, &l.not_checked_castling_side);
-    out.contradict(REL_CHECKED_GAME, &l.checked_game, &l.not_checked_game);
-    out.contradict(REL_CHECKED_PIECE, &l.checked_piece, &l.not_checked_piece);
-    out.contradict(REL_CHECKED_PLAYER, &l.checked_player, &l.not_checked_player);
-    out.contradict(REL_CHECKMATE_DELIVERED, &l.checkmate_delivered, &l.not_checkmate_delivered);
-    out.conclude_relation(REL_CHECKMATE_HAS_BEEN_DELIVERED, [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered], [&l.checkmate_has_been_delivered, &l.not_checkmate_has_been_delivered]);
-    out.contradict(REL_COMPLETED_ILLEGAL_MOVE_COUNT, &l.completed_illegal_move_count, &l.not_completed_illegal_move_count);
-    out.contradict(REL_DEAD_POSITION_ARISEN, &l.dead_position_arisen, &l.not_dead_position_arisen);
-    out.conclude_relation(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game], [&l.dead_position_has_ended_the_game, &l.not_dead_position_has_ended_the_game]);
-    out.contradict(REL_DRAW_AGREED, &l.draw_agreed, &l.not_draw_agreed);
-    out.contradict(REL_DRAW_CLAIMED, &l.draw_claimed, &l.not_draw_claimed);
-    out.conclude_relation(REL_EN_PASSANT_CAPTURE_LEGAL, [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal], [&l.en_passant_capture_legal, &l.not_en_passant_capture_legal]);
-    out.contradict(REL_EN_PASSANT_RIGHT_OPEN, &l.en_passant_right_open, &l.not_en_passant_right_open);
-    out.conclude_relation(REL_ENTERED_STATE, [&l.entered_state_concluded, &l.not_entered_state_concluded], [&l.entered_state_definite, &l.not_entered_state_definite]);
-    out.conclude_relation(REL_FIFTY_MOVE_CLAIM_CORRECT, [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct], [&l.fifty_move_claim_correct, &l.not_fifty_move_claim_correct]);
-    out.conclude_relation(REL_GAME_DRAWN, [&l.game_drawn_concluded, &l.not_game_drawn_concluded], [&l.game_drawn_definite, &l.not_game_drawn_definite]);
-    out.conclude_relation(REL_GAME_LOST_BY, [&l.game_lost_by, &l.not_game_lost_by], [&l.game_lost_by, &l.not_game_lost_by]);
-    out.conclude_relation(REL_GAME_WON_BY, [&l.game_won_by, &l.not_game_won_by], [&l.game_won_by, &l.not_game_won_by]);
-    out.conclude_relation(REL_ILLEGAL_MOVE, [&l.illegal_move, &l.not_illegal_move], [&l.illegal_move, &l.not_illegal_move]);
-    out.contradict(REL_KING_CANNOT_BE_CHECKMATED, &l.king_cannot_be_checkmated, &l.not_king_cannot_be_checkmated);
+fn write_conclusions_0(l: &::clir::rt::Layers, out: &mut ::clir::Output) {
+    out.conclude_relation(REL_AGREED_DRAW_HAS_ENDED_THE_GAME, [&l[layer::agreed_draw_has_ended_the_game], &l[layer::not_agreed_draw_has_ended_the_game]], [&l[layer::agreed_draw_has_ended_the_game], &l[layer::not_agreed_draw_has_ended_the_game]]);
+    out.conclude_relation(REL_ARBITER_COMPETENT_TO_DECIDE, [&l[layer::arbiter_competent_to_decide], &l[layer::not_arbiter_competent_to_decide]], [&l[layer::arbiter_competent_to_decide], &l[layer::not_arbiter_competent_to_decide]]);
+    out.contradict(REL_ARBITER_OF, &l[layer::arbiter_of], &l[layer::not_arbiter_of]);
+    out.conclude_relation(REL_ARBITER_SHALL_SEE_LAWS_OBSERVED, [&l[layer::arbiter_shall_see_laws_observed], &l[layer::not_arbiter_shall_see_laws_observed]], [&l[layer::arbiter_shall_see_laws_observed], &l[layer::not_arbiter_shall_see_laws_observed]]);
+    out.contradict(REL_ATTEMPTED_TRANSITION, &l[layer::attempted_transition], &l[layer::not_attempted_transition]);
+    out.contradict(REL_BOTH_PLAYERS_HAVE_MOVED, &l[layer::both_players_have_moved], &l[layer::not_both_players_have_moved]);
+    out.contradict(REL_CAPTURING_PAWN_ON_ADJACENT_FILE, &l[layer::capturing_pawn_on_adjacent_file], &l[layer::not_capturing_pawn_on_adjacent_file]);
+    out.contradict(REL_CASE_NOT_PRECISELY_REGULATED, &l[layer::case_not_precisely_regulated], &l[layer::not_case_not_precisely_regulated]);
+    out.conclude_relation(REL_CASTLING_LEGAL, [&l[layer::castling_legal], &l[layer::not_castling_legal]], [&l[layer::castling_legal], &l[layer::not_castling_legal]]);
+    out.contradict(REL_CASTLING_PATH_ATTACKED, &l[layer::castling_path_attacked], &l[layer::not_castling_path_attacked]);
+    out.contradict(REL_CASTLING_PATH_BLOCKED, &l[layer::castling_path_blocked], &l[layer::not_castling_path_blocked]);
+    out.contradict(REL_CASTLING_SIDE_OF, &l[layer::castling_side_of], &l[layer::not_castling_side_of]);
+    out.contradict(REL_CHECKED_CASTLING_SIDE, &l[layer::checked_castling_side], &l[layer::not_checked_castling_side]);
+    out.contradict(REL_CHECKED_GAME, &l[layer::checked_game], &l[layer::not_checked_game]);
+    out.contradict(REL_CHECKED_PIECE, &l[layer::checked_piece], &l[layer::not_checked_piece]);
+    out.contradict(REL_CHECKED_PLAYER, &l[layer::checked_player], &l[layer::not_checked_player]);
+    out.contradict(REL_CHECKMATE_DELIVERED, &l[layer::checkmate_delivered], &l[layer::not_checkmate_delivered]);
+    out.conclude_relation(REL_CHECKMATE_HAS_BEEN_DELIVERED, [&l[layer::checkmate_has_been_delivered], &l[layer::not_checkmate_has_been_delivered]], [&l[layer::checkmate_has_been_delivered], &l[layer::not_checkmate_has_been_delivered]]);
+    out.contradict(REL_COMPLETED_ILLEGAL_MOVE_COUNT, &l[layer::completed_illegal_move_count], &l[layer::not_completed_illegal_move_count]);
+    out.contradict(REL_DEAD_POSITION_ARISEN, &l[layer::dead_position_arisen], &l[layer::not_dead_position_arisen]);
+    out.conclude_relation(REL_DEAD_POSITION_HAS_ENDED_THE_GAME, [&l[layer::dead_position_has_ended_the_game], &l[layer::not_dead_position_has_ended_the_game]], [&l[layer::dead_position_has_ended_the_game], &l[layer::not_dead_position_has_ended_the_game]]);
+    out.contradict(REL_DRAW_AGREED, &l[layer::draw_agreed], &l[layer::not_draw_agreed]);
+    out.contradict(REL_DRAW_CLAIMED, &l[layer::draw_claimed], &l[layer::not_draw_claimed]);
+    out.conclude_relation(REL_EN_PASSANT_CAPTURE_LEGAL, [&l[layer::en_passant_capture_legal], &l[layer::not_en_passant_capture_legal]], [&l[layer::en_passant_capture_legal], &l[layer::not_en_passant_capture_legal]]);
+    out.contradict(REL_EN_PASSANT_RIGHT_OPEN, &l[layer::en_passant_right_open], &l[layer::not_en_passant_right_open]);
+    out.conclude_relation(REL_ENTERED_STATE, [&l[layer::entered_state_concluded], &l[layer::not_entered_state_concluded]], [&l[layer::entered_state_definite], &l[layer::not_entered_state_definite]]);
+    out.conclude_relation(REL_FIFTY_MOVE_CLAIM_CORRECT, [&l[layer::fifty_move_claim_correct], &l[layer::not_fifty_move_claim_correct]], [&l[layer::fifty_move_claim_correct], &l[layer::not_fifty_move_claim_correct]]);
+    out.conclude_relation(REL_GAME_DRAWN, [&l[layer::game_drawn_concluded], &l[layer::not_game_drawn_concluded]], [&l[layer::game_drawn_definite], &l[layer::not_game_drawn_definite]]);
+    out.conclude_relation(REL_GAME_LOST_BY, [&l[layer::game_lost_by], &l[layer::not_game_lost_by]], [&l[layer::game_lost_by], &l[layer::not_game_lost_by]]);
+    out.conclude_relation(REL_GAME_WON_BY, [&l[layer::game_won_by], &l[layer::not_game_won_by]], [&l[layer::game_won_by], &l[layer::not_game_won_by]]);
+    out.conclude_relation(REL_ILLEGAL_MOVE, [&l[layer::illegal_move], &l[layer::not_illegal_move]], [&l[layer::illegal_move], &l[layer::not_illegal_move]]);
+    out.contradict(REL_KING_CANNOT_BE_CHECKMATED, &l[layer::king_cannot_be_checkmated], &l[layer::not_king_cannot_be_checkmated]);
 }
 #[inline(never)]
-fn write_conclusions_1(l: &Layers, out: &mut ::clir::Output) {
-    out.contradict(REL_KING_OF, &l.king_of, &l.not_king_of);
-    out.conclude_relation(REL_LEGAL_MOVE, [&l.legal_move, &l.not_legal_move], [&l.legal_move, &l.not_legal_move]);
-    out.contradict(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, &l.move_meets_articles_3_1_to_3_9, &l.not_move_meets_articles_3_1_to_3_9);
-    out.contradict(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, &l.moves_by_each_without_pawn_or_capture, &l.not_moves_by_each_without_pawn_or_capture);
-    out.conclude_relation(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece], [&l.must_move_first_touched_piece, &l.not_must_move_first_touched_piece]);
-    out.contradict(REL_OWN_PIECE_OF, &l.own_piece_of, &l.not_own_piece_of);
-    out.contradict(REL_PIECE_CAN_BE_MOVED, &l.piece_can_be_moved, &l.not_piece_can_be_moved);
-    out.contradict(REL_PIECE_HAS_MOVED, &l.piece_has_moved, &l.not_piece_has_moved);
-    out.contradict(REL_PIECE_TOUCHED_INTENTIONALLY, &l.piece_touched_intentionally, &l.not_piece_touched_intentionally);
-    out.contradict(REL_PLAY_STARTED, &l.play_started, &l.not_play_started);
-    out.contradict(REL_PLAYER_HAS_THE_MOVE, &l.player_has_the_move, &l.not_player_has_the_move);
-    out.contradict(REL_PLAYER_OF, &l.player_of, &l.not_player_of);
-    out.contradict(REL_PLAYER_RESIGNED, &l.player_resigned, &l.not_player_resigned);
-    out.contradict(REL_POSITION_OCCURRENCE_COUNT, &l.position_occurrence_count, &l.not_position_occurrence_count);
-    out.contradict(REL_PROCEDURE_INSTANCE, &l.procedure_instance, &l.not_procedure_instance);
-    out.conclude_relation(REL_RESIGNATION_HAS_ENDED_THE_GAME, [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game], [&l.resignation_has_ended_the_game, &l.not_resignation_has_ended_the_game]);
-    out.contradict(REL_ROOK_OF, &l.rook_of, &l.not_rook_of);
-    out.conclude_relation(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, [&l.second_illegal_move_has_ended_the_game, &l.not_second_illegal_move_has_ended_the_game], [&l.second_illegal_move_has_ended_the_game, &l.not_second_illegal_move_has_ended_the_game]);
-    out.contradict(REL_STALEMATE_ARISEN, &l.stalemate_arisen, &l.not_stalemate_arisen);
-    out.conclude_relation(REL_STALEMATE_HAS_ENDED_THE_GAME, [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game], [&l.stalemate_has_ended_the_game, &l.not_stalemate_has_ended_the_game]);
-    out.conclude_relation(REL_THREEFOLD_CLAIM_CORRECT, [&l.threefold_claim_correct, &l.not_threefold_claim_correct], [&l.threefold_claim_correct, &l.not_threefold_claim_correct]);
-    out.conclude_relation(REL_VALID_TRANSITION, [&l.valid_transition_concluded, &l.not_valid_transition_concluded], [&l.valid_transition_definite, &l.not_valid_transition_definite]);
+fn write_conclusions_1(l: &::clir::rt::Layers, out: &mut ::clir::Output) {
+    out.contradict(REL_KING_OF, &l[layer::king_of], &l[layer::not_king_of]);
+    out.conclude_relation(REL_LEGAL_MOVE, [&l[layer::legal_move], &l[layer::not_legal_move]], [&l[layer::legal_move], &l[layer::not_legal_move]]);
+    out.contradict(REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, &l[layer::move_meets_articles_3_1_to_3_9], &l[layer::not_move_meets_articles_3_1_to_3_9]);
+    out.contradict(REL_MOVES_BY_EACH_WITHOUT_PAWN_OR_CAPTURE, &l[layer::moves_by_each_without_pawn_or_capture], &l[layer::not_moves_by_each_without_pawn_or_capture]);
+    out.conclude_relation(REL_MUST_MOVE_FIRST_TOUCHED_PIECE, [&l[layer::must_move_first_touched_piece], &l[layer::not_must_move_first_touched_piece]], [&l[layer::must_move_first_touched_piece], &l[layer::not_must_move_first_touched_piece]]);
+    out.contradict(REL_OWN_PIECE_OF, &l[layer::own_piece_of], &l[layer::not_own_piece_of]);
+    out.contradict(REL_PIECE_CAN_BE_MOVED, &l[layer::piece_can_be_moved], &l[layer::not_piece_can_be_moved]);
+    out.contradict(REL_PIECE_HAS_MOVED, &l[layer::piece_has_moved], &l[layer::not_piece_has_moved]);
+    out.contradict(REL_PIECE_TOUCHED_INTENTIONALLY, &l[layer::piece_touched_intentionally], &l[layer::not_piece_touched_intentionally]);
+    out.contradict(REL_PLAY_STARTED, &l[layer::play_started], &l[layer::not_play_started]);
+    out.contradict(REL_PLAYER_HAS_THE_MOVE, &l[layer::player_has_the_move], &l[layer::not_player_has_the_move]);
+    out.contradict(REL_PLAYER_OF, &l[layer::player_of], &l[layer::not_player_of]);
+    out.contradict(REL_PLAYER_RESIGNED, &l[layer::player_resigned], &l[layer::not_player_resigned]);
+    out.contradict(REL_POSITION_OCCURRENCE_COUNT, &l[layer::position_occurrence_count], &l[layer::not_position_occurrence_count]);
+    out.contradict(REL_PROCEDURE_INSTANCE, &l[layer::procedure_instance], &l[layer::not_procedure_instance]);
+    out.conclude_relation(REL_RESIGNATION_HAS_ENDED_THE_GAME, [&l[layer::resignation_has_ended_the_game], &l[layer::not_resignation_has_ended_the_game]], [&l[layer::resignation_has_ended_the_game], &l[layer::not_resignation_has_ended_the_game]]);
+    out.contradict(REL_ROOK_OF, &l[layer::rook_of], &l[layer::not_rook_of]);
+    out.conclude_relation(REL_SECOND_ILLEGAL_MOVE_HAS_ENDED_THE_GAME, [&l[layer::second_illegal_move_has_ended_the_game], &l[layer::not_second_illegal_move_has_ended_the_game]], [&l[layer::second_illegal_move_has_ended_the_game], &l[layer::not_second_illegal_move_has_ended_the_game]]);
+    out.contradict(REL_STALEMATE_ARISEN, &l[layer::stalemate_arisen], &l[layer::not_stalemate_arisen]);
+    out.conclude_relation(REL_STALEMATE_HAS_ENDED_THE_GAME, [&l[layer::stalemate_has_ended_the_game], &l[layer::not_stalemate_has_ended_the_game]], [&l[layer::stalemate_has_ended_the_game], &l[layer::not_stalemate_has_ended_the_game]]);
+    out.conclude_relation(REL_THREEFOLD_CLAIM_CORRECT, [&l[layer::threefold_claim_correct], &l[layer::not_threefold_claim_correct]], [&l[layer::threefold_claim_correct], &l[layer::not_threefold_claim_correct]]);
+    out.conclude_relation(REL_VALID_TRANSITION, [&l[layer::valid_transition_concluded], &l[layer::not_valid_transition_concluded]], [&l[layer::valid_transition_definite], &l[layer::not_valid_transition_definite]]);
 }
 #[inline(never)]
-fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+fn explain_0(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#AgreedDraw
     let mut found = Vec::new();
-    self::rule_agreed_draw(&l.both_players_have_moved, &l.draw_agreed, Some(&mut found));
+    self::rule_agreed_draw(
+        &l[layer::both_players_have_moved],
+        &l[layer::draw_agreed],
+        Some(&mut found),
+    );
     RULES.record(instances, RULE_AGREED_DRAW, &[false, true], found);
     // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
     let mut found = Vec::new();
     self::rule_agreed_draw_ends_the_game(
-        &l.both_players_have_moved,
-        &l.draw_agreed,
+        &l[layer::both_players_have_moved],
+        &l[layer::draw_agreed],
         Some(&mut found),
     );
     RULES.record(instances, RULE_AGREED_DRAW_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
     let mut found = Vec::new();
     self::rule_arbiter_sees_laws_observed(
-        &l.arbiter_of,
-        &l.play_started,
+        &l[layer::arbiter_of],
+        &l[layer::play_started],
         Some(&mut found),
     );
     RULES.record(instances, RULE_ARBITER_SEES_LAWS_OBSERVED, &[false, true], found);
     // urn:fide:laws:clir:chess#CastlingLegal
     let mut found = Vec::new();
     self::rule_castling_legal(
-        &l.castling_side_of,
-        &l.king_of,
-        &l.not_piece_has_moved,
-        &l.not_castling_path_blocked,
-        &l.rook_of,
-        &l.not_castling_path_attacked,
-        &l.player_has_the_move,
-        &l.not_piece_has_moved,
+        &l[layer::castling_side_of],
+        &l[layer::king_of],
+        &l[layer::not_piece_has_moved],
+        &l[layer::not_castling_path_blocked],
+        &l[layer::rook_of],
+        &l[layer::not_castling_path_attacked],
+        &l[layer::player_has_the_move],
+        &l[layer::not_piece_has_moved],
         Some(&mut found),
     );
     RULES.record(instances, RULE_CASTLING_LEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#CheckmateEndsTheGame
     let mut found = Vec::new();
-    self::rule_checkmate_ends_the_game(&l.checkmate_delivered, Some(&mut found));
+    self::rule_checkmate_ends_the_game(&l[layer::checkmate_delivered], Some(&mut found));
     RULES.record(instances, RULE_CHECKMATE_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
     let mut found = Vec::new();
     self::rule_checkmate_takes_precedence_over_seventy_five(
-        &l.checkmate_delivered,
+        &l[layer::checkmate_delivered],
         Some(&mut found),
     );
     RULES
@@ -1718,108 +1778,117 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     // urn:fide:laws:clir:chess#CheckmateWins
     let mut found = Vec::new();
-    self::rule_checkmate_wins(&l.checkmate_delivered, Some(&mut found));
+    self::rule_checkmate_wins(&l[layer::checkmate_delivered], Some(&mut found));
     RULES.record(instances, RULE_CHECKMATE_WINS, &[false, true], found);
     // urn:fide:laws:clir:chess#DeadPositionDraws
     let mut found = Vec::new();
-    self::rule_dead_position_draws(&l.dead_position_arisen, Some(&mut found));
+    self::rule_dead_position_draws(&l[layer::dead_position_arisen], Some(&mut found));
     RULES.record(instances, RULE_DEAD_POSITION_DRAWS, &[false, true], found);
     // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
     let mut found = Vec::new();
-    self::rule_dead_position_ends_the_game(&l.dead_position_arisen, Some(&mut found));
+    self::rule_dead_position_ends_the_game(
+        &l[layer::dead_position_arisen],
+        Some(&mut found),
+    );
     RULES.record(instances, RULE_DEAD_POSITION_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#EnPassantCaptureLegal
     let mut found = Vec::new();
     self::rule_en_passant_capture_legal(
-        &l.en_passant_right_open,
-        &l.player_has_the_move,
-        &l.capturing_pawn_on_adjacent_file,
+        &l[layer::en_passant_right_open],
+        &l[layer::player_has_the_move],
+        &l[layer::capturing_pawn_on_adjacent_file],
         Some(&mut found),
     );
     RULES.record(instances, RULE_EN_PASSANT_CAPTURE_LEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
     let mut found = Vec::new();
     self::rule_fifty_move_claim_correct(
-        &l.draw_claimed,
-        &l.player_has_the_move,
-        &l.moves_by_each_without_pawn_or_capture,
+        &l[layer::draw_claimed],
+        &l[layer::player_has_the_move],
+        &l[layer::moves_by_each_without_pawn_or_capture],
         Some(&mut found),
     );
     RULES.record(instances, RULE_FIFTY_MOVE_CLAIM_CORRECT, &[false, true], found);
     // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
     let mut found = Vec::new();
-    self::rule_fifty_move_claim_draws(&l.fifty_move_claim_correct, Some(&mut found));
+    self::rule_fifty_move_claim_draws(
+        &l[layer::fifty_move_claim_correct],
+        Some(&mut found),
+    );
     RULES.record(instances, RULE_FIFTY_MOVE_CLAIM_DRAWS, &[false, true], found);
     // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
     let mut found = Vec::new();
-    self::rule_fivefold_automatic_draw(&l.position_occurrence_count, Some(&mut found));
+    self::rule_fivefold_automatic_draw(
+        &l[layer::position_occurrence_count],
+        Some(&mut found),
+    );
     RULES.record(instances, RULE_FIVEFOLD_AUTOMATIC_DRAW, &[false, true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_enters(
-        &l.valid_transition_concluded,
+        &l[layer::valid_transition_concluded],
         Some(&mut found),
     );
     RULES
         .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_enters(
-        &l.valid_transition_definite,
+        &l[layer::valid_transition_definite],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_valid(
-        &l.attempted_transition,
-        &l.entered_state_concluded,
-        &l.agreed_draw_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_concluded],
+        &l[layer::agreed_draw_has_ended_the_game],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_valid(
-        &l.attempted_transition,
-        &l.entered_state_definite,
-        &l.agreed_draw_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_definite],
+        &l[layer::agreed_draw_has_ended_the_game],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_enters(
-        &l.valid_transition_concluded,
+        &l[layer::valid_transition_concluded],
         Some(&mut found),
     );
     RULES
         .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_enters(
-        &l.valid_transition_definite,
+        &l[layer::valid_transition_definite],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_valid(
-        &l.attempted_transition,
-        &l.entered_state_concluded,
-        &l.checkmate_has_been_delivered,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_concluded],
+        &l[layer::checkmate_has_been_delivered],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_valid(
-        &l.attempted_transition,
-        &l.entered_state_definite,
-        &l.checkmate_has_been_delivered,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_definite],
+        &l[layer::checkmate_has_been_delivered],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_enters(
-        &l.valid_transition_concluded,
+        &l[layer::valid_transition_concluded],
         Some(&mut found),
     );
     RULES
@@ -1831,7 +1900,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_enters(
-        &l.valid_transition_definite,
+        &l[layer::valid_transition_definite],
         Some(&mut found),
     );
     RULES
@@ -1844,9 +1913,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_valid(
-        &l.attempted_transition,
-        &l.entered_state_concluded,
-        &l.dead_position_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_concluded],
+        &l[layer::dead_position_has_ended_the_game],
         Some(&mut found),
     );
     RULES
@@ -1858,9 +1927,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_valid(
-        &l.attempted_transition,
-        &l.entered_state_definite,
-        &l.dead_position_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_definite],
+        &l[layer::dead_position_has_ended_the_game],
         Some(&mut found),
     );
     RULES
@@ -1873,7 +1942,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_enters(
-        &l.valid_transition_concluded,
+        &l[layer::valid_transition_concluded],
         Some(&mut found),
     );
     RULES
@@ -1885,7 +1954,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_enters(
-        &l.valid_transition_definite,
+        &l[layer::valid_transition_definite],
         Some(&mut found),
     );
     RULES
@@ -1898,9 +1967,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_valid(
-        &l.attempted_transition,
-        &l.entered_state_concluded,
-        &l.game_drawn_concluded,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_concluded],
+        &l[layer::game_drawn_concluded],
         Some(&mut found),
     );
     RULES
@@ -1912,9 +1981,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_valid(
-        &l.attempted_transition,
-        &l.entered_state_definite,
-        &l.game_drawn_definite,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_definite],
+        &l[layer::game_drawn_definite],
         Some(&mut found),
     );
     RULES
@@ -1922,7 +1991,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_enters(
-        &l.valid_transition_concluded,
+        &l[layer::valid_transition_concluded],
         Some(&mut found),
     );
     RULES
@@ -1934,7 +2003,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_enters(
-        &l.valid_transition_definite,
+        &l[layer::valid_transition_definite],
         Some(&mut found),
     );
     RULES
@@ -1947,9 +2016,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_valid(
-        &l.attempted_transition,
-        &l.entered_state_concluded,
-        &l.resignation_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_concluded],
+        &l[layer::resignation_has_ended_the_game],
         Some(&mut found),
     );
     RULES
@@ -1961,9 +2030,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_valid(
-        &l.attempted_transition,
-        &l.entered_state_definite,
-        &l.resignation_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_definite],
+        &l[layer::resignation_has_ended_the_game],
         Some(&mut found),
     );
     RULES
@@ -1971,7 +2040,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_enters(
-        &l.valid_transition_concluded,
+        &l[layer::valid_transition_concluded],
         Some(&mut found),
     );
     RULES
@@ -1983,7 +2052,7 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_enters(
-        &l.valid_transition_definite,
+        &l[layer::valid_transition_definite],
         Some(&mut found),
     );
     RULES
@@ -1996,9 +2065,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_valid(
-        &l.attempted_transition,
-        &l.entered_state_concluded,
-        &l.second_illegal_move_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_concluded],
+        &l[layer::second_illegal_move_has_ended_the_game],
         Some(&mut found),
     );
     RULES
@@ -2010,9 +2079,9 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_valid(
-        &l.attempted_transition,
-        &l.entered_state_definite,
-        &l.second_illegal_move_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_definite],
+        &l[layer::second_illegal_move_has_ended_the_game],
         Some(&mut found),
     );
     RULES
@@ -2025,123 +2094,126 @@ fn explain_0(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_enters(
-        &l.valid_transition_concluded,
+        &l[layer::valid_transition_concluded],
         Some(&mut found),
     );
     RULES
         .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_enters(
-        &l.valid_transition_definite,
+        &l[layer::valid_transition_definite],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_valid(
-        &l.attempted_transition,
-        &l.entered_state_concluded,
-        &l.stalemate_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_concluded],
+        &l[layer::stalemate_has_ended_the_game],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_valid(
-        &l.attempted_transition,
-        &l.entered_state_definite,
-        &l.stalemate_has_ended_the_game,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_definite],
+        &l[layer::stalemate_has_ended_the_game],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
     let mut found = Vec::new();
     self::rule_game_play_play_move_enters(
-        &l.valid_transition_concluded,
+        &l[layer::valid_transition_concluded],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_play_move_enters(
-        &l.valid_transition_definite,
+        &l[layer::valid_transition_definite],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
     let mut found = Vec::new();
     self::rule_game_play_play_move_valid(
-        &l.attempted_transition,
-        &l.entered_state_concluded,
-        &l.legal_move,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_concluded],
+        &l[layer::legal_move],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_play_move_valid(
-        &l.attempted_transition,
-        &l.entered_state_definite,
-        &l.legal_move,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_definite],
+        &l[layer::legal_move],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
     let mut found = Vec::new();
     self::rule_game_play_start_play_enters(
-        &l.valid_transition_concluded,
+        &l[layer::valid_transition_concluded],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_START_PLAY_ENTERS, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_start_play_enters(
-        &l.valid_transition_definite,
+        &l[layer::valid_transition_definite],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_START_PLAY_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
     let mut found = Vec::new();
     self::rule_game_play_start_play_valid(
-        &l.attempted_transition,
-        &l.entered_state_concluded,
-        &l.play_started,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_concluded],
+        &l[layer::play_started],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_START_PLAY_VALID, &[false], found);
     let mut found = Vec::new();
     self::rule_game_play_start_play_valid(
-        &l.attempted_transition,
-        &l.entered_state_definite,
-        &l.play_started,
+        &l[layer::attempted_transition],
+        &l[layer::entered_state_definite],
+        &l[layer::play_started],
         Some(&mut found),
     );
     RULES.record(instances, RULE_GAME_PLAY_START_PLAY_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/initial
     let mut found = Vec::new();
-    self::rule_game_play_initial(&l.procedure_instance, Some(&mut found));
+    self::rule_game_play_initial(&l[layer::procedure_instance], Some(&mut found));
     RULES.record(instances, RULE_GAME_PLAY_INITIAL, &[false, true], found);
 }
 #[inline(never)]
-fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
+fn explain_1(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#MoveIsIllegal
     let mut found = Vec::new();
     self::rule_move_is_illegal(
-        &l.checked_game,
-        &l.not_move_meets_articles_3_1_to_3_9,
+        &l[layer::checked_game],
+        &l[layer::not_move_meets_articles_3_1_to_3_9],
         Some(&mut found),
     );
     RULES.record(instances, RULE_MOVE_IS_ILLEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#MoveIsLegal
     let mut found = Vec::new();
-    self::rule_move_is_legal(&l.move_meets_articles_3_1_to_3_9, Some(&mut found));
+    self::rule_move_is_legal(
+        &l[layer::move_meets_articles_3_1_to_3_9],
+        Some(&mut found),
+    );
     RULES.record(instances, RULE_MOVE_IS_LEGAL, &[false, true], found);
     // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
     let player_has_the_move_by_who = ::clir::rt::view(
-        &l.player_has_the_move,
+        &l[layer::player_has_the_move],
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
     let mut found = Vec::new();
     self::rule_must_move_first_touched_piece(
-        &l.own_piece_of,
-        &l.piece_touched_intentionally,
-        &l.piece_can_be_moved,
+        &l[layer::own_piece_of],
+        &l[layer::piece_touched_intentionally],
+        &l[layer::piece_can_be_moved],
         &player_has_the_move_by_who,
         Some(&mut found),
     );
@@ -2149,9 +2221,9 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
     let mut found = Vec::new();
     self::rule_resignation_drawn_if_mate_impossible(
-        &l.king_cannot_be_checkmated,
-        &l.player_of,
-        &l.player_resigned,
+        &l[layer::king_cannot_be_checkmated],
+        &l[layer::player_of],
+        &l[layer::player_resigned],
         Some(&mut found),
     );
     RULES
@@ -2164,29 +2236,29 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#ResignationEndsTheGame
     let mut found = Vec::new();
     self::rule_resignation_ends_the_game(
-        &l.player_of,
-        &l.player_resigned,
+        &l[layer::player_of],
+        &l[layer::player_resigned],
         Some(&mut found),
     );
     RULES.record(instances, RULE_RESIGNATION_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#ResignationLoses
     let mut found = Vec::new();
     self::rule_resignation_loses(
-        &l.not_king_cannot_be_checkmated,
-        &l.player_of,
-        &l.player_resigned,
+        &l[layer::not_king_cannot_be_checkmated],
+        &l[layer::player_of],
+        &l[layer::player_resigned],
         Some(&mut found),
     );
     RULES.record(instances, RULE_RESIGNATION_LOSES, &[false, true], found);
     // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
     let player_of_by_who = ::clir::rt::view(
-        &l.player_of,
+        &l[layer::player_of],
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
     let mut found = Vec::new();
     self::rule_second_illegal_move_drawn_if_mate_impossible(
-        &l.king_cannot_be_checkmated,
-        &l.completed_illegal_move_count,
+        &l[layer::king_cannot_be_checkmated],
+        &l[layer::completed_illegal_move_count],
         &player_of_by_who,
         Some(&mut found),
     );
@@ -2199,12 +2271,12 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
     let player_of_by_who = ::clir::rt::view(
-        &l.player_of,
+        &l[layer::player_of],
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
     let mut found = Vec::new();
     self::rule_second_illegal_move_ends_the_game(
-        &l.completed_illegal_move_count,
+        &l[layer::completed_illegal_move_count],
         &player_of_by_who,
         Some(&mut found),
     );
@@ -2217,13 +2289,13 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
         );
     // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
     let player_of_by_who = ::clir::rt::view(
-        &l.player_of,
+        &l[layer::player_of],
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
     let mut found = Vec::new();
     self::rule_second_illegal_move_loses(
-        &l.not_king_cannot_be_checkmated,
-        &l.completed_illegal_move_count,
+        &l[layer::not_king_cannot_be_checkmated],
+        &l[layer::completed_illegal_move_count],
         &player_of_by_who,
         Some(&mut found),
     );
@@ -2231,35 +2303,38 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
     // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
     let mut found = Vec::new();
     self::rule_seventy_five_automatic_draw(
-        &l.moves_by_each_without_pawn_or_capture,
+        &l[layer::moves_by_each_without_pawn_or_capture],
         Some(&mut found),
     );
     RULES.record(instances, RULE_SEVENTY_FIVE_AUTOMATIC_DRAW, &[false], found);
     // urn:fide:laws:clir:chess#StalemateDraws
     let mut found = Vec::new();
-    self::rule_stalemate_draws(&l.stalemate_arisen, Some(&mut found));
+    self::rule_stalemate_draws(&l[layer::stalemate_arisen], Some(&mut found));
     RULES.record(instances, RULE_STALEMATE_DRAWS, &[false, true], found);
     // urn:fide:laws:clir:chess#StalemateEndsTheGame
     let mut found = Vec::new();
-    self::rule_stalemate_ends_the_game(&l.stalemate_arisen, Some(&mut found));
+    self::rule_stalemate_ends_the_game(&l[layer::stalemate_arisen], Some(&mut found));
     RULES.record(instances, RULE_STALEMATE_ENDS_THE_GAME, &[false, true], found);
     // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
     let mut found = Vec::new();
     self::rule_threefold_claim_correct(
-        &l.position_occurrence_count,
-        &l.draw_claimed,
-        &l.player_has_the_move,
+        &l[layer::position_occurrence_count],
+        &l[layer::draw_claimed],
+        &l[layer::player_has_the_move],
         Some(&mut found),
     );
     RULES.record(instances, RULE_THREEFOLD_CLAIM_CORRECT, &[false, true], found);
     // urn:fide:laws:clir:chess#ThreefoldClaimDraws
     let mut found = Vec::new();
-    self::rule_threefold_claim_draws(&l.threefold_claim_correct, Some(&mut found));
+    self::rule_threefold_claim_draws(
+        &l[layer::threefold_claim_correct],
+        Some(&mut found),
+    );
     RULES.record(instances, RULE_THREEFOLD_CLAIM_DRAWS, &[false, true], found);
     // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
     let mut found = Vec::new();
     self::rule_unregulated_case_decided_by_arbiter(
-        &l.case_not_precisely_regulated,
+        &l[layer::case_not_precisely_regulated],
         Some(&mut found),
     );
     RULES
@@ -2269,7 +2344,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
             &[false, true],
             found,
         );
-    for &(case, a_0) in l.closure_0_castling_path_attacked.iter() {
+    for &(case, a_0) in l[layer::closure_0_castling_path_attacked].iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_CASTLING_SIDE,
             false,
@@ -2287,7 +2362,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 ),
             );
     }
-    for &(case, a_0) in l.closure_1_castling_path_blocked.iter() {
+    for &(case, a_0) in l[layer::closure_1_castling_path_blocked].iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_CASTLING_SIDE,
             false,
@@ -2305,7 +2380,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 ),
             );
     }
-    for &(case, a_0) in l.closure_2_en_passant_right_open.iter() {
+    for &(case, a_0) in l[layer::closure_2_en_passant_right_open].iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_GAME,
             false,
@@ -2323,7 +2398,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 ),
             );
     }
-    for &(case, a_0) in l.closure_3_king_cannot_be_checkmated.iter() {
+    for &(case, a_0) in l[layer::closure_3_king_cannot_be_checkmated].iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_PLAYER,
             false,
@@ -2341,7 +2416,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 ),
             );
     }
-    for &(case, a_0) in l.closure_4_move_meets_articles_3_1_to_3_9.iter() {
+    for &(case, a_0) in l[layer::closure_4_move_meets_articles_3_1_to_3_9].iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_GAME,
             false,
@@ -2359,7 +2434,7 @@ fn explain_1(l: &Layers, instances: &mut Vec<::clir::Instance>) {
                 ),
             );
     }
-    for &(case, a_0) in l.closure_5_piece_has_moved.iter() {
+    for &(case, a_0) in l[layer::closure_5_piece_has_moved].iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_PIECE,
             false,
@@ -3588,126 +3663,124 @@ static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(&[
     "2 nn 2 0 1 27 0 1 v0 1 L E 52 0 2 v0 v1 1 B 0 1 E 0 E 1 1 0",
     "1 n 1 0 1 0 1 v0 1 L E 7 0 1 v0 1 B 0 1 T 0 E",
 ]);
-#[allow(unused_imports)]
-use ::clir::rt::{layer, layers};
-/// Per relation and sign (`::clir::slot`): its final layers.
-const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; 108] = [
-    |l| layer(&l.agreed_draw_has_ended_the_game),
-    |l| layer(&l.not_agreed_draw_has_ended_the_game),
-    |l| layer(&l.arbiter_competent_to_decide),
-    |l| layer(&l.not_arbiter_competent_to_decide),
-    |l| layer(&l.arbiter_of),
-    |l| layer(&l.not_arbiter_of),
-    |l| layer(&l.arbiter_shall_see_laws_observed),
-    |l| layer(&l.not_arbiter_shall_see_laws_observed),
-    |l| layer(&l.attempted_transition),
-    |l| layer(&l.not_attempted_transition),
-    |l| layer(&l.both_players_have_moved),
-    |l| layer(&l.not_both_players_have_moved),
-    |l| layer(&l.capturing_pawn_on_adjacent_file),
-    |l| layer(&l.not_capturing_pawn_on_adjacent_file),
-    |l| layer(&l.case_not_precisely_regulated),
-    |l| layer(&l.not_case_not_precisely_regulated),
-    |l| layer(&l.castling_legal),
-    |l| layer(&l.not_castling_legal),
-    |l| layer(&l.castling_path_attacked),
-    |l| layer(&l.not_castling_path_attacked),
-    |l| layer(&l.castling_path_blocked),
-    |l| layer(&l.not_castling_path_blocked),
-    |l| layer(&l.castling_side_of),
-    |l| layer(&l.not_castling_side_of),
-    |l| layer(&l.checked_castling_side),
-    |l| layer(&l.not_checked_castling_side),
-    |l| layer(&l.checked_game),
-    |l| layer(&l.not_checked_game),
-    |l| layer(&l.checked_piece),
-    |l| layer(&l.not_checked_piece),
-    |l| layer(&l.checked_player),
-    |l| layer(&l.not_checked_player),
-    |l| layer(&l.checkmate_delivered),
-    |l| layer(&l.not_checkmate_delivered),
-    |l| layer(&l.checkmate_has_been_delivered),
-    |l| layer(&l.not_checkmate_has_been_delivered),
-    |l| layer(&l.completed_illegal_move_count),
-    |l| layer(&l.not_completed_illegal_move_count),
-    |l| layer(&l.dead_position_arisen),
-    |l| layer(&l.not_dead_position_arisen),
-    |l| layer(&l.dead_position_has_ended_the_game),
-    |l| layer(&l.not_dead_position_has_ended_the_game),
-    |l| layer(&l.draw_agreed),
-    |l| layer(&l.not_draw_agreed),
-    |l| layer(&l.draw_claimed),
-    |l| layer(&l.not_draw_claimed),
-    |l| layer(&l.en_passant_capture_legal),
-    |l| layer(&l.not_en_passant_capture_legal),
-    |l| layer(&l.en_passant_right_open),
-    |l| layer(&l.not_en_passant_right_open),
-    |l| layers(&l.entered_state_definite, &l.entered_state_concluded, &l.entered_state_concluded),
-    |l| layers(&l.not_entered_state_definite, &l.not_entered_state_supported, &l.not_entered_state_concluded),
-    |l| layer(&l.fifty_move_claim_correct),
-    |l| layer(&l.not_fifty_move_claim_correct),
-    |l| layers(&l.game_drawn_definite, &l.game_drawn_supported, &l.game_drawn_concluded),
-    |l| layers(&l.not_game_drawn_definite, &l.not_game_drawn_supported, &l.not_game_drawn_concluded),
-    |l| layer(&l.game_lost_by),
-    |l| layer(&l.not_game_lost_by),
-    |l| layer(&l.game_won_by),
-    |l| layer(&l.not_game_won_by),
-    |l| layer(&l.illegal_move),
-    |l| layer(&l.not_illegal_move),
-    |l| layer(&l.king_cannot_be_checkmated),
-    |l| layer(&l.not_king_cannot_be_checkmated),
-    |l| layer(&l.king_of),
-    |l| layer(&l.not_king_of),
-    |l| layer(&l.legal_move),
-    |l| layer(&l.not_legal_move),
-    |l| layer(&l.move_meets_articles_3_1_to_3_9),
-    |l| layer(&l.not_move_meets_articles_3_1_to_3_9),
-    |l| layer(&l.moves_by_each_without_pawn_or_capture),
-    |l| layer(&l.not_moves_by_each_without_pawn_or_capture),
-    |l| layer(&l.must_move_first_touched_piece),
-    |l| layer(&l.not_must_move_first_touched_piece),
-    |l| layer(&l.own_piece_of),
-    |l| layer(&l.not_own_piece_of),
-    |l| layer(&l.piece_can_be_moved),
-    |l| layer(&l.not_piece_can_be_moved),
-    |l| layer(&l.piece_has_moved),
-    |l| layer(&l.not_piece_has_moved),
-    |l| layer(&l.piece_touched_intentionally),
-    |l| layer(&l.not_piece_touched_intentionally),
-    |l| layer(&l.play_started),
-    |l| layer(&l.not_play_started),
-    |l| layer(&l.player_has_the_move),
-    |l| layer(&l.not_player_has_the_move),
-    |l| layer(&l.player_of),
-    |l| layer(&l.not_player_of),
-    |l| layer(&l.player_resigned),
-    |l| layer(&l.not_player_resigned),
-    |l| layer(&l.position_occurrence_count),
-    |l| layer(&l.not_position_occurrence_count),
-    |l| layer(&l.procedure_instance),
-    |l| layer(&l.not_procedure_instance),
-    |l| layer(&l.resignation_has_ended_the_game),
-    |l| layer(&l.not_resignation_has_ended_the_game),
-    |l| layer(&l.rook_of),
-    |l| layer(&l.not_rook_of),
-    |l| layer(&l.second_illegal_move_has_ended_the_game),
-    |l| layer(&l.not_second_illegal_move_has_ended_the_game),
-    |l| layer(&l.stalemate_arisen),
-    |l| layer(&l.not_stalemate_arisen),
-    |l| layer(&l.stalemate_has_ended_the_game),
-    |l| layer(&l.not_stalemate_has_ended_the_game),
-    |l| layer(&l.threefold_claim_correct),
-    |l| layer(&l.not_threefold_claim_correct),
-    |l| layers(&l.valid_transition_definite, &l.valid_transition_concluded, &l.valid_transition_concluded),
-    |l| layers(&l.not_valid_transition_definite, &l.not_valid_transition_supported, &l.not_valid_transition_concluded),
+/// Per relation and sign (`::clir::slot`): the slots of its final `+D`, `+S` and `+d`.
+const LAYERS: [[usize; 3]; 108] = [
+    [layer::agreed_draw_has_ended_the_game.id(); 3],
+    [layer::not_agreed_draw_has_ended_the_game.id(); 3],
+    [layer::arbiter_competent_to_decide.id(); 3],
+    [layer::not_arbiter_competent_to_decide.id(); 3],
+    [layer::arbiter_of.id(); 3],
+    [layer::not_arbiter_of.id(); 3],
+    [layer::arbiter_shall_see_laws_observed.id(); 3],
+    [layer::not_arbiter_shall_see_laws_observed.id(); 3],
+    [layer::attempted_transition.id(); 3],
+    [layer::not_attempted_transition.id(); 3],
+    [layer::both_players_have_moved.id(); 3],
+    [layer::not_both_players_have_moved.id(); 3],
+    [layer::capturing_pawn_on_adjacent_file.id(); 3],
+    [layer::not_capturing_pawn_on_adjacent_file.id(); 3],
+    [layer::case_not_precisely_regulated.id(); 3],
+    [layer::not_case_not_precisely_regulated.id(); 3],
+    [layer::castling_legal.id(); 3],
+    [layer::not_castling_legal.id(); 3],
+    [layer::castling_path_attacked.id(); 3],
+    [layer::not_castling_path_attacked.id(); 3],
+    [layer::castling_path_blocked.id(); 3],
+    [layer::not_castling_path_blocked.id(); 3],
+    [layer::castling_side_of.id(); 3],
+    [layer::not_castling_side_of.id(); 3],
+    [layer::checked_castling_side.id(); 3],
+    [layer::not_checked_castling_side.id(); 3],
+    [layer::checked_game.id(); 3],
+    [layer::not_checked_game.id(); 3],
+    [layer::checked_piece.id(); 3],
+    [layer::not_checked_piece.id(); 3],
+    [layer::checked_player.id(); 3],
+    [layer::not_checked_player.id(); 3],
+    [layer::checkmate_delivered.id(); 3],
+    [layer::not_checkmate_delivered.id(); 3],
+    [layer::checkmate_has_been_delivered.id(); 3],
+    [layer::not_checkmate_has_been_delivered.id(); 3],
+    [layer::completed_illegal_move_count.id(); 3],
+    [layer::not_completed_illegal_move_count.id(); 3],
+    [layer::dead_position_arisen.id(); 3],
+    [layer::not_dead_position_arisen.id(); 3],
+    [layer::dead_position_has_ended_the_game.id(); 3],
+    [layer::not_dead_position_has_ended_the_game.id(); 3],
+    [layer::draw_agreed.id(); 3],
+    [layer::not_draw_agreed.id(); 3],
+    [layer::draw_claimed.id(); 3],
+    [layer::not_draw_claimed.id(); 3],
+    [layer::en_passant_capture_legal.id(); 3],
+    [layer::not_en_passant_capture_legal.id(); 3],
+    [layer::en_passant_right_open.id(); 3],
+    [layer::not_en_passant_right_open.id(); 3],
+    [layer::entered_state_definite.id(), layer::entered_state_concluded.id(), layer::entered_state_concluded.id()],
+    [layer::not_entered_state_definite.id(), layer::not_entered_state_supported.id(), layer::not_entered_state_concluded.id()],
+    [layer::fifty_move_claim_correct.id(); 3],
+    [layer::not_fifty_move_claim_correct.id(); 3],
+    [layer::game_drawn_definite.id(), layer::game_drawn_supported.id(), layer::game_drawn_concluded.id()],
+    [layer::not_game_drawn_definite.id(), layer::not_game_drawn_supported.id(), layer::not_game_drawn_concluded.id()],
+    [layer::game_lost_by.id(); 3],
+    [layer::not_game_lost_by.id(); 3],
+    [layer::game_won_by.id(); 3],
+    [layer::not_game_won_by.id(); 3],
+    [layer::illegal_move.id(); 3],
+    [layer::not_illegal_move.id(); 3],
+    [layer::king_cannot_be_checkmated.id(); 3],
+    [layer::not_king_cannot_be_checkmated.id(); 3],
+    [layer::king_of.id(); 3],
+    [layer::not_king_of.id(); 3],
+    [layer::legal_move.id(); 3],
+    [layer::not_legal_move.id(); 3],
+    [layer::move_meets_articles_3_1_to_3_9.id(); 3],
+    [layer::not_move_meets_articles_3_1_to_3_9.id(); 3],
+    [layer::moves_by_each_without_pawn_or_capture.id(); 3],
+    [layer::not_moves_by_each_without_pawn_or_capture.id(); 3],
+    [layer::must_move_first_touched_piece.id(); 3],
+    [layer::not_must_move_first_touched_piece.id(); 3],
+    [layer::own_piece_of.id(); 3],
+    [layer::not_own_piece_of.id(); 3],
+    [layer::piece_can_be_moved.id(); 3],
+    [layer::not_piece_can_be_moved.id(); 3],
+    [layer::piece_has_moved.id(); 3],
+    [layer::not_piece_has_moved.id(); 3],
+    [layer::piece_touched_intentionally.id(); 3],
+    [layer::not_piece_touched_intentionally.id(); 3],
+    [layer::play_started.id(); 3],
+    [layer::not_play_started.id(); 3],
+    [layer::player_has_the_move.id(); 3],
+    [layer::not_player_has_the_move.id(); 3],
+    [layer::player_of.id(); 3],
+    [layer::not_player_of.id(); 3],
+    [layer::player_resigned.id(); 3],
+    [layer::not_player_resigned.id(); 3],
+    [layer::position_occurrence_count.id(); 3],
+    [layer::not_position_occurrence_count.id(); 3],
+    [layer::procedure_instance.id(); 3],
+    [layer::not_procedure_instance.id(); 3],
+    [layer::resignation_has_ended_the_game.id(); 3],
+    [layer::not_resignation_has_ended_the_game.id(); 3],
+    [layer::rook_of.id(); 3],
+    [layer::not_rook_of.id(); 3],
+    [layer::second_illegal_move_has_ended_the_game.id(); 3],
+    [layer::not_second_illegal_move_has_ended_the_game.id(); 3],
+    [layer::stalemate_arisen.id(); 3],
+    [layer::not_stalemate_arisen.id(); 3],
+    [layer::stalemate_has_ended_the_game.id(); 3],
+    [layer::not_stalemate_has_ended_the_game.id(); 3],
+    [layer::threefold_claim_correct.id(); 3],
+    [layer::not_threefold_claim_correct.id(); 3],
+    [layer::valid_transition_definite.id(), layer::valid_transition_concluded.id(), layer::valid_transition_concluded.id()],
+    [layer::not_valid_transition_definite.id(), layer::not_valid_transition_supported.id(), layer::not_valid_transition_concluded.id()],
 ];
 /// Whether the literal `asked` is concluded over the final layers `l`, and if not why.
 fn why_not(
-    l: &Layers,
+    l: &::clir::rt::Layers,
     names: &::clir::Interner,
     asked: &::clir::Asked,
 ) -> ::clir::WhyNot {
-    let layers = |slot: usize| LAYERS[slot](l);
+    let layers = |slot: usize| l.finals(LAYERS[slot]);
     ::clir::why_not::answer(
         &SCHEMA,
         names,

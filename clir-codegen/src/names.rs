@@ -83,7 +83,7 @@ const MODULE_TYPES: &[&str] = &[
     "Relation",
     "CaseId",
     "Sym",
-    "Layers",
+    "layer",
 ];
 
 /// Methods of the typed API's `Case` and `Ruling` that no relation or entity type may take.

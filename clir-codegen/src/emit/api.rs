@@ -102,7 +102,7 @@ impl Emitter<'_> {
             (
                 quote!(let (layers, output) = evaluate_layers(&self.batch);),
                 quote!(layers: ::std::sync::Arc::new(layers),),
-                quote!(layers: ::std::sync::Arc<Layers>,),
+                quote!(layers: ::std::sync::Arc<::clir::rt::Layers>,),
                 quote!(layers: self.layers.clone(),),
                 quote! {
                     /// Whether the literal of relation `rel` (a `REL_` constant), sign `negative`

@@ -22,7 +22,7 @@ impl Emitter<'_> {
             }
             let name = self.rule_fn_name(ri);
             let rule_k = self.rule_const(ri);
-            let cases = rp.per_case.then(|| quote!(&l.cases,));
+            let cases = rp.per_case.then(|| quote!(&l[layer::cases],));
             let strict = p.rules[ri].strength == Strength::Strict;
             // The statements are split among functions: a rule's views are its own.
             let mut views = Views::default();
@@ -63,7 +63,7 @@ impl Emitter<'_> {
             let (rel, domain) = (self.rel_const(c.rel), self.rel_const(c.domain));
             let cix = Literal::usize_unsuffixed(ci);
             stmts.push(quote! {
-                for &(case, #(#ids,)*) in l.#closed.iter() {
+                for &(case, #(#ids,)*) in l[layer::#closed].iter() {
                     let domain = ::clir::Premise::new(#domain, false, ::clir::Layer::Concluded, (#(#ids,)*));
                     instances.push(::clir::Instance::closure(#cix, case, #rel, (#(#ids,)*), domain));
                 }

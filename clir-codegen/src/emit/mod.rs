@@ -10,7 +10,7 @@
 //! - `lines`: `CODEC`, the tables of the package's case and ruling lines;
 //! - `api`: the typed API (`Cases`, `Case`, `Rulings`, `Ruling`);
 //! - `rules`: one function per rule, its chain of leapjoins over its operands;
-//! - `strata`: `evaluate`, `Layers` and one function per stratum, calling the rules' functions;
+//! - `strata`: `evaluate`, the module `layer` (a slot of `::clir::rt::Layers` per layer) and one function per stratum, calling the rules' functions;
 //! - `explain`: explanation instances from the same rule functions;
 //! - `why_not`: each rule's why-not walk over the final layers.
 
@@ -305,6 +305,16 @@ impl Emitter<'_> {
     fn tuple_ty(&self, rel: usize) -> TokenStream {
         let cols = self.p.relations[rel].params.iter().map(|x| self.ty(x.1));
         quote!((CaseId, #(#cols,)*))
+    }
+
+    /// [`Self::tuple_ty`] as text, for code written as it is.
+    fn tuple_text(&self, rel: usize) -> String {
+        let cols: String = self.p.relations[rel].params.iter().map(|x| format!(", {}", self.ty(x.1))).collect();
+        if cols.is_empty() {
+            "(CaseId,)".to_string()
+        } else {
+            format!("(CaseId{cols})")
+        }
     }
 
     /// The identifier holding `layer` of relation `rel` with sign `negative`.

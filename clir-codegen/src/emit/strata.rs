@@ -1,9 +1,9 @@
-//! `evaluate`: the `Layers` of every relation, one function per stratum that has rules or
-//! closures (each layer computed by calling the rules' functions with the layers they read, in a
+//! `evaluate`: the layers of every relation (a slot each of `::clir::rt::Layers`, named in the
+//! module `layer`), one function per stratum that has rules or closures (each layer computed by calling the rules' functions with the layers they read, in a
 //! datafrog `Iteration` where the plan says the layer is recursive), then the conclusions
 //! written out.
 
-use super::{mentions, Emitter};
+use super::{fill, mentions, Emitter};
 use crate::ir::RelationKind;
 use crate::plan::layers::{Heads, Layer, LayerId, LayerSet, Start};
 use crate::plan::Shape;
@@ -56,41 +56,36 @@ impl Emitter<'_> {
 
     pub(super) fn evaluate_fn(&mut self) -> TokenStream {
         let p = self.p;
-        let mut fields: Vec<TokenStream> = vec![quote!(cases: Relation<(CaseId,)>)];
-        let mut init: Vec<Ident> = vec![format_ident!("cases")];
-        // Input relations are read in functions of their own, so that `evaluate` (which builds
-        // `Layers`, every field empty) does not grow with the inputs' decoding.
+        // Per layer, its name and tuple type.
+        let mut slots: Vec<(Ident, String)> = vec![(format_ident!("cases"), "(CaseId,)".to_string())];
+        // Input relations are read in functions of their own, so that `evaluate` does not grow
+        // with the inputs' decoding.
         let mut reads: Vec<TokenStream> = Vec::new();
         let mut calls: Vec<TokenStream> = Vec::new();
         let mut items = TokenStream::new();
         for si in 0..self.plan.strata.len() {
             let st = self.plan.strata[si].clone();
             for &rel in &st.rels {
-                let ty = self.tuple_ty(rel);
+                let ty = self.tuple_text(rel);
                 let k = self.rel_const(rel);
                 let input = p.relations[rel].kind != RelationKind::Institutional;
                 // A stratum of input facts only: +D is the input, and +S and +d coincide with it.
                 for (n, neg) in self.layers_of(rel) {
-                    fields.push(quote!(#n: Relation<#ty>));
-                    init.push(n.clone());
+                    slots.push((n.clone(), ty.clone()));
                     if st.shape == Shape::Inputs && input {
-                        reads.push(quote! { l.#n = batch.input(#k, #neg); });
+                        reads.push(quote! { l[layer::#n] = batch.input(#k, #neg); });
                     }
                 }
                 if st.shape != Shape::Inputs && input {
                     for neg in [false, true] {
                         let n = self.input_name(rel, neg);
-                        fields.push(quote!(#n: Relation<#ty>));
-                        init.push(n.clone());
-                        reads.push(quote! { l.#n = batch.input(#k, #neg); });
+                        slots.push((n.clone(), ty.clone()));
+                        reads.push(quote! { l[layer::#n] = batch.input(#k, #neg); });
                     }
                 }
             }
             for &ci in &st.closures {
-                let n = self.closure_name(ci);
-                let ty = self.tuple_ty(p.closures[ci].rel);
-                fields.push(quote!(#n: Relation<#ty>));
-                init.push(n.clone());
+                slots.push((self.closure_name(ci), self.tuple_text(p.closures[ci].rel)));
             }
             if st.shape != Shape::Inputs {
                 let name = format_ident!("evaluate_stratum_{}", si);
@@ -101,7 +96,7 @@ impl Emitter<'_> {
                 }
                 items.extend(quote! {
                     #[inline(never)]
-                    fn #name(l: &mut Layers) {
+                    fn #name(l: &mut ::clir::rt::Layers) {
                         #body
                     }
                 });
@@ -109,7 +104,7 @@ impl Emitter<'_> {
             }
         }
         let (read_items, read_calls) =
-            self.chunked("read_inputs", quote!(l: &mut Layers, batch: &::clir::Batch), reads);
+            self.chunked("read_inputs", quote!(l: &mut ::clir::rt::Layers, batch: &::clir::Batch), reads);
         items.extend(read_items);
         let mut out = Vec::new();
         for (ri, r) in p.relations.iter().enumerate() {
@@ -118,19 +113,19 @@ impl Emitter<'_> {
             let [d, not_d] = [false, true].map(|neg| self.layer_name(ri, neg, Layer::Definite));
             // One line a relation, as prettyplease would not write it.
             let line = if r.kind == RelationKind::Institutional {
-                format!("out.conclude_relation({k}, [&l.{c}, &l.{not_c}], [&l.{d}, &l.{not_d}]);")
+                format!("out.conclude_relation({k}, [&l[layer::{c}], &l[layer::{not_c}]], [&l[layer::{d}], &l[layer::{not_d}]]);")
             } else {
-                format!("out.contradict({k}, &l.{d}, &l.{not_d});")
+                format!("out.contradict({k}, &l[layer::{d}], &l[layer::{not_d}]);")
             };
             out.push(self.verbatim(line));
         }
         let (write_items, writes) =
-            self.chunked("write_conclusions", quote!(l: &Layers, out: &mut ::clir::Output), out);
+            self.chunked("write_conclusions", quote!(l: &::clir::rt::Layers, out: &mut ::clir::Output), out);
         items.extend(write_items);
         let explain = if self.explanations {
             let stmts = self.explain_calls();
             let (explain_items, explains) =
-                self.chunked("explain", quote!(l: &Layers, instances: &mut Vec<::clir::Instance>), stmts);
+                self.chunked("explain", quote!(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>), stmts);
             items.extend(explain_items);
             quote! {
                 if batch.explain || !batch.why_not.is_empty() {
@@ -143,6 +138,7 @@ impl Emitter<'_> {
         } else {
             self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string())
         };
+        let slot_module = self.slot_module(&slots);
         quote! {
             /// Rules a batch of cases: every stratum, in order, over all cases at once.
             pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
@@ -150,9 +146,9 @@ impl Emitter<'_> {
             }
 
             /// [`evaluate`], keeping the final layers (what the typed API's why-not reads).
-            fn evaluate_layers(batch: &::clir::Batch) -> (Layers, ::clir::Output) {
-                let mut l = ::clir::empty_layers!(Layers { #(#init),* });
-                l.cases = (0..batch.cases).map(|c| (CaseId(c),)).collect();
+            fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output) {
+                let mut l = ::clir::rt::Layers::new(&layer::EMPTY);
+                l[layer::cases] = (0..batch.cases).map(|c| (CaseId(c),)).collect();
                 #(#read_calls(&mut l, batch);)*
                 #(#calls)*
                 let mut out = ::clir::Output::new(SCHEMA.relations.len());
@@ -161,12 +157,7 @@ impl Emitter<'_> {
                 (l, out)
             }
 
-            /// Every relation of the evaluation: the inputs, then each stratum's layers once it
-            /// has computed them (empty before). A layer no later step reads is still kept.
-            #[allow(dead_code)]
-            struct Layers {
-                #(#fields,)*
-            }
+            #slot_module
 
             #items
         }
@@ -200,7 +191,7 @@ impl Emitter<'_> {
         let rp = &self.plan.rules[ri];
         let args = args.into_iter().enumerate();
         args.map(|(oi, a)| match (a, rp.views.iter().find(|v| v.operand == oi)) {
-            (Arg::Layer(n), None) => quote!(&l.#n),
+            (Arg::Layer(n), None) => quote!(&l[layer::#n]),
             (Arg::Local(rows), None) => rows,
             (Arg::Local(rows), Some(v)) => {
                 let view = Self::view_of(&rows, &v.order);
@@ -215,7 +206,7 @@ impl Emitter<'_> {
                         let base = crate::names::view_name(&n.to_string(), v.key.iter().map(|&j| params[j].0.as_str()));
                         let taken: Vec<String> = views.built.iter().map(|(_, _, m)| m.to_string()).collect();
                         let name = format_ident!("{}", self.names.stratum_local(&base, &taken));
-                        let view = Self::view_of(&quote!(&l.#n), &v.order);
+                        let view = Self::view_of(&quote!(&l[layer::#n]), &v.order);
                         views.lets.extend(quote! { let #name = #view; });
                         views.built.push((n, v.order.clone(), name.clone()));
                         name
@@ -230,7 +221,7 @@ impl Emitter<'_> {
     /// The call of rule `ri`'s function over `args`: the relation of its heads.
     fn rule_call(&self, ri: usize, args: &[TokenStream]) -> TokenStream {
         let name = self.rule_fn_name(ri);
-        let cases = self.plan.rules[ri].per_case.then(|| quote!(&l.cases,));
+        let cases = self.plan.rules[ri].per_case.then(|| quote!(&l[layer::cases],));
         quote!(self::#name(#cases #(#args,)* None))
     }
 
@@ -259,7 +250,7 @@ impl Emitter<'_> {
         let kept = format_ident!("{found}_unless");
         lets.extend(quote! {
             let #found = #call;
-            let #kept = ::clir::rt::difference(&#found, &l.#d);
+            let #kept = ::clir::rt::difference(&#found, &l[layer::#d]);
         });
         adds.push((c, quote!(#kept)));
         adds.push((into, quote!(#found)));
@@ -293,11 +284,11 @@ impl Emitter<'_> {
             Start::Empty => None,
             Start::Input => {
                 let i = self.input_name(id.rel, id.negative);
-                Some(quote!(::clir::rt::take(&mut l.#i)))
+                Some(quote!(::clir::rt::take(&mut l[layer::#i])))
             }
             Start::Copy(d) => {
                 let d = self.layer_ident(d);
-                Some(quote!(l.#d.clone()))
+                Some(quote!(l[layer::#d].clone()))
             }
         };
         // Without an iteration, per layer the relations of heads it is the union of.
@@ -370,14 +361,14 @@ impl Emitter<'_> {
         for &(id, start) in &set.fixed {
             let n = self.layer_ident(id);
             let init = start_of(id, start).expect("a fixed layer starts from a relation");
-            fixed.extend(quote! { l.#n = #init; });
+            fixed.extend(quote! { l[layer::#n] = #init; });
         }
         if !iteration {
             let mut built = TokenStream::new();
             for &(id, start) in &set.layers {
                 let n = self.layer_ident(id);
                 let all = Self::union_of(start_of(id, start), &Self::found_for(&parts, &n));
-                built.extend(quote! { l.#n = #all; });
+                built.extend(quote! { l[layer::#n] = #all; });
             }
             let views = views.take();
             return quote! { #fixed #views #once #built };
@@ -417,7 +408,7 @@ impl Emitter<'_> {
                 #(#totals)*
                 #rounds
             }
-            #(l.#names = #names.complete();)*
+            #(l[layer::#names] = #names.complete();)*
         }
     }
 
@@ -496,7 +487,7 @@ impl Emitter<'_> {
             let s_stmt = if s == c {
                 TokenStream::new()
             } else {
-                quote! { l.#s = ::clir::rt::union(&[&l.#d, &#candidates]); }
+                quote! { l[layer::#s] = ::clir::rt::union(&[&l[layer::#d], &#candidates]); }
             };
             out.extend(quote! {
                 #head
@@ -504,13 +495,38 @@ impl Emitter<'_> {
                 #comments
                 let #unbeaten = #unbeaten_init;
                 #s_stmt
-                l.#c = ::clir::rt::union(&[
-                    &l.#d,
-                    &::clir::rt::difference(&::clir::rt::difference(&#candidates, &l.#not_d), &#unbeaten),
+                l[layer::#c] = ::clir::rt::union(&[
+                    &l[layer::#d],
+                    &::clir::rt::difference(&::clir::rt::difference(&#candidates, &l[layer::#not_d]), &#unbeaten),
                 ]);
             });
         }
         out
+    }
+
+    /// The module `layer`: per layer of `slots` (name, tuple type), a `::clir::rt::Slot` constant
+    /// at its position, and `EMPTY`, every layer empty, what an evaluation starts from.
+    fn slot_module(&mut self, slots: &[(Ident, String)]) -> TokenStream {
+        let consts: String = slots
+            .iter()
+            .enumerate()
+            .map(|(i, (n, ty))| format!("    pub(super) const {n}: Slot<{ty}> = Slot::new({i});\n"))
+            .collect();
+        let empty = fill(slots.iter().map(|(n, _)| format!("{n}.empty")), "        ");
+        self.verbatim(format!(
+            "/// Every layer of the evaluation, a slot of `::clir::rt::Layers`: the inputs, then each\n\
+             /// stratum's layers once it has computed them (empty before). A layer no later step\n\
+             /// reads is still kept.\n\
+             #[allow(non_upper_case_globals, dead_code)]\n\
+             mod layer {{\n    \
+             use super::{{CaseId, Sym}};\n    \
+             use ::clir::rt::Slot;\n\
+             {consts}    \
+             /// Every layer empty, at its slot's position.\n    \
+             pub(super) const EMPTY: [fn() -> Box<dyn ::clir::rt::Layer>; {}] = [\n{empty}    ];\n\
+             }}\n",
+            slots.len()
+        ))
     }
 
     fn closure(&mut self, ci: usize) -> TokenStream {
@@ -530,13 +546,13 @@ impl Emitter<'_> {
         let closed = self.closure_name(ci);
         let mut stmts = quote! {
             #comment
-            l.#closed = ::clir::rt::difference(&l.#dom, &l.#sup);
+            l[layer::#closed] = ::clir::rt::difference(&l[layer::#dom], &l[layer::#sup]);
         };
         let mut done: Vec<Ident> = Vec::new();
         for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
             let name = self.layer_name(c.rel, true, layer);
             if !done.contains(&name) {
-                stmts.extend(quote! { l.#name = ::clir::rt::union(&[&l.#name, &l.#closed]); });
+                stmts.extend(quote! { l[layer::#name] = ::clir::rt::union(&[&l[layer::#name], &l[layer::#closed]]); });
                 done.push(name);
             }
         }

@@ -25,28 +25,25 @@ impl Emitter<'_> {
                 let [d, s, c] =
                     [Layer::Definite, Layer::Supported, Layer::Concluded].map(|k| self.layer_name(rel, neg, k));
                 entries.push_str(&if d == s && s == c {
-                    format!("    |l| layer(&l.{c}),\n")
+                    format!("    [layer::{c}.id(); 3],\n")
                 } else {
-                    format!("    |l| layers(&l.{d}, &l.{s}, &l.{c}),\n")
+                    format!("    [layer::{d}.id(), layer::{s}.id(), layer::{c}.id()],\n")
                 });
             }
         }
         let layers = self.verbatim(format!(
-            "/// Per relation and sign (`::clir::slot`): its final layers.\n\
-             const LAYERS: [fn(&Layers) -> ::clir::rt::rules::Final<'_>; {}] = [\n{entries}];\n",
+            "/// Per relation and sign (`::clir::slot`): the slots of its final `+D`, `+S` and `+d`.\n\
+             const LAYERS: [[usize; 3]; {}] = [\n{entries}];\n",
             2 * p.relations.len()
         ));
         quote! {
             #rules
 
-            #[allow(unused_imports)]
-            use ::clir::rt::{layer, layers};
-
             #layers
 
             /// Whether the literal `asked` is concluded over the final layers `l`, and if not why.
-            fn why_not(l: &Layers, names: &::clir::Interner, asked: &::clir::Asked) -> ::clir::WhyNot {
-                let layers = |slot: usize| LAYERS[slot](l);
+            fn why_not(l: &::clir::rt::Layers, names: &::clir::Interner, asked: &::clir::Asked) -> ::clir::WhyNot {
+                let layers = |slot: usize| l.finals(LAYERS[slot]);
                 ::clir::why_not::answer(
                     &SCHEMA,
                     names,

@@ -9,12 +9,14 @@ mod filter_by;
 mod holds;
 mod once;
 pub mod rules;
+mod store;
 
 pub use extend_by::ExtendBy;
 pub use filter_by::FilterBy;
 pub use holds::{Before, Holds};
 pub use once::Once;
-pub use rules::{layer, layers, RuleTable};
+pub use rules::RuleTable;
+pub use store::{Layer, Layers, Slot};
 
 /// The tuples of `a` that are not in `b` (both sorted): a full-tuple antijoin on two relations.
 ///
@@ -122,15 +124,6 @@ fn merge<T: Ord + Clone>(a: &[T], b: &[T]) -> Vec<T> {
 /// The relation `r` held, leaving it empty: an input moved into the one stratum that reads it.
 pub fn take<T: Ord>(r: &mut Relation<T>) -> Relation<T> {
     std::mem::replace(r, empty())
-}
-
-/// `$layers { field: empty(), .. }` for every field listed: a generated module's layers, each
-/// empty until what computes it fills it (`Relation` has no `Default` to derive).
-#[macro_export]
-macro_rules! empty_layers {
-    ($layers:ident { $($field:ident),* $(,)? }) => {
-        $layers { $($field: $crate::rt::empty()),* }
-    };
 }
 
 /// An empty relation.

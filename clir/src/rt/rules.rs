@@ -66,20 +66,6 @@ impl<T: crate::Fact> Rows for Relation<T> {
 /// The final layers of one relation and sign: `+D`, `+S`, `+d`.
 pub type Final<'l> = [&'l dyn Rows; 3];
 
-/// [`Final`] of a relation whose `+D`, `+S` and `+d` differ.
-pub fn layers<'l, T: crate::Fact>(
-    definite: &'l Relation<T>,
-    supported: &'l Relation<T>,
-    concluded: &'l Relation<T>,
-) -> Final<'l> {
-    [definite, supported, concluded]
-}
-
-/// [`Final`] of a relation whose `+D`, `+S` and `+d` coincide.
-pub fn layer<T: crate::Fact>(layer: &Relation<T>) -> Final<'_> {
-    [layer, layer, layer]
-}
-
 /// Where the row `[case, args..]` stands in `layers`.
 pub fn status(layers: Final<'_>, row: &[i64]) -> Status {
     let [d, s, c] = layers.map(|l| l.holds(row));
