@@ -76,3 +76,16 @@ pub fn show_document_in(doc: &verify::Verified, language: usize) -> Result<Strin
 pub fn compile_document_with(doc: &verify::Verified, seal: &str, explanations: bool) -> Result<String, Diagnostics> {
     Ok(emit::emit_with(&compile(doc)?, seal, explanations))
 }
+
+/// [`compile_document_with`] as several crates ([`emit::emit_crates`]): the package's strata in
+/// groups of at most `max_rules` rules, each a crate named `<prefix>_g<k>`, beside a base crate
+/// `<prefix>_base` and the package's module, which calls them.
+pub fn compile_document_crates(
+    doc: &verify::Verified,
+    seal: &str,
+    explanations: bool,
+    max_rules: usize,
+    prefix: &str,
+) -> Result<emit::Crates, Diagnostics> {
+    Ok(emit::emit_crates(&compile(doc)?, seal, explanations, max_rules, prefix))
+}

@@ -25,6 +25,7 @@ use crate::ir::{CmpOp, Status, Strength};
 use crate::resolve::{Program, RItem, RLiteral, RRule, RTerm};
 use crate::strata::Strata;
 
+pub mod crates;
 pub mod layers;
 pub mod lines;
 pub mod why_not;

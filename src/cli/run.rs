@@ -216,8 +216,8 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
     let fresh =
         std::fs::read_to_string(&recorded).ok().is_some_and(|h| Some(h.trim().to_string()) == file_hash(&binary));
     if !fresh {
-        let source = match clir_codegen::compile_document(&doc, &seal) {
-            Ok(s) => s,
+        let compiled = match clir_codegen::compile(&doc) {
+            Ok(c) => c,
             Err(errors) => {
                 eprint!("{}", errors.render("error", clir_codegen::Source::of(&doc)));
                 return Err(CANNOT_RUN);
@@ -230,11 +230,30 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
                 return Err(CANNOT_RUN);
             }
         };
-        if let Err(e) = write_crate(&dir, &runtime, &bin_name, &source) {
+        let max_rules = crate_rules();
+        let (source, deps) = if compiled.program.rules.len() > max_rules {
+            let prefix = format!("clir_{}", crate_name_part(&doc.package.name));
+            let crates = clir_codegen::emit::emit_crates(&compiled, &seal, true, max_rules, &prefix);
+            match write_parts(&root, &runtime, &crates) {
+                Ok(deps) => (crates.root, deps),
+                Err(e) => {
+                    note(
+                        command,
+                        format_args!("cannot write the crates of {} into {}: {e}", doc.package.name, root.display()),
+                    );
+                    return Err(CANNOT_RUN);
+                }
+            }
+        } else {
+            (clir_codegen::emit::emit_with(&compiled, &seal, true), Vec::new())
+        };
+        drop(compiled);
+        if let Err(e) = write_crate(&dir, &runtime, &bin_name, &source, &deps) {
             note(command, format_args!("cannot write {}: {e}", dir.display()));
             return Err(CANNOT_RUN);
         }
-        note(command, format_args!("building {} in {}", doc.package.name, dir.display()));
+        let parts = if deps.is_empty() { String::new() } else { format!(" (and {} crates of its own)", deps.len()) };
+        note(command, format_args!("building {} in {}{parts}", doc.package.name, dir.display()));
         let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
             .args(["build", "--release", "--manifest-path"])
             .arg(dir.join("Cargo.toml"))
@@ -339,16 +358,77 @@ pub fn run(cmd: &RunCmd) -> u8 {
     }
 }
 
+/// Rules a crate of a package's evaluation holds at most: a package of more is built as
+/// several crates, its strata in groups of at most this many rules (DECISIONS 68). The
+/// environment's `CLIR_CRATE_RULES` (a positive number) sets it instead.
+const CRATE_RULES: usize = 600;
+
+/// [`CRATE_RULES`], or the environment's `CLIR_CRATE_RULES`.
+fn crate_rules() -> usize {
+    std::env::var("CLIR_CRATE_RULES").ok().and_then(|v| v.trim().parse().ok()).filter(|&n| n > 0).unwrap_or(CRATE_RULES)
+}
+
+/// A package name as part of a crate name: ASCII letters and digits kept (lower-cased), the rest
+/// `_`, at most 40 characters.
+fn crate_name_part(package: &str) -> String {
+    package.chars().take(40).map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect()
+}
+
+/// Writes the base and group crates of `crates` under `root/crates`, each in a folder named
+/// by its name and the hash of its files, written once: a crate whose files did not change
+/// keeps its folder, so cargo (with the cache's one target folder) does not build it again.
+/// Returns each crate's name and folder, the base first.
+fn write_parts(
+    root: &Path,
+    runtime: &Path,
+    crates: &clir_codegen::emit::Crates,
+) -> std::io::Result<Vec<(String, PathBuf)>> {
+    use sha2::{Digest, Sha256};
+    let clir = runtime.join("clir").display().to_string();
+    let mut written: Vec<(String, PathBuf)> = Vec::new();
+    for (name, source) in std::iter::once(&crates.base).chain(&crates.groups) {
+        let mut manifest = format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [lib]\npath = \"lib.rs\"\n\n[dependencies]\nclir = {{ path = {clir:?} }}\n"
+        );
+        if let Some((base, path)) = written.first() {
+            manifest.push_str(&format!("{base} = {{ path = {:?} }}\n", path.display().to_string()));
+        }
+        let lib = format!("#![allow(dead_code, unused_imports, non_upper_case_globals, clippy::all)]\n{source}");
+        let hash = Sha256::new().chain_update(&manifest).chain_update([0]).chain_update(&lib).finalize();
+        let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let dir = root.join("crates").join(format!("{name}-{hex}"));
+        let complete = dir.join(".complete");
+        if !complete.exists() {
+            std::fs::create_dir_all(&dir)?;
+            std::fs::write(dir.join("Cargo.toml"), &manifest)?;
+            std::fs::write(dir.join("lib.rs"), &lib)?;
+            std::fs::write(&complete, "")?;
+        }
+        written.push((name.clone(), dir));
+    }
+    Ok(written)
+}
+
 /// The crate of one package: its generated module and a `main` ruling with it, against the
-/// runtime this clir carries.
-fn write_crate(dir: &Path, runtime: &Path, bin_name: &str, source: &str) -> std::io::Result<()> {
+/// runtime this clir carries (and the crates of `deps`, name and folder, where the package is
+/// built as several).
+fn write_crate(
+    dir: &Path,
+    runtime: &Path,
+    bin_name: &str,
+    source: &str,
+    deps: &[(String, PathBuf)],
+) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
     let clir = runtime.join("clir");
+    let deps: String =
+        deps.iter().map(|(name, path)| format!("{name} = {{ path = {:?} }}\n", path.display().to_string())).collect();
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = \"{bin_name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nclir = {{ path = {:?}, features = [\"command\"] }}\n\n\
+             [dependencies]\nclir = {{ path = {:?}, features = [\"command\"] }}\n{deps}\n\
              [workspace]\n\n[profile.release]\ncodegen-units = 16\n",
             clir.display().to_string()
         ),

@@ -10,9 +10,11 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 impl Emitter<'_> {
-    /// The statements of `explain`: every instance of every rule over the final layers, and
-    /// every closure negative, what explanations of minimal height are chosen from.
-    pub(super) fn explain_calls(&mut self) -> Vec<TokenStream> {
+    /// The statements of `explain`, each with the stratum it explains: every instance of every
+    /// rule over the final layers, and every closure negative, what explanations of minimal
+    /// height are chosen from. Split into crates, they read the rule table as `rules`.
+    pub(super) fn explain_calls(&mut self) -> Vec<(usize, TokenStream)> {
+        let table = if self.split.is_some() { quote!(rules) } else { quote!(RULES) };
         let p = self.p;
         let mut stmts = Vec::new();
         for ri in 0..p.rules.len() {
@@ -45,16 +47,20 @@ impl Emitter<'_> {
                 quote! {
                     let mut found = Vec::new();
                     self::#name(#cases #(#args,)* Some(&mut found));
-                    RULES.record(instances, #rule_k, #modes, found);
+                    #table.record(instances, #rule_k, #modes, found);
                 }
             });
             let comment = self.comment(p.rules[ri].id.clone());
             let views = views.take();
-            stmts.push(quote! {
-                #comment
-                #views
-                #(#records)*
-            });
+            let stratum = self.s.rels[p.rules[ri].head.rel].stratum;
+            stmts.push((
+                stratum,
+                quote! {
+                    #comment
+                    #views
+                    #(#records)*
+                },
+            ));
         }
         for (ci, c) in p.closures.iter().enumerate() {
             let closed = self.closure_name(ci);
@@ -62,12 +68,15 @@ impl Emitter<'_> {
             let ids: Vec<Ident> = (0..n).map(|j| format_ident!("a_{}", j)).collect();
             let (rel, domain) = (self.rel_const(c.rel), self.rel_const(c.domain));
             let cix = Literal::usize_unsuffixed(ci);
-            stmts.push(quote! {
-                for &(case, #(#ids,)*) in l[layer::#closed].iter() {
-                    let domain = ::clir::Premise::new(#domain, false, ::clir::Layer::Concluded, (#(#ids,)*));
-                    instances.push(::clir::Instance::closure(#cix, case, #rel, (#(#ids,)*), domain));
-                }
-            });
+            stmts.push((
+                self.s.rels[c.rel].stratum,
+                quote! {
+                    for &(case, #(#ids,)*) in l[layer::#closed].iter() {
+                        let domain = ::clir::Premise::new(#domain, false, ::clir::Layer::Concluded, (#(#ids,)*));
+                        instances.push(::clir::Instance::closure(#cix, case, #rel, (#(#ids,)*), domain));
+                    }
+                },
+            ));
         }
         stmts
     }

@@ -81,6 +81,35 @@ struct Emitter<'a> {
     string_consts: Vec<String>,
     /// Whether to generate explanation instances.
     explanations: bool,
+    /// Where the package is emitted as several crates: how, and what goes into each.
+    split: Option<Split>,
+}
+
+/// A package emitted as several crates ([`emit_crates`]): the base crate (entity types, index
+/// constants, the module `layer`), one crate a group of strata (its rules' and strata's
+/// functions, its explanations), and the root module (schema, tables, typed API, `evaluate`).
+struct Split {
+    plan: crate::plan::crates::CratesPlan,
+    /// The base crate's name.
+    base: Ident,
+    /// Per group, its crate's name.
+    crates: Vec<Ident>,
+    /// Per group, its items so far.
+    items: Vec<TokenStream>,
+    /// The base crate's items besides the types.
+    base_items: TokenStream,
+}
+
+/// The sources of a package emitted as several crates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Crates {
+    /// The base crate's name and source: entity types, index constants, the module `layer`.
+    pub base: (String, String),
+    /// Per group of strata in evaluation order, its crate's name and source; each depends only
+    /// on the runtime and the base crate.
+    pub groups: Vec<(String, String)>,
+    /// The package's module, as [`emit_with`] writes it but calling the groups' crates.
+    pub root: String,
 }
 
 /// Prints the plan of `c` as a formatted Rust module.
@@ -91,51 +120,120 @@ pub fn emit(c: &Compilation, seal: &str) -> String {
 /// [`emit`], optionally without the code that computes explanation instances (smaller and
 /// faster to build; `--explain` then yields no derivations).
 pub fn emit_with(c: &Compilation, seal: &str, explanations: bool) -> String {
-    let Compilation { program: p, strata: s, plan, names } = c;
-    let vars: Vec<Vec<String>> = p.rules.iter().map(|r| names.variables(p, r)).collect();
-    let locals = plan.rules.iter().map(|rp| names.rule_locals(p, rp, &vars[rp.rule])).collect();
-    let mut e = Emitter {
-        p,
-        s,
-        plan,
-        seal: seal.to_string(),
-        names,
-        vars,
-        locals,
-        comments: Vec::new(),
-        verbatim: Vec::new(),
-        string_sym: Vec::new(),
-        string_consts: Vec::new(),
-        explanations,
-    };
-    let mut interned: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();
-    for st in &p.strings {
-        match interned.iter().position(|n| n == st) {
-            Some(i) => e.string_sym.push(i as u32),
-            None => {
-                e.string_sym.push(interned.len() as u32);
-                interned.push(st);
-                e.string_consts.push(st.clone());
-            }
-        }
-    }
-    // Each part is parsed and formatted on its own, so that only one part's syntax tree and
-    // text are held at a time, however large the package.
+    let mut e = Emitter::new(c, seal, explanations);
     let mut out = String::new();
     for part in Part::ALL {
-        let tokens = e.part(part);
+        if let Err(bug) = e.print(part, &mut out) {
+            return bug;
+        }
+    }
+    out
+}
+
+/// [`emit_with`] as several crates: groups of strata of at most `max_rules` rules each
+/// ([`crate::plan::crates`]), the crates named `<prefix>_base` and `<prefix>_g<k>` (`prefix` a
+/// Rust identifier the caller chooses).
+pub fn emit_crates(c: &Compilation, seal: &str, explanations: bool, max_rules: usize, prefix: &str) -> Crates {
+    let plan = crate::plan::crates::crates(&c.strata, max_rules);
+    let crates: Vec<Ident> = (0..plan.groups).map(|g| format_ident!("{}_g{}", prefix, g)).collect();
+    let base = format_ident!("{}_base", prefix);
+    let items = vec![TokenStream::new(); plan.groups];
+    let mut e = Emitter::new(c, seal, explanations);
+    e.split = Some(Split { plan, base: base.clone(), crates: crates.clone(), items, base_items: TokenStream::new() });
+    let mut root = String::new();
+    for part in Part::ALL {
+        if let Err(bug) = e.print(part, &mut root) {
+            return Crates { base: (base.to_string(), bug.clone()), groups: Vec::new(), root: bug };
+        }
+    }
+    let split = e.split.take().expect("split");
+    let mut base_src = String::new();
+    let prelude = e.part(Part::Prelude);
+    let types = e.types_and_constants();
+    let base_items = split.base_items;
+    if let Err(bug) = e.print_tokens(quote! { #prelude #types #base_items }, &mut base_src) {
+        base_src = bug;
+    }
+    let groups = split
+        .items
+        .into_iter()
+        .zip(&crates)
+        .map(|(items, name)| {
+            let mut src = String::new();
+            let prelude = e.part(Part::Prelude);
+            if let Err(bug) = e.print_tokens(
+                quote! {
+                    #prelude
+                    #[allow(unused_imports)]
+                    use ::#base::*;
+                    #items
+                },
+                &mut src,
+            ) {
+                src = bug;
+            }
+            (name.to_string(), src)
+        })
+        .collect();
+    Crates { base: (base.to_string(), base_src), groups, root }
+}
+
+impl<'a> Emitter<'a> {
+    fn new(c: &'a Compilation, seal: &str, explanations: bool) -> Self {
+        let Compilation { program: p, strata: s, plan, names } = c;
+        let vars: Vec<Vec<String>> = p.rules.iter().map(|r| names.variables(p, r)).collect();
+        let locals = plan.rules.iter().map(|rp| names.rule_locals(p, rp, &vars[rp.rule])).collect();
+        let mut e = Emitter {
+            p,
+            s,
+            plan,
+            seal: seal.to_string(),
+            names,
+            vars,
+            locals,
+            comments: Vec::new(),
+            verbatim: Vec::new(),
+            string_sym: Vec::new(),
+            string_consts: Vec::new(),
+            explanations,
+            split: None,
+        };
+        let mut interned: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();
+        for st in &p.strings {
+            match interned.iter().position(|n| n == st) {
+                Some(i) => e.string_sym.push(i as u32),
+                None => {
+                    e.string_sym.push(interned.len() as u32);
+                    interned.push(st);
+                    e.string_consts.push(st.clone());
+                }
+            }
+        }
+        e
+    }
+
+    /// Appends `part` to `out`, formatted ([`Emitter::print_tokens`]).
+    fn print(&mut self, part: Part, out: &mut String) -> Result<(), String> {
+        let tokens = self.part(part);
+        self.print_tokens(tokens, out)
+    }
+
+    /// Appends `tokens` to `out`, parsed, formatted and with their markers replaced. Each part
+    /// is printed on its own, so that only one part's syntax tree and text are held at a time,
+    /// however large the package. `Err` is a bug in the emitter, not in the package: a module
+    /// that shows the tokens to whoever reports it.
+    fn print_tokens(&self, tokens: TokenStream, out: &mut String) -> Result<(), String> {
         let file: syn::File = match syn::parse2(tokens.clone()) {
             Ok(f) => f,
-            // A bug in the emitter, not in the package: show the tokens to whoever reports it.
-            Err(err) => return format!("compile_error!({:?});\n// {}\n", err.to_string(), tokens),
+            Err(err) => return Err(format!("compile_error!({:?});\n// {}\n", err.to_string(), tokens)),
         };
         drop(tokens);
         let text = prettyplease::unparse(&file);
         drop(file);
         out.reserve(text.len() + 4096);
-        expand_markers(&text, &e, &mut out);
+        expand_markers(&text, self, out);
+        Ok(())
     }
-    out
 }
 
 /// The index a line that is exactly the marker `<name>!(i);` holds.
@@ -269,6 +367,13 @@ impl Emitter<'_> {
                     use ::clir::CaseId;
                     #[allow(unused_imports)]
                     use ::clir::Sym;
+                }
+            }
+            Part::Types if self.split.is_some() => {
+                let base = &self.split.as_ref().expect("split").base;
+                quote! {
+                    #[allow(unused_imports)]
+                    pub use ::#base::*;
                 }
             }
             Part::Types => self.types_and_constants(),

@@ -28,7 +28,7 @@ impl Pattern {
 }
 
 impl Emitter<'_> {
-    /// The function of every rule that can apply.
+    /// The function of every rule that can apply (split into crates, each in its group's crate).
     pub(super) fn rule_fns(&mut self) -> TokenStream {
         let mut out = TokenStream::new();
         for ri in 0..self.p.rules.len() {
@@ -37,7 +37,13 @@ impl Emitter<'_> {
             }
             let comment = self.rule_comment(ri);
             let f = self.rule_fn(ri);
-            out.extend(quote! { #comment #f });
+            match &mut self.split {
+                Some(split) => {
+                    let g = split.plan.group_of_rule(self.p, self.s, ri);
+                    split.items[g].extend(quote! { #comment #f });
+                }
+                None => out.extend(quote! { #comment #f }),
+            }
         }
         out
     }

@@ -76,6 +76,11 @@ impl Emitter<'_> {
         for (ri, r) in p.rules.iter().enumerate() {
             index(&mut code, &r.id, &self.rule_const(ri), ri);
         }
+        // Split into crates, the index constants are the base crate's: the groups' code names them.
+        if self.split.is_some() {
+            let indices = self.verbatim(std::mem::take(&mut code));
+            self.split.as_mut().expect("split").base_items.extend(indices);
+        }
         let date = |d: &Option<String>| match d {
             Some(d) => format!("Some({})", lit(d)),
             None => "None".to_string(),

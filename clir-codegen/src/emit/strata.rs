@@ -63,6 +63,9 @@ impl Emitter<'_> {
         let mut reads: Vec<TokenStream> = Vec::new();
         let mut calls: Vec<TokenStream> = Vec::new();
         let mut items = TokenStream::new();
+        // Split into crates: per group, its strata's calls.
+        let groups = self.split.as_ref().map_or(0, |split| split.plan.groups);
+        let mut group_calls: Vec<Vec<TokenStream>> = vec![Vec::new(); groups];
         for si in 0..self.plan.strata.len() {
             let st = self.plan.strata[si].clone();
             for &rel in &st.rels {
@@ -94,13 +97,23 @@ impl Emitter<'_> {
                     // Every rule of the stratum can never apply and nothing fills its layers.
                     continue;
                 }
-                items.extend(quote! {
+                let item = quote! {
                     #[inline(never)]
                     fn #name(l: &mut ::clir::rt::Layers) {
                         #body
                     }
-                });
-                calls.push(quote!(self::#name(&mut l);));
+                };
+                match &mut self.split {
+                    Some(split) => {
+                        let g = split.plan.group_of[si];
+                        split.items[g].extend(item);
+                        group_calls[g].push(quote!(self::#name(l);));
+                    }
+                    None => {
+                        items.extend(item);
+                        calls.push(quote!(self::#name(&mut l);));
+                    }
+                }
             }
         }
         let (read_items, read_calls) =
@@ -124,13 +137,22 @@ impl Emitter<'_> {
         items.extend(write_items);
         let explain = if self.explanations {
             let stmts = self.explain_calls();
-            let (explain_items, explains) =
-                self.chunked("explain", quote!(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>), stmts);
-            items.extend(explain_items);
+            let explains = if groups == 0 {
+                let stmts = stmts.into_iter().map(|(_, stmt)| stmt).collect();
+                let (explain_items, explains) = self.chunked(
+                    "explain",
+                    quote!(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>),
+                    stmts,
+                );
+                items.extend(explain_items);
+                quote!(#(#explains(&l, &mut instances);)*)
+            } else {
+                self.group_explains(stmts)
+            };
             quote! {
                 if batch.explain || !batch.why_not.is_empty() {
                     let mut instances: Vec<::clir::Instance> = Vec::new();
-                    #(#explains(&l, &mut instances);)*
+                    #explains
                     out.instances = instances;
                 }
                 out.why_not = batch.why_not.iter().map(|asked| why_not(&l, &batch.interner, asked)).collect();
@@ -138,7 +160,21 @@ impl Emitter<'_> {
         } else {
             self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string())
         };
-        let slot_module = self.slot_module(&slots);
+        let mut slot_module = self.slot_module(&slots);
+        if let Some(split) = &mut self.split {
+            // The groups' evaluation, in order, each a function of its crate.
+            for (g, calls_g) in group_calls.into_iter().enumerate() {
+                let krate = &split.crates[g];
+                split.items[g].extend(quote! {
+                    /// Evaluates this group's strata, in order.
+                    pub fn evaluate(l: &mut ::clir::rt::Layers) {
+                        #(#calls_g)*
+                    }
+                });
+                calls.push(quote!(::#krate::evaluate(&mut l);));
+            }
+            split.base_items.extend(std::mem::take(&mut slot_module));
+        }
         quote! {
             /// Rules a batch of cases: every stratum, in order, over all cases at once.
             pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
@@ -506,11 +542,13 @@ impl Emitter<'_> {
 
     /// The module `layer`: per layer of `slots` (name, tuple type), a `::clir::rt::Slot` constant
     /// at its position, and `EMPTY`, every layer empty, what an evaluation starts from.
+    /// Split into crates, the module and its constants are public: the base crate's.
     fn slot_module(&mut self, slots: &[(Ident, String)]) -> TokenStream {
+        let (module, item) = if self.split.is_some() { ("pub mod", "pub") } else { ("mod", "pub(super)") };
         let consts: String = slots
             .iter()
             .enumerate()
-            .map(|(i, (n, ty))| format!("    pub(super) const {n}: Slot<{ty}> = Slot::new({i});\n"))
+            .map(|(i, (n, ty))| format!("    {item} const {n}: Slot<{ty}> = Slot::new({i});\n"))
             .collect();
         let empty = fill(slots.iter().map(|(n, _)| format!("{n}.empty")), "        ");
         self.verbatim(format!(
@@ -518,15 +556,42 @@ impl Emitter<'_> {
              /// stratum's layers once it has computed them (empty before). A layer no later step\n\
              /// reads is still kept.\n\
              #[allow(non_upper_case_globals, dead_code)]\n\
-             mod layer {{\n    \
+             {module} layer {{\n    \
              use super::{{CaseId, Sym}};\n    \
              use ::clir::rt::Slot;\n\
              {consts}    \
              /// Every layer empty, at its slot's position.\n    \
-             pub(super) const EMPTY: [fn() -> Box<dyn ::clir::rt::Layer>; {}] = [\n{empty}    ];\n\
+             {item} const EMPTY: [fn() -> Box<dyn ::clir::rt::Layer>; {}] = [\n{empty}    ];\n\
              }}\n",
             slots.len()
         ))
+    }
+
+    /// Split into crates, the explanation statements `stmts` (each with its stratum) as one
+    /// `explain` function of each group's crate, in chunks; returns the calls of them.
+    fn group_explains(&mut self, stmts: Vec<(usize, TokenStream)>) -> TokenStream {
+        let groups = self.split.as_ref().map_or(0, |split| split.plan.groups);
+        let mut per_group: Vec<Vec<TokenStream>> = vec![Vec::new(); groups];
+        for (si, stmt) in stmts {
+            per_group[self.split.as_ref().expect("split").plan.group_of[si]].push(stmt);
+        }
+        let mut calls = TokenStream::new();
+        for (g, stmts) in per_group.into_iter().enumerate() {
+            let params =
+                quote!(l: &::clir::rt::Layers, rules: &::clir::rt::RuleTable, instances: &mut Vec<::clir::Instance>);
+            let (items, chunks) = self.chunked("explain", params.clone(), stmts);
+            let split = self.split.as_mut().expect("split");
+            let krate = &split.crates[g];
+            split.items[g].extend(quote! {
+                /// Adds the explanation instances of this group's rules and closures.
+                pub fn explain(#params) {
+                    #(#chunks(l, rules, instances);)*
+                }
+                #items
+            });
+            calls.extend(quote!(::#krate::explain(&l, &RULES, &mut instances);));
+        }
+        calls
     }
 
     fn closure(&mut self, ci: usize) -> TokenStream {
