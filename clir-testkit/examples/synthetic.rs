@@ -4,6 +4,7 @@
 //! ```sh
 //! cargo run -q -p clir-testkit --example synthetic -- 200 [SEED] > pkg.lawir.json
 //! cargo run -q -p clir-testkit --example synthetic -- 200 [SEED] --notation   # the kit's notation
+//! cargo run -q -p clir-testkit --example synthetic -- 200 [SEED] --bump   # one threshold raised
 //! ```
 
 #[path = "synthetic/generator.rs"]
@@ -15,17 +16,35 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let notation = args.iter().any(|a| a == "--notation");
-    let numbers: Vec<&String> = args.iter().filter(|a| *a != "--notation").collect();
+    let bump = args.iter().any(|a| a == "--bump");
+    let numbers: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let parsed = match numbers.as_slice() {
         [n] => n.parse::<usize>().ok().map(|n| (n, 1)),
         [n, seed] => n.parse::<usize>().ok().zip(seed.parse::<u64>().ok()),
         _ => None,
     };
     let Some((n, seed)) = parsed.filter(|(n, _)| *n > 0) else {
-        eprintln!("usage: synthetic N [SEED] [--notation]   (N rules, N >= 1; SEED defaults to 1)");
+        eprintln!("usage: synthetic N [SEED] [--notation] [--bump]   (N rules, N >= 1; SEED defaults to 1)");
         return ExitCode::from(2);
     };
-    let out = if notation { generator::notation(n, seed).into_bytes() } else { generator::package(n, seed).bytes() };
+    let out = match (bump, notation) {
+        (false, true) => generator::notation(n, seed).into_bytes(),
+        (false, false) => generator::package(n, seed).bytes(),
+        (true, _) => {
+            let Some(text) = generator::notation_bumped(n, seed) else {
+                eprintln!("synthetic: no rule from the middle on compares with a threshold");
+                return ExitCode::from(2);
+            };
+            match clir_testkit::Package::parse(&text) {
+                Ok(p) if !notation => p.bytes(),
+                Ok(_) => text.into_bytes(),
+                Err(e) => {
+                    eprintln!("synthetic: the changed notation does not parse: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    };
     match std::io::stdout().lock().write_all(&out) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -118,7 +118,14 @@ impl Emitter<'_> {
         }
         let (read_items, read_calls) =
             self.chunked("read_inputs", quote!(l: &mut ::clir::rt::Layers, batch: &::clir::Batch), reads);
-        items.extend(read_items);
+        let read_calls = self.in_base(
+            read_items,
+            read_calls,
+            quote!(read_inputs),
+            quote!(l: &mut ::clir::rt::Layers, batch: &::clir::Batch),
+            quote!((l, batch)),
+            &mut items,
+        );
         let mut out = Vec::new();
         for (ri, r) in p.relations.iter().enumerate() {
             let k = self.rel_const(ri);
@@ -134,7 +141,14 @@ impl Emitter<'_> {
         }
         let (write_items, writes) =
             self.chunked("write_conclusions", quote!(l: &::clir::rt::Layers, out: &mut ::clir::Output), out);
-        items.extend(write_items);
+        let writes = self.in_base(
+            write_items,
+            writes,
+            quote!(write_conclusions),
+            quote!(l: &::clir::rt::Layers, out: &mut ::clir::Output),
+            quote!((l, out)),
+            &mut items,
+        );
         let explain = if self.explanations {
             let stmts = self.explain_calls();
             let explains = if groups == 0 {
@@ -567,6 +581,34 @@ impl Emitter<'_> {
         ))
     }
 
+    /// The chunks `chunk_items` (called as `chunks`) of a step that reads no rule: in the module's
+    /// `items`, or split into crates, in the base crate under one public function `name` taking
+    /// `params` (passing `args` on), so that a changed rule does not build them again. Returns
+    /// the paths to call.
+    fn in_base(
+        &mut self,
+        chunk_items: TokenStream,
+        chunks: Vec<TokenStream>,
+        name: TokenStream,
+        params: TokenStream,
+        args: TokenStream,
+        items: &mut TokenStream,
+    ) -> Vec<TokenStream> {
+        let Some(split) = &mut self.split else {
+            items.extend(chunk_items);
+            return chunks;
+        };
+        split.base_items.extend(quote! {
+            /// Calls each part of it, in order.
+            pub fn #name(#params) {
+                #(#chunks #args;)*
+            }
+            #chunk_items
+        });
+        let base = &split.base;
+        vec![quote!(::#base::#name)]
+    }
+
     /// Split into crates, the explanation statements `stmts` (each with its stratum) as one
     /// `explain` function of each group's crate, in chunks; returns the calls of them.
     fn group_explains(&mut self, stmts: Vec<(usize, TokenStream)>) -> TokenStream {
@@ -577,8 +619,12 @@ impl Emitter<'_> {
         }
         let mut calls = TokenStream::new();
         for (g, stmts) in per_group.into_iter().enumerate() {
-            let params =
-                quote!(l: &::clir::rt::Layers, rules: &::clir::rt::RuleTable, instances: &mut Vec<::clir::Instance>);
+            // A chunk of closures' negatives only reads no rule.
+            let params = quote!(
+                l: &::clir::rt::Layers,
+                #[allow(unused_variables)] rules: &::clir::rt::RuleTable,
+                instances: &mut Vec<::clir::Instance>
+            );
             let (items, chunks) = self.chunked("explain", params.clone(), stmts);
             let split = self.split.as_mut().expect("split");
             let krate = &split.crates[g];

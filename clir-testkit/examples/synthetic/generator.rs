@@ -629,3 +629,24 @@ pub fn notation(n: usize, seed: u64) -> String {
 pub fn package(n: usize, seed: u64) -> Package {
     Package::parse(&notation(n, seed)).unwrap_or_else(|e| panic!("the generated notation parses: {e}"))
 }
+
+/// [`notation`] with one rule changed as an amended article would change it: the first
+/// comparison with an integer threshold, from the middle rule on, has its threshold raised by
+/// one (a benchmark's one-rule change). `None` when no rule from the middle on compares.
+pub fn notation_bumped(n: usize, seed: u64) -> Option<String> {
+    let mut g = Gen {
+        rng: Rng(seed ^ 0x5EED_0000_0000_0000),
+        rels: Vec::new(),
+        rules: Vec::new(),
+        closures: Vec::new(),
+        priorities: Vec::new(),
+    };
+    g.build(n.max(1));
+    let mid = g.rules.len() / 2;
+    let threshold = g.rules[mid..].iter_mut().flat_map(|r| r.body.items.iter_mut()).find_map(|item| match item {
+        Item::CmpInt(_, _, t) => Some(t),
+        _ => None,
+    })?;
+    *threshold += 1;
+    Some(g.notation(n.max(1), seed))
+}
