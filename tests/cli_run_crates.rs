@@ -1,6 +1,6 @@
 //! `clir run` of a package of more rules than a crate holds (`CLIR_CRATE_RULES`): built as a base
-//! crate, one crate a group of strata and the package's crate, it rules as the package compiled
-//! in one module does, and a changed rule builds only its group's crate and the package's again.
+//! crate, one crate a group of strata and the package's crate, it rules, explains, certifies and
+//! answers why not as the package compiled in one module does, and a changed rule builds only its group's crate and the package's again.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -29,29 +29,31 @@ fn text(b: &[u8]) -> String {
 }
 
 #[test]
-fn a_package_built_as_several_crates_rules_and_explains_as_one_module_does() {
+fn a_package_built_as_several_crates_rules_explains_and_certifies_as_one_module_does() {
     let dir = tempfile::tempdir().unwrap();
-    for explain in [false, true] {
+    // The example games and three cases asking why not.
+    let input = dir.path().join("cases.jsonl");
+    let asks = [
+        r#"{"case":"r","facts":{"player_of":[["g","b"]],"player_resigned":[["b"]]},"why_not":["game_lost_by(g,b)","~king_cannot_be_checkmated(b)","resignation_has_ended_the_game(g)"]}"#,
+        r#"{"case":"m","facts":{"checkmate_delivered":[["g","w"]],"moves_by_each_without_pawn_or_capture":[["g",80]]},"why_not":["game_drawn(g)"]}"#,
+        r#"{"case":"s","facts":{"checkmate_delivered":[["g","w"]],"stalemate_arisen":[["g"]]},"why_not":["~game_drawn(g)"]}"#,
+    ];
+    std::fs::write(&input, std::fs::read_to_string(GAMES).unwrap() + &asks.join("\n") + "\n").unwrap();
+    let input = input.to_str().unwrap();
+    for mode in [None, Some("--explain"), Some("--certify")] {
         let [split, whole] = ["split.jsonl", "whole.jsonl"].map(|f| dir.path().join(f));
-        let mut args = vec!["run", PACKAGE, "--input", GAMES, "--output", split.to_str().unwrap()];
-        if explain {
-            args.push("--explain");
-        }
+        let mut args = vec!["run", PACKAGE, "--input", input, "--output", split.to_str().unwrap()];
+        args.extend(mode);
         let out = clir(&args, "8");
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let mut args =
-            vec!["rule", "--package", "fide.laws.chess", "--input", GAMES, "--output", whole.to_str().unwrap()];
-        if explain {
-            args.push("--explain");
-        }
+            vec!["rule", "--package", "fide.laws.chess", "--input", input, "--output", whole.to_str().unwrap()];
+        args.extend(mode);
         let out = clir(&args, "8");
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let (split, whole) = (std::fs::read(&split).unwrap(), std::fs::read(&whole).unwrap());
-        assert_eq!(split.iter().filter(|&&b| b == b'\n').count(), 300);
-        assert!(
-            split == whole,
-            "`clir run` as several crates and the compiled-in package differ (--explain: {explain})"
-        );
+        assert_eq!(split.iter().filter(|&&b| b == b'\n').count(), 303);
+        assert!(split == whole, "`clir run` as several crates and the compiled-in package differ ({mode:?})");
     }
 }
 

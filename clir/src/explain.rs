@@ -79,6 +79,17 @@ impl Premise {
 }
 
 impl Instance {
+    /// Orders `instances` as a package's one module makes them: every rule's in rule order,
+    /// then every closure's in closure order, each source's own order kept (a stable sort).
+    /// A package built as several crates collects them group by group, then calls this, so
+    /// that explanations and certificates are the one module's byte for byte.
+    pub fn in_module_order(instances: &mut [Instance]) {
+        instances.sort_by_key(|i| match i.source {
+            Source::Rule { rule, .. } => (0, rule),
+            Source::Closure { closure } => (1, closure),
+        });
+    }
+
     /// An instance of rule `rule` (its index in the schema) in `case`, over definite premises or
     /// applicable ones; its head and premises are added next.
     pub fn rule(rule: usize, definite: bool, case: crate::CaseId) -> Instance {

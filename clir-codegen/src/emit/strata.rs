@@ -637,6 +637,7 @@ impl Emitter<'_> {
             });
             calls.extend(quote!(::#krate::explain(&l, &RULES, &mut instances);));
         }
+        calls.extend(quote!(::clir::Instance::in_module_order(&mut instances);));
         calls
     }
 

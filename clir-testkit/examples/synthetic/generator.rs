@@ -633,6 +633,7 @@ pub fn package(n: usize, seed: u64) -> Package {
 /// [`notation`] with one rule changed as an amended article would change it: the first
 /// comparison with an integer threshold, from the middle rule on, has its threshold raised by
 /// one (a benchmark's one-rule change). `None` when no rule from the middle on compares.
+#[allow(dead_code)] // the example's `--bump`; clir-random includes this file too
 pub fn notation_bumped(n: usize, seed: u64) -> Option<String> {
     let mut g = Gen {
         rng: Rng(seed ^ 0x5EED_0000_0000_0000),
