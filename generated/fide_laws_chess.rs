@@ -653,7 +653,7 @@ fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output
 /// Every layer of the evaluation, a slot of `::clir::rt::Layers`: the inputs, then each
 /// stratum's layers once it has computed them (empty before). A layer no later step
 /// reads is still kept.
-#[allow(non_upper_case_globals, dead_code)]
+#[allow(non_upper_case_globals, dead_code, unused_imports)]
 mod layer {
     use super::{CaseId, Sym};
     use ::clir::rt::Slot;

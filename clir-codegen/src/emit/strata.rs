@@ -569,7 +569,7 @@ impl Emitter<'_> {
             "/// Every layer of the evaluation, a slot of `::clir::rt::Layers`: the inputs, then each\n\
              /// stratum's layers once it has computed them (empty before). A layer no later step\n\
              /// reads is still kept.\n\
-             #[allow(non_upper_case_globals, dead_code)]\n\
+             #[allow(non_upper_case_globals, dead_code, unused_imports)]\n\
              {module} layer {{\n    \
              use super::{{CaseId, Sym}};\n    \
              use ::clir::rt::Slot;\n\
