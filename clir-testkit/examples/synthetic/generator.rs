@@ -612,8 +612,8 @@ fn type_name(t: usize) -> &'static str {
     }
 }
 
-/// The package of `n` rules for `seed`, in the kit's notation (`n` at least 1).
-pub fn notation(n: usize, seed: u64) -> String {
+/// The generator of `n` rules for `seed`, its package built (`n` at least 1).
+fn built(n: usize, seed: u64) -> Gen {
     let mut g = Gen {
         rng: Rng(seed ^ 0x5EED_0000_0000_0000),
         rels: Vec::new(),
@@ -622,6 +622,12 @@ pub fn notation(n: usize, seed: u64) -> String {
         priorities: Vec::new(),
     };
     g.build(n.max(1));
+    g
+}
+
+/// The package of `n` rules for `seed`, in the kit's notation (`n` at least 1).
+pub fn notation(n: usize, seed: u64) -> String {
+    let g = built(n, seed);
     g.notation(n.max(1), seed)
 }
 
@@ -635,14 +641,7 @@ pub fn package(n: usize, seed: u64) -> Package {
 /// one (a benchmark's one-rule change). `None` when no rule from the middle on compares.
 #[allow(dead_code)] // the example's `--bump`; clir-random includes this file too
 pub fn notation_bumped(n: usize, seed: u64) -> Option<String> {
-    let mut g = Gen {
-        rng: Rng(seed ^ 0x5EED_0000_0000_0000),
-        rels: Vec::new(),
-        rules: Vec::new(),
-        closures: Vec::new(),
-        priorities: Vec::new(),
-    };
-    g.build(n.max(1));
+    let mut g = built(n, seed);
     let mid = g.rules.len() / 2;
     let threshold = g.rules[mid..].iter_mut().flat_map(|r| r.body.items.iter_mut()).find_map(|item| match item {
         Item::CmpInt(_, _, t) => Some(t),
