@@ -387,13 +387,11 @@ fn write_parts(
     let clir = runtime.join("clir").display().to_string();
     let mut written: Vec<(String, PathBuf)> = Vec::new();
     for (name, source) in std::iter::once(&crates.base).chain(&crates.groups) {
-        let mut manifest = format!(
-            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [lib]\npath = \"lib.rs\"\n\n[dependencies]\nclir = {{ path = {clir:?} }}\n"
+        let manifest = format!(
+            "{}[lib]\npath = \"lib.rs\"\n\n[dependencies]\nclir = {{ path = {clir:?} }}\n{}",
+            manifest_package(name),
+            path_deps(&written[..written.len().min(1)])
         );
-        if let Some((base, path)) = written.first() {
-            manifest.push_str(&format!("{base} = {{ path = {:?} }}\n", path.display().to_string()));
-        }
         let lib = format!("#![allow(dead_code, unused_imports, non_upper_case_globals, clippy::all)]\n{source}");
         let hash = Sha256::new().chain_update(&manifest).chain_update([0]).chain_update(&lib).finalize();
         let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -410,6 +408,16 @@ fn write_parts(
     Ok(written)
 }
 
+/// The `[package]` table of a generated crate's manifest, and the blank line after it.
+fn manifest_package(name: &str) -> String {
+    format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n")
+}
+
+/// Manifest lines depending on each crate of `deps` (name and folder) by its path.
+fn path_deps(deps: &[(String, PathBuf)]) -> String {
+    deps.iter().map(|(name, path)| format!("{name} = {{ path = {:?} }}\n", path.display().to_string())).collect()
+}
+
 /// The crate of one package: its generated module and a `main` ruling with it, against the
 /// runtime this clir carries (and the crates of `deps`, name and folder, where the package is
 /// built as several).
@@ -422,15 +430,14 @@ fn write_crate(
 ) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("src"))?;
     let clir = runtime.join("clir");
-    let deps: String =
-        deps.iter().map(|(name, path)| format!("{name} = {{ path = {:?} }}\n", path.display().to_string())).collect();
     std::fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"{bin_name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nclir = {{ path = {:?}, features = [\"command\"] }}\n{deps}\n\
+            "{}[dependencies]\nclir = {{ path = {:?}, features = [\"command\"] }}\n{}\n\
              [workspace]\n\n[profile.release]\ncodegen-units = 16\n",
-            clir.display().to_string()
+            manifest_package(bin_name),
+            clir.display().to_string(),
+            path_deps(deps)
         ),
     )?;
     if !dir.join("Cargo.lock").exists() {

@@ -10,7 +10,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 impl Emitter<'_> {
-    /// The statements of `explain`, each with the stratum it explains: every instance of every
+    /// The statements of `explain`, each with the group of the stratum it explains: every instance of every
     /// rule over the final layers, and every closure negative, what explanations of minimal
     /// height are chosen from. Split into crates, they read the rule table as `rules`.
     pub(super) fn explain_calls(&mut self) -> Vec<(usize, TokenStream)> {
@@ -52,9 +52,8 @@ impl Emitter<'_> {
             });
             let comment = self.comment(p.rules[ri].id.clone());
             let views = views.take();
-            let stratum = self.s.rels[p.rules[ri].head.rel].stratum;
             stmts.push((
-                stratum,
+                self.group_of_rule(ri),
                 quote! {
                     #comment
                     #views
@@ -69,7 +68,7 @@ impl Emitter<'_> {
             let (rel, domain) = (self.rel_const(c.rel), self.rel_const(c.domain));
             let cix = Literal::usize_unsuffixed(ci);
             stmts.push((
-                self.s.rels[c.rel].stratum,
+                self.group_of_stratum(self.s.rels[c.rel].stratum),
                 quote! {
                     for &(case, #(#ids,)*) in l[layer::#closed].iter() {
                         let domain = ::clir::Premise::new(#domain, false, ::clir::Layer::Concluded, (#(#ids,)*));

@@ -430,8 +430,7 @@ impl Emitter<'_> {
 
     /// `(CaseId, T1, ..)`
     fn tuple_ty(&self, rel: usize) -> TokenStream {
-        let cols = self.p.relations[rel].params.iter().map(|x| self.ty(x.1));
-        quote!((CaseId, #(#cols,)*))
+        self.tuple_text(rel).parse().expect("a tuple type is Rust")
     }
 
     /// [`Self::tuple_ty`] as text, for code written as it is.

@@ -37,15 +37,25 @@ impl Emitter<'_> {
             }
             let comment = self.rule_comment(ri);
             let f = self.rule_fn(ri);
+            let g = self.group_of_rule(ri);
             match &mut self.split {
                 Some(split) => {
-                    let g = split.plan.group_of_rule(self.p, self.s, ri);
                     split.items[g].extend(quote! { #comment #f });
                 }
                 None => out.extend(quote! { #comment #f }),
             }
         }
         out
+    }
+
+    /// The group (crate) of stratum `si` where the package is split into crates; 0 otherwise.
+    pub(super) fn group_of_stratum(&self, si: usize) -> usize {
+        self.split.as_ref().map_or(0, |split| split.plan.group_of[si])
+    }
+
+    /// The group of rule `ri`: its head's stratum's.
+    pub(super) fn group_of_rule(&self, ri: usize) -> usize {
+        self.group_of_stratum(self.s.rels[self.p.rules[ri].head.rel].stratum)
     }
 
     /// The identifier of rule `ri`'s function.

@@ -103,9 +103,9 @@ impl Emitter<'_> {
                         #body
                     }
                 };
+                let g = self.group_of_stratum(si);
                 match &mut self.split {
                     Some(split) => {
-                        let g = split.plan.group_of[si];
                         split.items[g].extend(item);
                         group_calls[g].push(quote!(self::#name(l);));
                     }
@@ -609,13 +609,13 @@ impl Emitter<'_> {
         vec![quote!(::#base::#name)]
     }
 
-    /// Split into crates, the explanation statements `stmts` (each with its stratum) as one
+    /// Split into crates, the explanation statements `stmts` (each with its group) as one
     /// `explain` function of each group's crate, in chunks; returns the calls of them.
     fn group_explains(&mut self, stmts: Vec<(usize, TokenStream)>) -> TokenStream {
         let groups = self.split.as_ref().map_or(0, |split| split.plan.groups);
         let mut per_group: Vec<Vec<TokenStream>> = vec![Vec::new(); groups];
-        for (si, stmt) in stmts {
-            per_group[self.split.as_ref().expect("split").plan.group_of[si]].push(stmt);
+        for (g, stmt) in stmts {
+            per_group[g].push(stmt);
         }
         let mut calls = TokenStream::new();
         for (g, stmts) in per_group.into_iter().enumerate() {

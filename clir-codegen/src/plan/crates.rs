@@ -4,7 +4,6 @@
 //! none grows with the package, and a changed rule changes only its group's crate (and the root,
 //! which holds every rule's text).
 
-use crate::resolve::Program;
 use crate::strata::Strata;
 
 /// The groups of a package's strata.
@@ -14,13 +13,6 @@ pub struct CratesPlan {
     pub group_of: Vec<usize>,
     /// How many groups there are.
     pub groups: usize,
-}
-
-impl CratesPlan {
-    /// The group of rule `ri`: its head's stratum's.
-    pub fn group_of_rule(&self, p: &Program, s: &Strata, ri: usize) -> usize {
-        self.group_of[s.rels[p.rules[ri].head.rel].stratum]
-    }
 }
 
 /// Strata in order, a new group started where adding a stratum's rules would take the group
