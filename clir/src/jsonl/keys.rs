@@ -101,6 +101,7 @@ impl<const M: usize, const B: usize> KeyTable<M, B> {
         let mut first = [EMPTY; B];
         let mut next = [EMPTY; M];
         let mut size = [0u16; B];
+        let mut largest = 0;
         let mut k = 0;
         while k < keys.len() {
             hashes[k] = hash(keys[k].as_bytes(), seed);
@@ -108,12 +109,17 @@ impl<const M: usize, const B: usize> KeyTable<M, B> {
             next[k] = first[b];
             first[b] = k as u16;
             size[b] += 1;
+            if size[b] as usize > largest {
+                largest = size[b] as usize;
+            }
             k += 1;
         }
         let mut places = [EMPTY; M];
         let mut displacement = [0u32; B];
-        // The largest buckets first: they are the hardest to place.
-        let mut want = keys.len();
+        // The largest buckets first: they are the hardest to place. One pass over the buckets
+        // for each size a bucket has (not for each up to the number of keys: rustc's constant
+        // evaluator is slow enough for that to take a minute at 5,000 keys).
+        let mut want = largest;
         while want > 0 {
             let mut b = 0;
             while b < B {
