@@ -606,43 +606,45 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
 fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output) {
     let mut l = ::clir::rt::Layers::new(&layer::EMPTY);
     l[layer::cases] = (0..batch.cases).map(|c| (CaseId(c),)).collect();
+    let mut ex = ::clir::rt::Explain::new(
+        &RULES,
+        batch.explain || !batch.why_not.is_empty(),
+    );
     self::read_inputs_0(&mut l, batch);
     self::read_inputs_1(&mut l, batch);
     self::read_inputs_2(&mut l, batch);
-    self::evaluate_stratum_5(&mut l);
+    self::evaluate_stratum_5(&mut l, &mut ex);
     self::evaluate_stratum_8(&mut l);
     self::evaluate_stratum_9(&mut l);
-    self::evaluate_stratum_14(&mut l);
-    self::evaluate_stratum_17(&mut l);
-    self::evaluate_stratum_19(&mut l);
+    self::evaluate_stratum_14(&mut l, &mut ex);
+    self::evaluate_stratum_17(&mut l, &mut ex);
+    self::evaluate_stratum_19(&mut l, &mut ex);
     self::evaluate_stratum_21(&mut l);
-    self::evaluate_stratum_22(&mut l);
+    self::evaluate_stratum_22(&mut l, &mut ex);
     self::evaluate_stratum_23(&mut l);
     self::evaluate_stratum_25(&mut l);
-    self::evaluate_stratum_26(&mut l);
-    self::evaluate_stratum_27(&mut l);
+    self::evaluate_stratum_26(&mut l, &mut ex);
+    self::evaluate_stratum_27(&mut l, &mut ex);
     self::evaluate_stratum_31(&mut l);
-    self::evaluate_stratum_34(&mut l);
-    self::evaluate_stratum_36(&mut l);
-    self::evaluate_stratum_37(&mut l);
-    self::evaluate_stratum_38(&mut l);
-    self::evaluate_stratum_41(&mut l);
-    self::evaluate_stratum_44(&mut l);
-    self::evaluate_stratum_46(&mut l);
-    self::evaluate_stratum_47(&mut l);
-    self::evaluate_stratum_49(&mut l);
-    self::evaluate_stratum_50(&mut l);
-    self::evaluate_stratum_51(&mut l);
-    self::evaluate_stratum_52(&mut l);
+    self::evaluate_stratum_34(&mut l, &mut ex);
+    self::evaluate_stratum_36(&mut l, &mut ex);
+    self::evaluate_stratum_37(&mut l, &mut ex);
+    self::evaluate_stratum_38(&mut l, &mut ex);
+    self::evaluate_stratum_41(&mut l, &mut ex);
+    self::evaluate_stratum_44(&mut l, &mut ex);
+    self::evaluate_stratum_46(&mut l, &mut ex);
+    self::evaluate_stratum_47(&mut l, &mut ex);
+    self::evaluate_stratum_49(&mut l, &mut ex);
+    self::evaluate_stratum_50(&mut l, &mut ex);
+    self::evaluate_stratum_51(&mut l, &mut ex);
+    self::evaluate_stratum_52(&mut l, &mut ex);
     let mut out = ::clir::Output::new(SCHEMA.relations.len());
     self::write_conclusions_0(&l, &mut out);
     self::write_conclusions_1(&l, &mut out);
-    if batch.explain || !batch.why_not.is_empty() {
-        let mut instances: Vec<::clir::Instance> = Vec::new();
-        self::explain_0(&l, &mut instances);
-        self::explain_1(&l, &mut instances);
-        out.instances = instances;
+    if ex.on() {
+        self::explain_0(&l, &mut ex);
     }
+    out.instances = ex.finish();
     out.why_not = batch
         .why_not
         .iter()
@@ -855,11 +857,11 @@ mod layer {
     ];
 }
 #[inline(never)]
-fn evaluate_stratum_5(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_5(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
     l[layer::arbiter_competent_to_decide] = self::rule_unregulated_case_decided_by_arbiter(
         &l[layer::case_not_precisely_regulated],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
@@ -905,28 +907,28 @@ fn evaluate_stratum_9(l: &mut ::clir::rt::Layers) {
     );
 }
 #[inline(never)]
-fn evaluate_stratum_14(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_14(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
     l[layer::checkmate_has_been_delivered] = self::rule_checkmate_ends_the_game(
         &l[layer::checkmate_delivered],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_17(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_17(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
     l[layer::dead_position_has_ended_the_game] = self::rule_dead_position_ends_the_game(
         &l[layer::dead_position_arisen],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_19(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_19(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
     l[layer::agreed_draw_has_ended_the_game] = self::rule_agreed_draw_ends_the_game(
         &l[layer::both_players_have_moved],
         &l[layer::draw_agreed],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
@@ -951,11 +953,11 @@ fn evaluate_stratum_21(l: &mut ::clir::rt::Layers) {
     );
 }
 #[inline(never)]
-fn evaluate_stratum_22(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_22(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 22: game_won_by (+D = +S = +d)
     l[layer::game_won_by] = self::rule_checkmate_wins(
         &l[layer::checkmate_delivered],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
@@ -1001,20 +1003,20 @@ fn evaluate_stratum_25(l: &mut ::clir::rt::Layers) {
     );
 }
 #[inline(never)]
-fn evaluate_stratum_26(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_26(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 26: illegal_move (+D = +S = +d)
     l[layer::illegal_move] = self::rule_move_is_illegal(
         &l[layer::checked_game],
         &l[layer::not_move_meets_articles_3_1_to_3_9],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_27(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_27(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 27: legal_move (+D = +S = +d)
     l[layer::legal_move] = self::rule_move_is_legal(
         &l[layer::move_meets_articles_3_1_to_3_9],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
@@ -1034,36 +1036,36 @@ fn evaluate_stratum_31(l: &mut ::clir::rt::Layers) {
     );
 }
 #[inline(never)]
-fn evaluate_stratum_34(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_34(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
     l[layer::arbiter_shall_see_laws_observed] = self::rule_arbiter_sees_laws_observed(
         &l[layer::arbiter_of],
         &l[layer::play_started],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_36(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_36(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 36: en_passant_capture_legal (+D = +S = +d)
     l[layer::en_passant_capture_legal] = self::rule_en_passant_capture_legal(
         &l[layer::en_passant_right_open],
         &l[layer::player_has_the_move],
         &l[layer::capturing_pawn_on_adjacent_file],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_37(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_37(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
     l[layer::fifty_move_claim_correct] = self::rule_fifty_move_claim_correct(
         &l[layer::draw_claimed],
         &l[layer::player_has_the_move],
         &l[layer::moves_by_each_without_pawn_or_capture],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_38(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_38(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
     let player_has_the_move_by_who = ::clir::rt::view(
         &l[layer::player_has_the_move],
@@ -1074,11 +1076,11 @@ fn evaluate_stratum_38(l: &mut ::clir::rt::Layers) {
         &l[layer::piece_touched_intentionally],
         &l[layer::piece_can_be_moved],
         &player_has_the_move_by_who,
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_41(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_41(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 41: game_lost_by (+D = +S = +d)
     let player_of_by_who = ::clir::rt::view(
         &l[layer::player_of],
@@ -1091,28 +1093,28 @@ fn evaluate_stratum_41(l: &mut ::clir::rt::Layers) {
                 &l[layer::not_king_cannot_be_checkmated],
                 &l[layer::player_of],
                 &l[layer::player_resigned],
-                None,
+                ex.to(&[false, true]),
             ),
             self::rule_second_illegal_move_loses(
                 &l[layer::not_king_cannot_be_checkmated],
                 &l[layer::completed_illegal_move_count],
                 &player_of_by_who,
-                None,
+                ex.to(&[false, true]),
             ),
         ],
     );
 }
 #[inline(never)]
-fn evaluate_stratum_44(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_44(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
     l[layer::resignation_has_ended_the_game] = self::rule_resignation_ends_the_game(
         &l[layer::player_of],
         &l[layer::player_resigned],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_46(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_46(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 46: castling_legal (+D = +S = +d)
     l[layer::castling_legal] = self::rule_castling_legal(
         &l[layer::castling_side_of],
@@ -1123,11 +1125,11 @@ fn evaluate_stratum_46(l: &mut ::clir::rt::Layers) {
         &l[layer::not_castling_path_attacked],
         &l[layer::player_has_the_move],
         &l[layer::not_piece_has_moved],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_47(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_47(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
     let player_of_by_who = ::clir::rt::view(
         &l[layer::player_of],
@@ -1136,29 +1138,29 @@ fn evaluate_stratum_47(l: &mut ::clir::rt::Layers) {
     l[layer::second_illegal_move_has_ended_the_game] = self::rule_second_illegal_move_ends_the_game(
         &l[layer::completed_illegal_move_count],
         &player_of_by_who,
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_49(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_49(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
     l[layer::stalemate_has_ended_the_game] = self::rule_stalemate_ends_the_game(
         &l[layer::stalemate_arisen],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_50(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_50(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 50: threefold_claim_correct (+D = +S = +d)
     l[layer::threefold_claim_correct] = self::rule_threefold_claim_correct(
         &l[layer::position_occurrence_count],
         &l[layer::draw_claimed],
         &l[layer::player_has_the_move],
-        None,
+        ex.to(&[false, true]),
     );
 }
 #[inline(never)]
-fn evaluate_stratum_51(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
     let player_of_by_who = ::clir::rt::view(
         &l[layer::player_of],
@@ -1170,74 +1172,86 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers) {
             self::rule_agreed_draw(
                 &l[layer::both_players_have_moved],
                 &l[layer::draw_agreed],
-                None,
+                ex.to(&[false, true]),
             ),
-            self::rule_dead_position_draws(&l[layer::dead_position_arisen], None),
-            self::rule_fifty_move_claim_draws(&l[layer::fifty_move_claim_correct], None),
+            self::rule_dead_position_draws(
+                &l[layer::dead_position_arisen],
+                ex.to(&[false, true]),
+            ),
+            self::rule_fifty_move_claim_draws(
+                &l[layer::fifty_move_claim_correct],
+                ex.to(&[false, true]),
+            ),
             self::rule_fivefold_automatic_draw(
                 &l[layer::position_occurrence_count],
-                None,
+                ex.to(&[false, true]),
             ),
             self::rule_resignation_drawn_if_mate_impossible(
                 &l[layer::king_cannot_be_checkmated],
                 &l[layer::player_of],
                 &l[layer::player_resigned],
-                None,
+                ex.to(&[false, true]),
             ),
             self::rule_second_illegal_move_drawn_if_mate_impossible(
                 &l[layer::king_cannot_be_checkmated],
                 &l[layer::completed_illegal_move_count],
                 &player_of_by_who,
-                None,
+                ex.to(&[false, true]),
             ),
-            self::rule_stalemate_draws(&l[layer::stalemate_arisen], None),
-            self::rule_threefold_claim_draws(&l[layer::threefold_claim_correct], None),
+            self::rule_stalemate_draws(
+                &l[layer::stalemate_arisen],
+                ex.to(&[false, true]),
+            ),
+            self::rule_threefold_claim_draws(
+                &l[layer::threefold_claim_correct],
+                ex.to(&[false, true]),
+            ),
         ],
     );
     let agreed_draw_applies = self::rule_agreed_draw(
         &l[layer::both_players_have_moved],
         &l[layer::draw_agreed],
-        None,
+        ::clir::rt::Record::OFF,
     );
     let checkmate_takes_precedence_over_seventy_five_applies = self::rule_checkmate_takes_precedence_over_seventy_five(
         &l[layer::checkmate_delivered],
-        None,
+        ex.to(&[false]),
     );
     let dead_position_draws_applies = self::rule_dead_position_draws(
         &l[layer::dead_position_arisen],
-        None,
+        ::clir::rt::Record::OFF,
     );
     let fifty_move_claim_draws_applies = self::rule_fifty_move_claim_draws(
         &l[layer::fifty_move_claim_correct],
-        None,
+        ::clir::rt::Record::OFF,
     );
     let fivefold_automatic_draw_applies = self::rule_fivefold_automatic_draw(
         &l[layer::position_occurrence_count],
-        None,
+        ::clir::rt::Record::OFF,
     );
     let resignation_drawn_if_mate_impossible_applies = self::rule_resignation_drawn_if_mate_impossible(
         &l[layer::king_cannot_be_checkmated],
         &l[layer::player_of],
         &l[layer::player_resigned],
-        None,
+        ::clir::rt::Record::OFF,
     );
     let second_illegal_move_drawn_if_mate_impossible_applies = self::rule_second_illegal_move_drawn_if_mate_impossible(
         &l[layer::king_cannot_be_checkmated],
         &l[layer::completed_illegal_move_count],
         &player_of_by_who,
-        None,
+        ::clir::rt::Record::OFF,
     );
     let seventy_five_automatic_draw_applies = self::rule_seventy_five_automatic_draw(
         &l[layer::moves_by_each_without_pawn_or_capture],
-        None,
+        ex.to(&[false]),
     );
     let stalemate_draws_applies = self::rule_stalemate_draws(
         &l[layer::stalemate_arisen],
-        None,
+        ::clir::rt::Record::OFF,
     );
     let threefold_claim_draws_applies = self::rule_threefold_claim_draws(
         &l[layer::threefold_claim_correct],
-        None,
+        ::clir::rt::Record::OFF,
     );
     // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
     let game_drawn_concluded_candidates = ::clir::rt::union(
@@ -1320,7 +1334,7 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers) {
     );
 }
 #[inline(never)]
-fn evaluate_stratum_52(l: &mut ::clir::rt::Layers) {
+fn evaluate_stratum_52(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 52: entered_state, valid_transition (+D, then +S/+d)
     let mut iteration = ::clir::rt::Iteration::new();
     let entered_state_definite = iteration
@@ -1328,7 +1342,12 @@ fn evaluate_stratum_52(l: &mut ::clir::rt::Layers) {
     let valid_transition_definite = iteration
         .variable::<(CaseId, Sym, Sym)>("valid_transition_definite");
     entered_state_definite
-        .insert(self::rule_game_play_initial(&l[layer::procedure_instance], None));
+        .insert(
+            self::rule_game_play_initial(
+                &l[layer::procedure_instance],
+                ex.to(&[false, true]),
+            ),
+        );
     while iteration.changed() {
         entered_state_definite
             .insert(
@@ -1337,39 +1356,39 @@ fn evaluate_stratum_52(l: &mut ::clir::rt::Layers) {
                     [
                         self::rule_game_play_conclude_by_agreement_enters(
                             &valid_transition_definite.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_checkmate_enters(
                             &valid_transition_definite.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_dead_position_enters(
                             &valid_transition_definite.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_drawn_claim_enters(
                             &valid_transition_definite.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_resignation_enters(
                             &valid_transition_definite.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_second_illegal_move_enters(
                             &valid_transition_definite.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_stalemate_enters(
                             &valid_transition_definite.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_play_move_enters(
                             &valid_transition_definite.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_start_play_enters(
                             &valid_transition_definite.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                     ],
                 ),
@@ -1383,55 +1402,55 @@ fn evaluate_stratum_52(l: &mut ::clir::rt::Layers) {
                             &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
                             &l[layer::agreed_draw_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_checkmate_valid(
                             &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
                             &l[layer::checkmate_has_been_delivered],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_dead_position_valid(
                             &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
                             &l[layer::dead_position_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_drawn_claim_valid(
                             &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
                             &l[layer::game_drawn_definite],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_resignation_valid(
                             &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
                             &l[layer::resignation_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_second_illegal_move_valid(
                             &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
                             &l[layer::second_illegal_move_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_stalemate_valid(
                             &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
                             &l[layer::stalemate_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_play_move_valid(
                             &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
                             &l[layer::legal_move],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_start_play_valid(
                             &l[layer::attempted_transition],
                             &entered_state_definite.recent.borrow(),
                             &l[layer::play_started],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                     ],
                 ),
@@ -1447,7 +1466,12 @@ fn evaluate_stratum_52(l: &mut ::clir::rt::Layers) {
         .variable::<(CaseId, Sym, Sym)>("valid_transition_concluded");
     valid_transition_concluded.insert(l[layer::valid_transition_definite].clone());
     entered_state_concluded
-        .insert(self::rule_game_play_initial(&l[layer::procedure_instance], None));
+        .insert(
+            self::rule_game_play_initial(
+                &l[layer::procedure_instance],
+                ::clir::rt::Record::OFF,
+            ),
+        );
     while iteration.changed() {
         entered_state_concluded
             .insert(
@@ -1456,39 +1480,39 @@ fn evaluate_stratum_52(l: &mut ::clir::rt::Layers) {
                     [
                         self::rule_game_play_conclude_by_agreement_enters(
                             &valid_transition_concluded.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_checkmate_enters(
                             &valid_transition_concluded.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_dead_position_enters(
                             &valid_transition_concluded.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_drawn_claim_enters(
                             &valid_transition_concluded.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_resignation_enters(
                             &valid_transition_concluded.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_second_illegal_move_enters(
                             &valid_transition_concluded.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_stalemate_enters(
                             &valid_transition_concluded.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_play_move_enters(
                             &valid_transition_concluded.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_start_play_enters(
                             &valid_transition_concluded.recent.borrow(),
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                     ],
                 ),
@@ -1502,55 +1526,55 @@ fn evaluate_stratum_52(l: &mut ::clir::rt::Layers) {
                             &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
                             &l[layer::agreed_draw_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_checkmate_valid(
                             &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
                             &l[layer::checkmate_has_been_delivered],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_dead_position_valid(
                             &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
                             &l[layer::dead_position_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_drawn_claim_valid(
                             &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
                             &l[layer::game_drawn_concluded],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_resignation_valid(
                             &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
                             &l[layer::resignation_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_second_illegal_move_valid(
                             &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
                             &l[layer::second_illegal_move_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_stalemate_valid(
                             &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
                             &l[layer::stalemate_has_ended_the_game],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_play_move_valid(
                             &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
                             &l[layer::legal_move],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_start_play_valid(
                             &l[layer::attempted_transition],
                             &entered_state_concluded.recent.borrow(),
                             &l[layer::play_started],
-                            None,
+                            ::clir::rt::Record::OFF,
                         ),
                     ],
                 ),
@@ -1720,630 +1744,205 @@ fn write_conclusions_1(l: &::clir::rt::Layers, out: &mut ::clir::Output) {
     out.conclude_relation(REL_VALID_TRANSITION, [&l[layer::valid_transition_concluded], &l[layer::not_valid_transition_concluded]], [&l[layer::valid_transition_definite], &l[layer::not_valid_transition_definite]]);
 }
 #[inline(never)]
-fn explain_0(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
-    // urn:fide:laws:clir:chess#AgreedDraw
-    let mut found = Vec::new();
-    self::rule_agreed_draw(
-        &l[layer::both_players_have_moved],
-        &l[layer::draw_agreed],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_AGREED_DRAW, &[false, true], found);
-    // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame
-    let mut found = Vec::new();
-    self::rule_agreed_draw_ends_the_game(
-        &l[layer::both_players_have_moved],
-        &l[layer::draw_agreed],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_AGREED_DRAW_ENDS_THE_GAME, &[false, true], found);
-    // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved
-    let mut found = Vec::new();
-    self::rule_arbiter_sees_laws_observed(
-        &l[layer::arbiter_of],
-        &l[layer::play_started],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_ARBITER_SEES_LAWS_OBSERVED, &[false, true], found);
-    // urn:fide:laws:clir:chess#CastlingLegal
-    let mut found = Vec::new();
-    self::rule_castling_legal(
-        &l[layer::castling_side_of],
-        &l[layer::king_of],
-        &l[layer::not_piece_has_moved],
-        &l[layer::not_castling_path_blocked],
-        &l[layer::rook_of],
-        &l[layer::not_castling_path_attacked],
-        &l[layer::player_has_the_move],
-        &l[layer::not_piece_has_moved],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_CASTLING_LEGAL, &[false, true], found);
-    // urn:fide:laws:clir:chess#CheckmateEndsTheGame
-    let mut found = Vec::new();
-    self::rule_checkmate_ends_the_game(&l[layer::checkmate_delivered], Some(&mut found));
-    RULES.record(instances, RULE_CHECKMATE_ENDS_THE_GAME, &[false, true], found);
-    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive
-    let mut found = Vec::new();
-    self::rule_checkmate_takes_precedence_over_seventy_five(
-        &l[layer::checkmate_delivered],
-        Some(&mut found),
-    );
-    RULES
-        .record(
-            instances,
-            RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE,
-            &[false],
-            found,
-        );
-    // urn:fide:laws:clir:chess#CheckmateWins
-    let mut found = Vec::new();
-    self::rule_checkmate_wins(&l[layer::checkmate_delivered], Some(&mut found));
-    RULES.record(instances, RULE_CHECKMATE_WINS, &[false, true], found);
-    // urn:fide:laws:clir:chess#DeadPositionDraws
-    let mut found = Vec::new();
-    self::rule_dead_position_draws(&l[layer::dead_position_arisen], Some(&mut found));
-    RULES.record(instances, RULE_DEAD_POSITION_DRAWS, &[false, true], found);
-    // urn:fide:laws:clir:chess#DeadPositionEndsTheGame
-    let mut found = Vec::new();
-    self::rule_dead_position_ends_the_game(
-        &l[layer::dead_position_arisen],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_DEAD_POSITION_ENDS_THE_GAME, &[false, true], found);
-    // urn:fide:laws:clir:chess#EnPassantCaptureLegal
-    let mut found = Vec::new();
-    self::rule_en_passant_capture_legal(
-        &l[layer::en_passant_right_open],
-        &l[layer::player_has_the_move],
-        &l[layer::capturing_pawn_on_adjacent_file],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_EN_PASSANT_CAPTURE_LEGAL, &[false, true], found);
-    // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect
-    let mut found = Vec::new();
-    self::rule_fifty_move_claim_correct(
-        &l[layer::draw_claimed],
-        &l[layer::player_has_the_move],
-        &l[layer::moves_by_each_without_pawn_or_capture],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_FIFTY_MOVE_CLAIM_CORRECT, &[false, true], found);
-    // urn:fide:laws:clir:chess#FiftyMoveClaimDraws
-    let mut found = Vec::new();
-    self::rule_fifty_move_claim_draws(
-        &l[layer::fifty_move_claim_correct],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_FIFTY_MOVE_CLAIM_DRAWS, &[false, true], found);
-    // urn:fide:laws:clir:chess#FivefoldAutomaticDraw
-    let mut found = Vec::new();
-    self::rule_fivefold_automatic_draw(
-        &l[layer::position_occurrence_count],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_FIVEFOLD_AUTOMATIC_DRAW, &[false, true], found);
+fn explain_0(l: &::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_enters(
         &l[layer::valid_transition_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_enters(
         &l[layer::valid_transition_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_concluded],
         &l[layer::agreed_draw_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_agreement_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_definite],
         &l[layer::agreed_draw_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_enters(
         &l[layer::valid_transition_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_enters(
         &l[layer::valid_transition_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_concluded],
         &l[layer::checkmate_has_been_delivered],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_checkmate_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_definite],
         &l[layer::checkmate_has_been_delivered],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_enters(
         &l[layer::valid_transition_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
-            &[false],
-            found,
-        );
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_enters(
         &l[layer::valid_transition_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS,
-            &[true],
-            found,
-        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_concluded],
         &l[layer::dead_position_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
-            &[false],
-            found,
-        );
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_dead_position_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_definite],
         &l[layer::dead_position_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID,
-            &[true],
-            found,
-        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_enters(
         &l[layer::valid_transition_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
-            &[false],
-            found,
-        );
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_enters(
         &l[layer::valid_transition_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS,
-            &[true],
-            found,
-        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_concluded],
         &l[layer::game_drawn_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID,
-            &[false],
-            found,
-        );
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_drawn_claim_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_definite],
         &l[layer::game_drawn_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES
-        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_enters(
         &l[layer::valid_transition_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
-            &[false],
-            found,
-        );
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_enters(
         &l[layer::valid_transition_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS,
-            &[true],
-            found,
-        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_concluded],
         &l[layer::resignation_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID,
-            &[false],
-            found,
-        );
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_resignation_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_definite],
         &l[layer::resignation_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES
-        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_enters(
         &l[layer::valid_transition_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
-            &[false],
-            found,
-        );
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_enters(
         &l[layer::valid_transition_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS,
-            &[true],
-            found,
-        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_concluded],
         &l[layer::second_illegal_move_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
-            &[false],
-            found,
-        );
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_second_illegal_move_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_definite],
         &l[layer::second_illegal_move_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES
-        .record(
-            instances,
-            RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID,
-            &[true],
-            found,
-        );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_enters(
         &l[layer::valid_transition_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES
-        .record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_enters(
         &l[layer::valid_transition_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_concluded],
         &l[layer::stalemate_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_conclude_by_stalemate_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_definite],
         &l[layer::stalemate_has_ended_the_game],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
-    let mut found = Vec::new();
     self::rule_game_play_play_move_enters(
         &l[layer::valid_transition_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_ENTERS, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_play_move_enters(
         &l[layer::valid_transition_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
-    let mut found = Vec::new();
     self::rule_game_play_play_move_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_concluded],
         &l[layer::legal_move],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_VALID, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_play_move_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_definite],
         &l[layer::legal_move],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_PLAY_MOVE_VALID, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
-    let mut found = Vec::new();
     self::rule_game_play_start_play_enters(
         &l[layer::valid_transition_concluded],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_START_PLAY_ENTERS, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_start_play_enters(
         &l[layer::valid_transition_definite],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_START_PLAY_ENTERS, &[true], found);
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
-    let mut found = Vec::new();
     self::rule_game_play_start_play_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_concluded],
         &l[layer::play_started],
-        Some(&mut found),
+        ex.to(&[false]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_START_PLAY_VALID, &[false], found);
-    let mut found = Vec::new();
     self::rule_game_play_start_play_valid(
         &l[layer::attempted_transition],
         &l[layer::entered_state_definite],
         &l[layer::play_started],
-        Some(&mut found),
+        ex.to(&[true]),
     );
-    RULES.record(instances, RULE_GAME_PLAY_START_PLAY_VALID, &[true], found);
-    // urn:fide:laws:clir:chess#GamePlay/initial
-    let mut found = Vec::new();
-    self::rule_game_play_initial(&l[layer::procedure_instance], Some(&mut found));
-    RULES.record(instances, RULE_GAME_PLAY_INITIAL, &[false, true], found);
-}
-#[inline(never)]
-fn explain_1(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
-    // urn:fide:laws:clir:chess#MoveIsIllegal
-    let mut found = Vec::new();
-    self::rule_move_is_illegal(
-        &l[layer::checked_game],
-        &l[layer::not_move_meets_articles_3_1_to_3_9],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_MOVE_IS_ILLEGAL, &[false, true], found);
-    // urn:fide:laws:clir:chess#MoveIsLegal
-    let mut found = Vec::new();
-    self::rule_move_is_legal(
-        &l[layer::move_meets_articles_3_1_to_3_9],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_MOVE_IS_LEGAL, &[false, true], found);
-    // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece
-    let player_has_the_move_by_who = ::clir::rt::view(
-        &l[layer::player_has_the_move],
-        |&(case, a_0, a_1)| (case, a_1, a_0),
-    );
-    let mut found = Vec::new();
-    self::rule_must_move_first_touched_piece(
-        &l[layer::own_piece_of],
-        &l[layer::piece_touched_intentionally],
-        &l[layer::piece_can_be_moved],
-        &player_has_the_move_by_who,
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_MUST_MOVE_FIRST_TOUCHED_PIECE, &[false, true], found);
-    // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible
-    let mut found = Vec::new();
-    self::rule_resignation_drawn_if_mate_impossible(
-        &l[layer::king_cannot_be_checkmated],
-        &l[layer::player_of],
-        &l[layer::player_resigned],
-        Some(&mut found),
-    );
-    RULES
-        .record(
-            instances,
-            RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE,
-            &[false, true],
-            found,
-        );
-    // urn:fide:laws:clir:chess#ResignationEndsTheGame
-    let mut found = Vec::new();
-    self::rule_resignation_ends_the_game(
-        &l[layer::player_of],
-        &l[layer::player_resigned],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_RESIGNATION_ENDS_THE_GAME, &[false, true], found);
-    // urn:fide:laws:clir:chess#ResignationLoses
-    let mut found = Vec::new();
-    self::rule_resignation_loses(
-        &l[layer::not_king_cannot_be_checkmated],
-        &l[layer::player_of],
-        &l[layer::player_resigned],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_RESIGNATION_LOSES, &[false, true], found);
-    // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible
-    let player_of_by_who = ::clir::rt::view(
-        &l[layer::player_of],
-        |&(case, a_0, a_1)| (case, a_1, a_0),
-    );
-    let mut found = Vec::new();
-    self::rule_second_illegal_move_drawn_if_mate_impossible(
-        &l[layer::king_cannot_be_checkmated],
-        &l[layer::completed_illegal_move_count],
-        &player_of_by_who,
-        Some(&mut found),
-    );
-    RULES
-        .record(
-            instances,
-            RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE,
-            &[false, true],
-            found,
-        );
-    // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame
-    let player_of_by_who = ::clir::rt::view(
-        &l[layer::player_of],
-        |&(case, a_0, a_1)| (case, a_1, a_0),
-    );
-    let mut found = Vec::new();
-    self::rule_second_illegal_move_ends_the_game(
-        &l[layer::completed_illegal_move_count],
-        &player_of_by_who,
-        Some(&mut found),
-    );
-    RULES
-        .record(
-            instances,
-            RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME,
-            &[false, true],
-            found,
-        );
-    // urn:fide:laws:clir:chess#SecondIllegalMoveLoses
-    let player_of_by_who = ::clir::rt::view(
-        &l[layer::player_of],
-        |&(case, a_0, a_1)| (case, a_1, a_0),
-    );
-    let mut found = Vec::new();
-    self::rule_second_illegal_move_loses(
-        &l[layer::not_king_cannot_be_checkmated],
-        &l[layer::completed_illegal_move_count],
-        &player_of_by_who,
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_SECOND_ILLEGAL_MOVE_LOSES, &[false, true], found);
-    // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw
-    let mut found = Vec::new();
-    self::rule_seventy_five_automatic_draw(
-        &l[layer::moves_by_each_without_pawn_or_capture],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_SEVENTY_FIVE_AUTOMATIC_DRAW, &[false], found);
-    // urn:fide:laws:clir:chess#StalemateDraws
-    let mut found = Vec::new();
-    self::rule_stalemate_draws(&l[layer::stalemate_arisen], Some(&mut found));
-    RULES.record(instances, RULE_STALEMATE_DRAWS, &[false, true], found);
-    // urn:fide:laws:clir:chess#StalemateEndsTheGame
-    let mut found = Vec::new();
-    self::rule_stalemate_ends_the_game(&l[layer::stalemate_arisen], Some(&mut found));
-    RULES.record(instances, RULE_STALEMATE_ENDS_THE_GAME, &[false, true], found);
-    // urn:fide:laws:clir:chess#ThreefoldClaimCorrect
-    let mut found = Vec::new();
-    self::rule_threefold_claim_correct(
-        &l[layer::position_occurrence_count],
-        &l[layer::draw_claimed],
-        &l[layer::player_has_the_move],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_THREEFOLD_CLAIM_CORRECT, &[false, true], found);
-    // urn:fide:laws:clir:chess#ThreefoldClaimDraws
-    let mut found = Vec::new();
-    self::rule_threefold_claim_draws(
-        &l[layer::threefold_claim_correct],
-        Some(&mut found),
-    );
-    RULES.record(instances, RULE_THREEFOLD_CLAIM_DRAWS, &[false, true], found);
-    // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter
-    let mut found = Vec::new();
-    self::rule_unregulated_case_decided_by_arbiter(
-        &l[layer::case_not_precisely_regulated],
-        Some(&mut found),
-    );
-    RULES
-        .record(
-            instances,
-            RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER,
-            &[false, true],
-            found,
-        );
     for &(case, a_0) in l[layer::closure_0_castling_path_attacked].iter() {
         let domain = ::clir::Premise::new(
             REL_CHECKED_CASTLING_SIDE,
@@ -2351,16 +1950,15 @@ fn explain_1(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
             ::clir::Layer::Concluded,
             (a_0,),
         );
-        instances
-            .push(
-                ::clir::Instance::closure(
-                    0,
-                    case,
-                    REL_CASTLING_PATH_ATTACKED,
-                    (a_0,),
-                    domain,
-                ),
-            );
+        ex.push(
+            ::clir::Instance::closure(
+                0,
+                case,
+                REL_CASTLING_PATH_ATTACKED,
+                (a_0,),
+                domain,
+            ),
+        );
     }
     for &(case, a_0) in l[layer::closure_1_castling_path_blocked].iter() {
         let domain = ::clir::Premise::new(
@@ -2369,16 +1967,9 @@ fn explain_1(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
             ::clir::Layer::Concluded,
             (a_0,),
         );
-        instances
-            .push(
-                ::clir::Instance::closure(
-                    1,
-                    case,
-                    REL_CASTLING_PATH_BLOCKED,
-                    (a_0,),
-                    domain,
-                ),
-            );
+        ex.push(
+            ::clir::Instance::closure(1, case, REL_CASTLING_PATH_BLOCKED, (a_0,), domain),
+        );
     }
     for &(case, a_0) in l[layer::closure_2_en_passant_right_open].iter() {
         let domain = ::clir::Premise::new(
@@ -2387,16 +1978,9 @@ fn explain_1(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
             ::clir::Layer::Concluded,
             (a_0,),
         );
-        instances
-            .push(
-                ::clir::Instance::closure(
-                    2,
-                    case,
-                    REL_EN_PASSANT_RIGHT_OPEN,
-                    (a_0,),
-                    domain,
-                ),
-            );
+        ex.push(
+            ::clir::Instance::closure(2, case, REL_EN_PASSANT_RIGHT_OPEN, (a_0,), domain),
+        );
     }
     for &(case, a_0) in l[layer::closure_3_king_cannot_be_checkmated].iter() {
         let domain = ::clir::Premise::new(
@@ -2405,16 +1989,15 @@ fn explain_1(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
             ::clir::Layer::Concluded,
             (a_0,),
         );
-        instances
-            .push(
-                ::clir::Instance::closure(
-                    3,
-                    case,
-                    REL_KING_CANNOT_BE_CHECKMATED,
-                    (a_0,),
-                    domain,
-                ),
-            );
+        ex.push(
+            ::clir::Instance::closure(
+                3,
+                case,
+                REL_KING_CANNOT_BE_CHECKMATED,
+                (a_0,),
+                domain,
+            ),
+        );
     }
     for &(case, a_0) in l[layer::closure_4_move_meets_articles_3_1_to_3_9].iter() {
         let domain = ::clir::Premise::new(
@@ -2423,16 +2006,15 @@ fn explain_1(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
             ::clir::Layer::Concluded,
             (a_0,),
         );
-        instances
-            .push(
-                ::clir::Instance::closure(
-                    4,
-                    case,
-                    REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                    (a_0,),
-                    domain,
-                ),
-            );
+        ex.push(
+            ::clir::Instance::closure(
+                4,
+                case,
+                REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+                (a_0,),
+                domain,
+            ),
+        );
     }
     for &(case, a_0) in l[layer::closure_5_piece_has_moved].iter() {
         let domain = ::clir::Premise::new(
@@ -2441,10 +2023,7 @@ fn explain_1(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
             ::clir::Layer::Concluded,
             (a_0,),
         );
-        instances
-            .push(
-                ::clir::Instance::closure(5, case, REL_PIECE_HAS_MOVED, (a_0,), domain),
-            );
+        ex.push(::clir::Instance::closure(5, case, REL_PIECE_HAS_MOVED, (a_0,), domain));
     }
 }
 // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
@@ -2455,18 +2034,21 @@ fn explain_1(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>) {
 fn rule_agreed_draw(
     both_players_have_moved: &Relation<(CaseId, Sym)>,
     draw_agreed: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym);
     let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         both_players_have_moved,
         Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
         |&(case, game), &_| {
             ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_AGREED_DRAW, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#AgreedDrawEndsTheGame (strict), article/5
 // Article 5.2.3. An agreed draw immediately ends the game
@@ -2476,18 +2058,21 @@ fn rule_agreed_draw(
 fn rule_agreed_draw_ends_the_game(
     both_players_have_moved: &Relation<(CaseId, Sym)>,
     draw_agreed: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym);
     let mut draw_agreed = ::clir::rt::Probe::new(draw_agreed);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         both_players_have_moved,
         Holds::new(|&(case, game): &Bound| draw_agreed.contains(&(case, game))),
         |&(case, game), &_| {
             ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_AGREED_DRAW_ENDS_THE_GAME, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#ArbiterSeesLawsObserved (strict), article/12
 // Article 12.1. The arbiter shall see that the Laws of Chess are observed
@@ -2497,18 +2082,21 @@ fn rule_agreed_draw_ends_the_game(
 fn rule_arbiter_sees_laws_observed(
     arbiter_of: &Relation<(CaseId, Sym, Sym)>,
     play_started: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut play_started = ::clir::rt::Probe::new(play_started);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         arbiter_of,
         Holds::new(|&(case, game, _): &Bound| play_started.contains(&(case, game))),
         |&(case, game, arb), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, arb));
             (case, arb, game)
         },
-    )
+    );
+    record.record(RULE_ARBITER_SEES_LAWS_OBSERVED, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
 // Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
@@ -2524,8 +2112,9 @@ fn rule_castling_legal(
     not_castling_path_attacked: &Relation<(CaseId, Sym)>,
     player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
     not_piece_has_moved_2: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym, Sym, Sym);
     let mut rook_of = ::clir::rt::Probe::new(rook_of);
     let mut player_has_the_move = ::clir::rt::Probe::new(player_has_the_move);
@@ -2536,7 +2125,7 @@ fn rule_castling_legal(
     let mut not_castling_path_attacked = ::clir::rt::Probe::new(
         not_castling_path_attacked,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         castling_side_of,
         (
             Holds::new(|&(case, game, who, side, rook): &Bound| {
@@ -2547,11 +2136,7 @@ fn rule_castling_legal(
                         && not_castling_path_attacked.contains(&(case, side))
                 })
                 .before(
-                    ExtendBy::rows(
-                        king_of,
-                        |&(case, _, who, _, _): &Bound| (case, who),
-                        |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                    ),
+                    ExtendBy::keyed(king_of, |&(case, _, who, _, _): &Bound| (case, who)),
                 ),
             ValueFilter::from(|
                 &(case, _, _, _, _): &Bound,
@@ -2562,7 +2147,9 @@ fn rule_castling_legal(
             ::clir::rt::bind(&mut bindings, (case, game, who, side, king, rook));
             (case, game, who, side)
         },
-    )
+    );
+    record.record(RULE_CASTLING_LEGAL, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
 // Article 5.1.1. Checkmate immediately ends the game
@@ -2571,16 +2158,19 @@ fn rule_castling_legal(
 #[inline(never)]
 fn rule_checkmate_ends_the_game(
     checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         checkmate_delivered,
         Once,
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_CHECKMATE_ENDS_THE_GAME, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
 // Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
@@ -2589,16 +2179,19 @@ fn rule_checkmate_ends_the_game(
 #[inline(never)]
 fn rule_checkmate_takes_precedence_over_seventy_five(
     checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         checkmate_delivered,
         Once,
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_CHECKMATE_TAKES_PRECEDENCE_OVER_SEVENTY_FIVE, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#CheckmateWins (strict), article/5
 // Article 5.1.1. The game is won by the player who has checkmated his/her opponent's king
@@ -2607,16 +2200,19 @@ fn rule_checkmate_takes_precedence_over_seventy_five(
 #[inline(never)]
 fn rule_checkmate_wins(
     checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         checkmate_delivered,
         Once,
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game, who)
         },
-    )
+    );
+    record.record(RULE_CHECKMATE_WINS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#DeadPositionDraws (strict), article/5
 // Article 5.2.2. The game is drawn when neither player can checkmate with any series of legal moves
@@ -2625,16 +2221,19 @@ fn rule_checkmate_wins(
 #[inline(never)]
 fn rule_dead_position_draws(
     dead_position_arisen: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         dead_position_arisen,
         Once,
         |&(case, game), &_| {
             ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_DEAD_POSITION_DRAWS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#DeadPositionEndsTheGame (strict), article/5
 // Article 5.2.2. A dead position immediately ends the game
@@ -2643,16 +2242,19 @@ fn rule_dead_position_draws(
 #[inline(never)]
 fn rule_dead_position_ends_the_game(
     dead_position_arisen: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         dead_position_arisen,
         Once,
         |&(case, game), &_| {
             ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_DEAD_POSITION_ENDS_THE_GAME, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
 // Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
@@ -2663,27 +2265,29 @@ fn rule_en_passant_capture_legal(
     en_passant_right_open: &Relation<(CaseId, Sym)>,
     player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
     capturing_pawn_on_adjacent_file: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut en_passant_right_open = ::clir::rt::Probe::new(en_passant_right_open);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         player_has_the_move,
         Holds::new(|&(case, game, _): &Bound| {
                 en_passant_right_open.contains(&(case, game))
             })
             .before(
-                ExtendBy::rows(
+                ExtendBy::keyed(
                     capturing_pawn_on_adjacent_file,
                     |&(case, game, _): &Bound| (case, game),
-                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                 ),
             ),
         |&(case, game, who), &(_, _, pawn)| {
             ::clir::rt::bind(&mut bindings, (case, game, who, pawn));
             (case, game, pawn)
         },
-    )
+    );
+    record.record(RULE_EN_PASSANT_CAPTURE_LEGAL, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#FiftyMoveClaimCorrect (strict), article/9
 // Article 9.3. The game is drawn upon a correct claim by a player having the move if the last 50 moves by each player have been completed without a pawn move or capture
@@ -2694,19 +2298,19 @@ fn rule_fifty_move_claim_correct(
     draw_claimed: &Relation<(CaseId, Sym)>,
     player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut draw_claimed = ::clir::rt::Probe::new(draw_claimed);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         player_has_the_move,
         (
             Holds::new(|&(case, _, who): &Bound| draw_claimed.contains(&(case, who)))
                 .before(
-                    ExtendBy::rows(
+                    ExtendBy::keyed(
                         moves_by_each_without_pawn_or_capture,
                         |&(case, game, _): &Bound| (case, game),
-                        |t: &(CaseId, Sym, i64)| (t.0, t.1),
                     ),
                 ),
             ValueFilter::from(|&(_, _, _): &Bound, &(_, _, n): &(CaseId, Sym, i64)| {
@@ -2717,7 +2321,9 @@ fn rule_fifty_move_claim_correct(
             ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game, who)
         },
-    )
+    );
+    record.record(RULE_FIFTY_MOVE_CLAIM_CORRECT, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
 // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
@@ -2726,16 +2332,19 @@ fn rule_fifty_move_claim_correct(
 #[inline(never)]
 fn rule_fifty_move_claim_draws(
     fifty_move_claim_correct: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         fifty_move_claim_correct,
         Once,
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_FIFTY_MOVE_CLAIM_DRAWS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#FivefoldAutomaticDraw (strict), article/9
 // Article 9.6.1. The game is drawn if the same position has appeared at least five times
@@ -2744,17 +2353,20 @@ fn rule_fifty_move_claim_draws(
 #[inline(never)]
 fn rule_fivefold_automatic_draw(
     position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, i64)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, i64);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         position_occurrence_count,
         Holds::new(|&(_, _, n): &Bound| n >= 5i64),
         |&(case, game, n), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, n));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_FIVEFOLD_AUTOMATIC_DRAW, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters (strict), no article
 // the game ends by agreement
@@ -2763,10 +2375,11 @@ fn rule_fivefold_automatic_draw(
 #[inline(never)]
 fn rule_game_play_conclude_by_agreement_enters(
     valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT.0
@@ -2775,7 +2388,9 @@ fn rule_game_play_conclude_by_agreement_enters(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_ENTERS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid (strict), no article
 // the game ends by agreement
@@ -2786,14 +2401,15 @@ fn rule_game_play_conclude_by_agreement_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
     entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
     agreed_draw_has_ended_the_game: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut agreed_draw_has_ended_the_game = ::clir::rt::Probe::new(
         agreed_draw_has_ended_the_game,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
@@ -2806,7 +2422,9 @@ fn rule_game_play_conclude_by_agreement_valid(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_AGREEMENT.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_AGREEMENT_VALID, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters (strict), no article
 // the game ends by checkmate
@@ -2815,10 +2433,11 @@ fn rule_game_play_conclude_by_agreement_valid(
 #[inline(never)]
 fn rule_game_play_conclude_by_checkmate_enters(
     valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE.0
@@ -2827,7 +2446,9 @@ fn rule_game_play_conclude_by_checkmate_enters(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_ENTERS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid (strict), no article
 // the game ends by checkmate
@@ -2838,14 +2459,15 @@ fn rule_game_play_conclude_by_checkmate_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
     entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
     checkmate_has_been_delivered: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut checkmate_has_been_delivered = ::clir::rt::Probe::new(
         checkmate_has_been_delivered,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
@@ -2858,7 +2480,9 @@ fn rule_game_play_conclude_by_checkmate_valid(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_CHECKMATE.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_CHECKMATE_VALID, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters (strict), no article
 // the game ends by a dead position
@@ -2867,10 +2491,11 @@ fn rule_game_play_conclude_by_checkmate_valid(
 #[inline(never)]
 fn rule_game_play_conclude_by_dead_position_enters(
     valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0
@@ -2879,7 +2504,9 @@ fn rule_game_play_conclude_by_dead_position_enters(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_ENTERS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid (strict), no article
 // the game ends by a dead position
@@ -2890,14 +2517,15 @@ fn rule_game_play_conclude_by_dead_position_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
     entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
     dead_position_has_ended_the_game: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut dead_position_has_ended_the_game = ::clir::rt::Probe::new(
         dead_position_has_ended_the_game,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
@@ -2914,7 +2542,9 @@ fn rule_game_play_conclude_by_dead_position_valid(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_DEAD_POSITION_VALID, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters (strict), no article
 // the game ends by a correct draw claim or an automatic draw
@@ -2923,10 +2553,11 @@ fn rule_game_play_conclude_by_dead_position_valid(
 #[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_enters(
     valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0
@@ -2935,7 +2566,9 @@ fn rule_game_play_conclude_by_drawn_claim_enters(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_ENTERS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid (strict), no article
 // the game ends by a correct draw claim or an automatic draw
@@ -2946,12 +2579,13 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
     entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
     game_drawn: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut game_drawn = ::clir::rt::Probe::new(game_drawn);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
@@ -2964,7 +2598,9 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_DRAWN_CLAIM_VALID, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters (strict), no article
 // the game ends by resignation
@@ -2973,10 +2609,11 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
 #[inline(never)]
 fn rule_game_play_conclude_by_resignation_enters(
     valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION.0
@@ -2985,7 +2622,9 @@ fn rule_game_play_conclude_by_resignation_enters(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_ENTERS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid (strict), no article
 // the game ends by resignation
@@ -2996,14 +2635,15 @@ fn rule_game_play_conclude_by_resignation_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
     entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
     resignation_has_ended_the_game: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut resignation_has_ended_the_game = ::clir::rt::Probe::new(
         resignation_has_ended_the_game,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
@@ -3016,7 +2656,9 @@ fn rule_game_play_conclude_by_resignation_valid(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_RESIGNATION.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_RESIGNATION_VALID, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters (strict), no article
 // the game ends by a second completed illegal move
@@ -3025,10 +2667,11 @@ fn rule_game_play_conclude_by_resignation_valid(
 #[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_enters(
     valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0
@@ -3037,7 +2680,9 @@ fn rule_game_play_conclude_by_second_illegal_move_enters(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_ENTERS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid (strict), no article
 // the game ends by a second completed illegal move
@@ -3048,14 +2693,15 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
     entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
     second_illegal_move_has_ended_the_game: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut second_illegal_move_has_ended_the_game = ::clir::rt::Probe::new(
         second_illegal_move_has_ended_the_game,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
@@ -3073,7 +2719,9 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_SECOND_ILLEGAL_MOVE_VALID, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters (strict), no article
 // the game ends by stalemate
@@ -3082,10 +2730,11 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
 #[inline(never)]
 fn rule_game_play_conclude_by_stalemate_enters(
     valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE.0
@@ -3094,7 +2743,9 @@ fn rule_game_play_conclude_by_stalemate_enters(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::ENDED.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_ENTERS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid (strict), no article
 // the game ends by stalemate
@@ -3105,14 +2756,15 @@ fn rule_game_play_conclude_by_stalemate_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
     entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
     stalemate_has_ended_the_game: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut stalemate_has_ended_the_game = ::clir::rt::Probe::new(
         stalemate_has_ended_the_game,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
@@ -3125,7 +2777,9 @@ fn rule_game_play_conclude_by_stalemate_valid(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::CONCLUDE_BY_STALEMATE.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_CONCLUDE_BY_STALEMATE_VALID, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters (strict), no article
 // make a move
@@ -3134,17 +2788,20 @@ fn rule_game_play_conclude_by_stalemate_valid(
 #[inline(never)]
 fn rule_game_play_play_move_enters(
     valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::PLAY_MOVE.0),
         |&(case, instance, _), &_| {
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::PLAYING.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_PLAY_MOVE_ENTERS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid (strict), no article
 // make a move
@@ -3155,12 +2812,13 @@ fn rule_game_play_play_move_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
     entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
     legal_move: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut legal_move = ::clir::rt::Probe::new(legal_move);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
@@ -3172,7 +2830,9 @@ fn rule_game_play_play_move_valid(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::PLAY_MOVE.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_PLAY_MOVE_VALID, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters (strict), no article
 // start the game
@@ -3181,17 +2841,20 @@ fn rule_game_play_play_move_valid(
 #[inline(never)]
 fn rule_game_play_start_play_enters(
     valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         valid_transition_supported,
         Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::START_PLAY.0),
         |&(case, instance, _), &_| {
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::PLAYING.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_START_PLAY_ENTERS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid (strict), no article
 // start the game
@@ -3202,12 +2865,13 @@ fn rule_game_play_start_play_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
     entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
     play_started: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut play_started = ::clir::rt::Probe::new(play_started);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         entered_state_supported,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::NOT_STARTED.0
@@ -3219,7 +2883,9 @@ fn rule_game_play_start_play_valid(
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayTransition::START_PLAY.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_START_PLAY_VALID, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#GamePlay/initial (strict), no article
 // the game has not started
@@ -3228,16 +2894,19 @@ fn rule_game_play_start_play_valid(
 #[inline(never)]
 fn rule_game_play_initial(
     procedure_instance: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         procedure_instance,
         Once,
         |&(case, instance), &_| {
             ::clir::rt::bind(&mut bindings, (case, instance));
             (case, instance, GamePlayState::NOT_STARTED.0)
         },
-    )
+    );
+    record.record(RULE_GAME_PLAY_INITIAL, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#MoveIsIllegal (strict), article/3
 // Article 3.10.2. A move is illegal when it fails to meet the relevant requirements of Articles 3.1 – 3.9
@@ -3247,13 +2916,14 @@ fn rule_game_play_initial(
 fn rule_move_is_illegal(
     checked_game: &Relation<(CaseId, Sym)>,
     not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym);
     let mut not_move_meets_articles_3_1_to_3_9 = ::clir::rt::Probe::new(
         not_move_meets_articles_3_1_to_3_9,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         checked_game,
         Holds::new(|&(case, game): &Bound| {
             not_move_meets_articles_3_1_to_3_9.contains(&(case, game))
@@ -3262,7 +2932,9 @@ fn rule_move_is_illegal(
             ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_MOVE_IS_ILLEGAL, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#MoveIsLegal (strict), article/3
 // Article 3.10.1. A move is legal when all the relevant requirements of Articles 3.1 – 3.9 have been fulfilled
@@ -3271,16 +2943,19 @@ fn rule_move_is_illegal(
 #[inline(never)]
 fn rule_move_is_legal(
     move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         move_meets_articles_3_1_to_3_9,
         Once,
         |&(case, game), &_| {
             ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_MOVE_IS_LEGAL, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
 // Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
@@ -3292,31 +2967,33 @@ fn rule_must_move_first_touched_piece(
     piece_touched_intentionally: &Relation<(CaseId, Sym, Sym)>,
     piece_can_be_moved: &Relation<(CaseId, Sym)>,
     player_has_the_move_by_who: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut piece_touched_intentionally = ::clir::rt::Probe::new(
         piece_touched_intentionally,
     );
     let mut piece_can_be_moved = ::clir::rt::Probe::new(piece_can_be_moved);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         own_piece_of,
         Holds::new(|&(case, who, piece): &Bound| {
                 piece_touched_intentionally.contains(&(case, who, piece))
                     && piece_can_be_moved.contains(&(case, piece))
             })
             .before(
-                ExtendBy::rows(
+                ExtendBy::keyed(
                     player_has_the_move_by_who,
                     |&(case, who, _): &Bound| (case, who),
-                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                 ),
             ),
         |&(case, who, piece), &(_, _, game)| {
             ::clir::rt::bind(&mut bindings, (case, game, who, piece));
             (case, who, piece)
         },
-    )
+    );
+    record.record(RULE_MUST_MOVE_FIRST_TOUCHED_PIECE, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#ResignationDrawnIfMateImpossible (strict), article/5
 // Article 5.1.2. If the opponent cannot checkmate the player's king, the result of the game is a draw
@@ -3327,14 +3004,15 @@ fn rule_resignation_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
     player_of: &Relation<(CaseId, Sym, Sym)>,
     player_resigned: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
         king_cannot_be_checkmated,
     );
     let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         player_of,
         Holds::new(|&(case, _, who): &Bound| {
             king_cannot_be_checkmated.contains(&(case, who))
@@ -3344,7 +3022,9 @@ fn rule_resignation_drawn_if_mate_impossible(
             ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_RESIGNATION_DRAWN_IF_MATE_IMPOSSIBLE, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#ResignationEndsTheGame (strict), article/5
 // Article 5.1.2. Resignation immediately ends the game
@@ -3354,18 +3034,21 @@ fn rule_resignation_drawn_if_mate_impossible(
 fn rule_resignation_ends_the_game(
     player_of: &Relation<(CaseId, Sym, Sym)>,
     player_resigned: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         player_of,
         Holds::new(|&(case, _, who): &Bound| player_resigned.contains(&(case, who))),
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_RESIGNATION_ENDS_THE_GAME, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#ResignationLoses (strict), article/5
 // Article 5.1.2. The game is lost by the player who declares he/she resigns, unless the opponent cannot checkmate
@@ -3376,14 +3059,15 @@ fn rule_resignation_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
     player_of: &Relation<(CaseId, Sym, Sym)>,
     player_resigned: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
         not_king_cannot_be_checkmated,
     );
     let mut player_resigned = ::clir::rt::Probe::new(player_resigned);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         player_of,
         Holds::new(|&(case, _, who): &Bound| {
             not_king_cannot_be_checkmated.contains(&(case, who))
@@ -3393,7 +3077,9 @@ fn rule_resignation_loses(
             ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game, who)
         },
-    )
+    );
+    record.record(RULE_RESIGNATION_LOSES, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
 // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
@@ -3404,29 +3090,28 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
     completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
     player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, i64);
     let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
         king_cannot_be_checkmated,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         completed_illegal_move_count,
         Holds::new(|&(case, who, n): &Bound| {
                 n >= 2i64 && king_cannot_be_checkmated.contains(&(case, who))
             })
             .before(
-                ExtendBy::rows(
-                    player_of_by_who,
-                    |&(case, who, _): &Bound| (case, who),
-                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                ),
+                ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
             ),
         |&(case, who, n), &(_, _, game)| {
             ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
 // Article 7.5.5. The second completed illegal move immediately ends the game
@@ -3436,24 +3121,23 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
 fn rule_second_illegal_move_ends_the_game(
     completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
     player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, i64);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         completed_illegal_move_count,
         Holds::new(|&(_, _, n): &Bound| n >= 2i64)
             .before(
-                ExtendBy::rows(
-                    player_of_by_who,
-                    |&(case, who, _): &Bound| (case, who),
-                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                ),
+                ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
             ),
         |&(case, who, n), &(_, _, game)| {
             ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
 // Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
@@ -3464,29 +3148,28 @@ fn rule_second_illegal_move_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
     completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
     player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, i64);
     let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
         not_king_cannot_be_checkmated,
     );
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         completed_illegal_move_count,
         Holds::new(|&(case, who, n): &Bound| {
                 n >= 2i64 && not_king_cannot_be_checkmated.contains(&(case, who))
             })
             .before(
-                ExtendBy::rows(
-                    player_of_by_who,
-                    |&(case, who, _): &Bound| (case, who),
-                    |t: &(CaseId, Sym, Sym)| (t.0, t.1),
-                ),
+                ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
             ),
         |&(case, who, n), &(_, _, game)| {
             ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game, who)
         },
-    )
+    );
+    record.record(RULE_SECOND_ILLEGAL_MOVE_LOSES, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw (defeasible), article/9
 // Article 9.6.2. The game is drawn if at least 75 moves have been made by each player without a pawn move or capture
@@ -3495,17 +3178,20 @@ fn rule_second_illegal_move_loses(
 #[inline(never)]
 fn rule_seventy_five_automatic_draw(
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, i64)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, i64);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         moves_by_each_without_pawn_or_capture,
         Holds::new(|&(_, _, n): &Bound| n >= 75i64),
         |&(case, game, n), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, n));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_SEVENTY_FIVE_AUTOMATIC_DRAW, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#StalemateDraws (strict), article/5
 // Article 5.2.1. The game is drawn when the player to move has no legal move and his/her king is not in check
@@ -3514,16 +3200,19 @@ fn rule_seventy_five_automatic_draw(
 #[inline(never)]
 fn rule_stalemate_draws(
     stalemate_arisen: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         stalemate_arisen,
         Once,
         |&(case, game), &_| {
             ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_STALEMATE_DRAWS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#StalemateEndsTheGame (strict), article/5
 // Article 5.2.1. Stalemate immediately ends the game
@@ -3532,16 +3221,19 @@ fn rule_stalemate_draws(
 #[inline(never)]
 fn rule_stalemate_ends_the_game(
     stalemate_arisen: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         stalemate_arisen,
         Once,
         |&(case, game), &_| {
             ::clir::rt::bind(&mut bindings, (case, game));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_STALEMATE_ENDS_THE_GAME, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
 // Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
@@ -3552,18 +3244,18 @@ fn rule_threefold_claim_correct(
     position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
     draw_claimed: &Relation<(CaseId, Sym)>,
     player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym, i64)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
+    let mut bindings = record.found();
     type Bound = (CaseId, Sym, i64);
-    Relation::from_leapjoin(
+    let heads = Relation::from_leapjoin(
         position_occurrence_count,
         (
             Holds::new(|&(_, _, n): &Bound| n >= 3i64)
                 .before(
-                    ExtendBy::rows(
+                    ExtendBy::keyed(
                         player_has_the_move,
                         |&(case, game, _): &Bound| (case, game),
-                        |t: &(CaseId, Sym, Sym)| (t.0, t.1),
                     ),
                 ),
             ValueFilter::from(|&(case, _, _): &Bound, &(_, _, who): &(CaseId, Sym, Sym)| ::clir::rt::contains(
@@ -3575,7 +3267,9 @@ fn rule_threefold_claim_correct(
             ::clir::rt::bind(&mut bindings, (case, game, who, n));
             (case, game, who)
         },
-    )
+    );
+    record.record(RULE_THREEFOLD_CLAIM_CORRECT, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
 // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
@@ -3584,16 +3278,19 @@ fn rule_threefold_claim_correct(
 #[inline(never)]
 fn rule_threefold_claim_draws(
     threefold_claim_correct: &Relation<(CaseId, Sym, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         threefold_claim_correct,
         Once,
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));
             (case, game)
         },
-    )
+    );
+    record.record(RULE_THREEFOLD_CLAIM_DRAWS, bindings);
+    heads
 }
 // urn:fide:laws:clir:chess#UnregulatedCaseDecidedByArbiter (strict), preface/0.2
 // Preface 0.2. Where cases are not precisely regulated by an Article of the Laws, it should be possible to reach a correct decision
@@ -3602,16 +3299,19 @@ fn rule_threefold_claim_draws(
 #[inline(never)]
 fn rule_unregulated_case_decided_by_arbiter(
     case_not_precisely_regulated: &Relation<(CaseId, Sym)>,
-    mut bindings: Option<&mut Vec<(CaseId, Sym)>>,
+    record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
-    Relation::from_leapjoin(
+    let mut bindings = record.found();
+    let heads = Relation::from_leapjoin(
         case_not_precisely_regulated,
         Once,
         |&(case, situation), &_| {
             ::clir::rt::bind(&mut bindings, (case, situation));
             (case, situation)
         },
-    )
+    );
+    record.record(RULE_UNREGULATED_CASE_DECIDED_BY_ARBITER, bindings);
+    heads
 }
 /// Per rule, as data: its variables, head, body and why-not walk (`clir::rt::rules`).
 static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(&[

@@ -30,6 +30,9 @@ const LOCALS: &[&str] = &[
     "applies",
     "tuple",
     "bindings",
+    "heads",
+    "record",
+    "ex",
 ];
 
 /// Names in a generated module's scope that no entity type or grant may take: the typed API's

@@ -32,7 +32,7 @@ fn negation_compiles_with_its_feature() {
     let rust = compile(&["negation-as-failure"], NAF).expect("compiles");
     // y is local to the negation: no banned(x, _) for the x at hand, a range of banned by x.
     let test = rust.split("fn rule_r").nth(1).expect("the rule's function");
-    assert!(test.contains("!::clir::rt::any_by(banned, (case, x), |t| (t.0, t.1), |_| true)"), "{rust}");
+    assert!(test.contains("!::clir::rt::any_keyed(banned, (case, x), |_| true)"), "{rust}");
 }
 
 #[test]

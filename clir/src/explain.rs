@@ -79,14 +79,14 @@ impl Premise {
 }
 
 impl Instance {
-    /// Orders `instances` as a package's one module makes them: every rule's in rule order,
-    /// then every closure's in closure order, each source's own order kept (a stable sort).
-    /// A package built as several crates collects them group by group, then calls this, so
-    /// that explanations and certificates are the one module's byte for byte.
+    /// Orders `instances` as explanations list them: every rule's in rule order (over
+    /// applicable premises, then over definite ones), then every closure's in closure order,
+    /// each source's own order kept (a stable sort). An evaluation records them stratum by
+    /// stratum (and a package built as several crates, group by group), then calls this.
     pub fn in_module_order(instances: &mut [Instance]) {
         instances.sort_by_key(|i| match i.source {
-            Source::Rule { rule, .. } => (0, rule),
-            Source::Closure { closure } => (1, closure),
+            Source::Rule { rule, definite } => (0, rule, definite),
+            Source::Closure { closure } => (1, closure, false),
         });
     }
 

@@ -81,6 +81,9 @@ struct Emitter<'a> {
     string_consts: Vec<String>,
     /// Whether to generate explanation instances.
     explanations: bool,
+    /// Per rule, which of its explaining calls ([`Emitter::explaining_calls`]) a stratum
+    /// records while it evaluates (filled as the strata are emitted, before `explain` is).
+    recorded: std::cell::RefCell<Vec<Vec<usize>>>,
     /// Where the package is emitted as several crates: how, and what goes into each.
     split: Option<Split>,
 }
@@ -197,6 +200,7 @@ impl<'a> Emitter<'a> {
             string_sym: Vec::new(),
             string_consts: Vec::new(),
             explanations,
+            recorded: std::cell::RefCell::new(vec![Vec::new(); p.rules.len()]),
             split: None,
         };
         let mut interned: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();

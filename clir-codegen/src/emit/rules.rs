@@ -102,11 +102,6 @@ impl Emitter<'_> {
         tuple(std::iter::once(quote!(case)).chain(items).collect())
     }
 
-    /// The binding tuple type `(CaseId, T..)` of rule `ri`.
-    pub(super) fn binding_ty(&self, ri: usize) -> TokenStream {
-        self.vars_ty(ri, &self.plan.rules[ri].binding)
-    }
-
     /// The pattern of a tuple of literal `args` whose columns are in `order`, its case bound as
     /// `case`: a key column (bound already) ignored, a variable's first column binds it, any
     /// other column is a fresh `<letter>_<column>` that must equal its term.
@@ -209,7 +204,11 @@ impl Emitter<'_> {
                     let pat = row.within(&test);
                     quote!(|&#pat| #test)
                 };
-                quote!(::clir::rt::any_by(#rows, (case, #(#vals,)*), |t| (#(t.#fields,)*), #matches))
+                if keyed_by_prefix(&order) {
+                    quote!(::clir::rt::any_keyed(#rows, (case, #(#vals,)*), #matches))
+                } else {
+                    quote!(::clir::rt::any_by(#rows, (case, #(#vals,)*), |t| (#(t.#fields,)*), #matches))
+                }
             }
             _ => {
                 let rel = ident(&self.locals[ri].operands[s.operand]);
@@ -248,7 +247,6 @@ impl Emitter<'_> {
                 }
             });
         }
-        let binding = self.binding_ty(ri);
         let mut body = TokenStream::new();
         if !rp.checks.is_empty() {
             let holds = rp.checks.iter().map(|&c| self.comparison_holds(ri, c));
@@ -283,7 +281,11 @@ impl Emitter<'_> {
                     let vals = key.iter().map(|&j| self.term(ri, args[j]));
                     let fields = (0..=key.len()).map(Literal::usize_unsuffixed);
                     let key_of = over(quote!((case, #(#vals,)*)));
-                    leapers.push(quote!(ExtendBy::rows(#rows, #key_of, |t: &#ty| (#(t.#fields,)*))));
+                    leapers.push(if keyed_by_prefix(&order) {
+                        quote!(ExtendBy::keyed(#rows, #key_of))
+                    } else {
+                        quote!(ExtendBy::rows(#rows, #key_of, |t: &#ty| (#(t.#fields,)*)))
+                    });
                     let mut row = self.columns(ri, args, &order, key, quote!(_), "b");
                     value_tests.append(&mut row.conds);
                     (row, ty)
@@ -339,9 +341,14 @@ impl Emitter<'_> {
                 yields.clone()
             };
             let (pat, row_pat) = (prefix.within(&out), if j.extend.is_some() { row.within(&out) } else { quote!(_) });
-            let join = quote! { #bound #probes Relation::from_leapjoin(#source, #leapers, |&#pat, &#row_pat| #out) };
+            let leapjoin = quote!(Relation::from_leapjoin(#source, #leapers, |&#pat, &#row_pat| #out));
+            let join = quote! { #bound #probes #leapjoin };
             if last {
-                body.extend(if k == 0 { join } else { quote!({ #join }) });
+                body.extend(if k == 0 {
+                    quote!(#bound #probes let heads = #leapjoin;)
+                } else {
+                    quote!(let heads = { #join };)
+                });
             } else {
                 let name = ident(&locals.joined[k]);
                 body.extend(quote! { let #name = { #join }; });
@@ -357,11 +364,22 @@ impl Emitter<'_> {
         }
         let name = self.rule_fn_name(ri);
         let head_ty = self.tuple_ty(self.p.rules[ri].head.rel);
+        let k = self.rule_const(ri);
         quote! {
             #[inline(never)]
-            fn #name(#(#params,)* mut bindings: Option<&mut Vec<#binding>>) -> Relation<#head_ty> {
+            fn #name(#(#params,)* record: ::clir::rt::Record) -> Relation<#head_ty> {
+                let mut bindings = record.found();
                 #body
+                record.record(#k, bindings);
+                heads
             }
         }
     }
+}
+
+/// Whether a tuple of columns `order` (and its case) is keyed through `::clir::rt::Prefix`,
+/// which flat tuples (of up to [`super::MAX_TUPLE`] items) implement; a longer one names its
+/// key's fields.
+fn keyed_by_prefix(order: &[usize]) -> bool {
+    order.len() < super::MAX_TUPLE
 }

@@ -97,9 +97,15 @@ impl Emitter<'_> {
                     // Every rule of the stratum can never apply and nothing fills its layers.
                     continue;
                 }
+                // A stratum whose rules record explanations as they are called takes `ex`.
+                let (ex_param, ex_arg) = if mentions(&body, "ex") {
+                    (quote!(, ex: &mut ::clir::rt::Explain), quote!(, ex))
+                } else {
+                    (TokenStream::new(), TokenStream::new())
+                };
                 let item = quote! {
                     #[inline(never)]
-                    fn #name(l: &mut ::clir::rt::Layers) {
+                    fn #name(l: &mut ::clir::rt::Layers #ex_param) {
                         #body
                     }
                 };
@@ -107,11 +113,12 @@ impl Emitter<'_> {
                 match &mut self.split {
                     Some(split) => {
                         split.items[g].extend(item);
-                        group_calls[g].push(quote!(self::#name(l);));
+                        group_calls[g].push(quote!(self::#name(l #ex_arg);));
                     }
                     None => {
+                        let ex_arg = if ex_arg.is_empty() { ex_arg } else { quote!(, &mut ex) };
                         items.extend(item);
-                        calls.push(quote!(self::#name(&mut l);));
+                        calls.push(quote!(self::#name(&mut l #ex_arg);));
                     }
                 }
             }
@@ -149,43 +156,52 @@ impl Emitter<'_> {
             quote!((l, out)),
             &mut items,
         );
-        let explain = if self.explanations {
+        let (start, explain) = if self.explanations {
             let stmts = self.explain_calls();
             let explains = if groups == 0 {
                 let stmts = stmts.into_iter().map(|(_, stmt)| stmt).collect();
-                let (explain_items, explains) = self.chunked(
-                    "explain",
-                    quote!(l: &::clir::rt::Layers, instances: &mut Vec<::clir::Instance>),
-                    stmts,
-                );
+                let (explain_items, explains) =
+                    self.chunked("explain", quote!(l: &::clir::rt::Layers, ex: &mut ::clir::rt::Explain), stmts);
                 items.extend(explain_items);
-                quote!(#(#explains(&l, &mut instances);)*)
+                quote!(#(#explains(&l, &mut ex);)*)
             } else {
                 self.group_explains(stmts)
             };
-            quote! {
-                if batch.explain || !batch.why_not.is_empty() {
-                    let mut instances: Vec<::clir::Instance> = Vec::new();
-                    #explains
-                    out.instances = instances;
-                }
+            let start = quote! {
+                // Explanation instances, recorded by the strata's calls of rules as they evaluate.
+                let mut ex = ::clir::rt::Explain::new(&RULES, batch.explain || !batch.why_not.is_empty());
+            };
+            // What no stratum recorded, found over the final layers.
+            let rest = if explains.is_empty() { explains } else { quote!(if ex.on() { #explains }) };
+            let explain = quote! {
+                #rest
+                out.instances = ex.finish();
                 out.why_not = batch.why_not.iter().map(|asked| why_not(&l, &batch.interner, asked)).collect();
-            }
+            };
+            (start, explain)
         } else {
-            self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string())
+            (
+                TokenStream::new(),
+                self.comment("Compiled without explanations (`clir compile --no-explanations`)".to_string()),
+            )
         };
         let mut slot_module = self.slot_module(&slots);
         if let Some(split) = &mut self.split {
             // The groups' evaluation, in order, each a function of its crate.
+            let (ex_param, ex_arg) = if self.explanations {
+                (quote!(, #[allow(unused_variables)] ex: &mut ::clir::rt::Explain), quote!(, &mut ex))
+            } else {
+                (TokenStream::new(), TokenStream::new())
+            };
             for (g, calls_g) in group_calls.into_iter().enumerate() {
                 let krate = &split.crates[g];
                 split.items[g].extend(quote! {
                     /// Evaluates this group's strata, in order.
-                    pub fn evaluate(l: &mut ::clir::rt::Layers) {
+                    pub fn evaluate(l: &mut ::clir::rt::Layers #ex_param) {
                         #(#calls_g)*
                     }
                 });
-                calls.push(quote!(::#krate::evaluate(&mut l);));
+                calls.push(quote!(::#krate::evaluate(&mut l #ex_arg);));
             }
             split.base_items.extend(std::mem::take(&mut slot_module));
         }
@@ -199,6 +215,7 @@ impl Emitter<'_> {
             fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output) {
                 let mut l = ::clir::rt::Layers::new(&layer::EMPTY);
                 l[layer::cases] = (0..batch.cases).map(|c| (CaseId(c),)).collect();
+                #start
                 #(#read_calls(&mut l, batch);)*
                 #(#calls)*
                 let mut out = ::clir::Output::new(SCHEMA.relations.len());
@@ -268,11 +285,16 @@ impl Emitter<'_> {
         .collect()
     }
 
-    /// The call of rule `ri`'s function over `args`: the relation of its heads.
-    fn rule_call(&self, ri: usize, args: &[TokenStream]) -> TokenStream {
+    /// The call of rule `ri`'s function over `args`: the relation of its heads. With `records`,
+    /// through `ex`, which records its bindings as explanation instances of those modes.
+    pub(super) fn rule_call(&self, ri: usize, args: &[TokenStream], records: Option<&[bool]>) -> TokenStream {
         let name = self.rule_fn_name(ri);
         let cases = self.plan.rules[ri].per_case.then(|| quote!(&l[layer::cases],));
-        quote!(self::#name(#cases #(#args,)* None))
+        let record = match records {
+            None => quote!(::clir::rt::Record::OFF),
+            Some(modes) => quote!(ex.to(&[#(#modes),*])),
+        };
+        quote!(self::#name(#cases #(#args,)* #record))
     }
 
     /// Adds what `call` of the rule of `h` finds to its layer or variable; with `h.unless`
@@ -356,12 +378,14 @@ impl Emitter<'_> {
                 self.plan.rules[ri].operands.iter().map(|o| self.operand_layer(o, set.definite)).collect();
             if !iteration {
                 let args = self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views);
-                let call = self.rule_call(ri, &args);
+                let call = self.rule_call(ri, &args, self.records(ri, &layers));
                 self.add_found(h, None, call, &mut once, &mut parts);
                 continue;
             }
             // Semi-naive: one call per operand read from a variable, its recent tuples against
-            // the stable ones of those before it and all so far of those after it.
+            // the stable ones of those before it and all so far of those after it. A rule that
+            // reads no variable is called once, over final layers, and records as it goes.
+            let records = if h.own.is_empty() { self.records(ri, &layers) } else { None };
             let calls: Vec<Vec<TokenStream>> = if h.own.is_empty() {
                 vec![self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views)]
             } else {
@@ -389,7 +413,7 @@ impl Emitter<'_> {
                 if h.own.is_empty() { (&mut once, &mut once_adds) } else { (&mut rounds, &mut round_adds) };
             let several = calls.len() > 1;
             for (i, args) in calls.into_iter().enumerate() {
-                let call = self.rule_call(ri, &args);
+                let call = self.rule_call(ri, &args, records);
                 self.add_found(h, several.then_some(i), call, lets, adds);
             }
         }
@@ -476,9 +500,10 @@ impl Emitter<'_> {
                 out.extend(quote! { let #app = ::clir::rt::empty::<#ty>(); });
                 continue;
             }
-            let layers = self.plan.rules[ri].operands.iter().map(|o| Arg::Layer(self.operand_layer(o, false)));
-            let args = self.call_args(ri, layers.collect(), views);
-            let call = self.rule_call(ri, &args);
+            let layers: Vec<Ident> =
+                self.plan.rules[ri].operands.iter().map(|o| self.operand_layer(o, false)).collect();
+            let args = self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views);
+            let call = self.rule_call(ri, &args, self.records(ri, &layers));
             out.extend(quote! { let #app = #call; });
         }
         let app_of = |ri: usize| apps[st.applicable.iter().position(|&x| x == ri).expect("rule of stratum")].clone();
@@ -619,25 +644,21 @@ impl Emitter<'_> {
         }
         let mut calls = TokenStream::new();
         for (g, stmts) in per_group.into_iter().enumerate() {
-            // A chunk of closures' negatives only reads no rule.
-            let params = quote!(
-                l: &::clir::rt::Layers,
-                #[allow(unused_variables)] rules: &::clir::rt::RuleTable,
-                instances: &mut Vec<::clir::Instance>
-            );
+            let params = quote!(l: &::clir::rt::Layers, ex: &mut ::clir::rt::Explain);
             let (items, chunks) = self.chunked("explain", params.clone(), stmts);
             let split = self.split.as_mut().expect("split");
             let krate = &split.crates[g];
             split.items[g].extend(quote! {
-                /// Adds the explanation instances of this group's rules and closures.
+                /// Adds the explanation instances of this group's rules and closures that its
+                /// strata did not record as they evaluated.
+                #[allow(unused_variables)]
                 pub fn explain(#params) {
-                    #(#chunks(l, rules, instances);)*
+                    #(#chunks(l, ex);)*
                 }
                 #items
             });
-            calls.extend(quote!(::#krate::explain(&l, &RULES, &mut instances);));
+            calls.extend(quote!(::#krate::explain(&l, &mut ex);));
         }
-        calls.extend(quote!(::clir::Instance::in_module_order(&mut instances);));
         calls
     }
 

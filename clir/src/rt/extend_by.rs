@@ -7,7 +7,7 @@
 //! key by galloping forward from the last one ([`Probe`]), which is what a leapjoin over a
 //! sorted source asks for.
 
-use super::Probe;
+use super::{Prefix, Probe};
 use datafrog::{Leaper, Leapers};
 use std::marker::PhantomData;
 
@@ -47,6 +47,22 @@ where
     /// leapjoin's logic reads from the tuple.
     pub fn rows(rows: &'leap [T], key: FP, key_of: FK) -> Self {
         Self::new(rows, key, key_of, |t| t)
+    }
+}
+
+/// The constructor whose key projection is implied: `ExtendBy::keyed(rows, key)`.
+impl<'leap, T: 'leap> ExtendBy<'leap, T, (), T, (), (), ()> {
+    /// [`ExtendBy::rows`] of `rows` keyed by their leading columns ([`Prefix`]): the lookup of
+    /// a literal's view, whose key columns come first.
+    #[allow(clippy::type_complexity)]
+    pub fn keyed<K, FP>(
+        rows: &'leap [T],
+        key: FP,
+    ) -> ExtendBy<'leap, T, K, T, FP, impl Fn(&T) -> K, fn(&'leap T) -> &'leap T>
+    where
+        T: Prefix<K>,
+    {
+        ExtendBy::new(rows, key, T::prefix, |t| t)
     }
 }
 

@@ -8,6 +8,8 @@ mod extend_by;
 mod filter_by;
 mod holds;
 mod once;
+mod prefix;
+mod record;
 pub mod rules;
 mod store;
 
@@ -15,6 +17,8 @@ pub use extend_by::ExtendBy;
 pub use filter_by::FilterBy;
 pub use holds::{Before, Holds};
 pub use once::Once;
+pub use prefix::Prefix;
+pub use record::{Explain, Record};
 pub use rules::RuleTable;
 pub use store::{Layer, Layers, Slot};
 
@@ -208,9 +212,10 @@ impl<'r, T> Probe<'r, T> {
     }
 }
 
-/// Records the binding `b` of a rule's last leapjoin when explanations ask for them.
+/// Records the binding `b` of a rule's last leapjoin when explanations ask for them
+/// ([`Record::found`]).
 #[inline]
-pub fn bind<B>(bindings: &mut Option<&mut Vec<B>>, b: B) {
+pub fn bind<B>(bindings: &mut Option<Vec<B>>, b: B) {
     if let Some(found) = bindings.as_mut() {
         found.push(b);
     }
@@ -244,6 +249,12 @@ pub fn total<T: Ord + Clone>(variable: &Variable<T>) -> Relation<T> {
 #[inline]
 pub fn any_by<T, K: Ord>(rows: &[T], key: K, key_of: impl Fn(&T) -> K, matches: impl Fn(&T) -> bool) -> bool {
     Probe::new(rows).seek(key, key_of).iter().any(matches)
+}
+
+/// [`any_by`] of `rows` keyed by their leading columns ([`Prefix`]).
+#[inline]
+pub fn any_keyed<T: Prefix<K>, K: Ord>(rows: &[T], key: K, matches: impl Fn(&T) -> bool) -> bool {
+    any_by(rows, key, T::prefix, matches)
 }
 
 #[cfg(test)]

@@ -531,14 +531,16 @@ impl Rule {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::value::Sym;
     use proptest::prelude::*;
 
     // castling_legal(game, who, side) :- side_of(game, who, side, rook), not moved(rook),
     //     n > 3 + 1 (the last over an Integer variable n of has_count(game, n)).
-    const CASTLING: &str = "5 nnnni 4 0 1 2 3 7 0 3 v0 v1 v2 3 L E 1 0 4 v0 v1 v2 v3 N 2 0 1 v3 C > v4 + =3 =1 \
+    /// A rule's entry of a rule table: castling's, one premise.
+    pub(in crate::rt) const CASTLING: &str =
+        "5 nnnni 4 0 1 2 3 7 0 3 v0 v1 v2 3 L E 1 0 4 v0 v1 v2 v3 N 2 0 1 v3 C > v4 + =3 =1 \
         3 B 0 B 1 B 2 2 E 0 E 3 3 0 1 2 C 2 2 0: 8: > 3 + 1 1 4";
 
     #[test]
