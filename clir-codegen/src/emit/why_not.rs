@@ -19,23 +19,30 @@ impl Emitter<'_> {
             "/// Per rule, as data: its variables, head, body and why-not walk (`clir::rt::rules`).\n\
              static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(&[\n{texts}]);\n"
         ));
+        // One line a relation: its positive, then its negative literal's slots.
         let mut entries = String::new();
         for rel in 0..p.relations.len() {
-            for neg in [false, true] {
+            let [pos, neg] = [false, true].map(|neg| {
                 let [d, s, c] =
                     [Layer::Definite, Layer::Supported, Layer::Concluded].map(|k| self.layer_name(rel, neg, k));
-                entries.push_str(&if d == s && s == c {
-                    format!("    [layer::{c}.id(); 3],\n")
+                if d == s && s == c {
+                    format!("[layer::{c}.id(); 3]")
                 } else {
-                    format!("    [layer::{d}.id(), layer::{s}.id(), layer::{c}.id()],\n")
-                });
-            }
+                    format!("[layer::{d}.id(), layer::{s}.id(), layer::{c}.id()]")
+                }
+            });
+            entries.push_str(&format!("    {pos}, {neg},\n"));
         }
-        let layers = self.verbatim(format!(
+        // It changes with the relations only: split into crates, the base crate's.
+        let vis = if self.split.is_some() { "pub " } else { "" };
+        let mut layers = self.verbatim(format!(
             "/// Per relation and sign (`::clir::slot`): the slots of its final `+D`, `+S` and `+d`.\n\
-             const LAYERS: [[usize; 3]; {}] = [\n{entries}];\n",
+             {vis}const LAYERS: [[usize; 3]; {}] = [\n{entries}];\n",
             2 * p.relations.len()
         ));
+        if let Some(split) = &mut self.split {
+            split.base_items.extend(std::mem::take(&mut layers));
+        }
         quote! {
             #rules
 
