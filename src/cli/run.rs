@@ -375,8 +375,9 @@ fn crate_name_part(package: &str) -> String {
 }
 
 /// Writes the base and group crates of `crates` under `root/crates`, each in a folder named
-/// by its name and the hash of its files, written once: a crate whose files did not change
-/// keeps its folder, so cargo (with the cache's one target folder) does not build it again.
+/// by its name and the hash of its files, written once and whole ([`super::runtime::write_once`]):
+/// a crate whose files did not change keeps its folder, so cargo (with the cache's one target
+/// folder) does not build it again.
 /// Returns each crate's name and folder, the base first.
 fn write_parts(
     root: &Path,
@@ -396,13 +397,10 @@ fn write_parts(
         let hash = Sha256::new().chain_update(&manifest).chain_update([0]).chain_update(&lib).finalize();
         let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
         let dir = root.join("crates").join(format!("{name}-{hex}"));
-        let complete = dir.join(".complete");
-        if !complete.exists() {
-            std::fs::create_dir_all(&dir)?;
-            std::fs::write(dir.join("Cargo.toml"), &manifest)?;
-            std::fs::write(dir.join("lib.rs"), &lib)?;
-            std::fs::write(&complete, "")?;
-        }
+        super::runtime::write_once(&dir, "", |new| {
+            std::fs::write(new.join("Cargo.toml"), &manifest)?;
+            std::fs::write(new.join("lib.rs"), &lib)
+        })?;
         written.push((name.clone(), dir));
     }
     Ok(written)

@@ -21,24 +21,36 @@ pub fn dir(cache: &Path) -> PathBuf {
 }
 
 /// Writes the runtime under `cache` unless a complete copy is there; returns its folder, whose
-/// `clir/`, `clir-macros/` and `clir-codegen/` are the crates. The copy is written into a new
-/// folder of an unpredictable name beside it and renamed into place, so a reader never sees
-/// half of it.
+/// `clir/`, `clir-macros/` and `clir-codegen/` are the crates.
 pub fn install(cache: &Path) -> std::io::Result<PathBuf> {
     let dir = dir(cache);
-    if dir.join(".complete").is_file() {
-        return Ok(dir);
+    write_once(&dir, &identity(), write_into)?;
+    Ok(dir)
+}
+
+/// Makes `dir` a complete folder unless it is one (holds `.complete`): `fill` writes into a new
+/// folder of an unpredictable name beside it, `.complete` (holding `mark`) is written last, and
+/// the folder is renamed into place. A reader never sees half of it, and whatever was at `dir`
+/// before (a half-written folder, a file, a link) is replaced, never written through.
+pub fn write_once(dir: &Path, mark: &str, fill: impl FnOnce(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
+    let complete = |d: &Path| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()) && d.join(".complete").is_file();
+    if complete(dir) {
+        return Ok(());
     }
-    let parent = dir.parent().expect("runtime folder has a parent");
+    let parent = dir.parent().ok_or_else(|| std::io::Error::other(format!("{} has no parent", dir.display())))?;
     std::fs::create_dir_all(parent)?;
-    let tmp = tempfile::Builder::new().prefix(&format!(".{}.", identity())).tempdir_in(parent)?;
-    write_into(tmp.path())?;
-    std::fs::write(tmp.path().join(".complete"), identity())?;
-    let _ = std::fs::remove_dir_all(&dir);
-    match std::fs::rename(tmp.path(), &dir) {
-        Ok(()) => Ok(dir),
-        // Another run installed it meanwhile (the temporary folder is removed when dropped).
-        Err(_) if dir.join(".complete").is_file() => Ok(dir),
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = tempfile::Builder::new().prefix(&format!(".{name}.")).tempdir_in(parent)?;
+    fill(tmp.path())?;
+    std::fs::write(tmp.path().join(".complete"), mark)?;
+    if let Ok(m) = std::fs::symlink_metadata(dir) {
+        // A failure here shows as the rename's.
+        let _ = if m.is_dir() { std::fs::remove_dir_all(dir) } else { std::fs::remove_file(dir) };
+    }
+    match std::fs::rename(tmp.path(), dir) {
+        Ok(()) => Ok(()),
+        // Another run made it meanwhile (the temporary folder is removed when dropped).
+        Err(_) if complete(dir) => Ok(()),
         Err(e) => Err(e),
     }
 }
@@ -63,6 +75,7 @@ pub fn lockfile() -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileTypeExt;
 
     #[test]
     fn the_runtime_holds_the_library_not_the_command_line() {
@@ -86,5 +99,58 @@ mod tests {
             assert!(!text.contains("workspace = true") && !text.contains(".workspace"), "{path}:\n{text}");
         }
         assert!(!lockfile().is_empty());
+    }
+
+    /// Fills `dir` with one file, `lib.rs`, through [`write_once`].
+    fn write_lib(dir: &Path, text: &str) -> std::io::Result<()> {
+        write_once(dir, "mark", |new| std::fs::write(new.join("lib.rs"), text))
+    }
+
+    #[test]
+    fn a_folder_written_once_replaces_links_and_half_folders_never_writes_through_them() {
+        use std::os::unix::fs::symlink;
+        let root = tempfile::tempdir().unwrap();
+        let outside = root.path().join("outside");
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("lib.rs"), "theirs").unwrap();
+        let crates = root.path().join("crates");
+        std::fs::create_dir(&crates).unwrap();
+
+        // A link to a folder elsewhere where the crate's folder goes: the link is replaced.
+        let linked = crates.join("linked");
+        symlink(&outside, &linked).unwrap();
+        write_lib(&linked, "ours").unwrap();
+        assert!(std::fs::symlink_metadata(&linked).unwrap().is_dir());
+        assert_eq!(std::fs::read_to_string(linked.join("lib.rs")).unwrap(), "ours");
+        assert_eq!(std::fs::read_to_string(outside.join("lib.rs")).unwrap(), "theirs");
+
+        // A half-written folder whose file links elsewhere: replaced whole.
+        let half = crates.join("half");
+        std::fs::create_dir(&half).unwrap();
+        symlink(outside.join("lib.rs"), half.join("lib.rs")).unwrap();
+        write_lib(&half, "ours").unwrap();
+        assert!(!std::fs::symlink_metadata(half.join("lib.rs")).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(half.join("lib.rs")).unwrap(), "ours");
+        assert_eq!(std::fs::read_to_string(outside.join("lib.rs")).unwrap(), "theirs");
+
+        // A file, or a link to /dev/null, where the folder goes: replaced, /dev/null kept.
+        let file = crates.join("file");
+        std::fs::write(&file, "x").unwrap();
+        write_lib(&file, "ours").unwrap();
+        assert_eq!(std::fs::read_to_string(file.join(".complete")).unwrap(), "mark");
+        let null = crates.join("null");
+        symlink("/dev/null", &null).unwrap();
+        write_lib(&null, "ours").unwrap();
+        assert!(std::fs::symlink_metadata("/dev/null").unwrap().file_type().is_char_device());
+
+        // A complete folder is kept as it is; nothing is left beside the folders.
+        write_lib(&half, "changed").unwrap();
+        assert_eq!(std::fs::read_to_string(half.join("lib.rs")).unwrap(), "ours");
+        let mut names: Vec<String> = std::fs::read_dir(&crates)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["file", "half", "linked", "null"]);
     }
 }
