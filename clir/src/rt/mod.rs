@@ -4,6 +4,7 @@
 
 pub use datafrog::{Iteration, PrefixFilter, Relation, ValueFilter, Variable};
 
+mod binding;
 mod extend_by;
 mod filter_by;
 mod holds;
@@ -13,6 +14,7 @@ mod record;
 pub mod rules;
 mod store;
 
+pub use binding::Binding;
 pub use extend_by::ExtendBy;
 pub use filter_by::FilterBy;
 pub use holds::{Before, Holds};

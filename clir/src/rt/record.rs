@@ -68,7 +68,7 @@ impl Record<'_> {
     }
 
     /// Records `found`, the bindings of rule `rule` (its index in the rule table), as instances.
-    pub fn record<B: crate::Fact>(self, rule: usize, found: Option<Vec<B>>) {
+    pub fn record<B: super::Binding>(self, rule: usize, found: Option<Vec<B>>) {
         if let (Some((ex, definite)), Some(found)) = (self.to, found) {
             let rules = ex.rules.expect("a record is made only when recording");
             rules.record(&mut ex.instances, rule, definite, found);

@@ -157,7 +157,7 @@ impl RuleTable {
     /// its function recorded them, each once; taken in their order here, so that explanations do
     /// not depend on join order), once per entry of `definite` (over applicable premises, over
     /// definite ones).
-    pub fn record<B: crate::Fact>(
+    pub fn record<B: super::Binding>(
         &self,
         instances: &mut Vec<Instance>,
         rule: usize,
@@ -166,12 +166,12 @@ impl RuleTable {
     ) {
         bindings.sort_unstable();
         let r = self.rule(rule);
-        let mut row = Vec::with_capacity(B::ARITY + 1);
+        let mut row = Vec::with_capacity(r.binding.len() + 1);
         let mut vars = vec![0; r.integer.len()];
         for &d in definite {
             for b in &bindings {
                 row.clear();
-                b.push_flat(&mut row);
+                b.extend_row(&mut row);
                 for (k, &v) in r.binding.iter().enumerate() {
                     vars[v] = row[k + 1];
                 }
