@@ -331,12 +331,14 @@ impl Emitter<'_> {
             let last = k + 1 == rp.joins.len();
             let vars = if last { &rp.binding } else { &j.yields };
             let yields = self.vars_tuple(ri, vars, None);
-            let out = if last {
+            let out = if last && self.explanations {
                 let head = self.head_tuple(ri);
                 quote!({
                     ::clir::rt::bind(&mut bindings, #yields);
                     #head
                 })
+            } else if last {
+                self.head_tuple(ri)
             } else {
                 yields.clone()
             };
@@ -365,12 +367,22 @@ impl Emitter<'_> {
         let name = self.rule_fn_name(ri);
         let head_ty = self.tuple_ty(self.p.rules[ri].head.rel);
         let k = self.rule_const(ri);
+        // Compiled without explanations, a rule's function records nothing and takes no record.
+        let (record, found, recorded) = if self.explanations {
+            (
+                quote!(record: ::clir::rt::Record),
+                quote!(let mut bindings = record.found();),
+                quote!(record.record(#k, bindings);),
+            )
+        } else {
+            Default::default()
+        };
         quote! {
             #[inline(never)]
-            fn #name(#(#params,)* record: ::clir::rt::Record) -> Relation<#head_ty> {
-                let mut bindings = record.found();
+            fn #name(#(#params,)* #record) -> Relation<#head_ty> {
+                #found
                 #body
-                record.record(#k, bindings);
+                #recorded
                 heads
             }
         }

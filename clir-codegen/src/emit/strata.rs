@@ -286,11 +286,13 @@ impl Emitter<'_> {
     }
 
     /// The call of rule `ri`'s function over `args`: the relation of its heads. With `records`,
-    /// through `ex`, which records its bindings as explanation instances of those modes.
+    /// through `ex`, which records its bindings as explanation instances of those modes; compiled
+    /// without explanations, with no record at all.
     pub(super) fn rule_call(&self, ri: usize, args: &[TokenStream], records: Option<&[bool]>) -> TokenStream {
         let name = self.rule_fn_name(ri);
         let cases = self.plan.rules[ri].per_case.then(|| quote!(&l[layer::cases],));
         let record = match records {
+            None if !self.explanations => TokenStream::new(),
             None => quote!(::clir::rt::Record::OFF),
             Some(modes) => quote!(ex.to(&[#(#modes),*])),
         };
