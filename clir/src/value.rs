@@ -128,22 +128,22 @@ impl Row for () {
 /// A tuple of a relation as generated code holds it: the case, then the columns. Reading input
 /// facts from a [`Batch`](crate::Batch) and writing conclusions to an [`Output`](crate::Output)
 /// go through it, so generated code never touches the flat layout.
-pub trait Fact: Ord + Clone {
+pub trait Fact: Ord + Clone + crate::rt::Binding {
     /// Columns besides the case.
     const ARITY: usize;
     /// From a flat row `[case, columns..]`.
     fn from_flat_row(row: &[i64]) -> Self;
     /// Appends the flat row `[case, columns..]`.
-    fn push_flat(&self, out: &mut Vec<i64>);
+    #[inline]
+    fn push_flat(&self, out: &mut Vec<i64>) {
+        self.extend_row(out);
+    }
 }
 
 impl Fact for (CaseId,) {
     const ARITY: usize = 0;
     fn from_flat_row(row: &[i64]) -> Self {
         (CaseId(row[0] as u32),)
-    }
-    fn push_flat(&self, out: &mut Vec<i64>) {
-        out.push(self.0 .0 as i64);
     }
 }
 
@@ -162,10 +162,6 @@ macro_rules! row_tuple {
             const ARITY: usize = $n;
             fn from_flat_row(row: &[i64]) -> Self {
                 (CaseId(row[0] as u32), $($t::from_flat(row[$j]),)+)
-            }
-            fn push_flat(&self, out: &mut Vec<i64>) {
-                out.push(self.0 .0 as i64);
-                $(out.push(self.$j.to_flat());)+
             }
         }
     };

@@ -331,14 +331,16 @@ impl Emitter<'_> {
             let last = k + 1 == rp.joins.len();
             let vars = if last { &rp.binding } else { &j.yields };
             let yields = self.vars_tuple(ri, vars, None);
-            let out = if last && self.explanations {
+            let out = if last {
                 let head = self.head_tuple(ri);
-                quote!({
-                    ::clir::rt::bind(&mut bindings, #yields);
-                    #head
-                })
-            } else if last {
-                self.head_tuple(ri)
+                if self.explanations {
+                    quote!({
+                        ::clir::rt::bind(&mut bindings, #yields);
+                        #head
+                    })
+                } else {
+                    head
+                }
             } else {
                 yields.clone()
             };

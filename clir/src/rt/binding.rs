@@ -1,4 +1,5 @@
-//! [`Binding`]: a rule's binding as the flat row `[case, variables..]` its rule table reads.
+//! [`Binding`]: a rule's binding, or a [`Fact`](crate::Fact), as the flat row `[case, values..]`
+//! the runtime reads.
 
 use crate::{CaseId, Column};
 
@@ -69,8 +70,7 @@ mod tests {
     #[test]
     fn a_flat_binding_is_its_fact_row() {
         let fact = (CaseId(3), Sym(1), -4i64);
-        let mut row = Vec::new();
-        Fact::push_flat(&fact, &mut row);
-        assert_eq!(flat(&fact), row);
+        assert_eq!(flat(&fact), [3, 1, -4]);
+        assert_eq!(<(CaseId, Sym, i64) as Fact>::from_flat_row(&flat(&fact)), fact);
     }
 }
