@@ -1254,7 +1254,8 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         ::clir::rt::Record::OFF,
     );
     // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
-    let game_drawn_concluded_candidates = ::clir::rt::union(
+    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive attacks game_drawn: no rule ranks above it
+    let game_drawn_concluded_contest = ::clir::rt::Contest::new(
         &[
             &agreed_draw_applies,
             &dead_position_draws_applies,
@@ -1266,30 +1267,13 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
             &stalemate_draws_applies,
             &threefold_claim_draws_applies,
         ],
+        &[(&checkmate_takes_precedence_over_seventy_five_applies, &[])],
     );
-    // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive attacks game_drawn: no rule ranks above it
-    let game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
-        &[&checkmate_takes_precedence_over_seventy_five_applies.clone()],
-    );
-    l[layer::game_drawn_supported] = ::clir::rt::union(
-        &[&l[layer::game_drawn_definite], &game_drawn_concluded_candidates],
-    );
-    l[layer::game_drawn_concluded] = ::clir::rt::union(
-        &[
-            &l[layer::game_drawn_definite],
-            &::clir::rt::difference(
-                &::clir::rt::difference(
-                    &game_drawn_concluded_candidates,
-                    &l[layer::not_game_drawn_definite],
-                ),
-                &game_drawn_concluded_unbeaten_attacks,
-            ),
-        ],
-    );
+    l[layer::game_drawn_supported] = game_drawn_concluded_contest
+        .supported(&l[layer::game_drawn_definite]);
+    l[layer::game_drawn_concluded] = game_drawn_concluded_contest
+        .concluded(&l[layer::game_drawn_definite], &l[layer::not_game_drawn_definite]);
     // ~game_drawn: concluded when definite, or when a rule for it applies, ~game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
-    let not_game_drawn_concluded_candidates = ::clir::rt::union(
-        &[&checkmate_takes_precedence_over_seventy_five_applies],
-    );
     // urn:fide:laws:clir:chess#AgreedDraw attacks ~game_drawn: no rule ranks above it
     // urn:fide:laws:clir:chess#DeadPositionDraws attacks ~game_drawn: no rule ranks above it
     // urn:fide:laws:clir:chess#FiftyMoveClaimDraws attacks ~game_drawn: no rule ranks above it
@@ -1299,39 +1283,27 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
     // urn:fide:laws:clir:chess#SeventyFiveAutomaticDraw attacks ~game_drawn: beaten where urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive applies
     // urn:fide:laws:clir:chess#StalemateDraws attacks ~game_drawn: no rule ranks above it
     // urn:fide:laws:clir:chess#ThreefoldClaimDraws attacks ~game_drawn: no rule ranks above it
-    let not_game_drawn_concluded_unbeaten_attacks = ::clir::rt::union(
+    let not_game_drawn_concluded_contest = ::clir::rt::Contest::new(
+        &[&checkmate_takes_precedence_over_seventy_five_applies],
         &[
-            &agreed_draw_applies.clone(),
-            &dead_position_draws_applies.clone(),
-            &fifty_move_claim_draws_applies.clone(),
-            &fivefold_automatic_draw_applies.clone(),
-            &resignation_drawn_if_mate_impossible_applies.clone(),
-            &second_illegal_move_drawn_if_mate_impossible_applies.clone(),
-            &::clir::rt::difference(
+            (&agreed_draw_applies, &[]),
+            (&dead_position_draws_applies, &[]),
+            (&fifty_move_claim_draws_applies, &[]),
+            (&fivefold_automatic_draw_applies, &[]),
+            (&resignation_drawn_if_mate_impossible_applies, &[]),
+            (&second_illegal_move_drawn_if_mate_impossible_applies, &[]),
+            (
                 &seventy_five_automatic_draw_applies,
-                &::clir::rt::union(
-                    &[&checkmate_takes_precedence_over_seventy_five_applies],
-                ),
+                &[&checkmate_takes_precedence_over_seventy_five_applies],
             ),
-            &stalemate_draws_applies.clone(),
-            &threefold_claim_draws_applies.clone(),
+            (&stalemate_draws_applies, &[]),
+            (&threefold_claim_draws_applies, &[]),
         ],
     );
-    l[layer::not_game_drawn_supported] = ::clir::rt::union(
-        &[&l[layer::not_game_drawn_definite], &not_game_drawn_concluded_candidates],
-    );
-    l[layer::not_game_drawn_concluded] = ::clir::rt::union(
-        &[
-            &l[layer::not_game_drawn_definite],
-            &::clir::rt::difference(
-                &::clir::rt::difference(
-                    &not_game_drawn_concluded_candidates,
-                    &l[layer::game_drawn_definite],
-                ),
-                &not_game_drawn_concluded_unbeaten_attacks,
-            ),
-        ],
-    );
+    l[layer::not_game_drawn_supported] = not_game_drawn_concluded_contest
+        .supported(&l[layer::not_game_drawn_definite]);
+    l[layer::not_game_drawn_concluded] = not_game_drawn_concluded_contest
+        .concluded(&l[layer::not_game_drawn_definite], &l[layer::game_drawn_definite]);
 }
 #[inline(never)]
 fn evaluate_stratum_52(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
@@ -1461,10 +1433,22 @@ fn evaluate_stratum_52(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
     let mut iteration = ::clir::rt::Iteration::new();
     let entered_state_concluded = iteration
         .variable::<(CaseId, Sym, Sym)>("entered_state_concluded");
-    entered_state_concluded.insert(l[layer::entered_state_definite].clone());
+    ::clir::rt::seed(&entered_state_concluded, l[layer::entered_state_definite].clone());
     let valid_transition_concluded = iteration
         .variable::<(CaseId, Sym, Sym)>("valid_transition_concluded");
-    valid_transition_concluded.insert(l[layer::valid_transition_definite].clone());
+    ::clir::rt::seed(
+        &valid_transition_concluded,
+        l[layer::valid_transition_definite].clone(),
+    );
+    valid_transition_concluded
+        .insert(
+            self::rule_game_play_conclude_by_drawn_claim_valid(
+                &l[layer::attempted_transition],
+                &l[layer::entered_state_definite],
+                &l[layer::game_drawn_concluded],
+                ::clir::rt::Record::OFF,
+            ),
+        );
     entered_state_concluded
         .insert(
             self::rule_game_play_initial(

@@ -411,6 +411,15 @@ impl Emitter<'_> {
                     })
                     .collect()
             };
+            if h.over_start {
+                // Once over the variables' start (their `+D`), for what `+D` lacks.
+                let args = layers.iter().enumerate().map(|(k, n)| match h.own.contains(&k) {
+                    true => Arg::Layer(self.start_of_variable(set, n)),
+                    false => Arg::Layer(n.clone()),
+                });
+                let call = self.rule_call(ri, &self.call_args(ri, args.collect(), views), None);
+                self.add_found(h, None, call, &mut once, &mut once_adds);
+            }
             let (lets, adds) =
                 if h.own.is_empty() { (&mut once, &mut once_adds) } else { (&mut rounds, &mut round_adds) };
             let several = calls.len() > 1;
@@ -454,7 +463,11 @@ impl Emitter<'_> {
             let n = self.layer_ident(id);
             let ty = self.tuple_ty(id.rel);
             let label = n.to_string();
-            let insert = start_of(id, s).map(|r| quote! { #n.insert(#r); });
+            let insert = match start_of(id, s) {
+                Some(r) if set.seeded => quote! { ::clir::rt::seed(&#n, #r); },
+                Some(r) => quote! { #n.insert(#r); },
+                None => TokenStream::new(),
+            };
             quote! {
                 let #n = iteration.variable::<#ty>(#label);
                 #insert
@@ -485,6 +498,15 @@ impl Emitter<'_> {
                 #rounds
             }
             #(l[layer::#names] = #names.complete();)*
+        }
+    }
+
+    /// The layer the variable `var` of the seeded iteration `set` starts from.
+    fn start_of_variable(&self, set: &LayerSet, var: &Ident) -> Ident {
+        let start = set.layers.iter().find(|&&(id, _)| self.layer_ident(id) == *var).map(|&(_, start)| start);
+        match start {
+            Some(Start::Copy(d)) => self.layer_ident(d),
+            _ => unreachable!("a seeded iteration's variable starts from a layer"),
         }
     }
 
@@ -537,45 +559,28 @@ impl Emitter<'_> {
                     }
                 );
                 comments.extend(self.comment(text));
-                if beaters.is_empty() {
-                    attacks.push(quote!(#a_app.clone()));
-                } else {
-                    let b_apps = beaters.iter().map(|&t| app_of(t));
-                    attacks.push(quote!(::clir::rt::difference(&#a_app, &::clir::rt::union(&[#(&#b_apps),*]))));
-                }
+                let b_apps = beaters.iter().map(|&t| app_of(t));
+                attacks.push(quote!((&#a_app, &[#(&#b_apps),*])));
             }
             let sign = if neg { "~" } else { "" };
             let head = self.comment(format!(
                 "{sign}{}: concluded when definite, or when a rule for it applies, {sign}{} is not the complement of a definite fact, and every applicable attack is beaten (team defeat)",
                 p.relations[rel].name, p.relations[rel].name
             ));
-            let candidates = format_ident!("{}_candidates", c);
-            let unbeaten = format_ident!("{}_unbeaten_attacks", c);
-            let candidates_init = if sup_apps.is_empty() {
-                quote!(::clir::rt::empty::<#ty>())
-            } else {
-                quote!(::clir::rt::union(&[#(&#sup_apps),*]))
-            };
-            let unbeaten_init = if attacks.is_empty() {
-                quote!(::clir::rt::empty::<#ty>())
-            } else {
-                quote!(::clir::rt::union(&[#(&#attacks),*]))
-            };
+            let contest = format_ident!("{}_contest", c);
+            // With no rule on either side, nothing names the tuple type but a turbofish.
+            let of = (sup_apps.is_empty() && attacks.is_empty()).then(|| quote!(::<#ty>));
             let s_stmt = if s == c {
                 TokenStream::new()
             } else {
-                quote! { l[layer::#s] = ::clir::rt::union(&[&l[layer::#d], &#candidates]); }
+                quote! { l[layer::#s] = #contest.supported(&l[layer::#d]); }
             };
             out.extend(quote! {
                 #head
-                let #candidates = #candidates_init;
                 #comments
-                let #unbeaten = #unbeaten_init;
+                let #contest = ::clir::rt::Contest #of::new(&[#(&#sup_apps),*], &[#(#attacks),*]);
                 #s_stmt
-                l[layer::#c] = ::clir::rt::union(&[
-                    &l[layer::#d],
-                    &::clir::rt::difference(&::clir::rt::difference(&#candidates, &l[layer::#not_d]), &#unbeaten),
-                ]);
+                l[layer::#c] = #contest.concluded(&l[layer::#d], &l[layer::#not_d]);
             });
         }
         out

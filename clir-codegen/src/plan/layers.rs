@@ -77,6 +77,11 @@ pub struct Heads {
     /// In an iteration, the operands read from its variables (the rule's relations of its own
     /// stratum); empty: the rule's heads are added once, before the rounds.
     pub own: Vec<usize>,
+    /// In a [seeded](LayerSet::seeded) iteration, a rule reading its variables that may find,
+    /// over their start, heads `+D` lacks (it is not strict, or one of its other operands reads
+    /// another layer than in `+D`): called once over the start, before the rounds. Any other
+    /// rule found all it finds over the start when `+D` was computed.
+    pub over_start: bool,
 }
 
 /// How one layer set (`+D`, or `+S` and `+d`) of a stratum is computed.
@@ -96,6 +101,10 @@ pub struct LayerSet {
     pub iteration: bool,
     /// Layers that are always empty (nothing starts them, no rule adds to them): never built.
     pub empty: Vec<LayerId>,
+    /// An iteration of `+S`/`+d` whose every variable starts from a `+D` layer: what it starts
+    /// from is its stable tuples, not its new ones, so a round finds only what `+D` lacks (and
+    /// a batch whose `+D` is the whole answer costs the rules marked `over_start` alone).
+    pub seeded: bool,
 }
 
 /// A rule that attacks a sign of a contested relation, and the supporters that beat it.
@@ -141,7 +150,8 @@ pub fn definite_set(
         .filter(|&&r| p.rules[r].strength == Strength::Strict)
         .map(|&r| {
             let h = &p.rules[r].head;
-            Heads { rule: r, into: layer(s, h.rel, h.negative, Layer::Definite), unless: None, own: own[r].clone() }
+            let into = layer(s, h.rel, h.negative, Layer::Definite);
+            Heads { rule: r, into, unless: None, own: own[r].clone(), over_start: false }
         })
         .collect();
     settle(LayerSet { definite: true, layers, heads, iteration: recursive, ..LayerSet::default() }, s, rules)
@@ -181,10 +191,24 @@ pub fn applicable_set(
             let c = layer(s, h.rel, h.negative, Layer::Concluded);
             let supported = layer(s, h.rel, h.negative, Layer::Supported);
             let unless = (c != supported).then(|| (c, layer(s, h.rel, !h.negative, Layer::Definite)));
-            Heads { rule: r, into: supported, unless, own: own[r].clone() }
+            Heads { rule: r, into: supported, unless, own: own[r].clone(), over_start: false }
         })
         .collect();
-    settle(LayerSet { definite: false, layers, heads, iteration: recursive, ..LayerSet::default() }, s, rules)
+    let mut set =
+        settle(LayerSet { definite: false, layers, heads, iteration: recursive, ..LayerSet::default() }, s, rules);
+    set.seeded = set.iteration && set.layers.iter().all(|(_, start)| matches!(start, Start::Copy(_)));
+    if set.seeded {
+        for h in &mut set.heads {
+            let strict_in_definite = definite.heads.iter().any(|d| d.rule == h.rule);
+            let same_reads = rules[h.rule].operands.iter().enumerate().all(|(j, o)| {
+                let read = |definite| operand_layer(s, o.read, o.literal.rel, o.literal.negative, definite);
+                h.own.contains(&j) || read(true) == read(false)
+            });
+            let found_in_definite = strict_in_definite && same_reads;
+            h.over_start = !h.own.is_empty() && !found_in_definite;
+        }
+    }
+    set
 }
 
 /// `set` with the rules that never apply left out; the layers no rule adds to set from what

@@ -5,6 +5,7 @@
 pub use datafrog::{Iteration, PrefixFilter, Relation, ValueFilter, Variable};
 
 mod binding;
+mod contest;
 mod extend_by;
 mod filter_by;
 mod holds;
@@ -15,6 +16,7 @@ pub mod rules;
 mod store;
 
 pub use binding::Binding;
+pub use contest::Contest;
 pub use extend_by::ExtendBy;
 pub use filter_by::FilterBy;
 pub use holds::{Before, Holds};
@@ -238,6 +240,15 @@ pub fn stable<T: Ord + Clone>(variable: &Variable<T>) -> Relation<T> {
         [] => empty(),
         [one] => Relation { elements: one.elements.clone() },
         more => union(&more.iter().collect::<Vec<_>>()),
+    }
+}
+
+/// Starts `variable` from `start` as tuples it holds already, not as new ones: its first round
+/// takes only what the rules add beyond `start`, and a rule reading its recent tuples is not
+/// called on `start` again. What datafrog lacks: `Variable::insert` makes every tuple new.
+pub fn seed<T: Ord>(variable: &Variable<T>, start: Relation<T>) {
+    if !start.is_empty() {
+        variable.stable.borrow_mut().push(start);
     }
 }
 
