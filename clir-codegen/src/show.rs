@@ -18,7 +18,7 @@
 use crate::compilation::Compilation;
 use crate::datalog::{self, Item, Lit, Term};
 use crate::ir::{RelationKind, Status};
-use crate::plan::layers::{Layer, LayerId};
+use crate::plan::layers::{Layer, LayerId, LayerSet};
 use crate::plan::{Access, Read, RulePlan, Shape, StratumPlan, Test};
 use crate::resolve::{Program, RItem, RRule, RTerm, Translated};
 use crate::text::comment_text;
@@ -340,7 +340,11 @@ impl fmt::Display for Show<'_> {
         writeln!(f, "plan of {} {}", p.name, p.version)?;
         for (si, st) in plan.strata.iter().enumerate() {
             writeln!(f, "\n{}", st.heading(p, si))?;
-            let fix = |r: bool| if r { "datafrog iteration" } else { "once" };
+            let fix = |set: Option<&LayerSet>| match set {
+                Some(s) if s.seeded => "datafrog iteration, starting from +D",
+                Some(s) if s.iteration => "datafrog iteration",
+                _ => "once",
+            };
             let sets = std::iter::once(("+D", &st.definite, Some(&st.definite_set))).chain(std::iter::once((
                 "+S/+d",
                 &st.applicable,
@@ -350,9 +354,11 @@ impl fmt::Display for Show<'_> {
                 if rules.is_empty() {
                     continue;
                 }
-                writeln!(f, "  {name} ({}):", fix(set.is_some_and(|s| s.iteration)))?;
+                writeln!(f, "  {name} ({}):", fix(set))?;
                 for &r in rules {
-                    writeln!(f, "    {}", p.rules[r].id)?;
+                    let over_start = set.is_some_and(|s| s.heads.iter().any(|h| h.rule == r && h.over_start));
+                    let note = if over_start { " (also once over +D)" } else { "" };
+                    writeln!(f, "    {}{note}", p.rules[r].id)?;
                 }
             }
             let empty: Vec<String> = (st.definite_set.empty.iter())

@@ -593,6 +593,38 @@ fn a_rule_that_cannot_apply_is_planned_as_never() {
 }
 
 #[test]
+fn a_recursive_applicable_iteration_starts_from_definite_and_reruns_only_what_may_find_more() {
+    let c = clir_codegen::compile(&document(&format!(
+        "{PLAN}
+institutional ok(Integer)
+institutional reach(Integer, Integer)
+rule Ok defeasible: ok(x) :- a(x)
+rule Base strict: reach(x, y) :- b(x, y)
+rule Step strict: reach(x, z) :- reach(x, y), b(y, z)
+rule Via strict: reach(x, z) :- reach(x, y), ok(y), m(y, z)
+rule Jump defeasible: reach(x, z) :- reach(x, y), reach(y, z)"
+    )))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (p, s, plan) = (&c.program, &c.strata, &c.plan);
+    let st = &plan.strata[s.rels[p.relations.iter().position(|r| r.name == "reach").unwrap()].stratum];
+    let set = st.applicable_set.as_ref().expect("reach is not collapsed: Jump is defeasible");
+    assert!(set.iteration && set.seeded, "every variable of +S/+d starts from +D");
+    let over_start = |r: &str| set.heads.iter().find(|h| h.rule == rule_ix(p, r)).unwrap().over_start;
+    // Step found over +D all it finds; Via reads ok's +d, not its +D; Jump is not in +D at all;
+    // Base reads no variable and is called once anyway.
+    assert_eq!(
+        [over_start("Base"), over_start("Step"), over_start("Via"), over_start("Jump")],
+        [false, false, true, true]
+    );
+    assert!(!st.definite_set.seeded, "+D starts from the input facts, as new tuples");
+    let text = clir_codegen::show::plan(&c);
+    assert!(
+        text.contains("+S/+d (datafrog iteration, starting from +D)") && text.contains("#Via (also once over +D)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_program_plan_says_which_layers_need_a_fixpoint() {
     let c = clir_codegen::compile(&document(&format!(
         "{PLAN}

@@ -292,6 +292,25 @@ mod tests {
         assert!(Probe::new(&[] as &[u32]).seek(1, |t| *t).is_empty());
     }
 
+    /// A seeded variable's start is stable: what is found again is not new, a round takes only
+    /// what the start lacks, and the variable completes to the start and the new tuples.
+    #[test]
+    fn a_seeded_variable_takes_only_what_its_start_lacks() {
+        let mut iteration = Iteration::new();
+        let v = iteration.variable::<(u32, u32)>("v");
+        seed(&v, Relation::from_vec(vec![(1, 2), (2, 3)]));
+        seed(&v, Relation::from_vec(Vec::new()));
+        v.insert(Relation::from_vec(vec![(1, 2), (3, 4)]));
+        let mut rounds = Vec::new();
+        while iteration.changed() {
+            rounds.push(v.recent.borrow().elements.clone());
+            // Found again: (3, 4) from itself, (2, 3) from the start.
+            v.insert(Relation::from_vec(vec![(2, 3), (3, 4)]));
+        }
+        assert_eq!(rounds, [vec![(3, 4)]]);
+        assert_eq!(v.complete().elements, [(1, 2), (2, 3), (3, 4)]);
+    }
+
     proptest::proptest! {
         /// A probe answers as a binary search does, whatever order the keys come in.
         #[test]
