@@ -4,7 +4,7 @@
 use crate::coverage::{Coverage, Shared};
 use crate::jsonl::Options;
 use crate::outfile::{write_atomically, Output};
-use crate::runner::{rule_stream_reporting, Progress, RunOptions};
+use crate::runner::{rule_stream_writing_apart, Progress, RunOptions};
 use crate::{Package, Schema};
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -119,7 +119,7 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return cannot_run(format!("cannot write {}: {e}", output_path.unwrap_or_default().display())),
     };
-    let outcome = rule_stream_reporting(pkg, input, &mut output, &opts, &Bar::on_stderr());
+    let outcome = rule_stream_writing_apart(pkg, input, &mut output, &opts, &Bar::on_stderr());
     if outcome.is_ok() {
         let name = output.name();
         if let Err(e) = output.finish() {

@@ -103,8 +103,9 @@ impl Write for OutputFile {
 /// Where a command's output goes (`--output FILE`, or standard output without it): what
 /// `clir rule`, `clir diff` and the binaries `clir run` builds write to.
 pub enum Output {
-    /// Standard output.
-    Stdout(io::StdoutLock<'static>),
+    /// Standard output (locked by each write: the writers above it buffer, and a value that
+    /// holds no lock may go to another thread).
+    Stdout(io::Stdout),
     /// A file, through an [`OutputFile`].
     File(OutputFile),
 }
@@ -113,7 +114,7 @@ impl Output {
     /// Standard output for `None`, otherwise [`OutputFile::create`] of the path.
     pub fn open(path: Option<&Path>) -> io::Result<Output> {
         Ok(match path {
-            None => Output::Stdout(io::stdout().lock()),
+            None => Output::Stdout(io::stdout()),
             Some(p) => Output::File(OutputFile::create(p)?),
         })
     }

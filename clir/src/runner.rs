@@ -131,8 +131,8 @@ pub fn rule_stream_reporting(
 ) -> io::Result<Summary> {
     let cat = Catalog::of(pkg);
     let batch = opts.batch.max(1);
+    let mut writer = InOrder::new(output, progress);
     if opts.threads == Some(0) {
-        let mut writer = InOrder::new(output, progress);
         let mut reader = Batches { buf: Vec::new(), no: 0 };
         let mut seq = 0;
         while let Some(lines) = reader.next(&mut input, batch)? {
@@ -143,68 +143,155 @@ pub fn rule_stream_reporting(
         }
         return writer.finish();
     }
-    let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let (work, todo) = mpsc::channel::<(u64, Vec<Line>)>();
-    let todo = Mutex::new(todo);
-    let (done, results) = mpsc::channel::<(u64, Result<Ruled, String>)>();
+    let (events_to, events) = mpsc::channel::<Event>();
     std::thread::scope(|scope| {
-        for _ in 0..threads {
-            let (done, todo, cat) = (done.clone(), &todo, &cat);
-            scope.spawn(move || loop {
-                let next = todo.lock().map(|rx| rx.recv());
-                let Ok(Ok((seq, lines))) = next else { break };
-                // A panic (a bug) fails the run loudly, naming the batch, instead of losing it.
-                let ruled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let mut text = ruled_capacity(&lines);
-                    let errors = rule_chunk_into(pkg, cat, &lines, &opts.options, &mut text);
-                    Ruled { text, lines: lines.len(), errors }
-                }))
-                .map_err(|panic| {
-                    let why = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_default();
-                    let first = lines.first().map_or(0, |(no, _)| *no);
-                    format!("ruling the lines from line {first} failed: {why}")
-                });
-                if done.send((seq, ruled)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(done);
-        let mut writer = InOrder::new(output, progress);
-        let mut reader = Batches { buf: Vec::new(), no: 0 };
-        let (in_flight, mut sent, mut eof) = (2 * threads as u64 + 2, 0u64, false);
-        loop {
-            // Write what is ruled; read the next batch while there is room; else wait.
-            while let Ok((seq, ruled)) = results.try_recv() {
-                writer.add(seq, ruled)?;
-            }
-            if !eof && sent - writer.next < in_flight {
-                match reader.next(&mut input, batch)? {
-                    Some(lines) => {
-                        if work.send((sent, lines)).is_err() {
-                            return Err(io::Error::other("the ruler threads stopped"));
-                        }
-                        sent += 1;
-                    }
-                    None => eof = true,
-                }
-                continue;
-            }
-            if writer.next == sent {
-                break;
-            }
-            match results.recv() {
-                Ok((seq, ruled)) => writer.add(seq, ruled)?,
-                Err(_) => return Err(io::Error::other("the ruler threads stopped")),
-            }
-        }
-        drop(work);
+        let work = rulers(scope, pkg, &cat, opts, events_to);
+        read_and_dispatch(&mut input, opts, work, events, Some(&mut writer))?;
         writer.finish()
     })
+}
+
+/// [`rule_stream_reporting`] with the writing on a thread of its own: while one batch is
+/// written (the system's copying of it into a file takes as long as reading one), the calling
+/// thread reads the next ones and keeps the ruler threads busy. The output, the summary and
+/// the bound on memory are the same; `output` and `progress` must go to that thread.
+/// With `opts.threads` `Some(0)`, it is [`rule_stream_reporting`].
+pub fn rule_stream_writing_apart(
+    pkg: &dyn Package,
+    mut input: impl BufRead,
+    output: impl Write + Send,
+    opts: &RunOptions,
+    progress: &(dyn Progress + Sync),
+) -> io::Result<Summary> {
+    if opts.threads == Some(0) {
+        return rule_stream_reporting(pkg, input, output, opts, progress);
+    }
+    let cat = Catalog::of(pkg);
+    let (ruled_to, ruled) = mpsc::channel::<Event>();
+    let (events_to, events) = mpsc::channel::<Event>();
+    std::thread::scope(|scope| {
+        let work = rulers(scope, pkg, &cat, opts, ruled_to);
+        let written = scope.spawn(move || {
+            let mut writer = InOrder::new(output, progress);
+            for event in ruled {
+                if let Event::Ruled(seq, batch) = event {
+                    writer.add(seq, batch)?;
+                    // The reader may have stopped already (an error): nothing is lost.
+                    let _ = events_to.send(Event::Written(writer.next));
+                }
+            }
+            writer.finish()
+        });
+        let read = read_and_dispatch::<io::Sink>(&mut input, opts, work, events, None);
+        let summary = written.join().unwrap_or_else(|_| Err(io::Error::other("writing the rulings failed")));
+        // The writer's error (a full disk) says more than the reader's "the ruler threads stopped".
+        match (read, summary) {
+            (_, Err(e)) | (Err(e), Ok(_)) => Err(e),
+            (Ok(()), Ok(summary)) => Ok(summary),
+        }
+    })
+}
+
+/// What the calling thread hears of: a batch ruled (when it writes them itself), or how many
+/// batches a writer thread has written.
+enum Event {
+    Ruled(u64, Result<Ruled, String>),
+    Written(u64),
+}
+
+/// The ruler threads `opts` asks for.
+fn ruler_count(opts: &RunOptions) -> usize {
+    opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
+/// A batch of lines to rule, numbered in input order.
+type Work = (u64, Vec<Line>);
+
+/// Starts the ruler threads of `opts`: each takes the next batch sent to the returned sender,
+/// rules it and sends it on to `done`. They stop when that sender is dropped or `done` is gone.
+fn rulers<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    pkg: &'scope dyn Package,
+    cat: &'scope Catalog,
+    opts: &'scope RunOptions,
+    done: mpsc::Sender<Event>,
+) -> mpsc::Sender<Work> {
+    let (work, todo) = mpsc::channel::<Work>();
+    let todo = std::sync::Arc::new(Mutex::new(todo));
+    for _ in 0..ruler_count(opts) {
+        let (done, todo) = (done.clone(), todo.clone());
+        scope.spawn(move || loop {
+            let next = todo.lock().map(|rx| rx.recv());
+            let Ok(Ok((seq, lines))) = next else { break };
+            // A panic (a bug) fails the run loudly, naming the batch, instead of losing it.
+            let ruled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let mut text = ruled_capacity(&lines);
+                let errors = rule_chunk_into(pkg, cat, &lines, &opts.options, &mut text);
+                Ruled { text, lines: lines.len(), errors }
+            }))
+            .map_err(|panic| {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                let first = lines.first().map_or(0, |(no, _)| *no);
+                format!("ruling the lines from line {first} failed: {why}")
+            });
+            if done.send(Event::Ruled(seq, ruled)).is_err() {
+                break;
+            }
+        });
+    }
+    work
+}
+
+/// The calling thread's part: reads batches of `input` and sends them to `work` while at most
+/// `2 × threads + 2` are in flight (read and not yet written), until every batch read is
+/// written. `events` tells it what was ruled (written by it, through `here`) or written (by a
+/// writer thread).
+fn read_and_dispatch<W: Write>(
+    input: &mut impl BufRead,
+    opts: &RunOptions,
+    work: mpsc::Sender<Work>,
+    events: mpsc::Receiver<Event>,
+    mut here: Option<&mut InOrder<'_, W>>,
+) -> io::Result<()> {
+    let stopped = || io::Error::other("the ruler threads stopped");
+    let mut on = |event: Event, written: &mut u64| -> io::Result<()> {
+        match (event, here.as_deref_mut()) {
+            (Event::Ruled(seq, ruled), Some(writer)) => {
+                writer.add(seq, ruled)?;
+                *written = writer.next;
+            }
+            (Event::Written(n), _) => *written = n,
+            (Event::Ruled(..), None) => unreachable!("ruled batches go to the writer thread"),
+        }
+        Ok(())
+    };
+    let mut reader = Batches { buf: Vec::new(), no: 0 };
+    let in_flight = 2 * ruler_count(opts) as u64 + 2;
+    let (mut sent, mut written, mut eof) = (0u64, 0u64, false);
+    loop {
+        // Take what is ruled or written; read the next batch while there is room; else wait.
+        while let Ok(event) = events.try_recv() {
+            on(event, &mut written)?;
+        }
+        if !eof && sent - written < in_flight {
+            match reader.next(input, opts.batch.max(1))? {
+                Some(lines) => {
+                    work.send((sent, lines)).map_err(|_| stopped())?;
+                    sent += 1;
+                }
+                None => eof = true,
+            }
+            continue;
+        }
+        if written == sent {
+            return Ok(());
+        }
+        on(events.recv().map_err(|_| stopped())?, &mut written)?;
+    }
 }
 
 /// Room for the ruling lines of `lines`: a ruling line is about as long as its case line, a
