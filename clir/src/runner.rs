@@ -334,6 +334,9 @@ impl Batches {
     }
 }
 
+/// The bytes of ruled lines gathered before they are written.
+const WRITE_BUFFER: usize = 64 << 10;
+
 /// Writes ruled batches in input order, holding those that come early.
 struct InOrder<'p, W: Write> {
     out: io::BufWriter<W>,
@@ -347,7 +350,9 @@ struct InOrder<'p, W: Write> {
 impl<'p, W: Write> InOrder<'p, W> {
     fn new(output: W, progress: &'p dyn Progress) -> Self {
         InOrder {
-            out: io::BufWriter::with_capacity(1 << 20, output),
+            // A batch's lines longer than the buffer go to `output` as they are, not copied
+            // into it first; shorter ones (a batch of a few cases) are gathered.
+            out: io::BufWriter::with_capacity(WRITE_BUFFER, output),
             pending: BTreeMap::new(),
             next: 0,
             summary: Summary::default(),
