@@ -123,15 +123,17 @@ impl<'a> Scan<'_, 'a> {
         }
     }
 
-    /// Skips white space, then takes byte `b`.
+    /// Skips white space, then takes byte `b` (never white space itself: the byte is looked at
+    /// first, as lines mostly have none).
     fn eat(&mut self, b: u8) -> Option<()> {
-        self.ws();
-        if self.s.get(self.at) == Some(&b) {
-            self.at += 1;
-            Some(())
-        } else {
-            None
+        if self.s.get(self.at) != Some(&b) {
+            self.ws();
+            if self.s.get(self.at) != Some(&b) {
+                return None;
+            }
         }
+        self.at += 1;
+        Some(())
     }
 
     /// After white space: `,` (true) or the closing `end` (false).
