@@ -412,9 +412,11 @@ impl Emitter<'_> {
                     .collect()
             };
             if h.over_start {
-                // Once over the variables' start (their `+D`), for what `+D` lacks.
+                // Once over the variables' start, the `+D` layers they read there, for what
+                // `+D` lacks.
+                let operands = &self.plan.rules[ri].operands;
                 let args = layers.iter().enumerate().map(|(k, n)| match h.own.contains(&k) {
-                    true => Arg::Layer(self.start_of_variable(set, n)),
+                    true => Arg::Layer(self.operand_layer(&operands[k], true)),
                     false => Arg::Layer(n.clone()),
                 });
                 let call = self.rule_call(ri, &self.call_args(ri, args.collect(), views), None);
@@ -498,15 +500,6 @@ impl Emitter<'_> {
                 #rounds
             }
             #(l[layer::#names] = #names.complete();)*
-        }
-    }
-
-    /// The layer the variable `var` of the seeded iteration `set` starts from.
-    fn start_of_variable(&self, set: &LayerSet, var: &Ident) -> Ident {
-        let start = set.layers.iter().find(|&&(id, _)| self.layer_ident(id) == *var).map(|&(_, start)| start);
-        match start {
-            Some(Start::Copy(d)) => self.layer_ident(d),
-            _ => unreachable!("a seeded iteration's variable starts from a layer"),
         }
     }
 

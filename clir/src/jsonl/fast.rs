@@ -321,6 +321,8 @@ impl<'a> Scan<'_, 'a> {
 mod tests {
     use super::super::{add_case, read_line, Codec, KeyTable, Read};
     use super::*;
+    use crate::schema::{ConstantInfo, ParamInfo, RelationInfo, Schema};
+    use proptest::prelude::*;
 
     proptest! {
         /// `same` is string equality, for names of every length up to and past 16 bytes.
@@ -330,8 +332,6 @@ mod tests {
             prop_assert!(same(&a, &a.clone()));
         }
     }
-    use crate::schema::{ConstantInfo, ParamInfo, RelationInfo, Schema};
-    use proptest::prelude::*;
 
     static SCHEMA: Schema = Schema {
         package: "test.fast",
