@@ -1,6 +1,8 @@
 //! Values of a case: interned entity names, case ids, and the column trait of typed tuples.
 
+use hashbrown::HashTable;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 /// The hash map of interned names and relation names, which come from untrusted input (case
 /// files, `clir serve` requests). Hashed by the `foldhash` crate's fast variant
@@ -23,10 +25,25 @@ pub struct Sym(pub u32);
 pub struct CaseId(pub u32);
 
 /// Interns entity names. A package's constants take the first ids, in declaration order.
+///
+/// The names are kept one after another in one string, and found by their hash in a table of
+/// ids: interning a new name copies it once, with no allocation of its own.
 #[derive(Debug, Clone, Default)]
 pub struct Interner {
-    ids: FastMap<Box<str>, u32>,
-    names: Vec<Box<str>>,
+    /// Every name, in id order, one after another.
+    text: String,
+    /// Where each name ends in `text`, by id.
+    ends: Vec<usize>,
+    /// The ids, found by their name's hash.
+    ids: HashTable<u32>,
+    hasher: foldhash::fast::RandomState,
+}
+
+/// The name of `id` in an [`Interner`]'s `text` and `ends`.
+fn name_in<'t>(text: &'t str, ends: &[usize], id: u32) -> &'t str {
+    let id = id as usize;
+    let start = if id == 0 { 0 } else { ends[id - 1] };
+    &text[start..ends[id]]
 }
 
 impl Interner {
@@ -41,28 +58,35 @@ impl Interner {
 
     /// The id of `name`, new or existing.
     pub fn intern(&mut self, name: &str) -> Sym {
-        if let Some(&id) = self.ids.get(name) {
+        let Interner { text, ends, ids, hasher } = self;
+        let hash = hasher.hash_one(name);
+        if let Some(&id) = ids.find(hash, |&id| name_in(text, ends, id) == name) {
             return Sym(id);
         }
-        let id = self.names.len() as u32;
-        self.names.push(name.into());
-        self.ids.insert(name.into(), id);
+        let id = ends.len() as u32;
+        text.push_str(name);
+        ends.push(text.len());
+        ids.insert_unique(hash, id, |&id| hasher.hash_one(name_in(text, ends, id)));
         Sym(id)
     }
 
     /// The name of `sym`.
     pub fn name(&self, sym: Sym) -> &str {
-        self.names.get(sym.0 as usize).map(|s| &**s).unwrap_or("<unknown>")
+        if (sym.0 as usize) < self.ends.len() {
+            name_in(&self.text, &self.ends, sym.0)
+        } else {
+            "<unknown>"
+        }
     }
 
     /// Number of interned names.
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.ends.len()
     }
 
     /// Whether nothing is interned.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.ends.is_empty()
     }
 }
 
@@ -210,7 +234,33 @@ entity_type!(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::hash::{BuildHasher, Hasher};
+    use proptest::prelude::*;
+    use std::hash::Hasher;
+
+    proptest! {
+        /// Interning gives one id a name, distinct names distinct ids in the order first seen,
+        /// and each id its name back.
+        #[test]
+        fn an_interned_name_keeps_its_id_and_gives_it_back(names in prop::collection::vec("[ab\u{e9}]{0,6}", 0..40)) {
+            let mut interner = Interner::with_constants(&["Open", "Closed"]);
+            let mut first: Vec<&str> = vec!["Open", "Closed"];
+            for n in &names {
+                let id = interner.intern(n);
+                match first.iter().position(|f| f == n) {
+                    Some(i) => prop_assert_eq!(id, Sym(i as u32)),
+                    None => {
+                        prop_assert_eq!(id, Sym(first.len() as u32));
+                        first.push(n);
+                    }
+                }
+            }
+            prop_assert_eq!(interner.len(), first.len());
+            for (i, f) in first.iter().enumerate() {
+                prop_assert_eq!(interner.name(Sym(i as u32)), *f);
+            }
+            prop_assert_eq!(interner.name(Sym(first.len() as u32)), "<unknown>");
+        }
+    }
 
     /// The largest number of `names` sharing one 64-bit hash, and one bucket of a table of 2^20
     /// buckets (the low 20 bits, which hashbrown indexes by).
@@ -331,7 +381,7 @@ mod tests {
             }
             assert_eq!(interner.len(), N);
             // The hasher of the interner's own map, random for this process and this map.
-            let (full, bucket) = max_sharing(interner.ids.hasher(), &names);
+            let (full, bucket) = max_sharing(&interner.hasher, &names);
             eprintln!("foldhash: {full} names at most share a hash, {bucket} a bucket of 2^20");
             assert_eq!(full, 1, "two names share a 64-bit hash");
             assert!(bucket <= 8, "{bucket} names share one of 2^20 buckets");
