@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 mod fast;
 mod keys;
@@ -924,7 +924,11 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     let mut slots: Vec<Result<(CaseValue, u32), String>> = Vec::with_capacity(lines.len());
     // Per case with a why-not: its first asked literal in `batch.why_not` (they follow in order).
     let mut asked_from: FastMap<u32, usize> = FastMap::default();
+    let chunk_bytes: usize = lines.iter().map(|(_, text)| text.len()).sum();
     for (no, text) in lines {
+        if slots.len() == 1 {
+            reserve_like_first(&mut batch, lines[0].1.len(), chunk_bytes);
+        }
         if let Some(why) = text.strip_prefix(UNREADABLE) {
             slots.push(Err(error_line("null", *no, why)));
             continue;
@@ -1005,6 +1009,17 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
         }
     }
     errors
+}
+
+/// After a chunk's first case (of `first_bytes` bytes, in a chunk of `chunk_bytes`): room in
+/// each of the batch's rows for as many cases like it as the chunk's bytes hold, so that they
+/// grow once rather than by doubling. A row takes at least a byte of its line for each value,
+/// so the room is at most `chunk_bytes` values, whatever the first line.
+fn reserve_like_first(batch: &mut Batch, first_bytes: usize, chunk_bytes: usize) {
+    let cases = chunk_bytes / first_bytes.max(1);
+    for rows in &mut batch.facts {
+        rows.reserve(rows.len().saturating_mul(cases).min(chunk_bytes));
+    }
 }
 
 /// A ruling's `why_not` object: the answers to `batch.why_not[asked]`, a concluded literal with
@@ -1222,8 +1237,11 @@ struct Writer<'b> {
     /// Offsets of the current case's rows in a slot.
     tuples: Vec<usize>,
     literals: Vec<String>,
-    /// Per name of the batch's interner: written between quotes as it is (no escape needed).
-    plain: Vec<bool>,
+    /// Every name of the batch's interner as a JSON string, quoted and escaped once a name
+    /// rather than once a tuple, one after another.
+    quoted: String,
+    /// Where each name ends in `quoted`, by id.
+    quoted_ends: Vec<usize>,
 }
 
 impl<'b> Writer<'b> {
@@ -1249,9 +1267,11 @@ impl<'b> Writer<'b> {
             .collect();
         let strides = cat.schema.relations.iter().map(|info| info.params.len() + 1);
         let contradicted = ByCase::new(cases, contradictions.iter().map(|r| &r[..]).zip(strides));
-        // Whether each name of the batch is written as it is between quotes: decided once a
-        // name, not once a tuple.
-        let plain = (0..batch.interner.len()).map(|i| is_plain(batch.interner.name(Sym(i as u32)))).collect();
+        let (mut quoted, mut quoted_ends) = (String::new(), Vec::with_capacity(batch.interner.len()));
+        for i in 0..batch.interner.len() {
+            json_str(&mut quoted, batch.interner.name(Sym(i as u32)));
+            quoted_ends.push(quoted.len());
+        }
         Writer {
             cat,
             batch,
@@ -1261,7 +1281,17 @@ impl<'b> Writer<'b> {
             contradicted,
             tuples: Vec::new(),
             literals: Vec::new(),
-            plain,
+            quoted,
+            quoted_ends,
+        }
+    }
+
+    /// Name `sym` as a JSON string.
+    fn quoted(&self, sym: i64) -> &str {
+        let id = sym as usize;
+        match self.quoted_ends.get(id) {
+            Some(&end) => &self.quoted[if id == 0 { 0 } else { self.quoted_ends[id - 1] }..end],
+            None => "\"<unknown>\"",
         }
     }
 
@@ -1306,29 +1336,21 @@ impl<'b> Writer<'b> {
                     out.push(',');
                 }
                 out.push_str(key);
-                out.push('[');
+                // A case's list of a key is never empty: its rows are why it is written.
                 for (i, &t) in self.tuples.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push('[');
+                    out.push_str(if i == 0 { "[[" } else { "],[" });
                     for (j, (v, p)) in rows[t..t + arity].iter().zip(params).enumerate() {
                         if j > 0 {
                             out.push(',');
                         }
                         if p.integer {
-                            let _ = write!(out, "{v}");
-                        } else if self.plain.get(*v as usize) == Some(&true) {
-                            out.push('"');
-                            out.push_str(interner.name(Sym(*v as u32)));
-                            out.push('"');
+                            out.push_str(itoa::Buffer::new().format(*v));
                         } else {
-                            json_str(out, interner.name(Sym(*v as u32)));
+                            out.push_str(self.quoted(*v));
                         }
                     }
-                    out.push(']');
                 }
-                out.push(']');
+                out.push_str("]]");
             }
         }
         out.push_str("},\"contradictions\":[");
