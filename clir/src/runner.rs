@@ -5,7 +5,7 @@
 use crate::jsonl::{rule_chunk_into, Catalog, Line, Options};
 use crate::Package;
 use std::collections::BTreeMap;
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Write};
 use std::sync::{mpsc, Mutex};
 
 /// How a stream is ruled.
@@ -64,8 +64,27 @@ pub const MAX_CHUNK_BYTES: usize = 4 << 20;
 /// ([`crate::jsonl::unreadable`]): it is still a case, and gets its error line.
 pub(crate) fn next_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io::Result<Option<String>> {
     buf.clear();
-    let n = Read::take(&mut *input, max as u64 + 1).read_until(b'\n', buf)?;
-    if n == 0 {
+    // As `read_until` over at most `max + 1` bytes, with the line break found by `memchr`'s
+    // vectorized search rather than std's word-at-a-time one.
+    loop {
+        let avail = match input.fill_buf() {
+            Ok(avail) => avail,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let room = (max + 1 - buf.len()).min(avail.len());
+        if room == 0 {
+            break;
+        }
+        if let Some(i) = memchr::memchr(b'\n', &avail[..room]) {
+            buf.extend_from_slice(&avail[..=i]);
+            input.consume(i + 1);
+            break;
+        }
+        buf.extend_from_slice(&avail[..room]);
+        input.consume(room);
+    }
+    if buf.is_empty() {
         return Ok(None);
     }
     if buf.len() > max && buf.last() != Some(&b'\n') {
@@ -404,5 +423,44 @@ mod tests {
         assert_eq!(lines[3], crate::jsonl::unreadable("the line is not UTF-8 (invalid byte at 0)"));
         assert_eq!(lines[4], "last");
         assert_eq!(lines.len(), 5);
+    }
+
+    proptest::proptest! {
+        /// Lines come out the same whatever the reader's buffer holds at a time: split at
+        /// `\n`, a `\r` before it dropped, a line over `max` bytes skipped whole, a line not
+        /// UTF-8 said to be so.
+        #[test]
+        fn lines_do_not_depend_on_the_buffer(bytes in proptest::collection::vec(proptest::sample::select(b"ab\r\n\xff".to_vec()), 0..80), capacity in 1usize..12, max in 1usize..10) {
+            let read = |mut input: &mut dyn BufRead| {
+                let (mut buf, mut lines) = (Vec::new(), Vec::new());
+                while let Some(l) = next_line(&mut input, &mut buf, max).unwrap() {
+                    lines.push(l);
+                }
+                lines
+            };
+            let whole = read(&mut io::Cursor::new(&bytes[..]));
+            let mut expected = Vec::new();
+            let mut rest = &bytes[..];
+            while !rest.is_empty() {
+                let end = rest.iter().position(|&b| b == b'\n').map_or(rest.len(), |i| i + 1);
+                let mut line = &rest[..end];
+                rest = &rest[end..];
+                let ended = line.last() == Some(&b'\n');
+                if ended {
+                    line = &line[..line.len() - 1];
+                }
+                expected.push(if line.len() + ended as usize > max + 1 || (!ended && line.len() > max) {
+                    crate::jsonl::unreadable(&format!("the line is longer than {max} bytes"))
+                } else {
+                    let line = if ended { line.strip_suffix(b"\r").unwrap_or(line) } else { line };
+                    match std::str::from_utf8(line) {
+                        Ok(s) => s.to_string(),
+                        Err(e) => crate::jsonl::unreadable(&format!("the line is not UTF-8 (invalid byte at {})", e.valid_up_to())),
+                    }
+                });
+            }
+            proptest::prop_assert_eq!(&whole, &expected);
+            proptest::prop_assert_eq!(read(&mut io::BufReader::with_capacity(capacity, &bytes[..])), expected);
+        }
     }
 }
