@@ -69,6 +69,9 @@ pub struct Catalog {
     /// The package's generated tables, when it has them.
     codec: Option<&'static Codec>,
     relations: FastMap<&'static str, usize>,
+    /// Per slot ([`slot`]) of an empirical or judgment relation whose name needs no escape:
+    /// its key as a case line writes it, between quotes (`"~name"` for the negative slot).
+    quoted_input_keys: Vec<Option<Box<[u8]>>>,
     /// Per relation, per parameter: the constants of the parameter's type, `(name, id)`.
     constants: Vec<Vec<Vec<(&'static str, u32)>>>,
     /// The keys of a ruling's `concluded` and `definite` objects in the order they are written
@@ -110,7 +113,16 @@ impl Catalog {
                 (s, key)
             })
             .collect();
-        Catalog { schema, codec: None, relations, constants, keys }
+        let quoted_input_keys = schema
+            .relations
+            .iter()
+            .flat_map(|info| [(info, ""), (info, "~")])
+            .map(|(info, sign)| {
+                (info.kind != RelationKind::Institutional && is_plain(info.name))
+                    .then(|| format!("\"{sign}{}\"", info.name).into_bytes().into_boxed_slice())
+            })
+            .collect();
+        Catalog { schema, codec: None, relations, constants, quoted_input_keys, keys }
     }
 
     /// Indexes `pkg`'s schema, reading and writing lines with its generated tables when it has
@@ -167,6 +179,12 @@ impl Catalog {
             None => (false, key),
         };
         Some((*self.relations.get(name)?, negative))
+    }
+
+    /// The key of input slot `s` between quotes, as [`Catalog::input_key`] takes it, when it
+    /// is a key of a case's facts and is written the same with or without JSON's escapes.
+    fn quoted_input_key(&self, s: usize) -> Option<&[u8]> {
+        self.quoted_input_keys.get(s)?.as_deref()
     }
 
     /// The schema indexed.
