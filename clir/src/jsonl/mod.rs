@@ -6,7 +6,7 @@
 
 use crate::batch::{literal_string, slot, Batch, Output};
 use crate::schema::{RelationKind, Schema};
-use crate::value::{FastMap, Sym};
+use crate::value::{FastMap, Interner, Sym};
 use crate::Package;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -72,6 +72,9 @@ pub struct Catalog {
     /// Per slot ([`slot`]) of an empirical or judgment relation whose name needs no escape:
     /// its key as a case line writes it, between quotes (`"~name"` for the negative slot).
     quoted_input_keys: Vec<Option<Box<[u8]>>>,
+    /// Per id of a constant (as every batch's interner numbers them): its place among the
+    /// constants' names in byte order, the order ruling lines list tuples in.
+    constant_rank: Vec<u32>,
     /// Per relation, per parameter: the constants of the parameter's type, `(name, id)`.
     constants: Vec<Vec<Vec<(&'static str, u32)>>>,
     /// The keys of a ruling's `concluded` and `definite` objects in the order they are written
@@ -122,7 +125,14 @@ impl Catalog {
                     .then(|| format!("\"{sign}{}\"", info.name).into_bytes().into_boxed_slice())
             })
             .collect();
-        Catalog { schema, codec: None, relations, constants, quoted_input_keys, keys }
+        let names = Interner::with_constants(&schema.constant_names());
+        let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
+        by_name.sort_by_key(|&id| names.name(Sym(id)));
+        let mut constant_rank = vec![0; by_name.len()];
+        for (rank, &id) in by_name.iter().enumerate() {
+            constant_rank[id as usize] = rank as u32;
+        }
+        Catalog { schema, codec: None, relations, constants, quoted_input_keys, constant_rank, keys }
     }
 
     /// Indexes `pkg`'s schema, reading and writing lines with its generated tables when it has
@@ -1336,9 +1346,12 @@ impl<'b> Writer<'b> {
                 self.tuples.clear();
                 self.tuples.extend((from as usize..to as usize).step_by(*stride).map(|t| t + 1));
                 if self.tuples.len() > 1 {
+                    let rank = &self.cat.constant_rank;
                     self.tuples.sort_by(|&a, &b| {
                         for ((x, y), p) in rows[a..a + arity].iter().zip(&rows[b..b + arity]).zip(params) {
                             let o = if p.integer || x == y {
+                                x.cmp(y)
+                            } else if let (Some(x), Some(y)) = (rank.get(*x as usize), rank.get(*y as usize)) {
                                 x.cmp(y)
                             } else {
                                 interner.name(Sym(*x as u32)).as_bytes().cmp(interner.name(Sym(*y as u32)).as_bytes())
@@ -1411,7 +1424,8 @@ pub fn cmp_tuple(a: &[Value], b: &[Value]) -> std::cmp::Ordering {
 
 #[cfg(test)]
 mod tests {
-    use super::compact_json;
+    use super::{cmp_tuple, compact_json, Batch, CaseValue, Catalog, Output, Writer};
+    use crate::schema::{ConstantInfo, ParamInfo, RelationInfo, Schema};
     use proptest::prelude::*;
     use serde_json::Value;
 
@@ -1470,6 +1484,58 @@ mod tests {
                 n
             };
             prop_assert_eq!(spaces_outside, 0);
+        }
+    }
+
+    static WON: Schema = Schema {
+        package: "test.writer",
+        version: "1",
+        seal: "",
+        in_force: None,
+        until: None,
+        relations: &[RelationInfo::institutional(
+            "won",
+            &[ParamInfo::entity("game", "Game"), ParamInfo::entity("s", "State"), ParamInfo::integer("n")],
+        )],
+        // Declared out of byte order, as packages declare them.
+        constants: &[
+            ConstantInfo::new("Playing", "State"),
+            ConstantInfo::new("Ended", "State"),
+            ConstantInfo::new("Open", "State"),
+        ],
+        fragments: &[],
+        rules: &[],
+        priorities: &[],
+        closures: &[],
+        texts: crate::schema::Texts::new(&[], &[]),
+    };
+
+    proptest! {
+        /// A ruling lists a relation's tuples in [`cmp_tuple`]'s order, whatever the ids of their
+        /// names: constants (ranked once by the catalog) and other names, mixed in a column.
+        #[test]
+        fn a_ruling_lists_tuples_in_name_order(tuples in prop::collection::btree_set((0usize..3, 0usize..6, -2i64..2), 1..12)) {
+            let cat = Catalog::new(&WON);
+            let mut batch = Batch::new(&WON);
+            let case = batch.add_case();
+            let names = ["g2", "g10", "Playing", "Ended", "Open", "Ajar", "Zed"];
+            let mut rows = Vec::new();
+            for &(g, st, n) in &tuples {
+                rows.extend([case.0 as i64, batch.entity(names[g]).0 as i64, batch.entity(names[2 + st.min(4)]).0 as i64, n]);
+            }
+            let mut sorted: Vec<[i64; 4]> = rows.chunks_exact(4).map(|r| [r[0], r[1], r[2], r[3]]).collect();
+            sorted.sort();
+            sorted.dedup();
+            let mut output = Output::new(1);
+            output.concluded[0] = sorted.concat();
+            let mut out = String::new();
+            Writer::new(&cat, &batch, &output).ruling(&mut out, &CaseValue::Name("c"), case.0);
+            let ruling: Value = serde_json::from_str(&out).unwrap();
+            let listed = ruling["concluded"]["won"].as_array().unwrap().clone();
+            let mut expected: Vec<Vec<Value>> = listed.iter().map(|t| t.as_array().unwrap().clone()).collect();
+            expected.sort_by(|a, b| cmp_tuple(a, b));
+            prop_assert_eq!(listed.len(), sorted.len());
+            prop_assert_eq!(Value::from(listed), Value::from(expected));
         }
     }
 
