@@ -454,6 +454,8 @@ mod tests {
             r#"{"case":"g29","facts":{"count":[["g29",-]]}}"#,
             "{\"case\":\"g30\",\"facts\":{\"player_of\":[[\"g30\",\"a\u{1}\"]]}}",
             "{\"case\":\"g31\",\t\"facts\":{}}\r",
+            r#"{"case":"g32","facts":{"player_of":[["g32","Opn"]],"in_state":[["g32","Opn"]]}}"#,
+            r#"{"case":"g33","facts":{"player_of":[["g33","Open"],["g33", "Open"]],"in_state":[["g33","Open"]],"~in_state":[["g33","Closed"]]}}"#,
             r#"[]"#,
             r#""#,
         ];
@@ -525,6 +527,7 @@ mod tests {
                 (Some(added), Ok((b, case))) => {
                     assert_eq!(&serde_json::Value::from(added.case).to_string(), case, "{line}");
                     assert_eq!((added.id, batch.cases), (0, 1), "{line}");
+                    assert_eq!(batch.warnings, b.warnings, "the full reader's warnings are lost: {line}");
                     for (s, rows) in batch.facts.iter().enumerate() {
                         let rel = s / 2;
                         assert_eq!(entities(&batch, rows, rel), entities(b, &b.facts[s], rel), "{line}: slot {s}");
