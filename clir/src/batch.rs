@@ -71,9 +71,9 @@ impl Batch {
     /// The input facts of relation `rel` with sign `negative`, as a sorted relation of tuples.
     ///
     /// Rows come case by case (cases are read in order), each case's in the order it gave
-    /// them: each case's few rows are sorted on their own, which leaves `Relation::from_vec`'s
-    /// sort one run to find instead of a batch to sort. Rows in any other order are still
-    /// sorted by it.
+    /// them: each case's few rows are sorted on their own, which leaves the whole sorted, to be
+    /// checked rather than sorted again (a sort of the batch allocates room for half of it).
+    /// Rows in any other order are still sorted whole.
     pub fn input<T: Fact>(&self, rel: usize, negative: bool) -> Relation<T> {
         let rows = &self.facts[slot(rel, negative)];
         let mut tuples: Vec<T> = Vec::with_capacity(rows.len() / (T::ARITY + 1));
@@ -86,7 +86,11 @@ impl Batch {
             tuples.push(T::from_flat_row(row));
         }
         tuples[from..].sort_unstable();
-        Relation::from_vec(tuples)
+        if !tuples.is_sorted() {
+            tuples.sort_unstable();
+        }
+        tuples.dedup();
+        Relation { elements: tuples }
     }
 
     /// Rows of a relation and sign, typed, with their case.
