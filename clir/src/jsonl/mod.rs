@@ -1264,6 +1264,8 @@ struct Writer<'b> {
     contradicted: ByCase,
     /// Offsets of the current case's rows in a slot.
     tuples: Vec<usize>,
+    /// The current case's concluded keys as written: key, its text in the line, its rows.
+    written: Vec<(u32, std::ops::Range<usize>, std::ops::Range<usize>)>,
     literals: Vec<String>,
     /// Every name of the batch's interner as a JSON string, quoted and escaped once a name
     /// rather than once a tuple, one after another.
@@ -1308,6 +1310,7 @@ impl<'b> Writer<'b> {
             contradictions,
             contradicted,
             tuples: Vec::new(),
+            written: Vec::new(),
             literals: Vec::new(),
             quoted,
             quoted_ends,
@@ -1323,6 +1326,53 @@ impl<'b> Writer<'b> {
         }
     }
 
+    /// Appends key `k` of `layer` (0 concluded, 1 definite) with its tuples at offsets
+    /// `from..to` of its rows, in tuple order: `"key":[[..],..]`.
+    fn part(&mut self, out: &mut String, layer: usize, k: usize, from: usize, to: usize) {
+        let interner = &self.batch.interner;
+        let (stride, layers) = &self.layers[k];
+        let rows: &[i64] = &layers[layer];
+        let (slot, key) = &self.cat.keys[k];
+        let params = self.cat.schema.relations[slot / 2].params;
+        let arity = *stride - 1;
+        self.tuples.clear();
+        self.tuples.extend((from..to).step_by(*stride).map(|t| t + 1));
+        if self.tuples.len() > 1 {
+            let rank = &self.cat.constant_rank;
+            self.tuples.sort_by(|&a, &b| {
+                for ((x, y), p) in rows[a..a + arity].iter().zip(&rows[b..b + arity]).zip(params) {
+                    let o = if p.integer || x == y {
+                        x.cmp(y)
+                    } else if let (Some(x), Some(y)) = (rank.get(*x as usize), rank.get(*y as usize)) {
+                        x.cmp(y)
+                    } else {
+                        interner.name(Sym(*x as u32)).as_bytes().cmp(interner.name(Sym(*y as u32)).as_bytes())
+                    };
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                Ordering::Equal
+            });
+        }
+        out.push_str(key);
+        // A case's list of a key is never empty: its rows are why it is written.
+        for (i, &t) in self.tuples.iter().enumerate() {
+            out.push_str(if i == 0 { "[[" } else { "],[" });
+            for (j, (v, p)) in rows[t..t + arity].iter().zip(params).enumerate() {
+                if j > 0 {
+                    out.push(',');
+                }
+                if p.integer {
+                    out.push_str(itoa::Buffer::new().format(*v));
+                } else {
+                    out.push_str(self.quoted(*v));
+                }
+            }
+        }
+        out.push_str("]]");
+    }
+
     /// Appends the ruling line of case `id` (without `\n`).
     fn ruling(&mut self, out: &mut String, case: &CaseValue, id: u32) {
         out.push_str("{\"case\":");
@@ -1334,54 +1384,36 @@ impl<'b> Writer<'b> {
             }
             CaseValue::Json(v) => out.push_str(v),
         }
-        let interner = &self.batch.interner;
+        // The concluded keys written, in key order: `(key, text in out, rows)`. A definite key
+        // listing the same rows as its concluded one (+D mostly is +d) copies its text.
+        self.written.clear();
         for (layer, name) in [(0, ",\"concluded\":{"), (1, "},\"definite\":{")] {
             out.push_str(name);
-            for (i, &(k, from, to)) in self.by_case[layer].of(id as usize).iter().enumerate() {
-                let (stride, layers) = &self.layers[k as usize];
-                let rows: &[i64] = &layers[layer];
-                let (slot, key) = &self.cat.keys[k as usize];
-                let params = self.cat.schema.relations[slot / 2].params;
-                let arity = *stride - 1;
-                self.tuples.clear();
-                self.tuples.extend((from as usize..to as usize).step_by(*stride).map(|t| t + 1));
-                if self.tuples.len() > 1 {
-                    let rank = &self.cat.constant_rank;
-                    self.tuples.sort_by(|&a, &b| {
-                        for ((x, y), p) in rows[a..a + arity].iter().zip(&rows[b..b + arity]).zip(params) {
-                            let o = if p.integer || x == y {
-                                x.cmp(y)
-                            } else if let (Some(x), Some(y)) = (rank.get(*x as usize), rank.get(*y as usize)) {
-                                x.cmp(y)
-                            } else {
-                                interner.name(Sym(*x as u32)).as_bytes().cmp(interner.name(Sym(*y as u32)).as_bytes())
-                            };
-                            if o != Ordering::Equal {
-                                return o;
-                            }
-                        }
-                        Ordering::Equal
-                    });
-                }
+            let mut concluded = 0;
+            for i in 0..self.by_case[layer].of(id as usize).len() {
                 if i > 0 {
                     out.push(',');
                 }
-                out.push_str(key);
-                // A case's list of a key is never empty: its rows are why it is written.
-                for (i, &t) in self.tuples.iter().enumerate() {
-                    out.push_str(if i == 0 { "[[" } else { "],[" });
-                    for (j, (v, p)) in rows[t..t + arity].iter().zip(params).enumerate() {
-                        if j > 0 {
-                            out.push(',');
-                        }
-                        if p.integer {
-                            out.push_str(itoa::Buffer::new().format(*v));
-                        } else {
-                            out.push_str(self.quoted(*v));
+                let (k, from, to) = self.by_case[layer].of(id as usize)[i];
+                let (from, to) = (from as usize, to as usize);
+                if layer == 1 {
+                    while self.written.get(concluded).is_some_and(|w| w.0 < k) {
+                        concluded += 1;
+                    }
+                    if let Some((_, text, rows)) = self.written.get(concluded).filter(|w| w.0 == k) {
+                        let (concluded_rows, definite_rows) =
+                            (&self.layers[k as usize].1[0], &self.layers[k as usize].1[1]);
+                        if concluded_rows[rows.clone()] == definite_rows[from..to] {
+                            out.extend_from_within(text.clone());
+                            continue;
                         }
                     }
                 }
-                out.push_str("]]");
+                let start = out.len();
+                self.part(out, layer, k as usize, from, to);
+                if layer == 0 {
+                    self.written.push((k, start..out.len(), from..to));
+                }
             }
         }
         out.push_str("},\"contradictions\":[");
@@ -1390,7 +1422,7 @@ impl<'b> Writer<'b> {
             let info = &self.cat.schema.relations[r as usize];
             let rows = &self.contradictions[r as usize];
             for row in rows[from as usize..to as usize].chunks_exact(info.params.len() + 1) {
-                self.literals.push(literal_string(info, interner, &row[1..]));
+                self.literals.push(literal_string(info, &self.batch.interner, &row[1..]));
             }
         }
         self.literals.sort();
@@ -1493,10 +1525,13 @@ mod tests {
         seal: "",
         in_force: None,
         until: None,
-        relations: &[RelationInfo::institutional(
-            "won",
-            &[ParamInfo::entity("game", "Game"), ParamInfo::entity("s", "State"), ParamInfo::integer("n")],
-        )],
+        relations: &[
+            RelationInfo::institutional(
+                "won",
+                &[ParamInfo::entity("game", "Game"), ParamInfo::entity("s", "State"), ParamInfo::integer("n")],
+            ),
+            RelationInfo::institutional("drawn", &[ParamInfo::entity("game", "Game")]),
+        ],
         // Declared out of byte order, as packages declare them.
         constants: &[
             ConstantInfo::new("Playing", "State"),
@@ -1526,7 +1561,7 @@ mod tests {
             let mut sorted: Vec<[i64; 4]> = rows.chunks_exact(4).map(|r| [r[0], r[1], r[2], r[3]]).collect();
             sorted.sort();
             sorted.dedup();
-            let mut output = Output::new(1);
+            let mut output = Output::new(2);
             output.concluded[0] = sorted.concat();
             let mut out = String::new();
             Writer::new(&cat, &batch, &output).ruling(&mut out, &CaseValue::Name("c"), case.0);
@@ -1536,6 +1571,66 @@ mod tests {
             expected.sort_by(|a, b| cmp_tuple(a, b));
             prop_assert_eq!(listed.len(), sorted.len());
             prop_assert_eq!(Value::from(listed), Value::from(expected));
+        }
+
+        /// Each case's `concluded` and `definite` objects list exactly that layer's rows of the
+        /// case, whether a definite key lists what its concluded key does (its text is then
+        /// copied) or less.
+        #[test]
+        fn each_layer_lists_its_own_rows(rows in prop::collection::vec((0u32..2, 0usize..4, 0usize..3, 0usize..2, 0u8..4), 0..24)) {
+            let cat = Catalog::new(&WON);
+            let mut batch = Batch::new(&WON);
+            let cases = [batch.add_case(), batch.add_case()];
+            let names = ["g1", "Playing", "Ended", "Open"];
+            let mut output = Output::new(2);
+            // Per case, per layer: the expected object.
+            let mut expected = vec![[serde_json::Map::new(), serde_json::Map::new()]; 2];
+            let mut flat: Vec<Vec<Vec<Vec<i64>>>> = vec![vec![Vec::new(); 4]; 2];
+            for &(case, name, state, rel, layers) in &rows {
+                let row = if rel == 0 {
+                    vec![case as i64, batch.entity(names[name]).0 as i64, batch.entity(names[1 + state]).0 as i64, 7]
+                } else {
+                    vec![case as i64, batch.entity(names[name]).0 as i64]
+                };
+                // Layers: 1 concluded only, 2 or 3 both (+D is within +d); 0 neither.
+                for layer in 0..2 {
+                    if layers >= 2 || (layers == 1 && layer == 0) {
+                        flat[layer][rel * 2].push(row.clone());
+                    }
+                }
+            }
+            for (layer, slots) in flat.iter_mut().enumerate() {
+                for (slot, list) in slots.iter_mut().enumerate() {
+                    list.sort();
+                    list.dedup();
+                    let target = if layer == 0 { &mut output.concluded[slot] } else { &mut output.definite[slot] };
+                    *target = list.concat();
+                    let key = if slot == 0 { "won" } else { "drawn" };
+                    for row in list.iter() {
+                        let tuple: Vec<Value> = row[1..].iter().enumerate().map(|(i, &v)| if slot == 0 && i == 2 { Value::from(v) } else { Value::from(batch.interner.name(crate::Sym(v as u32))) }).collect();
+                        let listed = expected[row[0] as usize][layer].entry(key).or_insert_with(|| Value::Array(Vec::new()));
+                        listed.as_array_mut().unwrap().push(Value::from(tuple));
+                    }
+                }
+            }
+            for per_case in expected.iter_mut() {
+                for object in per_case.iter_mut() {
+                    for listed in object.values_mut() {
+                        let mut tuples: Vec<Vec<Value>> = listed.as_array().unwrap().iter().map(|t| t.as_array().unwrap().clone()).collect();
+                        tuples.sort_by(|a, b| cmp_tuple(a, b));
+                        *listed = Value::from(tuples);
+                    }
+                }
+            }
+            let mut writer = Writer::new(&cat, &batch, &output);
+            for case in cases {
+                let mut out = String::new();
+                writer.ruling(&mut out, &CaseValue::Name("c"), case.0);
+                let ruling: Value = serde_json::from_str(&out).unwrap();
+                let [concluded, definite] = &expected[case.0 as usize];
+                prop_assert_eq!(&ruling["concluded"], &Value::Object(concluded.clone()));
+                prop_assert_eq!(&ruling["definite"], &Value::Object(definite.clone()));
+            }
         }
     }
 
