@@ -1593,9 +1593,9 @@ mod tests {
                     vec![case as i64, batch.entity(names[name]).0 as i64]
                 };
                 // Layers: 1 concluded only, 2 or 3 both (+D is within +d); 0 neither.
-                for layer in 0..2 {
+                for (layer, slots) in flat.iter_mut().enumerate() {
                     if layers >= 2 || (layers == 1 && layer == 0) {
-                        flat[layer][rel * 2].push(row.clone());
+                        slots[rel * 2].push(row.clone());
                     }
                 }
             }
