@@ -17,6 +17,11 @@ mod package_blobs {
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// The allocator of the command (see Cargo.toml): memory freed by one batch of a run is kept
+/// for the next, not handed back to the system and faulted in again.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// CLIR law packages: verify, pin, compile and rule.
 #[derive(Parser)]
 #[command(name = "clir", version, about, propagate_version = true)]
