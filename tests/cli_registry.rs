@@ -234,7 +234,7 @@ fn lying_truncating_looping_huge_and_silent_registries_are_refused_and_nothing_i
             "a redirect loop",
             fake(20, |base, _| {
                 Some(
-                    format!("HTTP/1.1 302 Found\r\nLocation: {base}/index/x\r\nContent-Length: 0\r\n\r\n").into_bytes(),
+                    format!("HTTP/1.1 302 Found\r\nLocation: {base}/index/x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").into_bytes(),
                 )
             }),
             "redirects",
