@@ -10,8 +10,9 @@
 use crate::batch::{slot, Batch, Output};
 use crate::schema::Schema;
 use crate::value::Interner;
+use hashbrown::{Equivalent, HashMap, HashSet};
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Which conclusions a premise asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -160,6 +161,20 @@ impl Instance {
 
 type Lit = (u32, bool, Vec<i64>);
 
+/// A [`Lit`] borrowed, to look one up without building it: it hashes as a `Lit` does (a tuple's
+/// fields in order, a vector as its slice).
+#[derive(Hash)]
+struct LitRef<'a>(u32, bool, &'a [i64]);
+
+impl Equivalent<Lit> for LitRef<'_> {
+    fn equivalent(&self, l: &Lit) -> bool {
+        self.0 == l.0 && self.1 == l.1 && self.2 == &l.2[..]
+    }
+}
+
+/// The maps and sets of literals of one case's explanations (foldhash, as `FastMap`).
+type LitMap<V> = HashMap<Lit, V, foldhash::fast::RandomState>;
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum How {
     Input,
@@ -167,14 +182,14 @@ enum How {
 }
 
 struct Heights {
-    definite: HashMap<Lit, (u32, How)>,
-    supported: HashMap<Lit, (u32, usize)>,
-    concluded: HashMap<Lit, (u32, usize)>,
+    definite: LitMap<(u32, How)>,
+    supported: LitMap<(u32, usize)>,
+    concluded: LitMap<(u32, usize)>,
 }
 
 impl Heights {
     /// The height of the proof `l` gets asked at `layer`: a definite one whenever `l` is `+D`.
-    fn get(&self, layer: Layer, l: &Lit) -> Option<u32> {
+    fn get<Q: Hash + Equivalent<Lit>>(&self, layer: Layer, l: &Q) -> Option<u32> {
         if let Some(&(d, _)) = self.definite.get(l) {
             return Some(d);
         }
@@ -186,7 +201,7 @@ impl Heights {
     }
 }
 
-fn better<K: std::hash::Hash + Eq, V: Copy>(m: &mut HashMap<K, (u32, V)>, k: K, h: u32, v: V) -> bool {
+fn better<V: Copy>(m: &mut LitMap<(u32, V)>, k: Lit, h: u32, v: V) -> bool {
     match m.get(&k) {
         Some(&(old, _)) if old <= h => false,
         _ => {
@@ -202,7 +217,7 @@ pub fn explain_case(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> 
     let from = out.instances.partition_point(|i| i.case < case);
     let to = out.instances.partition_point(|i| i.case <= case);
     let instances: Vec<&Instance> = out.instances[from..to].iter().collect();
-    let mut h = Heights { definite: HashMap::new(), supported: HashMap::new(), concluded: HashMap::new() };
+    let mut h = Heights { definite: LitMap::default(), supported: LitMap::default(), concluded: LitMap::default() };
     for (rel, info) in schema.relations.iter().enumerate() {
         for neg in [false, true] {
             let Some(rows) = batch.facts.get(slot(rel, neg)) else { continue };
@@ -214,7 +229,7 @@ pub fn explain_case(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> 
         }
     }
     // The literals known to be concluded: premises asked at +d, and the institutional output.
-    let mut concluded_set: std::collections::HashSet<Lit> = std::collections::HashSet::new();
+    let mut concluded_set: HashSet<Lit, foldhash::fast::RandomState> = HashSet::default();
     for i in &instances {
         for p in &i.premises {
             if p.layer == Layer::Concluded {
@@ -242,7 +257,7 @@ pub fn explain_case(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> 
             let mut max = 0;
             let mut all = true;
             for p in &i.premises {
-                match h.get(p.layer, &(p.rel, p.negative, p.args.clone())) {
+                match h.get(p.layer, &LitRef(p.rel, p.negative, &p.args)) {
                     Some(x) => max = max.max(x),
                     None => {
                         all = false;
@@ -275,7 +290,7 @@ pub fn explain_case(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> 
         }
     }
     // The applicable instances per head, for the attacks on a literal and their beaters.
-    let mut applicable: HashMap<Lit, Vec<usize>> = HashMap::new();
+    let mut applicable: LitMap<Vec<usize>> = LitMap::default();
     for (ix, i) in instances.iter().enumerate() {
         if matches!(i.source, Source::Rule { definite: false, .. }) {
             applicable.entry((i.rel, i.negative, i.head.clone())).or_default().push(ix);
@@ -295,7 +310,7 @@ struct Ctx<'a> {
     names: &'a Interner,
     instances: &'a [&'a Instance],
     h: &'a Heights,
-    applicable: &'a HashMap<Lit, Vec<usize>>,
+    applicable: &'a LitMap<Vec<usize>>,
 }
 
 impl Ctx<'_> {
@@ -417,7 +432,7 @@ impl Ctx<'_> {
     fn overcame(&self, l: &Lit, _used: u32) -> Vec<Value> {
         let mut out = Vec::new();
         let applicable_for = |neg: bool| {
-            let ixs = self.applicable.get(&(l.0, neg, l.2.clone())).map_or(&[][..], Vec::as_slice);
+            let ixs = self.applicable.get(&LitRef(l.0, neg, &l.2)).map_or(&[][..], Vec::as_slice);
             ixs.iter().map(|&ix| self.instances[ix])
         };
         let mut seen = Vec::new();
@@ -449,5 +464,27 @@ impl Ctx<'_> {
             out.push(Value::Object(a));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::hash::BuildHasher;
+
+    proptest! {
+        /// A borrowed literal hashes as the literal does and finds exactly it in a map.
+        #[test]
+        fn a_borrowed_literal_finds_its_literal(lits in prop::collection::vec((0u32..3, any::<bool>(), prop::collection::vec(-2i64..3, 0..4)), 0..12), probe in (0u32..3, any::<bool>(), prop::collection::vec(-2i64..3, 0..4))) {
+            let mut map: LitMap<usize> = LitMap::default();
+            for (i, l) in lits.iter().enumerate() {
+                map.entry(l.clone()).or_insert(i);
+            }
+            let hasher = map.hasher();
+            prop_assert_eq!(hasher.hash_one(&probe), hasher.hash_one(LitRef(probe.0, probe.1, &probe.2)));
+            prop_assert_eq!(map.get(&LitRef(probe.0, probe.1, &probe.2)), map.get(&probe));
+            prop_assert_eq!(map.get(&probe).is_some(), lits.contains(&probe));
+        }
     }
 }
