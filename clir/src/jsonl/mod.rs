@@ -1011,20 +1011,20 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
                     if let Some(range) = asked {
                         out.pop();
                         out.push_str(",\"why_not\":");
-                        out.push_str(&why_not_entries(cat.schema, &batch, &output, range, &ex).to_string());
+                        push_json(out, &why_not_entries(cat.schema, &batch, &output, range, &ex));
                         out.push('}');
                     }
                     if opts.explain {
                         out.pop();
                         out.push_str(",\"explanations\":");
-                        out.push_str(&Value::Object(ex).to_string());
+                        push_json(out, &ex);
                         out.push('}');
                     }
                 }
                 if opts.certify {
                     out.pop();
                     out.push_str(",\"certificate\":");
-                    out.push_str(&crate::certificate::certificate(cat.schema, &batch, &output, id, text).to_string());
+                    push_json(out, &crate::certificate::certificate(cat.schema, &batch, &output, id, text));
                     out.push('}');
                 }
                 out.push('\n');
@@ -1048,6 +1048,12 @@ fn reserve_like_first(batch: &mut Batch, first_bytes: usize, chunk_bytes: usize)
     for rows in &mut batch.facts {
         rows.reserve(rows.len().saturating_mul(cases).min(chunk_bytes));
     }
+}
+
+/// Appends `value` as compact JSON: what its `Display` writes, without the formatter between
+/// serde_json and the string (a quarter of the cost of `--explain`).
+fn push_json(out: &mut String, value: &impl serde::Serialize) {
+    out.push_str(&serde_json::to_string(value).unwrap_or_default());
 }
 
 /// A ruling's `why_not` object: the answers to `batch.why_not[asked]`, a concluded literal with
