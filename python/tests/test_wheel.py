@@ -99,7 +99,6 @@ def test_errors_name_the_line():
 
 
 def test_the_gil_is_released_while_ruling(games):
-    big = games * 40
     count = [0]
     stop = threading.Event()
 
@@ -111,11 +110,18 @@ def test_the_gil_is_released_while_ruling(games):
     spinner.start()
     try:
         time.sleep(0.05)
-        before = count[0]
-        started = time.perf_counter()
-        law.rule(big, threads=1)
-        took = time.perf_counter() - started
-        during = count[0] - before
+        # A call long enough to tell, however fast ruling is: twice the games until it takes
+        # 0.2 s (or 64 times as many).
+        copies = 40
+        while True:
+            before = count[0]
+            started = time.perf_counter()
+            law.rule(games * copies, threads=1)
+            took = time.perf_counter() - started
+            during = count[0] - before
+            if took > 0.2 or copies >= 40 * 64:
+                break
+            copies *= 2
     finally:
         stop.set()
         spinner.join()
