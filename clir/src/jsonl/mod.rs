@@ -942,7 +942,13 @@ pub fn rule_chunk(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Optio
 
 /// Rules a chunk of lines as one batch, appending exactly one output line per input line (each
 /// ended by `\n`) to `out`, in order; returns how many of them are error lines.
-pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &Options, out: &mut String) -> usize {
+pub fn rule_chunk_into<S: AsRef<str>>(
+    pkg: &dyn Package,
+    cat: &Catalog,
+    lines: &[(usize, S)],
+    opts: &Options,
+    out: &mut String,
+) -> usize {
     let mut batch = Batch::new(cat.schema);
     batch.explain = opts.explain || opts.coverage.is_some() || opts.certify;
     let mut read = Read::default();
@@ -952,10 +958,11 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
     let mut slots: Vec<Result<(CaseValue, u32), String>> = Vec::with_capacity(lines.len());
     // Per case with a why-not: its first asked literal in `batch.why_not` (they follow in order).
     let mut asked_from: FastMap<u32, usize> = FastMap::default();
-    let chunk_bytes: usize = lines.iter().map(|(_, text)| text.len()).sum();
+    let chunk_bytes: usize = lines.iter().map(|(_, text)| text.as_ref().len()).sum();
     for (no, text) in lines {
+        let text = text.as_ref();
         if slots.len() == 1 {
-            reserve_like_first(&mut batch, lines[0].1.len(), chunk_bytes);
+            reserve_like_first(&mut batch, lines[0].1.as_ref().len(), chunk_bytes);
         }
         if let Some(why) = text.strip_prefix(UNREADABLE) {
             slots.push(Err(error_line("null", *no, why)));
@@ -1024,7 +1031,7 @@ pub fn rule_chunk_into(pkg: &dyn Package, cat: &Catalog, lines: &[Line], opts: &
                 if opts.certify {
                     out.pop();
                     out.push_str(",\"certificate\":");
-                    push_json(out, &crate::certificate::certificate(cat.schema, &batch, &output, id, text));
+                    push_json(out, &crate::certificate::certificate(cat.schema, &batch, &output, id, text.as_ref()));
                     out.push('}');
                 }
                 out.push('\n');
