@@ -2,8 +2,8 @@
 # End to end: `clir rule --package fide.laws.chess` against the hand-written command line
 # (`benches/handwritten_rule.rs`) and the floor (`benches/json_floor.rs`: every line parsed by
 # sonic-rs into its DOM and dropped, every line written back) on the same file of generated games.
-# For each thread count of THREADS the three commands run interleaved (floor, hand-written, clir,
-# floor, ...), RUNS times each, and the medians of wall, CPU (user + system) and peak RSS are
+# For each thread count of THREADS the three commands run interleaved, in an order that turns
+# each round, RUNS times each, and the medians of wall, CPU (user + system) and peak RSS are
 # printed (GNU time's own figures), with clir's ratios to the other two and each command's
 # speed-up from the first thread count to the others. clir's and the hand-written outputs are
 # compared byte for byte.
@@ -40,10 +40,16 @@ for t in $THREADS; do
     floor=(target/release/examples/json_floor --parser sonic_rs --threads "$t" --input "$games" --output)
     hand=(target/release/examples/handwritten_rule --threads "$t" --input "$games" --output)
     clir=(target/release/clir rule --package fide.laws.chess --threads "$t" --input "$games" --output)
-    for _ in $(seq "$RUNS"); do
-        /usr/bin/time -f "floor $t %e %U %S %M" -a -o "$dir/times" "${floor[@]}" "$(out floor)"
-        /usr/bin/time -f "hand $t %e %U %S %M" -a -o "$dir/times" "${hand[@]}" "$(out hand)"
-        /usr/bin/time -f "clir $t %e %U %S %M" -a -o "$dir/times" "${clir[@]}" "$(out clir)"
+    # The order turns each run (floor, hand, clir; hand, clir, floor; clir, floor, hand): into
+    # files, a run pays for the writeback of those before it, so no command is always last.
+    for r in $(seq "$RUNS"); do
+        for k in 0 1 2; do
+            case $(((r + k) % 3)) in
+                1) /usr/bin/time -f "floor $t %e %U %S %M" -a -o "$dir/times" "${floor[@]}" "$(out floor)" ;;
+                2) /usr/bin/time -f "hand $t %e %U %S %M" -a -o "$dir/times" "${hand[@]}" "$(out hand)" ;;
+                0) /usr/bin/time -f "clir $t %e %U %S %M" -a -o "$dir/times" "${clir[@]}" "$(out clir)" ;;
+            esac
+        done
     done
     "${hand[@]}" "$dir/hand.jsonl"
     "${clir[@]}" "$dir/clir.jsonl"
