@@ -1222,35 +1222,31 @@ struct ByCase {
 }
 
 impl ByCase {
-    /// `lists` of `(rows in case order, stride)` for a batch of `cases` cases.
-    fn new<'r>(cases: usize, lists: impl Iterator<Item = (&'r [i64], usize)>) -> Self {
-        let mut found: Vec<(u32, u32, u32, u32)> = Vec::new();
-        for (k, (rows, stride)) in lists.enumerate() {
-            let mut at = 0;
-            while at < rows.len() {
-                let case = rows[at];
-                let from = at;
-                while at < rows.len() && rows[at] == case {
-                    at += stride;
-                }
-                found.push((case as u32, k as u32, from as u32, at as u32));
-            }
-        }
-        // A row of no case of the batch (none is) would be left out, not fail the batch.
-        found.retain(|f| (f.0 as usize) < cases);
+    /// `lists` of `(rows in case order, stride)` for a batch of `cases` cases: the parts of
+    /// each case counted in one pass over the lists, then put in place in a second, so that
+    /// nothing is gathered and sorted in between.
+    fn new<'r>(cases: usize, lists: impl Iterator<Item = (&'r [i64], usize)> + Clone) -> Self {
         let mut start = vec![0u32; cases + 1];
-        for f in &found {
-            start[f.0 as usize + 1] += 1;
+        // A row of no case of the batch (none is) would be left out, not fail the batch.
+        for (rows, stride) in lists.clone() {
+            for_each_run(rows, stride, |case, _, _| {
+                if case < cases {
+                    start[case + 1] += 1;
+                }
+            });
         }
         for c in 0..cases {
             start[c + 1] += start[c];
         }
         let mut next = start.clone();
-        let mut parts = vec![(0, 0, 0); found.len()];
-        for (case, k, from, to) in found {
-            let at = &mut next[case as usize];
-            parts[*at as usize] = (k, from, to);
-            *at += 1;
+        let mut parts = vec![(0, 0, 0); start[cases] as usize];
+        for (k, (rows, stride)) in lists.enumerate() {
+            for_each_run(rows, stride, |case, from, to| {
+                if case < cases {
+                    parts[next[case] as usize] = (k as u32, from as u32, to as u32);
+                    next[case] += 1;
+                }
+            });
         }
         ByCase { start, parts }
     }
@@ -1261,6 +1257,19 @@ impl ByCase {
             (Some(&a), Some(&b)) => &self.parts[a as usize..b as usize],
             _ => &[],
         }
+    }
+}
+
+/// Calls `f(case, from, to)` for each run of rows of one case in `rows` (rows of `stride` values,
+/// their case first, in case order): the offsets of its first row and past its last.
+fn for_each_run(rows: &[i64], stride: usize, mut f: impl FnMut(usize, usize, usize)) {
+    let mut at = 0;
+    while at < rows.len() {
+        let (case, from) = (rows[at], at);
+        while at < rows.len() && rows[at] == case {
+            at += stride.max(1);
+        }
+        f(case as usize, from, at);
     }
 }
 
@@ -1469,10 +1478,40 @@ pub fn cmp_tuple(a: &[Value], b: &[Value]) -> std::cmp::Ordering {
 
 #[cfg(test)]
 mod tests {
-    use super::{cmp_tuple, compact_json, Batch, CaseValue, Catalog, Output, Writer};
+    use super::{cmp_tuple, compact_json, Batch, ByCase, CaseValue, Catalog, Output, Writer};
     use crate::schema::{ConstantInfo, ParamInfo, RelationInfo, Schema};
     use proptest::prelude::*;
     use serde_json::Value;
+
+    proptest! {
+        /// The parts of each case are those a look at every list finds: per list in order, the
+        /// offsets of its rows of that case; rows of no case of the batch are in no part.
+        #[test]
+        fn by_case_finds_each_case_rows_in_every_list(
+            lists in prop::collection::vec((prop::collection::vec((0i64..7, any::<i64>()), 0..12), 1usize..3), 0..6),
+            cases in 0usize..6,
+        ) {
+            // Rows of `stride` values, their case first, in case order.
+            let flat: Vec<(Vec<i64>, usize)> = lists
+                .into_iter()
+                .map(|(mut rows, stride)| {
+                    rows.sort_by_key(|r| r.0);
+                    (rows.iter().flat_map(|&(c, v)| std::iter::once(c).chain(std::iter::repeat_n(v, stride - 1))).collect(), stride)
+                })
+                .collect();
+            let index = ByCase::new(cases, flat.iter().map(|(rows, stride)| (&rows[..], *stride)));
+            for case in 0..cases + 2 {
+                let mut want = Vec::new();
+                for (k, (rows, stride)) in flat.iter().enumerate() {
+                    let at: Vec<usize> = (0..rows.len()).step_by(*stride).filter(|&i| rows[i] == case as i64).collect();
+                    if let (Some(&from), Some(&last), true) = (at.first(), at.last(), case < cases) {
+                        want.push((k as u32, from as u32, (last + stride) as u32));
+                    }
+                }
+                prop_assert_eq!(index.of(case), &want[..]);
+            }
+        }
+    }
 
     /// Any JSON value, with white space of every JSON kind between its tokens and strings that
     /// hold white space, quotes and escapes.
