@@ -174,8 +174,7 @@ pub fn rule_stream_reporting(
         let mut reader = Batches::new(&spare);
         let mut seq = 0;
         while let Some(chunk) = reader.next(&mut input, batch)? {
-            writer.add(seq, Ok(chunk.rule(pkg, &cat, &opts.options)))?;
-            spare.give(chunk.text);
+            writer.add(seq, Ok(chunk.rule(pkg, &cat, &opts.options, &spare)))?;
             seq += 1;
         }
         return writer.finish();
@@ -264,18 +263,18 @@ fn rulers<'scope>(
         scope.spawn(move || loop {
             let next = todo.lock().map(|rx| rx.recv());
             let Ok(Ok((seq, chunk))) = next else { break };
+            let first = chunk.lines.first().map_or(0, |(no, _)| *no);
             // A panic (a bug) fails the run loudly, naming the batch, instead of losing it.
-            let ruled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| chunk.rule(pkg, cat, &opts.options)))
-                .map_err(|panic| {
-                    let why = panic
-                        .downcast_ref::<&str>()
-                        .map(|s| s.to_string())
-                        .or_else(|| panic.downcast_ref::<String>().cloned())
-                        .unwrap_or_default();
-                    let first = chunk.lines.first().map_or(0, |(no, _)| *no);
-                    format!("ruling the lines from line {first} failed: {why}")
-                });
-            spare.give(chunk.text);
+            let ruled =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| chunk.rule(pkg, cat, &opts.options, spare)))
+                    .map_err(|panic| {
+                        let why = panic
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| panic.downcast_ref::<String>().cloned())
+                            .unwrap_or_default();
+                        format!("ruling the lines from line {first} failed: {why}")
+                    });
             if done.send(Event::Ruled(seq, ruled)).is_err() {
                 break;
             }
@@ -370,13 +369,17 @@ impl Chunk {
             .collect()
     }
 
-    /// The ruling lines of the batch. A ruling line is about as long as its case line, a
-    /// little longer or shorter, so twice the input rarely needs to grow.
-    fn rule(&self, pkg: &dyn Package, cat: &Catalog, opts: &Options) -> Ruled {
+    /// The ruling lines of the batch, its buffer then given to `spare`. A ruling line is about
+    /// as long as its case line, a little longer or shorter, so twice the input rarely needs to
+    /// grow.
+    fn rule(self, pkg: &dyn Package, cat: &Catalog, opts: &Options, spare: &Spare) -> Ruled {
         let lines = self.lines();
         let mut text = String::with_capacity(2 * self.text.len());
         let errors = rule_chunk_into(pkg, cat, &lines, opts, &mut text);
-        Ruled { text, lines: lines.len(), errors }
+        let ruled = Ruled { text, lines: lines.len(), errors };
+        drop(lines);
+        spare.give(self.text);
+        ruled
     }
 }
 
@@ -527,6 +530,32 @@ mod tests {
         assert_eq!(lines[3], crate::jsonl::unreadable("the line is not UTF-8 (invalid byte at 0)"));
         assert_eq!(lines[4], "last");
         assert_eq!(lines.len(), 5);
+    }
+
+    /// A batch that held a line longer than a batch may hold is not kept for later batches, and
+    /// the batches after it make room for what a batch holds at most, not for that line.
+    #[test]
+    fn a_long_line_leaves_no_large_buffer_behind() {
+        let mut input = vec![b'x'; Spare::LARGEST + 1];
+        input.extend_from_slice(b"\nshort\nshort\n");
+        let spare = Spare::default();
+        let mut reader = Batches::new(&spare);
+        let mut input = io::Cursor::new(input);
+        let long = reader.next(&mut input, 1).unwrap().unwrap();
+        assert!(long.text.capacity() > Spare::LARGEST);
+        spare.give(long.text);
+        assert!(spare.0.lock().unwrap().is_empty(), "a buffer over the largest kept is dropped");
+        let next = reader.next(&mut input, 1).unwrap().unwrap();
+        assert_eq!(
+            next.lines().into_iter().map(|(no, l)| (no, l.into_owned())).collect::<Vec<_>>(),
+            [(2, "short".to_string())]
+        );
+        assert!(
+            next.text.capacity() <= MAX_CHUNK_BYTES + MAX_CHUNK_BYTES / 8,
+            "room for a batch, not for the long line"
+        );
+        spare.give(next.text);
+        assert_eq!(spare.0.lock().unwrap().len(), 1, "a batch's buffer goes round");
     }
 
     proptest::proptest! {
