@@ -873,16 +873,27 @@ pub fn in_force_at(schema: &Schema, date: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether `s` is a calendar date written `YYYY-MM-DD` (month 01-12, day 01-31).
+/// Whether `s` is a calendar date written `YYYY-MM-DD`: a month 01-12 and a day that month has
+/// in that year of the proleptic Gregorian calendar (February 29 only in a leap year: one
+/// divisible by 4, and by 400 when by 100, so 2000-02-29 is a date and 1900-02-29 is not). The
+/// one check of every `as_of`: case lines, `rule_arrow`'s column and the Python `Case.as_of`.
 pub fn is_iso_date(s: &str) -> bool {
     let b = s.as_bytes();
-    let num = |r: std::ops::Range<usize>| s.get(r).and_then(|t| t.parse::<u32>().ok()).unwrap_or(0);
-    b.len() == 10
-        && b[4] == b'-'
-        && b[7] == b'-'
-        && [0, 1, 2, 3, 5, 6, 8, 9].iter().all(|&i| b[i].is_ascii_digit())
-        && (1..=12).contains(&num(5..7))
-        && (1..=31).contains(&num(8..10))
+    let digits = [0, 1, 2, 3, 5, 6, 8, 9].iter().all(|&i| b.get(i).is_some_and(u8::is_ascii_digit));
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits {
+        return false;
+    }
+    let num = |r: std::ops::Range<usize>| b[r].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    let (year, month, day) = (num(0..4), num(5..7), num(8..10));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
 }
 
 /// A JSON error of a case line, placed by its column only: the error line already says which
@@ -1482,6 +1493,35 @@ mod tests {
     use crate::schema::{ConstantInfo, ParamInfo, RelationInfo, Schema};
     use proptest::prelude::*;
     use serde_json::Value;
+
+    /// `as_of` is a date of the calendar: the day exists in that month of that year.
+    #[test]
+    fn as_of_is_a_real_calendar_date() {
+        for good in ["2023-01-31", "2023-02-28", "2024-02-29", "2000-02-29", "2023-04-30", "2023-12-31", "0000-01-01"] {
+            assert!(super::is_iso_date(good), "{good}");
+        }
+        for bad in [
+            "2023-02-30",
+            "2024-02-30",
+            "2023-04-31",
+            "2023-02-29",
+            "1900-02-29",
+            "2023-06-31",
+            "2023-09-31",
+            "2023-11-31",
+            "2023-00-10",
+            "2023-13-01",
+            "2023-01-00",
+            "2023-01-32",
+            "2023-1-01",
+            "+023-01-01",
+            "2023-01-0\u{661}",
+            "",
+            "2023-01-011",
+        ] {
+            assert!(!super::is_iso_date(bad), "{bad}");
+        }
+    }
 
     proptest! {
         /// The parts of each case are those a look at every list finds: per list in order, the
