@@ -2,6 +2,9 @@
 //! package text that reaches a terminal through `clir compile --plan`, entity names that read
 //! as something else in why-not answers, and a server whose file descriptors run short.
 
+use clir_testkit::Package;
+use std::process::{Command, Stdio};
+
 #[path = "support/cli.rs"]
 mod cli;
 use cli::clir;
@@ -51,4 +54,36 @@ fn impossible_as_of_dates_are_refused_naming_the_date() {
     let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert!(lines[0]["error"].as_str().unwrap().contains("got `1900-02-29`"), "{out}");
     assert!(lines[1]["error"].as_str().unwrap().contains("dated 1900-02-28 (as_of), before"), "{out}");
+}
+
+/// The plan names the package, its rules and relations: none of their control, bidi or
+/// zero-width characters reaches the terminal raw.
+#[test]
+fn the_plan_shows_package_text_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let rel = "reach\u{1b}[2J\u{202e}\u{200b}\u{9b}31m";
+    let mut pkg = Package::parse(&format!(
+        "package demo.reach 1.0.0
+         type Node
+         empirical edge(from: Node, to: Node)
+         institutional `{rel}`(from: Node, to: Node)
+         rule Step strict: `{rel}`(x, y) :- edge(x, y)
+         rule Trans strict: `{rel}`(x, z) :- `{rel}`(x, y), edge(y, z)"
+    ))
+    .unwrap();
+    pkg.name = "demo.\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}evil\u{2066}\u{feff}\u{ad}".into();
+    pkg.version = "1.0.0\u{1b}[31m".into();
+    let file = dir.path().join("evil.lawir.json");
+    std::fs::write(&file, pkg.bytes()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["compile", "--plan", file.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let raw = ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}', '\u{200b}', '\u{2066}', '\u{feff}', '\u{ad}'];
+    assert!(!shown.contains(raw), "raw control characters in the plan: {shown:?}");
+    assert!(shown.starts_with("plan of demo.\\u{001b}]0;owned\\u{0007}\\u{001b}[2J\\u{202e}evil"), "{shown}");
+    assert!(shown.contains("reach\\u{001b}[2J\\u{202e}\\u{200b}\\u{009b}31m"), "{shown}");
 }

@@ -21,7 +21,7 @@ use crate::ir::{RelationKind, Status};
 use crate::plan::layers::{Layer, LayerId, LayerSet};
 use crate::plan::{Access, Read, RulePlan, Shape, StratumPlan, Test};
 use crate::resolve::{Program, RItem, RRule, RTerm, Translated};
-use crate::text::comment_text;
+use crate::text::{comment_text, terminal_text};
 use std::fmt::{self, Write as _};
 
 /// The package compiled as `c`, as Datalog text (ending with a newline).
@@ -327,7 +327,10 @@ impl RulePlan {
 
 /// The plan of `c` written for people (`clir compile --plan`): every stratum in order, what
 /// computes each of its layers, and every rule's loops, its variables named as in the generated
-/// code.
+/// code. Every piece of package text in it (the package's name and version, ids, relation and
+/// constant names, the rules as Datalog) goes through [`terminal_text`], so a control
+/// character, a bidi control or a zero-width character of the package is shown as a `\u{..}`
+/// escape and each line of the plan is one line on the screen.
 pub fn plan(c: &Compilation) -> String {
     Show(c).to_string()
 }
@@ -337,9 +340,10 @@ struct Show<'a>(&'a Compilation);
 impl fmt::Display for Show<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let Compilation { program: p, plan, names, .. } = self.0;
-        writeln!(f, "plan of {} {}", p.name, p.version)?;
+        let t = |s: &str| terminal_text(s).into_owned();
+        writeln!(f, "plan of {} {}", t(&p.name), t(&p.version))?;
         for (si, st) in plan.strata.iter().enumerate() {
-            writeln!(f, "\n{}", st.heading(p, si))?;
+            writeln!(f, "\n{}", t(&st.heading(p, si)))?;
             let fix = |set: Option<&LayerSet>| match set {
                 Some(s) if s.seeded => "datafrog iteration, starting from +D",
                 Some(s) if s.iteration => "datafrog iteration",
@@ -358,12 +362,12 @@ impl fmt::Display for Show<'_> {
                 for &r in rules {
                     let over_start = set.is_some_and(|s| s.heads.iter().any(|h| h.rule == r && h.over_start));
                     let note = if over_start { " (also once over +D)" } else { "" };
-                    writeln!(f, "    {}{note}", p.rules[r].id)?;
+                    writeln!(f, "    {}{note}", t(&p.rules[r].id))?;
                 }
             }
             let empty: Vec<String> = (st.definite_set.empty.iter())
                 .chain(st.applicable_set.iter().flat_map(|s| s.empty.iter()))
-                .map(|id| id.show(p))
+                .map(|id| t(&id.show(p)))
                 .collect();
             if !empty.is_empty() {
                 writeln!(f, "  always empty, never built: {}", empty.join(", "))?;
@@ -373,16 +377,25 @@ impl fmt::Display for Show<'_> {
                 writeln!(
                     f,
                     "  closure {}: ~{} for each {} not supported",
-                    c.id, p.relations[c.rel].name, p.relations[c.domain].name
+                    t(&c.id),
+                    t(&p.relations[c.rel].name),
+                    t(&p.relations[c.domain].name)
                 )?;
             }
         }
         writeln!(f, "\nrules")?;
         for rp in &plan.rules {
             let r = names.renamed(p, &p.rules[rp.rule]);
-            writeln!(f, "\n{} ({})\n  {}\n  {}", r.id, r.strength.word(), p.show_rule(&r), rp.show_with(p, &r))?;
+            writeln!(
+                f,
+                "\n{} ({})\n  {}\n  {}",
+                t(&r.id),
+                r.strength.word(),
+                t(&p.show_rule(&r)),
+                t(&rp.show_with(p, &r))
+            )?;
             for line in rp.show_joins(p, &r) {
-                writeln!(f, "  {line}")?;
+                writeln!(f, "  {}", t(&line))?;
             }
         }
         Ok(())

@@ -111,6 +111,24 @@ mod tests {
         assert_eq!(serde_json::from_str::<String>(&shown).unwrap(), "a\u{1b}\u{202e}b");
     }
 
+    /// Every character issue 45 names reaches a terminal as its `\u{..}` escape: C0 and C1
+    /// controls (ESC among them) and DEL, bidi embeddings, overrides and isolates, the marks,
+    /// zero-width characters, the byte-order mark and the soft hyphen.
+    #[test]
+    fn terminal_text_escapes_every_control_bidi_and_zero_width_character() {
+        let listed = ('\u{0}'..='\u{1f}')
+            .chain('\u{7f}'..='\u{9f}')
+            .chain('\u{202a}'..='\u{202e}')
+            .chain('\u{2066}'..='\u{2069}')
+            .chain(['\u{200e}', '\u{200f}', '\u{200b}', '\u{200c}', '\u{200d}', '\u{feff}', '\u{ad}']);
+        for c in listed {
+            let text = format!("a{c}b");
+            assert_eq!(terminal_text(&text), format!("a\\u{{{:04x}}}b", c as u32), "U+{:04X}", c as u32);
+        }
+        // Letters of other scripts are text, not escapes.
+        assert_eq!(terminal_text("Dvořák שחמט 象棋"), "Dvořák שחמט 象棋");
+    }
+
     #[test]
     fn string_literals_escape_what_cannot_be_seen() {
         let lit = string_literal("x\"\n\u{202e}\u{2066}\\").to_string();
