@@ -7,20 +7,31 @@
 // with the literal, the step and the reason. Hashes through WebCrypto (`crypto.subtle`), which
 // browsers and node (>= 19, `globalThis.crypto`) both have.
 //
-// Integers are read by JSON.parse, as doubles: an Integer beyond +-2^53 cannot be read exactly
-// and is refused as not an Integer (a rejection, never a wrong acceptance); a whole number
-// spelt with a fraction or exponent (`1.0`, `1e2`) is read as that number (DECISIONS 53).
+// JSON is read by a strict parser of its own, not JSON.parse: a duplicate key at any depth is
+// an error (JSON.parse keeps the last one read, so a forged key could ride in front of the
+// certified one), and a number keeps its source text, so an Integer is read exactly, as a
+// BigInt, and a number written with a fraction or an exponent (`80.0`, `8e1`) is no Integer
+// (FORMAT.md, DECISIONS 20). Integer arithmetic is 64-bit two's complement with wraparound
+// (EXTENSIONS.md §3), on BigInts. Text shown to people (a literal, a reason, an error) has its
+// control and invisible format characters (bidi overrides, zero-width characters) written as
+// `\u{..}` escapes. Anything it cannot vouch for is a rejection, never a wrong acceptance.
 "use strict";
 const ClirCheck = (() => {
   const FORMAT = "clir.certificate/1";
   const MATCH_BUDGET = 100000;
+  const MAX_WHY_NOT = 1024, MAX_FACTS = 10000000;
   const INTEGER = "urn:law:std#Integer";
   const STRING = "urn:law:std#String";
+  const I64_MIN = -(2n ** 63n), I64_MAX = 2n ** 63n - 1n, U64_MAX = 2n ** 64n - 1n;
   // Layers: +D, +S beyond +D, +d beyond +D (clir-check's `Tier`).
   const D = 0, S = 1, C = 2;
   const TIER = ["+D", "+S", "+d"];
   // Sets a body literal is looked up in (clir-check's `Set`).
   const DEFINITE = "D", SUPPORTED = "S", CONCLUDED = "d";
+  // The keys of a case line, of a ruling line a certificate proves, of a certificate.
+  const CASE_KEYS = ["case", "facts", "why_not", "as_of"];
+  const RULING_KEYS = ["case", "concluded", "definite", "contradictions", "warnings", "certificate"];
+  const CERTIFICATE_KEYS = ["format", "seal", "case", "nodes", "D", "S", "d"];
 
   class Failure {
     constructor(literal, step, reason) { this.literal = literal; this.step = step; this.reason = reason; }
@@ -33,13 +44,269 @@ const ClirCheck = (() => {
     return "sha256:" + Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
-  const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
-  const json = (v) => JSON.stringify(v);
+  // Text for people: control characters and invisible format characters (bidi embeddings,
+  // overrides and isolates, zero-width characters, the byte-order mark, the soft hyphen) as
+  // `\u{..}` escapes, and a backslash before `u{` escaped too, so that an escape on the page
+  // always means the text holds that character (clir's terminal_text).
+  const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]|\\(?=u\{)/gu;
+  function shown(s) {
+    return typeof s !== "string" ? s : s.replace(INVISIBLE, (c) => "\\u{" + c.codePointAt(0).toString(16).padStart(4, "0") + "}");
+  }
+
+  // ---- Strict JSON --------------------------------------------------------------------------
+
+  // A JSON number: its source text, and as a BigInt when it is written as an integer (no
+  // fraction, no exponent; `-0` is 0).
+  class Num {
+    constructor(text) { this.text = text; this.int = /[.eE]/.test(text) ? null : BigInt(text); }
+    toJSON() { return Number(this.text); }
+  }
+  const isNum = (v) => v instanceof Num;
+  // The keys of a parsed object, in the order written.
+  const KEYS = Symbol("keys");
+  const keysOf = (o) => o[KEYS] || Object.keys(o);
+  const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v) && !isNum(v);
+  const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+  // The Integer `v` is, signed 64 bits, or null.
+  const int64 = (v) => isNum(v) && v.int !== null && v.int >= I64_MIN && v.int <= I64_MAX ? v.int : null;
+  // The whole number below 2^64 `v` is, or null.
+  const uint64 = (v) => isNum(v) && v.int !== null && v.int >= 0n && v.int <= U64_MAX ? v.int : null;
+
+  // A JSON error, worded as serde_json words it: `what`, and where (`line`, `column` from 1);
+  // for a key written twice, `dup` (the key) and `path` (the keys of the objects it is in).
+  class JsonError extends Error {
+    constructor(what, line, column, dup, path) {
+      super(what + " at line " + line + " column " + column);
+      Object.assign(this, { what, line, column, dup, path });
+    }
+  }
+  const MAX_DEPTH = 128;
+  // Parses `src` as one JSON value (RFC 8259): objects with a null prototype, their keys each
+  // once; numbers as `Num` (a number too large for a double is out of range, as serde_json
+  // says); strings without lone surrogates. Throws a JsonError. With `line`, `src` is a case or
+  // ruling line: an object, whose `case` value is kept as written too (`caseText`: less the
+  // white space between its tokens), any number (`1e400`) read as its text; the result is
+  // {value, caseText}.
+  function parseJson(src, line, lenient) {
+    let i = 0, caseTwice = false;
+    const spans = Object.create(null);
+    const path = [];
+    const err = (what, at, dup) => {
+      const to = at === undefined ? i : at;
+      const before = src.slice(0, to), nl = before.lastIndexOf("\n");
+      throw new JsonError(what, before.split("\n").length, to - nl - 1, dup, path.slice());
+    };
+    const ws = () => { while (i < src.length && (src[i] === " " || src[i] === "\t" || src[i] === "\n" || src[i] === "\r")) i++; };
+    const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+    function string() {
+      i++;
+      let out = "", from = i;
+      for (;;) {
+        if (i >= src.length) err("EOF while parsing a string");
+        const c = src.charCodeAt(i);
+        if (c === 0x22) { out += src.slice(from, i); i++; return out; }
+        if (c < 0x20) err("control character (\\u0000-\\u001F) found while parsing a string", i + 1);
+        if (c >= 0xd800 && c <= 0xdfff) {
+          // A lone surrogate cannot come from UTF-8 text; a pair is one character.
+          const lo = src.charCodeAt(i + 1);
+          if (c > 0xdbff || !(lo >= 0xdc00 && lo <= 0xdfff)) err("invalid unicode code point", i + 1);
+          i += 2;
+          continue;
+        }
+        if (c !== 0x5c) { i++; continue; }
+        out += src.slice(from, i);
+        const e = src[i + 1];
+        if (e === undefined) err("EOF while parsing a string", i + 1);
+        const simple = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }[e];
+        if (simple !== undefined) { out += simple; i += 2; from = i; continue; }
+        if (e !== "u") err("invalid escape", i + 2);
+        const hex = (at) => {
+          const h = src.slice(at, at + 4);
+          if (h.length < 4) err("EOF while parsing a string", src.length);
+          if (!/^[0-9a-fA-F]{4}$/.test(h)) err("invalid escape", at + 4);
+          return parseInt(h, 16);
+        };
+        const u = hex(i + 2);
+        i += 6;
+        if (u >= 0xd800 && u <= 0xdbff) {
+          if (src[i] !== "\\" || src[i + 1] !== "u") err("lone leading surrogate in hex escape", i);
+          const l = hex(i + 2);
+          if (l < 0xdc00 || l > 0xdfff) err("lone leading surrogate in hex escape", i + 6);
+          i += 6;
+          out += String.fromCharCode(u, l);
+        } else if (u >= 0xdc00 && u <= 0xdfff) {
+          err("lone leading surrogate in hex escape", i);
+        } else out += String.fromCharCode(u);
+        from = i;
+      }
+    }
+    let caseText;
+    function value(depth, lax) {
+      ws();
+      if (i >= src.length) err("EOF while parsing a value");
+      const c = src[i];
+      if (c === "{" || c === "[") {
+        if (depth >= MAX_DEPTH) err("recursion limit exceeded", i + 1);
+        i++;
+        ws();
+        if (c === "[") {
+          const out = [];
+          if (src[i] === "]") { i++; return out; }
+          for (;;) {
+            path.push(out.length);
+            out.push(value(depth + 1, lax));
+            path.pop();
+            ws();
+            if (i >= src.length) err("EOF while parsing a list");
+            if (src[i] === ",") {
+              i++;
+              ws();
+              if (src[i] === "]") err("trailing comma", i + 1);
+              continue;
+            }
+            if (src[i] === "]") { i++; return out; }
+            err("expected `,` or `]`", i + 1);
+          }
+        }
+        const out = Object.create(null), keys = [];
+        Object.defineProperty(out, KEYS, { value: keys });
+        if (src[i] === "}") { i++; return out; }
+        for (;;) {
+          ws();
+          if (i >= src.length) err("EOF while parsing an object");
+          if (src[i] !== '"') err(src[i] === "}" ? "trailing comma" : "key must be a string", i + 1);
+          const k = string();
+          if (has(out, k)) {
+            if (!lenient) err("duplicate key `" + k + "`", i, k);
+            if (line && depth === 0 && k === "case") caseTwice = true;
+          } else keys.push(k);
+          ws();
+          if (i >= src.length) err("EOF while parsing an object");
+          if (src[i] !== ":") err("expected `:`", i + 1);
+          i++;
+          const from = i, isCase = line && depth === 0 && k === "case";
+          path.push(k);
+          out[k] = value(depth + 1, lax || isCase);
+          path.pop();
+          if (isCase) caseText = compact(src.slice(from, i));
+          if (line && depth === 0) spans[k] = [from, i];
+          ws();
+          if (i >= src.length) err("EOF while parsing an object");
+          if (src[i] === ",") { i++; continue; }
+          if (src[i] === "}") { i++; return out; }
+          err("expected `,` or `}`", i + 1);
+        }
+      }
+      if (c === '"') return string();
+      for (const [word, v] of [["true", true], ["false", false], ["null", null]]) {
+        if (src.startsWith(word, i)) { i += word.length; return v; }
+      }
+      NUMBER.lastIndex = i;
+      const m = NUMBER.exec(src);
+      if (!m) err("expected value", i + 1);
+      i += m[0].length;
+      if (!lax && !Number.isFinite(Number(m[0]))) err("number out of range");
+      return new Num(m[0]);
+    }
+    if (line) {
+      ws();
+      if (i < src.length && src[i] !== "{") {
+        const v = value(0, true);
+        err("invalid type: " + unexpected(v) + ", expected a JSON object");
+      }
+    }
+    const v = value(0, false);
+    ws();
+    if (i < src.length) err("trailing characters", i + 1);
+    return line ? { value: v, caseText, caseTwice, spans } : v;
+  }
+
+  // A parsed value as serde's "invalid type" errors name it.
+  function unexpected(v) {
+    if (v === null) return "null";
+    if (typeof v === "boolean") return "boolean `" + v + "`";
+    if (typeof v === "string") return "string " + JSON.stringify(v);
+    if (Array.isArray(v)) return "sequence";
+    if (isNum(v)) {
+      if (v.int !== null && v.int >= I64_MIN && v.int <= U64_MAX && v.text !== "-0") return "integer `" + v.int + "`";
+      // Rust writes a float in full, with a decimal point.
+      const x = Number(v.text);
+      let t = Object.is(x, -0) ? "-0" : Math.abs(x) >= 1e21 ? BigInt(x).toString() : String(x);
+      if (/e-/.test(t)) t = x.toFixed(20).replace(/0+$/, "");
+      return "floating point `" + (/[.e]/.test(t) ? t : t + ".0") + "`";
+    }
+    return "map";
+  }
+
+  // A number as serde_json writes it: an integer of 64 bits as it is, anything else as the
+  // double it is read as, written as ryu writes it (`80.0`, `1e300`, `1.8446744073709552e19`).
+  function numberText(v) {
+    if (v.int !== null && v.int >= I64_MIN && v.int <= U64_MAX && v.text !== "-0") return v.int.toString();
+    const x = Number(v.text);
+    if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+    const [mant, exp] = Math.abs(x).toExponential().split("e");
+    const digits = mant.replace(".", ""), length = digits.length, kk = Number(exp) + 1, k = kk - length;
+    let out;
+    if (k >= 0 && kk <= 16) out = digits + "0".repeat(k) + ".0";
+    else if (kk > 0 && kk <= 16) out = digits.slice(0, kk) + "." + digits.slice(kk);
+    else if (kk > -5 && kk <= 0) out = "0." + "0".repeat(-kk) + digits;
+    else out = digits[0] + (length > 1 ? "." + digits.slice(1) : "") + "e" + (kk - 1);
+    return (x < 0 ? "-" : "") + out;
+  }
+
+  // A parsed value as serde_json writes it (compact; objects' keys in the order read).
+  function jsonText(v) {
+    if (isNum(v)) return numberText(v);
+    if (Array.isArray(v)) return "[" + v.map(jsonText).join(",") + "]";
+    if (isObject(v)) return "{" + Object.keys(v).map((k) => canonicalString(k) + ":" + jsonText(v[k])).join(",") + "}";
+    if (typeof v === "string") return canonicalString(v);
+    return JSON.stringify(v);
+  }
+
+  // JSON text less the white space between its tokens (inside strings, every character stays).
+  function compact(json) {
+    let out = "", inString = false, escaped = false;
+    for (const c of json) {
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === "\\") escaped = true;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === " " || c === "\t" || c === "\n" || c === "\r") continue;
+      out += c;
+    }
+    return out;
+  }
+
+  // The canonical JSON of a parsed value (SEMANTICS §1, clir-codegen's canonical.rs): keys
+  // sorted by UTF-16 code units (JavaScript's own string order), no white space, `"`, `\` and
+  // control characters escaped, everything else raw; integers exactly. `skip` leaves out one
+  // key of the top object. A number with a fraction or exponent has no canonical form here:
+  // null.
+  function canonical(v, skip) {
+    if (isNum(v)) return v.int === null || v.int < I64_MIN || v.int > U64_MAX ? null : v.int.toString();
+    if (Array.isArray(v)) {
+      const items = v.map((x) => canonical(x));
+      return items.includes(null) ? null : "[" + items.join(",") + "]";
+    }
+    if (isObject(v)) {
+      const keys = Object.keys(v).filter((k) => k !== skip).sort();
+      const items = keys.map((k) => [k, canonical(v[k])]);
+      return items.some(([, x]) => x === null) ? null : "{" + items.map(([k, x]) => canonicalString(k) + ":" + x).join(",") + "}";
+    }
+    if (typeof v === "string") return canonicalString(v);
+    return JSON.stringify(v);
+  }
+  function canonicalString(s) {
+    // serde_json's escapes: \" \\ \b \f \n \r \t, other controls as \u00XX; nothing else.
+    return '"' + s.replace(/["\\\u0000-\u001f]/g, (c) => ({ '"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t" })[c]
+      || "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")) + '"';
+  }
 
   // ---- The package (clir-check/src/package.rs) ----------------------------------------------
 
   function field(o, key, at) {
-    if (!Object.prototype.hasOwnProperty.call(o, key)) throw new Error(at + ": no `" + key + "`");
+    if (!has(o, key)) throw new Error(at + ": no `" + key + "`");
     return o[key];
   }
   function text(o, key, at) {
@@ -62,26 +329,111 @@ const ClirCheck = (() => {
     if (isObject(v)) return text(v, "id", at);
     throw new Error(at + ": `" + key + "` is no reference");
   }
+  const str = (o, k) => isObject(o) && typeof o[k] === "string" ? o[k] : undefined;
+
+  // Whether `s` is a calendar date `YYYY-MM-DD` (clir's is_iso_date: a day that month has).
+  function isDate(s) {
+    const m = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/.exec(s);
+    if (!m) return false;
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+    const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
+    return days !== undefined && d >= 1 && d <= days;
+  }
+  // clir-codegen's ir::is_iso_date, which reads the lifecycle: month 01-12, day 01-31.
+  const isLifecycleDate = (s) => /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/.test(s);
+
+  // The hashes of SEMANTICS §1 that the file itself carries: it is its own canonical JSON, each
+  // node's `contentHash` is the sha256 of its canonical bytes without that key, and each text of
+  // a fragment carries the sha256 of its text. Throws an Error naming the first that does not.
+  async function verifyHashes(doc, source) {
+    const enc = new TextEncoder();
+    const written = canonical(doc);
+    if (written !== source) {
+      const [a, b] = [enc.encode(written === null ? "" : written), enc.encode(source)];
+      let at = 0;
+      while (at < a.length && at < b.length && a[at] === b[at]) at++;
+      throw new Error("the package file is not canonical JSON (SEMANTICS §1): first difference at byte " + at);
+    }
+    const nodes = list(object(doc, "the package"), "nodes", "the package");
+    for (let i = 0; i < nodes.length; i++) {
+      const n = object(nodes[i], "a node");
+      const id = str(n, "id") === undefined ? "?" : n.id;
+      const computed = await sha256(enc.encode(canonical(n, "contentHash")));
+      if (n.contentHash !== computed) {
+        const found = typeof n.contentHash === "string" ? n.contentHash : "missing";
+        throw new Error("node " + i + " (" + id + "): its contentHash is " + found + ", but its content hashes to " + computed + ": the package was changed");
+      }
+      const texts = Array.isArray(n.texts) ? n.texts : [];
+      for (let j = 0; j < texts.length; j++) {
+        const t = texts[j];
+        if (!isObject(t) || typeof t.text !== "string") continue;
+        const body = await sha256(enc.encode(t.text));
+        if (t.contentHash !== body) {
+          const found = typeof t.contentHash === "string" ? t.contentHash : "missing";
+          throw new Error("node " + i + " (" + id + "), text " + j + ": its contentHash is " + found + ", but the text hashes to " + body + ": the package was changed");
+        }
+      }
+    }
+  }
 
   // Reads a package document (its text) sealed `seal`; throws an Error saying what part of it
-  // could not be read.
-  function parsePackage(source, seal) {
+  // could not be read, or which of its hashes does not recompute (a tampered file is refused
+  // before any case is checked).
+  async function parsePackage(source, seal) {
     let doc;
-    try { doc = JSON.parse(source); } catch (e) { throw new Error("the package is not JSON: " + e.message); }
-    const nodes = list(object(doc, "the package"), "nodes", "the package");
-    const relations = [], relIds = new Map(), constants = new Map();
+    try { doc = parseJson(source); } catch (e) {
+      if (!(e instanceof JsonError)) throw e;
+      throw new Error("the package is not JSON: " + e.message);
+    }
+    await verifyHashes(doc, source);
+    const top = object(doc, "the package");
+    const info = object(field(top, "package", "the package"), "the package's `package`");
+    const name = text(info, "name", "package"), version = text(info, "version", "package");
+    const law = name + " " + version;
+    const nodes = list(top, "nodes", "the package");
+    const relations = [], relIds = new Map(), constants = new Map(), capabilities = new Map(), typeNames = new Map();
+    // Every constant a case may name, with its type's name: the declared ones, then the
+    // Strings the rules write that are no constant's name (type `String`).
+    const declared = [];
+    let inForce = null, until = null;
     for (const raw of nodes) {
       const n = object(raw, "a node");
+      if (n.kind === "type_decl" && typeof n.id === "string" && typeof n.name === "string") typeNames.set(n.id, n.name);
+    }
+    const typeName = (t) => t === INTEGER ? "Integer" : t === STRING ? "String" : typeNames.has(t) ? typeNames.get(t) : t;
+    const earliest = (slot, date) => slot === null || date < slot ? date : slot;
+    for (const raw of nodes) {
+      const n = object(raw, "a node");
+      if (n.kind === "external_decl" && typeof n.symbol === "string" && typeof n.capability === "string") capabilities.set(n.symbol, n.capability);
+      if (n.kind === "source_edition" && Array.isArray(n.lifecycle)) {
+        for (const e of n.lifecycle) {
+          const status = str(e, "status"), date = str(e, "extent");
+          if (status === undefined || date === undefined || !isLifecycleDate(date)) continue;
+          if (status === "in_force") inForce = earliest(inForce, date);
+          if (["superseded", "repealed", "expired", "revoked"].includes(status)) until = earliest(until, date);
+        }
+      }
       if (n.kind !== "symbol_decl") continue;
       const id = text(n, "id", "a symbol_decl");
       const kind = text(n, "symbolKind", id);
-      if (kind === "constant") constants.set(id, text(n, "name", id));
+      if (kind === "constant") {
+        const name = text(n, "name", id);
+        const ty = isObject(n.returnType) && typeof n.returnType.name === "string" ? n.returnType.name : "";
+        declared.push([name, typeName(ty)]);
+        constants.set(id, name);
+      }
       if (kind === "relation") {
-        const integer = list(n, "parameters", id).map((p) => text(object(field(object(p, id), "type", id), id), "name", id) === INTEGER);
+        const params = list(n, "parameters", id).map((p) => {
+          const ty = text(object(field(object(p, id), "type", id), id), "name", id);
+          return { name: typeof p.name === "string" ? p.name : "", ty: typeName(ty), integer: ty === INTEGER };
+        });
+        const rk = n.relationKind === "institutional" || n.relationKind === "judgment" ? n.relationKind : "empirical";
         relIds.set(id, relations.length);
-        relations.push({ name: text(n, "name", id), integer, institutional: n.relationKind === "institutional" });
+        relations.push({ id, name: text(n, "name", id), params, integer: params.map((p) => p.integer), kind: rk, institutional: rk === "institutional" });
       }
     }
+    for (const r of relations) r.capability = capabilities.get(r.id) || "";
     const byName = new Map();
     relations.forEach((r, i) => byName.set(r.name, i));
     const relation = (id, at) => {
@@ -104,8 +456,9 @@ const ClirCheck = (() => {
       if (kind === "value") {
         const ty = text(object(field(o, "type", at), at), "name", at), v = field(o, "value", at);
         if (ty === INTEGER) {
-          if (!Number.isSafeInteger(v)) throw new Error(at + ": not an Integer");
-          return { val: v === 0 ? 0 : v };
+          const i = int64(v);
+          if (i === null) throw new Error(at + ": not an Integer");
+          return { val: i };
         }
         if (ty === STRING && typeof v === "string") return { val: v };
         throw new Error(at + ": a value of unknown type `" + ty + "`");
@@ -173,24 +526,42 @@ const ClirCheck = (() => {
         closures.push({ id, predicate, domain });
       }
     }
-    return { seal, relations, byName, rules, priorities, closures, nodes: nodeIx };
+    const strings = [];
+    const stringsOf = (t) => {
+      if (typeof t.val === "string" && !declared.some(([c]) => c === t.val) && !strings.includes(t.val)) strings.push(t.val);
+      if (t.op) { stringsOf(t.l); stringsOf(t.r); }
+    };
+    for (const r of rules) {
+      const terms = r.head.args.slice();
+      for (const i of r.body) {
+        if (i.literal) terms.push(...i.lit.args);
+        else if (i.not) terms.push(...i.not.args);
+        else terms.push(i.l, i.r);
+      }
+      terms.forEach(stringsOf);
+    }
+    const caseConstants = declared.concat(strings.map((s) => [s, "String"]));
+    return { seal, name, version, law, inForce, until, constants: caseConstants, relations, byName, rules, priorities, closures, nodes: nodeIx };
   }
 
   // Reads the package file's bytes (a Uint8Array or ArrayBuffer): its seal is their sha256.
+  // The package read says its `name`, `version` and `seal`.
   async function readPackage(bytes) {
     const seal = await sha256(bytes);
     let source;
-    try { source = new TextDecoder("utf-8", { fatal: true }).decode(bytes); } catch (e) { throw new Error("the package is not UTF-8"); }
+    try { source = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes); } catch (e) { throw new Error("the package is not UTF-8"); }
     return parsePackage(source, seal);
   }
 
   // ---- Literals ---------------------------------------------------------------------------
 
-  // A literal: relation index, strong negation, values (a number for an Integer, a string for
+  // A literal: relation index, strong negation, values (a BigInt for an Integer, a string for
   // a name); its key identifies it in maps and sets.
-  const key = (l) => l.rel + (l.neg ? "~" : "+") + json(l.args);
+  const valueKey = (v) => typeof v === "bigint" ? v.toString() : JSON.stringify(v);
+  const argsKey = (args) => args.map(valueKey).join(",");
+  const key = (l) => l.rel + (l.neg ? "~" : "+") + argsKey(l.args);
   const cmpValue = (a, b) => {
-    const ta = typeof a === "number", tb = typeof b === "number";
+    const ta = typeof a === "bigint", tb = typeof b === "bigint";
     if (ta !== tb) return ta ? -1 : 1;
     return a < b ? -1 : a > b ? 1 : 0;
   };
@@ -206,9 +577,14 @@ const ClirCheck = (() => {
   const QUOTED = /[,()"\\\p{White_Space}\p{Cc}]/u;
   // A literal written as FORMAT.md writes it: `~name(a,b)`.
   function litText(pkg, l) {
-    const args = l.args.map((a) => typeof a === "number" ? String(a) : (a !== "" && !QUOTED.test(a) ? a : json(a)));
+    const args = l.args.map((a) => typeof a === "bigint" ? a.toString() : (a !== "" && !QUOTED.test(a) ? a : JSON.stringify(a)));
     return (l.neg ? "~" : "") + pkg.relations[l.rel].name + "(" + args.join(",") + ")";
   }
+  // A JSON argument as a reason shows it.
+  const argText = (a) => a === undefined ? "nothing" : jsonText(a);
+  // A list of strings as Rust's `{:?}` writes it: `["a(b)", "c"]`.
+  const debugList = (xs) => "[" + xs.map((s) => '"' + s.replace(/[\\"\n\r\t\0]|[\u0001-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]/gu,
+    (c) => ({ "\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0" })[c] || "\\u{" + c.codePointAt(0).toString(16) + "}") + '"').join(", ") + "]";
 
   // A tuple of relation `rel` from JSON arguments; throws a reason string.
   function tuple(pkg, rel, args) {
@@ -216,9 +592,9 @@ const ClirCheck = (() => {
     if (args.length !== r.integer.length) throw "`" + r.name + "` takes " + r.integer.length + " arguments, got " + args.length;
     return r.integer.map((int, i) => {
       const a = args[i];
-      if (int && Number.isSafeInteger(a)) return a === 0 ? 0 : a;
+      if (int && int64(a) !== null) return int64(a);
       if (!int && typeof a === "string") return a;
-      throw "`" + r.name + "`: argument " + json(a) + " is not of its parameter's type";
+      throw "`" + r.name + "`: argument " + argText(a) + " is not of its parameter's type";
     });
   }
 
@@ -231,25 +607,25 @@ const ClirCheck = (() => {
     return { rel, neg, args: tuple(pkg, rel, v.slice(1)) };
   }
 
-  const isWhole = (v) => typeof v === "number" && Number.isInteger(v) && v >= 0;
   function readRef(v) {
     if (typeof v !== "string") throw "a premise is a string such as \"D3\"";
     const t = { D, S, d: C }[v[0]];
     if (t === undefined) throw "premise `" + v + "` names no layer";
     const digits = v.slice(1);
-    if (!/^\+?[0-9]+$/.test(digits) || BigInt(digits) > 18446744073709551615n) throw "premise `" + v + "` has no index";
+    if (!/^\+?[0-9]+$/.test(digits) || BigInt(digits) > U64_MAX) throw "premise `" + v + "` has no index";
     return { t, i: Number(digits) };
   }
 
   function readEntry(pkg, v, nodes) {
     if (!Array.isArray(v)) throw "an entry is a list [rank, literal, how]";
     if (v.length < 3 || v.length > 4) throw "an entry is a list [rank, literal, how] or [rank, literal, how, attacks]";
-    // 2^64 itself reads as the double of 2^64 - 1: accepted, as the largest rank is.
-    if (!isWhole(v[0]) || v[0] > 2 ** 64) throw "a rank is a whole number below 2^64";
-    const rank = v[0], lit = readLiteral(pkg, v[1]);
+    const rank = uint64(v[0]);
+    if (rank === null) throw "a rank is a whole number below 2^64";
+    const lit = readLiteral(pkg, v[1]);
     const nodeIx = (x) => {
-      if (!isWhole(x) || x >= nodes) throw "a node index out of the node list";
-      return x;
+      const n = uint64(x);
+      if (n === null || n >= BigInt(nodes)) throw "a node index out of the node list";
+      return Number(n);
     };
     const how = v[2];
     if (how === "fact" && v.length === 3) return { rank, lit, fact: true };
@@ -274,16 +650,14 @@ const ClirCheck = (() => {
     if (t.v !== undefined) return b[t.v];
     if (t.val !== undefined) return t.val;
     const x = evalTerm(t.l, b), y = evalTerm(t.r, b);
-    if (typeof x !== "number" || typeof y !== "number") return null;
-    const [bx, by] = [BigInt(x), BigInt(y)];
-    const r = Number(BigInt.asIntN(64, t.op === "+" ? bx + by : t.op === "-" ? bx - by : bx * by));
-    return r === 0 ? 0 : r;
+    if (typeof x !== "bigint" || typeof y !== "bigint") return null;
+    return BigInt.asIntN(64, t.op === "+" ? x + y : t.op === "-" ? x - y : x * y);
   }
 
   function compare(op, l, r) {
     if (op === "eq") return l === r;
     if (op === "ne") return l !== r;
-    if (typeof l !== "number" || typeof r !== "number") return false;
+    if (typeof l !== "bigint" || typeof r !== "bigint") return false;
     return { lt: l < r, le: l <= r, gt: l > r, ge: l >= r }[op] || false;
   }
 
@@ -333,18 +707,18 @@ const ClirCheck = (() => {
       const all = this.tuples.get(k);
       if (!all) return [];
       if (!cols.length) return all;
-      const ik = k + json(cols);
+      const ik = k + "@" + cols.join(",");
       let ix = this.indices.get(ik);
       if (!ix) {
         ix = new Map();
         all.forEach((t, i) => {
-          const kk = json(cols.map((c) => t[c]));
+          const kk = argsKey(cols.map((c) => t[c]));
           if (!ix.has(kk)) ix.set(kk, []);
           ix.get(kk).push(i);
         });
         this.indices.set(ik, ix);
       }
-      return (ix.get(json(vals)) || []).map((i) => all[i]);
+      return (ix.get(argsKey(vals)) || []).map((i) => all[i]);
     }
     bound(p, b) {
       const cols = [], vals = [];
@@ -569,25 +943,38 @@ const ClirCheck = (() => {
       }
     }
     // The ruling's `concluded`, `definite` and `contradictions` are what the layers say.
-    ruling(ruling) {
+    ruling(ruling, read) {
       const pkg = this.pkg;
       const listed = (k) => {
         const rels = ruling[k];
         if (!isObject(rels)) fail(null, "ruling", "the ruling has no object `" + k + "`");
         const out = new Map();
-        for (const [name, tuples] of Object.entries(rels)) {
-          for (const t of Array.isArray(tuples) ? tuples : []) {
-            try {
-              const l = readLiteral(pkg, [name].concat(Array.isArray(t) ? t : []));
-              out.set(key(l), l);
-            } catch (r) {
+        for (const name of keysOf(rels)) {
+          const tuples = rels[name];
+          const bad = (why) => lineFailure("the ruling's `" + k + "`: " + why);
+          if (!Array.isArray(tuples) || !tuples.length) throw bad("`" + name + "` is not a non-empty list of tuples");
+          for (const t of tuples) {
+            if (!Array.isArray(t)) throw bad("`" + name + "`: " + jsonText(t) + " is not a tuple");
+            let l;
+            try { l = readLiteral(pkg, [name].concat(t)); } catch (r) {
               if (typeof r !== "string") throw r;
-              throw lineFailure("the ruling's `" + k + "`: " + r);
+              throw bad(r);
             }
+            if (out.has(key(l))) throw bad(litText(pkg, l) + " is listed twice");
+            out.set(key(l), l);
           }
         }
         return out;
       };
+      let warnings = [];
+      if (has(ruling, "warnings")) {
+        const w = ruling.warnings;
+        if (!Array.isArray(w) || !w.length) fail(null, "ruling", "`warnings` is not a non-empty list of strings");
+        warnings = w.map((s) => typeof s === "string" ? s : "\u0000");
+      }
+      if (warnings.length !== read.warnings.length || warnings.some((s, i) => s !== read.warnings[i])) {
+        fail(null, "ruling", "the ruling's warnings are " + debugList(warnings) + ", reading the case line gives " + debugList(read.warnings));
+      }
       const institutional = (l) => pkg.relations[l.rel].institutional;
       const definite = new Map(), concluded = new Map();
       for (const e of this.tiers[D]) if (institutional(e.lit)) { definite.set(key(e.lit), e.lit); concluded.set(key(e.lit), e.lit); }
@@ -604,69 +991,280 @@ const ClirCheck = (() => {
         .map((e) => litText(pkg, e.lit)).sort((a, b) => a < b ? -1 : a > b ? 1 : 0);
       if (!Array.isArray(ruling.contradictions)) fail(null, "ruling", "the ruling has no list `contradictions`");
       const theirs = ruling.contradictions.map((s) => typeof s === "string" ? s : "");
-      if (json(theirs) !== json(contradictions)) {
-        const show = (xs) => "[" + xs.map(json).join(", ") + "]";
-        fail(null, "ruling", "the contradictions are " + show(contradictions) + ", the ruling says " + show(theirs));
+      if (theirs.length !== contradictions.length || theirs.some((s, i) => s !== contradictions[i])) {
+        fail(null, "ruling", "the contradictions are " + debugList(contradictions) + ", the ruling says " + debugList(theirs));
       }
     }
   }
 
-  // Deep equality of two JSON values.
-  function same(a, b) {
-    if (a === b) return true;
-    if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
-    if (isObject(a) && isObject(b)) {
-      const ka = Object.keys(a), kb = Object.keys(b);
-      return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && same(a[k], b[k]));
+  // ---- The case line (as `clir rule` reads it: FORMAT.md "Case lines") ----------------------
+
+  // Unicode white space, as Rust's `trim` sees it (JavaScript's own trim also drops U+FEFF).
+  const trimStart = (s) => s.replace(/^\p{White_Space}+/u, "");
+  const trim = (s) => trimStart(s).replace(/\p{White_Space}+$/u, "");
+
+  // The edit distance between two strings, by characters.
+  function levenshtein(a, b) {
+    const bs = [...b];
+    const row = bs.map((_, j) => j + 1);
+    row.unshift(0);
+    [...a].forEach((ca, i) => {
+      let prev = row[0];
+      row[0] = i + 1;
+      bs.forEach((cb, j) => {
+        const next = Math.min(prev + (ca !== cb ? 1 : 0), row[j] + 1, row[j + 1] + 1);
+        prev = row[j + 1];
+        row[j + 1] = next;
+      });
+    });
+    return row[bs.length];
+  }
+  const asciiLower = (s) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  // The closest of `candidates` to `name`: one that differs only in ASCII case, else the first
+  // nearest by edit distance, if at most a third of `name`'s length (at least 1).
+  function closest(name, candidates) {
+    const same = candidates.find((c) => c.length === name.length && asciiLower(c) === asciiLower(name));
+    if (same !== undefined) return same;
+    const limit = Math.max(1, Math.floor([...name].length / 3));
+    let best = null;
+    for (const c of candidates) {
+      const d = levenshtein(name, c);
+      if (d <= limit && (best === null || d < best[0])) best = [d, c];
     }
-    return false;
+    return best === null ? null : best[1];
+  }
+  const didYouMean = (name, candidates) => {
+    const c = closest(name, candidates);
+    return c === null ? "" : " (did you mean `" + c + "`?)";
+  };
+
+  // A fact's argument as serde_json writes the JSON value it was read as: an Integer of 64
+  // bits (`-0` is 0) as it is, objects with their keys sorted.
+  function argJson(v, top) {
+    if (isNum(v)) return top && v.int !== null && v.int >= I64_MIN && v.int <= I64_MAX ? v.int.toString() : numberText(v);
+    if (Array.isArray(v)) return "[" + v.map((x) => argJson(x, false)).join(",") + "]";
+    if (isObject(v)) return "{" + keysOf(v).slice().sort().map((k) => canonicalString(k) + ":" + argJson(v[k], false)).join(",") + "}";
+    if (typeof v === "string") return canonicalString(v);
+    return JSON.stringify(v);
   }
 
-  function readFacts(pkg, c) {
-    const bad = (why) => lineFailure("the case line's facts cannot be read: " + why);
-    if (!isObject(c) || !isObject(c.facts)) throw bad("no object `facts`");
-    const out = new Map();
-    for (const k of Object.keys(c.facts).sort()) {
+  // Reads a `why_not` literal as clir does (`name(a,b)`, `~name(a,b)`, a name bare or a JSON
+  // string); throws clir's message for one it refuses.
+  function readAsked(pkg, text) {
+    const bad = (why) => "why_not: `" + text + "` is not a literal (" + why + ")";
+    const t = text.startsWith("~") ? text.slice(1) : text;
+    const known = (n) => pkg.byName.has(n);
+    const opens = [];
+    for (let i = t.indexOf("("); i >= 0; i = t.indexOf("(", i + 1)) opens.push(i);
+    let open = [...opens].reverse().find((i) => known(t.slice(0, i)));
+    if (open === undefined) open = opens[0];
+    let name = t, inner = null;
+    if (open !== undefined && !known(t)) {
+      if (!t.endsWith(")") || t.length - 1 < open + 1) throw bad("no closing `)`");
+      name = t.slice(0, open);
+      inner = t.slice(open + 1, t.length - 1);
+    }
+    if (!known(name)) throw "why_not: unknown relation `" + name + "` in `" + text + "`" + didYouMean(name, pkg.relations.map((r) => r.name));
+    const r = pkg.relations[pkg.byName.get(name)];
+    const words = [];
+    if (inner !== null && trim(inner) !== "") {
+      let rest = inner;
+      for (;;) {
+        const s = trimStart(rest);
+        let word, after, bare = true;
+        if (s.startsWith('"')) {
+          let end = 1;
+          while (end < s.length && s[end] !== '"') end += s[end] === "\\" ? 2 : 1;
+          try { word = parseJson(s.slice(0, end + 1)); } catch (e) {
+            if (!(e instanceof JsonError)) throw e;
+            throw bad("a quoted name is not a JSON string");
+          }
+          if (typeof word !== "string") throw bad("a quoted name is not a JSON string");
+          after = s.slice(end + 1);
+          bare = false;
+        } else {
+          const end = s.indexOf(",") < 0 ? s.length : s.indexOf(",");
+          word = trim(s.slice(0, end));
+          after = s.slice(end);
+        }
+        words.push({ word, bare });
+        after = trimStart(after);
+        if (after.startsWith(",")) rest = after.slice(1);
+        else if (after === "") break;
+        else throw bad("expected `,` or `)` after an argument");
+      }
+    }
+    if (words.length !== r.params.length) {
+      throw "why_not: relation `" + name + "` takes " + r.params.length + " argument" + (r.params.length === 1 ? "" : "s") + ", `" + text + "` gives " + words.length;
+    }
+    words.forEach(({ word, bare }, i) => {
+      if (r.integer[i]) {
+        const ok = bare && /^[+-]?[0-9]+$/.test(word) && BigInt(word) >= I64_MIN && BigInt(word) <= I64_MAX;
+        if (!ok) throw "why_not: in `" + text + "`, argument `" + r.params[i].name + "` is an Integer, got `" + word + "`";
+      } else if (word === "") throw bad("an empty argument");
+    });
+  }
+
+  // A JSON error of a case line, placed by its column only, as clir's error line says it.
+  const caseJsonError = (e) => e.what + " (column " + e.column + ")";
+
+  // The `case` value of a line that is JSON, as written (`"null"` when it has none, or twice).
+  function caseValue(line) {
+    try {
+      const { value, caseText, caseTwice } = parseJson(line, true, true);
+      return isObject(value) && caseText !== undefined && !caseTwice && value.case !== null ? caseText : "null";
+    } catch (e) {
+      if (!(e instanceof JsonError)) throw e;
+      return "null";
+    }
+  }
+
+  // Reads a case line as clir reads it (clir-check's case.rs): {case, facts, warnings,
+  // whyNot}, or {error: the message clir's error line gives it, case: its `case` value}. Only
+  // its four keys, `case` and `facts` present, no institutional fact, a judgment fact only
+  // under its capability (`grants`), every tuple a list of arguments of its relation's types,
+  // `why_not` at most 1,024 literals of the package, `as_of` a date the law is in force at.
+  function readCase(pkg, line, grants) {
+    const refused = (msg) => ({ error: msg, case: caseValue(line) });
+    let parsed;
+    try { parsed = parseJson(line, true); } catch (e) {
+      if (!(e instanceof JsonError)) throw e;
+      if (e.dup !== undefined) {
+        const p = e.path;
+        let what = e.what;
+        if (p.length === 0 && !CASE_KEYS.includes(e.dup)) what = "unknown key `" + e.dup + "` (a case has only `case`, `facts`, `why_not` and `as_of`)";
+        else if (p.length === 1 && p[0] === "facts") what = "duplicate key `" + e.dup + "` in `facts`";
+        else if (p.length >= 1 && (p[0] === "case" || p[0] === "facts")) what = "duplicate key `" + e.dup + "` in the `case` value";
+        return refused(what + " (column " + e.column + ")");
+      }
+      return refused(caseJsonError(e));
+    }
+    const c = parsed.value, spans = parsed.spans;
+    const at = (k, what) => {
+      const [from, to] = spans[k], v = c[k];
+      return refused(what + " (column " + (Array.isArray(v) || isObject(v) ? from + 1 : to) + ")");
+    };
+    const invalid = (k, v, expected) => at(k, "invalid type: " + unexpected(v) + ", expected " + expected);
+    for (const k of keysOf(c)) {
+      const v = c[k];
+      if (k === "case") continue;
+      if (k === "facts") {
+        if (!isObject(v)) return invalid(k, v, "an object of relation names to lists of tuples");
+      } else if (k === "why_not") {
+        if (!Array.isArray(v)) return invalid(k, v, "a sequence");
+        const wrong = v.find((s) => typeof s !== "string");
+        if (wrong !== undefined) return invalid(k, wrong, "a string");
+        if (v.length > MAX_WHY_NOT) return at(k, "`why_not` asks about " + v.length + " literals; at most " + MAX_WHY_NOT + " are answered a case");
+      } else if (k === "as_of") {
+        if (typeof v !== "string") return invalid(k, v, "a string");
+        if (!isDate(v)) return at(k, "`as_of` is a date written YYYY-MM-DD, got `" + v + "`");
+      } else {
+        return refused("unknown key `" + k + "` (a case has only `case`, `facts`, `why_not` and `as_of`) (column " + spans[k][0] + ")");
+      }
+    }
+    const end = line.replace(/[ \t\n\r]+$/, "").length;
+    if (!has(c, "case")) return refused("missing key `case` (column " + end + ")");
+    if (!has(c, "facts")) return refused("missing key `facts` (column " + end + ")");
+    const caseText = parsed.caseText;
+    const err = (msg) => ({ error: msg, case: caseText });
+    const facts = [], warnings = [];
+    let count = 0;
+    for (const k of keysOf(c.facts)) if (Array.isArray(c.facts[k])) count += c.facts[k].length;
+    if (count > MAX_FACTS) return err("the case has " + count + " facts; at most " + MAX_FACTS + " are accepted");
+    if (has(c, "as_of")) {
+      const date = c.as_of;
+      if (pkg.inForce !== null && date < pkg.inForce) return err("the case is dated " + date + " (as_of), before " + pkg.law + " is in force (" + pkg.inForce + ")");
+      if (pkg.until !== null && date >= pkg.until) return err("the case is dated " + date + " (as_of), when " + pkg.law + " is no longer in force (since " + pkg.until + ")");
+    }
+    for (const k of keysOf(c.facts)) {
       const neg = k.startsWith("~"), name = neg ? k.slice(1) : k;
-      if (!pkg.byName.has(name)) throw bad("unknown relation `" + name + "`");
-      const rel = pkg.byName.get(name), tuples = c.facts[k];
-      if (!Array.isArray(tuples)) throw bad("`" + k + "` is not a list");
+      if (!pkg.byName.has(name)) return err("unknown relation `" + name + "`" + didYouMean(name, pkg.relations.map((r) => r.name)));
+      const rel = pkg.byName.get(name), r = pkg.relations[rel], tuples = c.facts[k];
+      if (r.kind === "institutional") return err("relation `" + name + "` is institutional: it is derived by rules and cannot be given as input");
+      if (r.kind === "judgment" && !grants.includes(r.capability)) {
+        return err("relation `" + name + "` is a judgment reserved to capability `" + r.capability + "`; it is accepted only with --grant " + r.capability);
+      }
+      const signature = () => r.params.map((p) => p.name + ": " + p.ty).join(", ");
+      if (!Array.isArray(tuples)) return err("relation `" + k + "`: expected a list of tuples");
       for (const t of tuples) {
-        let args;
-        try { args = tuple(pkg, rel, Array.isArray(t) ? t : []); } catch (r) { throw bad(r); }
-        const l = { rel, neg, args };
-        out.set(key(l), l);
+        if (!Array.isArray(t)) return err("relation `" + k + "`: each tuple must be a list of arguments, got " + argJson(t, false));
+        if (t.length !== r.params.length) {
+          return err("relation `" + name + "` takes " + r.params.length + " argument" + (r.params.length === 1 ? "" : "s") + " (" + signature() + "), got " + t.length);
+        }
+        const values = [];
+        for (let i = 0; i < t.length; i++) {
+          const a = t[i], p = r.params[i];
+          if (r.integer[i]) {
+            const v = int64(a);
+            if (v === null) return err("relation `" + name + "`: argument `" + p.name + "` is an Integer, got " + argJson(a, true));
+            values.push(v);
+            continue;
+          }
+          if (typeof a !== "string") return err("relation `" + name + "`: argument `" + p.name + "` is a `" + p.ty + "` entity (a string), got " + argJson(a, true));
+          const declared = pkg.constants.filter(([, ty]) => ty === p.ty).map(([n]) => n);
+          if (declared.length && !declared.includes(a)) {
+            const close = closest(a, declared);
+            if (close !== null) {
+              const note = "relation `" + name + "`: argument `" + p.name + "`: `" + a + "` is not a declared " + p.ty + " (did you mean `" + close
+                + "`?) (declared: " + declared.join(", ") + "); it was read as a new " + p.ty;
+              if (!warnings.includes(note)) warnings.push(note);
+            }
+          }
+          values.push(a);
+        }
+        facts.push({ rel, neg, args: values });
       }
     }
-    return out;
+    for (const text of c.why_not || []) {
+      try { readAsked(pkg, text); } catch (why) {
+        if (typeof why !== "string") throw why;
+        return err(why);
+      }
+    }
+    return { case: caseText, facts, warnings, whyNot: has(c, "why_not") };
   }
 
-  async function check(pkg, caseLine, parsedCase, rulingLine) {
-    let ruling;
-    try { ruling = JSON.parse(rulingLine); } catch (e) { throw lineFailure("the ruling line is not JSON: " + e.message); }
+  async function check(pkg, caseLine, read, rulingLine) {
+    let ruling, rulingCase;
+    try { ({ value: ruling, caseText: rulingCase } = parseJson(rulingLine, true)); } catch (e) {
+      if (!(e instanceof JsonError)) throw e;
+      throw lineFailure("the ruling line is not JSON: " + e.message);
+    }
     if (!isObject(ruling)) throw lineFailure("the ruling line is not an object");
-    if (Object.prototype.hasOwnProperty.call(ruling, "error")) {
+    if (has(ruling, "error")) {
       return { outcome: "not_ruled", error: typeof ruling.error === "string" ? ruling.error : "" };
+    }
+    // A case clir refuses has no ruling: its error line is the only answer.
+    if (read.error !== undefined) fail(null, "case_line", read.error);
+    for (const k of keysOf(ruling)) {
+      if (RULING_KEYS.includes(k)) continue;
+      if (k === "why_not" || k === "explanations") {
+        fail(null, "ruling", "the ruling line carries `" + k + "`, which no certificate proves: a certified ruling has only " + RULING_KEYS.join(", "));
+      }
+      fail(null, "ruling", "the ruling line carries the key `" + k + "`, which the checker does not check");
     }
     const cert = ruling.certificate;
     if (!isObject(cert)) fail(null, "certificate", "the ruling line has no certificate (rule with --certify)");
-    const str = (k) => typeof cert[k] === "string" ? cert[k] : "";
-    if (str("format") !== FORMAT) fail(null, "certificate", "the format is not `" + FORMAT + "`");
-    if (str("seal") !== pkg.seal) fail(null, "seal", "the certificate is of the package sealed " + str("seal") + ", not " + pkg.seal);
+    const extra = keysOf(cert).find((k) => !CERTIFICATE_KEYS.includes(k));
+    if (extra !== undefined) fail(null, "certificate", "the certificate carries the key `" + extra + "`, which the checker does not check");
+    const field = (k) => typeof cert[k] === "string" ? cert[k] : "";
+    if (field("format") !== FORMAT) fail(null, "certificate", "the format is not `" + FORMAT + "`");
+    if (field("seal") !== pkg.seal) fail(null, "seal", "the certificate is of the package sealed " + field("seal") + ", not " + pkg.seal);
     const hash = await sha256(new TextEncoder().encode(caseLine));
-    if (str("case") !== hash) fail(null, "case", "the certificate is of the case line hashed " + str("case") + ", not " + hash);
-    if (parsedCase.error !== undefined) throw lineFailure("the case line is not JSON: " + parsedCase.error);
-    const c = parsedCase.value;
-    const caseOf = (v) => isObject(v) && Object.prototype.hasOwnProperty.call(v, "case") ? v.case : undefined;
-    if (!same(caseOf(c), caseOf(ruling))) fail(null, "case", "the ruling's `case` is not the case line's");
-    const facts = readFacts(pkg, c);
+    if (field("case") !== hash) fail(null, "case", "the certificate is of the case line hashed " + field("case") + ", not " + hash);
+    if (rulingCase !== read.case) fail(null, "case", "the ruling's `case` is not the case line's");
+    const facts = new Map(read.facts.map((l) => [key(l), l]));
     if (!Array.isArray(cert.nodes)) fail(null, "nodes", "no list of nodes");
+    const ids = new Set();
     const nodes = cert.nodes.map((id) => {
       const node = typeof id === "string" ? pkg.nodes.get(id) : undefined;
-      if (!node) fail(null, "nodes", (typeof id === "string" ? id : json(id)) + " is no rule, closure or priority of the package");
+      if (!node) fail(null, "nodes", (typeof id === "string" ? id : jsonText(id)) + " is no rule, closure or priority of the package");
+      if (ids.has(id)) fail(null, "nodes", id + " is listed twice");
+      ids.add(id);
       return node;
     });
     const m = new Model(pkg);
+    const named = nodes.map(() => false);
     for (const [t, k] of [[D, "D"], [S, "S"], [C, "d"]]) {
       if (!Array.isArray(cert[k])) fail(null, TIER[t], "the certificate has no list `" + k + "`");
       cert[k].forEach((raw, i) => {
@@ -675,12 +1273,18 @@ const ClirCheck = (() => {
           if (typeof r !== "string") throw r;
           fail(null, TIER[t] + "[" + i + "]", r);
         }
+        if (!e.fact) {
+          named[e.node] = true;
+          for (const b of e.beats) for (const n of b) named[n] = true;
+        }
         const lk = key(e.lit);
         if (m.member[t].has(lk)) fail(litText(pkg, e.lit), TIER[t] + "[" + i + "]", "listed twice");
         m.member[t].set(lk, i);
         m.tiers[t].push(e);
       });
     }
+    const unnamed = named.indexOf(false);
+    if (unnamed >= 0) fail(null, "nodes", cert.nodes[unnamed] + " is named by no entry");
     for (const t of [S, C]) {
       m.tiers[t].forEach((e, i) => {
         if (m.inD(e.lit)) fail(litText(pkg, e.lit), TIER[t] + "[" + i + "]", "listed in " + TIER[t] + " beyond +D, but it is +D");
@@ -690,25 +1294,33 @@ const ClirCheck = (() => {
     const applicable = m.applicable();
     m.sound(nodes, facts, applicable);
     m.fixpoint(facts, applicable);
-    m.ruling(ruling);
+    m.ruling(ruling, read);
     return { outcome: "certified" };
   }
 
   // Checks the ruling line `rulingLine` of the case line `caseLine` (without its line break)
-  // with the package `pkg` (from readPackage): {case, outcome: "certified" | "not_ruled" |
-  // "rejected", and for a rejection literal, step and reason, for an error line error}.
-  async function checkLine(pkg, caseLine, rulingLine) {
-    let parsed;
-    try { parsed = { value: JSON.parse(caseLine) }; } catch (e) { parsed = { error: e.message }; }
-    const caseValue = isObject(parsed.value) && Object.prototype.hasOwnProperty.call(parsed.value, "case") ? parsed.value.case : null;
+  // with the package `pkg` (from readPackage), under the capabilities `options.grants` (a
+  // judgment fact without its grant is a case line clir refuses, as `clir rule` refuses it
+  // without `--grant`): {case, outcome: "certified" | "not_ruled" | "rejected", and for a
+  // rejection literal, step and reason, for an error line error}. `case` is the case line's
+  // `case` value (numbers as JavaScript numbers: for showing), `caseJson` its JSON text as
+  // written, less white space; `literal`, `step`, `reason` and `error` are text for people,
+  // their control and invisible characters escaped.
+  async function checkLine(pkg, caseLine, rulingLine, options) {
+    const grants = options && Array.isArray(options.grants) ? options.grants : [];
+    const read = readCase(pkg, caseLine, grants);
+    const caseJson = read.case;
+    let plain = null;
+    try { plain = JSON.parse(caseJson); } catch (e) { plain = null; }
     try {
-      return Object.assign({ case: caseValue }, await check(pkg, caseLine, parsed, rulingLine));
+      const v = await check(pkg, caseLine, read, rulingLine);
+      return Object.assign({ case: plain, caseJson }, v, v.error === undefined ? {} : { error: shown(v.error) });
     } catch (f) {
       if (!(f instanceof Failure)) throw f;
-      return { case: caseValue, outcome: "rejected", literal: f.literal, step: f.step, reason: f.reason };
+      return { case: plain, caseJson, outcome: "rejected", literal: shown(f.literal), step: shown(f.step), reason: shown(f.reason) };
     }
   }
 
-  return { FORMAT, sha256, readPackage, parsePackage, checkLine };
+  return { FORMAT, sha256, readPackage, parsePackage, parseJson, checkLine };
 })();
 if (typeof module === "object" && module.exports) module.exports = ClirCheck;
