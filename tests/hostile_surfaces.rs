@@ -87,3 +87,100 @@ fn the_plan_shows_package_text_escaped() {
     assert!(shown.starts_with("plan of demo.\\u{001b}]0;owned\\u{0007}\\u{001b}[2J\\u{202e}evil"), "{shown}");
     assert!(shown.contains("reach\\u{001b}[2J\\u{202e}\\u{200b}\\u{009b}31m"), "{shown}");
 }
+
+/// Rules `input` with the FIDE package; its one ruling line.
+fn rule_one(input: &str) -> serde_json::Value {
+    let (_, out, err) = clir(&["rule", "--package", FIDE], input);
+    serde_json::from_str(out.lines().next().unwrap_or_else(|| panic!("{err}"))).unwrap()
+}
+
+/// A bare `_` in a why-not answer is an argument no value binds; the entity named `_` is `"_"`
+/// there and must be asked about as `"_"`.
+#[test]
+fn an_entity_named_underscore_is_not_the_unbound_argument() {
+    let facts = r#""facts":{"player_of":[["_","w"],["_","b"]],"player_resigned":[["b"]]}"#;
+    let line = rule_one(&format!("{{\"case\":1,{facts},\"why_not\":[\"game_drawn(_)\"]}}\n"));
+    let e = line["error"].as_str().unwrap_or_else(|| panic!("{line}"));
+    assert!(e.contains("`_`, which stands for no value; the entity named `_` is written \"_\""), "{e}");
+    let asked = r#"["game_drawn(\"_\")","resignation_has_ended_the_game(\"_\")"]"#;
+    let line = rule_one(&format!("{{\"case\":1,{facts},\"why_not\":{asked}}}\n"));
+    // The data keeps the name as it is.
+    assert_eq!(line["concluded"]["resignation_has_ended_the_game"], serde_json::json!([["_"]]), "{line}");
+    let drawn = &line["why_not"]["game_drawn(\"_\")"];
+    assert_eq!(drawn["concluded"], false, "{line}");
+    let premises: Vec<&str> =
+        drawn["reasons"].as_array().unwrap().iter().filter_map(|r| r["premise"].as_str()).collect();
+    assert!(!premises.is_empty(), "{line}");
+    assert!(premises.iter().any(|p| p.contains("(\"_\"")), "{line}");
+    for p in premises {
+        assert!(!p.contains("(_,") && !p.contains("(_)"), "the entity `_` reads as unbound: {p}");
+    }
+    // A concluded literal keeps its explanation.
+    let ended = &line["why_not"]["resignation_has_ended_the_game(\"_\")"];
+    assert_eq!(ended["concluded"], true, "{line}");
+    assert!(ended["explanation"]["rule"].is_string(), "{line}");
+}
+
+/// A name holding a bidi override or a zero-width character is shown in why-not text with the
+/// character escaped; the ruling's data keeps it.
+#[test]
+fn why_not_text_shows_bidi_and_zero_width_characters_escaped() {
+    let (g, b) = ("g\u{202e}1", "b\u{200b}");
+    let input = serde_json::json!({
+        "case": 1,
+        "facts": {"player_of": [[g, "w"], [g, b]], "player_resigned": [[b]]},
+        "why_not": [format!("game_drawn({g})"), format!("game_lost_by({g},{b})")],
+    });
+    let line = rule_one(&format!("{input}\n"));
+    assert_eq!(line["concluded"]["resignation_has_ended_the_game"], serde_json::json!([[g]]), "{line}");
+    let answers = line["why_not"].as_object().unwrap_or_else(|| panic!("{line}"));
+    assert!(answers.contains_key("game_drawn(\"g\\u202e1\")"), "{line}");
+    let text = serde_json::to_string(&line["why_not"]).unwrap();
+    assert!(!text.contains(['\u{202e}', '\u{200b}']), "{text}");
+    assert!(text.contains("\\\\u202e"), "{text}");
+}
+
+/// The review page shows text as a terminal is shown it: its `UNSEEN` class is the set of
+/// characters `terminal_text` escapes, and its `shown` writes them as `terminal_text` does
+/// (run under `node` where there is one).
+#[test]
+fn the_review_page_shows_unseen_characters_escaped() {
+    let page = include_str!("../src/cli/serve/page.html");
+    let start = page.find("const UNSEEN = /[").expect("the page defines UNSEEN") + 17;
+    let class = &page[start..start + page[start..].find("]/g").unwrap()];
+    let mut ranges = Vec::new();
+    let mut rest = class;
+    let escape = |s: &str| u32::from_str_radix(s.strip_prefix("\\u").unwrap().get(..4).unwrap(), 16).unwrap();
+    while !rest.is_empty() {
+        let lo = escape(rest);
+        rest = &rest[6..];
+        let hi = match rest.strip_prefix('-') {
+            Some(r) => {
+                rest = &r[6..];
+                escape(r)
+            }
+            None => lo,
+        };
+        ranges.push((lo, hi));
+    }
+    for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+        let s = c.to_string();
+        let terminal = clir_codegen::text::terminal_text(&s) != s;
+        let page = ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&(c as u32)));
+        assert_eq!(page, terminal, "U+{:04X}", c as u32);
+    }
+    // Every string the page shows goes through `shown`.
+    assert!(page.contains("document.createTextNode(shown(k))"));
+    if Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        let from = page.find("const UNSEEN").unwrap();
+        let to = from + page[from..].find("\n}\n").unwrap() + 3;
+        let sample = "Dvořák g\u{202e}1 b\u{200b} \u{1b}[2J\u{9b} a\\u{202e} \u{2066}x\u{2069}\u{feff}\u{ad}";
+        let script =
+            format!("{}\nprocess.stdout.write(shown({}));", &page[from..to], serde_json::to_string(sample).unwrap());
+        let out = Command::new("node").arg("-e").arg(script).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), clir_codegen::text::terminal_text(sample));
+    } else {
+        eprintln!("\n*** node is missing: the page's `shown` was not run ***\n");
+    }
+}

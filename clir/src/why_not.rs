@@ -228,7 +228,40 @@ pub struct WhyNot {
     pub reasons: Vec<Reason>,
 }
 
-/// `name(a,b)` (`~` first when negative), `_` for an unbound argument.
+/// An entity inside a why-not literal: as [`entity_text`] writes it (bare, or a JSON string when
+/// it could be misread), and also as a JSON string when it is `_` (which bare stands for an
+/// argument no value binds) or holds a character a reader would not see or would see as
+/// something else: a control character, a bidi control, a zero-width character, the byte-order
+/// mark or a soft hyphen, each written as its `\uXXXX` JSON escape. A quoted name reads back as
+/// the same entity where a literal is read (`why_not`, law tests), and `_` never names one.
+pub fn shown_entity(name: &str) -> std::borrow::Cow<'_, str> {
+    if name != "_" && !name.contains(unseen) {
+        return entity_text(name);
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    for c in serde_json::Value::String(name.to_string()).to_string().chars() {
+        if unseen(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Characters that change how text reads without being seen, or are not text: C0 and C1
+/// controls and DEL, bidi embeddings, overrides, isolates and marks (U+061C, U+200E, U+200F,
+/// U+202A-U+202E, U+2066-U+2069), zero-width and invisible characters (U+180E, U+200B-U+200D,
+/// U+2060-U+2064, U+FEFF), the soft hyphen, the line and paragraph separators and the
+/// interlinear annotation characters.
+fn unseen(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{00ad}' | '\u{061c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
+}
+
+/// `name(a,b)` (`~` first when negative), `_` for an unbound argument; entities as
+/// [`shown_entity`] writes them, so that an entity named `_` is `"_"`.
 pub fn literal_text(schema: &Schema, names: &Interner, rel: usize, negative: bool, args: &[Option<i64>]) -> String {
     let info = &schema.relations[rel];
     let mut out = String::new();
@@ -244,7 +277,7 @@ pub fn literal_text(schema: &Schema, names: &Interner, rel: usize, negative: boo
         match v {
             None => out.push('_'),
             Some(v) if p.integer => out.push_str(&v.to_string()),
-            Some(v) => out.push_str(&entity_text(names.name(Sym(*v as u32)))),
+            Some(v) => out.push_str(&shown_entity(names.name(Sym(*v as u32)))),
         }
     }
     out.push(')');
@@ -363,7 +396,7 @@ fn comparison_text(names: &Interner, text: &[String], values: &[Shown]) -> Strin
         out.push_str(piece);
         match values.get(i) {
             Some(Shown::Int(v)) => out.push_str(&v.to_string()),
-            Some(Shown::Name(v)) => out.push_str(&entity_text(names.name(Sym(*v as u32)))),
+            Some(Shown::Name(v)) => out.push_str(&shown_entity(names.name(Sym(*v as u32)))),
             None => {}
         }
     }
@@ -435,5 +468,26 @@ impl WhyNot {
         }
         let reasons: Vec<Value> = self.reasons.iter().map(|r| r.to_json(schema)).collect();
         json!({"concluded": false, "reasons": reasons})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_entity;
+
+    /// An entity named `_` cannot be read as the unbound `_`, and one holding a character a
+    /// reader would not see shows it as an escape; every quoted name reads back as the entity.
+    #[test]
+    fn entities_that_read_as_something_else_are_quoted_and_escaped() {
+        assert_eq!(shown_entity("w"), "w");
+        assert_eq!(shown_entity("a,b"), "\"a,b\"");
+        assert_eq!(shown_entity("_"), "\"_\"");
+        assert_eq!(shown_entity("__"), "__");
+        assert_eq!(shown_entity("g\u{202e}x"), "\"g\\u202ex\"");
+        for name in ["_", "g\u{202e}x", "a\u{200b}\u{2066}\u{feff}\u{ad}b", "c\u{9b}1m\u{7f}", "d\u{1b}[2J\n"] {
+            let shown = shown_entity(name);
+            assert!(shown.chars().all(|c| !c.is_control() && c.is_ascii() || c.is_alphanumeric()), "{shown:?}");
+            assert_eq!(serde_json::from_str::<String>(&shown).unwrap(), name, "{shown}");
+        }
     }
 }

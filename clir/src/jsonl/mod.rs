@@ -830,6 +830,12 @@ fn parse_asked(cat: &Catalog, text: &str) -> Result<(usize, bool, Vec<AskedArg>)
             args.push(AskedArg::Value(v));
         } else if w.is_empty() {
             return Err(bad("an empty argument"));
+        } else if bare && w == "_" {
+            // In an answer a bare `_` is an argument no value binds; a question names every one.
+            return Err(format!(
+                "why_not: in `{text}`, argument `{}` is `_`, which stands for no value; the entity named `_` is written \"_\"",
+                p.name
+            ));
         } else {
             match cat.constants[rel][i].iter().find(|(c, _)| *c == w) {
                 Some(&(_, c)) => args.push(AskedArg::Value(c as i64)),
@@ -1099,7 +1105,14 @@ fn why_not_entries(
             entries.insert(answer.literal.clone(), serde_json::json!({"concluded": false, "reasons": reasons}));
             continue;
         }
-        let explanation = explanations.get(&answer.literal).cloned().or_else(|| {
+        // Explanations name their literals as `concluded` does (`batch::literal_string`); the
+        // why-not answer writes an entity named `_` or holding an unseen character quoted.
+        let key = format!(
+            "{}{}",
+            if a.negative { "~" } else { "" },
+            literal_string(&schema.relations[a.rel as usize], &batch.interner, &a.args)
+        );
+        let explanation = explanations.get(&key).cloned().or_else(|| {
             let row = a.row();
             let given = batch.facts[slot(a.rel as usize, a.negative)].chunks_exact(row.len()).any(|r| r == row);
             given.then(|| serde_json::json!({"literal": answer.literal, "definite": true, "fact": "input"}))
