@@ -175,7 +175,7 @@ const ClirCheck = (() => {
           ws();
           if (i >= src.length) err("EOF while parsing an object");
           if (src[i] !== '"') err(src[i] === "}" ? "trailing comma" : "key must be a string", i + 1);
-          const k = string();
+          const k = string(), keyEnd = i;
           if (has(out, k)) {
             if (!lenient) err("duplicate key `" + k + "`", i, k);
             if (line && depth === 0 && k === "case") caseTwice = true;
@@ -189,7 +189,7 @@ const ClirCheck = (() => {
           out[k] = value(depth + 1, lax || isCase);
           path.pop();
           if (isCase) caseText = compact(src.slice(from, i));
-          if (line && depth === 0) spans[k] = [from, i];
+          if (line && depth === 0) spans[k] = [from, i, keyEnd];
           ws();
           if (i >= src.length) err("EOF while parsing an object");
           if (src[i] === ",") { i++; continue; }
@@ -1126,6 +1126,13 @@ const ClirCheck = (() => {
   // `why_not` at most 1,024 literals of the package, `as_of` a date the law is in force at.
   function readCase(pkg, line, grants) {
     const refused = (msg) => ({ error: msg, case: caseValue(line) });
+    // An error of the line's own object is placed once serde_json has ended the object: past
+    // white space and a closing `}`.
+    const settle = (pos) => {
+      let j = pos;
+      while (j < line.length && " \t\n\r".includes(line[j])) j++;
+      return line[j] === "}" ? j + 1 : j;
+    };
     let parsed;
     try { parsed = parseJson(line, true); } catch (e) {
       if (!(e instanceof JsonError)) throw e;
@@ -1135,14 +1142,23 @@ const ClirCheck = (() => {
         if (p.length === 0 && !CASE_KEYS.includes(e.dup)) what = "unknown key `" + e.dup + "` (a case has only `case`, `facts`, `why_not` and `as_of`)";
         else if (p.length === 1 && p[0] === "facts") what = "duplicate key `" + e.dup + "` in `facts`";
         else if (p.length >= 1 && (p[0] === "case" || p[0] === "facts")) what = "duplicate key `" + e.dup + "` in the `case` value";
-        return refused(what + " (column " + e.column + ")");
+        // A `case` value is read whole, then again strictly: its error is placed at its end.
+        let column = e.column;
+        if (p.length >= 1 && p[0] === "case") {
+          try { column = settle(parseJson(line, true, true).spans.case[1]); } catch (again) { if (!(again instanceof JsonError)) throw again; }
+        } else if (p.length === 0) {
+          column = settle(e.column);
+        }
+        return refused(what + " (column " + column + ")");
       }
       return refused(caseJsonError(e));
     }
     const c = parsed.value, spans = parsed.spans;
-    const at = (k, what) => {
+    // serde_json places an error of a value's type at its first character when it is a list
+    // or an object, else after it; an error of what the value says, after it.
+    const at = (k, what, after) => {
       const [from, to] = spans[k], v = c[k];
-      return refused(what + " (column " + (Array.isArray(v) || isObject(v) ? from + 1 : to) + ")");
+      return refused(what + " (column " + (after ? settle(to) : Array.isArray(v) || isObject(v) ? from + 1 : to) + ")");
     };
     const invalid = (k, v, expected) => at(k, "invalid type: " + unexpected(v) + ", expected " + expected);
     for (const k of keysOf(c)) {
@@ -1154,12 +1170,12 @@ const ClirCheck = (() => {
         if (!Array.isArray(v)) return invalid(k, v, "a sequence");
         const wrong = v.find((s) => typeof s !== "string");
         if (wrong !== undefined) return invalid(k, wrong, "a string");
-        if (v.length > MAX_WHY_NOT) return at(k, "`why_not` asks about " + v.length + " literals; at most " + MAX_WHY_NOT + " are answered a case");
+        if (v.length > MAX_WHY_NOT) return at(k, "`why_not` asks about " + v.length + " literals; at most " + MAX_WHY_NOT + " are answered a case", true);
       } else if (k === "as_of") {
         if (typeof v !== "string") return invalid(k, v, "a string");
-        if (!isDate(v)) return at(k, "`as_of` is a date written YYYY-MM-DD, got `" + v + "`");
+        if (!isDate(v)) return at(k, "`as_of` is a date written YYYY-MM-DD, got `" + v + "`", true);
       } else {
-        return refused("unknown key `" + k + "` (a case has only `case`, `facts`, `why_not` and `as_of`) (column " + spans[k][0] + ")");
+        return refused("unknown key `" + k + "` (a case has only `case`, `facts`, `why_not` and `as_of`) (column " + settle(spans[k][2]) + ")");
       }
     }
     const end = line.replace(/[ \t\n\r]+$/, "").length;
