@@ -12,9 +12,11 @@
 // certified one), and a number keeps its source text, so an Integer is read exactly, as a
 // BigInt, and a number written with a fraction or an exponent (`80.0`, `8e1`) is no Integer
 // (FORMAT.md, DECISIONS 20). Integer arithmetic is 64-bit two's complement with wraparound
-// (EXTENSIONS.md §3), on BigInts. Text shown to people (a literal, a reason, an error) has its
-// control and invisible format characters (bidi overrides, zero-width characters) written as
-// `\u{..}` escapes. Anything it cannot vouch for is a rejection, never a wrong acceptance.
+// (EXTENSIONS.md §3), on BigInts. Its literals, reasons and errors are text as clir-check
+// writes it, names as the package and the lines hold them: the page shows every text through
+// its `shown()`, which writes control and invisible format characters (bidi overrides,
+// zero-width characters) as `\u{..}` escapes, once. Anything it cannot vouch for is a
+// rejection, never a wrong acceptance.
 "use strict";
 const ClirCheck = (() => {
   const FORMAT = "clir.certificate/1";
@@ -42,15 +44,6 @@ const ClirCheck = (() => {
   async function sha256(bytes) {
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
     return "sha256:" + Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-  }
-
-  // Text for people: control characters and invisible format characters (bidi embeddings,
-  // overrides and isolates, zero-width characters, the byte-order mark, the soft hyphen) as
-  // `\u{..}` escapes, and a backslash before `u{` escaped too, so that an escape on the page
-  // always means the text holds that character (clir's terminal_text).
-  const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]|\\(?=u\{)/gu;
-  function shown(s) {
-    return typeof s !== "string" ? s : s.replace(INVISIBLE, (c) => "\\u{" + c.codePointAt(0).toString(16).padStart(4, "0") + "}");
   }
 
   // ---- Strict JSON --------------------------------------------------------------------------
@@ -91,10 +84,14 @@ const ClirCheck = (() => {
     let i = 0, caseTwice = false;
     const spans = Object.create(null);
     const path = [];
-    const err = (what, at, dup) => {
-      const to = at === undefined ? i : at;
+    // Line and column (from 1) of the position after `to` characters.
+    const place = (to) => {
       const before = src.slice(0, to), nl = before.lastIndexOf("\n");
-      throw new JsonError(what, before.split("\n").length, to - nl - 1, dup, path.slice());
+      return [before.split("\n").length, to - nl - 1];
+    };
+    const err = (what, at, dup) => {
+      const [l, c] = place(at === undefined ? i : at);
+      throw new JsonError(what, l, c, dup, path.slice());
     };
     const ws = () => { while (i < src.length && (src[i] === " " || src[i] === "\t" || src[i] === "\n" || src[i] === "\r")) i++; };
     const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
@@ -140,6 +137,88 @@ const ClirCheck = (() => {
         from = i;
       }
     }
+    // A line's `case` value, read as serde_json reads a raw value: its extent first, whatever
+    // its depth or numbers (`1e400`); then, when it is a list or an object, read strictly, an
+    // error of that reading placed at its end.
+    function rawValue() {
+      ws();
+      const start = i, end = skim();
+      const raw = src.slice(start, end);
+      if (raw[0] !== "{" && raw[0] !== "[") {
+        i = start;
+        const v = value(0, true);
+        i = end;
+        return v;
+      }
+      try { return parseJson(raw, false, lenient); } catch (e) {
+        if (!(e instanceof JsonError)) throw e;
+        i = end;
+        ws();
+        const [line, column] = place(src[i] === "}" ? i + 1 : i);
+        throw new JsonError(e.what, line, column, e.dup, path.concat(e.path));
+      } finally { i = end; }
+    }
+    // The end of the value at `i` (serde_json's ignore_value: no depth limit, numbers by their
+    // syntax only).
+    function skim() {
+      const stack = [];
+      const key = () => {
+        ws();
+        if (i >= src.length) err("EOF while parsing an object");
+        if (src[i] !== '"') err(src[i] === "}" ? "trailing comma" : "key must be a string", i + 1);
+        string();
+        ws();
+        if (i >= src.length) err("EOF while parsing an object");
+        if (src[i] !== ":") err("expected `:`", i + 1);
+        i++;
+      };
+      for (;;) {
+        ws();
+        if (i >= src.length) err("EOF while parsing a value");
+        const c = src[i];
+        let open = false;
+        if (c === "[" || c === "{") {
+          i++;
+          ws();
+          if (i >= src.length) err(c === "[" ? "EOF while parsing a list" : "EOF while parsing an object");
+          if (src[i] === (c === "[" ? "]" : "}")) i++;
+          else {
+            stack.push(c === "[" ? "]" : "}");
+            if (c === "{") key();
+            open = true;
+          }
+        } else if (c === '"') string();
+        else {
+          const word = ["true", "false", "null"].find((w) => src.startsWith(w, i));
+          if (word) i += word.length;
+          else {
+            NUMBER.lastIndex = i;
+            const m = NUMBER.exec(src);
+            if (!m) err("expected value", i + 1);
+            i += m[0].length;
+          }
+        }
+        if (open) continue;
+        for (;;) {
+          if (!stack.length) return i;
+          const close = stack[stack.length - 1];
+          ws();
+          if (i >= src.length) err(close === "]" ? "EOF while parsing a list" : "EOF while parsing an object");
+          if (src[i] === ",") {
+            i++;
+            if (close === "}") key();
+            else {
+              ws();
+              if (src[i] === "]") err("trailing comma", i + 1);
+            }
+            break;
+          }
+          if (src[i] !== close) err(close === "]" ? "expected `,` or `]`" : "expected `,` or `}`", i + 1);
+          i++;
+          stack.pop();
+        }
+      }
+    }
     let caseText;
     function value(depth, lax) {
       ws();
@@ -149,6 +228,7 @@ const ClirCheck = (() => {
         if (depth >= MAX_DEPTH) err("recursion limit exceeded", i + 1);
         i++;
         ws();
+        if (i >= src.length) err(c === "[" ? "EOF while parsing a list" : "EOF while parsing an object");
         if (c === "[") {
           const out = [];
           if (src[i] === "]") { i++; return out; }
@@ -186,7 +266,7 @@ const ClirCheck = (() => {
           i++;
           const from = i, isCase = line && depth === 0 && k === "case";
           path.push(k);
-          out[k] = value(depth + 1, lax || isCase);
+          out[k] = isCase ? rawValue() : value(depth + 1, lax);
           path.pop();
           if (isCase) caseText = compact(src.slice(from, i));
           if (line && depth === 0) spans[k] = [from, i, keyEnd];
@@ -613,7 +693,7 @@ const ClirCheck = (() => {
     if (t === undefined) throw "premise `" + v + "` names no layer";
     const digits = v.slice(1);
     if (!/^\+?[0-9]+$/.test(digits) || BigInt(digits) > U64_MAX) throw "premise `" + v + "` has no index";
-    return { t, i: Number(digits) };
+    return { t, i: BigInt(digits) };
   }
 
   function readEntry(pkg, v, nodes) {
@@ -806,7 +886,7 @@ const ClirCheck = (() => {
           const node = nodes[e.node];
           const premises = [];
           for (const r of e.refs) {
-            const p = this.tiers[r.t][r.i];
+            const p = r.i < BigInt(this.tiers[r.t].length) ? this.tiers[r.t][Number(r.i)] : undefined;
             if (!p) throw at("premise " + TIER[r.t] + "[" + r.i + "] is not listed");
             if (p.rank >= e.rank) {
               throw at("premise " + litText(pkg, p.lit) + " (" + TIER[r.t] + "[" + r.i + "]) has rank " + p.rank + ", not below this entry's rank " + e.rank);
@@ -1142,13 +1222,8 @@ const ClirCheck = (() => {
         if (p.length === 0 && !CASE_KEYS.includes(e.dup)) what = "unknown key `" + e.dup + "` (a case has only `case`, `facts`, `why_not` and `as_of`)";
         else if (p.length === 1 && p[0] === "facts") what = "duplicate key `" + e.dup + "` in `facts`";
         else if (p.length >= 1 && (p[0] === "case" || p[0] === "facts")) what = "duplicate key `" + e.dup + "` in the `case` value";
-        // A `case` value is read whole, then again strictly: its error is placed at its end.
         let column = e.column;
-        if (p.length >= 1 && p[0] === "case") {
-          try { column = settle(parseJson(line, true, true).spans.case[1]); } catch (again) { if (!(again instanceof JsonError)) throw again; }
-        } else if (p.length === 0) {
-          column = settle(e.column);
-        }
+        if (p.length === 0) column = settle(e.column);
         return refused(what + " (column " + column + ")");
       }
       return refused(caseJsonError(e));
@@ -1299,8 +1374,6 @@ const ClirCheck = (() => {
         m.tiers[t].push(e);
       });
     }
-    const unnamed = named.indexOf(false);
-    if (unnamed >= 0) fail(null, "nodes", cert.nodes[unnamed] + " is named by no entry");
     for (const t of [S, C]) {
       m.tiers[t].forEach((e, i) => {
         if (m.inD(e.lit)) fail(litText(pkg, e.lit), TIER[t] + "[" + i + "]", "listed in " + TIER[t] + " beyond +D, but it is +D");
@@ -1311,6 +1384,9 @@ const ClirCheck = (() => {
     m.sound(nodes, facts, applicable);
     m.fixpoint(facts, applicable);
     m.ruling(ruling, read);
+    // Last, so that a certificate that lost an entry is rejected for what the entry held.
+    const unnamed = named.indexOf(false);
+    if (unnamed >= 0) fail(null, "nodes", cert.nodes[unnamed] + " is named by no entry");
     return { outcome: "certified" };
   }
 
@@ -1320,8 +1396,7 @@ const ClirCheck = (() => {
   // without `--grant`): {case, outcome: "certified" | "not_ruled" | "rejected", and for a
   // rejection literal, step and reason, for an error line error}. `case` is the case line's
   // `case` value (numbers as JavaScript numbers: for showing), `caseJson` its JSON text as
-  // written, less white space; `literal`, `step`, `reason` and `error` are text for people,
-  // their control and invisible characters escaped.
+  // written, less white space.
   async function checkLine(pkg, caseLine, rulingLine, options) {
     const grants = options && Array.isArray(options.grants) ? options.grants : [];
     const read = readCase(pkg, caseLine, grants);
@@ -1330,10 +1405,10 @@ const ClirCheck = (() => {
     try { plain = JSON.parse(caseJson); } catch (e) { plain = null; }
     try {
       const v = await check(pkg, caseLine, read, rulingLine);
-      return Object.assign({ case: plain, caseJson }, v, v.error === undefined ? {} : { error: shown(v.error) });
+      return Object.assign({ case: plain, caseJson }, v);
     } catch (f) {
       if (!(f instanceof Failure)) throw f;
-      return { case: plain, caseJson, outcome: "rejected", literal: shown(f.literal), step: shown(f.step), reason: shown(f.reason) };
+      return { case: plain, caseJson, outcome: "rejected", literal: f.literal, step: f.step, reason: f.reason };
     }
   }
 
