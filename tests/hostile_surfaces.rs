@@ -184,3 +184,140 @@ fn the_review_page_shows_unseen_characters_escaped() {
         eprintln!("\n*** node is missing: the page's `shown` was not run ***\n");
     }
 }
+
+/// Under `ulimit -n 128`, 160 connections that send part of a request head and then nothing
+/// (a slowloris that has stopped, or not yet sent its next byte) hold every descriptor the
+/// server may use. A real request is still answered: the server sheds the oldest connection
+/// that has not sent a whole head, instead of leaving the request in the listen queue until
+/// the heads time out (60 s here; the bound below is far under it and far over the cost).
+#[test]
+fn real_requests_are_answered_when_trickling_connections_exhaust_descriptors() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+    let child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -n 128 && exec \"$0\" serve --package fide.laws.chess --addr 127.0.0.1:0 --header-timeout 60")
+        .arg(env!("CARGO_BIN_EXE_clir"))
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut server = Started(child);
+    let mut err = BufReader::new(server.0.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.contains("listening on"), "{first}");
+    let addr = first.trim().rsplit("http://").next().unwrap().to_string();
+    let log = std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = err.read_to_string(&mut rest);
+        rest
+    });
+    let mut slow = Vec::new();
+    for _ in 0..160 {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        s.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Slow: a").as_bytes()).unwrap();
+        slow.push(s);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let bound = Duration::from_secs(10);
+    for i in 0..5 {
+        let began = Instant::now();
+        let mut s = TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(bound)).unwrap();
+        s.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        let read = s.read_to_end(&mut answer);
+        let took = began.elapsed();
+        assert!(
+            read.is_ok() && answer.starts_with(b"HTTP/1.1 200"),
+            "request {i}: no answer within {bound:?} ({took:?}): {read:?} {:?}",
+            String::from_utf8_lossy(&answer)
+        );
+        eprintln!("request {i} answered in {took:?}");
+    }
+    // The shed connections were closed by the server (an end of file or a reset, never an answer).
+    let closed = slow
+        .iter()
+        .filter(|&s| {
+            s.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+            let (mut reader, mut buf) = (s, Vec::new());
+            match reader.read_to_end(&mut buf) {
+                Ok(_) => true,
+                Err(e) => !matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut),
+            }
+        })
+        .count();
+    assert!(closed > 0, "no trickling connection was shed");
+    let killed = Command::new("kill").args(["-TERM", &server.0.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let status = server.0.wait().unwrap();
+    let log = log.join().unwrap();
+    assert_eq!(status.code(), Some(0), "{log}");
+    assert!(log.contains("at most 96 connections at once (the open-file limit is 128)"), "{log}");
+}
+
+/// A server this test started, killed if the test ends before it has stopped it.
+struct Started(std::process::Child);
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// At the connection cap, a new connection sheds one that has not sent a whole head, never one
+/// whose request is in progress (here a body still arriving).
+#[test]
+fn at_the_cap_a_connection_with_a_request_in_progress_is_never_shed() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+    use std::time::Duration;
+    let child = Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["serve", "--package", FIDE, "--addr", "127.0.0.1:0", "--max-connections", "2", "--header-timeout", "60"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut server = Started(child);
+    let mut err = BufReader::new(server.0.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    let addr = first.trim().rsplit("http://").next().unwrap().to_string();
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let body = "{\"case\":\"busy\",\"facts\":{\"stalemate_arisen\":[[\"g\"]]}}\n";
+    let mut busy = TcpStream::connect(&addr).unwrap();
+    busy.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "POST /v1/packages/{FIDE}/rulings HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    busy.write_all(head.as_bytes()).unwrap();
+    busy.write_all(&body.as_bytes()[..10]).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut slow = TcpStream::connect(&addr).unwrap();
+    slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..3 {
+        let mut s = TcpStream::connect(&addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        s.write_all(format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").as_bytes()).unwrap();
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer).unwrap();
+        assert!(answer.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&answer));
+    }
+    // The half-sent head was shed; the request whose body is still arriving was not.
+    slow.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut rest = Vec::new();
+    assert!(slow.read_to_end(&mut rest).map_or(true, |_| rest.is_empty()), "{}", String::from_utf8_lossy(&rest));
+    busy.write_all(&body.as_bytes()[10..]).unwrap();
+    let mut answer = Vec::new();
+    busy.read_to_end(&mut answer).unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("\"case\":\"busy\""), "{answer}");
+    assert!(answer.contains("game_drawn"), "{answer}");
+}

@@ -8,11 +8,13 @@
 //! so at most `--concurrency` bodies are held. Each request has a time limit from its arrival
 //! to the end of its answer (`503`, or an answer cut off) and a body limit (`413`).
 //!
-//! The server accepts connections itself, on hyper: at most `--max-connections` are open, a
-//! request head must arrive within `--header-timeout` (which also closes idle keep-alive
-//! connections), a Host header must name this server (against DNS rebinding), and every answer
-//! carries security headers. SIGTERM finishes the answers in progress and drops the rest. One
-//! JSON line per request goes to stderr.
+//! The server accepts connections itself, on hyper: at most `--max-connections` are open (and
+//! fewer than the open-file limit allows; at the cap, or out of descriptors, a new connection
+//! sheds the oldest one that has not sent a whole head, else the oldest idle one), a request
+//! head must arrive within `--header-timeout` (which also closes idle keep-alive connections),
+//! a Host header must name this server (against DNS rebinding), and every answer carries
+//! security headers. SIGTERM finishes the answers in progress and drops the rest. One JSON line
+//! per request goes to stderr.
 //!
 //! Here: the options, the handlers and the routes; `conn` accepts connections and shuts down,
 //! `access` decides who may ask what (tokens, hosts, security headers), `answer` reads a body
@@ -80,7 +82,10 @@ pub struct ServeArgs {
     /// requests, before it is closed (at most 86400).
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = seconds)]
     pub header_timeout: f64,
-    /// Connections open at once; more wait in the listen queue.
+    /// Connections open at once (fewer when the open-file limit would not leave the server an
+    /// eighth of its descriptors, at least 32). A connection beyond it closes the oldest one
+    /// that has not sent a whole request head, else the oldest idle one; only when every
+    /// connection has an answer in progress do more wait in the listen queue.
     #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub max_connections: u32,
     /// A host name that requests may name in their Host header, besides `localhost`, IP
