@@ -2,8 +2,9 @@
 //! at a lower rank, one step of every rule and closure over the layers, and the ruling compared
 //! with the layers.
 
+use crate::case::{self, Case};
+use crate::json::{self, J as Json};
 use crate::package::{sha256, Item, Node, Package, Pattern, Rule, Strength, Term, Value};
-use serde_json::{Map, Value as Json};
 use std::collections::{HashMap, HashSet};
 
 /// The certificate format this checker reads.
@@ -83,28 +84,62 @@ enum Set {
 /// in the tuple list.
 type Index = HashMap<Vec<Value>, Vec<usize>>;
 
+/// Tuples of a set, relation and sign projected on some columns: `(set, rel, negative, keep)`.
+type Projection = (Set, usize, bool, Vec<usize>);
+
 /// The layers of one case, with indices for joins.
 struct Model<'p> {
     pkg: &'p Package,
     tiers: [Vec<Entry>; 3],
     member: [HashMap<Lit, usize>; 3],
     tuples: HashMap<(Set, usize, bool), Vec<Vec<Value>>>,
-    indices: HashMap<(Set, usize, bool, Vec<usize>), Index>,
+    /// The tuples of a set, relation and sign projected on some of their columns (those a
+    /// body literal's lone variables do not fill), each once.
+    projected: HashMap<Projection, Vec<Vec<Value>>>,
+    /// Indices of `tuples` (or of `projected`, by its columns), by the columns looked up.
+    indices: HashMap<(Projection, Vec<usize>), Index>,
 }
+
+/// What the checker accepts of a case line and its ruling beyond the package.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Capabilities granted (`judgment:AUTHORITY`), as `clir rule --grant` grants them: a case
+    /// line stating a judgment fact is refused without its capability, as clir refuses it.
+    pub grants: Vec<String>,
+}
+
+/// The keys a ruling line may carry: each is checked, so that nothing rides along in a
+/// certified line that its certificate does not prove.
+pub const RULING_KEYS: [&str; 6] = ["case", "concluded", "definite", "contradictions", "warnings", "certificate"];
+
+/// The keys a certificate may carry.
+pub const CERTIFICATE_KEYS: [&str; 7] = ["format", "seal", "case", "nodes", "D", "S", "d"];
 
 fn tier_ix(t: Tier) -> usize {
     t as usize
 }
 
-/// Checks the ruling line `ruling` of the case line `case` with the package `pkg`.
+/// Checks the ruling line `ruling` of the case line `case` with the package `pkg`, every
+/// capability of the package granted (as to a ruling run with every `--grant`); [`check_case`]
+/// checks under the grants given.
 pub fn check_line(pkg: &Package, case: &str, ruling: &str) -> Verdict {
-    check_case(pkg, case, ruling).1
+    let mut grants: Vec<String> = Vec::new();
+    for cap in pkg.relations.iter().filter_map(|r| r.capability.clone()) {
+        if !grants.contains(&cap) {
+            grants.push(cap);
+        }
+    }
+    check_case(pkg, case, ruling, &Options { grants }).1
 }
 
-/// [`check_line`], with the case line's `case` value (`null` when it has none).
-pub(crate) fn check_case(pkg: &Package, case_line: &str, ruling: &str) -> (Json, Verdict) {
-    let case: Result<Json, String> = serde_json::from_str(case_line).map_err(|e| e.to_string());
-    let value = case.as_ref().ok().and_then(|c| c.get("case")).cloned().unwrap_or(Json::Null);
+/// [`check_line`] under `opts`, with the case line's `case` value as written (less white
+/// space; `null` when it has none).
+pub fn check_case(pkg: &Package, case_line: &str, ruling: &str, opts: &Options) -> (String, Verdict) {
+    let case = case::read(pkg, case_line, &opts.grants);
+    let value = match &case {
+        Ok(c) => c.case.clone(),
+        Err((v, _)) => v.clone(),
+    };
     (value, check(pkg, case_line, &case, ruling).unwrap_or_else(Verdict::Rejected))
 }
 
@@ -112,18 +147,49 @@ fn fail<T>(literal: Option<String>, step: impl Into<String>, reason: impl Into<S
     Err(Failure { literal, step: step.into(), reason: reason.into() })
 }
 
-fn check(pkg: &Package, case_line: &str, case: &Result<Json, String>, ruling_line: &str) -> Result<Verdict, Failure> {
-    let ruling: Json =
-        serde_json::from_str(ruling_line).map_err(|e| Failure::line(&format!("the ruling line is not JSON: {e}")))?;
+fn check(
+    pkg: &Package,
+    case_line: &str,
+    case: &Result<Case, (String, String)>,
+    ruling_line: &str,
+) -> Result<Verdict, Failure> {
+    let ruling =
+        json::parse_line(ruling_line).map_err(|e| Failure::line(&format!("the ruling line is not JSON: {e}")))?;
     let ruling = ruling.as_object().ok_or_else(|| Failure::line("the ruling line is not an object"))?;
-    if let Some(error) = ruling.get("error") {
+    let get = |k: &str| ruling.iter().find(|(x, _)| x == k).map(|(_, v)| v);
+    if let Some(error) = get("error") {
         return Ok(Verdict::NotRuled(error.as_str().unwrap_or_default().to_string()));
     }
-    let cert = match ruling.get("certificate") {
-        Some(Json::Object(c)) => c,
+    // A case clir refuses has no ruling: its error line is the only answer.
+    let case = match case {
+        Ok(c) => c,
+        Err((_, msg)) => return fail(None, "case_line", msg.clone()),
+    };
+    for (k, _) in ruling {
+        if !RULING_KEYS.contains(&k.as_str()) {
+            let reason = match k.as_str() {
+                "why_not" | "explanations" => format!(
+                    "the ruling line carries `{k}`, which no certificate proves: a certified ruling has only {}",
+                    RULING_KEYS.join(", ")
+                ),
+                _ => format!("the ruling line carries the key `{k}`, which the checker does not check"),
+            };
+            return fail(None, "ruling", reason);
+        }
+    }
+    let cert = match get("certificate") {
+        Some(Json::Obj(c)) => c,
         _ => return fail(None, "certificate", "the ruling line has no certificate (rule with --certify)"),
     };
-    let field = |k: &str| cert.get(k).and_then(Json::as_str).unwrap_or_default();
+    if let Some((k, _)) = cert.iter().find(|(k, _)| !CERTIFICATE_KEYS.contains(&k.as_str())) {
+        return fail(
+            None,
+            "certificate",
+            format!("the certificate carries the key `{k}`, which the checker does not check"),
+        );
+    }
+    let cert_get = |k: &str| cert.iter().find(|(x, _)| x == k).map(|(_, v)| v);
+    let field = |k: &str| cert_get(k).and_then(Json::as_str).unwrap_or_default();
     if field("format") != FORMAT {
         return fail(None, "certificate", format!("the format is not `{FORMAT}`"));
     }
@@ -138,36 +204,41 @@ fn check(pkg: &Package, case_line: &str, case: &Result<Json, String>, ruling_lin
     if field("case") != hash {
         return fail(None, "case", format!("the certificate is of the case line hashed {}, not {hash}", field("case")));
     }
-    let case = case.as_ref().map_err(|e| Failure::line(&format!("the case line is not JSON: {e}")))?;
-    if case.get("case") != ruling.get("case") {
+    if get("case") != Some(&Json::Raw(case.case.clone())) {
         return fail(None, "case", "the ruling's `case` is not the case line's");
     }
-    let facts = read_facts(pkg, case)?;
-    let nodes: Vec<Node> = match cert.get("nodes") {
-        Some(Json::Array(ids)) => ids
-            .iter()
-            .map(|id| {
-                id.as_str().and_then(|id| pkg.nodes.get(id).copied()).ok_or_else(|| Failure {
-                    literal: None,
-                    step: "nodes".into(),
-                    reason: format!(
-                        "{} is no rule, closure or priority of the package",
-                        id.as_str().map_or(id.to_string(), str::to_string)
-                    ),
-                })
-            })
-            .collect::<Result<_, _>>()?,
+    let facts: HashSet<Lit> = case.facts.iter().cloned().collect();
+    let ids: &Vec<Json> = match cert_get("nodes") {
+        Some(Json::Arr(ids)) => ids,
         _ => return fail(None, "nodes", "no list of nodes"),
     };
+    let mut nodes: Vec<Node> = Vec::with_capacity(ids.len());
+    let mut seen = HashSet::new();
+    for id in ids {
+        let node = id.as_str().and_then(|id| pkg.nodes.get(id).copied()).ok_or_else(|| Failure {
+            literal: None,
+            step: "nodes".into(),
+            reason: format!(
+                "{} is no rule, closure or priority of the package",
+                id.as_str().map_or(id.to_string(), str::to_string)
+            ),
+        })?;
+        if !seen.insert(node) {
+            return fail(None, "nodes", format!("{} is listed twice", id.as_str().unwrap_or_default()));
+        }
+        nodes.push(node);
+    }
     let mut m = Model {
         pkg,
         tiers: [Vec::new(), Vec::new(), Vec::new()],
         member: [HashMap::new(), HashMap::new(), HashMap::new()],
         tuples: HashMap::new(),
+        projected: HashMap::new(),
         indices: HashMap::new(),
     };
+    let mut named = vec![false; nodes.len()];
     for (t, key) in [(Tier::D, "D"), (Tier::S, "S"), (Tier::C, "d")] {
-        let Some(Json::Array(entries)) = cert.get(key) else {
+        let Some(Json::Arr(entries)) = cert_get(key) else {
             return fail(None, t.name(), format!("the certificate has no list `{key}`"));
         };
         for (i, e) in entries.iter().enumerate() {
@@ -176,6 +247,14 @@ fn check(pkg: &Package, case_line: &str, case: &Result<Json, String>, ruling_lin
                 step: format!("{}[{i}]", t.name()),
                 reason,
             })?;
+            if let How::By { node, beats, .. } = &entry.how {
+                named[*node] = true;
+                for b in beats {
+                    for &n in b {
+                        named[n] = true;
+                    }
+                }
+            }
             if m.member[tier_ix(t)].insert(entry.lit.clone(), i).is_some() {
                 return fail(Some(pkg.text(&entry.lit)), format!("{}[{i}]", t.name()), "listed twice");
             }
@@ -194,28 +273,12 @@ fn check(pkg: &Package, case_line: &str, case: &Result<Json, String>, ruling_lin
     let applicable = m.applicable()?;
     m.sound(&nodes, &facts, &applicable)?;
     m.fixpoint(&facts, &applicable)?;
-    m.ruling(ruling)?;
-    Ok(Verdict::Certified)
-}
-
-/// The case line's facts, as literals.
-fn read_facts(pkg: &Package, case: &Json) -> Result<HashSet<Lit>, Failure> {
-    let bad = |why: String| Failure::line(&format!("the case line's facts cannot be read: {why}"));
-    let Some(Json::Object(facts)) = case.get("facts") else { return Err(bad("no object `facts`".into())) };
-    let mut out = HashSet::new();
-    for (key, tuples) in facts {
-        let (negative, name) = match key.strip_prefix('~') {
-            Some(n) => (true, n),
-            None => (false, key.as_str()),
-        };
-        let rel = *pkg.by_name.get(name).ok_or_else(|| bad(format!("unknown relation `{name}`")))?;
-        let Json::Array(tuples) = tuples else { return Err(bad(format!("`{key}` is not a list"))) };
-        for t in tuples {
-            let args = pkg.tuple(rel, t.as_array().map(Vec::as_slice).unwrap_or_default()).map_err(bad)?;
-            out.insert((rel, negative, args));
-        }
+    m.ruling(ruling, case)?;
+    // Last, so that a certificate that lost an entry is rejected for what the entry held.
+    if let Some(i) = named.iter().position(|n| !n) {
+        return fail(None, "nodes", format!("{} is named by no entry", ids[i].as_str().unwrap_or_default()));
     }
-    Ok(out)
+    Ok(Verdict::Certified)
 }
 
 /// A literal written `["name", args..]` (`~name` for a negative).
@@ -241,8 +304,8 @@ fn read_entry(pkg: &Package, v: &Json, nodes: usize) -> Result<Entry, String> {
     let node_ix =
         |v: &Json| v.as_u64().map(|n| n as usize).filter(|&n| n < nodes).ok_or("a node index out of the node list");
     let how = match &parts[2] {
-        Json::String(s) if s == "fact" && parts.len() == 3 => How::Fact,
-        Json::Array(by) if by.len() == 2 => {
+        Json::Str(s) if s == "fact" && parts.len() == 3 => How::Fact,
+        Json::Arr(by) if by.len() == 2 => {
             let node = node_ix(&by[0])?;
             let refs = by[1].as_array().ok_or("premises are a list")?;
             let refs = refs.iter().map(read_ref).collect::<Result<_, _>>()?;
@@ -287,9 +350,12 @@ impl Package {
             .iter()
             .zip(args)
             .map(|(&int, a)| match (int, a) {
-                (true, Json::Number(n)) if n.as_i64().is_some() => Ok(Value::Int(n.as_i64().unwrap_or_default())),
-                (true, Json::Number(n)) if n.as_f64() == Some(0.0) => Ok(Value::Int(0)),
-                (false, Json::String(s)) => Ok(Value::Name(s.clone())),
+                (true, Json::Num(n)) if n.as_i64().is_some() => Ok(Value::Int(n.as_i64().unwrap_or_default())),
+                // `-0` reads as the float -0.0: the Integer 0.
+                (true, Json::Num(n)) if n.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()) => {
+                    Ok(Value::Int(0))
+                }
+                (false, Json::Str(s)) => Ok(Value::Name(s.clone())),
                 _ => Err(format!("`{}`: argument {a} is not of its parameter's type", r.name)),
             })
             .collect()
@@ -317,7 +383,7 @@ impl Package {
                     if plain {
                         out.push_str(n)
                     } else {
-                        out.push_str(&Json::String(n.clone()).to_string())
+                        out.push_str(&serde_json::Value::String(n.clone()).to_string())
                     }
                 }
             }
@@ -379,6 +445,65 @@ fn unify(p: &Pattern, args: &[Value], b: &mut [Option<Value>], bound: &mut Vec<u
     p.args.len() == args.len()
 }
 
+/// [`unify`] of the columns `keep` of `p` with `args`, one value each.
+fn unify_columns(p: &Pattern, keep: &[usize], args: &[Value], b: &mut [Option<Value>], bound: &mut Vec<usize>) -> bool {
+    for (&c, a) in keep.iter().zip(args) {
+        let t = &p.args[c];
+        match t {
+            Term::Var(v) if b[*v].is_none() => {
+                b[*v] = Some(a.clone());
+                bound.push(*v);
+            }
+            _ => {
+                if eval(t, b).as_ref() != Some(a) {
+                    return false;
+                }
+            }
+        }
+    }
+    keep.len() == args.len()
+}
+
+/// Per variable of `rule`: whether it is lone, occurring exactly once in the whole rule, as an
+/// argument of a body literal (not in the head, a comparison, a negation or arithmetic).
+fn lone_variables(rule: &Rule) -> Vec<bool> {
+    fn count(t: &Term, n: &mut [usize]) {
+        match t {
+            Term::Var(v) => n[*v] += 1,
+            Term::Val(_) => {}
+            Term::Arith(_, l, r) => {
+                // Inside arithmetic a variable is never lone: counted twice.
+                for t in [l, r] {
+                    count(t, n);
+                    count(t, n);
+                }
+            }
+        }
+    }
+    let mut n = vec![0usize; rule.vars.len()];
+    // The head's variables are read by the head: never lone.
+    for t in &rule.head.args {
+        count(t, &mut n);
+        count(t, &mut n);
+    }
+    for i in &rule.body {
+        match i {
+            Item::Literal { lit, .. } => lit.args.iter().for_each(|t| count(t, &mut n)),
+            Item::Not(lit) => lit.args.iter().for_each(|t| {
+                count(t, &mut n);
+                count(t, &mut n);
+            }),
+            Item::Compare(_, l, r) => {
+                for t in [l, r] {
+                    count(t, &mut n);
+                    count(t, &mut n);
+                }
+            }
+        }
+    }
+    n.iter().map(|&k| k == 1).collect()
+}
+
 fn undo(b: &mut [Option<Value>], bound: &mut Vec<usize>, to: usize) {
     for v in bound.drain(to..) {
         b[v] = None;
@@ -421,12 +546,44 @@ impl Model<'_> {
 
     /// The tuples of `set` for `rel`/`negative` whose columns `cols` hold `key`.
     fn lookup(&mut self, set: Set, rel: usize, negative: bool, cols: &[usize], key: &[Value]) -> Vec<Vec<Value>> {
-        let all = self.tuples.get(&(set, rel, negative));
+        let arity = self.pkg.relations[rel].integer.len();
+        let all: Vec<usize> = (0..arity).collect();
+        self.lookup_projected(set, rel, negative, &all, cols, key)
+    }
+
+    /// The tuples of `set` for `rel`/`negative` projected on the columns `keep` (each
+    /// projection once), whose columns `cols` (positions in `keep`) hold `key`.
+    fn lookup_projected(
+        &mut self,
+        set: Set,
+        rel: usize,
+        negative: bool,
+        keep: &[usize],
+        cols: &[usize],
+        key: &[Value],
+    ) -> Vec<Vec<Value>> {
+        let whole = keep.len() == self.pkg.relations[rel].integer.len();
+        if !whole && !self.projected.contains_key(&(set, rel, negative, keep.to_vec())) {
+            let mut seen = HashSet::new();
+            let mut out = Vec::new();
+            for t in self.tuples.get(&(set, rel, negative)).into_iter().flatten() {
+                let p: Vec<Value> = keep.iter().map(|&c| t[c].clone()).collect();
+                if seen.insert(p.clone()) {
+                    out.push(p);
+                }
+            }
+            self.projected.insert((set, rel, negative, keep.to_vec()), out);
+        }
+        let all = if whole {
+            self.tuples.get(&(set, rel, negative))
+        } else {
+            self.projected.get(&(set, rel, negative, keep.to_vec()))
+        };
         let Some(all) = all else { return Vec::new() };
         if cols.is_empty() {
             return all.clone();
         }
-        let ix = self.indices.entry((set, rel, negative, cols.to_vec())).or_insert_with(|| {
+        let ix = self.indices.entry(((set, rel, negative, keep.to_vec()), cols.to_vec())).or_insert_with(|| {
             let mut ix = Index::new();
             for (i, t) in all.iter().enumerate() {
                 ix.entry(cols.iter().map(|&c| t[c].clone()).collect()).or_default().push(i);
@@ -437,12 +594,17 @@ impl Model<'_> {
     }
 
     /// Every binding of `rule`'s body over the layers: its literals looked up in `+D` only
-    /// (`definite`) or as their status asks, its comparisons and negations true.
+    /// (`definite`) or as their status asks, its comparisons and negations true. A lone
+    /// variable (one that occurs once in the body, in a literal, and nowhere else in the rule)
+    /// binds nothing another part of the rule reads: its literal is an existence test on its
+    /// other columns, joined over their distinct values, and the variable is left unbound. So
+    /// a case's cost stays linear where a lone variable has many values.
     fn solve(&mut self, rule: &Rule, definite: bool, found: &mut Vec<Vec<Option<Value>>>) {
         if rule.never {
             return;
         }
-        let lits: Vec<(Set, &Pattern)> = rule
+        let lone = lone_variables(rule);
+        let lits: Vec<(Set, &Pattern, Vec<usize>)> = rule
             .body
             .iter()
             .filter_map(|i| match i {
@@ -455,6 +617,7 @@ impl Model<'_> {
                         Set::Concluded
                     },
                     lit,
+                    (0..lit.args.len()).filter(|&c| !matches!(lit.args[c], Term::Var(v) if lone[v])).collect(),
                 )),
                 _ => None,
             })
@@ -463,7 +626,10 @@ impl Model<'_> {
         let mut order: Vec<usize> = Vec::new();
         let mut known = vec![false; rule.vars.len()];
         while order.len() < lits.len() {
-            let score = |i: usize| lits[i].1.args.iter().filter(|t| !matches!(t, Term::Var(v) if !known[*v])).count();
+            let score = |i: usize| {
+                let (_, p, keep) = &lits[i];
+                keep.iter().filter(|&&c| !matches!(p.args[c], Term::Var(v) if !known[v])).count()
+            };
             let next = (0..lits.len()).filter(|i| !order.contains(i)).max_by_key(|&i| (score(i), usize::MAX - i));
             let Some(next) = next else { break };
             for t in &lits[next].1.args {
@@ -480,7 +646,7 @@ impl Model<'_> {
     fn join(
         &mut self,
         rule: &Rule,
-        lits: &[(Set, &Pattern)],
+        lits: &[(Set, &Pattern, Vec<usize>)],
         order: &[usize],
         depth: usize,
         b: &mut Vec<Option<Value>>,
@@ -492,17 +658,17 @@ impl Model<'_> {
             }
             return;
         }
-        let (set, p) = lits[order[depth]];
+        let (set, p, keep) = &lits[order[depth]];
         let (mut cols, mut key) = (Vec::new(), Vec::new());
-        for (c, t) in p.args.iter().enumerate() {
-            if let Some(v) = eval(t, b) {
-                cols.push(c);
+        for (j, &c) in keep.iter().enumerate() {
+            if let Some(v) = eval(&p.args[c], b) {
+                cols.push(j);
                 key.push(v);
             }
         }
         let mut bound = Vec::new();
-        for t in self.lookup(set, p.rel, p.negative, &cols, &key) {
-            if unify(p, &t, b, &mut bound) {
+        for t in self.lookup_projected(*set, p.rel, p.negative, keep, &cols, &key) {
+            if unify_columns(p, keep, &t, b, &mut bound) {
                 self.join(rule, lits, order, depth + 1, b, found);
             }
             undo(b, &mut bound, 0);
@@ -804,26 +970,43 @@ impl Model<'_> {
     }
 
     /// The ruling's `concluded`, `definite` and `contradictions` are what the layers say.
-    fn ruling(&self, ruling: &Map<String, Json>) -> Result<(), Failure> {
+    fn ruling(&self, ruling: &[(String, Json)], case: &Case) -> Result<(), Failure> {
         let pkg = self.pkg;
+        let get = |k: &str| ruling.iter().find(|(x, _)| x == k).map(|(_, v)| v);
         let listed = |key: &str| -> Result<HashSet<Lit>, Failure> {
-            let Some(Json::Object(rels)) = ruling.get(key) else {
+            let bad = |why: String| Failure::line(&format!("the ruling's `{key}`: {why}"));
+            let Some(Json::Obj(rels)) = get(key) else {
                 return fail(None, "ruling", format!("the ruling has no object `{key}`"));
             };
             let mut out = HashSet::new();
             for (k, tuples) in rels {
-                let mut lit = vec![Json::String(k.clone())];
-                for t in tuples.as_array().into_iter().flatten() {
-                    lit.truncate(1);
-                    lit.extend(t.as_array().into_iter().flatten().cloned());
-                    out.insert(
-                        read_literal(pkg, &Json::Array(lit.clone()))
-                            .map_err(|r| Failure::line(&format!("the ruling's `{key}`: {r}")))?,
-                    );
+                let Some(tuples) = tuples.as_array().filter(|t| !t.is_empty()) else {
+                    return Err(bad(format!("`{k}` is not a non-empty list of tuples")));
+                };
+                for t in tuples {
+                    let Some(args) = t.as_array() else { return Err(bad(format!("`{k}`: {t} is not a tuple"))) };
+                    let mut lit = vec![Json::Str(k.clone())];
+                    lit.extend(args.iter().cloned());
+                    let lit = read_literal(pkg, &Json::Arr(lit)).map_err(bad)?;
+                    if !out.insert(lit.clone()) {
+                        return Err(bad(format!("{} is listed twice", pkg.text(&lit))));
+                    }
                 }
             }
             Ok(out)
         };
+        let warnings: Vec<&str> = match get("warnings") {
+            None => Vec::new(),
+            Some(Json::Arr(w)) if !w.is_empty() => w.iter().map(|s| s.as_str().unwrap_or("\u{0}")).collect(),
+            Some(_) => return fail(None, "ruling", "`warnings` is not a non-empty list of strings"),
+        };
+        if warnings != case.warnings {
+            return fail(
+                None,
+                "ruling",
+                format!("the ruling's warnings are {warnings:?}, reading the case line gives {:?}", case.warnings),
+            );
+        }
         let institutional = |l: &Lit| pkg.relations[l.0].institutional;
         let definite: HashSet<Lit> = self.tiers[0].iter().map(|e| e.lit.clone()).filter(institutional).collect();
         let mut concluded = definite.clone();
@@ -851,8 +1034,8 @@ impl Model<'_> {
             .map(|e| pkg.text(&e.lit))
             .collect();
         contradictions.sort();
-        let theirs: Vec<String> = match ruling.get("contradictions") {
-            Some(Json::Array(c)) => c.iter().map(|s| s.as_str().unwrap_or_default().to_string()).collect(),
+        let theirs: Vec<String> = match get("contradictions") {
+            Some(Json::Arr(c)) => c.iter().map(|s| s.as_str().unwrap_or_default().to_string()).collect(),
             _ => return fail(None, "ruling", "the ruling has no list `contradictions`"),
         };
         if theirs != contradictions {

@@ -8,13 +8,15 @@
 
 #![deny(missing_docs)]
 
+mod case;
 mod check;
+pub mod json;
 mod package;
 
-pub use check::{check_line, Failure, Verdict};
+pub use case::{check_grants, MAX_FACTS, MAX_WHY_NOT};
+pub use check::{check_case, check_line, Failure, Options, Verdict, CERTIFICATE_KEYS, RULING_KEYS};
 pub use package::{sha256, Package};
 
-use serde_json::{json, Value as Json};
 use std::io::{self, BufRead, Read, Write};
 
 /// The longest line read from the cases or the rulings; a longer one is skipped and rejected.
@@ -47,22 +49,46 @@ fn next_line(input: &mut impl BufRead, no: &mut usize) -> io::Result<Option<(usi
             input.skip_until(b'\n')?;
             return Ok(Some((*no, Err(format!("the line is longer than {MAX_LINE_BYTES} bytes")))));
         }
-        while matches!(buf.last(), Some(b'\n' | b'\r')) {
+        // The line break is `\n` or `\r\n`, as clir reads it: a line ending `\r\r\n` keeps one
+        // `\r`, which its certificate's case hash covers.
+        if buf.last() == Some(&b'\n') {
             buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
         }
         if buf.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
             continue;
         }
-        return Ok(Some((*no, String::from_utf8(buf).map_err(|_| "the line is not UTF-8".to_string()))));
+        return Ok(Some((
+            *no,
+            String::from_utf8(buf)
+                .map_err(|e| format!("the line is not UTF-8 (invalid byte at {})", e.utf8_error().valid_up_to())),
+        )));
     }
+}
+
+/// A report line: its keys in order (as serde_json's sorted objects write them), the `case`
+/// value as written in the case line.
+fn report(line: usize, case: &str, outcome: &str, rest: &[(&str, serde_json::Value)]) -> String {
+    let mut out = format!("{{\"case\":{case},\"line\":{line}");
+    let mut keys: Vec<(&str, String)> = vec![("outcome", serde_json::Value::from(outcome).to_string())];
+    keys.extend(rest.iter().map(|(k, v)| (*k, v.to_string())));
+    keys.sort();
+    for (k, v) in keys {
+        out.push_str(&format!(",\"{k}\":{v}"));
+    }
+    out.push('}');
+    out
 }
 
 /// Checks every ruling of `rulings` against the case line it answers (the non-blank lines of
 /// both, in order) and writes one report line a case to `out`:
-/// `{"line":N,"case":C,"outcome":"certified"|"rejected"|"not_ruled",...}`, with the `literal`,
-/// the `step` and the `reason` of a rejection.
+/// `{"case":C,"line":N,"outcome":"certified"|"rejected"|"not_ruled",...}`, with the `literal`,
+/// the `step` and the `reason` of a rejection; `C` is the case line's `case` as written.
 pub fn check_stream(
     pkg: &Package,
+    opts: &Options,
     mut cases: impl BufRead,
     mut rulings: impl BufRead,
     mut out: impl Write,
@@ -75,32 +101,39 @@ pub fn check_stream(
         let (line, verdict, case_value) = match (case, ruling) {
             (None, None) => break,
             (Some((no, case)), ruling) => {
-                let rejected = |why: &str| (Json::Null, Verdict::Rejected(Failure::line(why)));
+                let value = |c: &Result<String, String>| c.as_deref().map_or("null".into(), case::case_value);
+                let rejected = |why: &str| Verdict::Rejected(Failure::line(why));
                 let (case_value, verdict) = match (case, ruling) {
-                    (Ok(c), Some((_, Ok(r)))) => check::check_case(pkg, &c, &r),
-                    (_, None) => rejected("no ruling line answers this case line"),
-                    (_, Some((_, Err(why)))) => rejected(&format!("its ruling line: {why}")),
-                    (Err(why), Some(_)) => rejected(&why),
+                    (Ok(c), Some((_, Ok(r)))) => check::check_case(pkg, &c, &r, opts),
+                    (c, None) => (value(&c), rejected("no ruling line answers this case line")),
+                    (c, Some((_, Err(why)))) => (value(&c), rejected(&format!("its ruling line: {why}"))),
+                    (Err(why), Some(_)) => ("null".into(), rejected(&why)),
                 };
                 (no, verdict, case_value)
             }
             (None, Some((no, _))) => {
-                (no, Verdict::Rejected(Failure::line("a ruling line beyond the last case line")), Json::Null)
+                (no, Verdict::Rejected(Failure::line("a ruling line beyond the last case line")), "null".into())
             }
         };
         summary.cases += 1;
         let report = match verdict {
             Verdict::Certified => {
                 summary.certified += 1;
-                json!({"line": line, "case": case_value, "outcome": "certified"})
+                report(line, &case_value, "certified", &[])
             }
             Verdict::NotRuled(error) => {
                 summary.not_ruled += 1;
-                json!({"line": line, "case": case_value, "outcome": "not_ruled", "error": error})
+                report(line, &case_value, "not_ruled", &[("error", error.into())])
             }
             Verdict::Rejected(f) => {
                 summary.rejected += 1;
-                json!({"line": line, "case": case_value, "outcome": "rejected", "literal": f.literal, "step": f.step, "reason": f.reason})
+                let literal = f.literal.map_or(serde_json::Value::Null, serde_json::Value::from);
+                report(
+                    line,
+                    &case_value,
+                    "rejected",
+                    &[("literal", literal), ("step", f.step.into()), ("reason", f.reason.into())],
+                )
             }
         };
         writeln!(out, "{report}")?;

@@ -1,8 +1,10 @@
 //! The package, read from its JSON (SEMANTICS §2-6): relations, constants, rules, priorities
 //! and closures, as the checker evaluates them.
 
-use serde_json::{Map, Value as Json};
+use crate::json::{self, J as Json};
 use std::collections::HashMap;
+
+type Map<K, V> = [(K, V)];
 
 /// A ground value: an Integer, or a name (an entity, a constant by its name, a String).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,6 +81,17 @@ pub struct Rule {
     pub never: bool,
 }
 
+/// Who may give a relation's facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Facts a case states.
+    Empirical,
+    /// Facts a case states only under the relation's capability (`--grant`).
+    Judgment,
+    /// Derived by rules only: a case never states them.
+    Institutional,
+}
+
 /// A relation.
 #[derive(Clone, Debug)]
 pub struct Relation {
@@ -86,8 +99,14 @@ pub struct Relation {
     pub name: String,
     /// Per parameter: whether it holds Integers.
     pub integer: Vec<bool>,
+    /// Per parameter: its name and its type's name (`Integer`, `String` or a type's `name`).
+    pub params: Vec<(String, String)>,
     /// Whether its facts come from rules only.
     pub institutional: bool,
+    /// Empirical, judgment or institutional.
+    pub kind: Kind,
+    /// The capability a judgment relation's facts need (its `external_decl`).
+    pub capability: Option<String>,
 }
 
 /// A closure policy.
@@ -113,7 +132,7 @@ pub struct Priority {
 }
 
 /// A node a certificate may name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     /// A rule.
     Rule(usize),
@@ -128,6 +147,17 @@ pub enum Node {
 pub struct Package {
     /// `sha256:` and the hex sha256 of the file's bytes.
     pub seal: String,
+    /// The package's name (`package.name`).
+    pub name: String,
+    /// The package's version (`package.version`).
+    pub version: String,
+    /// The earliest date a source edition is in force from (`YYYY-MM-DD`), if any.
+    pub in_force: Option<String>,
+    /// The earliest date a source edition stopped being in force, if any.
+    pub until: Option<String>,
+    /// Every constant a case may name, with its type's name: the declared constants, and the
+    /// Strings the rules write (type `String`) that are no constant's name.
+    pub constants: Vec<(String, String)>,
     /// Relations.
     pub relations: Vec<Relation>,
     /// Relation index by name.
@@ -145,8 +175,13 @@ pub struct Package {
 const INTEGER: &str = "urn:law:std#Integer";
 const STRING: &str = "urn:law:std#String";
 
+/// The value of key `key` of an object's entries.
+fn get<'a>(o: &'a Map<String, Json>, key: &str) -> Option<&'a Json> {
+    o.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
 fn field<'a>(o: &'a Map<String, Json>, key: &str, at: &str) -> Result<&'a Json, String> {
-    o.get(key).ok_or_else(|| format!("{at}: no `{key}`"))
+    get(o, key).ok_or_else(|| format!("{at}: no `{key}`"))
 }
 
 fn text<'a>(o: &'a Map<String, Json>, key: &str, at: &str) -> Result<&'a str, String> {
@@ -154,7 +189,7 @@ fn text<'a>(o: &'a Map<String, Json>, key: &str, at: &str) -> Result<&'a str, St
 }
 
 fn object<'a>(v: &'a Json, at: &str) -> Result<&'a Map<String, Json>, String> {
-    v.as_object().ok_or_else(|| format!("{at}: not an object"))
+    v.as_object().map(Vec::as_slice).ok_or_else(|| format!("{at}: not an object"))
 }
 
 fn list<'a>(o: &'a Map<String, Json>, key: &str, at: &str) -> Result<&'a Vec<Json>, String> {
@@ -163,8 +198,8 @@ fn list<'a>(o: &'a Map<String, Json>, key: &str, at: &str) -> Result<&'a Vec<Jso
 
 fn reference<'a>(o: &'a Map<String, Json>, key: &str, at: &str) -> Result<&'a str, String> {
     match field(o, key, at)? {
-        Json::String(s) => Ok(s),
-        Json::Object(r) => text(r, "id", at),
+        Json::Str(s) => Ok(s),
+        Json::Obj(r) => text(r, "id", at),
         _ => Err(format!("{at}: `{key}` is no reference")),
     }
 }
@@ -177,33 +212,162 @@ pub fn sha256(bytes: &[u8]) -> String {
     format!("sha256:{hex}")
 }
 
+/// Whether `s` is a date written `YYYY-MM-DD` with a month 01-12 and a day 01-31 (how a
+/// source edition's `lifecycle` dates are read).
+fn is_lifecycle_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().unwrap_or(0);
+    b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && digits(0..4)
+        && digits(5..7)
+        && digits(8..10)
+        && (1..=12).contains(&num(5..7))
+        && (1..=31).contains(&num(8..10))
+}
+
+/// The hashes of SEMANTICS §1 that the file itself carries: it is its own canonical JSON, each
+/// node's `contentHash` is the sha256 of its canonical bytes without that key, and each text of
+/// a fragment carries the sha256 of its text. `Err` names the first that does not hold.
+fn verify_hashes(doc: &Json, bytes: &[u8]) -> Result<(), String> {
+    let canonical = json::canonical(doc);
+    if canonical != bytes {
+        let at = canonical.iter().zip(bytes).position(|(a, b)| a != b).unwrap_or(canonical.len().min(bytes.len()));
+        return Err(format!("the package file is not canonical JSON (SEMANTICS §1): first difference at byte {at}"));
+    }
+    let nodes = list(object(doc, "the package")?, "nodes", "the package")?;
+    for (i, n) in nodes.iter().enumerate() {
+        let n = object(n, "a node")?;
+        let id = get(n, "id").and_then(Json::as_str).unwrap_or("?");
+        let computed = sha256(&json::canonical_without(n, "contentHash"));
+        match get(n, "contentHash").and_then(Json::as_str) {
+            Some(found) if found == computed => {}
+            found => {
+                return Err(format!(
+                "node {i} ({id}): its contentHash is {}, but its content hashes to {computed}: the package was changed",
+                found.unwrap_or("missing")
+            ))
+            }
+        }
+        for (j, t) in get(n, "texts").and_then(Json::as_array).into_iter().flatten().enumerate() {
+            let Some(t) = t.as_object() else { continue };
+            let Some(body) = get(t, "text").and_then(Json::as_str) else { continue };
+            let computed = sha256(body.as_bytes());
+            match get(t, "contentHash").and_then(Json::as_str) {
+                Some(found) if found == computed => {}
+                found => {
+                    return Err(format!(
+                        "node {i} ({id}), text {j}: its contentHash is {}, but the text hashes to {computed}: the package was changed",
+                        found.unwrap_or("missing")
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Package {
-    /// Reads a package file; `Err` says what part of it could not be read.
+    /// Reads a package file; `Err` says what part of it could not be read, or which of its
+    /// hashes does not recompute (a tampered file is refused before any case is checked).
     pub fn parse(bytes: &[u8]) -> Result<Package, String> {
-        let doc: Json = serde_json::from_slice(bytes).map_err(|e| format!("the package is not JSON: {e}"))?;
-        let nodes = list(object(&doc, "the package")?, "nodes", "the package")?;
+        let doc = json::parse_slice(bytes).map_err(|e| format!("the package is not JSON: {e}"))?;
+        verify_hashes(&doc, bytes)?;
+        let top = object(&doc, "the package")?;
+        let info = object(field(top, "package", "the package")?, "the package's `package`")?;
+        let (name, version) =
+            (text(info, "name", "package")?.to_string(), text(info, "version", "package")?.to_string());
+        let nodes = list(top, "nodes", "the package")?;
         let mut relations = Vec::new();
         let mut rel_ids: HashMap<String, usize> = HashMap::new();
         let mut constants: HashMap<String, String> = HashMap::new();
+        let mut type_names: HashMap<String, String> = HashMap::new();
+        let mut capabilities: HashMap<String, String> = HashMap::new();
+        let (mut in_force, mut until): (Option<String>, Option<String>) = (None, None);
+        let mut declared: Vec<(String, String)> = Vec::new();
         for n in nodes {
             let n = object(n, "a node")?;
-            if n.get("kind").and_then(Json::as_str) != Some("symbol_decl") {
+            match get(n, "kind").and_then(Json::as_str) {
+                Some("type_decl") => {
+                    if let (Some(id), Some(name)) =
+                        (get(n, "id").and_then(Json::as_str), get(n, "name").and_then(Json::as_str))
+                    {
+                        type_names.insert(id.to_string(), name.to_string());
+                    }
+                }
+                Some("external_decl") => {
+                    if let (Some(sym), Some(cap)) =
+                        (get(n, "symbol").and_then(Json::as_str), get(n, "capability").and_then(Json::as_str))
+                    {
+                        capabilities.insert(sym.to_string(), cap.to_string());
+                    }
+                }
+                Some("source_edition") => {
+                    for e in get(n, "lifecycle").and_then(Json::as_array).into_iter().flatten() {
+                        let (Some(status), Some(date)) =
+                            (e.get("status").and_then(Json::as_str), e.get("extent").and_then(Json::as_str))
+                        else {
+                            continue;
+                        };
+                        if !is_lifecycle_date(date) {
+                            continue;
+                        }
+                        let slot = match status {
+                            "in_force" => &mut in_force,
+                            "superseded" | "repealed" | "expired" | "revoked" => &mut until,
+                            _ => continue,
+                        };
+                        if slot.as_deref().is_none_or(|d| date < d) {
+                            *slot = Some(date.to_string());
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let type_name = |t: &str| match t {
+            INTEGER => "Integer".to_string(),
+            STRING => "String".to_string(),
+            other => type_names.get(other).cloned().unwrap_or_else(|| other.to_string()),
+        };
+        for n in nodes {
+            let n = object(n, "a node")?;
+            if get(n, "kind").and_then(Json::as_str) != Some("symbol_decl") {
                 continue;
             }
             let id = text(n, "id", "a symbol_decl")?;
             match text(n, "symbolKind", id)? {
                 "constant" => {
-                    constants.insert(id.to_string(), text(n, "name", id)?.to_string());
+                    let name = text(n, "name", id)?.to_string();
+                    let ty = get(n, "returnType").and_then(|t| t.get("name")).and_then(Json::as_str).unwrap_or("");
+                    declared.push((name.clone(), type_name(ty)));
+                    constants.insert(id.to_string(), name);
                 }
                 "relation" => {
-                    let mut integer = Vec::new();
+                    let (mut integer, mut params) = (Vec::new(), Vec::new());
                     for p in list(n, "parameters", id)? {
-                        let ty = text(object(field(object(p, id)?, "type", id)?, id)?, "name", id)?;
+                        let p = object(p, id)?;
+                        let ty = text(object(field(p, "type", id)?, id)?, "name", id)?;
                         integer.push(ty == INTEGER);
+                        let pname = get(p, "name").and_then(Json::as_str).unwrap_or_default();
+                        params.push((pname.to_string(), type_name(ty)));
                     }
-                    let institutional = n.get("relationKind").and_then(Json::as_str) == Some("institutional");
+                    let kind = match get(n, "relationKind").and_then(Json::as_str) {
+                        Some("institutional") => Kind::Institutional,
+                        Some("judgment") => Kind::Judgment,
+                        _ => Kind::Empirical,
+                    };
                     rel_ids.insert(id.to_string(), relations.len());
-                    relations.push(Relation { name: text(n, "name", id)?.to_string(), integer, institutional });
+                    relations.push(Relation {
+                        name: text(n, "name", id)?.to_string(),
+                        integer,
+                        params,
+                        institutional: kind == Kind::Institutional,
+                        kind,
+                        capability: capabilities.get(id).cloned(),
+                    });
                 }
                 _ => {}
             }
@@ -214,7 +378,7 @@ impl Package {
         let mut node_ix = HashMap::new();
         for n in nodes {
             let n = object(n, "a node")?;
-            if n.get("kind").and_then(Json::as_str) == Some("rule") {
+            if get(n, "kind").and_then(Json::as_str) == Some("rule") {
                 let rule = reader.rule(n)?;
                 node_ix.insert(rule.id.clone(), Node::Rule(rules.len()));
                 rules.push(rule);
@@ -223,7 +387,7 @@ impl Package {
         let (mut priorities, mut closures) = (Vec::new(), Vec::new());
         for n in nodes {
             let n = object(n, "a node")?;
-            match n.get("kind").and_then(Json::as_str) {
+            match get(n, "kind").and_then(Json::as_str) {
                 Some("priority_rule") => {
                     let id = text(n, "id", "a priority_rule")?;
                     let rule = |key: &str| match node_ix.get(reference(n, key, id)?) {
@@ -246,7 +410,48 @@ impl Package {
                 _ => {}
             }
         }
-        Ok(Package { seal: sha256(bytes), relations, by_name, rules, priorities, closures, nodes: node_ix })
+        // The Strings the rules write, each once, that are no constant's name: constants of
+        // type `String`, as a case's String arguments are compared with them.
+        fn strings_of(t: &Term, declared: &[(String, String)], out: &mut Vec<String>) {
+            match t {
+                Term::Val(Value::Name(s)) if !declared.iter().any(|(c, _)| c == s) && !out.contains(s) => {
+                    out.push(s.clone())
+                }
+                Term::Arith(_, l, r) => {
+                    strings_of(l, declared, out);
+                    strings_of(r, declared, out);
+                }
+                _ => {}
+            }
+        }
+        let mut strings: Vec<String> = Vec::new();
+        for r in &rules {
+            let mut terms: Vec<&Term> = r.head.args.iter().collect();
+            for i in &r.body {
+                match i {
+                    Item::Literal { lit, .. } | Item::Not(lit) => terms.extend(&lit.args),
+                    Item::Compare(_, l, r) => terms.extend([l, r]),
+                }
+            }
+            for t in terms {
+                strings_of(t, &declared, &mut strings);
+            }
+        }
+        declared.extend(strings.into_iter().map(|s| (s, "String".to_string())));
+        Ok(Package {
+            seal: sha256(bytes),
+            name,
+            version,
+            in_force,
+            until,
+            constants: declared,
+            relations,
+            by_name,
+            rules,
+            priorities,
+            closures,
+            nodes: node_ix,
+        })
     }
 
     /// Whether rule `higher` beats rule `lower` by a priority: the priority's index.
@@ -357,7 +562,7 @@ impl Reader<'_> {
                     (INTEGER, v) => {
                         v.as_i64().map(|i| Term::Val(Value::Int(i))).ok_or_else(|| format!("{at}: not an Integer"))
                     }
-                    (STRING, Json::String(s)) => Ok(Term::Val(Value::Name(s.clone()))),
+                    (STRING, Json::Str(s)) => Ok(Term::Val(Value::Name(s.clone()))),
                     _ => Err(format!("{at}: a value of unknown type `{ty}`")),
                 }
             }

@@ -23,6 +23,10 @@ pub struct CheckArgs {
     /// The report, one JSON object a case [default: stdout].
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// A capability granted to the rulings checked (`judgment:AUTHORITY`), as `clir rule
+    /// --grant` granted it: without it, a case stating a judgment fact is one clir refuses.
+    #[arg(long = "grant", value_name = "CAP")]
+    pub grants: Vec<String>,
 }
 
 fn open(path: Option<&PathBuf>) -> Result<Box<dyn BufRead>, String> {
@@ -50,10 +54,15 @@ pub fn run(args: &CheckArgs) -> u8 {
         Ok(b) => b,
         Err(e) => return cannot(format!("cannot read {}: {e}", args.package.display())),
     };
+    // A package whose hashes do not recompute is refused before any line is checked.
     let pkg = match clir_check::Package::parse(&bytes) {
         Ok(p) => p,
         Err(e) => return cannot(format!("{}: {e}", args.package.display())),
     };
+    if let Err(why) = clir_check::check_grants(&pkg, &args.grants) {
+        return cannot(why);
+    }
+    let opts = clir_check::Options { grants: args.grants.clone() };
     let (cases, rulings) = match (open(args.input.as_ref()), open(Some(&args.rulings))) {
         (Ok(c), Ok(r)) => (c, r),
         (Err(e), _) | (_, Err(e)) => return cannot(e),
@@ -63,7 +72,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         Ok(o) => o,
         Err(e) => return cannot(format!("cannot write {}: {e}", output.unwrap_or_default().display())),
     };
-    let summary = match clir_check::check_stream(&pkg, cases, rulings, &mut out) {
+    let summary = match clir_check::check_stream(&pkg, &opts, cases, rulings, &mut out) {
         Ok(s) => s,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return OK,
         Err(e) => return cannot(e.to_string()),
@@ -75,8 +84,8 @@ pub fn run(args: &CheckArgs) -> u8 {
     note(
         "check",
         format_args!(
-            "{} cases: {} certified, {} rejected, {} not ruled",
-            summary.cases, summary.certified, summary.rejected, summary.not_ruled
+            "{} {} ({}): {} cases: {} certified, {} rejected, {} not ruled",
+            pkg.name, pkg.version, pkg.seal, summary.cases, summary.certified, summary.rejected, summary.not_ruled
         ),
     );
     if summary.certified == summary.cases {
