@@ -6,6 +6,7 @@
 //! Without `node` the test is skipped loudly, except under `CI=true`, where it fails:
 //! `.ci/browser` installs Debian's `nodejs` when `node` is missing.
 
+use clir_testkit::rng::Rng;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -54,10 +55,10 @@ fn node_runs() -> bool {
     runs
 }
 
-/// check.js's verdict on each `(case line, ruling line)`.
-fn js_verdicts(pairs: &[(String, String)]) -> Vec<Value> {
+/// check.js's verdict on each pair with the package file `package`.
+fn js_verdicts_of(package: &str, pairs: &[(String, String)]) -> Vec<Value> {
     let mut child = Command::new("node")
-        .args(["-e", DRIVER, CHECK_JS, PACKAGE])
+        .args(["-e", DRIVER, CHECK_JS, package])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -72,9 +73,10 @@ fn js_verdicts(pairs: &[(String, String)]) -> Vec<Value> {
     String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
-/// clir-check's verdict on each pair, written as check.js writes its own.
-fn rust_verdicts(pairs: &[(String, String)]) -> Vec<Value> {
-    let pkg = clir_check::Package::parse(&std::fs::read(PACKAGE).unwrap()).unwrap();
+/// clir-check's verdict on each pair with the package file `package`, written as check.js
+/// writes its own.
+fn rust_verdicts_of(package: &str, pairs: &[(String, String)]) -> Vec<Value> {
+    let pkg = clir_check::Package::parse(&std::fs::read(package).unwrap()).unwrap();
     pairs
         .iter()
         .map(|(c, r)| match clir_check::check_line(&pkg, c, r) {
@@ -91,7 +93,12 @@ fn rust_verdicts(pairs: &[(String, String)]) -> Vec<Value> {
 /// number for number, from both checkers (check.js reads Integers and ranks exactly, as BigInt,
 /// and words JSON errors as serde_json does).
 fn assert_agree(pairs: &[(String, String)], names: &[&str]) -> (Vec<Value>, Vec<Value>) {
-    let (js, rust) = (js_verdicts(pairs), rust_verdicts(pairs));
+    assert_agree_of(PACKAGE, pairs, names)
+}
+
+/// [`assert_agree`] with the package file `package`.
+fn assert_agree_of(package: &str, pairs: &[(String, String)], names: &[&str]) -> (Vec<Value>, Vec<Value>) {
+    let (js, rust) = (js_verdicts_of(package, pairs), rust_verdicts_of(package, pairs));
     assert_eq!(js.len(), pairs.len());
     for ((j, r), name) in js.iter().zip(&rust).zip(names) {
         for k in ["outcome", "step", "literal", "error", "reason"] {
@@ -152,5 +159,218 @@ fn both_checkers_reject_every_mutation_at_the_same_step_and_literal_for_the_same
         }
         assert!(v["step"].as_str().unwrap().starts_with(m.step), "{}: {v}", m.name);
         assert!(v["reason"].as_str().unwrap().contains(m.reason), "{}: {v}", m.name);
+    }
+}
+
+/// Integers where 64-bit arithmetic and doubles part ways: about 2^53 (doubles stop being exact),
+/// about 2^63 (i64 wraps), their square roots (a product crosses them), and small ones.
+const EDGES: &[i64] = &[
+    0,
+    1,
+    -1,
+    2,
+    3,
+    94_906_265,
+    94_906_266,
+    134_217_729,
+    3_037_000_499,
+    3_037_000_500,
+    4_294_967_296,
+    (1 << 53) - 1,
+    1 << 53,
+    (1 << 53) + 1,
+    -(1 << 53) - 1,
+    (1 << 62) + 1,
+    i64::MAX - 1,
+    i64::MAX,
+    i64::MIN,
+    i64::MIN + 1,
+];
+
+/// An Integer near an edge (or, now and then, any).
+fn edge(rng: &mut Rng) -> i64 {
+    match rng.below(4) {
+        0 => rng.next() as i64,
+        1 => rng.pick(EDGES).wrapping_add(rng.below(5) as i64 - 2),
+        _ => *rng.pick(EDGES),
+    }
+}
+
+/// A random Integer term over the variables `a` and `b`, in the kit's notation.
+fn expr(rng: &mut Rng, depth: usize) -> String {
+    if depth == 0 || rng.chance(30) {
+        return match rng.below(3) {
+            0 => "a".into(),
+            1 => "b".into(),
+            _ => edge(rng).to_string(),
+        };
+    }
+    let op = *rng.pick(&["+", "-", "*"]);
+    format!("({} {op} {})", expr(rng, depth - 1), expr(rng, depth - 1))
+}
+
+/// A random package of Integer arithmetic near 2^53 and 2^63: strict rules whose comparisons
+/// decide them (`h`), strict rules whose heads compute (`m`), and defeasible rules for both
+/// signs of `e`, ranked by a priority, whose comparisons decide them.
+fn arithmetic_package(seed: u64) -> clir_testkit::Package {
+    let mut rng = Rng::new(seed, 45);
+    let mut text = String::from(
+        "package test.arithmetic 0.1.0\nfeatures integer-arithmetic\ntype Game\nempirical n(g: Game, a: Integer, b: Integer)\n",
+    );
+    for k in 0..12 {
+        let cmp = *rng.pick(&["=", "!=", "<", "<=", ">", ">="]);
+        text += &format!("institutional h{k}(g: Game)\n");
+        text += &format!(
+            "rule H{k} strict: h{k}(x) :- n(x, a, b), 0 + {} {cmp} {}\n",
+            expr(&mut rng, 2),
+            expr(&mut rng, 2)
+        );
+        text += &format!("institutional m{k}(g: Game, v: Integer)\n");
+        text += &format!("rule M{k} strict: m{k}(x, {}) :- n(x, a, b)\n", expr(&mut rng, 2));
+    }
+    for k in 0..3 {
+        let (c1, c2) = (*rng.pick(&["<", ">=", "="]), *rng.pick(&["!=", ">", "<="]));
+        text += &format!("institutional e{k}(g: Game)\n");
+        text += &format!(
+            "rule E{k} defeasible: e{k}(x) :- n(x, a, b), 0 + {} {c1} {}\n",
+            expr(&mut rng, 2),
+            expr(&mut rng, 2)
+        );
+        text += &format!(
+            "rule NE{k} defeasible: ~e{k}(x) :- n(x, a, b), 0 + {} {c2} {}\n",
+            expr(&mut rng, 2),
+            expr(&mut rng, 2)
+        );
+        text += &format!("priority P{k}: E{k} > NE{k}\n");
+    }
+    clir_testkit::Package::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+/// Random case lines for [`arithmetic_package`]: one to three facts `n(g, a, b)` near the edges.
+fn arithmetic_cases(seed: u64, count: usize) -> Vec<String> {
+    let mut rng = Rng::new(seed, 53);
+    (0..count)
+        .map(|i| {
+            let facts: Vec<Value> =
+                (0..rng.range(1, 3)).map(|j| json!([format!("g{}", j % 2), edge(&mut rng), edge(&mut rng)])).collect();
+            json!({"case": i, "facts": {"n": facts}}).to_string()
+        })
+        .collect()
+}
+
+/// `clir run PACKAGE --certify` of `cases`: the engine's certified rulings of a package file.
+fn run_certify(package: &std::path::Path, cases: &[String]) -> Vec<String> {
+    let cache = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("js_checker_agrees-cache");
+    let dir = package.parent().unwrap();
+    let (input, output) = (dir.join("cases.jsonl"), dir.join("certified.jsonl"));
+    std::fs::write(&input, cases.join("\n") + "\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(["run", package.to_str().unwrap(), "--certify", "--input", input.to_str().unwrap()])
+        .args(["--output", output.to_str().unwrap()])
+        .env("CLIR_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    assert!(out.status.code() == Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::read_to_string(&output).unwrap().lines().map(str::to_string).collect()
+}
+
+/// The certified ruling `ruling` changed: an entry and its literal (as concluded and definite)
+/// added, or a listed `m` value moved, or a concluded `h` literal dropped; `None` when the
+/// ruling has nothing of the kind.
+fn forge(ruling: &Value, pkg: &clir_testkit::Package, kind: usize, rng: &mut Rng) -> Option<(&'static str, Value)> {
+    let mut r = ruling.clone();
+    let cert = &r["certificate"];
+    let d = cert["D"].as_array().unwrap();
+    let facts: Vec<usize> = (0..d.len()).filter(|&i| d[i][2] == "fact").collect();
+    match kind {
+        // h_k(g) by H_k over a fact, where the ruling does not conclude it.
+        0 => {
+            let k = rng.below(12);
+            let name = format!("h{k}");
+            let f = *rng.pick(&facts);
+            let g = d[f][1][1].clone();
+            if r["concluded"][&name].as_array().is_some_and(|t| t.contains(&json!([g]))) {
+                return None;
+            }
+            let id = pkg.id(&format!("H{k}"));
+            let nodes = r["certificate"]["nodes"].as_array_mut().unwrap();
+            let node = nodes.iter().position(|n| n == &json!(id)).unwrap_or_else(|| {
+                nodes.push(json!(id));
+                nodes.len() - 1
+            });
+            r["certificate"]["D"].as_array_mut().unwrap().push(json!([1, [name, g], [node, [format!("D{f}")]]]));
+            for layer in ["concluded", "definite"] {
+                let tuples = r[layer][&name].as_array().cloned().unwrap_or_default();
+                r[layer][&name] = json!(tuples.into_iter().chain([json!([g])]).collect::<Vec<_>>());
+            }
+            Some(("an h literal its comparison does not give", r))
+        }
+        // m_k(g, v) listed with another value: v + 1, or v as a double rounds it.
+        1 => {
+            let i = (0..d.len()).find(|&i| d[i][1][0].as_str().is_some_and(|n| n.starts_with('m')))?;
+            let v = d[i][1][2].as_i64().unwrap();
+            let rounded = v as f64 as i64;
+            let w = if rounded != v && rng.chance(50) { rounded } else { v.wrapping_add(1) };
+            let (name, g) = (d[i][1][0].as_str().unwrap().to_string(), d[i][1][1].clone());
+            r["certificate"]["D"][i][1][2] = json!(w);
+            for layer in ["concluded", "definite"] {
+                for t in r[layer][&name].as_array_mut().unwrap() {
+                    if t[0] == g && t[1] == json!(v) {
+                        t[1] = json!(w);
+                    }
+                }
+            }
+            Some(("an m value moved", r))
+        }
+        // A concluded h_k(g) dropped from the certificate and the ruling.
+        _ => {
+            let i = (0..d.len()).rev().find(|&i| d[i][1][0].as_str().is_some_and(|n| n.starts_with('h')))?;
+            let (name, g) = (d[i][1][0].as_str().unwrap().to_string(), d[i][1][1].clone());
+            r["certificate"]["D"].as_array_mut().unwrap().remove(i);
+            for layer in ["concluded", "definite"] {
+                let tuples: Vec<Value> =
+                    r[layer][&name].as_array().unwrap().iter().filter(|t| t[0] != g).cloned().collect();
+                if tuples.is_empty() {
+                    r[layer].as_object_mut().unwrap().remove(&name);
+                } else {
+                    r[layer][&name] = json!(tuples);
+                }
+            }
+            Some(("an h literal dropped", r))
+        }
+    }
+}
+
+#[test]
+fn both_checkers_agree_on_random_arithmetic_near_2_to_the_53_and_2_to_the_63() {
+    if !node_runs() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = Rng::new(45, 1);
+    for seed in [1, 2] {
+        let pkg = arithmetic_package(seed);
+        let file = dir.path().join(format!("p{seed}")).join(pkg.file_name());
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, pkg.bytes()).unwrap();
+        let cases = arithmetic_cases(seed, 60);
+        let rulings = run_certify(&file, &cases);
+        assert_eq!(rulings.len(), cases.len());
+        let mut pairs: Vec<(String, String)> = cases.iter().cloned().zip(rulings.iter().cloned()).collect();
+        let mut names: Vec<&str> = vec!["a genuine ruling"; pairs.len()];
+        for (case, ruling) in cases.iter().zip(&rulings) {
+            let ruling: Value = serde_json::from_str(ruling).unwrap();
+            for kind in 0..3 {
+                if let Some((name, forged)) = forge(&ruling, &pkg, kind, &mut rng) {
+                    pairs.push((case.clone(), forged.to_string()));
+                    names.push(name);
+                }
+            }
+        }
+        let (js, _) = assert_agree_of(file.to_str().unwrap(), &pairs, &names);
+        for ((v, name), (case, _)) in js.iter().zip(&names).zip(&pairs) {
+            let want = if *name == "a genuine ruling" { "certified" } else { "rejected" };
+            assert_eq!(v["outcome"], want, "{name}: {case}\n{v}");
+        }
     }
 }
