@@ -494,6 +494,11 @@ fn check(pkg: &Package, r: Read, grants: &[String]) -> Result<Case, String> {
     }
     let mut facts = Vec::with_capacity(count);
     let mut warnings: Vec<String> = Vec::new();
+    // The constants of each type, by its name, in the package's order.
+    let mut of_type: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+    for (c, t) in &pkg.constants {
+        of_type.entry(t.as_str()).or_default().push(c.as_str());
+    }
     for (key, tuples) in &r.facts {
         let (negative, name) = match key.strip_prefix('~') {
             Some(n) => (true, n),
@@ -558,8 +563,7 @@ fn check(pkg: &Package, r: Read, grants: &[String]) -> Result<Case, String> {
                         a.json()
                     ));
                 };
-                let declared: Vec<&str> =
-                    pkg.constants.iter().filter(|(_, t)| t == ty).map(|(c, _)| c.as_str()).collect();
+                let declared = of_type.get(ty.as_str()).map_or(&[][..], Vec::as_slice);
                 if !declared.is_empty() && !declared.contains(&s.as_str()) {
                     if let Some(close) = closest(s, declared.iter().copied()) {
                         let note = format!(
