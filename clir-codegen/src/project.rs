@@ -104,6 +104,11 @@ impl Project {
         self.root.join(&spec.path)
     }
 
+    /// The blob of `spec` under the root, when its path keeps to [`package_file`]'s rule.
+    pub fn package_file(&self, spec: &PackageSpec) -> Result<PathBuf, String> {
+        package_file(&self.root, &spec.name, &spec.path)
+    }
+
     /// `root/law.toml`.
     pub fn manifest_path(&self) -> PathBuf {
         self.root.join(MANIFEST)
@@ -379,12 +384,16 @@ pub fn options_for(project: &Project, spec: &PackageSpec, pin: Option<&Pin>) -> 
 }
 
 /// Verifies every package of the project against its pin; fails with every problem of every
-/// package, each naming the package, the field, the expected and the found value.
+/// package, each naming the package, the field, the expected and the found value. This is the
+/// build's reading (`build::run`): it reads each blob where law.toml's `path` says, as written
+/// (a workspace's crates may share one blob, `examples/fide-arbiter`; a crate's build script
+/// runs that crate's code anyway). The commands read through [`verify_package`], which holds
+/// the path to [`package_file`]'s rule.
 pub fn verify_all(project: &Project) -> Result<Vec<VerifiedPackage>, Diagnostics> {
     let mut verified = Vec::new();
     let mut errors = Vec::new();
     for spec in &project.packages {
-        match verify_package(project, spec) {
+        match verify_at(project, spec, project.blob_path(spec)) {
             Ok(v) => verified.push(v),
             Err(d) => errors.extend(d.0),
         }
@@ -396,8 +405,15 @@ pub fn verify_all(project: &Project) -> Result<Vec<VerifiedPackage>, Diagnostics
     }
 }
 
-/// Verifies one package of the project against its pin in `law.lock`.
+/// Verifies one package of the project against its pin in `law.lock`, its blob read where
+/// [`package_file`] allows (`clir show --package`, `clir wheel --package`).
 pub fn verify_package(project: &Project, spec: &PackageSpec) -> Result<VerifiedPackage, Diagnostics> {
+    let path = project.package_file(spec).map_err(|m| Diagnostic::new("path", "", m))?;
+    verify_at(project, spec, path)
+}
+
+/// Verifies one package of the project against its pin, its blob read from `path`.
+fn verify_at(project: &Project, spec: &PackageSpec, path: PathBuf) -> Result<VerifiedPackage, Diagnostics> {
     let name = &spec.name;
     let Some(pin) = project.lock.pin(name) else {
         return Err(Diagnostic::new(
@@ -436,7 +452,6 @@ pub fn verify_package(project: &Project, spec: &PackageSpec) -> Result<VerifiedP
     if !errors.is_empty() {
         return Err(Diagnostics(errors));
     }
-    let path = project.blob_path(spec);
     let bytes = read_regular_file(&path).map_err(|e| {
         // A clone that does not commit its blobs fetches them; a build never downloads.
         let hint = if e.kind() == std::io::ErrorKind::NotFound {
@@ -463,6 +478,56 @@ pub fn in_package(name: &str, d: &Diagnostic) -> Diagnostic {
 /// otherwise: `sources/<name>-<version>.lawir.json`.
 pub fn default_blob_path(name: &str, version: &str) -> PathBuf {
     PathBuf::from(format!("sources/{name}-{version}.lawir.json"))
+}
+
+/// Where package `name`'s blob is: `rel` (law.toml's `path`, or [`default_blob_path`]) under
+/// the project folder `root`, when it keeps to the one rule for a package path
+/// (docs/SECURITY.md, "Package paths"), which `clir fetch` (before it writes), `clir lock`,
+/// `clir show --package`, `clir wheel --package` and `clir add` (before they read or write)
+/// apply: `rel` is relative, without `..` (and without a root or a drive), and, once every link
+/// on the way is followed, the longest part of it that exists lies inside `root` (its links
+/// followed too), so no link leads out of the project, and a link that leads nowhere (which a
+/// write would follow) is refused. The error names the package and the path; `Ok` is
+/// `root/rel`. Links changed between this check and the read or write are not guarded against.
+pub fn package_file(root: &Path, name: &str, rel: &Path) -> Result<PathBuf, String> {
+    use std::path::Component;
+    let out = |why: String| format!("package {name}: path {} leads out of the project: {why}", rel.display());
+    if rel.as_os_str().is_empty() {
+        return Err(format!("package {name}: the path is empty"));
+    }
+    if rel.components().any(|c| matches!(c, Component::RootDir | Component::Prefix(_))) {
+        return Err(out(format!(
+            "it is absolute; a package path is relative to the project folder {}",
+            root.display()
+        )));
+    }
+    if rel.components().any(|c| c == Component::ParentDir) {
+        return Err(out("it holds `..`; a package path stays inside the project folder".into()));
+    }
+    if !stays_inside(rel) {
+        return Err(out("it names no file inside the project folder".into()));
+    }
+    let full = root.join(rel);
+    let root_real =
+        std::fs::canonicalize(root).map_err(|e| format!("package {name}: cannot read {}: {e}", root.display()))?;
+    // The longest part of the path that exists (a link counts, even one that leads nowhere).
+    let mut existing = full.as_path();
+    while std::fs::symlink_metadata(existing).is_err() {
+        match existing.parent() {
+            Some(parent) if parent.starts_with(root) && parent != root => existing = parent,
+            _ => return Ok(full),
+        }
+    }
+    match std::fs::canonicalize(existing) {
+        Ok(real) if real.starts_with(&root_real) => Ok(full),
+        Ok(real) => Err(out(format!(
+            "{} is a link to {}, outside the project folder {}",
+            existing.display(),
+            real.display(),
+            root_real.display()
+        ))),
+        Err(e) => Err(out(format!("{} cannot be followed ({e})", existing.display()))),
+    }
 }
 
 /// A package name: ASCII letters, digits, `.`, `_`, `-`, not starting with `.`.

@@ -181,7 +181,12 @@ pub fn run(args: &AddArgs) -> u8 {
             && s.semantic_hash.as_ref().is_none_or(|h| *h == new.semantic_hash)
     });
     let blob_rel = keep_entry.map_or(&spec.path, |s| &s.path).clone();
-    let blob_path = root.join(&blob_rel);
+    // The rule of package paths (relative, no `..`, no link out of the project), before the
+    // blob is read or written.
+    let blob_path = match project::package_file(&root, name, &blob_rel) {
+        Ok(path) => path,
+        Err(e) => return cannot_run(lines, e),
+    };
     let old_blob = match read_regular_file(&blob_path) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == ErrorKind::NotFound => None,
@@ -221,9 +226,10 @@ pub fn run(args: &AddArgs) -> u8 {
         // What the new version changes in meaning, against the blob the project holds (at the
         // listed path, or at the old version's own).
         let old_paths = old_spec
-            .map(|s| root.join(&s.path))
+            .map(|s| s.path.clone())
             .into_iter()
-            .chain(old_pin.map(|p| root.join(project::default_blob_path(name, &p.version))));
+            .chain(old_pin.map(|p| project::default_blob_path(name, &p.version)))
+            .filter_map(|rel| project::package_file(&root, name, &rel).ok());
         let old_bytes = old_blob.clone().or_else(|| old_paths.filter_map(|p| read_regular_file(&p).ok()).next());
         match old_bytes.as_deref().and_then(|old| super::meaning::changed_nodes(old, &bytes)) {
             Some(nodes) if nodes.is_empty() => changes.push("no executable node changed".into()),
@@ -301,13 +307,6 @@ pub fn run(args: &AddArgs) -> u8 {
             root.join(rel).display().to_string()
         }
     };
-    if write_blob {
-        // law.toml may point a package at a blob out of the project (read by the build); `add`
-        // writes only inside it.
-        if let Err(e) = inside_project(&root, &blob_rel) {
-            return cannot_run(lines, e);
-        }
-    }
     let mut undo = Undo::default();
     if write_blob {
         let result = undo.create_dirs(blob_path.parent()).and_then(|()| undo.write(&blob_path, &bytes, old_blob));
@@ -317,7 +316,7 @@ pub fn run(args: &AddArgs) -> u8 {
         lines.push(format!("{:<7} {} ({} bytes)", "wrote", shown(&blob_rel), bytes.len()));
     }
     for text in &texts {
-        let dest = match inside_project(&root, &text.rel) {
+        let dest = match project::package_file(&root, name, &text.rel) {
             Ok(dest) => dest,
             Err(e) => return undo.failed(lines, e),
         };
@@ -396,27 +395,6 @@ fn source_texts(root: &Path, package: &Path, document: &clir_codegen::ir::Docume
         }
     }
     found
-}
-
-/// `root/rel`, when it lands inside the project once every symlink on the way is followed (law.toml
-/// paths are relative without `..`, but a folder on the way may be a link out of the project).
-fn inside_project(root: &Path, rel: &Path) -> Result<PathBuf, String> {
-    let full = root.join(rel);
-    let escapes = || format!("{}: the path leads out of the project; nothing is written there", full.display());
-    if !project::stays_inside(rel) {
-        return Err(escapes());
-    }
-    let root_real = std::fs::canonicalize(root).map_err(|e| format!("cannot read {}: {e}", root.display()))?;
-    // The longest part of the path that exists, with its links followed.
-    let mut existing = full.as_path();
-    while std::fs::symlink_metadata(existing).is_err() {
-        existing = existing.parent().unwrap_or(root);
-    }
-    match std::fs::canonicalize(existing) {
-        Ok(real) if real.starts_with(&root_real) => Ok(full),
-        Ok(_) => Err(escapes()),
-        Err(e) => Err(format!("{}: {e}", existing.display())),
-    }
 }
 
 /// The checks that did not pass (failed or warned), in report order.

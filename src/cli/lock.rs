@@ -48,10 +48,13 @@ pub fn run(args: &LockArgs) -> u8 {
         let name = &spec.name;
         let line = |status: &str, text: String| format!("{status:<7} {name} {}: {text}", spec.version);
         let old = project.lock.pin(name);
-        let bytes = match clir_codegen::project::read_regular_file(&project.blob_path(spec)) {
+        let read = project.package_file(spec).and_then(|path| {
+            project::read_regular_file(&path).map_err(|e| format!("cannot read {}: {e}", spec.path.display()))
+        });
+        let bytes = match read {
             Ok(b) => b,
             Err(e) => {
-                lines.push(line("FAIL", format!("cannot read {}: {e}", spec.path.display())));
+                lines.push(line("FAIL", e));
                 unreadable = true;
                 pins.extend(old.cloned());
                 continue;
@@ -96,10 +99,11 @@ pub fn run(args: &LockArgs) -> u8 {
                     }
                 }
                 // What the new blob changes in meaning, when the old version's blob is still there.
-                let old_blob = project.root.join(project::default_blob_path(name, &old.version));
+                let old_blob = project::default_blob_path(name, &old.version);
                 let changed = (old.version != new.version)
-                    .then(|| project::read_regular_file(&old_blob).ok())
+                    .then(|| project::package_file(&project.root, name, &old_blob).ok())
                     .flatten()
+                    .and_then(|path| project::read_regular_file(&path).ok())
                     .and_then(|old_bytes| super::meaning::changed_nodes(&old_bytes, &bytes));
                 match changed {
                     Some(nodes) => lines.extend(nodes.into_iter().map(|n| line(status, n))),

@@ -483,7 +483,23 @@ pub fn fetch(args: &FetchArgs) -> u8 {
             return CANNOT_RUN;
         }
     };
-    let missing: Vec<_> = project.packages.iter().filter(|s| !project.blob_path(s).exists()).collect();
+    // Each blob where law.toml says, held to the rule of package paths before anything is
+    // fetched: a path out of the project (`..`, absolute, through a link) is never written.
+    let mut missing = Vec::new();
+    let mut refused = 0;
+    for spec in &project.packages {
+        match project.package_file(spec) {
+            Ok(path) if std::fs::symlink_metadata(&path).is_ok() => {}
+            Ok(path) => missing.push((spec, path)),
+            Err(msg) => {
+                note("fetch", format_args!("{msg}; nothing fetched for it"));
+                refused += 1;
+            }
+        }
+    }
+    if refused > 0 && missing.is_empty() {
+        return FAILURE;
+    }
     if missing.is_empty() {
         let _ = print_lines(["every blob law.lock pins is there".to_string()]);
         return OK;
@@ -495,14 +511,13 @@ pub fn fetch(args: &FetchArgs) -> u8 {
             return CANNOT_RUN;
         }
     };
-    let mut failed = 0;
-    for spec in missing {
+    let mut failed = refused;
+    for (spec, path) in missing {
         let Some(pin) = project.lock.packages.iter().find(|p| p.name == spec.name) else {
             note("fetch", format_args!("{} is not pinned in law.lock: run `clir lock` after adding it", spec.name));
             failed += 1;
             continue;
         };
-        let path = project.blob_path(spec);
         let got = registry.blob(&pin.seal).and_then(|bytes| {
             std::fs::create_dir_all(path.parent().expect("a blob has a folder"))
                 .and_then(|()| write_atomically(&path, &bytes))
