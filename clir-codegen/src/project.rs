@@ -542,14 +542,24 @@ pub fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-/// A version: ASCII letters, digits, `.`, `+`, `-`, starting with a digit.
+/// The longest version: a blob's file name (`NAME-VERSION.lawir.json`) and a registry's index
+/// hold it, so thousands of digits are refused here, not by the file system.
+pub const MAX_VERSION_BYTES: usize = 64;
+
+/// A version: ASCII letters, digits, `.`, `+`, `-`, starting with a digit, at most
+/// [`MAX_VERSION_BYTES`] long. The one version rule of law.toml, law.lock, `clir add` and a
+/// registry (`clir registry publish`, and every version an index lists).
 pub fn check_version(v: &str) -> Result<(), String> {
+    if v.len() > MAX_VERSION_BYTES {
+        let head: String = v.chars().take(16).collect();
+        return Err(format!("{head:?}… ({} bytes) is not a version: at most {MAX_VERSION_BYTES} bytes", v.len()));
+    }
     let ok = v.starts_with(|c: char| c.is_ascii_digit())
         && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '+' | '-'));
     if ok {
         Ok(())
     } else {
-        Err(format!("{v:?} is not a version"))
+        Err(format!("{v:?} is not a version (ASCII letters, digits, `.`, `+`, `-`, starting with a digit)"))
     }
 }
 

@@ -65,6 +65,8 @@ pub fn run(args: &AddArgs) -> u8 {
     // A file, or `NAME@VERSION` (`NAME`: the newest not yanked) from the project's registry,
     // whose index gives the publisher's seal and semanticHash to verify against.
     let (mut seal, mut semantic_hash) = (args.seal.clone(), args.semantic_hash.clone());
+    // The package the index names (name and version): the blob must say the same.
+    let mut indexed: Option<(String, String)> = None;
     let text = args.package.to_string_lossy();
     let request = registry::package_request(&text).filter(|_| !args.package.exists());
     let bytes = match request {
@@ -79,6 +81,7 @@ pub fn run(args: &AddArgs) -> u8 {
                     let _ = print_lines([format!("fetched {name} {} ({})", release.version, release.seal)]);
                     seal = Some(seal.unwrap_or(release.seal));
                     semantic_hash = Some(semantic_hash.unwrap_or(release.semantic_hash));
+                    indexed = Some((name.to_string(), release.version));
                     bytes
                 }
                 Err(msg) => {
@@ -97,16 +100,31 @@ pub fn run(args: &AddArgs) -> u8 {
     };
 
     // 1. The package verifies.
+    // From a registry, the document's name and version are compared with the index's: an index
+    // that lists the 0.1.0 blob as 0.2.0 is refused.
     let options = VerifyOptions {
         root: Some(root.clone()),
         seal: seal.clone(),
         semantic_hash: semantic_hash.clone(),
+        name: indexed.as_ref().map(|(name, _)| name.clone()),
+        version: indexed.as_ref().map(|(_, version)| version.clone()),
         ..VerifyOptions::default()
     };
     let report = verify_bytes(&bytes, &options);
     if !report.ok() {
         let _ = print_lines(report_lines(&not_passed(&report)));
         let failed = report.failed_checks().len();
+        if let Some((name, version)) = &indexed {
+            let said = report.document.as_ref().map(|d| (d.package.name.as_str(), d.package.version.as_str()));
+            if said != Some((name.as_str(), version.as_str())) {
+                note(
+                    "add",
+                    format_args!(
+                        "the registry's index lists this blob as {name} {version}; the package must say the same"
+                    ),
+                );
+            }
+        }
         note(
             "add",
             format_args!(

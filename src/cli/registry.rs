@@ -133,6 +133,10 @@ impl Registry {
         if index.name != name {
             return Err(format!("the registry's index of {name} names another package, {}", index.name));
         }
+        // The version rule of law.toml and `clir add`, for every version the index lists.
+        if let Some(bad) = index.versions.iter().find_map(|r| check_version(&r.version).err()) {
+            return Err(format!("the registry's index of {name} is not valid: {bad}"));
+        }
         Ok(index)
     }
 
@@ -316,6 +320,10 @@ enum RegistryCommand {
         /// Where to listen; port 0 picks a free port (the bound address is said on stderr).
         #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8081")]
         addr: String,
+        /// A host name that requests may name in their Host header, besides `localhost`, IP
+        /// addresses and the host of `--addr` (repeat for several; `*` allows any).
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_host: Vec<String>,
     },
 }
 
@@ -323,7 +331,7 @@ enum RegistryCommand {
 pub fn run(args: &RegistryArgs) -> u8 {
     match &args.command {
         RegistryCommand::Publish { dir, package } => publish(dir, package),
-        RegistryCommand::Serve { dir, addr } => match serve(dir, addr) {
+        RegistryCommand::Serve { dir, addr, allow_host } => match serve(dir, addr, allow_host) {
             Ok(()) => OK,
             Err(msg) => {
                 note("registry", msg);
@@ -356,8 +364,13 @@ fn publish(dir: &Path, package: &Path) -> u8 {
         yanked: false,
     };
     let name = doc.package.name.clone();
+    // The name and version rules of law.toml and `clir add`: a registry never lists a version
+    // that `add` would refuse (`..`, `0.1.0/../../x`, thousands of digits).
     if let Err(e) = check_name(&name) {
-        return fail(FAILURE, e);
+        return fail(FAILURE, format!("{}: package.name: {e}; nothing published", package.display()));
+    }
+    if let Err(e) = check_version(&release.version) {
+        return fail(FAILURE, format!("{}: package.version: {e}; nothing published", package.display()));
     }
     let index_path = dir.join("index").join(format!("{name}.json"));
     let mut index = match std::fs::read(&index_path) {
@@ -400,11 +413,13 @@ fn publish(dir: &Path, package: &Path) -> u8 {
 }
 
 /// `clir registry serve DIR`: GET `/index/NAME.json` and `/blobs/SEAL.lawir.json`, read-only,
-/// with `clir serve`'s limits on connections and request heads.
-fn serve(dir: &Path, addr: &str) -> Result<(), String> {
+/// with `clir serve`'s limits on connections and request heads, its Host check and its security
+/// headers ([`guard`]).
+fn serve(dir: &Path, addr: &str, allow_host: &[String]) -> Result<(), String> {
     if !dir.is_dir() {
         return Err(format!("{} is not a folder", dir.display()));
     }
+    let hosts = std::sync::Arc::new(Hosts::new(addr, allow_host)?);
     let (index_dir, blob_dir) = (dir.join("index"), dir.join("blobs"));
     let app = Router::new()
         .route(
@@ -421,7 +436,8 @@ fn serve(dir: &Path, addr: &str) -> Result<(), String> {
                 async move { serve_file(&dir, &file, ".lawir.json", check_seal, MAX_BLOB_BYTES).await }
             }),
         )
-        .fallback(|| async { (StatusCode::NOT_FOUND, "no such resource\n") });
+        .fallback(|| async { (StatusCode::NOT_FOUND, "no such resource\n") })
+        .layer(axum::middleware::from_fn_with_state(hosts, guard));
     let listen = super::serve::Listen {
         addr,
         max_connections: 1024,
@@ -429,6 +445,91 @@ fn serve(dir: &Path, addr: &str) -> Result<(), String> {
         command: "registry",
     };
     super::serve::run_server(app, &listen)
+}
+
+/// The host names a request to `clir registry serve` may name in its Host header, as `clir
+/// serve` decides (docs/SECURITY.md): any IP address, `localhost`, the host of `--addr` and
+/// each `--allow-host` (`*`: any). A web page of another site whose name resolves to this
+/// address (DNS rebinding) names that site, and is refused.
+struct Hosts {
+    any: bool,
+    names: Vec<String>,
+}
+
+impl Hosts {
+    fn new(addr: &str, allowed: &[String]) -> Result<Hosts, String> {
+        let mut names = vec!["localhost".to_string()];
+        let own = host_name(addr);
+        if own.parse::<IpAddr>().is_err() && !own.is_empty() {
+            names.push(own.trim_end_matches('.').to_ascii_lowercase());
+        }
+        let mut any = false;
+        for name in allowed {
+            let name = name.trim().trim_end_matches('.').to_ascii_lowercase();
+            if name == "*" {
+                any = true;
+            } else if name.is_empty() || name.contains(|c: char| c.is_whitespace() || c == '/' || c == '@') {
+                return Err(format!("--allow-host `{name}` is not a host name"));
+            } else {
+                names.push(name);
+            }
+        }
+        Ok(Hosts { any, names })
+    }
+
+    /// Whether a request whose Host header is `host` (a name or address, maybe a port) is served.
+    fn allows(&self, host: &str) -> bool {
+        let name = host_name(host).trim_end_matches('.').to_ascii_lowercase();
+        self.any || name.parse::<IpAddr>().is_ok() || self.names.contains(&name)
+    }
+}
+
+/// The host of `HOST:PORT`, `[V6]:PORT` or a bare host.
+fn host_name(text: &str) -> &str {
+    if let Some(rest) = text.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or_default();
+    }
+    match text.rsplit_once(':') {
+        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) && !host.contains(':') => host,
+        _ => text,
+    }
+}
+
+/// Refuses a Host this server is not (403), and gives every answer `clir serve`'s security
+/// headers (nothing here is a page: `default-src 'none'`) and a `Cache-Control`: a blob never
+/// changes under its seal (`immutable`), an index does when a version is published (`no-cache`:
+/// asked again each time), an error is not kept (`no-store`).
+async fn guard(
+    axum::extract::State(hosts): axum::extract::State<std::sync::Arc<Hosts>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    use axum::http::HeaderValue;
+    let host = req.headers().get(header::HOST).map(|h| h.to_str().unwrap_or("\u{fffd}"));
+    let blob = req.uri().path().starts_with("/blobs/");
+    let mut response = match host {
+        Some(host) if !hosts.allows(host) => (
+            StatusCode::FORBIDDEN,
+            "the Host header does not name this registry (clir registry serve --allow-host NAME serves another name)\n",
+        )
+            .into_response(),
+        _ => next.run(req).await,
+    };
+    let cache = match (response.status().is_success(), blob) {
+        (true, true) => "public, max-age=31536000, immutable",
+        (true, false) => "no-cache",
+        (false, _) => "no-store",
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),
+    );
+    response
 }
 
 /// The file `file` of `dir` when its stem passes `check` (so no path leaves `dir`), streamed a
