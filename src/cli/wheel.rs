@@ -92,6 +92,9 @@ fn wheel(args: &WheelArgs) -> Result<PathBuf, u8> {
         CANNOT_RUN
     };
     let (doc, seal) = package(args)?;
+    // The name and version reach the wheel's metadata, pyproject.toml and the stub: a control
+    // character there (a line break starts a new metadata field) is refused, not escaped.
+    check_package_text(&doc).map_err(fail)?;
     // Refused before the build: a device, a file or a link to one is no folder to copy into.
     if let Some(out) = args.out.as_ref().filter(|out| std::fs::metadata(out).is_ok_and(|m| !m.is_dir())) {
         return Err(fail(format!("--out {} is not a folder; nothing was built", out.display())));
@@ -213,6 +216,41 @@ fn write_crate(
     std::fs::write(dir.join(format!("{module}.pyi")), stubs)
 }
 
+/// Refuses a package whose name, version or namespace holds a control character (a line
+/// break, ESC, NUL, ...), naming the field and the character.
+fn check_package_text(doc: &Verified) -> Result<(), String> {
+    let p = &doc.package;
+    for (field, value) in
+        [("package.name", &p.name), ("package.version", &p.version), ("package.namespace", &p.namespace)]
+    {
+        if let Some(c) = value.chars().find(|c| c.is_control()) {
+            return Err(format!(
+                "{field} {value:?} holds the control character U+{:04X}: a wheel's name, version and \
+                 metadata cannot carry it; nothing was built",
+                c as u32
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `s` inside a Python `"""` docstring: backslashes and quotes escaped, and every control
+/// character (a line break, a NUL, which Python source cannot hold) written as an escape.
+fn docstring(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{85}') => {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A TOML basic string.
 fn toml_str(s: &str) -> String {
     serde_json::Value::from(s).to_string()
@@ -237,7 +275,7 @@ fn is_identifier(name: &str) -> bool {
 fn stubs(p: &clir_codegen::resolve::Program, module: &str, seal: &str) -> String {
     use clir_codegen::ir::RelationKind;
     use clir_codegen::resolve::Ty;
-    let doc = |s: &str| s.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"");
+    let doc = docstring;
     let mut out = format!(
         "\"\"\"{} {} (seal {seal}), compiled to native code by clir: the module `{module}`.\"\"\"\n\n\
          from typing import Iterable, Iterator, List, Optional, Union\n\nimport pyarrow\n\n\
