@@ -81,9 +81,10 @@ fn test_line(
     if let Some(why) = crate::jsonl::unreadable_reason(line) {
         return Err((Value::Null, why.to_string()));
     }
-    let mut obj: Map<String, Value> = match serde_json::from_str(line) {
+    let mut obj: Map<String, Value> = match serde_json::from_str::<Strict>(line).map(|s| s.0) {
         Ok(Value::Object(o)) => o,
         Ok(_) => return Err((Value::Null, "a test line is a JSON object".into())),
+        Err(e) if e.is_data() => return Err((Value::Null, e.to_string())),
         Err(e) => return Err((Value::Null, format!("not JSON: {e}"))),
     };
     let case = obj.get("case").cloned().unwrap_or(Value::Null);
@@ -158,6 +159,78 @@ fn test_line(
         }
     }
     Ok((case, failures))
+}
+
+/// A JSON value read strictly: an object that holds a key twice is refused, wherever it is
+/// (`expect`, one expectation, `facts`, the `case` value). serde_json keeps the last of two, so
+/// `"expect":{"concluded":["x(a)"],"concluded":[]}` would pass whatever the ruling holds.
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut obj = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Strict(v) = map.next_value()?;
+            if obj.contains_key(&key) {
+                let shown = Value::String(key).to_string();
+                return Err(serde::de::Error::custom(format!(
+                    "the key {shown} is written twice in one object (a test line holds each key once)"
+                )));
+            }
+            obj.insert(key, v);
+        }
+        Ok(Value::Object(obj))
+    }
 }
 
 /// The literals of a ruling's `concluded` or `definite` object, written as `why_not` writes them.
