@@ -215,6 +215,79 @@ impl Coverage {
     }
 }
 
+/// A count of a coverage document: a non-negative integer within `u64`.
+#[derive(Default)]
+struct Count;
+
+impl<'de> serde::Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a count (a non-negative integer of at most 18446744073709551615)")
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Count, E> {
+                Ok(Count)
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Count, E> {
+                u64::try_from(v).map(|_| Count).map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Count, E> {
+                // serde_json reads an integer beyond u64 (1e30, 18446744073709551616) as a float.
+                Err(E::invalid_value(serde::de::Unexpected::Float(v), &self))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The counts of one entry of `rules`, `articles` (whose `rules` is a count), `priorities` or
+/// `closures`, and of the document (`cases`); other keys are not looked at here.
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+#[allow(dead_code)] // read for their checks only
+struct Counts {
+    cases: Count,
+    rules: Count,
+    rules_applied: Count,
+    applicable: Count,
+    definite: Count,
+    concluded: Count,
+    attacked: Count,
+    beaten: Count,
+    beat: Count,
+    decided: Count,
+    derived: Count,
+}
+
+/// The counts of a coverage document, each checked as it is read.
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+#[allow(dead_code)] // read for their checks only
+struct DocumentCounts {
+    cases: Count,
+    rules: Vec<Counts>,
+    articles: Vec<Counts>,
+    priorities: Vec<Counts>,
+    closures: Vec<Counts>,
+}
+
+/// Checks every count of the coverage document `json` (its text, as `clir coverage` reads it):
+/// each is a non-negative integer within `u64`. A count of -1, 1.5, 1e30 or `"3"` is an error
+/// naming its line (the document is written one count a line), never shown as 0 by [`table`].
+pub fn check_counts(json: &[u8]) -> Result<(), String> {
+    match serde_json::from_slice::<DocumentCounts>(json) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let full = e.to_string();
+            let at = format!(" at line {} column {}", e.line(), e.column());
+            let why = full.strip_suffix(&at).unwrap_or(&full);
+            Err(format!("line {}: {why}", e.line()))
+        }
+    }
+}
+
 /// The coverage document `doc` ([`Coverage::to_json`]) as a table for people: per article, then
 /// per rule, then priorities and the rules never applied.
 pub fn table(doc: &Value) -> String {

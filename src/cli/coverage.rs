@@ -17,15 +17,20 @@ pub struct CoverageArgs {
 /// Prints the table; exit 2 when the file cannot be read (not a regular file, or larger than
 /// a package file may be: a package of 100,000 rules writes about 30 MB) or is no coverage.
 pub fn run(args: &CoverageArgs) -> u8 {
-    let doc: serde_json::Value = match read_regular_file(&args.file) {
+    let text = match read_regular_file(&args.file) {
         Err(e) => return fail(format!("cannot read {}: {e}", args.file.display())),
-        Ok(text) => match serde_json::from_slice(&text) {
-            Ok(doc) => doc,
-            Err(e) => return fail(format!("{} is not JSON: {e}", args.file.display())),
-        },
+        Ok(text) => text,
+    };
+    let doc: serde_json::Value = match serde_json::from_slice(&text) {
+        Ok(doc) => doc,
+        Err(e) => return fail(format!("{} is not JSON: {e}", args.file.display())),
     };
     if !doc.get("rules").is_some_and(serde_json::Value::is_array) {
         return fail(format!("{} is no coverage file (no \"rules\" list)", args.file.display()));
+    }
+    // Every count a non-negative integer within u64: -1, 1.5 or 1e30 is an error, not a 0.
+    if let Err(e) = clir::coverage::check_counts(&text) {
+        return fail(format!("{} {e}", args.file.display()));
     }
     match print_lines(clir::coverage::table(&doc).lines().map(str::to_string)) {
         Ok(()) => OK,
