@@ -131,7 +131,7 @@ fn serve_checks_the_host_and_sends_security_headers() {
     let pkg = Package::parse(REACH).unwrap();
     registry_listing(&reg, &pkg, "demo.reach", "1.0.0");
     let blob = format!("/blobs/{}.lawir.json", pkg.seal());
-    let (mut server, addr) = serve(&reg, &[]);
+    let (server, addr) = serve(&reg, &[]);
     let port = addr.rsplit(':').next().unwrap().to_string();
 
     // DNS rebinding: a page of another site naming this address is refused.
@@ -157,29 +157,39 @@ fn serve_checks_the_host_and_sends_security_headers() {
     let (status, head) = get(&addr, "/index/nothing.json", &addr);
     assert_eq!(status, 404, "{head}");
     assert!(head.contains("cache-control: no-store") && head.contains("nosniff"), "{head}");
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
 
     // A name given with --allow-host is served; others still are not.
-    let (mut server, addr) = serve(&reg, &["--allow-host", "Laws.Example."]);
+    let (_server, addr) = serve(&reg, &["--allow-host", "Laws.Example."]);
     for (host, status) in [("laws.example", 200), ("laws.example:8080", 200), ("evil.example", 403)] {
         let (got, head) = get(&addr, "/index/demo.reach.json", host);
         assert_eq!(got, status, "Host {host}: {head}");
     }
-    let _ = server.kill();
-    let _ = server.wait();
 }
 
-/// `clir registry serve DIR` on a free loopback port with `extra` flags: the child and its address.
-fn serve(reg: &Path, extra: &[&str]) -> (std::process::Child, String) {
+/// A running `clir registry serve`, killed when dropped (also when an assertion fails, so that
+/// the test run does not wait on it).
+struct Served(std::process::Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `clir registry serve DIR` on a free loopback port with `extra` flags: the server and its address.
+fn serve(reg: &Path, extra: &[&str]) -> (Served, String) {
     let mut server = Command::new(env!("CARGO_BIN_EXE_clir"))
         .args(["registry", "serve", reg.to_str().unwrap(), "--addr", "127.0.0.1:0"])
         .args(extra)
+        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut line = String::new();
     BufReader::new(server.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    let server = Served(server);
     assert!(line.contains("listening on http://"), "{line}");
     (server, line.trim().rsplit("http://").next().unwrap().to_string())
 }
