@@ -357,3 +357,17 @@ fn stubs(p: &clir_codegen::resolve::Program, module: &str, seal: &str) -> String
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::docstring;
+
+    #[test]
+    fn a_docstring_holds_no_control_character_and_cannot_be_closed() {
+        let hostile = "a\nb\r\u{0}\u{1b}[2J\u{85}\u{2028}\"\"\"; import os\\";
+        let text = docstring(hostile);
+        assert!(!text.chars().any(|c| c.is_control() || c == '\u{2028}'), "{text:?}");
+        assert!(!text.contains("\"\"\""), "{text}");
+        assert_eq!(text, "a\\u000ab\\u000d\\u0000\\u001b[2J\\u0085\\u2028\\\"\\\"\\\"; import os\\\\");
+    }
+}
