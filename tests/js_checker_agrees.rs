@@ -26,17 +26,18 @@ const GAMES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fide/games.js
 const CHECK_JS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cli/serve/check.js");
 
 /// Reads `{"case":LINE,"ruling":LINE}` lines from stdin and writes one verdict line each, as
-/// check.js's `checkLine` gives it.
+/// check.js's `checkLine` gives it under the grants of its third argument (a JSON list).
 const DRIVER: &str = r#"
 const ClirCheck = require(process.argv[1]);
 const fs = require("fs");
 (async () => {
   const pkg = await ClirCheck.readPackage(fs.readFileSync(process.argv[2]));
+  const grants = JSON.parse(process.argv[3]);
   const pairs = fs.readFileSync(0, "utf8").split("\n").filter((l) => l);
   const out = [];
   for (const p of pairs) {
     const { case: c, ruling } = JSON.parse(p);
-    out.push(JSON.stringify(await ClirCheck.checkLine(pkg, c, ruling)));
+    out.push(JSON.stringify(await ClirCheck.checkLine(pkg, c, ruling, { grants })));
   }
   process.stdout.write(out.join("\n") + "\n");
 })().catch((e) => { console.error(e && e.stack || e); process.exit(2); });
@@ -55,10 +56,10 @@ fn node_runs() -> bool {
     runs
 }
 
-/// check.js's verdict on each pair with the package file `package`.
-fn js_verdicts_of(package: &str, pairs: &[(String, String)]) -> Vec<Value> {
+/// check.js's verdict on each pair with the package file `package`, under `grants`.
+fn js_verdicts_of(package: &str, pairs: &[(String, String)], grants: &[&str]) -> Vec<Value> {
     let mut child = Command::new("node")
-        .args(["-e", DRIVER, CHECK_JS, package])
+        .args(["-e", DRIVER, CHECK_JS, package, &json!(grants).to_string()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -73,18 +74,24 @@ fn js_verdicts_of(package: &str, pairs: &[(String, String)]) -> Vec<Value> {
     String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
-/// clir-check's verdict on each pair with the package file `package`, written as check.js
-/// writes its own.
-fn rust_verdicts_of(package: &str, pairs: &[(String, String)]) -> Vec<Value> {
+/// clir-check's verdict on each pair with the package file `package`, under `grants`, written
+/// as check.js writes its own (`caseJson`: the case line's `case` as written).
+fn rust_verdicts_of(package: &str, pairs: &[(String, String)], grants: &[&str]) -> Vec<Value> {
     let pkg = clir_check::Package::parse(&std::fs::read(package).unwrap()).unwrap();
+    let opts = clir_check::Options { grants: grants.iter().map(|g| g.to_string()).collect() };
     pairs
         .iter()
-        .map(|(c, r)| match clir_check::check_line(&pkg, c, r) {
-            clir_check::Verdict::Certified => json!({"outcome": "certified"}),
-            clir_check::Verdict::NotRuled(e) => json!({"outcome": "not_ruled", "error": e}),
-            clir_check::Verdict::Rejected(f) => {
-                json!({"outcome": "rejected", "literal": f.literal, "step": f.step, "reason": f.reason})
-            }
+        .map(|(c, r)| {
+            let (case, verdict) = clir_check::check_case(&pkg, c, r, &opts);
+            let mut v = match verdict {
+                clir_check::Verdict::Certified => json!({"outcome": "certified"}),
+                clir_check::Verdict::NotRuled(e) => json!({"outcome": "not_ruled", "error": e}),
+                clir_check::Verdict::Rejected(f) => {
+                    json!({"outcome": "rejected", "literal": f.literal, "step": f.step, "reason": f.reason})
+                }
+            };
+            v["caseJson"] = json!(case);
+            v
         })
         .collect()
 }
@@ -93,15 +100,21 @@ fn rust_verdicts_of(package: &str, pairs: &[(String, String)]) -> Vec<Value> {
 /// number for number, from both checkers (check.js reads Integers and ranks exactly, as BigInt,
 /// and words JSON errors as serde_json does).
 fn assert_agree(pairs: &[(String, String)], names: &[&str]) -> (Vec<Value>, Vec<Value>) {
-    assert_agree_of(PACKAGE, pairs, names)
+    assert_agree_of(PACKAGE, pairs, names, &[])
 }
 
-/// [`assert_agree`] with the package file `package`.
-fn assert_agree_of(package: &str, pairs: &[(String, String)], names: &[&str]) -> (Vec<Value>, Vec<Value>) {
-    let (js, rust) = (js_verdicts_of(package, pairs), rust_verdicts_of(package, pairs));
+/// [`assert_agree`] with the package file `package`, under `grants`; the case line's `case`
+/// value as written the same too.
+fn assert_agree_of(
+    package: &str,
+    pairs: &[(String, String)],
+    names: &[&str],
+    grants: &[&str],
+) -> (Vec<Value>, Vec<Value>) {
+    let (js, rust) = (js_verdicts_of(package, pairs, grants), rust_verdicts_of(package, pairs, grants));
     assert_eq!(js.len(), pairs.len());
     for ((j, r), name) in js.iter().zip(&rust).zip(names) {
-        for k in ["outcome", "step", "literal", "error", "reason"] {
+        for k in ["outcome", "step", "literal", "error", "reason", "caseJson"] {
             assert_eq!(j.get(k), r.get(k), "{name}: `{k}` differs\nnode: {j}\nrust: {r}");
         }
     }
@@ -367,10 +380,131 @@ fn both_checkers_agree_on_random_arithmetic_near_2_to_the_53_and_2_to_the_63() {
                 }
             }
         }
-        let (js, _) = assert_agree_of(file.to_str().unwrap(), &pairs, &names);
+        let (js, _) = assert_agree_of(file.to_str().unwrap(), &pairs, &names, &[]);
         for ((v, name), (case, _)) in js.iter().zip(&names).zip(&pairs) {
             let want = if *name == "a genuine ruling" { "certified" } else { "rejected" };
             assert_eq!(v["outcome"], want, "{name}: {case}\n{v}");
+        }
+    }
+}
+
+/// Case lines clir refuses, each for its own reason, and some it rules that a lax reader gets
+/// wrong (case ids, escapes, `-0`, a name close to a constant): the lines of
+/// tests/check_strict.rs, on which clir-check is tested against clir rule.
+fn hostile_case_lines() -> Vec<String> {
+    let why_not_1025 = serde_json::to_string(&vec!["game_drawn(g)"; 1025]).unwrap();
+    let mut lines: Vec<String> = [
+        r#"{"case":"k","facts":{"game_lost_by":[["g","w"]]}}"#,
+        r#"{"case":"k2","facts":{"~game_drawn":[["g"]]}}"#,
+        r#"{"case":"j","facts":{"piece_touched_intentionally":[["w","n"]]}}"#,
+        r#"{"case":"a1","as_of":"2022-12-31","facts":{}}"#,
+        r#"{"case":"a2","as_of":20230101,"facts":{}}"#,
+        r#"{"case":"a3","as_of":"2023-02-29","facts":{}}"#,
+        r#"{"case":"a4","as_of":"2023-01-01","facts":{"stalemate_arisen":[["g"]]}}"#,
+        r#"{"case":"a5","as_of":"2023-01-01","as_of":"2023-01-02","facts":{}}"#,
+        r#"{"case":"d1","facts":{},"facts":{"game_lost_by":[["g","w"]]}}"#,
+        r#"{"case":"d2","facts":{"draw_agreed":[["g"]],"draw_agreed":[["h"]]}}"#,
+        r#"{"case":"d3","case":"d4","facts":{}}"#,
+        r#"{"case":{"id":1,"id":2},"facts":{}}"#,
+        r#"{"case":[{"a":{"b":1,"b":1}}],"facts":{}}"#,
+        r#"{"case":"u","facts":{},"extra":1}"#,
+        r#"{"case":"u2","facts":{},"why_not":[],"why_not":[]}"#,
+        r#"{"case":"m1"}"#,
+        r#"{"facts":{}}"#,
+        r#"{"case":"w1","facts":{},"why_not":["game_drawn(g"]}"#,
+        r#"{"case":"w2","facts":{},"why_not":["no_such(g)"]}"#,
+        r#"{"case":"w3","facts":{},"why_not":["game_drawnn(g)"]}"#,
+        r#"{"case":"w4","facts":{},"why_not":["game_drawn(g,h)"]}"#,
+        r#"{"case":"w5","facts":{},"why_not":["game_drawn()"]}"#,
+        r#"{"case":"w6","facts":{},"why_not":["moves_by_each_without_pawn_or_capture(g,x)"]}"#,
+        r#"{"case":"w7","facts":{},"why_not":["game_drawn(\"g)"]}"#,
+        r#"{"case":"w8","facts":{},"why_not":["game_drawn(g) x"]}"#,
+        r#"{"case":"w9","facts":{},"why_not":"game_drawn(g)"}"#,
+        r#"{"case":"w10","facts":{},"why_not":[1]}"#,
+        r#"{"case":"w11","facts":{},"why_not":["game_drawn(,)"]}"#,
+        r#"{"case":"w12","facts":{},"why_not":["game_drawn(_)"]}"#,
+        r#"{"case":"w13","facts":{},"why_not":["game_drawn(\"_\")"]}"#,
+        r#"{"case":"f1","facts":[]}"#,
+        r#"{"case":"f2","facts":{"draw_agreed":5}}"#,
+        r#"{"case":"f3","facts":{"draw_agreed":["g"]}}"#,
+        r#"{"case":"f4","facts":{"draw_agreed":[{"a":1,"a":2}]}}"#,
+        r#"{"case":"f5","facts":{"draw_agreed":[[{"a":1,"a":2}]]}}"#,
+        r#"{"case":"f6","facts":{"draw_agreed":[["g","h"]]}}"#,
+        r#"{"case":"f7","facts":{"moves_by_each_without_pawn_or_capture":[["g","80"]]}}"#,
+        r#"{"case":"f8","facts":{"moves_by_each_without_pawn_or_capture":[["g",1.0]]}}"#,
+        r#"{"case":"f9","facts":{"moves_by_each_without_pawn_or_capture":[["g",1e2]]}}"#,
+        r#"{"case":"f10","facts":{"moves_by_each_without_pawn_or_capture":[["g",18446744073709551615]]}}"#,
+        r#"{"case":"f11","facts":{"moves_by_each_without_pawn_or_capture":[["g",-0]]}}"#,
+        r#"{"case":"f12","facts":{"draw_agreed":[[1]]}}"#,
+        r#"{"case":"f13","facts":{"game_drawnn":[["g"]]}}"#,
+        r#"{"case":"f14","facts":{"no_such_relation":[["g"]]}}"#,
+        r#"{"case":"f15","facts":{"draw\u005fagreed":[["g"]],"~draw_agreed":[["h"]]}}"#,
+        r#"{"case":"f16","facts":{"attempted_transition":[["g","startPlay"],["g","StartPlay"]]}}"#,
+        r#"{"case":"f17","facts":{"draw_agreed":[null]}}"#,
+        r#"{"case":"f18","facts":{"moves_by_each_without_pawn_or_capture":[["g",9223372036854775808]]}}"#,
+        r#"{"case":"f19","facts":{"moves_by_each_without_pawn_or_capture":[["g",-9223372036854775808]]}}"#,
+        r#"{"case":"f20","facts":{"moves_by_each_without_pawn_or_capture":[["g",12345678901234567890123]]}}"#,
+        "not json",
+        r#"{"case":1"#,
+        r#"{"case":1,"facts":{}} x"#,
+        "[1]",
+        "null",
+        "\u{a0}",
+        r#"{"case":18446744073709551616,"facts":{}}"#,
+        r#"{"case":1E2,"facts":{"stalemate_arisen":[["g"]]}}"#,
+        r#"{"case":-0,"facts":{}}"#,
+        r#"{"case":1e400,"facts":{}}"#,
+        r#"{"case":[1e400],"facts":{}}"#,
+        "{\"case\": [1, \"a b\",\t{\"x\" : 1.50}],\"facts\":{}}",
+    ]
+    .iter()
+    .map(|l| l.to_string())
+    .collect();
+    lines.push(format!(r#"{{"case":"w1025","facts":{{}},"why_not":{why_not_1025}}}"#));
+    lines
+}
+
+#[test]
+fn both_checkers_read_every_hostile_case_line_as_clir_rule_does_with_its_message() {
+    if !node_runs() {
+        return;
+    }
+    let g5 = std::fs::read_to_string(GAMES).unwrap().lines().nth(4).unwrap().to_string();
+    let forged = certify(&format!("{g5}\n")).remove(0);
+    let lines = hostile_case_lines();
+    for grants in [&[][..], &["judgment:FIDEArbiter"][..]] {
+        let mut args = vec!["rule", "--package", "fide.laws.chess", "--certify"];
+        for g in grants {
+            args.extend(["--grant", g]);
+        }
+        let (code, out, err) = clir(&args, &(lines.join("\n") + "\n"));
+        assert!(code == 0 || code == 1, "{err}");
+        let ruled: Vec<&str> = out.lines().collect();
+        assert_eq!(ruled.len(), lines.len());
+        // Where clir refused the line, a certified ruling of another case stands in its place: a
+        // forger's. Where it ruled it, its own certified ruling.
+        let pairs: Vec<(String, String)> = lines
+            .iter()
+            .zip(&ruled)
+            .map(|(c, r)| (c.clone(), if r.contains("\"error\":") { forged.clone() } else { r.to_string() }))
+            .collect();
+        let names: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (js, _) = assert_agree_of(PACKAGE, &pairs, &names, grants);
+        for ((v, r), line) in js.iter().zip(&ruled).zip(&lines) {
+            if let Some(i) = r.find("\"error\":\"line ") {
+                // The error line's message, as JSON text, without its `line N: `.
+                let message = &r[i + "\"error\":\"line ".len()..r.len() - 2];
+                let error = &message[message.find(": ").unwrap() + 2..];
+                assert_eq!(v["outcome"], "rejected", "{line}: {v}");
+                assert_eq!(v["step"], "case_line", "{line}: {v}");
+                let reason = serde_json::to_string(&v["reason"]).unwrap();
+                assert_eq!(&reason[1..reason.len() - 1], error, "{line}: {v}");
+            } else if r.contains("\"why_not\":{") {
+                // Ruled, and answered: no certificate proves a why-not answer.
+                assert_eq!((&v["outcome"], &v["step"]), (&json!("rejected"), &json!("ruling")), "{line}: {v}");
+            } else {
+                assert_eq!(v["outcome"], "certified", "{line}: {v}\n{r}");
+            }
         }
     }
 }

@@ -32,6 +32,7 @@ const ClirCheck = (() => {
   const DEFINITE = "D", SUPPORTED = "S", CONCLUDED = "d";
   // The keys of a case line, of a ruling line a certificate proves, of a certificate.
   const CASE_KEYS = ["case", "facts", "why_not", "as_of"];
+  const CASE_OBJECT = "a case object {\"case\":..., \"facts\":{...}}";
   const RULING_KEYS = ["case", "concluded", "definite", "contradictions", "warnings", "certificate"];
   const CERTIFICATE_KEYS = ["format", "seal", "case", "nodes", "D", "S", "d"];
 
@@ -67,73 +68,122 @@ const ClirCheck = (() => {
 
   // A JSON error, worded as serde_json words it: `what`, and where (`line`, `column` from 1);
   // for a key written twice, `dup` (the key) and `path` (the keys of the objects it is in).
+  // `index`: where, as an index into the text.
   class JsonError extends Error {
-    constructor(what, line, column, dup, path) {
+    constructor(what, line, column, dup, path, index) {
       super(what + " at line " + line + " column " + column);
-      Object.assign(this, { what, line, column, dup, path });
+      Object.assign(this, { what, line, column, dup, path, index });
     }
   }
-  const MAX_DEPTH = 128;
+  // serde_json's column of the position after `to` characters of `src`'s last line: UTF-8
+  // bytes since the line began.
+  const utf8 = new TextEncoder();
+  const byteColumn = (src, to) => utf8.encode(src.slice(src.lastIndexOf("\n", to - 1) + 1, to)).length;
+  const MAX_DEPTH = 128, PEEK = -1;
   // Parses `src` as one JSON value (RFC 8259): objects with a null prototype, their keys each
   // once; numbers as `Num` (a number too large for a double is out of range, as serde_json
   // says); strings without lone surrogates. Throws a JsonError. With `line`, `src` is a case or
   // ruling line: an object, whose `case` value is kept as written too (`caseText`: less the
   // white space between its tokens), any number (`1e400`) read as its text; the result is
   // {value, caseText}.
-  function parseJson(src, line, lenient) {
+  //
+  // `hooks` (a case line, read as clir reads it, clir-check's case.rs) are told of each value
+  // as it begins (`start(path, kinds, from)`) and ends (`end(path, kinds, value, from, to)`), of
+  // each key (`key(path, kinds, k, keyEnd)`), may say that an object's repeated key is found
+  // only once its value is read (`dupLater(path, kinds)`, then `dup(path, k, to)`) or is no
+  // error (`lenient(path, kinds)`), and may throw; `path` holds the keys and indices down to the
+  // value, `kinds` whether each is in an object ("obj") or a list ("arr").
+  function parseJson(src, line, lenient, expecting, hooks) {
     let i = 0, caseTwice = false;
-    const spans = Object.create(null);
-    const path = [];
-    // Line and column (from 1) of the position after `to` characters.
-    const place = (to) => {
-      const before = src.slice(0, to), nl = before.lastIndexOf("\n");
-      return [before.split("\n").length, to - nl - 1];
-    };
+    // In a line, where each top-level value is ([from, to, end of its key]), and each item of a
+    // top-level list ([from, to]).
+    const spans = Object.create(null), elems = Object.create(null);
+    const path = [], kinds = [];
+    // Line and column of the position after `to` characters, as serde_json gives them.
+    const place = (to) => [src.slice(0, to).split("\n").length, byteColumn(src, to)];
+    // An error at the position `at` (by default where the reading is), or at the character
+    // being looked at (`PEEK`: serde_json's peek position, one byte past where the reading is).
     const err = (what, at, dup) => {
-      const [l, c] = place(at === undefined ? i : at);
-      throw new JsonError(what, l, c, dup, path.slice());
+      const to = at === undefined || at === PEEK ? i : at;
+      const [l, c] = place(to);
+      const peek = at === PEEK && i < src.length;
+      throw new JsonError(what, l, peek ? c + 1 : c, dup, path.slice(), peek ? i + 1 : to);
     };
     const ws = () => { while (i < src.length && (src[i] === " " || src[i] === "\t" || src[i] === "\n" || src[i] === "\r")) i++; };
-    const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-    function string() {
+    const digit = () => i < src.length && src[i] >= "0" && src[i] <= "9";
+    // A number's text, checked as serde_json reads one (`lax`: any size, as a raw value;
+    // `skimmed`: as it skims a value it ignores).
+    function number(lax, skimmed) {
+      const start = i;
+      if (src[i] === "-") i++;
+      const c = i < src.length ? src[i++] : "";
+      if (c === "0") {
+        if (digit()) err("invalid number", PEEK);
+      } else if (c >= "1" && c <= "9") {
+        while (digit()) i++;
+      } else err("invalid number");
+      const exponent = () => {
+        i++;
+        if (src[i] === "+" || src[i] === "-") i++;
+        const d = i < src.length ? src[i++] : "";
+        if (!(d >= "0" && d <= "9")) err("invalid number");
+        while (digit()) i++;
+      };
+      if (src[i] === ".") {
+        i++;
+        if (!digit()) err(i >= src.length && !skimmed ? "EOF while parsing a value" : "invalid number", PEEK);
+        while (digit()) i++;
+      }
+      if (src[i] === "e" || src[i] === "E") exponent();
+      const text = src.slice(start, i);
+      if (!lax && !Number.isFinite(Number(text))) err("number out of range");
+      return text;
+    }
+    // A string at `i` (its opening quote), read as serde_json reads one: with `validate`, as a
+    // string (its \\u escapes paired surrogates); without, as it skims a value it ignores.
+    function string(validate = true) {
       i++;
       let out = "", from = i;
+      const next = () => {
+        if (i >= src.length) err("EOF while parsing a string");
+        return src[i++];
+      };
+      const hex = () => {
+        let h = "";
+        for (let k = 0; k < 4; k++) h += next();
+        if (!/^[0-9a-fA-F]{4}$/.test(h)) err("invalid escape");
+        return parseInt(h, 16);
+      };
+      // The character after a leading surrogate's escape: `\\`, then `u`, or the escape ends.
+      const expect = (c) => {
+        if (i >= src.length) err("EOF while parsing a string");
+        if (src[i] !== c) err("unexpected end of hex escape", PEEK);
+        i++;
+      };
       for (;;) {
         if (i >= src.length) err("EOF while parsing a string");
         const c = src.charCodeAt(i);
         if (c === 0x22) { out += src.slice(from, i); i++; return out; }
-        if (c < 0x20) err("control character (\\u0000-\\u001F) found while parsing a string", i + 1);
-        if (c >= 0xd800 && c <= 0xdfff) {
-          // A lone surrogate cannot come from UTF-8 text; a pair is one character.
-          const lo = src.charCodeAt(i + 1);
-          if (c > 0xdbff || !(lo >= 0xdc00 && lo <= 0xdfff)) err("invalid unicode code point", i + 1);
-          i += 2;
-          continue;
-        }
+        if (c < 0x20) err("control character (\\u0000-\\u001F) found while parsing a string", validate ? PEEK : i);
         if (c !== 0x5c) { i++; continue; }
         out += src.slice(from, i);
-        const e = src[i + 1];
-        if (e === undefined) err("EOF while parsing a string", i + 1);
+        i++;
+        const at = i, e = next();
         const simple = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" }[e];
-        if (simple !== undefined) { out += simple; i += 2; from = i; continue; }
-        if (e !== "u") err("invalid escape", i + 2);
-        const hex = (at) => {
-          const h = src.slice(at, at + 4);
-          if (h.length < 4) err("EOF while parsing a string", src.length);
-          if (!/^[0-9a-fA-F]{4}$/.test(h)) err("invalid escape", at + 4);
-          return parseInt(h, 16);
-        };
-        const u = hex(i + 2);
-        i += 6;
-        if (u >= 0xd800 && u <= 0xdbff) {
-          if (src[i] !== "\\" || src[i + 1] !== "u") err("lone leading surrogate in hex escape", i);
-          const l = hex(i + 2);
-          if (l < 0xdc00 || l > 0xdfff) err("lone leading surrogate in hex escape", i + 6);
-          i += 6;
-          out += String.fromCharCode(u, l);
-        } else if (u >= 0xdc00 && u <= 0xdfff) {
-          err("lone leading surrogate in hex escape", i);
-        } else out += String.fromCharCode(u);
+        if (simple !== undefined) out += simple;
+        else if (e !== "u") { i = at; err("invalid escape", PEEK); }
+        else {
+          const u = hex();
+          if (!validate || u < 0xd800 || u > 0xdfff) out += String.fromCharCode(u);
+          else {
+            if (u >= 0xdc00) err("lone leading surrogate in hex escape");
+            expect("\\");
+            expect("u");
+            const l = hex();
+            if (l < 0xdc00 || l > 0xdfff) err("lone leading surrogate in hex escape");
+            out += String.fromCharCode(u, l);
+          }
+        }
         from = i;
       }
     }
@@ -146,7 +196,7 @@ const ClirCheck = (() => {
       const raw = src.slice(start, end);
       if (raw[0] !== "{" && raw[0] !== "[") {
         i = start;
-        const v = value(0, true);
+        const v = raw[0] === '"' ? string(false) : value(0, true);
         i = end;
         return v;
       }
@@ -154,151 +204,227 @@ const ClirCheck = (() => {
         if (!(e instanceof JsonError)) throw e;
         i = end;
         ws();
-        const [line, column] = place(src[i] === "}" ? i + 1 : i);
-        throw new JsonError(e.what, line, column, e.dup, path.concat(e.path));
+        const to = src[i] === "}" ? i + 1 : i, [line, column] = place(to);
+        throw new JsonError(e.what, line, column, e.dup, path.concat(e.path), to);
       } finally { i = end; }
     }
-    // The end of the value at `i` (serde_json's ignore_value: no depth limit, numbers by their
-    // syntax only).
+    // The end of the value at `i`, found as serde_json's ignore_value finds it: no depth
+    // limit, numbers by their syntax only, strings without decoding their escapes.
     function skim() {
-      const stack = [];
-      const key = () => {
-        ws();
-        if (i >= src.length) err("EOF while parsing an object");
-        if (src[i] !== '"') err(src[i] === "}" ? "trailing comma" : "key must be a string", i + 1);
-        string();
-        ws();
-        if (i >= src.length) err("EOF while parsing an object");
-        if (src[i] !== ":") err("expected `:`", i + 1);
-        i++;
-      };
+      const outer = [];
+      let enclosing = null;
       for (;;) {
         ws();
         if (i >= src.length) err("EOF while parsing a value");
         const c = src[i];
-        let open = false;
-        if (c === "[" || c === "{") {
-          i++;
-          ws();
-          if (i >= src.length) err(c === "[" ? "EOF while parsing a list" : "EOF while parsing an object");
-          if (src[i] === (c === "[" ? "]" : "}")) i++;
-          else {
-            stack.push(c === "[" ? "]" : "}");
-            if (c === "{") key();
-            open = true;
-          }
-        } else if (c === '"') string();
-        else {
-          const word = ["true", "false", "null"].find((w) => src.startsWith(w, i));
-          if (word) i += word.length;
-          else {
-            NUMBER.lastIndex = i;
-            const m = NUMBER.exec(src);
-            if (!m) err("expected value", i + 1);
-            i += m[0].length;
-          }
-        }
-        if (open) continue;
-        for (;;) {
-          if (!stack.length) return i;
-          const close = stack[stack.length - 1];
-          ws();
-          if (i >= src.length) err(close === "]" ? "EOF while parsing a list" : "EOF while parsing an object");
-          if (src[i] === ",") {
+        let frame = null;
+        if (c === "n" || c === "t" || c === "f") {
+          for (const expected of { n: "null", t: "true", f: "false" }[c]) {
+            if (i >= src.length) err("EOF while parsing a value");
+            if (src[i] !== expected) err("expected ident", PEEK);
             i++;
-            if (close === "}") key();
-            else {
-              ws();
-              if (src[i] === "]") err("trailing comma", i + 1);
-            }
-            break;
           }
-          if (src[i] !== close) err(close === "]" ? "expected `,` or `]`" : "expected `,` or `}`", i + 1);
+        } else if (c === "-" || (c >= "0" && c <= "9")) number(true, true);
+        else if (c === '"') string(false);
+        else if (c === "[" || c === "{") {
+          if (enclosing !== null) outer.push(enclosing);
+          enclosing = null;
           i++;
-          stack.pop();
+          frame = c;
+        } else err("expected value", PEEK);
+        let comma = false;
+        if (frame === null) {
+          if (enclosing !== null) [frame, enclosing] = [enclosing, null];
+          else if (outer.length) frame = outer.pop();
+          else return i;
+          comma = true;
+        }
+        for (;;) {
+          ws();
+          if (i >= src.length) err(frame === "[" ? "EOF while parsing a list" : "EOF while parsing an object", PEEK);
+          const d = src[i];
+          if (d === "," && comma) { i++; break; }
+          if ((d === "]" && frame === "[") || (d === "}" && frame === "{")) {
+            i++;
+            if (!outer.length) return i;
+            frame = outer.pop();
+            comma = true;
+            continue;
+          }
+          if (comma) err(frame === "[" ? "expected `,` or `]`" : "expected `,` or `}`", PEEK);
+          break;
+        }
+        if (frame === "{") {
+          ws();
+          if (i >= src.length) err("EOF while parsing an object", PEEK);
+          if (src[i] !== '"') err("key must be a string", PEEK);
+          string(false);
+          ws();
+          if (i >= src.length) err("EOF while parsing an object", PEEK);
+          if (src[i] !== ":") err("expected `:`", PEEK);
+          i++;
+        }
+        enclosing = frame;
+      }
+    }
+    // A line's object with every value skimmed, as clir reads a line only for its `case`:
+    // {caseText, caseTwice}.
+    function skimLine() {
+      ws();
+      if (src[i] === "[") {
+        // As a struct of one field, `case` is read from a list too: `[1]` has the case 1.
+        i++;
+        ws();
+        if (src[i] === "]") err("invalid length 0, expected a case", PEEK);
+        const from = i, end = skim(), text = compact(src.slice(from, end));
+        ws();
+        if (src[i] !== "]") err("trailing characters", PEEK);
+        i++;
+        ws();
+        if (i < src.length) err("trailing characters", PEEK);
+        return { caseText: text, caseTwice: false };
+      }
+      if (src[i] !== "{") err("expected an object", PEEK);
+      i++;
+      ws();
+      let text, twice = false;
+      if (src[i] === "}") i++;
+      else {
+        for (;;) {
+          ws();
+          if (i >= src.length || src[i] !== '"') err("key must be a string", PEEK);
+          const k = string();
+          ws();
+          if (src[i] !== ":") err("expected `:`", PEEK);
+          i++;
+          ws();
+          const from = i, end = skim();
+          if (k === "case") {
+            if (text !== undefined) twice = true;
+            text = compact(src.slice(from, end));
+          }
+          ws();
+          if (src[i] === ",") { i++; continue; }
+          if (src[i] === "}") { i++; break; }
+          err("expected `,` or `}`", PEEK);
         }
       }
+      ws();
+      if (i < src.length) err("trailing characters", PEEK);
+      return { caseText: text, caseTwice: twice };
     }
     let caseText;
     function value(depth, lax) {
       ws();
       if (i >= src.length) err("EOF while parsing a value");
+      if (!hooks) return bare(depth, lax);
+      const from = i;
+      hooks.start(path, kinds, from);
+      const v = bare(depth, lax);
+      hooks.end(path, kinds, v, from, i);
+      return v;
+    }
+    function bare(depth, lax) {
       const c = src[i];
       if (c === "{" || c === "[") {
-        if (depth >= MAX_DEPTH) err("recursion limit exceeded", i + 1);
+        if (depth >= MAX_DEPTH) err("recursion limit exceeded", PEEK);
         i++;
         ws();
         if (i >= src.length) err(c === "[" ? "EOF while parsing a list" : "EOF while parsing an object");
         if (c === "[") {
           const out = [];
           if (src[i] === "]") { i++; return out; }
+          const items = line && depth === 1 && path.length === 1 ? (elems[path[0]] = []) : null;
           for (;;) {
             path.push(out.length);
+            kinds.push("arr");
+            ws();
+            const from = i;
             out.push(value(depth + 1, lax));
+            if (items) items.push([from, i]);
             path.pop();
+            kinds.pop();
             ws();
             if (i >= src.length) err("EOF while parsing a list");
             if (src[i] === ",") {
               i++;
               ws();
-              if (src[i] === "]") err("trailing comma", i + 1);
+              if (src[i] === "]") err("trailing comma", PEEK);
               continue;
             }
             if (src[i] === "]") { i++; return out; }
-            err("expected `,` or `]`", i + 1);
+            err("expected `,` or `]`", PEEK);
           }
         }
         const out = Object.create(null), keys = [];
         Object.defineProperty(out, KEYS, { value: keys });
-        if (src[i] === "}") { i++; return out; }
-        for (;;) {
+        const free = lenient || (hooks && hooks.lenient(path, kinds)), later = !free && hooks && hooks.dupLater(path, kinds);
+        if (src[i] === "}") {
+          i++;
+          if (hooks && hooks.close) hooks.close(path, out, i);
+          return out;
+        }
+        for (let first = true; ; first = false) {
           ws();
-          if (i >= src.length) err("EOF while parsing an object");
-          if (src[i] !== '"') err(src[i] === "}" ? "trailing comma" : "key must be a string", i + 1);
+          if (i >= src.length) err(first ? "EOF while parsing an object" : "EOF while parsing a value");
+          if (src[i] !== '"') err(src[i] === "}" ? "trailing comma" : "key must be a string", PEEK);
           const k = string(), keyEnd = i;
-          if (has(out, k)) {
-            if (!lenient) err("duplicate key `" + k + "`", i, k);
+          if (hooks) hooks.key(path, kinds, k, keyEnd);
+          const twice = has(out, k);
+          if (twice) {
+            if (!free && !later) err("duplicate key `" + k + "`", i, k);
             if (line && depth === 0 && k === "case") caseTwice = true;
           } else keys.push(k);
           ws();
           if (i >= src.length) err("EOF while parsing an object");
-          if (src[i] !== ":") err("expected `:`", i + 1);
+          if (src[i] !== ":") err("expected `:`", PEEK);
           i++;
           const from = i, isCase = line && depth === 0 && k === "case";
           path.push(k);
+          kinds.push("obj");
           out[k] = isCase ? rawValue() : value(depth + 1, lax);
           path.pop();
+          kinds.pop();
+          if (twice && later) hooks.dup(path, k, i);
           if (isCase) caseText = compact(src.slice(from, i));
           if (line && depth === 0) spans[k] = [from, i, keyEnd];
           ws();
           if (i >= src.length) err("EOF while parsing an object");
           if (src[i] === ",") { i++; continue; }
-          if (src[i] === "}") { i++; return out; }
-          err("expected `,` or `}`", i + 1);
+          if (src[i] === "}") {
+            i++;
+            if (hooks && hooks.close) hooks.close(path, out, i);
+            return out;
+          }
+          err("expected `,` or `}`", PEEK);
         }
       }
       if (c === '"') return string();
-      for (const [word, v] of [["true", true], ["false", false], ["null", null]]) {
-        if (src.startsWith(word, i)) { i += word.length; return v; }
+      const word = { t: ["true", true], f: ["false", false], n: ["null", null] }[c];
+      if (word) {
+        for (const expected of word[0]) {
+          if (i >= src.length) err("EOF while parsing a value");
+          if (src[i] !== expected) err("expected ident", PEEK);
+          i++;
+        }
+        return word[1];
       }
-      NUMBER.lastIndex = i;
-      const m = NUMBER.exec(src);
-      if (!m) err("expected value", i + 1);
-      i += m[0].length;
-      if (!lax && !Number.isFinite(Number(m[0]))) err("number out of range");
-      return new Num(m[0]);
+      if (c !== "-" && !(c >= "0" && c <= "9")) err("expected value", PEEK);
+      return new Num(number(lax));
     }
+    if (line && lenient === "skim") return skimLine();
     if (line) {
       ws();
       if (i < src.length && src[i] !== "{") {
-        const v = value(0, true);
-        err("invalid type: " + unexpected(v) + ", expected a JSON object");
+        const what = (v) => "invalid type: " + unexpected(v) + ", expected " + (expecting || "a JSON object");
+        if (src[i] === "[") err(what([]));
+        err(what(value(0, false)));
       }
     }
     const v = value(0, false);
     ws();
-    if (i < src.length) err("trailing characters", i + 1);
-    return line ? { value: v, caseText, caseTwice, spans } : v;
+    if (i < src.length) err("trailing characters", PEEK);
+    return line ? { value: v, caseText, caseTwice, spans, elems } : v;
   }
 
   // A parsed value as serde's "invalid type" errors name it.
@@ -309,28 +435,35 @@ const ClirCheck = (() => {
     if (Array.isArray(v)) return "sequence";
     if (isNum(v)) {
       if (v.int !== null && v.int >= I64_MIN && v.int <= U64_MAX && v.text !== "-0") return "integer `" + v.int + "`";
-      // Rust writes a float in full, with a decimal point.
+      // Rust writes a float's shortest digits without an exponent, with a decimal point.
       const x = Number(v.text);
-      let t = Object.is(x, -0) ? "-0" : Math.abs(x) >= 1e21 ? BigInt(x).toString() : String(x);
-      if (/e-/.test(t)) t = x.toFixed(20).replace(/0+$/, "");
-      return "floating point `" + (/[.e]/.test(t) ? t : t + ".0") + "`";
+      const [mant, exp] = Math.abs(x).toExponential().split("e");
+      const digits = mant.replace(".", ""), e = Number(exp);
+      let t;
+      if (x === 0) t = "0";
+      else if (e >= 0) t = digits.length <= e + 1 ? digits + "0".repeat(e + 1 - digits.length) : digits.slice(0, e + 1) + "." + digits.slice(e + 1);
+      else t = "0." + "0".repeat(-e - 1) + digits;
+      t = (x < 0 || Object.is(x, -0) ? "-" : "") + t;
+      return "floating point `" + (t.includes(".") ? t : t + ".0") + "`";
     }
     return "map";
   }
 
   // A number as serde_json writes it: an integer of 64 bits as it is, anything else as the
-  // double it is read as, written as ryu writes it (`80.0`, `1e300`, `1.8446744073709552e19`).
+  // double it is read as, its shortest digits as zmij writes them (`80.0`, `0.001`, `1e+300`,
+  // `1.8446744073709552e+19`).
   function numberText(v) {
     if (v.int !== null && v.int >= I64_MIN && v.int <= U64_MAX && v.text !== "-0") return v.int.toString();
     const x = Number(v.text);
     if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
     const [mant, exp] = Math.abs(x).toExponential().split("e");
-    const digits = mant.replace(".", ""), length = digits.length, kk = Number(exp) + 1, k = kk - length;
+    const digits = mant.replace(".", ""), length = digits.length, e = Number(exp);
     let out;
-    if (k >= 0 && kk <= 16) out = digits + "0".repeat(k) + ".0";
-    else if (kk > 0 && kk <= 16) out = digits.slice(0, kk) + "." + digits.slice(kk);
-    else if (kk > -5 && kk <= 0) out = "0." + "0".repeat(-kk) + digits;
-    else out = digits[0] + (length > 1 ? "." + digits.slice(1) : "") + "e" + (kk - 1);
+    if (e >= -5 && e <= 15) {
+      if (length - 1 <= e) out = digits + "0".repeat(e - length + 1) + ".0";
+      else if (e >= 0) out = digits.slice(0, e + 1) + "." + digits.slice(e + 1);
+      else out = "0." + "0".repeat(-e - 1) + digits;
+    } else out = digits[0] + (length > 1 ? "." + digits.slice(1) : "") + "e" + (e >= 0 ? "+" : "-") + Math.abs(e);
     return (x < 0 ? "-" : "") + out;
   }
 
@@ -1182,6 +1315,10 @@ const ClirCheck = (() => {
         const ok = bare && /^[+-]?[0-9]+$/.test(word) && BigInt(word) >= I64_MIN && BigInt(word) <= I64_MAX;
         if (!ok) throw "why_not: in `" + text + "`, argument `" + r.params[i].name + "` is an Integer, got `" + word + "`";
       } else if (word === "") throw bad("an empty argument");
+      else if (bare && word === "_") {
+        // In an answer a bare `_` is an argument no value binds; a question names every one.
+        throw "why_not: in `" + text + "`, argument `" + r.params[i].name + "` is `_`, which stands for no value; the entity named `_` is written \"_\"";
+      }
     });
   }
 
@@ -1191,8 +1328,8 @@ const ClirCheck = (() => {
   // The `case` value of a line that is JSON, as written (`"null"` when it has none, or twice).
   function caseValue(line) {
     try {
-      const { value, caseText, caseTwice } = parseJson(line, true, true);
-      return isObject(value) && caseText !== undefined && !caseTwice && value.case !== null ? caseText : "null";
+      const { caseText, caseTwice } = parseJson(line, true, "skim");
+      return caseText !== undefined && !caseTwice ? caseText : "null";
     } catch (e) {
       if (!(e instanceof JsonError)) throw e;
       return "null";
@@ -1206,56 +1343,76 @@ const ClirCheck = (() => {
   // `why_not` at most 1,024 literals of the package, `as_of` a date the law is in force at.
   function readCase(pkg, line, grants) {
     const refused = (msg) => ({ error: msg, case: caseValue(line) });
-    // An error of the line's own object is placed once serde_json has ended the object: past
-    // white space and a closing `}`.
-    const settle = (pos) => {
+    const col = (index) => byteColumn(line, index);
+    // Where serde_json places an error once it has ended the object or list it is in: past
+    // white space and a closing bracket.
+    const settle = (pos, close) => {
       let j = pos;
       while (j < line.length && " \t\n\r".includes(line[j])) j++;
-      return line[j] === "}" ? j + 1 : j;
+      return line[j] === close ? j + 1 : j;
+    };
+    class Refused { constructor(msg, at) { this.msg = msg + " (column " + col(at) + ")"; } }
+    // An error of a value's type: at the value's first character when it is a list or an
+    // object (serde_json does not read it), else after it.
+    const invalid = (v, expected, from, to) => {
+      const container = Array.isArray(v) || isObject(v);
+      throw new Refused("invalid type: " + unexpected(v) + ", expected " + expected, container ? from : to);
+    };
+    const seen = new Set(), relations = new Set();
+    const top = (path) => path.length === 1 ? path[0] : null;
+    const hooks = {
+      start(path, kinds, from) {
+        const c = line[from], open = c === "[" ? [] : c === "{" ? Object.create(null) : undefined;
+        if (open === undefined) return;
+        const k = top(path);
+        if (k === "facts" && c === "[") invalid(open, "an object of relation names to lists of tuples", from);
+        if (k === "why_not" && c === "{") invalid(open, "a sequence", from);
+        if (k === "as_of") invalid(open, "a string", from);
+        if (path.length === 2 && path[0] === "why_not") invalid(open, "a string", from);
+      },
+      end(path, kinds, v, from, to) {
+        const k = top(path);
+        if (k === "facts" && !isObject(v)) invalid(v, "an object of relation names to lists of tuples", from, to);
+        if (k === "why_not") {
+          if (!Array.isArray(v)) invalid(v, "a sequence", from, to);
+          if (v.length > MAX_WHY_NOT) throw new Refused("`why_not` asks about " + v.length + " literals; at most " + MAX_WHY_NOT + " are answered a case", settle(to, "}"));
+        }
+        if (path.length === 2 && path[0] === "why_not" && typeof v !== "string") invalid(v, "a string", from, to);
+        if (k === "as_of") {
+          if (typeof v !== "string") invalid(v, "a string", from, to);
+          if (!isDate(v)) throw new Refused("`as_of` is a date written YYYY-MM-DD, got `" + v + "`", settle(to, "}"));
+        }
+      },
+      key(path, kinds, k, keyEnd) {
+        if (path.length === 0) {
+          if (!CASE_KEYS.includes(k)) throw new Refused("unknown key `" + k + "` (a case has only `case`, `facts`, `why_not` and `as_of`)", settle(keyEnd, "}"));
+          if (seen.has(k)) throw new Refused("duplicate key `" + k + "`", settle(keyEnd, "}"));
+          seen.add(k);
+        } else if (path.length === 1 && path[0] === "facts") {
+          if (relations.has(k)) throw new Refused("duplicate key `" + k + "` in `facts`", settle(keyEnd, "}"));
+          relations.add(k);
+        }
+      },
+      // Inside `facts`, what is not a list of tuples or a tuple is read as a JSON value whose
+      // objects hold no key twice (found once the value is read); an argument, as any value.
+      dupLater: (path) => path[0] === "facts" && path.length >= 2,
+      dup(path, k, to) { throw new Refused("duplicate key `" + k + "` in the `case` value", settle(to, "}")); },
+      lenient: (path, kinds) => path[0] === "facts" && path.length >= 4 && kinds[2] === "arr" && kinds[3] === "arr",
+      // The line's object read: its `case` and `facts` are there (placed after its `}`).
+      close(path, o, to) {
+        if (path.length) return;
+        for (const k of ["case", "facts"]) if (!has(o, k)) throw new Refused("missing key `" + k + "`", to);
+      },
     };
     let parsed;
-    try { parsed = parseJson(line, true); } catch (e) {
+    try { parsed = parseJson(line, true, false, CASE_OBJECT, hooks); } catch (e) {
+      if (e instanceof Refused) return refused(e.msg);
       if (!(e instanceof JsonError)) throw e;
-      if (e.dup !== undefined) {
-        const p = e.path;
-        let what = e.what;
-        if (p.length === 0 && !CASE_KEYS.includes(e.dup)) what = "unknown key `" + e.dup + "` (a case has only `case`, `facts`, `why_not` and `as_of`)";
-        else if (p.length === 1 && p[0] === "facts") what = "duplicate key `" + e.dup + "` in `facts`";
-        else if (p.length >= 1 && (p[0] === "case" || p[0] === "facts")) what = "duplicate key `" + e.dup + "` in the `case` value";
-        let column = e.column;
-        if (p.length === 0) column = settle(e.column);
-        return refused(what + " (column " + column + ")");
-      }
+      // A `case` value is read whole, then again strictly: its error is placed at its end.
+      if (e.dup !== undefined && e.path[0] === "case") return refused("duplicate key `" + e.dup + "` in the `case` value (column " + e.column + ")");
       return refused(caseJsonError(e));
     }
-    const c = parsed.value, spans = parsed.spans;
-    // serde_json places an error of a value's type at its first character when it is a list
-    // or an object, else after it; an error of what the value says, after it.
-    const at = (k, what, after) => {
-      const [from, to] = spans[k], v = c[k];
-      return refused(what + " (column " + (after ? settle(to) : Array.isArray(v) || isObject(v) ? from + 1 : to) + ")");
-    };
-    const invalid = (k, v, expected) => at(k, "invalid type: " + unexpected(v) + ", expected " + expected);
-    for (const k of keysOf(c)) {
-      const v = c[k];
-      if (k === "case") continue;
-      if (k === "facts") {
-        if (!isObject(v)) return invalid(k, v, "an object of relation names to lists of tuples");
-      } else if (k === "why_not") {
-        if (!Array.isArray(v)) return invalid(k, v, "a sequence");
-        const wrong = v.find((s) => typeof s !== "string");
-        if (wrong !== undefined) return invalid(k, wrong, "a string");
-        if (v.length > MAX_WHY_NOT) return at(k, "`why_not` asks about " + v.length + " literals; at most " + MAX_WHY_NOT + " are answered a case", true);
-      } else if (k === "as_of") {
-        if (typeof v !== "string") return invalid(k, v, "a string");
-        if (!isDate(v)) return at(k, "`as_of` is a date written YYYY-MM-DD, got `" + v + "`", true);
-      } else {
-        return refused("unknown key `" + k + "` (a case has only `case`, `facts`, `why_not` and `as_of`) (column " + settle(spans[k][2]) + ")");
-      }
-    }
-    const end = line.replace(/[ \t\n\r]+$/, "").length;
-    if (!has(c, "case")) return refused("missing key `case` (column " + end + ")");
-    if (!has(c, "facts")) return refused("missing key `facts` (column " + end + ")");
+    const c = parsed.value;
     const caseText = parsed.caseText;
     const err = (msg) => ({ error: msg, case: caseText });
     const facts = [], warnings = [];
