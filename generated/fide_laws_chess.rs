@@ -909,8 +909,13 @@ fn evaluate_stratum_9(l: &mut ::clir::rt::Layers) {
 #[inline(never)]
 fn evaluate_stratum_14(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
-    l[layer::checkmate_has_been_delivered] = self::rule_checkmate_ends_the_game(
+    let checkmate_delivered_by_game = ::clir::rt::least_view(
         &l[layer::checkmate_delivered],
+        |&(case, a_0, a_1)| (case, a_0, a_1),
+        |t| (t.0, t.1),
+    );
+    l[layer::checkmate_has_been_delivered] = self::rule_checkmate_ends_the_game(
+        &checkmate_delivered_by_game,
         ex.to(&[false, true]),
     );
 }
@@ -1047,9 +1052,14 @@ fn evaluate_stratum_34(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
 #[inline(never)]
 fn evaluate_stratum_36(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 36: en_passant_capture_legal (+D = +S = +d)
+    let player_has_the_move_by_game = ::clir::rt::least_view(
+        &l[layer::player_has_the_move],
+        |&(case, a_0, a_1)| (case, a_0, a_1),
+        |t| (t.0, t.1),
+    );
     l[layer::en_passant_capture_legal] = self::rule_en_passant_capture_legal(
         &l[layer::en_passant_right_open],
-        &l[layer::player_has_the_move],
+        &player_has_the_move_by_game,
         &l[layer::capturing_pawn_on_adjacent_file],
         ex.to(&[false, true]),
     );
@@ -1067,9 +1077,10 @@ fn evaluate_stratum_37(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
 #[inline(never)]
 fn evaluate_stratum_38(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
-    let player_has_the_move_by_who = ::clir::rt::view(
+    let player_has_the_move_by_who = ::clir::rt::least_view(
         &l[layer::player_has_the_move],
         |&(case, a_0, a_1)| (case, a_1, a_0),
+        |t| (t.0, t.1),
     );
     l[layer::must_move_first_touched_piece] = self::rule_must_move_first_touched_piece(
         &l[layer::own_piece_of],
@@ -1162,9 +1173,19 @@ fn evaluate_stratum_50(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
 #[inline(never)]
 fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
     // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
+    let fifty_move_claim_correct_by_game = ::clir::rt::least_view(
+        &l[layer::fifty_move_claim_correct],
+        |&(case, a_0, a_1)| (case, a_0, a_1),
+        |t| (t.0, t.1),
+    );
     let player_of_by_who = ::clir::rt::view(
         &l[layer::player_of],
         |&(case, a_0, a_1)| (case, a_1, a_0),
+    );
+    let threefold_claim_correct_by_game = ::clir::rt::least_view(
+        &l[layer::threefold_claim_correct],
+        |&(case, a_0, a_1)| (case, a_0, a_1),
+        |t| (t.0, t.1),
     );
     l[layer::game_drawn_definite] = ::clir::rt::gather(
         Vec::new(),
@@ -1179,7 +1200,7 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
                 ex.to(&[false, true]),
             ),
             self::rule_fifty_move_claim_draws(
-                &l[layer::fifty_move_claim_correct],
+                &fifty_move_claim_correct_by_game,
                 ex.to(&[false, true]),
             ),
             self::rule_fivefold_automatic_draw(
@@ -1203,10 +1224,15 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
                 ex.to(&[false, true]),
             ),
             self::rule_threefold_claim_draws(
-                &l[layer::threefold_claim_correct],
+                &threefold_claim_correct_by_game,
                 ex.to(&[false, true]),
             ),
         ],
+    );
+    let checkmate_delivered_by_game = ::clir::rt::least_view(
+        &l[layer::checkmate_delivered],
+        |&(case, a_0, a_1)| (case, a_0, a_1),
+        |t| (t.0, t.1),
     );
     let agreed_draw_applies = self::rule_agreed_draw(
         &l[layer::both_players_have_moved],
@@ -1214,7 +1240,7 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         ::clir::rt::Record::OFF,
     );
     let checkmate_takes_precedence_over_seventy_five_applies = self::rule_checkmate_takes_precedence_over_seventy_five(
-        &l[layer::checkmate_delivered],
+        &checkmate_delivered_by_game,
         ex.to(&[false]),
     );
     let dead_position_draws_applies = self::rule_dead_position_draws(
@@ -1222,7 +1248,7 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         ::clir::rt::Record::OFF,
     );
     let fifty_move_claim_draws_applies = self::rule_fifty_move_claim_draws(
-        &l[layer::fifty_move_claim_correct],
+        &fifty_move_claim_correct_by_game,
         ::clir::rt::Record::OFF,
     );
     let fivefold_automatic_draw_applies = self::rule_fivefold_automatic_draw(
@@ -1250,7 +1276,7 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         ::clir::rt::Record::OFF,
     );
     let threefold_claim_draws_applies = self::rule_threefold_claim_draws(
-        &l[layer::threefold_claim_correct],
+        &threefold_claim_correct_by_game,
         ::clir::rt::Record::OFF,
     );
     // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
@@ -2085,7 +2111,8 @@ fn rule_arbiter_sees_laws_observed(
 // urn:fide:laws:clir:chess#CastlingLegal (strict), article/3
 // Article 3.8.2. Castling is legal if the right has not been lost and is not temporarily prevented
 // castling_legal(game, who, side) :- castling_side_of(game, who, side, rook), king_of(who, king), ~piece_has_moved(rook), ~castling_path_blocked(side), rook_of(who, rook), ~castling_path_attacked(side), player_has_the_move(game, who), ~piece_has_moved(king).
-// leapjoin 1 from castling_side_of(game, who, side, rook): Holds rook_of(who, rook) and player_has_the_move(game, who) and ~piece_has_moved(rook) and ~castling_path_blocked(side) and ~castling_path_attacked(side), before it ExtendBy king_of(who, king), ValueFilter ~piece_has_moved(king)
+// leapjoin 1 from castling_side_of(game, who, side, rook): Holds rook_of(who, rook) and player_has_the_move(game, who) and ~piece_has_moved(rook) and ~castling_path_blocked(side) and ~castling_path_attacked(side), the least rook of each
+// leapjoin 2 from leapjoin 1: ExtendBy king_of(who, king), ValueFilter ~piece_has_moved(king)
 #[inline(never)]
 fn rule_castling_legal(
     castling_side_of: &Relation<(CaseId, Sym, Sym, Sym, Sym)>,
@@ -2099,54 +2126,62 @@ fn rule_castling_legal(
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym, Sym)> {
     let mut bindings = record.found();
-    type Bound = (CaseId, Sym, Sym, Sym, Sym);
-    let mut rook_of = ::clir::rt::Probe::new(rook_of);
-    let mut player_has_the_move = ::clir::rt::Probe::new(player_has_the_move);
-    let mut not_piece_has_moved = ::clir::rt::Probe::new(not_piece_has_moved);
-    let mut not_castling_path_blocked = ::clir::rt::Probe::new(
-        not_castling_path_blocked,
-    );
-    let mut not_castling_path_attacked = ::clir::rt::Probe::new(
-        not_castling_path_attacked,
-    );
-    let heads = Relation::from_leapjoin(
-        castling_side_of,
-        (
+    let tested_joined = {
+        type Bound = (CaseId, Sym, Sym, Sym, Sym);
+        let mut rook_of = ::clir::rt::Probe::new(rook_of);
+        let mut player_has_the_move = ::clir::rt::Probe::new(player_has_the_move);
+        let mut not_piece_has_moved = ::clir::rt::Probe::new(not_piece_has_moved);
+        let mut not_castling_path_blocked = ::clir::rt::Probe::new(
+            not_castling_path_blocked,
+        );
+        let mut not_castling_path_attacked = ::clir::rt::Probe::new(
+            not_castling_path_attacked,
+        );
+        Relation::from_leapjoin(
+            castling_side_of,
             Holds::new(|&(case, game, who, side, rook): &Bound| {
-                    rook_of.contains(&(case, who, rook))
-                        && player_has_the_move.contains(&(case, game, who))
-                        && not_piece_has_moved.contains(&(case, rook))
-                        && not_castling_path_blocked.contains(&(case, side))
-                        && not_castling_path_attacked.contains(&(case, side))
-                })
-                .before(
-                    ExtendBy::keyed(king_of, |&(case, _, who, _, _): &Bound| (case, who)),
-                ),
-            ValueFilter::from(|
-                &(case, _, _, _, _): &Bound,
-                &(_, _, king): &(CaseId, Sym, Sym)|
-            ::clir::rt::contains(not_piece_has_moved_2, &(case, king))),
-        ),
-        |&(case, game, who, side, rook), &(_, _, king)| {
-            ::clir::rt::bind(&mut bindings, (case, game, who, side, king, rook));
-            (case, game, who, side)
-        },
-    );
+                rook_of.contains(&(case, who, rook))
+                    && player_has_the_move.contains(&(case, game, who))
+                    && not_piece_has_moved.contains(&(case, rook))
+                    && not_castling_path_blocked.contains(&(case, side))
+                    && not_castling_path_attacked.contains(&(case, side))
+            }),
+            |&(case, game, who, side, rook), &_| (case, game, who, side, rook),
+        )
+    };
+    let tested_joined = ::clir::rt::least(tested_joined, |t| (t.0, t.1, t.2, t.3));
+    let heads = {
+        type Bound = (CaseId, Sym, Sym, Sym, Sym);
+        Relation::from_leapjoin(
+            &tested_joined,
+            (
+                ExtendBy::keyed(king_of, |&(case, _, who, _, _): &Bound| (case, who)),
+                ValueFilter::from(|
+                    &(case, _, _, _, _): &Bound,
+                    &(_, _, king): &(CaseId, Sym, Sym)|
+                ::clir::rt::contains(not_piece_has_moved_2, &(case, king))),
+            ),
+            |&(case, game, who, side, rook), &(_, _, king)| {
+                ::clir::rt::bind(&mut bindings, (case, game, who, side, king, rook));
+                (case, game, who, side)
+            },
+        )
+    };
     record.record(RULE_CASTLING_LEGAL, bindings);
     heads
 }
 // urn:fide:laws:clir:chess#CheckmateEndsTheGame (strict), article/5
 // Article 5.1.1. Checkmate immediately ends the game
 // checkmate_has_been_delivered(game) :- checkmate_delivered(game, who).
-// leapjoin 1 from checkmate_delivered(game, who): Once
+// leapjoin 1 from checkmate_delivered(game, who) (the least who of each): Once
 #[inline(never)]
 fn rule_checkmate_ends_the_game(
-    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    checkmate_delivered_by_game: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
     let mut bindings = record.found();
     let heads = Relation::from_leapjoin(
-        checkmate_delivered,
+        checkmate_delivered_by_game,
         Once,
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));
@@ -2159,15 +2194,15 @@ fn rule_checkmate_ends_the_game(
 // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive (defeasible), article/9
 // Article 9.6.2. If the last move resulted in checkmate, that shall take precedence
 // ~game_drawn(game) :- checkmate_delivered(game, who).
-// leapjoin 1 from checkmate_delivered(game, who): Once
+// leapjoin 1 from checkmate_delivered(game, who) (the least who of each): Once
 #[inline(never)]
 fn rule_checkmate_takes_precedence_over_seventy_five(
-    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    checkmate_delivered_by_game: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
     let mut bindings = record.found();
     let heads = Relation::from_leapjoin(
-        checkmate_delivered,
+        checkmate_delivered_by_game,
         Once,
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));
@@ -2243,11 +2278,11 @@ fn rule_dead_position_ends_the_game(
 // urn:fide:laws:clir:chess#EnPassantCaptureLegal (strict), article/3
 // Article 3.7.3.1–2. En passant capture is legal only on the move following the two-square advance
 // en_passant_capture_legal(game, pawn) :- en_passant_right_open(game), player_has_the_move(game, who), capturing_pawn_on_adjacent_file(game, pawn).
-// leapjoin 1 from player_has_the_move(game, who): Holds en_passant_right_open(game), before it ExtendBy capturing_pawn_on_adjacent_file(game, pawn)
+// leapjoin 1 from player_has_the_move(game, who) (the least who of each): Holds en_passant_right_open(game), before it ExtendBy capturing_pawn_on_adjacent_file(game, pawn)
 #[inline(never)]
 fn rule_en_passant_capture_legal(
     en_passant_right_open: &Relation<(CaseId, Sym)>,
-    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    player_has_the_move_by_game: &Relation<(CaseId, Sym, Sym)>,
     capturing_pawn_on_adjacent_file: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2255,7 +2290,7 @@ fn rule_en_passant_capture_legal(
     type Bound = (CaseId, Sym, Sym);
     let mut en_passant_right_open = ::clir::rt::Probe::new(en_passant_right_open);
     let heads = Relation::from_leapjoin(
-        player_has_the_move,
+        player_has_the_move_by_game,
         Holds::new(|&(case, game, _): &Bound| {
                 en_passant_right_open.contains(&(case, game))
             })
@@ -2312,15 +2347,15 @@ fn rule_fifty_move_claim_correct(
 // urn:fide:laws:clir:chess#FiftyMoveClaimDraws (strict), article/9
 // Article 9.5.2. If the fifty-move claim is found to be correct, the game is immediately drawn
 // game_drawn(game) :- fifty_move_claim_correct(game, who).
-// leapjoin 1 from fifty_move_claim_correct(game, who): Once
+// leapjoin 1 from fifty_move_claim_correct(game, who) (the least who of each): Once
 #[inline(never)]
 fn rule_fifty_move_claim_draws(
-    fifty_move_claim_correct: &Relation<(CaseId, Sym, Sym)>,
+    fifty_move_claim_correct_by_game: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
     let mut bindings = record.found();
     let heads = Relation::from_leapjoin(
-        fifty_move_claim_correct,
+        fifty_move_claim_correct_by_game,
         Once,
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));
@@ -2944,7 +2979,7 @@ fn rule_move_is_legal(
 // urn:fide:laws:clir:chess#MustMoveFirstTouchedPiece (strict), article/4
 // Article 4.3.1. If the player having the move touches one or more of his/her own pieces, he/she must move the first piece touched that can be moved
 // must_move_first_touched_piece(who, piece) :- own_piece_of(who, piece), piece_touched_intentionally(who, piece), piece_can_be_moved(piece), player_has_the_move(game, who).
-// leapjoin 1 from own_piece_of(who, piece): Holds piece_touched_intentionally(who, piece) and piece_can_be_moved(piece), before it ExtendBy player_has_the_move(game, who)
+// leapjoin 1 from own_piece_of(who, piece): Holds piece_touched_intentionally(who, piece) and piece_can_be_moved(piece), before it ExtendBy player_has_the_move(game, who) (the least game of each)
 #[inline(never)]
 fn rule_must_move_first_touched_piece(
     own_piece_of: &Relation<(CaseId, Sym, Sym)>,
@@ -3068,7 +3103,8 @@ fn rule_resignation_loses(
 // urn:fide:laws:clir:chess#SecondIllegalMoveDrawnIfMateImpossible (strict), article/7
 // Article 7.5.5. The game is drawn if the opponent cannot checkmate the player's king by any possible series of legal moves
 // game_drawn(game) :- king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-// leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
+// leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and king_cannot_be_checkmated(who), the least n of each
+// leapjoin 2 from leapjoin 1: ExtendBy player_of(game, who)
 #[inline(never)]
 fn rule_second_illegal_move_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
@@ -3077,30 +3113,39 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
     let mut bindings = record.found();
-    type Bound = (CaseId, Sym, i64);
-    let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
-        king_cannot_be_checkmated,
-    );
-    let heads = Relation::from_leapjoin(
-        completed_illegal_move_count,
-        Holds::new(|&(case, who, n): &Bound| {
+    let tested_joined = {
+        type Bound = (CaseId, Sym, i64);
+        let mut king_cannot_be_checkmated = ::clir::rt::Probe::new(
+            king_cannot_be_checkmated,
+        );
+        Relation::from_leapjoin(
+            completed_illegal_move_count,
+            Holds::new(|&(case, who, n): &Bound| {
                 n >= 2i64 && king_cannot_be_checkmated.contains(&(case, who))
-            })
-            .before(
-                ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
-            ),
-        |&(case, who, n), &(_, _, game)| {
-            ::clir::rt::bind(&mut bindings, (case, game, who, n));
-            (case, game)
-        },
-    );
+            }),
+            |&(case, who, n), &_| (case, who, n),
+        )
+    };
+    let tested_joined = ::clir::rt::least(tested_joined, |t| (t.0, t.1));
+    let heads = {
+        type Bound = (CaseId, Sym, i64);
+        Relation::from_leapjoin(
+            &tested_joined,
+            ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
+            |&(case, who, n), &(_, _, game)| {
+                ::clir::rt::bind(&mut bindings, (case, game, who, n));
+                (case, game)
+            },
+        )
+    };
     record.record(RULE_SECOND_ILLEGAL_MOVE_DRAWN_IF_MATE_IMPOSSIBLE, bindings);
     heads
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveEndsTheGame (strict), article/7
 // Article 7.5.5. The second completed illegal move immediately ends the game
 // second_illegal_move_has_ended_the_game(game) :- completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-// leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2, before it ExtendBy player_of(game, who)
+// leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2, the least n of each
+// leapjoin 2 from leapjoin 1: ExtendBy player_of(game, who)
 #[inline(never)]
 fn rule_second_illegal_move_ends_the_game(
     completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
@@ -3108,25 +3153,34 @@ fn rule_second_illegal_move_ends_the_game(
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
     let mut bindings = record.found();
-    type Bound = (CaseId, Sym, i64);
-    let heads = Relation::from_leapjoin(
-        completed_illegal_move_count,
-        Holds::new(|&(_, _, n): &Bound| n >= 2i64)
-            .before(
-                ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
-            ),
-        |&(case, who, n), &(_, _, game)| {
-            ::clir::rt::bind(&mut bindings, (case, game, who, n));
-            (case, game)
-        },
-    );
+    let tested_joined = {
+        type Bound = (CaseId, Sym, i64);
+        Relation::from_leapjoin(
+            completed_illegal_move_count,
+            Holds::new(|&(_, _, n): &Bound| n >= 2i64),
+            |&(case, who, n), &_| (case, who, n),
+        )
+    };
+    let tested_joined = ::clir::rt::least(tested_joined, |t| (t.0, t.1));
+    let heads = {
+        type Bound = (CaseId, Sym, i64);
+        Relation::from_leapjoin(
+            &tested_joined,
+            ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
+            |&(case, who, n), &(_, _, game)| {
+                ::clir::rt::bind(&mut bindings, (case, game, who, n));
+                (case, game)
+            },
+        )
+    };
     record.record(RULE_SECOND_ILLEGAL_MOVE_ENDS_THE_GAME, bindings);
     heads
 }
 // urn:fide:laws:clir:chess#SecondIllegalMoveLoses (strict), article/7
 // Article 7.5.5. For the second completed illegal move by the same player the arbiter shall declare the game lost by this player
 // game_lost_by(game, who) :- ~king_cannot_be_checkmated(who), completed_illegal_move_count(who, n), n >= 2, player_of(game, who).
-// leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and ~king_cannot_be_checkmated(who), before it ExtendBy player_of(game, who)
+// leapjoin 1 from completed_illegal_move_count(who, n): Holds n >= 2 and ~king_cannot_be_checkmated(who), the least n of each
+// leapjoin 2 from leapjoin 1: ExtendBy player_of(game, who)
 #[inline(never)]
 fn rule_second_illegal_move_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
@@ -3135,23 +3189,31 @@ fn rule_second_illegal_move_loses(
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
-    type Bound = (CaseId, Sym, i64);
-    let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
-        not_king_cannot_be_checkmated,
-    );
-    let heads = Relation::from_leapjoin(
-        completed_illegal_move_count,
-        Holds::new(|&(case, who, n): &Bound| {
+    let tested_joined = {
+        type Bound = (CaseId, Sym, i64);
+        let mut not_king_cannot_be_checkmated = ::clir::rt::Probe::new(
+            not_king_cannot_be_checkmated,
+        );
+        Relation::from_leapjoin(
+            completed_illegal_move_count,
+            Holds::new(|&(case, who, n): &Bound| {
                 n >= 2i64 && not_king_cannot_be_checkmated.contains(&(case, who))
-            })
-            .before(
-                ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
-            ),
-        |&(case, who, n), &(_, _, game)| {
-            ::clir::rt::bind(&mut bindings, (case, game, who, n));
-            (case, game, who)
-        },
-    );
+            }),
+            |&(case, who, n), &_| (case, who, n),
+        )
+    };
+    let tested_joined = ::clir::rt::least(tested_joined, |t| (t.0, t.1));
+    let heads = {
+        type Bound = (CaseId, Sym, i64);
+        Relation::from_leapjoin(
+            &tested_joined,
+            ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
+            |&(case, who, n), &(_, _, game)| {
+                ::clir::rt::bind(&mut bindings, (case, game, who, n));
+                (case, game, who)
+            },
+        )
+    };
     record.record(RULE_SECOND_ILLEGAL_MOVE_LOSES, bindings);
     heads
 }
@@ -3222,7 +3284,8 @@ fn rule_stalemate_ends_the_game(
 // urn:fide:laws:clir:chess#ThreefoldClaimCorrect (strict), article/9
 // Article 9.2. The game is drawn upon a correct claim by a player having the move when the same position has appeared at least the third time
 // threefold_claim_correct(game, who) :- position_occurrence_count(game, n), draw_claimed(who), player_has_the_move(game, who), n >= 3.
-// leapjoin 1 from position_occurrence_count(game, n): Holds n >= 3, before it ExtendBy player_has_the_move(game, who), ValueFilter draw_claimed(who)
+// leapjoin 1 from position_occurrence_count(game, n): Holds n >= 3, the least n of each
+// leapjoin 2 from leapjoin 1: ExtendBy player_has_the_move(game, who), ValueFilter draw_claimed(who)
 #[inline(never)]
 fn rule_threefold_claim_correct(
     position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
@@ -3231,42 +3294,50 @@ fn rule_threefold_claim_correct(
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
-    type Bound = (CaseId, Sym, i64);
-    let heads = Relation::from_leapjoin(
-        position_occurrence_count,
-        (
-            Holds::new(|&(_, _, n): &Bound| n >= 3i64)
-                .before(
-                    ExtendBy::keyed(
-                        player_has_the_move,
-                        |&(case, game, _): &Bound| (case, game),
-                    ),
+    let tested_joined = {
+        type Bound = (CaseId, Sym, i64);
+        Relation::from_leapjoin(
+            position_occurrence_count,
+            Holds::new(|&(_, _, n): &Bound| n >= 3i64),
+            |&(case, game, n), &_| (case, game, n),
+        )
+    };
+    let tested_joined = ::clir::rt::least(tested_joined, |t| (t.0, t.1));
+    let heads = {
+        type Bound = (CaseId, Sym, i64);
+        Relation::from_leapjoin(
+            &tested_joined,
+            (
+                ExtendBy::keyed(
+                    player_has_the_move,
+                    |&(case, game, _): &Bound| (case, game),
                 ),
-            ValueFilter::from(|&(case, _, _): &Bound, &(_, _, who): &(CaseId, Sym, Sym)| ::clir::rt::contains(
-                draw_claimed,
-                &(case, who),
-            )),
-        ),
-        |&(case, game, n), &(_, _, who)| {
-            ::clir::rt::bind(&mut bindings, (case, game, who, n));
-            (case, game, who)
-        },
-    );
+                ValueFilter::from(|
+                    &(case, _, _): &Bound,
+                    &(_, _, who): &(CaseId, Sym, Sym)|
+                ::clir::rt::contains(draw_claimed, &(case, who))),
+            ),
+            |&(case, game, n), &(_, _, who)| {
+                ::clir::rt::bind(&mut bindings, (case, game, who, n));
+                (case, game, who)
+            },
+        )
+    };
     record.record(RULE_THREEFOLD_CLAIM_CORRECT, bindings);
     heads
 }
 // urn:fide:laws:clir:chess#ThreefoldClaimDraws (strict), article/9
 // Article 9.5.2. If the claim is found to be correct, the game is immediately drawn
 // game_drawn(game) :- threefold_claim_correct(game, who).
-// leapjoin 1 from threefold_claim_correct(game, who): Once
+// leapjoin 1 from threefold_claim_correct(game, who) (the least who of each): Once
 #[inline(never)]
 fn rule_threefold_claim_draws(
-    threefold_claim_correct: &Relation<(CaseId, Sym, Sym)>,
+    threefold_claim_correct_by_game: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
     let mut bindings = record.found();
     let heads = Relation::from_leapjoin(
-        threefold_claim_correct,
+        threefold_claim_correct_by_game,
         Once,
         |&(case, game, who), &_| {
             ::clir::rt::bind(&mut bindings, (case, game, who));

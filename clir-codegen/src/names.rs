@@ -327,7 +327,7 @@ impl ModuleNames {
         let mut views = Vec::new();
         for v in &rp.views {
             let params = &p.relations[rp.operands[v.operand].literal.rel].params;
-            let base = view_name(&operands[v.operand], v.key.iter().map(|&j| params[j].0.as_str()));
+            let base = view_name(&operands[v.operand], v.by().iter().map(|&j| params[j].0.as_str()));
             let c = claim(&base, &[], |c| free(&taken, c));
             taken.push(c.clone());
             views.push(c);

@@ -72,14 +72,35 @@ pub enum Access {
 /// A copy of an operand with its columns reordered (key columns first) and sorted by them. The
 /// rule's function takes the view in place of the operand; its callers build it, once for every
 /// call of a layer set (or of `explain`) that passes the same layer.
+///
+/// An operand with lone columns (variables that occur nowhere else in the rule, [`lone_columns`])
+/// is always read through a view that puts them last and keeps, of the tuples that agree on the
+/// other columns, only the least (`least_by`): the literal is an existence test on its other
+/// columns with one witness, so a rule never enumerates combinations of values no head or other
+/// item needs (a case's cost stays linear in its size, docs/SECURITY.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
     /// Index into [`RulePlan::operands`].
     pub operand: usize,
-    /// The operand's columns in the view's order: `key`, then the others in column order.
+    /// The operand's columns in the view's order: `key`, then the others in column order (the
+    /// lone ones last).
     pub order: Vec<usize>,
     /// The key columns, in column order.
     pub key: Vec<usize>,
+    /// `Some(n)`: of the tuples that agree on the case and the first `n` columns of `order`, the
+    /// view keeps only the least (the columns after them are the operand's lone columns).
+    pub least_by: Option<usize>,
+}
+
+impl View {
+    /// The columns the view is named by: its key, or for a least view every column before the
+    /// lone ones (it holds one tuple for each of their values).
+    pub fn by(&self) -> &[usize] {
+        match self.least_by {
+            Some(n) => &self.order[..n],
+            None => &self.key,
+        }
+    }
 }
 
 /// One step of a rule's nested loops.
@@ -120,8 +141,14 @@ pub struct Leapjoin {
     /// Tests once `extend` has bound its variables, in one predicate (`ValueFilter`).
     pub value: Vec<Test>,
     /// The variables of the tuples it yields, after the case, in index order (the next
-    /// leapjoin's source); the last leapjoin yields [`RulePlan::binding`].
+    /// leapjoin's source), those no later step nor the head needs last; the last leapjoin
+    /// yields [`RulePlan::binding`].
     pub yields: Vec<usize>,
+    /// `Some(n)`: of the tuples it yields that agree on the case and the first `n` of `yields`,
+    /// only the least is kept. The variables after them were bound and tested by the steps so
+    /// far and no later step nor the head reads them: one witness is enough, and the next
+    /// leapjoin is not multiplied by their values.
+    pub least_by: Option<usize>,
 }
 
 /// The plan of one rule.
@@ -204,6 +231,36 @@ pub struct Plan {
 
 fn const_count(l: &RLiteral) -> usize {
     l.args.iter().filter(|a| !matches!(a, RTerm::Var(_))).count()
+}
+
+/// The columns of body item `item` of `rule` (a positive literal) that hold a variable occurring
+/// nowhere else in the rule: not in the head, in no other item (comparison, negation or
+/// literal), once in the literal. Such a variable only asks that some value exists.
+pub fn lone_columns(rule: &RRule, item: usize) -> Vec<usize> {
+    let RItem::Literal(_, l) = &rule.body[item] else { return Vec::new() };
+    // Occurrences of each variable; one inside arithmetic or in the head counts twice, so that
+    // it is never lone.
+    let mut count = vec![0usize; rule.vars.len()];
+    let mut add = |t: RTerm, weight: usize| match t {
+        RTerm::Var(v) => count[v] += weight,
+        RTerm::Arith(_) => {
+            let mut vs = Vec::new();
+            rule.term_vars(t, &mut vs);
+            vs.into_iter().for_each(|v| count[v] += 2);
+        }
+        _ => {}
+    };
+    rule.head.args.iter().for_each(|&t| add(t, 2));
+    for it in &rule.body {
+        match it {
+            RItem::Literal(_, l) | RItem::Not(l) => l.args.iter().for_each(|&t| add(t, 1)),
+            RItem::Comparison(_, a, b) => {
+                add(*a, 1);
+                add(*b, 1);
+            }
+        }
+    }
+    (0..l.args.len()).filter(|&j| matches!(l.args[j], RTerm::Var(v) if count[v] == 1)).collect()
 }
 
 /// The greedy join order of a rule's positive literals (body indices), starting from body item
@@ -312,10 +369,25 @@ pub fn plan_rule_from(p: &Program, ri: usize, first: Option<usize>) -> RulePlan 
         }
     };
     settle(&bound, &mut pending, &mut steps, &mut views);
+    // The lone variables: each read through a least view, one witness per value of the rest.
+    let mut witnessed: Vec<usize> = Vec::new();
     for item in join_order(rule, first) {
         let RItem::Literal(_, l) = &rule.body[item] else { unreachable!("join order holds literals") };
         let operand = operand_of(item);
-        let access = if steps.is_empty() { Access::Scan } else { access(l, &bound, operand, &mut views) };
+        let lone = lone_columns(rule, item);
+        witnessed.extend(lone.iter().filter_map(|&j| match l.args[j] {
+            RTerm::Var(v) => Some(v),
+            _ => None,
+        }));
+        let access = match (steps.is_empty(), lone.is_empty()) {
+            (true, true) => Access::Scan,
+            (true, false) => {
+                witness_view(l, &[], &lone, operand, &mut views);
+                Access::Scan
+            }
+            (false, true) => access(l, &bound, operand, &mut views),
+            (false, false) => witness_view(l, &bound, &lone, operand, &mut views),
+        };
         let binds: Vec<usize> = l.vars().into_iter().filter(|v| !bound.contains(v)).collect();
         bound.extend(binds.iter().copied());
         steps.push(Step { operand, access, negated: false, binds, checks: Vec::new() });
@@ -323,14 +395,31 @@ pub fn plan_rule_from(p: &Program, ri: usize, first: Option<usize>) -> RulePlan 
     }
     let mut binding = rule.bound_vars();
     binding.sort_unstable();
-    let joins = chain(&steps, &binding);
+    // Per step, the variables it or a later step reads, and the head's.
+    let mut needed: Vec<Vec<usize>> = vec![Vec::new(); steps.len() + 1];
+    rule.head.args.iter().for_each(|&t| rule.term_vars(t, &mut needed[steps.len()]));
+    for (k, s) in steps.iter().enumerate().rev() {
+        let mut vars = needed[k + 1].clone();
+        let literal = &operands[s.operand].literal;
+        literal.args.iter().for_each(|&t| rule.term_vars(t, &mut vars));
+        for &c in &s.checks {
+            vars.extend(rule.filter_vars(&rule.body[c]));
+        }
+        needed[k] = vars;
+    }
+    let joins = chain(&steps, &binding, &needed, &witnessed);
     RulePlan { rule: ri, never, per_case, operands, views, steps, checks, binding, joins }
 }
 
 /// The leapjoins doing `steps`: one per step after the first that binds variables, each
 /// with the tests decidable once it has; a leading one of tests alone when the source is
-/// followed by tests (or by nothing, or when the source is the batch's cases).
-fn chain(steps: &[Step], binding: &[usize]) -> Vec<Leapjoin> {
+/// followed by tests (or by nothing, or when the source is the batch's cases). Before a step
+/// that extends the tuples, the variables bound so far that no step from there on nor the head
+/// reads (`needed[k]`, per step `k`) are cut to their least witness: the leapjoin before it
+/// yields them last and keeps the least tuple of the others' values. Lone variables
+/// (`witnessed`, one value already per value of their literal's other columns) cut nothing by
+/// themselves.
+fn chain(steps: &[Step], binding: &[usize], needed: &[Vec<usize>], witnessed: &[usize]) -> Vec<Leapjoin> {
     let mut joins = vec![Leapjoin::default()];
     let mut bound: Vec<usize> = Vec::new();
     let scan = steps.first().filter(|s| matches!(s.access, Access::Scan));
@@ -342,8 +431,12 @@ fn chain(steps: &[Step], binding: &[usize]) -> Vec<Leapjoin> {
         let extends = !s.negated && matches!(s.access, Access::Seek { .. });
         let j = joins.last_mut().expect("one leapjoin at least");
         if extends {
-            if j.extend.is_some() {
-                j.yields = sorted(&bound);
+            let (live, dead): (Vec<usize>, Vec<usize>) =
+                sorted(&bound).into_iter().partition(|v| needed[k].contains(v));
+            let cut = dead.iter().any(|v| !witnessed.contains(v));
+            if j.extend.is_some() || cut {
+                j.least_by = cut.then_some(live.len());
+                j.yields = live.into_iter().chain(dead).collect();
                 joins.push(Leapjoin { extend: Some(k), ..Leapjoin::default() });
             } else {
                 j.extend = Some(k);
@@ -391,12 +484,35 @@ fn access(l: &RLiteral, bound: &[usize], operand: usize, views: &mut Vec<View>) 
     }
     let mut order = key.clone();
     order.extend((0..l.args.len()).filter(|j| !key.contains(j)));
-    let view = View { operand, order, key: key.clone() };
-    let ix = views.iter().position(|v| *v == view).unwrap_or_else(|| {
+    let view = View { operand, order, key: key.clone(), least_by: None };
+    Access::Seek { key, view: Some(add_view(views, view)) }
+}
+
+/// `view`'s index in `views`, added unless an equal one is there.
+fn add_view(views: &mut Vec<View>, view: View) -> usize {
+    views.iter().position(|v| *v == view).unwrap_or_else(|| {
         views.push(view);
         views.len() - 1
-    });
-    Access::Seek { key, view: Some(ix) }
+    })
+}
+
+/// How literal `l`, whose columns `lone` hold lone variables, is reached once `bound` is bound:
+/// through its witness view (the bound columns, the other columns, then the lone ones; the least
+/// tuple of each value of the columns before the lone ones), a range of it by the bound columns
+/// (or every tuple of it, as a rule's first step, when nothing is bound).
+fn witness_view(l: &RLiteral, bound: &[usize], lone: &[usize], operand: usize, views: &mut Vec<View>) -> Access {
+    let known = |j: usize| match l.args[j] {
+        RTerm::Var(v) => bound.contains(&v),
+        _ => true,
+    };
+    let cols = 0..l.args.len();
+    let key: Vec<usize> = cols.clone().filter(|&j| !lone.contains(&j) && known(j)).collect();
+    let mut order = key.clone();
+    order.extend(cols.clone().filter(|&j| !lone.contains(&j) && !known(j)));
+    let least_by = order.len();
+    order.extend(lone.iter().copied());
+    let view = View { operand, order, key: key.clone(), least_by: Some(least_by) };
+    Access::Seek { key, view: Some(add_view(views, view)) }
 }
 
 /// Plans every rule and stratum of `p`.

@@ -259,7 +259,8 @@ impl RulePlan {
                 }
             };
             let supported = if o.read == Read::Supported { " (supported)" } else { "" };
-            let _ = write!(out, "{}{what}{supported}", if out.is_empty() { "" } else { " -> " });
+            let least = self.least_note(p, rule, s.operand);
+            let _ = write!(out, "{}{what}{supported}{least}", if out.is_empty() { "" } else { " -> " });
             for c in &s.checks {
                 let _ = write!(out, ", if {}", cmp(*c));
             }
@@ -269,6 +270,16 @@ impl RulePlan {
 }
 
 impl RulePlan {
+    /// ` (the least v of each)` when operand `oi` is read through a least view (its lone
+    /// variables `v` only ask that a value exists); empty otherwise.
+    fn least_note(&self, p: &Program, rule: &RRule, oi: usize) -> String {
+        let Some(v) = self.views.iter().find(|v| v.operand == oi) else { return String::new() };
+        let Some(n) = v.least_by else { return String::new() };
+        let args = &self.operands[oi].literal.args;
+        let lone: Vec<String> = v.order[n..].iter().map(|&j| p.show_term(rule, args[j])).collect();
+        format!(" (the least {} of each)", lone.join(", "))
+    }
+
     /// The rule's leapjoins, a line each, for people: the source, then each leaper.
     pub fn show_joins(&self, p: &Program, rule: &RRule) -> Vec<String> {
         if self.never {
@@ -278,9 +289,10 @@ impl RulePlan {
             let o = &self.operands[self.steps[s].operand];
             let supported = if o.read == Read::Supported { " (supported)" } else { "" };
             format!(
-                "{}{}{supported}",
+                "{}{}{supported}{}",
                 if self.steps[s].negated { "not " } else { "" },
-                p.show_literal(rule, &o.literal)
+                p.show_literal(rule, &o.literal),
+                self.least_note(p, rule, self.steps[s].operand)
             )
         };
         let test = |t: &Test| match *t {
@@ -318,7 +330,14 @@ impl RulePlan {
             if !j.value.is_empty() {
                 leapers.push(format!("ValueFilter {}", tests(&j.value)));
             }
-            out.push(format!("leapjoin {} from {from}: {}", k + 1, leapers.join(", ")));
+            let least = match j.least_by {
+                Some(n) => {
+                    let cut: Vec<String> = j.yields[n..].iter().map(|&v| rule.vars[v].0.clone()).collect();
+                    format!(", the least {} of each", cut.join(", "))
+                }
+                None => String::new(),
+            };
+            out.push(format!("leapjoin {} from {from}: {}{least}", k + 1, leapers.join(", ")));
             from = format!("leapjoin {}", k + 1);
         }
         out

@@ -491,7 +491,7 @@ fn the_join_starts_from_the_literal_binding_most_head_variables() {
 
 #[test]
 fn the_join_starts_from_a_literal_with_constants_then_follows_shared_variables() {
-    let (p, plan) = planned("rule R strict: p(x) :- a(x), b(x, y), c(x, G1)", "R");
+    let (p, plan) = planned("rule R strict: p2(x, y) :- a(x), b(x, y), c(x, G1)", "R");
     let r = rule(&p, "R");
     let (x, y) = (var(r, "x"), var(r, "y"));
     // c has a constant; then a shares x and adds nothing, b shares x (its first column) and adds y.
@@ -704,4 +704,46 @@ fn a_rule_reads_the_same_from_the_document_and_from_the_program() {
     assert_eq!(p.show_rule(rule(&p, "D")), "~next(g, n) :- moves(g, n).");
     let [head, _, text] = clir_codegen::datalog::rule_lines(&p, rule(&p, "D"));
     assert_eq!((head.as_str(), text.as_str()), ("urn:t:print#D (defeater), no article", "~next(g, n) :- moves(g, n)."));
+}
+
+#[test]
+fn a_lone_variable_is_read_through_a_least_view_and_binds_one_witness() {
+    // `w` occurs once in the whole rule: b is asked only whether some w exists for x.
+    let (p, plan) = planned("rule R strict: p2(x, g) :- a(x), b(x, w), m(x, g)", "R");
+    let r = rule(&p, "R");
+    let b = plan.operands.iter().position(|o| o.literal.rel == rel(&p, "b")).unwrap();
+    let view = plan.views.iter().find(|v| v.operand == b).expect("b is read through a view");
+    assert_eq!((view.order.clone(), view.least_by), (vec![0, 1], Some(1)), "keyed by x, the least w of each");
+    assert!(plan.binding.contains(&var(r, "w")), "the witness is still recorded for explanations");
+    // As the source, too: a lone column of the first literal is cut before anything joins it.
+    let (p, plan) = planned("rule S strict: p2(x, y) :- b(x, w), m(x, y)", "S");
+    let b = plan.operands.iter().position(|o| o.literal.rel == rel(&p, "b")).unwrap();
+    assert_eq!(plan.steps[0].operand, b);
+    assert!(plan.views.iter().any(|v| v.operand == b && v.least_by == Some(1)));
+    // A variable that occurs twice, in the head, or in a comparison or negation is not lone.
+    for rules in [
+        "rule T strict: p2(x, w) :- a(x), b(x, w)",
+        "rule T strict: p(x) :- a(x), b(x, w), w > 3",
+        "rule T strict: p(x) :- a(x), b(x, w), ~m(x, w)",
+        "rule T strict: p(x) :- a(x), b(w, w), m(x, w)",
+    ] {
+        let (_, plan) = planned(rules, "T");
+        assert!(plan.views.iter().all(|v| v.least_by.is_none()), "{rules}");
+    }
+}
+
+#[test]
+fn variables_no_later_step_reads_are_cut_to_their_least_witness_before_the_next_join() {
+    // y is bound by b and tested by k, then read by nothing: before m multiplies the tuples
+    // by its z, each x keeps one y.
+    let (p, plan) = planned("rule R strict: p2(x, z) :- b(x, y), k(y, x), m(x, z)", "R");
+    let r = rule(&p, "R");
+    assert_eq!(plan.joins.len(), 2, "{:?}", plan.joins);
+    let first = &plan.joins[0];
+    assert_eq!(first.yields, [var(r, "x"), var(r, "y")]);
+    assert_eq!(first.least_by, Some(1), "the least y of each x");
+    assert_eq!(plan.joins[1].least_by, None);
+    // A variable the head or a later step reads is never cut.
+    let (_, plan) = planned("rule S strict: p2(y, z) :- b(x, y), k(y, x), m(x, z)", "S");
+    assert!(plan.joins.iter().all(|j| j.least_by.is_none()), "{:?}", plan.joins);
 }

@@ -4,7 +4,7 @@
 //! recursive stratum and each explanation calls the same function with the relations it reads.
 
 use super::{ident, mentions, tuple, Emitter};
-use crate::plan::{Access, RulePlan, Test};
+use crate::plan::{Access, RulePlan, Test, View};
 use crate::resolve::{RItem, RTerm};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -164,12 +164,20 @@ impl Emitter<'_> {
         tuple(std::iter::once(quote!(CaseId)).chain(cols).collect())
     }
 
-    /// A view of the relation `rows` (an expression of type `&Relation<_>`) with its columns in
-    /// `order`: the expression building it.
-    pub(super) fn view_of(rows: &TokenStream, order: &[usize]) -> TokenStream {
+    /// View `view` of the relation `rows` (an expression of type `&Relation<_>`): the expression
+    /// building it.
+    pub(super) fn view_of(rows: &TokenStream, view: &View) -> TokenStream {
+        let order = &view.order;
         let cols: Vec<Ident> = (0..order.len()).map(|j| format_ident!("a_{}", j)).collect();
         let reordered = order.iter().map(|&j| &cols[j]);
-        quote!(::clir::rt::view(#rows, |&(case, #(#cols,)*)| (case, #(#reordered,)*)))
+        let reorder = quote!(|&(case, #(#cols,)*)| (case, #(#reordered,)*));
+        match view.least_by {
+            None => quote!(::clir::rt::view(#rows, #reorder)),
+            Some(n) => {
+                let fields = (0..=n).map(Literal::usize_unsuffixed);
+                quote!(::clir::rt::least_view(#rows, #reorder, |t| (#(t.#fields,)*)))
+            }
+        }
     }
 
     /// The Rust condition that comparison `item` of rule `ri` holds.
@@ -256,11 +264,16 @@ impl Emitter<'_> {
         let (mut source, mut prefix_ty, mut prefix) = if rp.per_case {
             (quote!(cases), quote!((CaseId,)), Pattern { items: vec![quote!(case)], conds: Vec::new() })
         } else {
-            let o = &rp.operands[rp.steps[0].operand];
-            let n = o.literal.args.len();
-            let src = ident(&locals.operands[rp.steps[0].operand]);
-            let pattern = self.columns(ri, &o.literal.args, &(0..n).collect::<Vec<_>>(), &[], quote!(case), "a");
-            (quote!(#src), self.tuple_ty(o.literal.rel), pattern)
+            let oi = rp.steps[0].operand;
+            let o = &rp.operands[oi];
+            let (src, order, ty) = match rp.views.iter().position(|v| v.operand == oi) {
+                Some(v) => (ident(&locals.views[v]), rp.views[v].order.clone(), self.view_ty(rp, v)),
+                None => {
+                    (ident(&locals.operands[oi]), (0..o.literal.args.len()).collect(), self.tuple_ty(o.literal.rel))
+                }
+            };
+            let pattern = self.columns(ri, &o.literal.args, &order, &[], quote!(case), "a");
+            (quote!(#src), ty, pattern)
         };
         for (k, j) in rp.joins.iter().enumerate() {
             // The tuples bound so far, as each leaper's closure takes them.
@@ -356,6 +369,10 @@ impl Emitter<'_> {
             } else {
                 let name = ident(&locals.joined[k]);
                 body.extend(quote! { let #name = { #join }; });
+                if let Some(n) = j.least_by {
+                    let fields = (0..=n).map(Literal::usize_unsuffixed);
+                    body.extend(quote! { let #name = ::clir::rt::least(#name, |t| (#(t.#fields,)*)); });
+                }
                 source = quote!(&#name);
                 prefix_ty = self.vars_ty(ri, &j.yields);
                 let mut items = vec![quote!(case)];

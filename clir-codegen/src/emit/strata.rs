@@ -6,7 +6,7 @@
 use super::{fill, mentions, Emitter};
 use crate::ir::RelationKind;
 use crate::plan::layers::{Heads, Layer, LayerId, LayerSet, Start};
-use crate::plan::Shape;
+use crate::plan::{Shape, View};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -22,8 +22,8 @@ pub(super) enum Arg {
 /// The views the calls of one function read, each built once, before the first call that reads it.
 #[derive(Default)]
 pub(super) struct Views {
-    /// Per view built: the layer, its column order, its local.
-    built: Vec<(Ident, Vec<usize>, Ident)>,
+    /// Per view built: the layer, the view, its local.
+    built: Vec<(Ident, View, Ident)>,
     /// The statements building the views added since they were last taken.
     lets: TokenStream,
 }
@@ -261,21 +261,23 @@ impl Emitter<'_> {
             (Arg::Layer(n), None) => quote!(&l[layer::#n]),
             (Arg::Local(rows), None) => rows,
             (Arg::Local(rows), Some(v)) => {
-                let view = Self::view_of(&rows, &v.order);
+                let view = Self::view_of(&rows, v);
                 quote!(&#view)
             }
             (Arg::Layer(n), Some(v)) => {
-                let known = views.built.iter().find(|(m, order, _)| *m == n && *order == v.order);
+                let same = |w: &View| w.order == v.order && w.least_by == v.least_by;
+                let known = views.built.iter().find(|(m, w, _)| *m == n && same(w));
                 let name = match known {
                     Some((_, _, name)) => name.clone(),
                     None => {
                         let params = &self.p.relations[rp.operands[oi].literal.rel].params;
-                        let base = crate::names::view_name(&n.to_string(), v.key.iter().map(|&j| params[j].0.as_str()));
+                        let base =
+                            crate::names::view_name(&n.to_string(), v.by().iter().map(|&j| params[j].0.as_str()));
                         let taken: Vec<String> = views.built.iter().map(|(_, _, m)| m.to_string()).collect();
                         let name = format_ident!("{}", self.names.stratum_local(&base, &taken));
-                        let view = Self::view_of(&quote!(&l[layer::#n]), &v.order);
+                        let view = Self::view_of(&quote!(&l[layer::#n]), v);
                         views.lets.extend(quote! { let #name = #view; });
-                        views.built.push((n, v.order.clone(), name.clone()));
+                        views.built.push((n, v.clone(), name.clone()));
                         name
                     }
                 };

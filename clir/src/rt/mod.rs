@@ -231,6 +231,25 @@ pub fn view<T, U: Ord>(r: &[T], order: impl FnMut(&T) -> U) -> Relation<U> {
     Relation::from_vec(r.iter().map(order).collect())
 }
 
+/// `r` keeping, of its tuples with the same `key` (a prefix of its columns), only the least:
+/// where the columns after the key hold variables no later step of a rule nor its head needs,
+/// one witness of them is enough, and the rule's next join is not multiplied by them.
+pub fn least<T: Ord, K: PartialEq>(r: Relation<T>, key: impl Fn(&T) -> K) -> Relation<T> {
+    let mut elements = r.elements;
+    elements.dedup_by(|later, first| key(later) == key(first));
+    Relation { elements }
+}
+
+/// `r` with its columns reordered by `order` and sorted, keeping of the tuples with the same
+/// `key` (a prefix of the reordered columns) only the least ([`least`]): the view of a literal
+/// whose last columns hold variables that occur nowhere else in its rule (lone variables), which
+/// asks only that some tuple exists and takes the least as its witness. Its size is at most
+/// `r`'s number of distinct keys, so a rule joining it never multiplies its other operands by
+/// its lone values.
+pub fn least_view<T, U: Ord, K: PartialEq>(r: &[T], order: impl FnMut(&T) -> U, key: impl Fn(&U) -> K) -> Relation<U> {
+    least(view(r, order), key)
+}
+
 /// Every tuple of `variable` before its last round (its stable batches, merged): what a rule
 /// that reads two or more of its stratum's variables reads of those it does not take the recent
 /// tuples of.
@@ -331,6 +350,27 @@ mod tests {
                 let got: Vec<_> = probe.seek(t.0, |r| r.0).iter().collect();
                 proptest::prop_assert_eq!(got, want, "seek {}", t.0);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// A least view holds, for each key of the reordered rows, exactly the least row with
+        /// that key: every key once, and no row it drops is smaller than the one it keeps.
+        #[test]
+        fn a_least_view_keeps_the_least_row_of_each_key(
+            rows in proptest::collection::vec((0u8..4, 0u8..6, 0u8..6), 0..60),
+        ) {
+            // Columns reordered (c, a, b), keyed by (c, a): b is the lone column.
+            let got = least_view(&rows, |&(a, b, c)| (c, a, b), |t| (t.0, t.1)).elements;
+            let mut want: Vec<(u8, u8, u8)> = Vec::new();
+            for &(a, b, c) in &rows {
+                match want.iter_mut().find(|w| (w.0, w.1) == (c, a)) {
+                    Some(w) => w.2 = w.2.min(b),
+                    None => want.push((c, a, b)),
+                }
+            }
+            want.sort();
+            proptest::prop_assert_eq!(got, want);
         }
     }
 
