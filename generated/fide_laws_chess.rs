@@ -605,6 +605,7 @@ pub fn evaluate(batch: &::clir::Batch) -> ::clir::Output {
 /// [`evaluate`], keeping the final layers (what the typed API's why-not reads).
 fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output) {
     let mut l = ::clir::rt::Layers::new(&layer::EMPTY);
+    l.limit(batch.max_case_tuples, batch.cases);
     l[layer::cases] = (0..batch.cases).map(|c| (CaseId(c),)).collect();
     let mut ex = ::clir::rt::Explain::new(
         &RULES,
@@ -642,6 +643,7 @@ fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output
     self::write_conclusions_0(&l, &mut out);
     self::write_conclusions_1(&l, &mut out);
     if ex.on() {
+        l.budget().restart();
         self::explain_0(&l, &mut ex);
     }
     out.instances = ex.finish();
@@ -650,6 +652,7 @@ fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output
         .iter()
         .map(|asked| why_not(&l, &batch.interner, asked))
         .collect();
+    out.over_budget = l.budget().over();
     (l, out)
 }
 /// Every layer of the evaluation, a slot of `::clir::rt::Layers`: the inputs, then each
@@ -1061,6 +1064,7 @@ fn evaluate_stratum_36(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         &l[layer::en_passant_right_open],
         &player_has_the_move_by_game,
         &l[layer::capturing_pawn_on_adjacent_file],
+        l.budget(),
         ex.to(&[false, true]),
     );
 }
@@ -1071,6 +1075,7 @@ fn evaluate_stratum_37(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         &l[layer::draw_claimed],
         &l[layer::player_has_the_move],
         &l[layer::moves_by_each_without_pawn_or_capture],
+        l.budget(),
         ex.to(&[false, true]),
     );
 }
@@ -1087,6 +1092,7 @@ fn evaluate_stratum_38(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         &l[layer::piece_touched_intentionally],
         &l[layer::piece_can_be_moved],
         &player_has_the_move_by_who,
+        l.budget(),
         ex.to(&[false, true]),
     );
 }
@@ -1110,6 +1116,7 @@ fn evaluate_stratum_41(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
                 &l[layer::not_king_cannot_be_checkmated],
                 &l[layer::completed_illegal_move_count],
                 &player_of_by_who,
+                l.budget(),
                 ex.to(&[false, true]),
             ),
         ],
@@ -1136,6 +1143,7 @@ fn evaluate_stratum_46(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         &l[layer::not_castling_path_attacked],
         &l[layer::player_has_the_move],
         &l[layer::not_piece_has_moved],
+        l.budget(),
         ex.to(&[false, true]),
     );
 }
@@ -1149,6 +1157,7 @@ fn evaluate_stratum_47(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
     l[layer::second_illegal_move_has_ended_the_game] = self::rule_second_illegal_move_ends_the_game(
         &l[layer::completed_illegal_move_count],
         &player_of_by_who,
+        l.budget(),
         ex.to(&[false, true]),
     );
 }
@@ -1167,6 +1176,7 @@ fn evaluate_stratum_50(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         &l[layer::position_occurrence_count],
         &l[layer::draw_claimed],
         &l[layer::player_has_the_move],
+        l.budget(),
         ex.to(&[false, true]),
     );
 }
@@ -1217,6 +1227,7 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
                 &l[layer::king_cannot_be_checkmated],
                 &l[layer::completed_illegal_move_count],
                 &player_of_by_who,
+                l.budget(),
                 ex.to(&[false, true]),
             ),
             self::rule_stalemate_draws(
@@ -1265,6 +1276,7 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         &l[layer::king_cannot_be_checkmated],
         &l[layer::completed_illegal_move_count],
         &player_of_by_who,
+        l.budget(),
         ::clir::rt::Record::OFF,
     );
     let seventy_five_automatic_draw_applies = self::rule_seventy_five_automatic_draw(
@@ -2123,6 +2135,7 @@ fn rule_castling_legal(
     not_castling_path_attacked: &Relation<(CaseId, Sym)>,
     player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
     not_piece_has_moved_2: &Relation<(CaseId, Sym)>,
+    budget: &::clir::rt::Budget,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym, Sym)> {
     let mut bindings = record.found();
@@ -2160,6 +2173,7 @@ fn rule_castling_legal(
                     &(case, _, _, _, _): &Bound,
                     &(_, _, king): &(CaseId, Sym, Sym)|
                 ::clir::rt::contains(not_piece_has_moved_2, &(case, king))),
+                ::clir::rt::Spend::new(budget),
             ),
             |&(case, game, who, side, rook), &(_, _, king)| {
                 ::clir::rt::bind(&mut bindings, (case, game, who, side, king, rook));
@@ -2284,6 +2298,7 @@ fn rule_en_passant_capture_legal(
     en_passant_right_open: &Relation<(CaseId, Sym)>,
     player_has_the_move_by_game: &Relation<(CaseId, Sym, Sym)>,
     capturing_pawn_on_adjacent_file: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
@@ -2291,15 +2306,18 @@ fn rule_en_passant_capture_legal(
     let mut en_passant_right_open = ::clir::rt::Probe::new(en_passant_right_open);
     let heads = Relation::from_leapjoin(
         player_has_the_move_by_game,
-        Holds::new(|&(case, game, _): &Bound| {
-                en_passant_right_open.contains(&(case, game))
-            })
-            .before(
-                ExtendBy::keyed(
-                    capturing_pawn_on_adjacent_file,
-                    |&(case, game, _): &Bound| (case, game),
+        (
+            Holds::new(|&(case, game, _): &Bound| {
+                    en_passant_right_open.contains(&(case, game))
+                })
+                .before(
+                    ExtendBy::keyed(
+                        capturing_pawn_on_adjacent_file,
+                        |&(case, game, _): &Bound| (case, game),
+                    ),
                 ),
-            ),
+            ::clir::rt::Spend::new(budget),
+        ),
         |&(case, game, who), &(_, _, pawn)| {
             ::clir::rt::bind(&mut bindings, (case, game, who, pawn));
             (case, game, pawn)
@@ -2317,6 +2335,7 @@ fn rule_fifty_move_claim_correct(
     draw_claimed: &Relation<(CaseId, Sym)>,
     player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
     moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
+    budget: &::clir::rt::Budget,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
@@ -2335,6 +2354,7 @@ fn rule_fifty_move_claim_correct(
             ValueFilter::from(|&(_, _, _): &Bound, &(_, _, n): &(CaseId, Sym, i64)| {
                 n >= 50i64
             }),
+            ::clir::rt::Spend::new(budget),
         ),
         |&(case, game, who), &(_, _, n)| {
             ::clir::rt::bind(&mut bindings, (case, game, who, n));
@@ -2986,6 +3006,7 @@ fn rule_must_move_first_touched_piece(
     piece_touched_intentionally: &Relation<(CaseId, Sym, Sym)>,
     piece_can_be_moved: &Relation<(CaseId, Sym)>,
     player_has_the_move_by_who: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
@@ -2996,16 +3017,19 @@ fn rule_must_move_first_touched_piece(
     let mut piece_can_be_moved = ::clir::rt::Probe::new(piece_can_be_moved);
     let heads = Relation::from_leapjoin(
         own_piece_of,
-        Holds::new(|&(case, who, piece): &Bound| {
-                piece_touched_intentionally.contains(&(case, who, piece))
-                    && piece_can_be_moved.contains(&(case, piece))
-            })
-            .before(
-                ExtendBy::keyed(
-                    player_has_the_move_by_who,
-                    |&(case, who, _): &Bound| (case, who),
+        (
+            Holds::new(|&(case, who, piece): &Bound| {
+                    piece_touched_intentionally.contains(&(case, who, piece))
+                        && piece_can_be_moved.contains(&(case, piece))
+                })
+                .before(
+                    ExtendBy::keyed(
+                        player_has_the_move_by_who,
+                        |&(case, who, _): &Bound| (case, who),
+                    ),
                 ),
-            ),
+            ::clir::rt::Spend::new(budget),
+        ),
         |&(case, who, piece), &(_, _, game)| {
             ::clir::rt::bind(&mut bindings, (case, game, who, piece));
             (case, who, piece)
@@ -3110,6 +3134,7 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
     king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
     completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
     player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
     let mut bindings = record.found();
@@ -3131,7 +3156,10 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
         type Bound = (CaseId, Sym, i64);
         Relation::from_leapjoin(
             &tested_joined,
-            ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
+            (
+                ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
+                ::clir::rt::Spend::new(budget),
+            ),
             |&(case, who, n), &(_, _, game)| {
                 ::clir::rt::bind(&mut bindings, (case, game, who, n));
                 (case, game)
@@ -3150,6 +3178,7 @@ fn rule_second_illegal_move_drawn_if_mate_impossible(
 fn rule_second_illegal_move_ends_the_game(
     completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
     player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym)> {
     let mut bindings = record.found();
@@ -3166,7 +3195,10 @@ fn rule_second_illegal_move_ends_the_game(
         type Bound = (CaseId, Sym, i64);
         Relation::from_leapjoin(
             &tested_joined,
-            ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
+            (
+                ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
+                ::clir::rt::Spend::new(budget),
+            ),
             |&(case, who, n), &(_, _, game)| {
                 ::clir::rt::bind(&mut bindings, (case, game, who, n));
                 (case, game)
@@ -3186,6 +3218,7 @@ fn rule_second_illegal_move_loses(
     not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
     completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
     player_of_by_who: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
@@ -3207,7 +3240,10 @@ fn rule_second_illegal_move_loses(
         type Bound = (CaseId, Sym, i64);
         Relation::from_leapjoin(
             &tested_joined,
-            ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
+            (
+                ExtendBy::keyed(player_of_by_who, |&(case, who, _): &Bound| (case, who)),
+                ::clir::rt::Spend::new(budget),
+            ),
             |&(case, who, n), &(_, _, game)| {
                 ::clir::rt::bind(&mut bindings, (case, game, who, n));
                 (case, game, who)
@@ -3291,6 +3327,7 @@ fn rule_threefold_claim_correct(
     position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
     draw_claimed: &Relation<(CaseId, Sym)>,
     player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
@@ -3316,6 +3353,7 @@ fn rule_threefold_claim_correct(
                     &(case, _, _): &Bound,
                     &(_, _, who): &(CaseId, Sym, Sym)|
                 ::clir::rt::contains(draw_claimed, &(case, who))),
+                ::clir::rt::Spend::new(budget),
             ),
             |&(case, game, n), &(_, _, who)| {
                 ::clir::rt::bind(&mut bindings, (case, game, who, n));

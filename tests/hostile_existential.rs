@@ -93,3 +93,27 @@ fn a_case_whose_rule_joins_two_independent_witnesses_is_ruled_in_linear_memory()
         assert_eq!(r["definite"]["castling_legal"], json!([["g", "w", "k"]]), "{flag}");
     }
 }
+
+/// `--max-case-tuples`: a case whose joins derive more than the limit gets an error line naming
+/// the flag, and every other case of its batch the ruling it gets without it.
+#[test]
+fn a_case_past_its_tuple_budget_gets_an_error_line_and_nothing_else_is_lost() {
+    let games = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/fide/games.jsonl")).unwrap();
+    let games: Vec<&str> = games.lines().take(6).collect();
+    let plain = clir_limited(&["rule", "--package", "fide.laws.chess"], &format!("{}\n", games.join("\n")));
+    assert!(plain.status.success());
+    let mixed = format!("{}\n{}{}\n", games[..3].join("\n"), en_passant(500), games[3..].join("\n"));
+    let out = clir_limited(&["rule", "--package", "fide.laws.chess", "--max-case-tuples", "200"], &mixed);
+    assert_eq!(out.status.code(), Some(1), "a case was refused");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 7, "one line a case");
+    let refused: Value = serde_json::from_str(lines[3]).unwrap();
+    assert_eq!(refused["case"], "ep");
+    assert!(refused["error"].as_str().unwrap().contains("--max-case-tuples"), "{refused}");
+    let others: Vec<&str> = lines.iter().enumerate().filter(|&(i, _)| i != 3).map(|(_, l)| *l).collect();
+    assert_eq!(others.join("\n") + "\n", String::from_utf8(plain.stdout).unwrap());
+    // Under the default limit the same case is ruled.
+    let out = clir_limited(&["rule", "--package", "fide.laws.chess"], &en_passant(500));
+    assert!(ruling(&out)["concluded"]["en_passant_capture_legal"].is_array());
+}

@@ -176,6 +176,15 @@ pub struct RulePlan {
     pub joins: Vec<Leapjoin>,
 }
 
+impl RulePlan {
+    /// Whether a leapjoin of the rule extends its tuples by an operand's values: only such a
+    /// join can derive more tuples than its source has, and spends the case's budget
+    /// (`clir::rt::Spend`).
+    pub fn extends(&self) -> bool {
+        self.joins.iter().any(|j| j.extend.is_some())
+    }
+}
+
 /// How a stratum computes its relations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {

@@ -29,6 +29,9 @@ pub struct Batch {
     /// [`Batch::why_not`] and such a name, in index order. Its answer says so instead of
     /// listing every rule's premises about an entity the case does not have.
     pub why_not_unknown: Vec<(usize, String)>,
+    /// At most this many tuples derived by the joins of each case (`None`: no bound); a case
+    /// past it is listed in [`Output::over_budget`] (`--max-case-tuples`, docs/SECURITY.md).
+    pub max_case_tuples: Option<u64>,
 }
 
 impl Batch {
@@ -42,6 +45,7 @@ impl Batch {
             why_not: Vec::new(),
             warnings: Vec::new(),
             why_not_unknown: Vec::new(),
+            max_case_tuples: None,
         }
     }
 
@@ -113,6 +117,9 @@ pub struct Output {
     /// The answer to each of [`Batch::why_not`], in order (empty for a package compiled
     /// without explanations).
     pub why_not: Vec<crate::why_not::WhyNot>,
+    /// The cases whose joins derived more tuples than [`Batch::max_case_tuples`], in order:
+    /// their layers are incomplete, and they are answered with an error line.
+    pub over_budget: Vec<CaseId>,
 }
 
 impl Output {
@@ -124,6 +131,7 @@ impl Output {
             contradictions: vec![Vec::new(); relations],
             instances: Vec::new(),
             why_not: Vec::new(),
+            over_budget: Vec::new(),
         }
     }
 
@@ -317,6 +325,7 @@ mod tests {
                 why_not: Vec::new(),
                 warnings: Vec::new(),
                 why_not_unknown: Vec::new(),
+                max_case_tuples: None,
             };
             let input: Relation<(CaseId, Sym, Sym)> = batch.input(0, false);
             let mut expected: Vec<(CaseId, Sym, Sym)> = rows.iter().map(|&(c, a, b)| (CaseId(c), Sym(a as u32), Sym(b as u32))).collect();

@@ -47,6 +47,10 @@ pub struct RuleArgs {
     /// Cases per evaluation batch, 1 to 1048576.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = in_range::<1, MAX_BATCH>)]
     pub batch: usize,
+    /// At most N tuples derived by the joins of one case: past it, that case's line is an error
+    /// line and the others are ruled as without it (bounded memory per case, docs/SECURITY.md).
+    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_CASE_TUPLES)]
+    pub max_case_tuples: u64,
 }
 
 pub use crate::runner::MAX_THREADS;
@@ -101,6 +105,7 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
             strict_constants: args.strict_constants,
             coverage: coverage.clone(),
             certify: args.certify,
+            max_case_tuples: Some(args.max_case_tuples),
         },
         threads: args.threads,
         batch: args.batch,

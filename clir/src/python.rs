@@ -84,7 +84,7 @@ fn run_options(
         return Err(PyValueError::new_err(format!("threads: expected a whole number from 1 to {MAX_THREADS}")));
     }
     Ok(RunOptions {
-        options: Options { grants, explain, strict_constants, coverage: None, certify: false },
+        options: Options { grants, explain, strict_constants, coverage: None, certify: false, ..Default::default() },
         threads,
         ..RunOptions::default()
     })

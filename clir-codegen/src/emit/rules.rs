@@ -243,6 +243,7 @@ impl Emitter<'_> {
         if rp.per_case {
             params.push(quote!(cases: &Relation<(CaseId,)>));
         }
+        let budget = rp.extends().then(|| quote!(budget: &::clir::rt::Budget,));
         for (oi, o) in rp.operands.iter().enumerate() {
             params.push(match rp.views.iter().position(|v| v.operand == oi) {
                 Some(v) => {
@@ -333,6 +334,10 @@ impl Emitter<'_> {
                 let (pat, row_pat) = (prefix.within(&test), row.within(&test));
                 leapers.push(quote!(ValueFilter::from(|&#pat: &Bound, &#row_pat: &#row_ty| #test)));
             }
+            // Last, so that it counts what every other leaper kept.
+            if j.extend.is_some() {
+                leapers.push(quote!(::clir::rt::Spend::new(budget)));
+            }
             let leapers = match leapers.len() {
                 0 => quote!(Once),
                 1 => leapers.pop().expect("one leaper"),
@@ -398,7 +403,7 @@ impl Emitter<'_> {
         };
         quote! {
             #[inline(never)]
-            fn #name(#(#params,)* #record) -> Relation<#head_ty> {
+            fn #name(#(#params,)* #budget #record) -> Relation<#head_ty> {
                 #found
                 #body
                 #recorded

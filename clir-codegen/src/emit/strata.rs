@@ -172,7 +172,9 @@ impl Emitter<'_> {
                 let mut ex = ::clir::rt::Explain::new(&RULES, batch.explain || !batch.why_not.is_empty());
             };
             // What no stratum recorded, found over the final layers.
-            let rest = if explains.is_empty() { explains } else { quote!(if ex.on() { #explains }) };
+            // A second pass over the same layers, with a fresh allowance of the budget.
+            let rest =
+                if explains.is_empty() { explains } else { quote!(if ex.on() { l.budget().restart(); #explains }) };
             let explain = quote! {
                 #rest
                 out.instances = ex.finish();
@@ -214,6 +216,7 @@ impl Emitter<'_> {
             /// [`evaluate`], keeping the final layers (what the typed API's why-not reads).
             fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output) {
                 let mut l = ::clir::rt::Layers::new(&layer::EMPTY);
+                l.limit(batch.max_case_tuples, batch.cases);
                 l[layer::cases] = (0..batch.cases).map(|c| (CaseId(c),)).collect();
                 #start
                 #(#read_calls(&mut l, batch);)*
@@ -221,6 +224,7 @@ impl Emitter<'_> {
                 let mut out = ::clir::Output::new(SCHEMA.relations.len());
                 #(#writes(&l, &mut out);)*
                 #explain
+                out.over_budget = l.budget().over();
                 (l, out)
             }
 
@@ -293,12 +297,13 @@ impl Emitter<'_> {
     pub(super) fn rule_call(&self, ri: usize, args: &[TokenStream], records: Option<&[bool]>) -> TokenStream {
         let name = self.rule_fn_name(ri);
         let cases = self.plan.rules[ri].per_case.then(|| quote!(&l[layer::cases],));
+        let budget = self.plan.rules[ri].extends().then(|| quote!(l.budget(),));
         let record = match records {
             None if !self.explanations => TokenStream::new(),
             None => quote!(::clir::rt::Record::OFF),
             Some(modes) => quote!(ex.to(&[#(#modes),*])),
         };
-        quote!(self::#name(#cases #(#args,)* #record))
+        quote!(self::#name(#cases #(#args,)* #budget #record))
     }
 
     /// Adds what `call` of the rule of `h` finds to its layer or variable; with `h.unless`

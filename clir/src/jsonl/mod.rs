@@ -6,7 +6,7 @@
 
 use crate::batch::{literal_string, slot, Batch, Output};
 use crate::schema::{RelationKind, Schema};
-use crate::value::{FastMap, Interner, Sym};
+use crate::value::{CaseId, FastMap, Interner, Sym};
 use crate::Package;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -36,6 +36,22 @@ pub struct Options {
     pub coverage: Option<crate::coverage::Shared>,
     /// Attach to every ruling its certificate (`clir::certificate`, docs/CERTIFICATES.md).
     pub certify: bool,
+    /// At most this many tuples derived by one case's joins (`--max-case-tuples`; `None`: no
+    /// bound): past it the case's line is an error line, and the other cases of its batch are
+    /// ruled as without it.
+    pub max_case_tuples: Option<u64>,
+}
+
+/// The `--max-case-tuples` of the `clir` commands: about 1 GB for a case at its limit with
+/// `--certify`, the costliest output (docs/SECURITY.md).
+pub const DEFAULT_MAX_CASE_TUPLES: u64 = 4_000_000;
+
+/// The error text of a case past its budget of derived tuples.
+pub fn over_budget(limit: u64) -> String {
+    format!(
+        "the case derives more than {limit} tuples (--max-case-tuples): a rule multiplies its facts; \
+         split the case or raise the limit"
+    )
 }
 
 impl Options {
@@ -968,6 +984,7 @@ pub fn rule_chunk_into<S: AsRef<str>>(
 ) -> usize {
     let mut batch = Batch::new(cat.schema);
     batch.explain = opts.explain || opts.coverage.is_some() || opts.certify;
+    batch.max_case_tuples = opts.max_case_tuples;
     let mut read = Read::default();
     let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
     let mut scratch = fast::Scratch::default();
@@ -1012,7 +1029,14 @@ pub fn rule_chunk_into<S: AsRef<str>>(
     let mut errors = 0;
     // The warnings of the cases, in case order: each case takes those at the front.
     let mut noted_from = 0;
-    for (s, (_, text)) in slots.into_iter().zip(lines) {
+    for (s, (no, text)) in slots.into_iter().zip(lines) {
+        let s = match s {
+            Ok((case, id)) if output.over_budget.binary_search(&CaseId(id)).is_ok() => {
+                let limit = opts.max_case_tuples.unwrap_or(u64::MAX);
+                Err(error_line(&case.json(), *no, &over_budget(limit)))
+            }
+            s => s,
+        };
         match s {
             Ok((case, id)) => {
                 w.ruling(out, &case, id);
@@ -1136,6 +1160,27 @@ enum CaseValue<'a> {
     Name(&'a str),
     /// Any JSON value, as compact JSON text.
     Json(String),
+}
+
+impl CaseValue<'_> {
+    /// Appends the value as JSON text.
+    fn write(&self, out: &mut String) {
+        match self {
+            CaseValue::Name(name) => {
+                out.push('"');
+                out.push_str(name);
+                out.push('"');
+            }
+            CaseValue::Json(v) => out.push_str(v),
+        }
+    }
+
+    /// The value as JSON text.
+    fn json(&self) -> String {
+        let mut out = String::new();
+        self.write(&mut out);
+        out
+    }
 }
 
 /// How a reader marks a line it could not read as text (a NUL cannot start a JSON line).
@@ -1422,14 +1467,7 @@ impl<'b> Writer<'b> {
     /// Appends the ruling line of case `id` (without `\n`).
     fn ruling(&mut self, out: &mut String, case: &CaseValue, id: u32) {
         out.push_str("{\"case\":");
-        match case {
-            CaseValue::Name(name) => {
-                out.push('"');
-                out.push_str(name);
-                out.push('"');
-            }
-            CaseValue::Json(v) => out.push_str(v),
-        }
+        case.write(out);
         // The concluded keys written, in key order: `(key, text in out, rows)`. A definite key
         // listing the same rows as its concluded one (+D mostly is +d) copies its text.
         self.written.clear();

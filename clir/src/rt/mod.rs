@@ -5,6 +5,7 @@
 pub use datafrog::{Iteration, PrefixFilter, Relation, ValueFilter, Variable};
 
 mod binding;
+mod budget;
 mod contest;
 mod extend_by;
 mod filter_by;
@@ -16,6 +17,7 @@ pub mod rules;
 mod store;
 
 pub use binding::Binding;
+pub use budget::{Budget, Spend};
 pub use contest::Contest;
 pub use extend_by::ExtendBy;
 pub use filter_by::FilterBy;

@@ -3,6 +3,7 @@
 //! type or function grows with the package's relations (one `Slot` and one table entry a layer).
 
 use super::rules::{Final, Rows};
+use super::Budget;
 use crate::Fact;
 use datafrog::Relation;
 use std::any::Any;
@@ -61,15 +62,28 @@ fn empty_layer<T: Fact + Send + Sync + 'static>() -> Box<dyn Layer> {
     Box::new(super::empty::<T>())
 }
 
-/// Every layer of one evaluation, each at its [`Slot`].
+/// Every layer of one evaluation, each at its [`Slot`], and the [`Budget`] its joins spend.
 pub struct Layers {
     layers: Vec<Box<dyn Layer>>,
+    budget: Budget,
 }
 
 impl Layers {
-    /// Every layer empty: `empty` holds, at each slot's position, its [`Slot::empty`].
+    /// Every layer empty: `empty` holds, at each slot's position, its [`Slot::empty`]; no
+    /// budget.
     pub fn new(empty: &[fn() -> Box<dyn Layer>]) -> Self {
-        Layers { layers: empty.iter().map(|make| make()).collect() }
+        Layers { layers: empty.iter().map(|make| make()).collect(), budget: Budget::unlimited() }
+    }
+
+    /// At most `limit` tuples derived for each of a batch's `cases` (`None`: no bound).
+    pub fn limit(&mut self, limit: Option<u64>, cases: u32) {
+        self.budget = limit.map_or_else(Budget::unlimited, |limit| Budget::new(limit, cases));
+    }
+
+    /// What the evaluation's joins spend.
+    #[inline]
+    pub fn budget(&self) -> &Budget {
+        &self.budget
     }
 
     /// The final `+D`, `+S` and `+d` of one relation and sign, at the slots of `ids`.

@@ -70,6 +70,10 @@ pub struct ServeArgs {
     /// The largest request body accepted, in bytes; a larger one gets 413.
     #[arg(long, value_name = "N", default_value_t = 64 << 20)]
     pub max_body: usize,
+    /// At most N tuples derived by the joins of one case: past it, that case's line is an error
+    /// line and the request's other cases are ruled as without it (docs/SECURITY.md).
+    #[arg(long, value_name = "N", default_value_t = clir::jsonl::DEFAULT_MAX_CASE_TUPLES)]
+    pub max_case_tuples: u64,
     /// Seconds a rulings request may take from its arrival to the end of its answer (the wait
     /// for its turn and the upload included); a longer one gets 503, or its answer is cut off
     /// (at most 86400).
@@ -122,6 +126,7 @@ struct Shared {
     timeout: Duration,
     threads: usize,
     max_body: u64,
+    max_case_tuples: u64,
     hosts: Hosts,
     /// The `Content-Security-Policy` of the review page: its one script and one style sheet, by
     /// hash, and requests to this server only.
@@ -188,6 +193,7 @@ fn start(args: &ServeArgs) -> Result<(), String> {
         timeout,
         threads: cores,
         max_body: args.max_body as u64,
+        max_case_tuples: args.max_case_tuples,
         hosts,
         page_policy: page_policy(&review_page),
         page: review_page.into(),
@@ -378,7 +384,14 @@ async fn rulings(
     let one_batch = body.len() <= 1 << 20 && body.iter().filter(|&&b| b == b'\n').count() < BATCH;
     let counted = coverage.then(|| clir::coverage::Coverage::shared(pkg.schema()));
     let opts = RunOptions {
-        options: clir::jsonl::Options { grants, explain, certify, coverage: counted.clone(), ..Default::default() },
+        options: clir::jsonl::Options {
+            grants,
+            explain,
+            certify,
+            coverage: counted.clone(),
+            max_case_tuples: Some(s.max_case_tuples),
+            ..Default::default()
+        },
         threads: Some(if one_batch { 0 } else { s.threads }),
         batch: BATCH,
     };
