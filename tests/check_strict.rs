@@ -90,6 +90,9 @@ fn hostile_lines() -> Vec<Vec<u8>> {
         r#"{"case":"w9","facts":{},"why_not":"game_drawn(g)"}"#,
         r#"{"case":"w10","facts":{},"why_not":[1]}"#,
         r#"{"case":"w11","facts":{},"why_not":["game_drawn(,)"]}"#,
+        r#"{"case":"w12","facts":{},"why_not":["game_drawn(_)"]}"#,
+        r#"{"case":"w13","facts":{},"why_not":[],"as_of":null}"#,
+        r#"{"case":"w14","facts":{},"why_not":[]}"#,
         // Facts of the wrong shape or type.
         r#"{"case":"f1","facts":[]}"#,
         r#"{"case":"f2","facts":{"draw_agreed":5}}"#,
@@ -108,6 +111,13 @@ fn hostile_lines() -> Vec<Vec<u8>> {
         r#"{"case":"f15","facts":{"draw\u005fagreed":[["g"]],"~draw_agreed":[["h"]]}}"#,
         r#"{"case":"f16","facts":{"attempted_transition":[["g","startPlay"],["g","StartPlay"]]}}"#,
         r#"{"case":"f17","facts":{"draw_agreed":[null]}}"#,
+        r#"{"case":"f18","facts":{"moves_by_each_without_pawn_or_capture":[["g",9223372036854775808]]}}"#,
+        r#"{"case":"f19","facts":{"moves_by_each_without_pawn_or_capture":[["g",-9223372036854775808]]}}"#,
+        r#"{"case":"f20","facts":{"moves_by_each_without_pawn_or_capture":[["g",-9223372036854775809]]}}"#,
+        r#"{"case":"f21","facts":{"moves_by_each_without_pawn_or_capture":[["g",12345678901234567890123]]}}"#,
+        r#"{"case":"f22","facts":{"draw_agreed":[],"stalemate_arisen":[["g\u0000"],["g"]]}}"#,
+        r#"{"c\u0061se":"f23","facts":{"stalemate_arisen":[["g"]]}}"#,
+        " { \"case\" : \"f24\" , \"facts\" : { \"stalemate_arisen\" : [ [ \"g\" ] ] } } \t",
         // Not JSON, or not an object.
         "not json",
         r#"{"case":1"#,
@@ -562,4 +572,23 @@ fn a_lone_variable_costs_no_join() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn a_genuine_why_not_answer_is_not_certified_but_the_same_case_without_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let asked = r#"{"case":"q","facts":{"stalemate_arisen":[["g"]]},"why_not":["game_won_by(g,w)","game_drawn(g)"]}"#;
+    let plain = r#"{"case":"q","facts":{"stalemate_arisen":[["g"]]}}"#;
+    let input = format!("{asked}\n{plain}\n");
+    let rulings = certify(dir.path(), input.as_bytes(), &[]);
+    assert!(rulings[0].contains("\"why_not\":"), "{}", rulings[0]);
+    let (code, reports, err) = check(dir.path(), input.as_bytes(), &rulings, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(reports[0]["outcome"], "rejected");
+    assert_eq!(reports[0]["step"], "ruling");
+    assert_eq!(
+        reports[0]["reason"],
+        "the ruling line carries `why_not`, which no certificate proves: a certified ruling has only case, concluded, definite, contradictions, warnings, certificate"
+    );
+    assert_eq!(reports[1]["outcome"], "certified");
 }
