@@ -508,3 +508,77 @@ fn both_checkers_read_every_hostile_case_line_as_clir_rule_does_with_its_message
         }
     }
 }
+
+/// `line` with one to three random edits: bytes deleted, or a piece of JSON (a bracket, a quote,
+/// an escape, a number past 2^64, a non-ASCII letter, ...) put in or in place of some.
+fn edited(line: &str, rng: &mut Rng) -> String {
+    const PIECES: &[&str] = &[
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"",
+        "\\",
+        " ",
+        "0",
+        "1",
+        "-",
+        ".",
+        "e",
+        "E",
+        "+",
+        "~",
+        "true",
+        "null",
+        "\"x\"",
+        "1e400",
+        "-0",
+        "1.0",
+        "é",
+        "\\u00e9",
+        "\\ud800",
+        "\"D0\"",
+        "\"fact\"",
+        "18446744073709551616",
+        "[]",
+        "{}",
+        "\"~game_drawn\"",
+        "\"g5\"",
+    ];
+    let mut s: Vec<char> = line.chars().collect();
+    for _ in 0..rng.range(1, 3) {
+        let i = rng.below(s.len() + 1);
+        let cut = (i + rng.range(1, 4)).min(s.len());
+        match rng.below(3) {
+            0 if s.len() > 1 => drop(s.drain(i..cut)),
+            1 => drop(s.splice(i..i, rng.pick(PIECES).chars())),
+            _ => drop(s.splice(i..cut, rng.pick(PIECES).chars())),
+        }
+    }
+    s.into_iter().collect()
+}
+
+#[test]
+fn both_checkers_judge_every_edit_of_a_case_line_or_a_ruling_line_alike() {
+    if !node_runs() {
+        return;
+    }
+    let cases: Vec<String> = std::fs::read_to_string(GAMES).unwrap().lines().take(60).map(str::to_string).collect();
+    let rulings = certify(&(cases.join("\n") + "\n"));
+    let mut rng = Rng::new(45, 2);
+    let mut pairs = Vec::new();
+    for (case, ruling) in cases.iter().zip(&rulings) {
+        for _ in 0..25 {
+            pairs.push((case.clone(), edited(ruling, &mut rng)));
+            pairs.push((edited(case, &mut rng), ruling.clone()));
+        }
+    }
+    let names: Vec<&str> = pairs.iter().map(|(c, _)| c.as_str()).collect();
+    let (js, _) = assert_agree(&pairs, &names);
+    let steps: std::collections::BTreeSet<&str> = js.iter().filter_map(|v| v["step"].as_str()).collect();
+    for step in ["line", "case_line", "case", "nodes", "+D[0]", "ruling"] {
+        assert!(steps.iter().any(|s| s.starts_with(step)), "no edit was rejected at {step}: {steps:?}");
+    }
+}

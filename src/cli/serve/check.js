@@ -435,16 +435,8 @@ const ClirCheck = (() => {
     if (Array.isArray(v)) return "sequence";
     if (isNum(v)) {
       if (v.int !== null && v.int >= I64_MIN && v.int <= U64_MAX && v.text !== "-0") return "integer `" + v.int + "`";
-      // Rust writes a float's shortest digits without an exponent, with a decimal point.
-      const x = Number(v.text);
-      const [mant, exp] = Math.abs(x).toExponential().split("e");
-      const digits = mant.replace(".", ""), e = Number(exp);
-      let t;
-      if (x === 0) t = "0";
-      else if (e >= 0) t = digits.length <= e + 1 ? digits + "0".repeat(e + 1 - digits.length) : digits.slice(0, e + 1) + "." + digits.slice(e + 1);
-      else t = "0." + "0".repeat(-e - 1) + digits;
-      t = (x < 0 || Object.is(x, -0) ? "-" : "") + t;
-      return "floating point `" + (t.includes(".") ? t : t + ".0") + "`";
+      // serde_json writes the double as zmij does.
+      return "floating point `" + floatText(Number(v.text)) + "`";
     }
     return "map";
   }
@@ -454,7 +446,9 @@ const ClirCheck = (() => {
   // `1.8446744073709552e+19`).
   function numberText(v) {
     if (v.int !== null && v.int >= I64_MIN && v.int <= U64_MAX && v.text !== "-0") return v.int.toString();
-    const x = Number(v.text);
+    return floatText(Number(v.text));
+  }
+  function floatText(x) {
     if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
     const [mant, exp] = Math.abs(x).toExponential().split("e");
     const digits = mant.replace(".", ""), length = digits.length, e = Number(exp);
@@ -1558,8 +1552,13 @@ const ClirCheck = (() => {
     const grants = options && Array.isArray(options.grants) ? options.grants : [];
     const read = readCase(pkg, caseLine, grants);
     const caseJson = read.case;
+    // For showing: a lone surrogate an escape spells (a raw value is not decoded) as U+FFFD.
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+    const wellFormed = (v) => typeof v === "string" ? v.replace(lone, "\ufffd")
+      : Array.isArray(v) ? v.map(wellFormed)
+        : v !== null && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [wellFormed(k), wellFormed(x)])) : v;
     let plain = null;
-    try { plain = JSON.parse(caseJson); } catch (e) { plain = null; }
+    try { plain = wellFormed(JSON.parse(caseJson)); } catch (e) { plain = null; }
     try {
       const v = await check(pkg, caseLine, read, rulingLine);
       return Object.assign({ case: plain, caseJson }, v);
