@@ -1,7 +1,11 @@
 //! The review page's certificate checker (src/cli/serve/check.js, plain JavaScript, run here
-//! under `node`) and `clir-check` (Rust) judge the same certificates alike: every certificate of
-//! the sample games and of generated games accepted by both, and every mutation of
-//! tests/support/mutations.rs rejected by both, at the same step and literal, for the same reason.
+//! under `node`) and `clir-check` (Rust) judge the same certificates alike, with the same
+//! outcome, step, literal and reason, word for word and number for number: every certificate of
+//! the sample games and of generated games accepted by both; every mutation of
+//! tests/support/mutations.rs rejected by both; random packages of Integer arithmetic near 2^53
+//! and 2^63, certified by `clir run`, and forgeries of their rulings; the hostile case lines of
+//! tests/check_strict.rs, with and without the grant; random edits of certified case and ruling
+//! lines. tests/js_checker_forgeries.rs holds the forgeries of issue 45.
 //!
 //! Without `node` the test is skipped loudly, except under `CI=true`, where it fails:
 //! `.ci/browser` installs Debian's `nodejs` when `node` is missing.

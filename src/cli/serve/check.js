@@ -7,16 +7,26 @@
 // with the literal, the step and the reason. Hashes through WebCrypto (`crypto.subtle`), which
 // browsers and node (>= 19, `globalThis.crypto`) both have.
 //
-// JSON is read by a strict parser of its own, not JSON.parse: a duplicate key at any depth is
-// an error (JSON.parse keeps the last one read, so a forged key could ride in front of the
-// certified one), and a number keeps its source text, so an Integer is read exactly, as a
-// BigInt, and a number written with a fraction or an exponent (`80.0`, `8e1`) is no Integer
-// (FORMAT.md, DECISIONS 20). Integer arithmetic is 64-bit two's complement with wraparound
-// (EXTENSIONS.md §3), on BigInts. Its literals, reasons and errors are text as clir-check
-// writes it, names as the package and the lines hold them: the page shows every text through
-// its `shown()`, which writes control and invisible format characters (bidi overrides,
-// zero-width characters) as `\u{..}` escapes, once. Anything it cannot vouch for is a
-// rejection, never a wrong acceptance.
+// What it certifies is what clir-check certifies (docs/CERTIFICATES.md "What a certified line
+// guarantees"): the package file is its own canonical JSON and every contentHash recomputes
+// (readPackage refuses it otherwise, naming the node; the package read says its name, version
+// and seal); the case line is one `clir rule` rules, under the grants given (a line it refuses is
+// rejected at step `case_line` with clir's own message); the ruling line carries only `case`,
+// `concluded`, `definite`, `contradictions`, `warnings` and `certificate`, each proved; the
+// certificate only its seven keys, every node listed once and named by an entry.
+//
+// JSON is read by a reader of its own, not JSON.parse, as serde_json reads it for clir-check: a
+// key written twice at any depth is an error (JSON.parse keeps the last one read, so a forged
+// key could ride in front of the certified one); a number keeps its source text, so an Integer
+// is read exactly, as a BigInt, a number written with a fraction or an exponent (`80.0`, `8e1`)
+// is no Integer (FORMAT.md, DECISIONS 20), and a case id (`9007199254740993`, `1e400`) is
+// compared as written; errors are worded and placed (byte columns) as serde_json words and
+// places them, so that both checkers give the same reason. Integer arithmetic is 64-bit two's
+// complement with wraparound (EXTENSIONS.md §3), on BigInts. Its literals, reasons and errors are
+// text as clir-check writes it, names as the package and the lines hold them: the page shows
+// every text through its `shown()`, which writes control and invisible format characters (bidi
+// overrides, zero-width characters) as `\u{..}` escapes, once. Anything it cannot vouch for is
+// a rejection, never a wrong acceptance.
 "use strict";
 const ClirCheck = (() => {
   const FORMAT = "clir.certificate/1";
@@ -63,8 +73,9 @@ const ClirCheck = (() => {
   const has = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
   // The Integer `v` is, signed 64 bits, or null.
   const int64 = (v) => isNum(v) && v.int !== null && v.int >= I64_MIN && v.int <= I64_MAX ? v.int : null;
-  // The whole number below 2^64 `v` is, or null.
-  const uint64 = (v) => isNum(v) && v.int !== null && v.int >= 0n && v.int <= U64_MAX ? v.int : null;
+  // The whole number below 2^64 `v` is, or null (`-0` is read as a double, as serde_json reads
+  // it: no whole number).
+  const uint64 = (v) => isNum(v) && v.int !== null && v.text !== "-0" && v.int >= 0n && v.int <= U64_MAX ? v.int : null;
 
   // A JSON error, worded as serde_json words it: `what`, and where (`line`, `column` from 1);
   // for a key written twice, `dup` (the key) and `path` (the keys of the objects it is in).
