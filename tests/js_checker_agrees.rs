@@ -62,6 +62,17 @@ fn node_runs() -> bool {
 
 /// check.js's verdict on each pair with the package file `package`, under `grants`.
 fn js_verdicts_of(package: &str, pairs: &[(String, String)], grants: &[&str]) -> Vec<Value> {
+    js_verdicts_within(package, pairs, grants, std::time::Duration::from_secs(600))
+}
+
+/// [`js_verdicts_of`], node killed (and the test failed) past `limit`: a bound far above the
+/// linear cost, not a timing.
+fn js_verdicts_within(
+    package: &str,
+    pairs: &[(String, String)],
+    grants: &[&str],
+    limit: std::time::Duration,
+) -> Vec<Value> {
     let mut child = Command::new("node")
         .args(["-e", DRIVER, CHECK_JS, package, &json!(grants).to_string()])
         .stdin(Stdio::piped())
@@ -72,10 +83,30 @@ fn js_verdicts_of(package: &str, pairs: &[(String, String)], grants: &[&str]) ->
     let input: String = pairs.iter().map(|(c, r)| json!({"case": c, "ruling": r}).to_string() + "\n").collect();
     let mut stdin = child.stdin.take().unwrap();
     let feeder = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child.wait_with_output().unwrap();
+    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).map(|_| out)
+    });
+    let errors = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut out).map(|_| out)
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("check.js took longer than {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     feeder.join().unwrap().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    let (out, err) = (reader.join().unwrap().unwrap(), errors.join().unwrap().unwrap());
+    assert!(status.success(), "{err}");
+    out.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 /// clir-check's verdict on each pair with the package file `package`, under `grants`, written
@@ -585,4 +616,66 @@ fn both_checkers_judge_every_edit_of_a_case_line_or_a_ruling_line_alike() {
     for step in ["line", "case_line", "case", "nodes", "+D[0]", "ruling"] {
         assert!(steps.iter().any(|s| s.starts_with(step)), "no edit was rejected at {step}: {steps:?}");
     }
+}
+
+/// En passant with `n` players to move and `n` pawns beside the open right: the case line and
+/// the certificate clir writes for it (tests/check_strict.rs), each capture by rule
+/// EnPassantCaptureLegal over the right, `witness(i)`'s player and pawn `i`.
+fn en_passant(n: usize, witness: impl Fn(usize) -> usize) -> (String, String) {
+    let players: Vec<Value> = (0..n).map(|i| json!(["g", format!("p{i}")])).collect();
+    let pawns: Vec<Value> = (0..n).map(|i| json!(["g", format!("q{i}")])).collect();
+    let case = json!({"case": "ep", "facts": {"en_passant_right_open": [["g"]], "player_has_the_move": players,
+        "capturing_pawn_on_adjacent_file": pawns}})
+    .to_string();
+    let mut d = vec![json!([0, ["en_passant_right_open", "g"], "fact"])];
+    d.extend((0..n).map(|i| json!([0, ["player_has_the_move", "g", format!("p{i}")], "fact"])));
+    d.extend((0..n).map(|i| json!([0, ["capturing_pawn_on_adjacent_file", "g", format!("q{i}")], "fact"])));
+    d.extend((0..n).map(|i| {
+        let premises = [format!("D{}", 1 + witness(i)), "D0".to_string(), format!("D{}", 1 + n + i)];
+        json!([1, ["en_passant_capture_legal", "g", format!("q{i}")], [0, premises]])
+    }));
+    let seal = clir_check::sha256(&std::fs::read(PACKAGE).unwrap());
+    let ruling = json!({"case": "ep", "concluded": {"en_passant_capture_legal": pawns},
+        "definite": {"en_passant_capture_legal": pawns}, "contradictions": [],
+        "certificate": {"format": "clir.certificate/1", "seal": seal, "case": clir_check::sha256(case.as_bytes()),
+            "nodes": ["urn:fide:laws:clir:chess#EnPassantCaptureLegal"], "D": d, "S": [], "d": []}})
+    .to_string();
+    (case, ruling)
+}
+
+#[test]
+fn both_checkers_join_a_lone_variable_as_an_existence_test() {
+    if !node_runs() {
+        return;
+    }
+    // clir's own certificate of a small such case is the one written here.
+    let (small, mine) = en_passant(3, |_| 0);
+    let ruled: Value = serde_json::from_str(&certify(&format!("{small}\n")).remove(0)).unwrap();
+    let entries = |v: &Value| {
+        let mut e: Vec<String> = v["certificate"]["D"].as_array().unwrap().iter().map(|e| e[1].to_string()).collect();
+        e.sort();
+        e
+    };
+    assert_eq!(entries(&ruled), entries(&serde_json::from_str(&mine).unwrap()));
+    // 4,000 players and 4,000 pawns: 16 million bindings of (who, pawn) if the lone `who` were
+    // joined; any listed witness of it will do; one capture left out is missed by the fixpoint.
+    let n = 4000;
+    let (case, first) = en_passant(n, |_| 0);
+    let (_, other) = en_passant(n, |i| (i * 7) % n);
+    let mut dropped: Value = serde_json::from_str(&first).unwrap();
+    dropped["certificate"]["D"].as_array_mut().unwrap().pop();
+    for key in ["concluded", "definite"] {
+        dropped[key]["en_passant_capture_legal"].as_array_mut().unwrap().pop();
+    }
+    let pairs = vec![(case.clone(), first), (case.clone(), other), (case, dropped.to_string())];
+    let js = js_verdicts_within(PACKAGE, &pairs, &[], std::time::Duration::from_secs(120));
+    let rust = rust_verdicts_of(PACKAGE, &pairs, &[]);
+    for (j, r) in js.iter().zip(&rust) {
+        for k in ["outcome", "step", "literal", "reason"] {
+            assert_eq!(j.get(k), r.get(k), "`{k}` differs\nnode: {j}\nrust: {r}");
+        }
+    }
+    assert_eq!((&js[0]["outcome"], &js[1]["outcome"]), (&json!("certified"), &json!("certified")), "{js:?}");
+    assert_eq!(js[2]["step"], "fixpoint", "{}", js[2]);
+    assert_eq!(js[2]["literal"], format!("en_passant_capture_legal(g,q{})", n - 1), "{}", js[2]);
 }

@@ -892,6 +892,35 @@ const ClirCheck = (() => {
     }
     return p.args.length === args.length;
   }
+  // unify of the columns `keep` of `p` with `args`, one value each.
+  function unifyColumns(p, keep, args, b, bound) {
+    for (let j = 0; j < keep.length; j++) {
+      const t = p.args[keep[j]];
+      if (t.v !== undefined && b[t.v] === null) {
+        b[t.v] = args[j];
+        bound.push(t.v);
+      } else if (evalTerm(t, b) !== args[j]) return false;
+    }
+    return true;
+  }
+
+  // Per variable of `rule`: whether it is lone, occurring exactly once in the whole rule, as an
+  // argument of a body literal (not in the head, a comparison, a negation or arithmetic).
+  function loneVariables(rule) {
+    const n = rule.vars.map(() => 0);
+    const count = (t, k) => {
+      if (t.v !== undefined) n[t.v] += k;
+      else if (t.op) { count(t.l, 2); count(t.r, 2); }
+    };
+    rule.head.args.forEach((t) => count(t, 2));
+    for (const i of rule.body) {
+      if (i.literal) i.lit.args.forEach((t) => count(t, 1));
+      else if (i.not) i.not.args.forEach((t) => count(t, 2));
+      else if (i.compare) { count(i.l, 2); count(i.r, 2); }
+    }
+    return n.map((k) => k === 1);
+  }
+
   function undo(b, bound, to) {
     for (const v of bound.splice(to)) b[v] = null;
   }
@@ -938,6 +967,34 @@ const ClirCheck = (() => {
       }
       return (ix.get(argsKey(vals)) || []).map((i) => all[i]);
     }
+    // The tuples of `set` for `rel`/`neg` projected on the columns `keep` (each projection
+    // once), whose columns `cols` (positions in `keep`) hold `vals`.
+    lookupProjected(set, rel, neg, keep, cols, vals) {
+      if (keep.length === this.pkg.relations[rel].integer.length) return this.lookup(set, rel, neg, cols, vals);
+      const k = set + rel + (neg ? "~" : "+"), pk = k + "#" + keep.join(",");
+      if (!this.tuples.has(pk)) {
+        const seen = new Map();
+        for (const t of this.tuples.get(k) || []) {
+          const projected = keep.map((c) => t[c]), sk = argsKey(projected);
+          if (!seen.has(sk)) seen.set(sk, projected);
+        }
+        this.tuples.set(pk, [...seen.values()]);
+      }
+      const all = this.tuples.get(pk);
+      if (!cols.length) return all;
+      const ik = pk + "@" + cols.join(",");
+      let ix = this.indices.get(ik);
+      if (!ix) {
+        ix = new Map();
+        all.forEach((t, i) => {
+          const kk = argsKey(cols.map((c) => t[c]));
+          if (!ix.has(kk)) ix.set(kk, []);
+          ix.get(kk).push(i);
+        });
+        this.indices.set(ik, ix);
+      }
+      return (ix.get(argsKey(vals)) || []).map((i) => all[i]);
+    }
     bound(p, b) {
       const cols = [], vals = [];
       p.args.forEach((t, c) => {
@@ -947,17 +1004,23 @@ const ClirCheck = (() => {
       return [cols, vals];
     }
     // Every binding of `rule`'s body over the layers: its literals looked up in +D only
-    // (`definite`) or as their status asks, its comparisons and negations true.
+    // (`definite`) or as their status asks, its comparisons and negations true. A lone variable
+    // (one that occurs once in the rule, in a body literal) binds nothing another part of the
+    // rule reads: its literal is an existence test on its other columns, joined over their
+    // distinct values, and the variable is left unbound, so one step stays linear in the case
+    // where a lone variable has many values (as clir-check does it).
     solve(rule, definite) {
       const found = [];
       if (rule.never) return found;
-      const lits = rule.body.filter((i) => i.literal).map((i) => [definite ? DEFINITE : i.supported ? SUPPORTED : CONCLUDED, i.lit]);
+      const lone = loneVariables(rule);
+      const lits = rule.body.filter((i) => i.literal).map((i) => [definite ? DEFINITE : i.supported ? SUPPORTED : CONCLUDED, i.lit,
+        i.lit.args.map((t, c) => c).filter((c) => !(i.lit.args[c].v !== undefined && lone[i.lit.args[c].v]))]);
       const order = [], known = rule.vars.map(() => false);
       while (order.length < lits.length) {
         let best = -1, bestScore = -1;
-        lits.forEach(([, p], i) => {
+        lits.forEach(([, p, keep], i) => {
           if (order.includes(i)) return;
-          const score = p.args.filter((t) => !(t.v !== undefined && !known[t.v])).length;
+          const score = keep.filter((c) => !(p.args[c].v !== undefined && !known[p.args[c].v])).length;
           if (score > bestScore) { best = i; bestScore = score; }
         });
         for (const t of lits[best][1].args) if (t.v !== undefined) known[t.v] = true;
@@ -969,11 +1032,15 @@ const ClirCheck = (() => {
           if (this.itemsHold(rule, b)) found.push(b.slice());
           return;
         }
-        const [set, p] = lits[order[depth]];
-        const [cols, vals] = this.bound(p, b);
+        const [set, p, keep] = lits[order[depth]];
+        const cols = [], vals = [];
+        keep.forEach((c, j) => {
+          const v = evalTerm(p.args[c], b);
+          if (v !== null) { cols.push(j); vals.push(v); }
+        });
         const bound = [];
-        for (const t of this.lookup(set, p.rel, p.negative, cols, vals)) {
-          if (unify(p, t, b, bound)) join(depth + 1);
+        for (const t of this.lookupProjected(set, p.rel, p.negative, keep, cols, vals)) {
+          if (unifyColumns(p, keep, t, b, bound)) join(depth + 1);
           undo(b, bound, 0);
         }
       };
