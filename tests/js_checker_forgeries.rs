@@ -53,10 +53,15 @@ fn genuine(name: &'static str, case: &str, ruling: &str) -> Forgery {
 /// check.js's verdicts on `pairs` with the package file `package` under `grants`: the package
 /// it read (`{"package":{name,version,seal}}` or `{"package_error":...}`), then one a pair.
 fn js(package: &[u8], pairs: &[(String, String)], grants: &[&str]) -> (Value, Vec<Value>) {
+    js_with(package, pairs, grants, json!({}))
+}
+
+/// [`js`] with more options of checkLine.
+fn js_with(package: &[u8], pairs: &[(String, String)], grants: &[&str], options: Value) -> (Value, Vec<Value>) {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), package).unwrap();
     let mut child = Command::new("node")
-        .args([DRIVER, CHECK_JS, file.path().to_str().unwrap(), &json!(grants).to_string()])
+        .args([DRIVER, CHECK_JS, file.path().to_str().unwrap(), &json!(grants).to_string(), &options.to_string()])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -531,4 +536,51 @@ fn invisible_characters_of_a_name_are_given_as_written_and_shown_escaped_once() 
     let literal = verdicts[0]["literal"].as_str().unwrap();
     assert_eq!(literal, format!("game_drawn({hostile})"));
     assert_eq!(page_shows(literal), "game_drawn(g\\u{202e}3\\u{2066}\\u{200e}\\u{200b}\\u{feff}\\u{00ad})");
+}
+
+#[test]
+fn explanations_are_rejected_unless_set_aside_as_unproved_and_then_the_rest_is_checked() {
+    if !node_runs() {
+        return;
+    }
+    // The review page rules with explanations: no certificate proves them.
+    let (code, out, err) =
+        clir(&["rule", "--package", "fide.laws.chess", "--certify", "--explain"], &format!("{G3}\n"));
+    assert_eq!(code, 0, "{err}");
+    let explained = out.lines().next().unwrap().to_string();
+    assert!(explained.contains("\"explanations\":"), "{explained}");
+    let mut forged = parsed(&explained);
+    forged["concluded"]["game_drawn"] = json!([["g3"]]);
+    let fide = std::fs::read(FIDE).unwrap();
+    let pairs = vec![(G3.to_string(), explained.clone()), (G3.to_string(), forged.to_string())];
+    assert_judged(
+        &fide,
+        &[
+            forgery(
+                "explanations",
+                G3,
+                &explained,
+                "ruling",
+                "the ruling line carries `explanations`, which no certificate proves",
+            ),
+            forgery(
+                "explanations and a forged conclusion",
+                G3,
+                &forged.to_string(),
+                "ruling",
+                "carries `explanations`",
+            ),
+        ],
+        &[],
+    );
+    let (_, set_aside) = js_with(&fide, &pairs, &[], json!({"unproved": ["explanations", "why_not"]}));
+    assert_eq!(set_aside[0]["outcome"], "certified", "{}", set_aside[0]);
+    assert_eq!(set_aside[0]["unchecked"], json!(["explanations"]), "{}", set_aside[0]);
+    assert_eq!(
+        (&set_aside[1]["outcome"], &set_aside[1]["step"]),
+        (&json!("rejected"), &json!("ruling")),
+        "{}",
+        set_aside[1]
+    );
+    assert_eq!(set_aside[1]["literal"], "game_drawn(g3)", "{}", set_aside[1]);
 }

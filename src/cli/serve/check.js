@@ -1544,7 +1544,7 @@ const ClirCheck = (() => {
     return { case: caseText, facts, warnings, whyNot: has(c, "why_not") };
   }
 
-  async function check(pkg, caseLine, read, rulingLine) {
+  async function check(pkg, caseLine, read, rulingLine, setAside) {
     let ruling, rulingCase;
     try { ({ value: ruling, caseText: rulingCase } = parseJson(rulingLine, true)); } catch (e) {
       if (!(e instanceof JsonError)) throw e;
@@ -1556,9 +1556,14 @@ const ClirCheck = (() => {
     }
     // A case clir refuses has no ruling: its error line is the only answer.
     if (read.error !== undefined) fail(null, "case_line", read.error);
+    const unchecked = [];
     for (const k of keysOf(ruling)) {
       if (RULING_KEYS.includes(k)) continue;
       if (k === "why_not" || k === "explanations") {
+        if (setAside.includes(k)) {
+          unchecked.push(k);
+          continue;
+        }
         fail(null, "ruling", "the ruling line carries `" + k + "`, which no certificate proves: a certified ruling has only " + RULING_KEYS.join(", "));
       }
       fail(null, "ruling", "the ruling line carries the key `" + k + "`, which the checker does not check");
@@ -1616,7 +1621,7 @@ const ClirCheck = (() => {
     // Last, so that a certificate that lost an entry is rejected for what the entry held.
     const unnamed = named.indexOf(false);
     if (unnamed >= 0) fail(null, "nodes", cert.nodes[unnamed] + " is named by no entry");
-    return { outcome: "certified" };
+    return unchecked.length ? { outcome: "certified", unchecked } : { outcome: "certified" };
   }
 
   // Checks the ruling line `rulingLine` of the case line `caseLine` (without its line break)
@@ -1626,8 +1631,15 @@ const ClirCheck = (() => {
   // rejection literal, step and reason, for an error line error}. `case` is the case line's
   // `case` value (numbers as JavaScript numbers: for showing), `caseJson` its JSON text as
   // written, less white space.
+  //
+  // No certificate proves a why-not answer or an explanation, so a ruling line carrying
+  // `why_not` or `explanations` is rejected, as clir-check rejects it. A caller that shows them
+  // for what they are, text no certificate proves, may set them aside
+  // (`options.unproved: ["explanations", "why_not"]`): the rest of the line is checked, and a
+  // certified verdict lists the keys set aside in `unchecked`.
   async function checkLine(pkg, caseLine, rulingLine, options) {
     const grants = options && Array.isArray(options.grants) ? options.grants : [];
+    const setAside = options && Array.isArray(options.unproved) ? options.unproved : [];
     const read = readCase(pkg, caseLine, grants);
     const caseJson = read.case;
     // For showing: a lone surrogate an escape spells (a raw value is not decoded) as U+FFFD.
@@ -1638,7 +1650,7 @@ const ClirCheck = (() => {
     let plain = null;
     try { plain = wellFormed(JSON.parse(caseJson)); } catch (e) { plain = null; }
     try {
-      const v = await check(pkg, caseLine, read, rulingLine);
+      const v = await check(pkg, caseLine, read, rulingLine, setAside);
       return Object.assign({ case: plain, caseJson }, v);
     } catch (f) {
       if (!(f instanceof Failure)) throw f;
