@@ -26,8 +26,8 @@ pub type Lit = (usize, bool, Vec<Value>);
 pub struct Case {
     /// The `case` value, as written less the white space between its tokens.
     pub case: String,
-    /// The facts it states, in the order written.
-    pub facts: Vec<Lit>,
+    /// The facts it states.
+    pub facts: std::collections::HashSet<Lit>,
     /// What reading it noted without refusing it (a name that looks like a misspelt constant),
     /// as clir's ruling writes it in `warnings`.
     pub warnings: Vec<String>,
@@ -492,7 +492,7 @@ fn check(pkg: &Package, r: Read, grants: &[String]) -> Result<Case, String> {
             return Err(format!("the case is dated {date} (as_of), when {law} is no longer in force (since {until})"));
         }
     }
-    let mut facts = Vec::with_capacity(count);
+    let mut facts = std::collections::HashSet::with_capacity(count);
     let mut warnings: Vec<String> = Vec::new();
     // The constants of each type, by its name, in the package's order.
     let mut of_type: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
@@ -577,7 +577,7 @@ fn check(pkg: &Package, r: Read, grants: &[String]) -> Result<Case, String> {
                 }
                 values.push(Value::Name(s.clone()));
             }
-            facts.push((rel, negative, values));
+            facts.insert((rel, negative, values));
         }
     }
     for text in &r.why_not {

@@ -87,6 +87,10 @@ type Index = HashMap<Vec<Value>, Vec<usize>>;
 /// Tuples of a set, relation and sign projected on some columns: `(set, rel, negative, keep)`.
 type Projection = (Set, usize, bool, Vec<usize>);
 
+/// What an index is of: the tuples of a set, relation and sign, or (`Some`) their projection
+/// on those columns.
+type Indexed = (Set, usize, bool, Option<Vec<usize>>);
+
 /// The layers of one case, with indices for joins.
 struct Model<'p> {
     pkg: &'p Package,
@@ -97,7 +101,7 @@ struct Model<'p> {
     /// body literal's lone variables do not fill), each once.
     projected: HashMap<Projection, Vec<Vec<Value>>>,
     /// Indices of `tuples` (or of `projected`, by its columns), by the columns looked up.
-    indices: HashMap<(Projection, Vec<usize>), Index>,
+    indices: HashMap<(Indexed, Vec<usize>), Index>,
 }
 
 /// What the checker accepts of a case line and its ruling beyond the package.
@@ -207,7 +211,7 @@ fn check(
     if get("case") != Some(&Json::Raw(case.case.clone())) {
         return fail(None, "case", "the ruling's `case` is not the case line's");
     }
-    let facts: HashSet<Lit> = case.facts.iter().cloned().collect();
+    let facts = &case.facts;
     let ids: &Vec<Json> = match cert_get("nodes") {
         Some(Json::Arr(ids)) => ids,
         _ => return fail(None, "nodes", "no list of nodes"),
@@ -271,8 +275,8 @@ fn check(
     }
     m.index();
     let applicable = m.applicable()?;
-    m.sound(&nodes, &facts, &applicable)?;
-    m.fixpoint(&facts, &applicable)?;
+    m.sound(&nodes, facts, &applicable)?;
+    m.fixpoint(facts, &applicable)?;
     m.ruling(ruling, case)?;
     // Last, so that a certificate that lost an entry is rejected for what the entry held.
     if let Some(i) = named.iter().position(|n| !n) {
@@ -546,50 +550,50 @@ impl Model<'_> {
 
     /// The tuples of `set` for `rel`/`negative` whose columns `cols` hold `key`.
     fn lookup(&mut self, set: Set, rel: usize, negative: bool, cols: &[usize], key: &[Value]) -> Vec<Vec<Value>> {
-        let arity = self.pkg.relations[rel].integer.len();
-        let all: Vec<usize> = (0..arity).collect();
-        self.lookup_projected(set, rel, negative, &all, cols, key)
+        self.lookup_projected(set, rel, negative, None, cols, key)
     }
 
-    /// The tuples of `set` for `rel`/`negative` projected on the columns `keep` (each
-    /// projection once), whose columns `cols` (positions in `keep`) hold `key`.
+    /// The tuples of `set` for `rel`/`negative`, or (`Some`) their projections on the columns
+    /// `keep` (each once), whose columns `cols` (positions in the projection) hold `key`.
     fn lookup_projected(
         &mut self,
         set: Set,
         rel: usize,
         negative: bool,
-        keep: &[usize],
+        keep: Option<&[usize]>,
         cols: &[usize],
         key: &[Value],
     ) -> Vec<Vec<Value>> {
-        let whole = keep.len() == self.pkg.relations[rel].integer.len();
-        if !whole && !self.projected.contains_key(&(set, rel, negative, keep.to_vec())) {
-            let mut seen = HashSet::new();
-            let mut out = Vec::new();
-            for t in self.tuples.get(&(set, rel, negative)).into_iter().flatten() {
-                let p: Vec<Value> = keep.iter().map(|&c| t[c].clone()).collect();
-                if seen.insert(p.clone()) {
-                    out.push(p);
+        if let Some(keep) = keep {
+            if !self.projected.contains_key(&(set, rel, negative, keep.to_vec())) {
+                let mut seen = HashSet::new();
+                let mut out = Vec::new();
+                for t in self.tuples.get(&(set, rel, negative)).into_iter().flatten() {
+                    let p: Vec<Value> = keep.iter().map(|&c| t[c].clone()).collect();
+                    if seen.insert(p.clone()) {
+                        out.push(p);
+                    }
                 }
+                self.projected.insert((set, rel, negative, keep.to_vec()), out);
             }
-            self.projected.insert((set, rel, negative, keep.to_vec()), out);
         }
-        let all = if whole {
-            self.tuples.get(&(set, rel, negative))
-        } else {
-            self.projected.get(&(set, rel, negative, keep.to_vec()))
+        let all = match keep {
+            None => self.tuples.get(&(set, rel, negative)),
+            Some(keep) => self.projected.get(&(set, rel, negative, keep.to_vec())),
         };
         let Some(all) = all else { return Vec::new() };
         if cols.is_empty() {
             return all.clone();
         }
-        let ix = self.indices.entry(((set, rel, negative, keep.to_vec()), cols.to_vec())).or_insert_with(|| {
-            let mut ix = Index::new();
-            for (i, t) in all.iter().enumerate() {
-                ix.entry(cols.iter().map(|&c| t[c].clone()).collect()).or_default().push(i);
-            }
-            ix
-        });
+        let ix = self.indices.entry(((set, rel, negative, keep.map(<[usize]>::to_vec)), cols.to_vec())).or_insert_with(
+            || {
+                let mut ix = Index::new();
+                for (i, t) in all.iter().enumerate() {
+                    ix.entry(cols.iter().map(|&c| t[c].clone()).collect()).or_default().push(i);
+                }
+                ix
+            },
+        );
         ix.get(key).map_or_else(Vec::new, |is| is.iter().map(|&i| all[i].clone()).collect())
     }
 
@@ -667,7 +671,8 @@ impl Model<'_> {
             }
         }
         let mut bound = Vec::new();
-        for t in self.lookup_projected(*set, p.rel, p.negative, keep, &cols, &key) {
+        let projected = (keep.len() < p.args.len()).then_some(keep.as_slice());
+        for t in self.lookup_projected(*set, p.rel, p.negative, projected, &cols, &key) {
             if unify_columns(p, keep, &t, b, &mut bound) {
                 self.join(rule, lits, order, depth + 1, b, found);
             }
