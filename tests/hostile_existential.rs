@@ -117,3 +117,27 @@ fn a_case_past_its_tuple_budget_gets_an_error_line_and_nothing_else_is_lost() {
     let out = clir_limited(&["rule", "--package", "fide.laws.chess"], &en_passant(500));
     assert!(ruling(&out)["concluded"]["en_passant_capture_legal"].is_array());
 }
+
+/// `clir check` joins as the plan does: a variable no later literal, item or head reads is
+/// walked once for each value of what is still live, and tests come before extensions. The
+/// certificates of both cases are checked under the same limit.
+#[test]
+fn the_checker_checks_both_cases_in_linear_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, case) in [("ep", en_passant(4000)), ("castle", castling(4000))] {
+        let out = clir_limited(&["rule", "--package", "fide.laws.chess", "--certify"], &case);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let (input, rulings) = (dir.path().join(format!("{name}.jsonl")), dir.path().join(format!("{name}.cert")));
+        std::fs::write(&input, &case).unwrap();
+        std::fs::write(&rulings, &out.stdout).unwrap();
+        let pkg = concat!(env!("CARGO_MANIFEST_DIR"), "/sources/fide.laws.chess-0.1.0.lawir.json");
+        let args = ["check", pkg, "--input", input.to_str().unwrap(), "--rulings", rulings.to_str().unwrap()];
+        let out = clir_limited(&args, "");
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && report.contains("\"certified\""),
+            "{name}: {report} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

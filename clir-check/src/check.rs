@@ -508,6 +508,82 @@ fn lone_variables(rule: &Rule) -> Vec<bool> {
     n.iter().map(|&k| k == 1).collect()
 }
 
+/// The order a rule's body literals are joined in, and per depth of the join (the literals
+/// `order[..depth]` bound): the comparisons and negations first decidable there, and the
+/// variables still live there (read by a later literal, a later item or the head).
+struct JoinPlan {
+    order: Vec<usize>,
+    items: Vec<Vec<usize>>,
+    live: Vec<Vec<usize>>,
+}
+
+impl JoinPlan {
+    fn new(rule: &Rule, lits: &[(Set, &Pattern, Vec<usize>)], order: &[usize]) -> JoinPlan {
+        fn vars(t: &Term, out: &mut Vec<usize>) {
+            match t {
+                Term::Var(v) => out.push(*v),
+                Term::Val(_) => {}
+                Term::Arith(_, l, r) => {
+                    vars(l, out);
+                    vars(r, out);
+                }
+            }
+        }
+        let lit_vars = |p: &Pattern| {
+            let mut out = Vec::new();
+            p.args.iter().for_each(|t| vars(t, &mut out));
+            out
+        };
+        // The variables some literal binds; a negation needs only those of its own.
+        let positive: Vec<usize> = lits.iter().flat_map(|(_, p, _)| lit_vars(p)).collect();
+        let needs: Vec<(usize, Vec<usize>)> = (rule.body.iter().enumerate())
+            .filter_map(|(i, item)| match item {
+                Item::Literal { .. } => None,
+                Item::Compare(_, l, r) => {
+                    let mut out = Vec::new();
+                    vars(l, &mut out);
+                    vars(r, &mut out);
+                    Some((i, out))
+                }
+                Item::Not(p) => Some((i, lit_vars(p).into_iter().filter(|v| positive.contains(v)).collect())),
+            })
+            .collect();
+        let mut bound: Vec<usize> = Vec::new();
+        let mut at: Vec<Option<usize>> = vec![None; needs.len()];
+        for depth in 0..=order.len() {
+            if depth > 0 {
+                bound.extend(lit_vars(lits[order[depth - 1]].1));
+            }
+            for (k, (_, need)) in needs.iter().enumerate() {
+                if at[k].is_none() && need.iter().all(|v| bound.contains(v)) {
+                    at[k] = Some(depth);
+                }
+            }
+        }
+        let n = order.len();
+        let items = (0..=n)
+            .map(|d| (0..needs.len()).filter(|&k| at[k].unwrap_or(n) == d).map(|k| needs[k].0).collect())
+            .collect();
+        let mut head = Vec::new();
+        rule.head.args.iter().for_each(|t| vars(t, &mut head));
+        let live = (0..=n)
+            .map(|d| {
+                let mut live = head.clone();
+                order[d..].iter().for_each(|&l| live.extend(lit_vars(lits[l].1)));
+                for (k, (_, need)) in needs.iter().enumerate() {
+                    if at[k].unwrap_or(n) > d {
+                        live.extend(need);
+                    }
+                }
+                live.sort_unstable();
+                live.dedup();
+                live
+            })
+            .collect();
+        JoinPlan { order: order.to_vec(), items, live }
+    }
+}
+
 fn undo(b: &mut [Option<Value>], bound: &mut Vec<usize>, to: usize) {
     for v in bound.drain(to..) {
         b[v] = None;
@@ -626,13 +702,15 @@ impl Model<'_> {
                 _ => None,
             })
             .collect();
-        // Most bound first: a join that never scans what a bound column can look up.
+        // Tests first (a literal that binds nothing new), then the most bound: a join that never
+        // scans what a bound column can look up, nor extends a binding a test would refuse.
         let mut order: Vec<usize> = Vec::new();
         let mut known = vec![false; rule.vars.len()];
         while order.len() < lits.len() {
             let score = |i: usize| {
                 let (_, p, keep) = &lits[i];
-                keep.iter().filter(|&&c| !matches!(p.args[c], Term::Var(v) if !known[v])).count()
+                let free = |c: &usize| matches!(p.args[*c], Term::Var(v) if !known[v]);
+                (keep.iter().all(|c| !free(c)), keep.iter().filter(|c| !free(c)).count())
             };
             let next = (0..lits.len()).filter(|i| !order.contains(i)).max_by_key(|&i| (score(i), usize::MAX - i));
             let Some(next) = next else { break };
@@ -643,26 +721,40 @@ impl Model<'_> {
             }
             order.push(next);
         }
+        let plan = JoinPlan::new(rule, &lits, &order);
         let mut b = vec![None; rule.vars.len()];
-        self.join(rule, &lits, &order, 0, &mut b, found);
+        let mut seen = HashSet::new();
+        self.join(rule, &lits, &plan, 0, &mut b, &mut seen, found);
     }
 
+    /// The bindings of the literals `plan.order[depth..]` extending `b`, each with the items
+    /// [`JoinPlan::items`] checks once its variables are bound. A subtree is walked once for
+    /// each value of the variables still live at its depth ([`JoinPlan::live`]): the heads it
+    /// finds depend on nothing else, so where a variable no later part of the rule reads has
+    /// many values (a rook with every king), one of them stands for all.
+    #[allow(clippy::too_many_arguments)]
     fn join(
         &mut self,
         rule: &Rule,
         lits: &[(Set, &Pattern, Vec<usize>)],
-        order: &[usize],
+        plan: &JoinPlan,
         depth: usize,
         b: &mut Vec<Option<Value>>,
+        seen: &mut HashSet<(usize, Vec<Option<Value>>)>,
         found: &mut Vec<Vec<Option<Value>>>,
     ) {
-        if depth == order.len() {
-            if self.items_hold(rule, b) {
-                found.push(b.clone());
-            }
+        if !plan.items[depth].iter().all(|&i| self.item_holds(&rule.body[i], b)) {
             return;
         }
-        let (set, p, keep) = &lits[order[depth]];
+        let live: Vec<Option<Value>> = plan.live[depth].iter().map(|&v| b[v].clone()).collect();
+        if !seen.insert((depth, live)) {
+            return;
+        }
+        if depth == plan.order.len() {
+            found.push(b.clone());
+            return;
+        }
+        let (set, p, keep) = &lits[plan.order[depth]];
         let (mut cols, mut key) = (Vec::new(), Vec::new());
         for (j, &c) in keep.iter().enumerate() {
             if let Some(v) = eval(&p.args[c], b) {
@@ -674,15 +766,15 @@ impl Model<'_> {
         let projected = (keep.len() < p.args.len()).then_some(keep.as_slice());
         for t in self.lookup_projected(*set, p.rel, p.negative, projected, &cols, &key) {
             if unify_columns(p, keep, &t, b, &mut bound) {
-                self.join(rule, lits, order, depth + 1, b, found);
+                self.join(rule, lits, plan, depth + 1, b, seen, found);
             }
             undo(b, &mut bound, 0);
         }
     }
 
-    /// The comparisons and negations of `rule` under the full binding `b`.
-    fn items_hold(&mut self, rule: &Rule, b: &[Option<Value>]) -> bool {
-        rule.body.iter().all(|i| match i {
+    /// Whether the comparison or negation `item` holds under `b`, its variables bound.
+    fn item_holds(&mut self, item: &Item, b: &[Option<Value>]) -> bool {
+        match item {
             Item::Literal { .. } => true,
             Item::Compare(op, l, r) => matches!((eval(l, b), eval(r, b)), (Some(l), Some(r)) if compare(op, &l, &r)),
             Item::Not(p) => {
@@ -695,7 +787,7 @@ impl Model<'_> {
                 }
                 self.lookup(Set::Concluded, p.rel, p.negative, &cols, &key).is_empty()
             }
-        })
+        }
     }
 
     fn head(rule: &Rule, b: &[Option<Value>]) -> Option<Lit> {
@@ -872,7 +964,7 @@ impl Model<'_> {
         if Self::head(rule, &b).as_ref() != Some(head) {
             return Err(format!("with {} its head is not the literal", shown(&b)));
         }
-        if !self.items_hold(rule, &b) {
+        if !rule.body.iter().all(|i| self.item_holds(i, &b)) {
             return Err(format!("with {} a comparison or negation of its body is false", shown(&b)));
         }
         Ok(b)
