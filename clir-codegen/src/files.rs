@@ -5,9 +5,8 @@
 use std::path::Path;
 
 /// Whether `path`, relative to a project root, names something inside it: relative, without
-/// `..` or a root (symlinks are not followed here: `clir add` checks where its writes land). A
-/// law.toml `path` may lead out (a workspace's crates sharing one blob); `clir add` never writes
-/// there.
+/// `..` or a root (symlinks are not followed here; `project::package_file` follows them for
+/// every package path that is read or written).
 pub fn stays_inside(path: &Path) -> bool {
     use std::path::Component;
     path.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir))

@@ -393,7 +393,7 @@ pub fn verify_all(project: &Project) -> Result<Vec<VerifiedPackage>, Diagnostics
     let mut verified = Vec::new();
     let mut errors = Vec::new();
     for spec in &project.packages {
-        match verify_at(project, spec, project.blob_path(spec)) {
+        match verify_package(project, spec) {
             Ok(v) => verified.push(v),
             Err(d) => errors.extend(d.0),
         }

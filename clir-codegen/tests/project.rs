@@ -241,3 +241,33 @@ fn the_registry_pages_line_and_every_contract_form_name_the_dotted_package() {
     let err = project::parse_manifest("[dependencies]\nfide.laws.chess = { versoin = \"0.1.0\" }\n").unwrap_err();
     assert!(messages(&err).iter().any(|m| m.contains("unknown key `versoin`")), "{err}");
 }
+
+#[test]
+fn the_build_reads_no_package_path_out_of_the_project() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("x.json"), SEED).unwrap();
+    let dir = temp_project();
+    let manifest = dir.path().join("law.toml");
+    for path in ["../x.json".to_string(), outside.path().join("x.json").display().to_string()] {
+        fs::write(
+            &manifest,
+            format!("[dependencies]\n\"fide.laws.chess\" = {{ version = \"0.1.0\", path = {path:?} }}\n"),
+        )
+        .unwrap();
+        let p = project::load(dir.path()).unwrap();
+        let err = project::verify_all(&p).expect_err(&path);
+        let text = messages(&err).join("\n");
+        assert!(text.contains("fide.laws.chess") && text.contains("leads out of the project"), "{path}: {text}");
+    }
+    // A link out of the project is refused as well.
+    fs::remove_file(dir.path().join("sources/fide.laws.chess-0.1.0.lawir.json")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("x.json"),
+        dir.path().join("sources/fide.laws.chess-0.1.0.lawir.json"),
+    )
+    .unwrap();
+    fs::write(&manifest, "[dependencies]\n\"fide.laws.chess\" = \"0.1.0\"\n").unwrap();
+    let p = project::load(dir.path()).unwrap();
+    let err = project::verify_all(&p).expect_err("a link out");
+    assert!(messages(&err).join("\n").contains("leads out of the project"), "{}", messages(&err).join("\n"));
+}
