@@ -680,3 +680,56 @@ fn both_checkers_join_a_lone_variable_as_an_existence_test() {
     assert_eq!(js[2]["step"], "fixpoint", "{}", js[2]);
     assert_eq!(js[2]["literal"], format!("en_passant_capture_legal(g,q{})", n - 1), "{}", js[2]);
 }
+
+/// Castling with `n` rooks and `n` kings of the player to move, each rook on the side checked
+/// and every piece checked (tests/hostile_existential.rs): the case line.
+fn castling(n: usize) -> String {
+    let tuples = |f: &dyn Fn(usize) -> Value| Value::Array((0..n).map(f).collect());
+    let pieces: Vec<Value> = (0..n).flat_map(|i| [json!([format!("r{i}")]), json!([format!("K{i}")])]).collect();
+    let facts = json!({
+        "castling_side_of": tuples(&|i| json!(["g", "w", "k", format!("r{i}")])),
+        "rook_of": tuples(&|i| json!(["w", format!("r{i}")])),
+        "king_of": tuples(&|i| json!(["w", format!("K{i}")])),
+        "player_has_the_move": [["g", "w"]],
+        "checked_castling_side": [["k"]],
+        "checked_piece": pieces,
+    });
+    json!({"case": "castle", "facts": facts}).to_string()
+}
+
+#[test]
+fn both_checkers_join_castling_as_the_plan_does() {
+    if !node_runs() {
+        return;
+    }
+    // `castling_legal(game, who, side) :- castling_side_of(game, who, side, rook),
+    // king_of(who, king), ~piece_has_moved(rook), ..., ~piece_has_moved(king)`: with 4,000
+    // rooks and 4,000 kings, 16 million bindings of (rook, king) if the join extended each
+    // rook by every king before testing `~piece_has_moved` and walked each again (minutes);
+    // tests first, comparisons and negations as soon as bound, and each subtree once per value
+    // of the variables still live make it linear. clir's certificate is certified by both; with
+    // the one conclusion left out, both miss it at the fixpoint.
+    let n = 4000;
+    let case = castling(n);
+    let ruling = certify(&format!("{case}\n")).remove(0);
+    let mut dropped: Value = serde_json::from_str(&ruling).unwrap();
+    let d = dropped["certificate"]["D"].as_array_mut().unwrap();
+    assert_eq!(d.last().unwrap()[1], json!(["castling_legal", "g", "w", "k"]), "{}", d.last().unwrap());
+    d.pop();
+    for key in ["concluded", "definite"] {
+        dropped[key].as_object_mut().unwrap().remove("castling_legal");
+    }
+    let pairs = vec![(case.clone(), ruling), (case, dropped.to_string())];
+    let start = std::time::Instant::now();
+    let js = js_verdicts_within(PACKAGE, &pairs, &[], std::time::Duration::from_secs(60));
+    eprintln!("check.js: castling with {n} rooks and {n} kings, twice, in {:?}", start.elapsed());
+    let rust = rust_verdicts_of(PACKAGE, &pairs, &[]);
+    for (j, r) in js.iter().zip(&rust) {
+        for k in ["outcome", "step", "literal", "reason"] {
+            assert_eq!(j.get(k), r.get(k), "`{k}` differs\nnode: {j}\nrust: {r}");
+        }
+    }
+    assert_eq!(js[0]["outcome"], "certified", "{}", js[0]);
+    assert_eq!(js[1]["step"], "fixpoint", "{}", js[1]);
+    assert_eq!(js[1]["literal"], "castling_legal(g,w,k)", "{}", js[1]);
+}

@@ -921,6 +921,53 @@ const ClirCheck = (() => {
     return n.map((k) => k === 1);
   }
 
+  // The plan of a join of `rule`'s body literals `lits` in `order`, as clir-check's JoinPlan:
+  // per depth (the literals `order[..depth]` bound), the comparisons and negations first
+  // decidable there (`items`, indices into the body), and the variables still live there
+  // (`live`: read by a later literal, a later item or the head; sorted).
+  function joinPlan(rule, lits, order) {
+    const vars = (t, out) => {
+      if (t.v !== undefined) out.push(t.v);
+      else if (t.op) { vars(t.l, out); vars(t.r, out); }
+    };
+    const litVars = (p) => {
+      const out = [];
+      p.args.forEach((t) => vars(t, out));
+      return out;
+    };
+    // The variables some literal binds; a negation needs only those of its own.
+    const positive = new Set(lits.flatMap(([, p]) => litVars(p)));
+    const needs = [];
+    rule.body.forEach((item, i) => {
+      if (item.literal) return;
+      if (item.compare) {
+        const out = [];
+        vars(item.l, out);
+        vars(item.r, out);
+        needs.push([i, out]);
+      } else needs.push([i, litVars(item.not).filter((v) => positive.has(v))]);
+    });
+    const n = order.length, bound = new Set(), at = needs.map(() => n);
+    const decided = needs.map(() => false);
+    for (let depth = 0; depth <= n; depth++) {
+      if (depth > 0) litVars(lits[order[depth - 1]][1]).forEach((v) => bound.add(v));
+      needs.forEach(([, need], k) => {
+        if (!decided[k] && need.every((v) => bound.has(v))) { decided[k] = true; at[k] = depth; }
+      });
+    }
+    const items = [], live = [];
+    const head = [];
+    rule.head.args.forEach((t) => vars(t, head));
+    for (let d = 0; d <= n; d++) {
+      items.push(needs.filter((_, k) => at[k] === d).map(([i]) => i));
+      const l = new Set(head);
+      for (const o of order.slice(d)) litVars(lits[o][1]).forEach((v) => l.add(v));
+      needs.forEach(([, need], k) => { if (at[k] > d) need.forEach((v) => l.add(v)); });
+      live.push([...l].sort((x, y) => x - y));
+    }
+    return { items, live };
+  }
+
   function undo(b, bound, to) {
     for (const v of bound.splice(to)) b[v] = null;
   }
@@ -1008,7 +1055,11 @@ const ClirCheck = (() => {
     // (one that occurs once in the rule, in a body literal) binds nothing another part of the
     // rule reads: its literal is an existence test on its other columns, joined over their
     // distinct values, and the variable is left unbound, so one step stays linear in the case
-    // where a lone variable has many values (as clir-check does it).
+    // where a lone variable has many values (as clir-check does it). The join goes as
+    // clir-check's does: tests first (a literal that binds nothing new), then the most bound;
+    // each comparison or negation tested once its variables are bound (joinPlan); and each
+    // subtree walked once for each value of the variables still live at its depth, since the
+    // heads it finds depend on nothing else.
     solve(rule, definite) {
       const found = [];
       if (rule.never) return found;
@@ -1017,19 +1068,30 @@ const ClirCheck = (() => {
         i.lit.args.map((t, c) => c).filter((c) => !(i.lit.args[c].v !== undefined && lone[i.lit.args[c].v]))]);
       const order = [], known = rule.vars.map(() => false);
       while (order.length < lits.length) {
-        let best = -1, bestScore = -1;
+        // The score (a test, the bound columns) compared as clir-check's tuple is; the first
+        // literal on ties.
+        let best = -1, bestTest = false, bestBound = -1;
         lits.forEach(([, p, keep], i) => {
           if (order.includes(i)) return;
-          const score = keep.filter((c) => !(p.args[c].v !== undefined && !known[p.args[c].v])).length;
-          if (score > bestScore) { best = i; bestScore = score; }
+          const free = (c) => p.args[c].v !== undefined && !known[p.args[c].v];
+          const test = keep.every((c) => !free(c)), bound = keep.filter((c) => !free(c)).length;
+          if (best < 0 || (test && !bestTest) || (test === bestTest && bound > bestBound)) {
+            best = i; bestTest = test; bestBound = bound;
+          }
         });
         for (const t of lits[best][1].args) if (t.v !== undefined) known[t.v] = true;
         order.push(best);
       }
+      const plan = joinPlan(rule, lits, order);
       const b = rule.vars.map(() => null);
+      const seen = new Set();
       const join = (depth) => {
+        for (const i of plan.items[depth]) if (!this.itemHolds(rule.body[i], b)) return;
+        const live = depth + "|" + plan.live[depth].map((v) => b[v] === null ? "_" : valueKey(b[v])).join(",");
+        if (seen.has(live)) return;
+        seen.add(live);
         if (depth === order.length) {
-          if (this.itemsHold(rule, b)) found.push(b.slice());
+          found.push(b.slice());
           return;
         }
         const [set, p, keep] = lits[order[depth]];
@@ -1047,16 +1109,19 @@ const ClirCheck = (() => {
       join(0);
       return found;
     }
+    // Whether the comparison or negation `i` holds under `b`, its variables bound.
+    itemHolds(i, b) {
+      if (i.literal) return true;
+      if (i.compare) {
+        const l = evalTerm(i.l, b), r = evalTerm(i.r, b);
+        return l !== null && r !== null && compare(i.compare, l, r);
+      }
+      const [cols, vals] = this.bound(i.not, b);
+      return this.lookup(CONCLUDED, i.not.rel, i.not.negative, cols, vals).length === 0;
+    }
+    // The comparisons and negations of `rule` under the full binding `b`.
     itemsHold(rule, b) {
-      return rule.body.every((i) => {
-        if (i.literal) return true;
-        if (i.compare) {
-          const l = evalTerm(i.l, b), r = evalTerm(i.r, b);
-          return l !== null && r !== null && compare(i.compare, l, r);
-        }
-        const [cols, vals] = this.bound(i.not, b);
-        return this.lookup(CONCLUDED, i.not.rel, i.not.negative, cols, vals).length === 0;
-      });
+      return rule.body.every((i) => this.itemHolds(i, b));
     }
     static head(rule, b) {
       const args = rule.head.args.map((t) => evalTerm(t, b));
