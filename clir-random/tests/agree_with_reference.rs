@@ -121,7 +121,7 @@ fn why_not_agrees_with_the_reference_evaluator() {
                         .unwrap()
                         .iter()
                         .map(|a| match a.as_str() {
-                            Some(s) => clir::batch::entity_text(s).into_owned(),
+                            Some(s) => clir::why_not::shown_entity(s).into_owned(),
                             None => a.to_string(),
                         })
                         .collect();
