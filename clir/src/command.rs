@@ -49,11 +49,14 @@ pub struct RuleArgs {
     pub batch: usize,
     /// At most N tuples derived by the joins of one case: past it, that case's line is an error
     /// line and the others are ruled as without it (bounded memory per case, docs/SECURITY.md).
-    #[arg(long, value_name = "N", default_value_t = crate::jsonl::DEFAULT_MAX_CASE_TUPLES)]
-    pub max_case_tuples: u64,
+    // `RuleArgs::default()`, a caller of `rule` in code, sets no bound.
+    #[arg(long, value_name = "N", default_value = MAX_CASE_TUPLES_TEXT)]
+    pub max_case_tuples: Option<u64>,
 }
 
 pub use crate::runner::MAX_THREADS;
+/// [`crate::jsonl::DEFAULT_MAX_CASE_TUPLES`] as `--max-case-tuples`'s default text.
+const MAX_CASE_TUPLES_TEXT: &str = "4000000";
 /// The largest batch `--batch` accepts.
 pub const MAX_BATCH: usize = 1 << 20;
 
@@ -105,7 +108,7 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
             strict_constants: args.strict_constants,
             coverage: coverage.clone(),
             certify: args.certify,
-            max_case_tuples: Some(args.max_case_tuples),
+            max_case_tuples: args.max_case_tuples,
         },
         threads: args.threads,
         batch: args.batch,
@@ -274,4 +277,15 @@ pub fn package_main(pkg: &dyn Package) -> std::process::ExitCode {
         None => rule(pkg, &cli.args),
     };
     std::process::ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_lines_tuple_budget_is_the_documented_default_and_code_sets_none() {
+        assert_eq!(MAX_CASE_TUPLES_TEXT.parse::<u64>(), Ok(crate::jsonl::DEFAULT_MAX_CASE_TUPLES));
+        assert_eq!(RuleArgs::default().max_case_tuples, None);
+    }
 }

@@ -326,6 +326,9 @@ pub fn child_args(a: &RuleArgs, io: bool) -> Vec<std::ffi::OsString> {
         v.extend(["--threads".into(), t.to_string().into()]);
     }
     v.extend(["--batch".into(), a.batch.to_string().into()]);
+    if let Some(n) = a.max_case_tuples {
+        v.extend(["--max-case-tuples".into(), n.to_string().into()]);
+    }
     v
 }
 
