@@ -419,7 +419,9 @@ fn serve(dir: &Path, addr: &str, allow_host: &[String]) -> Result<(), String> {
     if !dir.is_dir() {
         return Err(format!("{} is not a folder", dir.display()));
     }
-    let hosts = std::sync::Arc::new(Hosts::new(addr, allow_host)?);
+    // The Host check of `clir serve` (docs/SECURITY.md): any IP address, `localhost`, the host of
+    // `--addr` and each `--allow-host` (`*`: any).
+    let hosts = std::sync::Arc::new(super::serve::Hosts::new(addr, allow_host)?);
     let (index_dir, blob_dir) = (dir.join("index"), dir.join("blobs"));
     let app = Router::new()
         .route(
@@ -447,60 +449,12 @@ fn serve(dir: &Path, addr: &str, allow_host: &[String]) -> Result<(), String> {
     super::serve::run_server(app, &listen)
 }
 
-/// The host names a request to `clir registry serve` may name in its Host header, as `clir
-/// serve` decides (docs/SECURITY.md): any IP address, `localhost`, the host of `--addr` and
-/// each `--allow-host` (`*`: any). A web page of another site whose name resolves to this
-/// address (DNS rebinding) names that site, and is refused.
-struct Hosts {
-    any: bool,
-    names: Vec<String>,
-}
-
-impl Hosts {
-    fn new(addr: &str, allowed: &[String]) -> Result<Hosts, String> {
-        let mut names = vec!["localhost".to_string()];
-        let own = host_name(addr);
-        if own.parse::<IpAddr>().is_err() && !own.is_empty() {
-            names.push(own.trim_end_matches('.').to_ascii_lowercase());
-        }
-        let mut any = false;
-        for name in allowed {
-            let name = name.trim().trim_end_matches('.').to_ascii_lowercase();
-            if name == "*" {
-                any = true;
-            } else if name.is_empty() || name.contains(|c: char| c.is_whitespace() || c == '/' || c == '@') {
-                return Err(format!("--allow-host `{name}` is not a host name"));
-            } else {
-                names.push(name);
-            }
-        }
-        Ok(Hosts { any, names })
-    }
-
-    /// Whether a request whose Host header is `host` (a name or address, maybe a port) is served.
-    fn allows(&self, host: &str) -> bool {
-        let name = host_name(host).trim_end_matches('.').to_ascii_lowercase();
-        self.any || name.parse::<IpAddr>().is_ok() || self.names.contains(&name)
-    }
-}
-
-/// The host of `HOST:PORT`, `[V6]:PORT` or a bare host.
-fn host_name(text: &str) -> &str {
-    if let Some(rest) = text.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or_default();
-    }
-    match text.rsplit_once(':') {
-        Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) && !host.contains(':') => host,
-        _ => text,
-    }
-}
-
 /// Refuses a Host this server is not (403), and gives every answer `clir serve`'s security
 /// headers (nothing here is a page: `default-src 'none'`) and a `Cache-Control`: a blob never
 /// changes under its seal (`immutable`), an index does when a version is published (`no-cache`:
 /// asked again each time), an error is not kept (`no-store`).
 async fn guard(
-    axum::extract::State(hosts): axum::extract::State<std::sync::Arc<Hosts>>,
+    axum::extract::State(hosts): axum::extract::State<std::sync::Arc<super::serve::Hosts>>,
     req: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {

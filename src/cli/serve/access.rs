@@ -49,17 +49,17 @@ pub(super) fn read_tokens(path: &std::path::Path) -> Result<Vec<Token>, String> 
 
 /// The host names requests may name in their Host header. A web page of another site that
 /// resolves its own name to this address (DNS rebinding) names that site, and is refused.
-pub(super) struct Hosts {
+pub(crate) struct Hosts {
     any: bool,
     names: Vec<String>,
 }
 
 impl Hosts {
-    pub(super) fn new(addr: &str, allowed: &[String]) -> Result<Hosts, String> {
+    pub(crate) fn new(addr: &str, allowed: &[String]) -> Result<Hosts, String> {
         let mut names = vec!["localhost".to_string()];
         let own = host_name(addr);
         if own.parse::<std::net::IpAddr>().is_err() && !own.is_empty() {
-            names.push(own.to_ascii_lowercase());
+            names.push(own.trim_end_matches('.').to_ascii_lowercase());
         }
         let mut any = false;
         for name in allowed {
@@ -77,7 +77,7 @@ impl Hosts {
 
     /// Whether a request naming `host` (a Host header: a name or address, and maybe a port)
     /// is served.
-    fn allows(&self, host: &str) -> bool {
+    pub(crate) fn allows(&self, host: &str) -> bool {
         let name = host_name(host).trim_end_matches('.').to_ascii_lowercase();
         self.any || name.parse::<std::net::IpAddr>().is_ok() || self.names.contains(&name)
     }

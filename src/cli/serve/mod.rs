@@ -49,6 +49,7 @@ mod access;
 mod answer;
 mod conn;
 
+pub(crate) use access::Hosts;
 use access::*;
 use answer::*;
 pub(crate) use conn::Listen;
