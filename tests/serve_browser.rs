@@ -1,8 +1,10 @@
 //! The review page in a real browser: Debian's headless `chromium`, driven through
-//! `chromedriver` (W3C WebDriver over plain HTTP on loopback). It fills the form, rules a case,
-//! opens a derivation and a why-not, sees the page's checker (check.js) accept the certified
-//! rulings and name a changed one, sees the coverage of the cases, and saves a screenshot to
-//! `target/serve-screenshot.png`.
+//! `chromedriver` (W3C WebDriver over plain HTTP on loopback). It sees the form say each
+//! relation's label and offer the case's entities of a field's type, fills the form, rules a
+//! case, opens a derivation and a why-not, sees the why-nots offered bound from the case's own
+//! tuples (the player who resigned, not the first player named), asks why not of the second
+//! case, sees the page's checker (check.js) accept the certified rulings and name a changed one,
+//! sees the coverage of the cases, and saves a screenshot to `target/serve-screenshot.png`.
 //!
 //! Without `chromedriver` the test is skipped loudly, except under `CI=true`, where it fails:
 //! `.ci/browser` installs `chromium` and `chromium-driver` and runs it.
@@ -145,6 +147,21 @@ impl Session {
         let e = self.find(css);
         self.cmd("GET", &format!("/element/{e}/text"), None).as_str().unwrap_or_default().to_string()
     }
+    fn property(&self, css: &str, name: &str) -> String {
+        let e = self.find(css);
+        self.cmd("GET", &format!("/element/{e}/property/{name}"), None).as_str().unwrap_or_default().to_string()
+    }
+    /// The text of every element `css` finds, now.
+    fn texts(&self, css: &str) -> Vec<String> {
+        let found = self.cmd("POST", "/elements", Some(json!({"using": "css selector", "value": css})));
+        let ids: Vec<String> = found
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| e["element-6066-11e4-a52e-4f735466cecf"].as_str().map(str::to_string))
+            .collect();
+        ids.iter().map(|e| self.cmd("GET", &format!("/element/{e}/text"), None).as_str().unwrap().to_string()).collect()
+    }
     fn wait_text(&self, css: &str, want: &str) -> String {
         let until = Instant::now() + Duration::from_secs(20);
         loop {
@@ -201,6 +218,13 @@ fn the_review_page_rules_a_case_checks_it_and_shows_a_derivation_a_why_not_and_c
     let s = Session { driver: driver_addr, id };
 
     s.cmd("POST", "/url", Some(json!({"url": format!("http://{addr}/")})));
+    // Each fact form says its relation's label (from the package file); an entity field's
+    // placeholder is an entity of its type in the case, else its parameter's name.
+    let row = s.wait_text("#rel-player_resigned-desc", "resigns");
+    assert_eq!(row, "the player has declared that he/she resigns");
+    assert_eq!(s.property("#rel-player_resigned-0", "placeholder"), "w");
+    assert_eq!(s.property("#rel-arbiter_of-0", "placeholder"), "g1");
+    assert_eq!(s.property("#rel-arbiter_of-1", "placeholder"), "arb1");
     // The form is built from the schema: fill a relation's parameter, add it to the case.
     let input = s.find("#rel-both_players_have_moved-0");
     s.cmd("POST", &format!("/element/{input}/value"), Some(json!({"text": "g1"})));
@@ -220,6 +244,11 @@ fn the_review_page_rules_a_case_checks_it_and_shows_a_derivation_a_why_not_and_c
         coverage.contains("article/") && coverage.contains("per rule") && coverage.contains("1 case(s)"),
         "{coverage}"
     );
+    // Why-not questions are bound from the case's own tuples: b resigned, so the question is
+    // why b did not lose (`~king_cannot_be_checkmated(b)` is not concluded), not why w did.
+    let asked = s.texts("#rulings .lit.no");
+    assert!(asked.iter().any(|q| q == "game_lost_by(g1,b)"), "{asked:?}");
+    assert!(!asked.iter().any(|q| q == "game_lost_by(g1,w)"), "{asked:?}");
     // A concluded literal: its derivation with the article.
     s.click("#rulings .lit:not(.no)");
     let detail = s.wait_text("#detail", "Why ");
@@ -243,10 +272,26 @@ fn the_review_page_rules_a_case_checks_it_and_shows_a_derivation_a_why_not_and_c
     // derivation is found and its why-not question is one the server accepts.
     let lines = s.find("#lines");
     s.cmd("POST", &format!("/element/{lines}/clear"), Some(json!({})));
-    let case = r#"{"case":"q","facts":{"player_of":[["a,b","w"],["a,b","b"]],"player_resigned":[["b"]]}}"#;
+    let case = r#"{"case":"q","facts":{"player_of":[["a,b","anand"],["a,b","carlsen"]],"player_resigned":[["carlsen"]]}}
+{"case":"r","facts":{"player_of":[["g7","w"],["g7","b"]],"player_resigned":[["b"]]}}"#;
     s.cmd("POST", &format!("/element/{lines}/value"), Some(json!({"text": case})));
+    // The placeholder of a Player field is a player of the (first) case.
+    let placeholder = s.property("#rel-player_resigned-0", "placeholder");
+    assert!(placeholder == "anand" || placeholder == "carlsen", "{placeholder}");
     s.click("#rule");
     s.wait_text("#rulings", "\"a,b\"");
+    s.wait_text("#rulings", "game_lost_by(g7,b)");
+    let asked = s.texts("#rulings .lit.no");
+    assert!(asked.iter().any(|q| q == "game_lost_by(\"a,b\",carlsen)"), "{asked:?}");
+    assert!(!asked.iter().any(|q| q == "game_lost_by(\"a,b\",anand)" || q == "game_lost_by(g7,w)"), "{asked:?}");
+    // "Ask why not" asks about the case chosen: the second one here.
+    s.click("#askcase option[value='1']");
+    let ask = s.find("#ask");
+    s.cmd("POST", &format!("/element/{ask}/value"), Some(json!({"text": "game_lost_by(g7,b)"})));
+    s.click("#askbtn");
+    let detail = s.wait_text("#detail", "Why not game_lost_by(g7,b) (case \"r\")");
+    let detail = if detail.contains("because") { detail } else { s.wait_text("#detail", "because") };
+    assert!(detail.contains("~king_cannot_be_checkmated(b)"), "{detail}");
     let button = |kind: &str| {
         let xpath = format!("//table[@id='rulings']//button[@class='{kind}' and contains(., '\"a,b\"')]");
         let e = s.find_by("xpath", &xpath);
