@@ -2,56 +2,165 @@
 //! for packages that are not compiled in.
 
 use crate::coverage::{Coverage, Shared};
-use crate::jsonl::Options;
+use crate::jsonl::{ExplainForm, Options};
 use crate::outfile::{write_atomically, Output};
 use crate::runner::{rule_stream_writing_apart, Progress, RunOptions};
 use crate::{Package, Schema};
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 
-/// Where cases come from and rulings go, and what is granted.
-#[derive(clap::Args, Debug, Clone, Default)]
+/// Where cases come from and rulings go, and what is granted: the options of `clir rule` (a
+/// `#[command(flatten)]` of clap, parsed as `Flags`, whose help is the command line's).
+#[derive(Debug, Clone, Default)]
 pub struct RuleArgs {
+    /// Cases, one JSON object a line (`None` or `-`: stdin).
+    pub input: Option<PathBuf>,
+    /// Rulings, one JSON object a line, in input order (`None` or `-`: stdout).
+    pub output: Option<PathBuf>,
+    /// Capabilities granted to this run (`judgment:AUTHORITY`).
+    pub grants: Vec<String>,
+    /// Attach to every concluded literal its derivation (`--explain`, in any form).
+    pub explain: bool,
+    /// The form of the explanations with `explain` (`--explain=full`, `--explain=refs`).
+    pub explain_form: ExplainForm,
+    /// Attach to every ruling its certificate.
+    pub certify: bool,
+    /// Reject a case that names a value no declared constant of its type is.
+    pub strict_constants: bool,
+    /// Worker threads (`None`: one per core).
+    pub threads: Option<usize>,
+    /// Where to write what the cases exercised.
+    pub coverage: Option<PathBuf>,
+    /// The language of labels and article texts.
+    pub lang: Option<String>,
+    /// Cases per evaluation batch.
+    pub batch: usize,
+    /// At most this many tuples derived by the joins of one case (`None`: no bound).
+    // `RuleArgs::default()`, a caller of `rule` in code, sets no bound.
+    pub max_case_tuples: Option<u64>,
+}
+
+impl RuleArgs {
+    /// The `--explain` flag that asks for these args' explanations, if any: `--explain` for the
+    /// full form, `--explain=refs` for the refs form (what a package binary is passed).
+    pub fn explain_flag(&self) -> Option<&'static str> {
+        match (self.explain, self.explain_form) {
+            (false, _) => None,
+            (true, ExplainForm::Full) => Some("--explain"),
+            (true, ExplainForm::Refs) => Some("--explain=refs"),
+        }
+    }
+}
+
+/// [`RuleArgs`] as the command line gives them: `--explain` takes an optional form.
+#[derive(clap::Args, Debug, Clone)]
+#[group(id = "RuleArgs")]
+struct Flags {
     /// Cases, one JSON object a line [default: stdin].
     #[arg(long, value_name = "FILE")]
-    pub input: Option<PathBuf>,
+    input: Option<PathBuf>,
     /// Rulings, one JSON object a line, in input order [default: stdout].
     #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    output: Option<PathBuf>,
     /// A capability granted to this run (`judgment:AUTHORITY`); judgment facts need it.
     #[arg(long = "grant", value_name = "CAP")]
-    pub grants: Vec<String>,
+    grants: Vec<String>,
     /// Attach to every concluded literal its derivation: rule, articles, premises, attacks.
-    #[arg(long)]
-    pub explain: bool,
+    /// `--explain=refs`: instead, one flat table of derivations a line (`derivations`), each
+    /// literal once, premises by their literal, rules by id (labels and articles: `clir show`).
+    #[arg(long, value_name = "FORM", num_args = 0..=1, default_missing_value = "full", require_equals = true)]
+    explain: Option<ExplainForm>,
     /// Attach to every ruling its certificate, which `clir check` verifies without this engine
     /// (docs/CERTIFICATES.md).
     #[arg(long)]
-    pub certify: bool,
+    certify: bool,
     /// Reject a case that names, where a type declares constants, a value that is none of them
     /// (without it, the ruling line gets a `warnings` entry and the name is a new entity).
     #[arg(long)]
-    pub strict_constants: bool,
+    strict_constants: bool,
     /// Worker threads, 1 to 512 [default: one per core].
     #[arg(long, value_name = "N", value_parser = in_range::<1, MAX_THREADS>)]
-    pub threads: Option<usize>,
+    threads: Option<usize>,
     /// Write to FILE what the cases exercised: per rule, article and priority, how often it
     /// applied, concluded, was attacked, beaten or beat, and the rules never applied (JSON;
     /// `clir coverage FILE` prints it as a table).
     #[arg(long, value_name = "FILE")]
-    pub coverage: Option<PathBuf>,
+    coverage: Option<PathBuf>,
     /// The language of labels and article texts in explanations and why-not (a language the
     /// package carries; texts it lacks there are in its default language).
     #[arg(long = "lang", value_name = "LANG")]
-    pub lang: Option<String>,
+    lang: Option<String>,
     /// Cases per evaluation batch, 1 to 1048576.
     #[arg(long, value_name = "N", default_value_t = 512, value_parser = in_range::<1, MAX_BATCH>)]
-    pub batch: usize,
+    batch: usize,
     /// At most N tuples derived by the joins of one case: past it, that case's line is an error
     /// line and the others are ruled as without it (bounded memory per case, docs/SECURITY.md).
-    // `RuleArgs::default()`, a caller of `rule` in code, sets no bound.
     #[arg(long, value_name = "N", default_value = MAX_CASE_TUPLES_TEXT)]
-    pub max_case_tuples: Option<u64>,
+    max_case_tuples: Option<u64>,
+}
+
+impl From<Flags> for RuleArgs {
+    fn from(f: Flags) -> RuleArgs {
+        RuleArgs {
+            input: f.input,
+            output: f.output,
+            grants: f.grants,
+            explain: f.explain.is_some(),
+            explain_form: f.explain.unwrap_or_default(),
+            certify: f.certify,
+            strict_constants: f.strict_constants,
+            threads: f.threads,
+            coverage: f.coverage,
+            lang: f.lang,
+            batch: f.batch,
+            max_case_tuples: f.max_case_tuples,
+        }
+    }
+}
+
+impl From<RuleArgs> for Flags {
+    fn from(a: RuleArgs) -> Flags {
+        Flags {
+            input: a.input,
+            output: a.output,
+            grants: a.grants,
+            explain: a.explain.then_some(a.explain_form),
+            certify: a.certify,
+            strict_constants: a.strict_constants,
+            threads: a.threads,
+            coverage: a.coverage,
+            lang: a.lang,
+            batch: a.batch,
+            max_case_tuples: a.max_case_tuples,
+        }
+    }
+}
+
+impl clap::FromArgMatches for RuleArgs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Flags::from_arg_matches(matches).map(RuleArgs::from)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        let mut flags = Flags::from(std::mem::take(self));
+        let result = flags.update_from_arg_matches(matches);
+        *self = flags.into();
+        result
+    }
+}
+
+impl clap::Args for RuleArgs {
+    fn group_id() -> Option<clap::Id> {
+        Flags::group_id()
+    }
+
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        Flags::augment_args(cmd)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Flags::augment_args_for_update(cmd)
+    }
 }
 
 pub use crate::runner::MAX_THREADS;
@@ -105,6 +214,7 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
         options: Options {
             grants: args.grants.clone(),
             explain: args.explain,
+            explain_form: args.explain_form,
             strict_constants: args.strict_constants,
             coverage: coverage.clone(),
             certify: args.certify,
@@ -268,11 +378,24 @@ pub fn package_main(pkg: &dyn Package) -> std::process::ExitCode {
         /// Run this law test file (one case and its expected ruling a line) instead of ruling.
         #[arg(long, value_name = "TESTS", conflicts_with_all = ["input", "explain", "grants", "threads"])]
         test: Option<PathBuf>,
+        /// Write the package's schema as JSON (`clir schema`) instead of ruling.
+        #[arg(long, conflicts_with = "test")]
+        schema: bool,
         #[command(flatten)]
         args: RuleArgs,
     }
     let cli = <Cli as clap::Parser>::parse();
     let code = match &cli.test {
+        _ if cli.schema => {
+            let schema = pkg.schema();
+            match writeln!(std::io::stdout().lock(), "{}", schema.to_json(schema.package, None)) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("error: cannot write the schema: {e}");
+                    2
+                }
+            }
+        }
         Some(tests) => test(pkg, tests, cli.args.output.as_deref(), cli.args.coverage.as_deref()),
         None => rule(pkg, &cli.args),
     };

@@ -214,6 +214,28 @@ fn better<V: Copy>(m: &mut LitMap<(u32, V)>, k: Lit, h: u32, v: V) -> bool {
 /// Explanations of one case's concluded institutional literals, keyed `name(a,b)`. The
 /// output's instances must be sorted by case ([`Output::sort_instances`]).
 pub fn explain_case(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> Map<String, Value> {
+    with_proofs(schema, batch, out, case, |ctx, wanted| {
+        let mut map = Map::new();
+        for l in wanted {
+            let key = ctx.literal(l);
+            map.insert(key, ctx.explain(Layer::Concluded, l, 0));
+        }
+        map
+    })
+}
+
+/// The same proofs as [`explain_case`] as one flat table of derivations, keyed `name(a,b)`
+/// (`--explain=refs`, docs/EXPLAIN.md): every concluded literal and every premise of a chosen
+/// derivation once, its premises by their literal, rules, closures and priorities by id. What
+/// the package says of them (labels, strengths, articles) is left to the package; an input fact
+/// has an entry only as a concluded literal (`"fact":"input"`), never as a premise.
+pub fn explain_case_refs(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> Map<String, Value> {
+    with_proofs(schema, batch, out, case, |ctx, wanted| ctx.refs(wanted))
+}
+
+/// Computes the minimal proofs of `case` and hands them, with its concluded institutional
+/// literals, to `f`.
+fn with_proofs<R>(schema: &Schema, batch: &Batch, out: &Output, case: u32, f: impl FnOnce(&Ctx<'_>, &[Lit]) -> R) -> R {
     let from = out.instances.partition_point(|i| i.case < case);
     let to = out.instances.partition_point(|i| i.case <= case);
     let instances: Vec<&Instance> = out.instances[from..to].iter().collect();
@@ -297,12 +319,7 @@ pub fn explain_case(schema: &Schema, batch: &Batch, out: &Output, case: u32) -> 
         }
     }
     let ctx = Ctx { schema, names: &batch.interner, instances: &instances, h: &h, applicable: &applicable };
-    let mut map = Map::new();
-    for l in wanted {
-        let key = ctx.literal(&l);
-        map.insert(key, ctx.explain(Layer::Concluded, &l, 0));
-    }
-    map
+    f(&ctx, &wanted)
 }
 
 struct Ctx<'a> {
@@ -464,6 +481,170 @@ impl Ctx<'_> {
             out.push(Value::Object(a));
         }
         out
+    }
+
+    /// The instance chosen to explain `l` asked at `layer`, as [`Self::explain`] chooses it: a
+    /// definite derivation whenever `l` is `+D` (`None` for an input fact), else the applicable
+    /// rule of the layer (`None`: unexplained).
+    fn chosen(&self, layer: Layer, l: &Lit) -> Option<usize> {
+        if let Some(&(_, how)) = self.h.definite.get(l) {
+            return match how {
+                How::Input => None,
+                How::Instance(ix) => Some(ix),
+            };
+        }
+        match layer {
+            Layer::Definite => None,
+            Layer::Supported => self.h.supported.get(l).map(|x| x.1),
+            Layer::Concluded => self.h.concluded.get(l).map(|x| x.1),
+        }
+    }
+
+    /// The flat table of [`explain_case_refs`] for the concluded literals `wanted`.
+    fn refs(&self, wanted: &[Lit]) -> Map<String, Value> {
+        // Every literal the proofs reach, once, with the layers it is asked at (a bit each) and
+        // whether it is concluded by the case (asked at the top).
+        const TOP: u8 = 8;
+        let bit = |layer: Layer| match layer {
+            Layer::Definite => 1u8,
+            Layer::Supported => 2,
+            Layer::Concluded => 4,
+        };
+        let mut index: LitMap<usize> = LitMap::default();
+        let mut nodes: Vec<(Lit, u8)> = Vec::new();
+        let mut stack: Vec<(Lit, Layer, u8)> =
+            wanted.iter().rev().map(|l| (l.clone(), Layer::Concluded, TOP)).collect();
+        while let Some((l, layer, top)) = stack.pop() {
+            let n = match index.get(&l) {
+                Some(&n) => n,
+                None => {
+                    index.insert(l.clone(), nodes.len());
+                    nodes.push((l.clone(), 0));
+                    nodes.len() - 1
+                }
+            };
+            let asked = bit(layer) | top;
+            if nodes[n].1 & asked == asked {
+                continue;
+            }
+            let seen = nodes[n].1 & 7 != 0;
+            nodes[n].1 |= asked;
+            if seen && self.h.definite.contains_key(&l) {
+                continue; // a definite derivation is chosen at every layer: its premises are listed
+            }
+            if let Some(ix) = self.chosen(layer, &l) {
+                for p in &self.instances[ix].premises {
+                    stack.push(((p.rel, p.negative, p.args.clone()), p.layer, 0));
+                }
+            }
+        }
+        // The layer each literal's entry answers (the highest it is asked at) and its derivation.
+        let layer_of = |bits: u8| {
+            if bits & 4 != 0 {
+                Layer::Concluded
+            } else if bits & 2 != 0 {
+                Layer::Supported
+            } else {
+                Layer::Definite
+            }
+        };
+        let chosen: Vec<Option<usize>> = nodes.iter().map(|(l, bits)| self.chosen(layer_of(*bits), l)).collect();
+        // Which derivations cite an article, and which have one citing below them (reached up
+        // the premises from every citing derivation): `unanchored` as the full form marks it.
+        let cites = |n: usize| match chosen[n].map(|ix| self.instances[ix].source) {
+            Some(Source::Rule { rule, .. }) => !self.schema.rules[rule as usize].anchors.is_empty(),
+            _ => false,
+        };
+        let premises_of = |n: usize| {
+            chosen[n]
+                .map_or(&[][..], |ix| &self.instances[ix].premises[..])
+                .iter()
+                .filter_map(|p| index.get(&LitRef(p.rel, p.negative, &p.args)).copied())
+        };
+        let mut parents: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+        for n in 0..nodes.len() {
+            for q in premises_of(n) {
+                parents[q].push(n);
+            }
+        }
+        let mut reaches: Vec<bool> = (0..nodes.len()).map(cites).collect();
+        let mut work: Vec<usize> = (0..nodes.len()).filter(|&n| reaches[n]).collect();
+        while let Some(n) = work.pop() {
+            for &m in &parents[n] {
+                if !reaches[m] {
+                    reaches[m] = true;
+                    work.push(m);
+                }
+            }
+        }
+        let texts: Vec<String> = nodes.iter().map(|(l, _)| self.literal(l)).collect();
+        let mut table = Map::new();
+        for (n, (l, bits)) in nodes.iter().enumerate() {
+            let mut m = Map::new();
+            let definite = self.h.definite.get(l).map(|x| x.1);
+            if definite == Some(How::Input) {
+                if bits & TOP == 0 {
+                    continue;
+                }
+                m.insert("definite".into(), json!(true));
+                m.insert("fact".into(), json!("input"));
+                table.insert(texts[n].clone(), Value::Object(m));
+                continue;
+            }
+            let Some(ix) = chosen[n] else {
+                m.insert("unexplained".into(), json!(true));
+                table.insert(texts[n].clone(), Value::Object(m));
+                continue;
+            };
+            let i = self.instances[ix];
+            m.insert("definite".into(), json!(definite.is_some()));
+            match i.source {
+                Source::Closure { closure } => {
+                    let c = &self.schema.closures[closure as usize];
+                    m.insert("closure".into(), json!(c.id));
+                    if !c.snapshot.is_empty() {
+                        m.insert("snapshot".into(), json!(c.snapshot));
+                    }
+                    if !c.complete_as_of.is_empty() {
+                        m.insert("complete_as_of".into(), json!(c.complete_as_of));
+                    }
+                    let positive = (l.0, false, l.2.clone());
+                    m.insert("because".into(), json!(format!("{} is not supported", self.literal(&positive))));
+                }
+                Source::Rule { rule, .. } => {
+                    m.insert("rule".into(), json!(self.schema.rules[rule as usize].id));
+                }
+            }
+            // Every premise was reached, so has a node (an input fact's writes no entry).
+            let text = |p: &Premise| json!(texts[index[&LitRef(p.rel, p.negative, &p.args)]]);
+            let premises: Vec<Value> = i.premises.iter().map(text).collect();
+            let supported: Vec<Value> = i.premises.iter().filter(|p| p.layer == Layer::Supported).map(text).collect();
+            m.insert("premises".into(), Value::Array(premises));
+            if !supported.is_empty() {
+                m.insert("asked_supported".into(), Value::Array(supported));
+            }
+            if !cites(n) {
+                let below = premises_of(n).any(|q| reaches[q]);
+                m.insert("unanchored".into(), json!(if below { "rule" } else { "proof" }));
+            }
+            if let (None, Source::Rule { rule, .. }, Layer::Concluded) = (definite, i.source, layer_of(*bits)) {
+                let attacks: Vec<Value> = self
+                    .overcame(l, rule)
+                    .into_iter()
+                    .map(|mut a| {
+                        if let Some(a) = a.as_object_mut() {
+                            a.retain(|k, _| matches!(k.as_str(), "attack" | "beaten_by" | "priority"));
+                        }
+                        a
+                    })
+                    .collect();
+                if !attacks.is_empty() {
+                    m.insert("overcame".into(), Value::Array(attacks));
+                }
+            }
+            table.insert(texts[n].clone(), Value::Object(m));
+        }
+        table
     }
 }
 

@@ -28,6 +28,8 @@ pub struct Options {
     pub grants: Vec<String>,
     /// Attach explanations to every concluded literal.
     pub explain: bool,
+    /// The form explanations take with `explain`: `explanations` (full) or `derivations` (refs).
+    pub explain_form: ExplainForm,
     /// A name at a column whose type declares constants must be one of them: otherwise the
     /// line is an error line, not a ruling with a `warnings` entry (`--strict-constants`).
     pub strict_constants: bool,
@@ -40,6 +42,20 @@ pub struct Options {
     /// bound): past it the case's line is an error line, and the other cases of its batch are
     /// ruled as without it.
     pub max_case_tuples: Option<u64>,
+}
+
+/// The form of `--explain` (docs/EXPLAIN.md; the refs form is
+/// [`crate::explain::explain_case_refs`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "command", derive(clap::ValueEnum))]
+pub enum ExplainForm {
+    /// `explanations`: per concluded literal its whole proof, each derivation with its rule's
+    /// label, strength and articles.
+    #[default]
+    Full,
+    /// `derivations`: one flat table of the proofs' derivations, each literal once, premises by
+    /// their literal, rules, closures and priorities by id.
+    Refs,
 }
 
 /// The `--max-case-tuples` of the `clir` commands: about 1 GB for a case at its limit with
@@ -1055,17 +1071,27 @@ pub fn rule_chunk_into<S: AsRef<str>>(
                     from..from + n
                 });
                 if opts.explain || asked.is_some() {
-                    let ex = crate::explain::explain_case(cat.schema, &batch, &output, id);
+                    let full = opts.explain && opts.explain_form == ExplainForm::Full;
+                    let ex = if full || asked.is_some() {
+                        crate::explain::explain_case(cat.schema, &batch, &output, id)
+                    } else {
+                        serde_json::Map::new()
+                    };
                     if let Some(range) = asked {
                         out.pop();
                         out.push_str(",\"why_not\":");
                         push_json(out, &why_not_entries(cat.schema, &batch, &output, range, &ex));
                         out.push('}');
                     }
-                    if opts.explain {
+                    if full {
                         out.pop();
                         out.push_str(",\"explanations\":");
                         push_json(out, &ex);
+                        out.push('}');
+                    } else if opts.explain {
+                        out.pop();
+                        out.push_str(",\"derivations\":");
+                        push_json(out, &crate::explain::explain_case_refs(cat.schema, &batch, &output, id));
                         out.push('}');
                     }
                 }
