@@ -53,16 +53,18 @@ enum Command {
     /// Print or write a package as readable Datalog, stratum by stratum: its relations, and each
     /// rule with its id, strength, label and articles, its priorities and closures.
     Show(cli::show::ShowArgs),
-    /// Batch rulings (JSON Lines in and out) with a compiled-in package.
+    /// Batch rulings (JSON Lines in and out) with a compiled-in package, or a package file
+    /// compiled as `run` compiles it.
     #[command(after_help = CASE_LINE)]
     Rule(cli::run::RuleCmd),
-    /// Compile any package to native code (cached by seal), then rule with it.
+    /// Compile any package file to native code (cached by seal), then rule with it (`rule` under
+    /// another name).
     #[command(after_help = CASE_LINE)]
     Run(cli::run::RunCmd),
-    /// What a compiled-in package's cases may say: its relations (kind, arguments, types, the
+    /// What a package's cases may say: its relations (kind, arguments, types, the
     /// grant a judgment needs), its constants and a case line; --json for the service's JSON.
     Schema(cli::schema::SchemaArgs),
-    /// Run a law test file against a compiled-in package: each line a case and the literals its
+    /// Run a law test file against a package: each line a case and the literals its
     /// ruling must (not) conclude; one report line a test, exit 1 when one fails.
     Test(cli::test::TestArgs),
     /// Print a coverage file (`rule --coverage`, `test --coverage`) as a table: per article and

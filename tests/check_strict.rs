@@ -417,7 +417,7 @@ fn a_tampered_package_is_refused_before_any_line_and_the_summary_names_the_packa
     let (code, _, err) = check(dir.path(), input.as_bytes(), std::slice::from_ref(&ruling), &[]);
     assert_eq!(code, 0, "{err}");
     let seal = package().seal;
-    assert!(err.contains(&format!("fide.laws.chess 0.1.0 ({seal}): 1 cases: 1 certified")), "{err}");
+    assert!(err.contains(&format!("fide.laws.chess 0.1.0 ({seal}): 1 case: 1 certified")), "{err}");
     // A rule's label changed, its contentHash kept: still canonical, but no longer what was hashed.
     let text = std::fs::read_to_string(PACKAGE).unwrap();
     let tampered = text.replacen("The game is drawn upon agreement", "The game is drawn upon disagreement", 1);

@@ -23,7 +23,7 @@ fn a_rejected_package_is_reported_like_rustc() {
     let err = String::from_utf8(out.stderr).unwrap();
     let golden = include_str!("../clir-codegen/tests/rejected/contested_in_own_cycle.err");
     assert!(err.starts_with(golden), "stderr:\n{err}\nexpected it to start with:\n{golden}");
-    assert!(err.contains("rejected (1 errors)"), "{err}");
+    assert!(err.contains("rejected (1 error)"), "{err}");
 }
 
 #[test]

@@ -252,7 +252,12 @@ fn a_misspelt_grant_relation_or_package_gets_the_name_it_was_meant_to_be() {
     // A package.
     let (code, _, err) = clir(&["rule", "--package", "fide.law.chess"], "");
     assert_eq!(code, 2);
-    assert!(err.contains("package `fide.law.chess` is not compiled in (did you mean `fide.laws.chess`?)"), "{err}");
+    assert!(
+        err.contains(
+            "no package compiled into this clir is named `fide.law.chess` either (did you mean `fide.laws.chess`?)"
+        ),
+        "{err}"
+    );
 }
 
 #[test]

@@ -155,7 +155,8 @@ fn a_package_that_cannot_be_had_is_exit_2_with_diagnostics() {
     // A name law.toml does not list.
     let out = clir(Path::new(env!("CARGO_MANIFEST_DIR")), &["show", "--package", "no.such.package"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("neither listed in a law.toml here nor compiled in"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("no package of that name is listed in a law.toml here or compiled in"));
 }
 
 #[test]
@@ -176,7 +177,9 @@ fn show_package_works_outside_the_checkout_for_a_compiled_in_package() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("neither listed in a law.toml here nor compiled in (did you mean `fide.laws.chess`?)"),
+        err.contains(
+            "no package of that name is listed in a law.toml here or compiled in (did you mean `fide.laws.chess`?)"
+        ),
         "{err}"
     );
 }

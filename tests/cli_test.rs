@@ -40,8 +40,23 @@ fn a_failed_expectation_names_the_literal_and_what_the_ruling_held_and_exits_1()
     let lines = reports(&out);
     assert_eq!(lines.len(), 3, "{out}");
     assert_eq!(lines[0]["outcome"], "failed");
+    // Each failure about a literal carries its why-not answer: why it is not concluded, or
+    // the explanation of what was held.
+    let mut failures = lines[0]["failures"].clone();
+    let why: Vec<serde_json::Value> = failures
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .map(|f| f.as_object_mut().unwrap().remove("why_not").unwrap())
+        .collect();
+    assert_eq!(why[0]["concluded"], false);
+    assert_eq!(why[0]["reasons"][0]["kind"], "unknown_entity", "{}", why[0]);
+    for w in &why[1..] {
+        assert_eq!(w["concluded"], true);
+        assert_eq!(w["explanation"]["rule"], "urn:fide:laws:clir:chess#StalemateDraws");
+    }
     assert_eq!(
-        lines[0]["failures"],
+        failures,
         json!([
             {"expected": "concluded", "literal": "game_won_by(g,w)", "got": "not concluded"},
             {"expected": "not_concluded", "literal": "game_drawn(g)", "got": "concluded"},
@@ -92,7 +107,7 @@ fn every_test_line_gets_one_report_even_when_it_is_no_test() {
 fn a_package_not_compiled_in_or_a_missing_file_cannot_run() {
     let (code, _, err) = clir(&["test", "no.such.package", "-"], "");
     assert_eq!(code, 2);
-    assert!(err.contains("not compiled in"), "{err}");
+    assert!(err.contains("no package compiled into this clir is named `no.such.package`"), "{err}");
     let (code, _, err) = clir(&["test", "fide.laws.chess", "/nonexistent/tests.jsonl"], "");
     assert_eq!(code, 2);
     assert!(err.contains("cannot read"), "{err}");

@@ -59,7 +59,7 @@ fn verify_published_package_prints_every_check_and_exits_0() {
     ] {
         assert!(lines.iter().any(|l| l.starts_with(&format!("ok   {check} "))), "{check} in\n{out}");
     }
-    assert!(lines[14].starts_with("warn documentHash   nodes[31].documentHash (urn:fide:laws:clir:chess#FIDE_LAWS_2023_EN): sources/fide-chess/en.txt is not available"), "{}", lines[14]);
+    assert!(lines[14].starts_with("warn documentHash   nodes[31].documentHash (urn:fide:laws:clir:chess#FIDE_LAWS_2023_EN): sources/fide-chess/en.txt is not here"), "{}", lines[14]);
     assert!(stderr(&o).contains("verified (15 checks, 1 warning)"), "{}", stderr(&o));
 }
 

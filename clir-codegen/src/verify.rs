@@ -540,7 +540,13 @@ fn check_sources(top: &Map<String, Value>, nodes: &[Value], opts: &VerifyOptions
                     NAME,
                     hash_path,
                     node,
-                    format!("{rel} is not available: documentHash {declared} not checked"),
+                    format!(
+                        "{rel} is not here: it is the law's published text this package quotes ({}), which its \
+                         publisher distributes, not the package; its documentHash {declared} was not checked, \
+                         while the seal and every node's contentHash, the quoted articles included, still are \
+                         (put the file at {rel} to check it too)",
+                        node.get("uri").and_then(Value::as_str).unwrap_or("no uri given")
+                    ),
                 );
                 absent(d, &mut fails);
             }

@@ -149,7 +149,7 @@ fn the_missing_source_text_is_a_warning_of_the_verified_package() {
     let w: Vec<String> = v[0].warnings.iter().map(|d| d.to_string()).collect();
     assert_eq!(w.len(), 1);
     assert!(w[0].starts_with("package fide.laws.chess: documentHash: nodes["), "{}", w[0]);
-    assert!(w[0].contains("sources/fide-chess/en.txt is not available"), "{}", w[0]);
+    assert!(w[0].contains("sources/fide-chess/en.txt is not here"), "{}", w[0]);
 }
 
 #[test]

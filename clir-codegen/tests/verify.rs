@@ -92,7 +92,7 @@ fn published_package_passes_every_check() {
     assert_eq!(r.check("seal").unwrap().detail, SEAL);
     let warn = messages(&r, "documentHash");
     assert_eq!(warn.len(), 1);
-    assert!(warn[0].contains("sources/fide-chess/en.txt is not available"), "{}", warn[0]);
+    assert!(warn[0].contains("sources/fide-chess/en.txt is not here"), "{}", warn[0]);
     let doc = r.into_document().unwrap();
     assert_eq!(doc.nodes.len(), 140);
 }

@@ -219,6 +219,7 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
             coverage: coverage.clone(),
             certify: args.certify,
             max_case_tuples: args.max_case_tuples,
+            granted_by: crate::jsonl::GrantedBy::CommandLine,
         },
         threads: args.threads,
         batch: args.batch,
@@ -252,8 +253,8 @@ pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
             if summary.errors > 0 {
                 let _ = writeln!(
                     io::stderr(),
-                    "clir rule: {} cases, {} rejected (see their error lines)",
-                    summary.lines,
+                    "clir rule: {}, {} rejected (see their error lines)",
+                    crate::suggest::counted(summary.lines, "case"),
                     summary.errors
                 );
                 SOME_REJECTED
@@ -365,7 +366,8 @@ pub fn test(pkg: &dyn Package, tests: &Path, output: Option<&Path>, coverage: Op
         return note(why);
     }
     let (tests, failed) = (summary.tests, summary.failed);
-    let _ = writeln!(io::stderr(), "clir test: {tests} tests, {} passed, {failed} failed", tests - failed);
+    let tests_run = crate::suggest::counted(tests as u64, "test");
+    let _ = writeln!(io::stderr(), "clir test: {tests_run}, {} passed, {failed} failed", tests - failed);
     u8::from(failed > 0)
 }
 

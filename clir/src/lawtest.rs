@@ -13,7 +13,9 @@
 //! text). Literals are written as `why_not` and `contradictions` write them: `name(a,b)`,
 //! `~name(a,b)` for a negative. Each test line yields one report line, in order:
 //! `{"case":..,"line":..,"outcome":"passed"}`, or `"failed"` with `failures`, each naming what
-//! was expected, of which literal, and what the ruling held.
+//! was expected, of which literal, and what the ruling held; a failure about a literal carries
+//! the case's why-not answer for it (`why_not`, as a ruling's `why_not` writes it: the rules for
+//! the literal and what stopped each, or the explanation of a literal held).
 
 use crate::batch::entity_text;
 use crate::jsonl::{rule_chunk, Catalog, Options};
@@ -112,8 +114,14 @@ fn test_line(
         Some(Value::Object(d)) if d.values().all(Value::is_string) => d.clone(),
         Some(_) => return fail("`decided_by` maps a literal to a rule id".into()),
     };
-    let opts = Options { grants, explain: !decided_by.is_empty(), coverage: coverage.cloned(), ..Default::default() };
-    let case_line = Value::Object(obj).to_string();
+    let opts = Options {
+        grants,
+        explain: !decided_by.is_empty(),
+        coverage: coverage.cloned(),
+        granted_by: crate::jsonl::GrantedBy::TestLine,
+        ..Default::default()
+    };
+    let case_line = Value::Object(obj.clone()).to_string();
     let (ruled, _) = rule_chunk(pkg, cat, &[(no, case_line)], &opts);
     let ruling: Value = ruled.first().and_then(|l| serde_json::from_str(l).ok()).unwrap_or(Value::Null);
     let mut failures = Vec::new();
@@ -158,7 +166,39 @@ fn test_line(
             failures.push(json!({ "expected": "decided_by", "literal": lit, "rule": rule, "got": got }));
         }
     }
+    why_not(pkg, cat, no, obj, &opts, &mut failures);
     Ok((case, failures))
+}
+
+/// Adds to each failure about a literal the case's why-not answer for it (`why_not`): the rules
+/// for it with the premise, comparison or attack that stopped each, or the explanation of a
+/// literal held that was not expected. The case is ruled again, asking for them.
+fn why_not(
+    pkg: &dyn Package,
+    cat: &Catalog,
+    no: usize,
+    mut case: Map<String, Value>,
+    opts: &Options,
+    failures: &mut [Value],
+) {
+    let mut asked: Vec<Value> = Vec::new();
+    for lit in failures.iter().filter_map(|f| f.get("literal")) {
+        if !asked.contains(lit) {
+            asked.push(lit.clone());
+        }
+    }
+    if asked.is_empty() {
+        return;
+    }
+    case.insert("why_not".into(), Value::Array(asked));
+    let (ruled, _) = rule_chunk(pkg, cat, &[(no, Value::Object(case).to_string())], opts);
+    let Some(answers) = ruled.first().and_then(|l| serde_json::from_str::<Value>(l).ok()) else { return };
+    for f in failures.iter_mut() {
+        let Some(lit) = f.get("literal").and_then(Value::as_str).map(str::to_string) else { continue };
+        if let Some(answer) = answers["why_not"].get(&lit) {
+            f["why_not"] = answer.clone();
+        }
+    }
 }
 
 /// A JSON value read strictly: an object that holds a key twice is refused, wherever it is

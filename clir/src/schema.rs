@@ -45,22 +45,30 @@ pub struct RelationInfo {
     pub params: &'static [ParamInfo],
     /// The capability a judgment relation's input needs (`judgment:X`).
     pub capability: Option<&'static str>,
+    /// What the relation means, in the package's words: its label in the default language
+    /// (empty when the package gives none).
+    pub label: &'static str,
 }
 
 impl RelationInfo {
     /// An empirical relation.
     pub const fn empirical(name: &'static str, params: &'static [ParamInfo]) -> RelationInfo {
-        RelationInfo { name, kind: RelationKind::Empirical, params, capability: None }
+        RelationInfo { name, kind: RelationKind::Empirical, params, capability: None, label: "" }
     }
 
     /// A judgment relation, given only under `capability`.
     pub const fn judgment(name: &'static str, params: &'static [ParamInfo], capability: &'static str) -> RelationInfo {
-        RelationInfo { name, kind: RelationKind::Judgment, params, capability: Some(capability) }
+        RelationInfo { name, kind: RelationKind::Judgment, params, capability: Some(capability), label: "" }
     }
 
     /// An institutional relation.
     pub const fn institutional(name: &'static str, params: &'static [ParamInfo]) -> RelationInfo {
-        RelationInfo { name, kind: RelationKind::Institutional, params, capability: None }
+        RelationInfo { name, kind: RelationKind::Institutional, params, capability: None, label: "" }
+    }
+
+    /// The relation with its label.
+    pub const fn labelled(self, label: &'static str) -> RelationInfo {
+        RelationInfo { label, ..self }
     }
 }
 
@@ -368,6 +376,58 @@ pub struct Schema {
 }
 
 impl Schema {
+    /// The package's relations (with their labels), constants and rules as JSON: what `clir
+    /// schema --json` prints, the service's `/v1/packages/{name}/schema` answers and the review
+    /// page reads. `name` is the package's name; the service gives the semanticHash its law.lock
+    /// pins (`None`: no such key's value).
+    pub fn to_json(&self, name: &str, semantic_hash: Option<&str>) -> serde_json::Value {
+        use serde_json::json;
+        let relations: Vec<serde_json::Value> = self
+            .relations
+            .iter()
+            .map(|r| {
+                let kind = match r.kind {
+                    RelationKind::Empirical => "empirical",
+                    RelationKind::Judgment => "judgment",
+                    RelationKind::Institutional => "institutional",
+                };
+                let params: Vec<serde_json::Value> =
+                    r.params.iter().map(|q| json!({"name": q.name, "type": q.ty, "integer": q.integer})).collect();
+                json!({"name": r.name, "label": r.label, "kind": kind, "params": params, "capability": r.capability})
+            })
+            .collect();
+        let constants: Vec<serde_json::Value> =
+            self.constants.iter().map(|c| json!({"name": c.name, "type": c.ty})).collect();
+        let rules: Vec<serde_json::Value> = self
+            .rules
+            .iter()
+            .map(|r| {
+                let articles: Vec<serde_json::Value> = r
+                    .anchors
+                    .iter()
+                    .map(|&f| {
+                        let f = &self.fragments[f as usize];
+                        json!({"locator": f.locator, "citation": citation(r.label, f.text)})
+                    })
+                    .collect();
+                let head = self.relations.get(r.head as usize).map_or("", |h| h.name);
+                let head = if r.negative { format!("~{head}") } else { head.to_string() };
+                json!({"id": r.id, "label": r.label, "strength": r.strength, "articles": articles, "head": head})
+            })
+            .collect();
+        json!({
+            "name": name,
+            "version": self.version,
+            "seal": self.seal,
+            "inForce": self.in_force,
+            "until": self.until,
+            "semanticHash": semantic_hash,
+            "relations": relations,
+            "constants": constants,
+            "rules": rules,
+        })
+    }
+
     /// The capabilities the package's judgment relations are reserved to (`judgment:X`), each
     /// once, in declaration order.
     pub fn capabilities(&self) -> Vec<&'static str> {

@@ -1,4 +1,5 @@
-//! "Did you mean": the known name closest to a misspelt one, for error messages.
+//! Words for messages: "did you mean" (the known name closest to a misspelt one) and counts
+//! with their noun ("1 case", "2 cases").
 
 /// The candidate closest to `name`: one that differs only in case, else the nearest by edit
 /// distance (`strsim::levenshtein`) when that is at most a third of `name`'s length (at least
@@ -32,5 +33,23 @@ mod tests {
         assert_eq!(closest("x", names), None);
         assert_eq!(did_you_mean("game_drawnn", names), " (did you mean `game_drawn`?)");
         assert_eq!(did_you_mean("zzz", names), "");
+    }
+}
+
+/// `n` with `noun`, in the plural unless `n` is 1 (`noun` is regular: "case", "test", "error").
+pub fn counted(n: impl Into<u64>, noun: &str) -> String {
+    match n.into() {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
+#[cfg(test)]
+mod counted_tests {
+    #[test]
+    fn one_is_singular_and_the_rest_plural() {
+        assert_eq!(super::counted(1u64, "case"), "1 case");
+        assert_eq!(super::counted(0u64, "case"), "0 cases");
+        assert_eq!(super::counted(2u64, "test"), "2 tests");
     }
 }

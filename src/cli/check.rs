@@ -11,9 +11,10 @@ use std::path::PathBuf;
 /// Options of `clir check`.
 #[derive(Args, Debug)]
 pub struct CheckArgs {
-    /// The package file the rulings were made with (`.lawir.json`): its sha256 must be their seal.
-    #[arg(value_name = "PACKAGE")]
-    pub package: PathBuf,
+    /// The package the rulings were made with (a `.lawir.json` file or a compiled-in package's
+    /// name, whose published blob is read): its sha256 must be their seal.
+    #[command(flatten)]
+    pub package: super::package_arg::PackageArg,
     /// The case lines [default: stdin].
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
@@ -50,14 +51,14 @@ pub fn run(args: &CheckArgs) -> u8 {
     {
         return cannot("the cases and the rulings cannot both be read from stdin".into());
     }
-    let bytes = match clir_codegen::project::read_regular_file(&args.package) {
+    let bytes = match super::package_arg::bytes("check", &args.package.resolve()) {
         Ok(b) => b,
-        Err(e) => return cannot(format!("cannot read {}: {e}", args.package.display())),
+        Err(code) => return code,
     };
     // A package whose hashes do not recompute is refused before any line is checked.
     let pkg = match clir_check::Package::parse(&bytes) {
         Ok(p) => p,
-        Err(e) => return cannot(format!("{}: {e}", args.package.display())),
+        Err(e) => return cannot(format!("{}: {e}", args.package.value())),
     };
     if let Err(why) = clir_check::check_grants(&pkg, &args.grants) {
         return cannot(why);
@@ -84,8 +85,14 @@ pub fn run(args: &CheckArgs) -> u8 {
     note(
         "check",
         format_args!(
-            "{} {} ({}): {} cases: {} certified, {} rejected, {} not ruled",
-            pkg.name, pkg.version, pkg.seal, summary.cases, summary.certified, summary.rejected, summary.not_ruled
+            "{} {} ({}): {}: {} certified, {} rejected, {} not ruled",
+            pkg.name,
+            pkg.version,
+            pkg.seal,
+            clir::suggest::counted(summary.cases as u64, "case"),
+            summary.certified,
+            summary.rejected,
+            summary.not_ruled
         ),
     );
     if summary.certified == summary.cases {

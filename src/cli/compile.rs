@@ -1,17 +1,18 @@
 //! `clir compile PACKAGE [-o FILE] [--plan]`: the generated Rust of a package, formatted, or its
 //! plan.
 
+use super::package_arg::PackageArg;
 use super::{note, read_package, write_diagnostics, write_output, MessageFormat, Unusable, CANNOT_RUN, FAILURE};
 use clap::Args;
+use clir::suggest::counted;
 use clir_codegen::Source;
 use std::path::PathBuf;
 
 /// Options of `clir compile`.
 #[derive(Args, Debug)]
 pub struct CompileArgs {
-    /// The package file.
-    #[arg(value_name = "PACKAGE")]
-    pub package: PathBuf,
+    #[command(flatten)]
+    pub package: PackageArg,
     /// Write the Rust here instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -32,7 +33,7 @@ pub struct CompileArgs {
 /// verify or the compiler rejects it, 2 when a file cannot be read or written.
 pub fn run(args: &CompileArgs) -> u8 {
     let fmt = args.message_format;
-    let (doc, bytes) = match read_package("compile", &args.package, fmt) {
+    let (doc, bytes) = match read_package("compile", &args.package.resolve(), fmt) {
         Ok(read) => read,
         Err(Unusable::Unreadable) => return CANNOT_RUN,
         Err(Unusable::Unverified) => return FAILURE,
@@ -47,7 +48,10 @@ pub fn run(args: &CompileArgs) -> u8 {
         Ok(source) => write_output("compile", args.output.as_deref(), &source),
         Err(errors) => {
             write_diagnostics(fmt, "error", &errors, Source::of(&doc));
-            note("compile", format_args!("{}: rejected ({} errors)", args.package.display(), errors.0.len()));
+            note(
+                "compile",
+                format_args!("{}: rejected ({})", args.package.value(), counted(errors.0.len() as u64, "error")),
+            );
             FAILURE
         }
     }

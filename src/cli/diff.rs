@@ -291,8 +291,11 @@ pub fn run(cmd: &DiffCmd) -> u8 {
             note(
                 "diff",
                 format_args!(
-                    "{} cases read, {} changed; rejected: {} by OLD, {} by NEW",
-                    t.cases, t.changed, t.old_rejected, t.new_rejected
+                    "{} read, {} changed; rejected: {} by OLD, {} by NEW",
+                    clir::suggest::counted(t.cases, "case"),
+                    t.changed,
+                    t.old_rejected,
+                    t.new_rejected
                 ),
             );
             if t.old_rejected + t.new_rejected > 0 {

@@ -10,6 +10,7 @@ pub mod diff;
 pub mod lock;
 pub mod meaning;
 pub mod new;
+pub mod package_arg;
 pub mod registry;
 pub mod run;
 pub mod runtime;
@@ -162,20 +163,14 @@ pub enum Unusable {
     Unverified,
 }
 
-/// Reads and verifies (without pins) the package file `path` for `clir COMMAND`, writing what
-/// is wrong to stderr in `format`.
+/// Reads and verifies (without pins) the package `package` names for `clir COMMAND`, writing
+/// what is wrong to stderr in `format`.
 pub fn read_package(
     command: &str,
-    path: &std::path::Path,
+    package: &package_arg::PackageRef,
     format: MessageFormat,
 ) -> Result<(clir_codegen::verify::Verified, Vec<u8>), Unusable> {
-    let bytes = match clir_codegen::project::read_regular_file(path) {
-        Ok(b) => b,
-        Err(e) => {
-            note(command, format_args!("cannot read {}: {e}", path.display()));
-            return Err(Unusable::Unreadable);
-        }
-    };
+    let bytes = package_arg::bytes(command, package).map_err(|_| Unusable::Unreadable)?;
     let opts = clir_codegen::verify::VerifyOptions {
         root: Some(std::path::PathBuf::from(".")),
         ..clir_codegen::verify::VerifyOptions::default()
@@ -185,7 +180,7 @@ pub fn read_package(
         let parsed = report.document.as_ref();
         let src = Source { package: parsed.map(|d| d.package.name.as_str()), document: parsed };
         write_diagnostics(format, "error", &report.failures(), src);
-        note(command, format_args!("{} does not verify", path.display()));
+        note(command, format_args!("{package} does not verify"));
         return Err(Unusable::Unverified);
     }
     match report.into_document() {

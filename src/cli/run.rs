@@ -1,6 +1,7 @@
 //! `clir rule --package NAME ...` with a compiled-in package, and `clir run PACKAGE.lawir.json
 //! ...`: any package compiled to native code in a cache folder keyed by its seal, then ruled.
 
+use super::package_arg::{PackageArg, PackageRef};
 use super::{note, print_lines, report_lines, CANNOT_RUN};
 use clap::Args;
 use clir::command::RuleArgs;
@@ -8,34 +9,30 @@ use clir_codegen::verify::{verify_bytes, VerifyOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Options of `clir rule`.
+/// Options of `clir rule` and `clir run`, the same command under two names.
 #[derive(Args, Debug)]
 pub struct RuleCmd {
-    /// The compiled-in package (a name of law.toml).
-    #[arg(long, value_name = "NAME")]
-    pub package: String,
+    #[command(flatten)]
+    pub package: PackageArg,
     #[command(flatten)]
     pub args: RuleArgs,
 }
 
 /// Options of `clir run`.
-#[derive(Args, Debug)]
-pub struct RunCmd {
-    /// The package file.
-    #[arg(value_name = "PACKAGE")]
-    pub package: PathBuf,
-    #[command(flatten)]
-    pub args: RuleArgs,
-}
+pub type RunCmd = RuleCmd;
 
-/// Rules with a package compiled into this binary.
+/// Rules with a package compiled into this binary, or with a package file compiled (cached by
+/// seal) as `clir run` compiles it.
 pub fn rule(cmd: &RuleCmd) -> u8 {
-    match compiled_package(&cmd.package) {
-        Ok(pkg) => clir::command::rule(pkg, &cmd.args),
-        Err(msg) => {
-            note("rule", format_args!("{msg}; add it to law.toml, or use `clir run PACKAGE.lawir.json`"));
-            CANNOT_RUN
-        }
+    match cmd.package.resolve() {
+        PackageRef::Compiled(name) => match compiled_package(name) {
+            Ok(pkg) => clir::command::rule(pkg, &cmd.args),
+            Err(msg) => {
+                note("rule", msg);
+                CANNOT_RUN
+            }
+        },
+        PackageRef::File(path) => run_file(&path, &cmd.args, "rule"),
     }
 }
 
@@ -164,7 +161,7 @@ pub fn verified(package: &Path, command: &str) -> Result<(clir_codegen::verify::
     let bytes = match clir_codegen::project::read_regular_file(package) {
         Ok(b) => b,
         Err(e) => {
-            note(command, format_args!("cannot read {}: {e}", package.display()));
+            note(command, super::package_arg::unreadable(&package.display().to_string(), &e));
             return Err(CANNOT_RUN);
         }
     };
@@ -313,8 +310,8 @@ pub fn child_args(a: &RuleArgs, io: bool) -> Vec<std::ffi::OsString> {
     for g in &a.grants {
         v.extend(["--grant".into(), g.into()]);
     }
-    if a.explain {
-        v.push("--explain".into());
+    if let Some(flag) = a.explain_flag() {
+        v.push(flag.into());
     }
     if a.strict_constants {
         v.push("--strict-constants".into());
@@ -348,14 +345,22 @@ pub fn child_status(command: &str, binary: &Path, status: std::process::ExitStat
 
 /// Verifies, compiles (once per seal) and rules with any package file.
 pub fn run(cmd: &RunCmd) -> u8 {
-    let built = match build(&cmd.package, "run") {
+    match cmd.package.resolve() {
+        PackageRef::Compiled(_) => rule(cmd),
+        PackageRef::File(path) => run_file(&path, &cmd.args, "run"),
+    }
+}
+
+/// Compiles the package file `package` (cached by seal) and rules with it, for `clir COMMAND`.
+fn run_file(package: &Path, args: &RuleArgs, command: &str) -> u8 {
+    let built = match build(package, command) {
         Ok(b) => b,
         Err(code) => return code,
     };
-    match Command::new(&built.binary).args(child_args(&cmd.args, true)).status() {
-        Ok(s) => child_status("run", &built.binary, s),
+    match Command::new(&built.binary).args(child_args(args, true)).status() {
+        Ok(s) => child_status(command, &built.binary, s),
         Err(e) => {
-            note("run", format_args!("cannot run {}: {e}", built.binary.display()));
+            note(command, format_args!("cannot run {}: {e}", built.binary.display()));
             CANNOT_RUN
         }
     }

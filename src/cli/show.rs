@@ -1,6 +1,7 @@
-//! `clir show PACKAGE` (or `--package NAME` of law.toml): the package as readable Datalog,
+//! `clir show PACKAGE` (a file, a package of law.toml or a compiled-in one): the package as readable Datalog,
 //! stratum by stratum ([`clir_codegen::show`]).
 
+use super::package_arg::{PackageArg, PackageRef};
 use super::{note, read_package, write_diagnostics, write_output, MessageFormat, CANNOT_RUN};
 use clap::Args;
 use clir_codegen::ir::NodeKind;
@@ -10,12 +11,10 @@ use std::path::{Path, PathBuf};
 /// Options of `clir show`.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// The package file.
-    #[arg(value_name = "PACKAGE", required_unless_present = "name", conflicts_with = "name")]
-    pub package: Option<PathBuf>,
-    /// A package of law.toml (in the current folder), verified against its pins in law.lock.
-    #[arg(long = "package", value_name = "NAME")]
-    pub name: Option<String>,
+    /// A package file, or a package's name: one of the law.toml here (verified against its pins
+    /// in law.lock), else one compiled into this clir.
+    #[command(flatten)]
+    pub package: PackageArg,
     /// Write the Datalog here instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -33,46 +32,22 @@ pub struct ShowArgs {
 /// rejected by the compiler (diagnostics on stderr), or when the output cannot be written.
 pub fn run(args: &ShowArgs) -> u8 {
     let fmt = args.message_format;
-    let (what, doc) = match (&args.package, &args.name) {
-        (Some(path), _) => match read_package("show", path, fmt) {
-            Ok((doc, _)) => (path.display().to_string(), doc),
+    let value = args.package.value();
+    let file = Path::new(value).is_file() || value.contains('/') || value.ends_with(".json");
+    let (what, doc) = if file {
+        match read_package("show", &PackageRef::File(value.into()), fmt) {
+            Ok((doc, _)) => (value.to_string(), doc),
             Err(_) => return CANNOT_RUN,
-        },
-        (None, Some(name)) => {
-            // Not a package of the law.toml here, but one compiled into this clir: its blob.
-            let listed = project::load(Path::new(".")).is_ok_and(|p| p.package(name).is_some());
-            let compiled = crate::package_blobs::BLOBS.iter().find(|(n, _)| n == name);
-            if let (false, Some((_, bytes))) = (listed, compiled) {
-                let report = clir_codegen::verify::verify_bytes(bytes, &Default::default());
-                match report.into_document() {
-                    Ok(doc) => return show(args, name, doc),
-                    Err(e) => {
-                        write_diagnostics(fmt, "error", &e, Source::default());
-                        note("show", format_args!("package {name} does not verify"));
-                        return CANNOT_RUN;
-                    }
-                }
-            }
-            if !listed && compiled.is_none() {
-                let names: Vec<&str> = crate::package_blobs::BLOBS.iter().map(|(n, _)| *n).collect();
-                let hint = clir::suggest::did_you_mean(name, names.iter().copied());
-                note(
-                    "show",
-                    format_args!(
-                        "package `{name}` is neither listed in a law.toml here nor compiled in{hint} (compiled in: {})",
-                        names.join(", ")
-                    ),
-                );
-                return CANNOT_RUN;
-            }
-            let verified = project::load(Path::new(".")).and_then(|project| match project.package(name) {
-                Some(spec) => project::verify_package(&project, spec),
-                None => {
-                    Err(Diagnostic::new("package", "", format!("package `{name}` is not listed in law.toml")).into())
-                }
-            });
-            match verified {
-                Ok(package) => (name.clone(), package.document),
+        }
+    } else {
+        let name = &value.to_string();
+        // Not a package of the law.toml here, but one compiled into this clir: its blob.
+        let listed = project::load(Path::new(".")).is_ok_and(|p| p.package(name).is_some());
+        let compiled = crate::package_blobs::BLOBS.iter().find(|(n, _)| n == name);
+        if let (false, Some((_, bytes))) = (listed, compiled) {
+            let report = clir_codegen::verify::verify_bytes(bytes, &Default::default());
+            match report.into_document() {
+                Ok(doc) => return show(args, name, doc),
                 Err(e) => {
                     write_diagnostics(fmt, "error", &e, Source::default());
                     note("show", format_args!("package {name} does not verify"));
@@ -80,7 +55,30 @@ pub fn run(args: &ShowArgs) -> u8 {
                 }
             }
         }
-        (None, None) => unreachable!("clap requires PACKAGE or --package"),
+        if !listed && compiled.is_none() {
+            let names: Vec<&str> = crate::package_blobs::BLOBS.iter().map(|(n, _)| *n).collect();
+            let hint = clir::suggest::did_you_mean(name, names.iter().copied());
+            note(
+                "show",
+                format_args!(
+                    "`{name}` is no file, and no package of that name is listed in a law.toml here or compiled in{hint} (compiled in: {})",
+                    names.join(", ")
+                ),
+            );
+            return CANNOT_RUN;
+        }
+        let verified = project::load(Path::new(".")).and_then(|project| match project.package(name) {
+            Some(spec) => project::verify_package(&project, spec),
+            None => Err(Diagnostic::new("package", "", format!("package `{name}` is not listed in law.toml")).into()),
+        });
+        match verified {
+            Ok(package) => (name.clone(), package.document),
+            Err(e) => {
+                write_diagnostics(fmt, "error", &e, Source::default());
+                note("show", format_args!("package {name} does not verify"));
+                return CANNOT_RUN;
+            }
+        }
     };
     show(args, &what, doc)
 }
@@ -124,7 +122,7 @@ fn show(args: &ShowArgs, what: &str, doc: clir_codegen::verify::Verified) -> u8 
         Ok(text) => write_output("show", args.output.as_deref(), &text),
         Err(errors) => {
             write_diagnostics(fmt, "error", &errors, Source::of(&doc));
-            note("show", format_args!("{what}: rejected ({} errors)", errors.0.len()));
+            note("show", format_args!("{what}: rejected ({})", clir::suggest::counted(errors.0.len() as u64, "error")));
             CANNOT_RUN
         }
     }

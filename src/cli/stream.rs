@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 #[derive(clap::Args, Debug)]
 pub struct StreamArgs {
     /// The compiled-in package (a name of law.toml).
-    #[arg(long, value_name = "NAME")]
-    pub package: String,
+    #[command(flatten)]
+    pub package: super::package_arg::PackageArg,
     /// Updates, one JSON object a line [default: stdin].
     #[arg(long, value_name = "FILE")]
     pub input: Option<PathBuf>,
@@ -66,7 +66,7 @@ pub fn run(args: &StreamArgs) -> u8 {
     match stream(args) {
         Ok(0) => OK,
         Ok(errors) => {
-            note("stream", format_args!("{errors} lines rejected (see their error lines)"));
+            note("stream", format_args!("{} rejected (see their error lines)", clir::suggest::counted(errors, "line")));
             FAILURE
         }
         Err(msg) => {
@@ -77,7 +77,7 @@ pub fn run(args: &StreamArgs) -> u8 {
 }
 
 fn stream(args: &StreamArgs) -> Result<u64, String> {
-    let pkg = super::run::compiled_package(&args.package)?;
+    let pkg = super::package_arg::compiled_only("stream", args.package.value())?;
     let cluster = match (args.processes, args.process) {
         (Some(n), Some(i)) => Some(cluster(n as usize, i as usize, args)?),
         _ => None,

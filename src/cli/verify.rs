@@ -1,6 +1,6 @@
 //! `clir verify PACKAGE [--seal H] [--semantic-hash H] [--root DIR] [--strict-sources]`.
 
-use super::{note, print_json_lines, print_lines, report_lines, stdout_failed, MessageFormat, CANNOT_RUN, FAILURE, OK};
+use super::{note, print_json_lines, print_lines, report_lines, stdout_failed, MessageFormat, FAILURE, OK};
 use clap::Args;
 use clir_codegen::verify::{verify_bytes, Outcome, VerifyOptions};
 use std::path::PathBuf;
@@ -8,9 +8,8 @@ use std::path::PathBuf;
 /// Options of `clir verify`.
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// The package file (`NAME-VERSION.lawir.json`).
-    #[arg(value_name = "PACKAGE")]
-    pub package: PathBuf,
+    #[command(flatten)]
+    pub package: super::package_arg::PackageArg,
     /// The seal to expect (`sha256:` of the file's bytes), as the registry publishes it.
     #[arg(long, value_name = "H")]
     pub seal: Option<String>,
@@ -34,12 +33,9 @@ pub struct VerifyArgs {
 /// summary goes to stderr. Exit 0 when nothing failed, 1 on any failure, 2 when the file
 /// cannot be read.
 pub fn run(args: &VerifyArgs) -> u8 {
-    let bytes = match clir_codegen::project::read_regular_file(&args.package) {
+    let bytes = match super::package_arg::bytes("verify", &args.package.resolve()) {
         Ok(b) => b,
-        Err(e) => {
-            note("verify", format_args!("cannot read {}: {e}", args.package.display()));
-            return CANNOT_RUN;
-        }
+        Err(code) => return code,
     };
     let opts = VerifyOptions {
         seal: args.seal.clone(),
@@ -75,7 +71,7 @@ pub fn run(args: &VerifyArgs) -> u8 {
     }
     let count = |o: Outcome| report.checks.iter().filter(|c| c.outcome == o).count();
     let (failed, warned) = (count(Outcome::Fail), count(Outcome::Warn));
-    let what = args.package.display();
+    let what = args.package.value();
     if failed > 0 {
         note("verify", format_args!("{what}: {failed} of {} checks failed", report.checks.len()));
         FAILURE

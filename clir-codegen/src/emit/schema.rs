@@ -109,7 +109,7 @@ impl Emitter<'_> {
                 .collect::<Vec<_>>()
                 .join(", ");
             let name = lit(&r.name);
-            match (r.kind, &r.capability) {
+            let info = match (r.kind, &r.capability) {
                 (RelationKind::Empirical, None) => format!("RelationInfo::empirical({name}, &[{params}])"),
                 (RelationKind::Institutional, None) => format!("RelationInfo::institutional({name}, &[{params}])"),
                 (RelationKind::Judgment, Some(c)) => format!("RelationInfo::judgment({name}, &[{params}], {})", lit(c)),
@@ -121,9 +121,14 @@ impl Emitter<'_> {
                     };
                     let cap = cap.as_deref().map_or("None".to_string(), |c| format!("Some({})", lit(c)));
                     format!(
-                        "RelationInfo {{ name: {name}, kind: RelationKind::{kind}, params: &[{params}], capability: {cap} }}"
+                        "RelationInfo {{ name: {name}, kind: RelationKind::{kind}, params: &[{params}], capability: {cap}, label: \"\" }}"
                     )
                 }
+            };
+            if r.label.is_empty() {
+                info
+            } else {
+                format!("{info}.labelled({})", lit(&r.label))
             }
         });
         field(&mut code, "relations", table(relations));

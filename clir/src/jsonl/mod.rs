@@ -42,6 +42,35 @@ pub struct Options {
     /// bound): past it the case's line is an error line, and the other cases of its batch are
     /// ruled as without it.
     pub max_case_tuples: Option<u64>,
+    /// Where the grants come from, so that a judgment fact refused for want of one says how to
+    /// get it in the caller's terms.
+    pub granted_by: GrantedBy,
+}
+
+/// Where a caller's capabilities come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum GrantedBy {
+    /// The command line's `--grant CAP`.
+    #[default]
+    CommandLine,
+    /// A service's bearer token.
+    Token,
+    /// A law test line's `grants`.
+    TestLine,
+    /// The `grants` argument of a library call (the Python wheel's `rule`).
+    Argument,
+}
+
+impl GrantedBy {
+    /// How a caller gets capability `cap`, in its own terms.
+    fn how(self, cap: &str) -> String {
+        match self {
+            GrantedBy::CommandLine => format!("it is accepted only with --grant {cap}"),
+            GrantedBy::Token => format!("it is accepted only from a bearer token that grants {cap}"),
+            GrantedBy::TestLine => format!("it is accepted only in a test line whose `grants` list {cap}"),
+            GrantedBy::Argument => format!("it is accepted only with grants=[\"{cap}\"]"),
+        }
+    }
 }
 
 /// The form of `--explain` (docs/EXPLAIN.md; the refs form is
@@ -638,7 +667,8 @@ fn add_case<'a>(
                 let cap = info.capability.unwrap_or("");
                 if !opts.grants(info.capability) {
                     return Err(format!(
-                        "relation `{name}` is a judgment reserved to capability `{cap}`; it is accepted only with --grant {cap}"
+                        "relation `{name}` is a judgment reserved to capability `{cap}`; {}",
+                        opts.granted_by.how(cap)
                     ));
                 }
             }

@@ -59,8 +59,11 @@ use conn::*;
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
     /// A compiled-in package to serve (repeat the flag for several).
-    #[arg(long, value_name = "NAME", required = true)]
+    #[arg(long, value_name = "PACKAGE", required_unless_present = "packages")]
     pub package: Vec<String>,
+    /// Compiled-in packages to serve (the same as `--package`).
+    #[arg(value_name = "PACKAGE")]
+    pub packages: Vec<String>,
     /// Where to listen; port 0 picks a free port (the bound address is said on stderr).
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
     pub addr: String,
@@ -165,8 +168,8 @@ pub fn run(args: &ServeArgs) -> u8 {
 
 fn start(args: &ServeArgs) -> Result<(), String> {
     let mut packages = Vec::new();
-    for name in &args.package {
-        let pkg = super::run::compiled_package(name)?;
+    for name in args.package.iter().chain(&args.packages) {
+        let pkg = super::package_arg::compiled_only("serve", name)?;
         let name = pkg.schema().package;
         if packages.iter().any(|s: &Served| s.name == name) {
             continue;
@@ -306,7 +309,7 @@ async fn schema(State(s): State<Arc<Shared>>, name: Result<Path<String>, PathRej
         Err(e) => return error(StatusCode::BAD_REQUEST, &e.body_text()),
     };
     match find(&s, &name) {
-        Some(p) => json_response(&crate::cli::schema::schema_json(p.name, p.pkg, Some(&p.semantic_hash))),
+        Some(p) => json_response(&p.pkg.schema().to_json(p.name, Some(&p.semantic_hash))),
         None => not_served(&name),
     }
 }
@@ -391,6 +394,7 @@ async fn rulings(
             certify,
             coverage: counted.clone(),
             max_case_tuples: Some(s.max_case_tuples),
+            granted_by: clir::jsonl::GrantedBy::Token,
             ..Default::default()
         },
         threads: Some(if one_batch { 0 } else { s.threads }),
