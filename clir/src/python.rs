@@ -30,6 +30,27 @@ use std::sync::{Arc, OnceLock};
 /// of this crate).
 static PACKAGE: OnceLock<&'static dyn Package> = OnceLock::new();
 
+/// The module's name (`clir_fide_laws_chess`), which is also its wheel's distribution name.
+static MODULE_NAME: OnceLock<String> = OnceLock::new();
+
+/// pyarrow, which only the Arrow functions need (the wheel's `arrow` extra): when it is not
+/// installed, a `ModuleNotFoundError` that says how to install it with the wheel.
+fn pyarrow(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
+    py.import("pyarrow").map_err(|e| {
+        if !e.is_instance_of::<pyo3::exceptions::PyModuleNotFoundError>(py) {
+            return e;
+        }
+        let name = MODULE_NAME.get().map_or("the wheel", String::as_str);
+        let err = pyo3::exceptions::PyModuleNotFoundError::new_err(format!(
+            "No module named 'pyarrow': rule_arrow, input_schema and output_schema need pyarrow, the \
+             wheel's `arrow` extra (pip install '{name}[arrow]', or pip install pyarrow); rule and \
+             Case do not"
+        ));
+        err.set_cause(py, Some(e));
+        err
+    })
+}
+
 /// The package the module was initialised with.
 fn package() -> PyResult<&'static dyn Package> {
     PACKAGE.get().copied().ok_or_else(|| PyRuntimeError::new_err("the module was not initialised with a package"))
@@ -39,6 +60,9 @@ fn package() -> PyResult<&'static dyn Package> {
 /// `#[pymodule]` function `clir wheel` generates calls).
 pub fn module(m: &Bound<'_, PyModule>, pkg: &'static dyn Package) -> PyResult<()> {
     let _ = PACKAGE.set(pkg);
+    // `clir_x.clir_x` when maturin installs the module in a package of the same name.
+    let name = m.name()?.to_string();
+    let _ = MODULE_NAME.set(name.split('.').next().unwrap_or_default().to_string());
     let schema = pkg.schema();
     m.add_function(wrap_pyfunction!(rule, m)?)?;
     m.add_function(wrap_pyfunction!(rule_arrow, m)?)?;
@@ -279,7 +303,7 @@ fn import_type(t: &Bound<'_, PyAny>) -> PyResult<DataType> {
 /// An Arrow schema as a pyarrow `Schema`.
 fn export_schema<'py>(py: Python<'py>, s: &ArrowSchema) -> PyResult<Bound<'py, PyAny>> {
     let mut ffi = Box::new(FFI_ArrowSchema::try_from(s).map_err(|e| PyRuntimeError::new_err(e.to_string()))?);
-    py.import("pyarrow")?.getattr("Schema")?.call_method1("_import_from_c", (addr(&mut *ffi),))
+    pyarrow(py)?.getattr("Schema")?.call_method1("_import_from_c", (addr(&mut *ffi),))
 }
 
 /// A pyarrow `RecordBatch` as an Arrow record batch.
@@ -300,9 +324,7 @@ fn export_batch<'py>(py: Python<'py>, b: RecordBatch) -> PyResult<Bound<'py, PyA
     let data = StructArray::from(b).into_data();
     let (array, schema) = to_ffi(&data).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
     let (mut array, mut schema) = (Box::new(array), Box::new(schema));
-    py.import("pyarrow")?
-        .getattr("RecordBatch")?
-        .call_method1("_import_from_c", (addr(&mut *array), addr(&mut *schema)))
+    pyarrow(py)?.getattr("RecordBatch")?.call_method1("_import_from_c", (addr(&mut *array), addr(&mut *schema)))
 }
 
 /// Rules the cases of an Arrow table: `table` is a `pyarrow.Table` or `RecordBatch` with a
@@ -325,7 +347,7 @@ fn rule_arrow<'py>(
     let pkg = package()?;
     let schema = pkg.schema();
     let opts = run_options(schema, grants, explain, strict_constants, threads)?;
-    let pa = py.import("pyarrow")?;
+    let pa = pyarrow(py)?;
     let is_table = table.is_instance(&pa.getattr("Table")?)?;
     let batches: Vec<RecordBatch> = if is_table {
         let list = table.call_method0("to_batches")?;

@@ -1,7 +1,9 @@
 //! `clir wheel PACKAGE.lawir.json [--out DIR]` (or `--package NAME` of the law.toml here): the
 //! package verified, compiled as `clir run` compiles it, wrapped in a PyO3 extension module
 //! (`clir::python`, driven by the package's schema) and built into an abi3 wheel with maturin,
-//! in the `clir run` cache (docs/PYTHON.md).
+//! in the `clir run` cache (docs/PYTHON.md). With zig (`ziglang` from PyPI beside maturin, or
+//! `zig` on the PATH) the wheel is manylinux2014 (glibc 2.17 and newer); without it, maturin
+//! tags it for this machine's glibc, and the command says how to get the portable tag.
 
 use super::run::{cache_root, lock_cache, private_dir, verified};
 use super::{note, CANNOT_RUN};
@@ -68,22 +70,89 @@ fn package(args: &WheelArgs) -> Result<(Verified, String), u8> {
     })
 }
 
-/// How to run maturin: `maturin` on the PATH, else `python3 -m maturin`.
-fn maturin() -> Option<Command> {
-    let works = |mut c: Command| {
-        c.arg("--version").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
-        c.status().is_ok_and(|s| s.success())
-    };
-    if works(Command::new("maturin")) {
-        return Some(Command::new("maturin"));
-    }
+/// Whether `cmd` (its output discarded) runs and succeeds.
+fn works(mut cmd: Command) -> bool {
+    cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+    cmd.status().is_ok_and(|s| s.success())
+}
+
+/// How to run maturin, and the Python it runs in: `maturin` on the PATH (its Python the
+/// `python3` beside it, as in a venv, else `$PYTHON` or `python3`), else `$PYTHON -m maturin`.
+fn maturin() -> Option<(Command, std::ffi::OsString)> {
     let python = std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into());
+    let version = |mut c: Command| {
+        c.arg("--version");
+        works(c)
+    };
+    if version(Command::new("maturin")) {
+        let beside = std::env::var_os("PATH")
+            .and_then(|paths| std::env::split_paths(&paths).find(|d| d.join("maturin").is_file()))
+            .map(|d| d.join("python3"))
+            .filter(|p| p.is_file());
+        return Some((Command::new("maturin"), beside.map_or(python, PathBuf::into_os_string)));
+    }
     let module = || {
         let mut m = Command::new(&python);
         m.args(["-m", "maturin"]);
         m
     };
-    works(module()).then(module)
+    version(module()).then(|| (module(), python.clone()))
+}
+
+/// How maturin finds zig, when it can: the `ziglang` package of PyPI in `python` (or in
+/// `$CARGO_ZIGBUILD_PYTHON_PATH`, where maturin looks first), else `zig` on the PATH.
+enum Zig {
+    /// `python -m ziglang`: maturin is told that Python (`CARGO_ZIGBUILD_PYTHON_PATH`).
+    Python(std::ffi::OsString),
+    /// `zig` on the PATH.
+    Bin,
+}
+
+/// zig for a manylinux2014 wheel (Linux only: maturin's `--zig` is for manylinux targets).
+fn zig(python: &std::ffi::OsStr) -> Option<Zig> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let pythons = std::env::var_os("CARGO_ZIGBUILD_PYTHON_PATH").into_iter().chain([python.to_owned()]);
+    for p in pythons {
+        let mut c = Command::new(&p);
+        c.args(["-m", "ziglang", "version"]);
+        if works(c) {
+            return Some(Zig::Python(p));
+        }
+    }
+    let mut c = Command::new("zig");
+    c.arg("version");
+    works(c).then_some(Zig::Bin)
+}
+
+/// The oldest manylinux baseline maturin builds for with zig: glibc 2.17.
+const PORTABLE: &str = "manylinux2014";
+
+/// What the platform tag of wheel `name` (`..-cp39-abi3-PLATFORM.whl`) says about where it
+/// installs, and, for a tag newer than manylinux2014 built without zig, how to get that one.
+fn tag_note(name: &str, zig: bool) -> String {
+    let tags = name.strip_suffix(".whl").unwrap_or(name).rsplitn(4, '-').take(3).collect::<Vec<_>>();
+    let tag = tags.iter().rev().copied().collect::<Vec<_>>().join("-");
+    let platform = tags.first().copied().unwrap_or_default();
+    let glibc = platform
+        .split('.')
+        .filter_map(|t| t.strip_prefix("manylinux_2_"))
+        .filter_map(|t| t.split('_').next()?.parse::<u32>().ok())
+        .min();
+    match glibc {
+        Some(m) if m <= 17 => format!(
+            "built {name}: tag {tag}, for Linux with glibc 2.{m} or newer (RHEL 8, Ubuntu 20.04, Debian 10 and later)"
+        ),
+        Some(m) if !zig => format!(
+            "built {name}: tag {tag}, for Linux with glibc 2.{m} or newer only: zig was not found, so the \
+             wheel is linked against this machine's glibc, and pip refuses it on an older one. For a \
+             {PORTABLE} wheel (glibc 2.17: RHEL 8, Ubuntu 20.04), install zig where maturin is \
+             (`python3 -m pip install ziglang`) and run clir wheel again"
+        ),
+        Some(m) => format!("built {name}: tag {tag}, for Linux with glibc 2.{m} or newer"),
+        None => format!("built {name}: tag {tag}"),
+    }
 }
 
 fn wheel(args: &WheelArgs) -> Result<PathBuf, u8> {
@@ -99,9 +168,10 @@ fn wheel(args: &WheelArgs) -> Result<PathBuf, u8> {
     if let Some(out) = args.out.as_ref().filter(|out| std::fs::metadata(out).is_ok_and(|m| !m.is_dir())) {
         return Err(fail(format!("--out {} is not a folder; nothing was built", out.display())));
     }
-    let Some(mut maturin) = maturin() else {
+    let Some((mut maturin, python)) = maturin() else {
         return Err(fail(
-            "maturin is not installed: install it with `python3 -m pip install maturin` (in a venv), then run clir wheel again"
+            "maturin is not installed: install it with `python3 -m pip install maturin ziglang` (in a venv; \
+             ziglang makes the wheel manylinux2014, for glibc 2.17 and newer), then run clir wheel again"
                 .into(),
         ));
     };
@@ -131,13 +201,31 @@ fn wheel(args: &WheelArgs) -> Result<PathBuf, u8> {
         "wheel",
         format_args!("building {module} ({} {}) in {}", doc.package.name, doc.package.version, dir.display()),
     );
-    let status = maturin
-        .args(["build", "--release", "--quiet", "--manifest-path"])
-        .arg(dir.join("Cargo.toml"))
-        .arg("--out")
-        .arg(&wheels)
-        .env("CARGO_TARGET_DIR", root.join("target"))
-        .status();
+    maturin.args(["build", "--release", "--quiet", "--manifest-path"]).arg(dir.join("Cargo.toml"));
+    maturin.arg("--out").arg(&wheels).env("CARGO_TARGET_DIR", root.join("target"));
+    let zig = zig(&python);
+    match &zig {
+        // glibc 2.17 whatever this machine's: zig links against that version's symbols.
+        Some(how) => {
+            maturin.args(["--zig", "--compatibility", PORTABLE]);
+            if let Zig::Python(p) = how {
+                maturin.env("CARGO_ZIGBUILD_PYTHON_PATH", p);
+            }
+            note("wheel", format_args!("with zig: a {PORTABLE} wheel (glibc 2.17 and newer)"));
+        }
+        None if cfg!(target_os = "linux") => note(
+            "wheel",
+            format_args!(
+                "zig not found (`python -m ziglang` in {}, or `zig`): the wheel is for this machine's glibc \
+                 and newer; `python3 -m pip install ziglang` beside maturin gives a {PORTABLE} wheel",
+                std::path::Path::new(&python).display()
+            ),
+        ),
+        None => {}
+    }
+    // stdout is the wheel's path alone (`pip install "$(clir wheel ...)"`): maturin's own
+    // messages (it writes some to stdout even with `--quiet`) go to stderr.
+    let status = maturin.stdout(std::io::stderr()).status();
     match status {
         Ok(s) if s.success() => {}
         Ok(s) => return Err(fail(format!("maturin build failed ({s})"))),
@@ -148,6 +236,8 @@ fn wheel(args: &WheelArgs) -> Result<PathBuf, u8> {
         .ok()
         .and_then(|d| d.flatten().map(|e| e.path()).find(|p| p.extension().is_some_and(|x| x == "whl")))
         .ok_or_else(|| fail(format!("maturin wrote no wheel into {}", wheels.display())))?;
+    let name = built.file_name().expect("a wheel has a file name").to_string_lossy();
+    note("wheel", tag_note(&name, zig.is_some()));
     let Some(out) = &args.out else { return Ok(built) };
     std::fs::create_dir_all(out).map_err(|e| fail(format!("cannot create {}: {e}", out.display())))?;
     let target = out.join(built.file_name().expect("a wheel has a file name"));
@@ -360,7 +450,22 @@ fn stubs(p: &clir_codegen::resolve::Program, module: &str, seal: &str) -> String
 
 #[cfg(test)]
 mod tests {
-    use super::docstring;
+    use super::{docstring, tag_note};
+
+    #[test]
+    fn the_tag_note_says_where_the_wheel_installs_and_how_to_get_the_portable_tag() {
+        let portable = "clir_x-0.1.0-cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl";
+        let note = tag_note(portable, true);
+        assert!(note.contains("tag cp39-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64"), "{note}");
+        assert!(note.contains("glibc 2.17 or newer (RHEL 8"), "{note}");
+        let native = tag_note("clir_x-0.1.0-cp39-abi3-manylinux_2_34_x86_64.whl", false);
+        assert!(native.contains("tag cp39-abi3-manylinux_2_34_x86_64"), "{native}");
+        assert!(native.contains("glibc 2.34 or newer only") && native.contains("pip install ziglang"), "{native}");
+        assert_eq!(
+            tag_note("clir_x-0.1.0-cp39-abi3-macosx_11_0_arm64.whl", false),
+            "built clir_x-0.1.0-cp39-abi3-macosx_11_0_arm64.whl: tag cp39-abi3-macosx_11_0_arm64"
+        );
+    }
 
     #[test]
     fn a_docstring_holds_no_control_character_and_cannot_be_closed() {
