@@ -33,8 +33,12 @@ fn request(addr: &str, method: &str, path: &str, headers: &[&str], body: &[u8]) 
 }
 
 /// What `clir rule` writes for `input` with `flags`.
+/// What the service answers for `input`: `clir rule`'s lines, with a missing grant asked of the
+/// client's bearer token instead of the command line's `--grant`.
 fn clir_rule(flags: &[&str], input: &str) -> String {
-    String::from_utf8(support::clir_rule(PKG, flags, input.as_bytes())).unwrap()
+    String::from_utf8(support::clir_rule(PKG, flags, input.as_bytes()))
+        .unwrap()
+        .replace("it is accepted only with --grant ", "it is accepted only from a bearer token that grants ")
 }
 
 fn games() -> String {
@@ -103,7 +107,8 @@ fn every_endpoint_answers_and_rulings_are_the_bytes_clir_rule_writes() {
     let lines: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 8, "one line per non-blank input line");
     assert!(lines[1]["error"].as_str().unwrap().starts_with("line 3: "));
-    assert!(lines[5]["error"].as_str().unwrap().contains("judgment:FIDEArbiter"));
+    let refused = lines[5]["error"].as_str().unwrap();
+    assert!(refused.ends_with("it is accepted only from a bearer token that grants judgment:FIDEArbiter"), "{refused}");
     assert_eq!(lines[6]["why_not"]["resignation_has_ended_the_game(g)"]["concluded"], true);
     assert_eq!(lines[6]["why_not"]["game_drawn(g)"]["concluded"], false);
     assert!(lines[7]["error"].is_string());
