@@ -2,8 +2,9 @@
 # Building a large package as `clir run` does (issue 28): for each N in $SIZES, the synthetic
 # package of N rules (clir-testkit/examples/synthetic.rs) is ruled once by the release `clir run`
 # with a cache of its own whose runtime is prebuilt, so the timed run is code generation plus
-# the package's own crates; then the same package with one rule's threshold raised
-# (`synthetic --bump`) is ruled with the same cache: the rebuild after a one-rule change.
+# the package's own crates; then the package amended as publishers amend it, one rule's
+# threshold raised and a new version 0.1.1, so a new seal and semanticHash (`synthetic
+# --bump`), is ruled with the same cache: the rebuild after a one-rule amendment.
 # Prints a markdown table. A benchmark, not a CI check.
 #
 #   bash benches/crates-build.sh                          # SIZES="800 3200"
@@ -18,7 +19,8 @@
 #
 # Columns: generated lines (every crate's source), the crates built, the first build's wall
 # clock and peak RSS (/usr/bin/time -v of `clir run`: the largest process, rustc), and the
-# rebuild's wall clock, peak RSS and the crates cargo compiled again.
+# rebuild's wall clock, peak RSS and the crates cargo compiled again (`clir run` says "rebuilt K
+# of its N crates").
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 sizes="${SIZES:-800 3200}"
@@ -63,15 +65,15 @@ for n in $sizes; do
     /usr/bin/time -v -o "$work/time.txt" "$clir" run "$pkg" --input "$work/empty.jsonl" --output "$work/out.jsonl" \
         2> "$work/build-$n.log" || { tail -20 "$work/build-$n.log" >&2; exit 1; }
     read -r wall rss < <(seconds_and_gb "$work/time.txt")
-    built="$(grep -c 'Compiling clir' "$work/build-$n.log" || true)"
+    built="$(sed -n 's/.*: rebuilt \([0-9]*\) of its [0-9]* crates*$/\1/p' "$work/build-$n.log" | head -1)"
     # The package's crate is the folder `clir run` names; its own crates are under crates/.
     crate_dir="$(sed -n 's/^clir run: building .* in \(.*[^)]\)\( (and [0-9]* crates of its own)\)\{0,1\}$/\1/p' "$work/build-$n.log" | head -1)"
     lines="$( (cat "$crate_dir/src/package.rs"; cat "$cache"/crates/*/lib.rs 2>/dev/null || true) | wc -l)"
-    note "$n rules: one threshold raised, rebuild"
+    note "$n rules: amended (one threshold raised, version 0.1.1), rebuild"
     /usr/bin/time -v -o "$work/time.txt" "$clir" run "$bumped" --input "$work/empty.jsonl" --output "$work/out.jsonl" \
         2> "$work/rebuild-$n.log" || { tail -20 "$work/rebuild-$n.log" >&2; exit 1; }
     read -r rewall rerss < <(seconds_and_gb "$work/time.txt")
-    rebuilt="$(grep -c 'Compiling clir' "$work/rebuild-$n.log" || true)"
+    rebuilt="$(sed -n 's/.*: rebuilt \([0-9]* of its [0-9]*\) crates*$/\1/p' "$work/rebuild-$n.log" | head -1)"
     note "$n: $wall s, $rss GB; rebuild $rewall s, $rerss GB ($rebuilt crates)"
     rows+=("| $n | $lines | $built | $wall | $rss | $rewall | $rerss | $rebuilt |")
 done

@@ -8,8 +8,13 @@ use clir_testkit::Package;
 
 /// Four strata of rules (one recursive), the threshold of `Senior` given.
 fn law(senior: u32) -> String {
+    law_version(senior, "0.1.0")
+}
+
+/// [`law`] published as `version`.
+fn law_version(senior: u32, version: &str) -> String {
     format!(
-        "package demo.crates.law 0.1.0
+        "package demo.crates.law {version}
 namespace urn:demo:crates
 type Person
 empirical age(p: Person, years: Integer)
@@ -28,9 +33,13 @@ rule Grand strict \"so is a parent's ancestor\": ancestor(a, d) :- ancestor(a, m
 }
 
 fn crates(senior: u32, max_rules: usize) -> Crates {
-    let pkg = Package::parse(&law(senior)).unwrap();
+    crates_of(&law(senior), max_rules)
+}
+
+fn crates_of(text: &str, max_rules: usize) -> Crates {
+    let pkg = Package::parse(text).unwrap();
     let doc = verify_bytes(&pkg.bytes(), &VerifyOptions::default()).into_document().unwrap();
-    let seal = format!("sha256:{senior:064}");
+    let seal = format!("sha256:{}", clir_codegen::canonical::sha256_hex(&pkg.bytes()));
     let c = clir_codegen::compile(&doc).unwrap();
     emit_crates(&c, &seal, true, max_rules, "clir_demo")
 }
@@ -97,4 +106,24 @@ fn a_bound_above_the_package_is_one_group() {
     let c = crates(65, 1000);
     assert_eq!(c.groups.len(), 1);
     parses(&c.groups[0].0, &c.groups[0].1);
+}
+
+/// An amendment as publishers make it: one threshold changed and a new version (so a new seal
+/// and semanticHash). Only the changed rule's group and the package's module change: the
+/// package's identity is the module's alone.
+#[test]
+fn an_amendment_with_a_new_version_changes_one_group_and_the_module_only() {
+    let a = crates_of(&law_version(65, "0.1.0"), 1);
+    let b = crates_of(&law_version(67, "0.1.1"), 1);
+    assert_eq!(a.base, b.base, "the base crate does not change with the version");
+    let changed: Vec<&String> =
+        a.groups.iter().zip(&b.groups).filter(|(x, y)| x != y).map(|((name, _), _)| name).collect();
+    let senior = a.groups.iter().find(|(_, src)| src.contains("fn rule_senior(")).unwrap();
+    assert_eq!(changed, [&senior.0], "only the amended rule's group");
+    for (name, src) in std::iter::once(&a.base).chain(&a.groups) {
+        assert!(!src.contains("0.1.0") && !src.contains("demo.crates.law"), "{name} names the package's identity");
+    }
+    assert!(b.root.contains("0.1.1"));
+    // The same version, nothing changed: nothing differs.
+    assert_eq!(crates_of(&law_version(67, "0.1.1"), 1), b);
 }

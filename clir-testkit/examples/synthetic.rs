@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo run -q -p clir-testkit --example synthetic -- 200 [SEED] > pkg.lawir.json
 //! cargo run -q -p clir-testkit --example synthetic -- 200 [SEED] --notation   # the kit's notation
-//! cargo run -q -p clir-testkit --example synthetic -- 200 [SEED] --bump   # one threshold raised
+//! cargo run -q -p clir-testkit --example synthetic -- 200 [SEED] --bump   # one threshold raised, version 0.1.1
 //! ```
 
 #[path = "synthetic/generator.rs"]

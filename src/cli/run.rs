@@ -251,19 +251,17 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
         }
         let parts = if deps.is_empty() { String::new() } else { format!(" (and {} crates of its own)", deps.len()) };
         note(command, format_args!("building {} in {}{parts}", doc.package.name, dir.display()));
-        let status = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .args(["build", "--release", "--manifest-path"])
-            .arg(dir.join("Cargo.toml"))
-            .env("CARGO_TARGET_DIR", &target)
-            .status();
-        match status {
-            Ok(s) if s.success() => {}
-            Ok(s) => {
-                note(command, format_args!("cargo build failed ({s})"));
-                return Err(CANNOT_RUN);
+        let ours = [root.join("crates"), dir.clone()];
+        match cargo_build(&dir, &target, &ours) {
+            Ok((rebuilt, of)) => {
+                let name = &doc.package.name;
+                note(
+                    command,
+                    format_args!("built {name}: rebuilt {rebuilt} of its {}", clir::suggest::counted(of, "crate")),
+                );
             }
             Err(e) => {
-                note(command, format_args!("cannot run cargo: {e}"));
+                note(command, e);
                 return Err(CANNOT_RUN);
             }
         }
@@ -277,6 +275,39 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
     }
     drop(lock);
     Ok(Built { binary, doc })
+}
+
+/// `cargo build --release` of the crate in `dir` into `target`, its progress on stderr as
+/// cargo writes it; how many of the package's own crates (those whose manifest is under one of
+/// `ours`) cargo compiled, and of how many.
+fn cargo_build(dir: &Path, target: &Path, ours: &[PathBuf]) -> Result<(u64, u64), String> {
+    use std::io::BufRead;
+    let mut child = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .args(["build", "--release", "--message-format=json-render-diagnostics", "--manifest-path"])
+        .arg(dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let (mut rebuilt, mut of) = (0, 0);
+    if let Some(out) = child.stdout.take() {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let Ok(msg) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
+            if msg["reason"] != "compiler-artifact" {
+                continue;
+            }
+            let manifest = msg["manifest_path"].as_str().map(Path::new);
+            if manifest.is_some_and(|m| ours.iter().any(|o| m.starts_with(o))) {
+                of += 1;
+                rebuilt += u64::from(msg["fresh"] == false);
+            }
+        }
+    }
+    match child.wait() {
+        Ok(s) if s.success() => Ok((rebuilt, of)),
+        Ok(s) => Err(format!("cargo build failed ({s})")),
+        Err(e) => Err(format!("cannot run cargo: {e}")),
+    }
 }
 
 /// The cache's lock, held while a build writes into it: one build at a time per cache, so that

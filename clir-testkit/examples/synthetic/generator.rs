@@ -514,10 +514,10 @@ impl Gen {
         format!("{}{}({})", if a.negative { "~" } else { "" }, self.rels[a.rel].name, args.join(", "))
     }
 
-    fn notation(&self, n: usize, seed: u64) -> String {
+    fn notation(&self, n: usize, seed: u64, version: &str) -> String {
         let mut out = String::new();
         let w = &mut out;
-        writeln!(w, "package synthetic.n{n}.s{seed} 0.1.0").unwrap();
+        writeln!(w, "package synthetic.n{n}.s{seed} {version}").unwrap();
         writeln!(w, "features negation-as-failure").unwrap();
         for (name, _) in TYPES {
             writeln!(w, "type {name} \"{}\"", name.to_lowercase()).unwrap();
@@ -628,7 +628,7 @@ fn built(n: usize, seed: u64) -> Gen {
 /// The package of `n` rules for `seed`, in the kit's notation (`n` at least 1).
 pub fn notation(n: usize, seed: u64) -> String {
     let g = built(n, seed);
-    g.notation(n.max(1), seed)
+    g.notation(n.max(1), seed, "0.1.0")
 }
 
 /// The package of `n` rules for `seed`: name `synthetic.n<n>.s<seed>`, version 0.1.0.
@@ -636,9 +636,10 @@ pub fn package(n: usize, seed: u64) -> Package {
     Package::parse(&notation(n, seed)).unwrap_or_else(|e| panic!("the generated notation parses: {e}"))
 }
 
-/// [`notation`] with one rule changed as an amended article would change it: the first
-/// comparison with an integer threshold, from the middle rule on, has its threshold raised by
-/// one (a benchmark's one-rule change). `None` when no rule from the middle on compares.
+/// [`notation`] amended as a publisher amends a law: one rule changed as an amended article
+/// would change it (the first comparison with an integer threshold, from the middle rule on,
+/// has its threshold raised by one) and the package published as a new version, 0.1.1 (a
+/// benchmark's one-rule amendment). `None` when no rule from the middle on compares.
 #[allow(dead_code)] // the example's `--bump`; clir-random includes this file too
 pub fn notation_bumped(n: usize, seed: u64) -> Option<String> {
     let mut g = built(n, seed);
@@ -648,5 +649,5 @@ pub fn notation_bumped(n: usize, seed: u64) -> Option<String> {
         _ => None,
     })?;
     *threshold += 1;
-    Some(g.notation(n.max(1), seed))
+    Some(g.notation(n.max(1), seed, "0.1.1"))
 }
