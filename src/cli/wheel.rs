@@ -16,12 +16,10 @@ use std::process::Command;
 /// Options of `clir wheel`.
 #[derive(Args, Debug)]
 pub struct WheelArgs {
-    /// The package file.
-    #[arg(value_name = "PACKAGE", required_unless_present = "name", conflicts_with = "name")]
-    pub package: Option<PathBuf>,
-    /// A package of the law.toml in `--root`, verified against its pins in law.lock.
-    #[arg(long = "package", value_name = "NAME")]
-    pub name: Option<String>,
+    /// A package file, or a package's name: one of the law.toml in `--root` (verified against
+    /// its pins in law.lock), else one compiled into this clir.
+    #[command(flatten)]
+    pub package: super::package_arg::PackageArg,
     /// The crate whose law.toml and law.lock name the package (with `--package`).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
@@ -47,10 +45,18 @@ pub fn run(args: &WheelArgs) -> u8 {
 
 /// The verified package named by `args`, and its seal.
 fn package(args: &WheelArgs) -> Result<(Verified, String), u8> {
-    if let Some(path) = &args.package {
-        return verified(path, "wheel");
+    let name = args.package.value();
+    if std::path::Path::new(name).is_file() || name.contains('/') || name.ends_with(".json") {
+        return verified(std::path::Path::new(name), "wheel");
     }
-    let name = args.name.as_deref().unwrap_or_default();
+    let listed = project::load(&args.root).is_ok_and(|p| p.package(name).is_some());
+    if let (false, Some(blob)) = (listed, super::package_arg::blob(name)) {
+        let report = clir_codegen::verify::verify_bytes(blob, &Default::default());
+        return report.into_document().map(|doc| (doc, clir_codegen::canonical::seal(blob))).map_err(|e| {
+            super::write_diagnostics(super::MessageFormat::Human, "error", &e, clir_codegen::Source::default());
+            CANNOT_RUN
+        });
+    }
     let found = project::load(&args.root).and_then(|p| match p.package(name) {
         Some(spec) => project::verify_package(&p, spec).map(|v| {
             let seal = clir_codegen::canonical::seal(&v.bytes);
