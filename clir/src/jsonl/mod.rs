@@ -57,8 +57,6 @@ pub enum GrantedBy {
     Token,
     /// A law test line's `grants`.
     TestLine,
-    /// The `grants` argument of a library call (the Python wheel's `rule`).
-    Argument,
 }
 
 impl GrantedBy {
@@ -68,7 +66,6 @@ impl GrantedBy {
             GrantedBy::CommandLine => format!("it is accepted only with --grant {cap}"),
             GrantedBy::Token => format!("it is accepted only from a bearer token that grants {cap}"),
             GrantedBy::TestLine => format!("it is accepted only in a test line whose `grants` list {cap}"),
-            GrantedBy::Argument => format!("it is accepted only with grants=[\"{cap}\"]"),
         }
     }
 }
