@@ -6,11 +6,11 @@
 //! Anything else (an escape, a number that is not a plain Integer, a `case` that is not a
 //! plain string, a duplicate or unknown key, a fact the package refuses, a syntax error) makes
 //! it give up: it takes back what it added, and the line goes to the full reader
-//! ([`super::read_line`] and [`super::add_case`]), which decides its ruling or its error message. The
-//! two paths therefore rule every line alike; this one only has to be right about the lines it
-//! accepts.
+//! ([`super::read::read_line`] and [`super::read::add_case`]), which decides its ruling or its
+//! error message. The two paths therefore rule every line alike; this one only has to be right
+//! about the lines it accepts.
 
-use super::{Catalog, Options, MAX_FACTS_PER_CASE};
+use super::read::{Catalog, Options, MAX_FACTS_PER_CASE};
 use crate::batch::{slot, Batch};
 use crate::schema::RelationKind;
 
@@ -347,7 +347,8 @@ impl<'a> Scan<'_, 'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{add_case, read_line, Codec, KeyTable, Read};
+    use super::super::read::{add_case, read_line, Codec, Read};
+    use super::super::KeyTable;
     use super::*;
     use crate::schema::{ConstantInfo, ParamInfo, RelationInfo, Schema};
     use proptest::prelude::*;
