@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 pub use clir_testkit::rng::Rng;
 
-/// One game's facts (a CONTRACT.md "Cases in" object).
+/// One game's facts (a docs/FORMAT.md "Case lines" object).
 pub fn game(i: u64, rng: &mut Rng) -> Value {
     let g = format!("g{i}");
     let (w, b) = ("white".to_string(), "black".to_string());

@@ -1,5 +1,5 @@
 //! Writes `examples/fide/games.jsonl`: a deterministic sample of game endings as fide.laws.chess
-//! cases (CONTRACT.md "Cases in"), for the README's main job and the benchmarks. The generator
+//! cases (docs/FORMAT.md "Case lines"), for the README's main job and the benchmarks. The generator
 //! itself is `benches/gen.rs`, shared with the benchmarks and their agreement test.
 //!
 //! `cargo run --example gen_fide_games -- [COUNT] [SEED] > examples/fide/games.jsonl`

@@ -1,6 +1,6 @@
-//! The `clir` command (CONTRACT.md): verify packages, pin them in law.lock, compile them and
-//! rule with them. This file only parses the command line and dispatches; the commands live
-//! in `cli/`.
+//! The `clir` command (README.md "The `clir` command"; its formats in docs/FORMAT.md): verify
+//! packages, pin them in law.lock, compile them and rule with them. This file only parses the
+//! command line and dispatches; the commands live in `cli/`.
 
 mod cli;
 

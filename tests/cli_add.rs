@@ -1,5 +1,5 @@
 //! `clir add`: verify a package, copy it into sources/, list it in law.toml and pin it in
-//! law.lock (CONTRACT.md); refused (nothing written) when it does not verify or changes a pin
+//! law.lock (README.md "The `clir` command"); refused (nothing written) when it does not verify or changes a pin
 //! without `--update`.
 use clir_testkit::Package;
 use std::fs;

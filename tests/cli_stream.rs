@@ -1,5 +1,5 @@
 //! `clir stream` as users run it: one process, worker threads, and 2 and 3 processes on loopback
-//! ports. Every line it writes is checked against a model of CONTRACT.md "Streams of updates"
+//! ports. Every line it writes is checked against a model of docs/FORMAT.md "Stream output lines"
 //! computed here from `clir rule`: each case's facts accumulated with counts, in order of time
 //! (a late time taking effect at the latest time read), ruled at every time it was updated, and a
 //! line wherever that ruling differs from the one before (at first, the ruling of no facts).

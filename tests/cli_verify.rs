@@ -1,4 +1,4 @@
-//! `clir verify` and `clir lock`: report lines and exit statuses (CONTRACT.md).
+//! `clir verify` and `clir lock`: report lines and exit statuses (README.md "The `clir` command").
 use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};

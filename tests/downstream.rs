@@ -1,4 +1,4 @@
-//! The steps of CONTRACT.md "Using clir from your own crate", as a user takes them, in a fresh
+//! The steps of README.md "Use clir from your own crate", as a user takes them, in a fresh
 //! crate in a temporary folder: `clir new`, `clir add` of a package written with the test kit,
 //! `cargo run`, the typed API through `include_clir!`, and the build failures a user must get:
 //! a package law.toml does not list, a changed pin, no build script.

@@ -31,7 +31,7 @@ const FIDE: &[u8] = include_bytes!("../sources/fide.laws.chess-0.1.0.lawir.json"
 // Facts: the typed builder, with a JSON copy of every fact.
 
 /// A case under construction: every fact goes to the typed builder and is also written down as
-/// a CONTRACT.md "Cases in" fact, so the same case can be ruled through the JSONL path.
+/// a docs/FORMAT.md "Case lines" fact, so the same case can be ruled through the JSONL path.
 struct Facts<'a> {
     case: Case<'a>,
     /// Entity and constant names by their flat value.
@@ -161,7 +161,7 @@ impl<'a> Facts<'a> {
         self
     }
 
-    /// The case as a CONTRACT.md "Cases in" object.
+    /// The case as a docs/FORMAT.md "Case lines" object.
     fn to_json(&self, case: &str) -> Value {
         json!({"case": case, "facts": self.facts})
     }
@@ -1244,7 +1244,7 @@ impl<A: Column, B: Column, C: Column> Tuple for (A, B, C) {
 }
 
 /// Adds one relation and sign of a typed ruling to the JSON `concluded` and `definite` objects,
-/// written as CONTRACT.md's "Rulings out" writes them (names, tuples sorted, empty left out).
+/// written as docs/FORMAT.md "Ruling lines" writes them (names, tuples sorted, empty left out).
 fn put<T: Tuple>(out: &mut [Map<String, Value>; 2], key: &str, c: Conclusions<T>, names: &HashMap<i64, String>) {
     for (i, tuples) in [c.concluded, c.definite].into_iter().enumerate() {
         let mut rows: Vec<Vec<String>> = tuples

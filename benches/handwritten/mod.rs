@@ -13,7 +13,7 @@
 //! The rule code is generic over the entity representation, with two front ends:
 //! - [`evaluate`]: a `clir::Batch` in, a `clir::Output` out, like the compiled `evaluate`
 //!   (entities are the batch's interned ids; the output rows are sorted the same way);
-//! - [`rule_stream`]: JSON Lines in (serde_json, strings borrowed from the line), CONTRACT.md
+//! - [`rule_stream`]: JSON Lines in (serde_json, strings borrowed from the line), docs/FORMAT.md
 //!   ruling lines out, in parallel chunks like `clir::runner::rule_stream`.
 
 #![allow(dead_code)]

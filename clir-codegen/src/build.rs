@@ -1,5 +1,5 @@
 //! The build API: compiles the law packages of a crate's `law.toml` into its `OUT_DIR`, for that
-//! crate's `build.rs` (CONTRACT.md, "Using clir from your own crate").
+//! crate's `build.rs` (README.md, "Use clir from your own crate").
 //!
 //! ```no_run
 //! // build.rs: `fn main() { ... }` around this line.

@@ -1,5 +1,6 @@
-//! `law.toml` (the packages a build compiles in) and `law.lock` (their pins), as CONTRACT.md
-//! fixes them, and the verification of every listed package against its pin.
+//! `law.toml` (the packages a build compiles in) and `law.lock` (their pins), as README.md "Use
+//! clir from your own crate" fixes them, and the verification of every listed package against its
+//! pin.
 //!
 //! ```toml
 //! # law.toml

@@ -262,7 +262,7 @@ impl<'a> Checker<'a> {
             .collect::<Result<Vec<_>, _>>()?;
         let g = G { rel: rel.name.clone(), neg, args };
         if g.text() != text {
-            return Err(format!("`{text}` is not written as CONTRACT.md writes literals (`{}`)", g.text()));
+            return Err(format!("`{text}` is not written as docs/FORMAT.md writes literals (`{}`)", g.text()));
         }
         Ok(g)
     }

@@ -41,7 +41,7 @@ impl Val {
         }
     }
 
-    /// The value inside a written literal (CONTRACT.md; an entity name that could be misread is
+    /// The value inside a written literal (docs/FORMAT.md "Common pieces"; an entity name that could be misread is
     /// a JSON string: docs/DECISIONS.md 14).
     pub(crate) fn to_text(&self) -> String {
         match self {
@@ -341,7 +341,7 @@ impl Model {
         format!("{}{}({})", if l.neg { "~" } else { "" }, self.rels[l.rel].name, args.join(","))
     }
 
-    /// Reads the `facts` of a case (CONTRACT.md "Cases in"), or says why the case is rejected.
+    /// Reads the `facts` of a case (docs/FORMAT.md "Case lines"), or says why the case is rejected.
     fn read_facts(&self, facts: &Value, grants: &[String]) -> Result<LitSet, String> {
         let facts = facts.as_object().ok_or("`facts` must be an object")?;
         let mut out = LitSet::default();
@@ -609,7 +609,7 @@ impl Model {
         })
     }
 
-    /// The ruling object of CONTRACT.md "Rulings out".
+    /// The ruling object of docs/FORMAT.md "Ruling lines".
     fn ruling(&self, case: Value, c: &Conclusions) -> Value {
         let contradictions: BTreeSet<String> = c
             .definite
@@ -703,9 +703,9 @@ impl Reference {
         Model::new(doc).map(Reference)
     }
 
-    /// Rules one case (a CONTRACT.md "Cases in" object), following SEMANTICS §4.
+    /// Rules one case (a docs/FORMAT.md "Case lines" object), following SEMANTICS §4.
     ///
-    /// Returns the CONTRACT.md ruling `{"case","concluded","definite","contradictions"}`, or
+    /// Returns the docs/FORMAT.md ruling `{"case","concluded","definite","contradictions"}`, or
     /// `{"case","error"}` when the case is rejected (not an object, keys other than `case` and
     /// `facts`, unknown relation, wrong arity or type, institutional input, or judgment input
     /// whose external_decl `capability` is not among `grants`). `case` is echoed when it is a

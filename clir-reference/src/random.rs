@@ -794,7 +794,7 @@ pub fn package_bytes(seed: u64, cfg: &Config) -> Vec<u8> {
     model(seed, cfg).bytes()
 }
 
-/// A few (1..=4) random valid case lines (CONTRACT.md "Cases in") for `doc`, deterministic in
+/// A few (1..=4) random valid case lines (docs/FORMAT.md "Case lines") for `doc`, deterministic in
 /// `seed`: facts of every input relation over 2-3 entity names per type (and the type's
 /// constants), Integers near the package's Integer literals, some explicit negatives `~rel`
 /// (now and then the complement of a positive fact, a contradiction). Judgment facts appear in

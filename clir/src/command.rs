@@ -184,7 +184,7 @@ pub const SOME_REJECTED: u8 = 1;
 /// Exit status: the command could not run.
 pub const CANNOT_RUN: u8 = 2;
 
-/// Rules the cases of `args` with `pkg`; returns the exit status of CONTRACT.md.
+/// Rules the cases of `args` with `pkg`; returns the exit status of README.md "The `clir` command".
 pub fn rule(pkg: &dyn Package, args: &RuleArgs) -> u8 {
     if let Err(why) = pkg.schema().check_grants(&args.grants) {
         return cannot_run(why);

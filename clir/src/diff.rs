@@ -1,5 +1,5 @@
 //! What a new version of a law changes: the rulings of one case under two compiled packages,
-//! compared by relation name (CONTRACT.md "Diffs between two versions of a law").
+//! compared by relation name (docs/FORMAT.md "Diff lines").
 //!
 //! Two versions of one law may number their relations differently, intern their constants in a
 //! different order and even declare different relations, so nothing here compares flat rows:

@@ -1,5 +1,5 @@
 //! `clir diff OLD NEW ...`: every case ruled by both versions of a law, one line per case whose
-//! ruling differs (CONTRACT.md "Diffs between two versions of a law").
+//! ruling differs (docs/FORMAT.md "Diff lines").
 //!
 //! Both packages are verified and compiled through the `clir run` cache ([`super::run::build`]);
 //! their two binaries run as child processes fed the same input, a chunk at a time, by a feeder

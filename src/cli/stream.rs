@@ -1,5 +1,6 @@
-//! `clir stream`: rulings kept current as the facts of cases change (CONTRACT.md "Streams of
-//! updates"), on timely and differential dataflow ([`clir::stream`]).
+//! `clir stream`: rulings kept current as the facts of cases change (docs/STREAM.md; its lines
+//! in docs/FORMAT.md "Update lines" and "Stream output lines"), on timely and differential
+//! dataflow ([`clir::stream`]).
 
 use super::{note, CANNOT_RUN, FAILURE, OK};
 use clap::builder::TypedValueParser as _;
@@ -61,7 +62,7 @@ const MAX_CASE_FACTS_LIMIT: u64 = clir::jsonl::MAX_FACTS_PER_CASE as u64;
 /// The largest cluster key file read, in bytes.
 const MAX_KEY_FILE_BYTES: u64 = 4096;
 
-/// Runs `clir stream`; returns the exit status of CONTRACT.md.
+/// Runs `clir stream`; returns the exit status of README.md "The `clir` command".
 pub fn run(args: &StreamArgs) -> u8 {
     match stream(args) {
         Ok(0) => OK,

@@ -82,7 +82,7 @@ impl Network {
         batch
     }
 
-    /// The network as a case line (CONTRACT.md).
+    /// The network as a case line (docs/FORMAT.md "Case lines").
     pub fn case_line(&self, case: &str) -> String {
         let names = |v: &[(u32, u32)]| {
             let rows: Vec<String> =

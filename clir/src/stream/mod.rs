@@ -1,4 +1,4 @@
-//! Streams of updates (CONTRACT.md "Streams of updates") on timely dataflow.
+//! Streams of updates (docs/STREAM.md; lines: docs/FORMAT.md "Update lines") on timely dataflow.
 //!
 //! Every update of a case is one record of a timely stream, exchanged to the worker that owns
 //! the case (by the case's hash). That worker holds the case's facts with their counts and, once
@@ -152,7 +152,7 @@ enum ToWriter {
     Failed(String),
 }
 
-/// Rules the updates of `input` with `pkg` (CONTRACT.md "Streams of updates") and writes the
+/// Rules the updates of `input` with `pkg` (docs/FORMAT.md "Update lines") and writes the
 /// lines of the cases this process owns to `output`: for every case whose ruling changed at a
 /// time, its ruling line for the facts accumulated up to that time, with `"time"`.
 pub fn rule_updates(

@@ -1,4 +1,4 @@
-//! The case facts of one game (CONTRACT.md "Cases in"), derived from the replay and, where the
+//! The case facts of one game (docs/FORMAT.md "Case lines"), derived from the replay and, where the
 //! board does not decide, from the Termination tags.
 
 use crate::replay::{BoardEnd, Replay};

@@ -2,7 +2,7 @@
 //! rule for PGN game records, and whether that agrees with the recorded results.
 //!
 //! Each game is read ([`pgn`]), replayed with shakmaty until the board ends it ([`replay`]),
-//! turned into the case facts of CONTRACT.md ([`facts`]) and ruled through the compiled package
+//! turned into the case facts of docs/FORMAT.md "Case lines" ([`facts`]) and ruled through the compiled package
 //! on the JSONL path ([`arbiter`]); [`summary`] tallies agreement by termination kind.
 
 pub mod arbiter;

@@ -361,7 +361,7 @@ fn command_line_output_fields_summary_and_threads() {
         let r = &l["ruling"];
         assert_eq!(r["case"], format!("g{}", i + 1));
         assert!(r["concluded"].is_object() && r["definite"].is_object() && r["contradictions"].is_array(), "{l}");
-        // The ruling object's keys come in CONTRACT.md's order.
+        // The ruling object's keys come in the order of docs/FORMAT.md "Ruling lines".
         let keys: Vec<&String> = r.as_object().unwrap().keys().collect();
         assert_eq!(keys.len(), 4);
     }

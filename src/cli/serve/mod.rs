@@ -1,4 +1,4 @@
-//! `clir serve`: the HTTP service of CONTRACT.md "The service" for the compiled-in packages.
+//! `clir serve`: the HTTP service of README.md "The service: `clir serve`" for the compiled-in packages.
 //!
 //! Rulings are made by [`clir::runner::rule_stream`], the very path `clir rule` takes (same
 //! batches, same line numbers, same bytes), on a blocking thread off the async runtime, and
