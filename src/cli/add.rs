@@ -47,8 +47,8 @@ pub struct AddArgs {
 
 /// The law.toml `clir add` writes when there is none.
 const NEW_MANIFEST: &str = "# The law packages this project compiles in, each `\"NAME\" = \"VERSION\"` with its blob at
-# sources/NAME-VERSION.lawir.json and its pins in law.lock (README.md "Use clir from your own crate"). Add one with
-# `clir add PACKAGE.lawir.json`; after editing by hand, run `clir lock`.
+# sources/NAME-VERSION.lawir.json and its pins in law.lock (README.md \"Use clir from your own
+# crate\"). Add one with `clir add PACKAGE.lawir.json`; after editing by hand, run `clir lock`.
 
 [dependencies]
 ";
