@@ -1,13 +1,9 @@
 //! Batches of cases in the flat form generated code evaluates, and their results.
 
+pub use crate::schema::slot;
 use crate::schema::{RelationInfo, Schema};
 use crate::value::{CaseId, Fact, Interner, Row, Sym};
 use datafrog::Relation;
-
-/// Index of the flat rows of relation `rel` with sign `negative`.
-pub fn slot(rel: usize, negative: bool) -> usize {
-    rel * 2 + negative as usize
-}
 
 /// The facts of a batch of cases: per relation and sign, rows `[case, arg..]` flattened.
 #[derive(Debug, Clone)]
@@ -21,7 +17,7 @@ pub struct Batch {
     /// Also compute the rule instances explanations are made of.
     pub explain: bool,
     /// The literals cases ask why-not about, answered in [`Output::why_not`] in this order.
-    pub why_not: Vec<crate::why_not::Asked>,
+    pub why_not: Vec<crate::reason::Asked>,
     /// What reading the cases noted without rejecting them (a name that is none of the declared
     /// constants of its column's type), per case, in reading order.
     pub warnings: Vec<(CaseId, String)>,
@@ -113,10 +109,10 @@ pub struct Output {
     /// Per relation: tuples whose both signs are `+D`.
     pub contradictions: Vec<Vec<i64>>,
     /// With `Batch::explain` (or a why-not asked): every rule instance and closure negative.
-    pub instances: Vec<crate::explain::Instance>,
+    pub instances: Vec<crate::instance::Instance>,
     /// The answer to each of [`Batch::why_not`], in order (empty for a package compiled
     /// without explanations).
-    pub why_not: Vec<crate::why_not::WhyNot>,
+    pub why_not: Vec<crate::reason::WhyNot>,
     /// The cases whose joins derived more tuples than [`Batch::max_case_tuples`], in order:
     /// their layers are incomplete, and they are answered with an error line.
     pub over_budget: Vec<CaseId>,

@@ -8,6 +8,26 @@
 //! (`command::package_main`, what `clir run` builds), `stream` the rulings kept current as facts
 //! change (`clir::stream`), `python` a package as a Python extension module (`clir::python`, what
 //! `clir wheel` builds). The `clir` binary is another package, `clir-cli`.
+//!
+//! The modules in layers, each importing only from the layers before it (`tests/layers.rs`
+//! holds this order):
+//!
+//! 1. [`value`] (interning, rows, the `Binding` a join writes), [`suggest`] (did-you-mean),
+//!    `outfile` (atomic output files);
+//! 2. [`schema`] (what a package declares, and the `slot` of a relation's sign);
+//! 3. [`instance`] (the rule and closure instances an evaluation records) and [`reason`] (a
+//!    why-not answer as data);
+//! 4. [`rt`] (what generated datafrog code calls: leapers, layers, rule tables);
+//! 5. [`batch`] (a batch of cases and its [`Output`]);
+//! 6. [`explain`] (choosing proofs among the instances), [`why_not`] (answering a why-not),
+//!    the `typed` API macros;
+//! 7. [`certificate`], [`coverage`];
+//! 8. [`jsonl`], in its own layers: `text`, `keys`, `read`, `fast`, `write`, `chunk`;
+//! 9. [`runner`] (reading input in chunks over threads) and [`diff`];
+//! 10. [`lawtest`];
+//! 11. `command`, `python`, `stream` (behind their features).
+//!
+//! [`Package`], which names [`jsonl::Codec`], stands at the `jsonl` reader's layer.
 
 #![deny(missing_docs)]
 
@@ -20,12 +40,14 @@ pub mod command;
 pub mod coverage;
 pub mod diff;
 pub mod explain;
+pub mod instance;
 pub mod jsonl;
 pub mod lawtest;
 #[cfg(any(feature = "command", feature = "stream"))]
 pub mod outfile;
 #[cfg(feature = "python")]
 pub mod python;
+pub mod reason;
 pub mod rt;
 pub mod runner;
 pub mod schema;
@@ -38,13 +60,13 @@ pub mod why_not;
 
 pub use batch::{case_rows, flatten, slot, Batch, Conclusions, Output};
 pub use clir_macros::include_clir;
-pub use explain::{Instance, Layer, Premise, Source};
+pub use instance::{Instance, Layer, Premise, Source};
+pub use reason::{Asked, Reason, ReasonKind, Shown, Status, Trace, WhyNot};
 pub use schema::{
     citation, ClosureInfo, ConstantInfo, FragmentInfo, ParamInfo, PriorityInfo, RelationInfo, RelationKind, RuleInfo,
     Schema, Texts, Translated, Translation,
 };
 pub use value::{CaseId, Column, Entity, Fact, Interner, Row, Str, Sym};
-pub use why_not::{Asked, Reason, ReasonKind, Shown, Status, Trace, WhyNot};
 
 /// A compiled package, as the batch and JSONL paths use it.
 pub trait Package: Sync {

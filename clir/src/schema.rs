@@ -553,6 +553,12 @@ pub fn type_method(camel: &str) -> String {
     out
 }
 
+/// Index of the flat rows of relation `rel` with sign `negative`, in a batch's and an output's
+/// per-literal tables.
+pub fn slot(rel: usize, negative: bool) -> usize {
+    rel * 2 + negative as usize
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,5 +1,8 @@
 //! Values of a case: interned entity names, case ids, and the column trait of typed tuples.
 
+mod binding;
+
+pub use binding::Binding;
 use hashbrown::HashTable;
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -152,7 +155,7 @@ impl Row for () {
 /// A tuple of a relation as generated code holds it: the case, then the columns. Reading input
 /// facts from a [`Batch`](crate::Batch) and writing conclusions to an [`Output`](crate::Output)
 /// go through it, so generated code never touches the flat layout.
-pub trait Fact: Ord + Clone + crate::rt::Binding {
+pub trait Fact: Ord + Clone + Binding {
     /// Columns besides the case.
     const ARITY: usize;
     /// From a flat row `[case, columns..]`.

@@ -347,8 +347,8 @@ impl<'a> Scan<'_, 'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::keys::KeyTable;
     use super::super::read::{add_case, read_line, Codec, Read};
-    use super::super::KeyTable;
     use super::*;
     use crate::schema::{ConstantInfo, ParamInfo, RelationInfo, Schema};
     use proptest::prelude::*;

@@ -4,7 +4,6 @@
 
 pub use datafrog::{Iteration, PrefixFilter, Relation, ValueFilter, Variable};
 
-mod binding;
 mod budget;
 mod contest;
 mod extend_by;
@@ -16,7 +15,7 @@ mod record;
 pub mod rules;
 mod store;
 
-pub use binding::Binding;
+pub use crate::value::Binding;
 pub use budget::{Budget, Spend};
 pub use contest::Contest;
 pub use extend_by::ExtendBy;

@@ -2,7 +2,7 @@
 //! [`Record`]: where one call of a rule's function records them.
 
 use super::RuleTable;
-use crate::Instance;
+use crate::instance::Instance;
 
 /// The explanation instances of one evaluation: off (nothing recorded, rules called without
 /// bindings), or the package's rule table and the instances recorded so far. A stratum's call
@@ -112,8 +112,8 @@ mod tests {
             .finish()
             .iter()
             .map(|i| match i.source {
-                crate::explain::Source::Rule { definite, .. } => definite,
-                crate::explain::Source::Closure { .. } => unreachable!("no closure"),
+                crate::instance::Source::Rule { definite, .. } => definite,
+                crate::instance::Source::Closure { .. } => unreachable!("no closure"),
             })
             .collect();
         assert_eq!(definite, [false, true]);

@@ -21,9 +21,9 @@
 //! The binding (`NBIND VAR*`) is the order of the variables in the tuples a rule's function
 //! records for explanations, after the case.
 
-use crate::explain::Instance;
+use crate::instance::Instance;
+use crate::reason::{Shown, Status, Trace};
 use crate::value::CaseId;
-use crate::why_not::{Shown, Status, Trace};
 use datafrog::Relation;
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -243,7 +243,7 @@ impl<'w, 'l> Walk<'w, 'l> {
 
     /// The final layer literal `l` is read in: `+S` asked as supported, `+d` otherwise.
     fn layer(&self, l: &Literal, supported: bool) -> &'l dyn Rows {
-        (self.layers)(crate::batch::slot(l.rel, l.negative))[if supported { 1 } else { 2 }]
+        (self.layers)(crate::schema::slot(l.rel, l.negative))[if supported { 1 } else { 2 }]
     }
 
     /// `[case, args..]` of the first `n` arguments of `l`, all bound.
@@ -617,6 +617,6 @@ pub(super) mod tests {
         let second = (1, vec![5, 6, 7], 1);
         assert_eq!(seen, [first.clone(), second.clone(), first, second]);
         assert_eq!(instances[0].premises[0].args, [1, 2, 3, 4]);
-        assert_eq!(instances[2].premises[0].layer, crate::Layer::Definite);
+        assert_eq!(instances[2].premises[0].layer, crate::instance::Layer::Definite);
     }
 }

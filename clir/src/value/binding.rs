@@ -1,7 +1,7 @@
 //! [`Binding`]: a rule's binding, or a [`Fact`](crate::Fact), as the flat row `[case, values..]`
 //! the runtime reads.
 
-use crate::{CaseId, Column};
+use super::{CaseId, Column};
 
 /// A binding, or part of one, written as flat values: a case, a column, or a tuple of them.
 /// Generated code nests a tuple of more than 12 items (`(a, .., k, (l, ..))`), so a tuple's
@@ -51,7 +51,7 @@ binding_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Fact, Sym};
+    use crate::value::{Fact, Sym};
 
     fn flat(b: &impl Binding) -> Vec<i64> {
         let mut out = Vec::new();
