@@ -1197,47 +1197,55 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         |&(case, a_0, a_1)| (case, a_0, a_1),
         |t| (t.0, t.1),
     );
+    let agreed_draw_applies = self::rule_agreed_draw(
+        &l[layer::both_players_have_moved],
+        &l[layer::draw_agreed],
+        ex.to(&[false, true]),
+    );
+    let dead_position_draws_applies = self::rule_dead_position_draws(
+        &l[layer::dead_position_arisen],
+        ex.to(&[false, true]),
+    );
+    let fifty_move_claim_draws_applies = self::rule_fifty_move_claim_draws(
+        &fifty_move_claim_correct_by_game,
+        ex.to(&[false, true]),
+    );
+    let fivefold_automatic_draw_applies = self::rule_fivefold_automatic_draw(
+        &l[layer::position_occurrence_count],
+        ex.to(&[false, true]),
+    );
+    let resignation_drawn_if_mate_impossible_applies = self::rule_resignation_drawn_if_mate_impossible(
+        &l[layer::king_cannot_be_checkmated],
+        &l[layer::player_of],
+        &l[layer::player_resigned],
+        ex.to(&[false, true]),
+    );
+    let second_illegal_move_drawn_if_mate_impossible_applies = self::rule_second_illegal_move_drawn_if_mate_impossible(
+        &l[layer::king_cannot_be_checkmated],
+        &l[layer::completed_illegal_move_count],
+        &player_of_by_who,
+        l.budget(),
+        ex.to(&[false, true]),
+    );
+    let stalemate_draws_applies = self::rule_stalemate_draws(
+        &l[layer::stalemate_arisen],
+        ex.to(&[false, true]),
+    );
+    let threefold_claim_draws_applies = self::rule_threefold_claim_draws(
+        &threefold_claim_correct_by_game,
+        ex.to(&[false, true]),
+    );
     l[layer::game_drawn_definite] = ::clir::rt::gather(
         Vec::new(),
         [
-            self::rule_agreed_draw(
-                &l[layer::both_players_have_moved],
-                &l[layer::draw_agreed],
-                ex.to(&[false, true]),
-            ),
-            self::rule_dead_position_draws(
-                &l[layer::dead_position_arisen],
-                ex.to(&[false, true]),
-            ),
-            self::rule_fifty_move_claim_draws(
-                &fifty_move_claim_correct_by_game,
-                ex.to(&[false, true]),
-            ),
-            self::rule_fivefold_automatic_draw(
-                &l[layer::position_occurrence_count],
-                ex.to(&[false, true]),
-            ),
-            self::rule_resignation_drawn_if_mate_impossible(
-                &l[layer::king_cannot_be_checkmated],
-                &l[layer::player_of],
-                &l[layer::player_resigned],
-                ex.to(&[false, true]),
-            ),
-            self::rule_second_illegal_move_drawn_if_mate_impossible(
-                &l[layer::king_cannot_be_checkmated],
-                &l[layer::completed_illegal_move_count],
-                &player_of_by_who,
-                l.budget(),
-                ex.to(&[false, true]),
-            ),
-            self::rule_stalemate_draws(
-                &l[layer::stalemate_arisen],
-                ex.to(&[false, true]),
-            ),
-            self::rule_threefold_claim_draws(
-                &threefold_claim_correct_by_game,
-                ex.to(&[false, true]),
-            ),
+            agreed_draw_applies.clone(),
+            dead_position_draws_applies.clone(),
+            fifty_move_claim_draws_applies.clone(),
+            fivefold_automatic_draw_applies.clone(),
+            resignation_drawn_if_mate_impossible_applies.clone(),
+            second_illegal_move_drawn_if_mate_impossible_applies.clone(),
+            stalemate_draws_applies.clone(),
+            threefold_claim_draws_applies.clone(),
         ],
     );
     let checkmate_delivered_by_game = ::clir::rt::least_view(
@@ -1245,51 +1253,13 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         |&(case, a_0, a_1)| (case, a_0, a_1),
         |t| (t.0, t.1),
     );
-    let agreed_draw_applies = self::rule_agreed_draw(
-        &l[layer::both_players_have_moved],
-        &l[layer::draw_agreed],
-        ::clir::rt::Record::OFF,
-    );
     let checkmate_takes_precedence_over_seventy_five_applies = self::rule_checkmate_takes_precedence_over_seventy_five(
         &checkmate_delivered_by_game,
         ex.to(&[false]),
     );
-    let dead_position_draws_applies = self::rule_dead_position_draws(
-        &l[layer::dead_position_arisen],
-        ::clir::rt::Record::OFF,
-    );
-    let fifty_move_claim_draws_applies = self::rule_fifty_move_claim_draws(
-        &fifty_move_claim_correct_by_game,
-        ::clir::rt::Record::OFF,
-    );
-    let fivefold_automatic_draw_applies = self::rule_fivefold_automatic_draw(
-        &l[layer::position_occurrence_count],
-        ::clir::rt::Record::OFF,
-    );
-    let resignation_drawn_if_mate_impossible_applies = self::rule_resignation_drawn_if_mate_impossible(
-        &l[layer::king_cannot_be_checkmated],
-        &l[layer::player_of],
-        &l[layer::player_resigned],
-        ::clir::rt::Record::OFF,
-    );
-    let second_illegal_move_drawn_if_mate_impossible_applies = self::rule_second_illegal_move_drawn_if_mate_impossible(
-        &l[layer::king_cannot_be_checkmated],
-        &l[layer::completed_illegal_move_count],
-        &player_of_by_who,
-        l.budget(),
-        ::clir::rt::Record::OFF,
-    );
     let seventy_five_automatic_draw_applies = self::rule_seventy_five_automatic_draw(
         &l[layer::moves_by_each_without_pawn_or_capture],
         ex.to(&[false]),
-    );
-    let stalemate_draws_applies = self::rule_stalemate_draws(
-        &l[layer::stalemate_arisen],
-        ::clir::rt::Record::OFF,
-    );
-    let threefold_claim_draws_applies = self::rule_threefold_claim_draws(
-        &threefold_claim_correct_by_game,
-        ::clir::rt::Record::OFF,
     );
     // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
     // urn:fide:laws:clir:chess#CheckmateTakesPrecedenceOverSeventyFive attacks game_drawn: no rule ranks above it

@@ -591,6 +591,17 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
         }
         if st.shape == Shape::Contested {
             st.contests = layers::contests(p, s, si);
+            if !st.definite_set.iteration {
+                let same = |r: usize| {
+                    rules[r].operands.iter().all(|o| {
+                        let (rel, neg) = (o.literal.rel, o.literal.negative);
+                        layers::operand_layer(s, o.read, rel, neg, true)
+                            == layers::operand_layer(s, o.read, rel, neg, false)
+                    })
+                };
+                st.definite_set.shared =
+                    st.definite_set.heads.iter().map(|h| h.rule).filter(|&r| !rules[r].never && same(r)).collect();
+            }
         }
     }
     let why_not = (0..p.rules.len()).map(|ri| why_not::plan_why_not(p, ri)).collect();

@@ -380,7 +380,12 @@ impl fmt::Display for Show<'_> {
                 writeln!(f, "  {name} ({}):", fix(set))?;
                 for &r in rules {
                     let over_start = set.is_some_and(|s| s.heads.iter().any(|h| h.rule == r && h.over_start));
-                    let note = if over_start { " (also once over +D)" } else { "" };
+                    let note = match (name, over_start) {
+                        (_, true) => " (also once over +D)",
+                        ("+D", _) if st.definite_set.shared.contains(&r) => " (also its applicability)",
+                        (_, _) if st.definite_set.shared.contains(&r) => " (as found for +D)",
+                        _ => "",
+                    };
                     writeln!(f, "    {}{note}", t(&p.rules[r].id))?;
                 }
             }

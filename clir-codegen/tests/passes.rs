@@ -747,3 +747,31 @@ fn variables_no_later_step_reads_are_cut_to_their_least_witness_before_the_next_
     let (_, plan) = planned("rule S strict: p2(y, z) :- b(x, y), k(y, x), m(x, z)", "S");
     assert!(plan.joins.iter().all(|j| j.least_by.is_none()), "{:?}", plan.joins);
 }
+
+#[test]
+fn a_contested_strict_rule_over_facts_is_called_once_for_definite_and_applicable() {
+    // `Fact` reads input facts only: its +D call is also its applicability, and the plan says
+    // so. `Derived` reads `q`, which a defeasible rule concludes: its +D (over +D of q) and its
+    // applicability (over +d of q) differ, and it is called twice.
+    let c = clir_codegen::compile(&document(&format!(
+        "{PLAN}
+institutional q(Integer)
+institutional d(Integer)
+rule Q defeasible: q(x) :- a(x)
+rule Fact strict: d(x) :- a(x)
+rule Derived strict: d(x) :- q(x)
+rule Not defeasible: ~d(x) :- b(x, y)
+priority FactFirst: Fact > Not"
+    )))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (p, s, plan) = (&c.program, &c.strata, &c.plan);
+    let si = s.rels[rel(p, "d")].stratum;
+    let st = &plan.strata[si];
+    assert_eq!(st.shape, Shape::Contested);
+    assert_eq!(st.definite_set.shared, [rule_ix(p, "Fact")]);
+    let text = clir_codegen::show::plan(&c);
+    assert!(text.contains("#Fact (also its applicability)") && text.contains("#Fact (as found for +D)"), "{text}");
+    let code = clir_codegen::emit::emit(&c, "sha256:0");
+    assert_eq!(code.matches("self::rule_fact(").count(), 1, "Fact is called once");
+    assert_eq!(code.matches("self::rule_derived(").count(), 2, "Derived is called for +D and for its applicability");
+}

@@ -387,7 +387,12 @@ impl Emitter<'_> {
                 self.plan.rules[ri].operands.iter().map(|o| self.operand_layer(o, set.definite)).collect();
             if !iteration {
                 let args = self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views);
-                let call = self.rule_call(ri, &args, self.records(ri, &layers));
+                let mut call = self.rule_call(ri, &args, self.records(ri, &layers));
+                if set.shared.contains(&ri) {
+                    let app = self.applies(ri);
+                    once.extend(quote! { let #app = #call; });
+                    call = quote!(#app.clone());
+                }
                 self.add_found(h, None, call, &mut once, &mut parts);
                 continue;
             }
@@ -511,15 +516,22 @@ impl Emitter<'_> {
     }
 
     /// A contested relation: each rule's applicability over lower strata, then team defeat.
+    /// The local holding where rule `ri` applies in a contested stratum.
+    fn applies(&self, ri: usize) -> Ident {
+        format_ident!("{}_applies", self.names.rules[ri])
+    }
+
     fn contested(&mut self, si: usize, views: &mut Views) -> TokenStream {
         let st = self.plan.strata[si].clone();
         let p = self.p;
         let rel = st.rels[0];
         let ty = self.tuple_ty(rel);
         let mut out = TokenStream::new();
-        let apps: Vec<Ident> =
-            st.applicable.iter().map(|&ri| format_ident!("{}_applies", self.names.rules[ri])).collect();
+        let apps: Vec<Ident> = st.applicable.iter().map(|&ri| self.applies(ri)).collect();
         for (&ri, app) in st.applicable.iter().zip(&apps) {
+            if st.definite_set.shared.contains(&ri) {
+                continue;
+            }
             if self.plan.rules[ri].never {
                 out.extend(quote! { let #app = ::clir::rt::empty::<#ty>(); });
                 continue;

@@ -105,6 +105,10 @@ pub struct LayerSet {
     /// from is its stable tuples, not its new ones, so a round finds only what `+D` lacks (and
     /// a batch whose `+D` is the whole answer costs the rules marked `over_start` alone).
     pub seeded: bool,
+    /// In the one pass of a contested stratum's `+D`: the strict rules whose call is also
+    /// their applicability, every premise read from the same layer either way. Their heads
+    /// are found once, kept for the contest, and not found again.
+    pub shared: Vec<usize>,
 }
 
 /// A rule that attacks a sign of a contested relation, and the supporters that beat it.
