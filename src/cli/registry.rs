@@ -350,7 +350,7 @@ fn publish(dir: &Path, package: &Path) -> u8 {
     };
     let bytes = match read_regular_file(package) {
         Ok(b) => b,
-        Err(e) => return fail(CANNOT_RUN, format!("cannot read {}: {e}", package.display())),
+        Err(e) => return fail(CANNOT_RUN, super::package_arg::unreadable(&package.display().to_string(), &e)),
     };
     let root = package.parent().map(Path::to_path_buf);
     let report = verify_bytes(&bytes, &VerifyOptions { root, ..VerifyOptions::default() });
