@@ -25,44 +25,7 @@ pub fn rule_chunk_into<S: AsRef<str>>(
     opts: &Options,
     out: &mut String,
 ) -> usize {
-    let mut batch = Batch::new(cat.schema);
-    batch.explain = opts.explain || opts.coverage.is_some() || opts.certify;
-    batch.max_case_tuples = opts.max_case_tuples;
-    let mut read = Read::default();
-    let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
-    let mut scratch = fast::Scratch::default();
-    // Per line: its case value and its case id in the batch, or its error line.
-    let mut slots: Vec<Result<(CaseValue, u32), String>> = Vec::with_capacity(lines.len());
-    // Per case with a why-not: its first asked literal in `batch.why_not` (they follow in order).
-    let mut asked_from: FastMap<u32, usize> = FastMap::default();
-    let chunk_bytes: usize = lines.iter().map(|(_, text)| text.as_ref().len()).sum();
-    for (no, text) in lines {
-        let text = text.as_ref();
-        if slots.len() == 1 {
-            reserve_like_first(&mut batch, lines[0].1.as_ref().len(), chunk_bytes);
-        }
-        if let Some(why) = text.strip_prefix(UNREADABLE) {
-            slots.push(Err(error_line("null", *no, why)));
-            continue;
-        }
-        if let Some(added) = fast::add_line(cat, &mut batch, text, opts, &mut scratch) {
-            slots.push(Ok((CaseValue::Name(added.case), added.id)));
-            continue;
-        }
-        let r = match read_line(text, &mut read) {
-            Ok(()) => match add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names) {
-                Ok(id) => {
-                    if !read.why_not.is_empty() {
-                        asked_from.insert(id, batch.why_not.len() - read.why_not.len());
-                    }
-                    Ok((CaseValue::Json(std::mem::take(&mut read.case).into_owned()), id))
-                }
-                Err(msg) => Err(error_line(&read.case, *no, &msg)),
-            },
-            Err((case, msg)) => Err(error_line(&case, *no, &msg)),
-        };
-        slots.push(r);
-    }
+    let ReadChunk { batch, slots, asked_from } = read_chunk(cat, lines, opts);
     let mut output = if batch.cases > 0 { pkg.evaluate(&batch) } else { Output::default() };
     output.sort_instances();
     if let Some(coverage) = &opts.coverage {
@@ -99,6 +62,57 @@ pub fn rule_chunk_into<S: AsRef<str>>(
         }
     }
     errors
+}
+
+/// A chunk's lines read into one batch.
+struct ReadChunk<'l> {
+    batch: Batch,
+    /// Per line: its case value and its case id in the batch, or its error line.
+    slots: Vec<Result<(CaseValue<'l>, u32), String>>,
+    /// Per case with a why-not: its first asked literal in `batch.why_not` (they follow in order).
+    asked_from: FastMap<u32, usize>,
+}
+
+/// Reads a chunk's lines into one batch: each by the fast path, else by the full reader, or as
+/// its error line.
+fn read_chunk<'l, S: AsRef<str>>(cat: &Catalog, lines: &'l [(usize, S)], opts: &Options) -> ReadChunk<'l> {
+    let mut batch = Batch::new(cat.schema);
+    batch.explain = opts.explain || opts.coverage.is_some() || opts.certify;
+    batch.max_case_tuples = opts.max_case_tuples;
+    let mut read = Read::default();
+    let (mut rows, mut flat, mut names) = (Vec::new(), Vec::new(), FastMap::default());
+    let mut scratch = fast::Scratch::default();
+    let mut slots: Vec<Result<(CaseValue, u32), String>> = Vec::with_capacity(lines.len());
+    let mut asked_from: FastMap<u32, usize> = FastMap::default();
+    let chunk_bytes: usize = lines.iter().map(|(_, text)| text.as_ref().len()).sum();
+    for (no, text) in lines {
+        let text = text.as_ref();
+        if slots.len() == 1 {
+            reserve_like_first(&mut batch, lines[0].1.as_ref().len(), chunk_bytes);
+        }
+        if let Some(why) = text.strip_prefix(UNREADABLE) {
+            slots.push(Err(error_line("null", *no, why)));
+            continue;
+        }
+        if let Some(added) = fast::add_line(cat, &mut batch, text, opts, &mut scratch) {
+            slots.push(Ok((CaseValue::Name(added.case), added.id)));
+            continue;
+        }
+        let r = match read_line(text, &mut read) {
+            Ok(()) => match add_case(cat, &mut batch, &read, opts, &mut rows, &mut flat, &mut names) {
+                Ok(id) => {
+                    if !read.why_not.is_empty() {
+                        asked_from.insert(id, batch.why_not.len() - read.why_not.len());
+                    }
+                    Ok((CaseValue::Json(std::mem::take(&mut read.case).into_owned()), id))
+                }
+                Err(msg) => Err(error_line(&read.case, *no, &msg)),
+            },
+            Err((case, msg)) => Err(error_line(&case, *no, &msg)),
+        };
+        slots.push(r);
+    }
+    ReadChunk { batch, slots, asked_from }
 }
 
 /// After a chunk's first case (of `first_bytes` bytes, in a chunk of `chunk_bytes`): room in

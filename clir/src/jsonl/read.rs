@@ -7,8 +7,8 @@
 use super::keys::FindKey;
 use super::text::{compact_json, is_plain, json_str, json_value};
 use crate::batch::{slot, Batch};
-use crate::schema::{RelationKind, Schema};
-use crate::value::{FastMap, Interner, Sym};
+use crate::schema::{ParamInfo, RelationKind, Schema};
+use crate::value::{CaseId, FastMap, Interner, Sym};
 use crate::Package;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -641,110 +641,147 @@ pub(super) fn add_case<'a>(
     rows.clear();
     flat.clear();
     let mut notes: Vec<String> = Vec::new();
-    for (key, tuples) in &read.facts {
-        let (negative, name) = match key.strip_prefix('~') {
-            Some(n) => (true, n),
-            None => (false, &**key),
-        };
-        let Some(&rel) = cat.relations.get(name) else {
-            return Err(format!("unknown relation `{name}`{}", cat.did_you_mean(name)));
-        };
-        let info = &cat.schema.relations[rel];
-        match info.kind {
-            RelationKind::Institutional => {
-                return Err(format!(
-                    "relation `{name}` is institutional: it is derived by rules and cannot be given as input"
-                ))
-            }
-            RelationKind::Judgment => {
-                let cap = info.capability.unwrap_or("");
-                if !opts.grants(info.capability) {
-                    return Err(format!(
-                        "relation `{name}` is a judgment reserved to capability `{cap}`; {}",
-                        opts.granted_by.how(cap)
-                    ));
-                }
-            }
-            RelationKind::Empirical => {}
-        }
-        let signature = || info.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect::<Vec<_>>().join(", ");
-        let &Ok((t0, t1)) = tuples else {
-            return Err(format!("relation `{key}`: expected a list of tuples"));
-        };
-        for t in &read.tuples[t0..t1] {
-            let (a0, a1) = match t {
-                Ok(span) => *span,
-                Err(t) => return Err(format!("relation `{key}`: each tuple must be a list of arguments, got {t}")),
-            };
-            let args = &read.args[a0..a1];
-            if args.len() != info.params.len() {
-                return Err(format!(
-                    "relation `{name}` takes {} argument{} ({}), got {}",
-                    info.params.len(),
-                    if info.params.len() == 1 { "" } else { "s" },
-                    signature(),
-                    args.len()
-                ));
-            }
-            rows.push((rel, negative, flat.len()));
-            for (i, (a, p)) in args.iter().zip(info.params).enumerate() {
-                if p.integer {
-                    match a {
-                        Arg::Int(v) => flat.push(Flat::Value(*v)),
-                        _ => {
-                            return Err(format!(
-                                "relation `{name}`: argument `{}` is an Integer, got {}",
-                                p.name,
-                                a.json()
-                            ))
-                        }
-                    }
-                } else {
-                    match a {
-                        Arg::Str(s) => match cat.constants[rel][i].iter().find(|(c, _)| *c == &**s) {
-                            Some(&(_, c)) => flat.push(Flat::Value(c as i64)),
-                            None if cat.constants[rel][i].is_empty() => flat.push(Flat::Intern(a0 + i)),
-                            None => {
-                                // An entity of a type that also has named values: an error under
-                                // `strict_constants`, else a warning when it looks like one of
-                                // them misspelt (DECISIONS 44).
-                                let declared = cat.constants[rel][i].iter().map(|(c, _)| *c);
-                                let close = crate::suggest::closest(s, declared.clone());
-                                if opts.strict_constants || close.is_some() {
-                                    let note = format!(
-                                        "relation `{name}`: argument `{}`: `{s}` is not a declared {}{} (declared: {})",
-                                        p.name,
-                                        p.ty,
-                                        close.map_or(String::new(), |c| format!(" (did you mean `{c}`?)")),
-                                        declared.collect::<Vec<_>>().join(", ")
-                                    );
-                                    if opts.strict_constants {
-                                        return Err(note);
-                                    }
-                                    let note = format!("{note}; it was read as a new {}", p.ty);
-                                    if !notes.contains(&note) {
-                                        notes.push(note);
-                                    }
-                                }
-                                flat.push(Flat::Intern(a0 + i));
-                            }
-                        },
-                        _ => {
-                            return Err(format!(
-                                "relation `{name}`: argument `{}` is a `{}` entity (a string), got {}",
-                                p.name,
-                                p.ty,
-                                a.json()
-                            ))
-                        }
-                    }
-                }
-            }
-        }
+    for facts in &read.facts {
+        validate_facts(cat, read, opts, facts, rows, flat, &mut notes)?;
     }
     let asked = read.why_not.iter().map(|text| parse_asked(cat, text)).collect::<Result<Vec<_>, String>>()?;
     let case = batch.add_case();
     batch.warnings.extend(notes.into_iter().map(|n| (case, n)));
+    add_asked(batch, read, case, asked);
+    add_rows(cat, batch, read, case, rows, flat, names);
+    Ok(case.0)
+}
+
+/// The relation of a case's `facts` key (`name` or `~name`) and its sign, when the case may give
+/// its facts: an empirical relation, or a judgment the run is granted.
+fn input_relation<'k>(cat: &Catalog, opts: &Options, key: &'k str) -> Result<(usize, bool, &'k str), String> {
+    let (negative, name) = match key.strip_prefix('~') {
+        Some(n) => (true, n),
+        None => (false, key),
+    };
+    let Some(&rel) = cat.relations.get(name) else {
+        return Err(format!("unknown relation `{name}`{}", cat.did_you_mean(name)));
+    };
+    let info = &cat.schema.relations[rel];
+    match info.kind {
+        RelationKind::Institutional => {
+            return Err(format!(
+                "relation `{name}` is institutional: it is derived by rules and cannot be given as input"
+            ))
+        }
+        RelationKind::Judgment => {
+            let cap = info.capability.unwrap_or("");
+            if !opts.grants(info.capability) {
+                return Err(format!(
+                    "relation `{name}` is a judgment reserved to capability `{cap}`; {}",
+                    opts.granted_by.how(cap)
+                ));
+            }
+        }
+        RelationKind::Empirical => {}
+    }
+    Ok((rel, negative, name))
+}
+
+/// Validates a key of `facts` and its tuples: each tuple becomes a row `(relation, sign, offset
+/// in flat)` of `rows` and its arguments values or names to intern in `flat`; a name that looks
+/// like a misspelt constant adds a warning to `notes` (or, under `strict_constants`, is the
+/// error).
+fn validate_facts(
+    cat: &Catalog,
+    read: &Read<'_>,
+    opts: &Options,
+    (key, tuples): &(Cow<'_, str>, Span),
+    rows: &mut Vec<(usize, bool, usize)>,
+    flat: &mut Vec<Flat>,
+    notes: &mut Vec<String>,
+) -> Result<(), String> {
+    let (rel, negative, name) = input_relation(cat, opts, key)?;
+    let info = &cat.schema.relations[rel];
+    let signature = || info.params.iter().map(|p| format!("{}: {}", p.name, p.ty)).collect::<Vec<_>>().join(", ");
+    let &Ok((t0, t1)) = tuples else {
+        return Err(format!("relation `{key}`: expected a list of tuples"));
+    };
+    for t in &read.tuples[t0..t1] {
+        let (a0, a1) = match t {
+            Ok(span) => *span,
+            Err(t) => return Err(format!("relation `{key}`: each tuple must be a list of arguments, got {t}")),
+        };
+        let args = &read.args[a0..a1];
+        if args.len() != info.params.len() {
+            return Err(format!(
+                "relation `{name}` takes {} argument{} ({}), got {}",
+                info.params.len(),
+                if info.params.len() == 1 { "" } else { "s" },
+                signature(),
+                args.len()
+            ));
+        }
+        rows.push((rel, negative, flat.len()));
+        for (i, (a, p)) in args.iter().zip(info.params).enumerate() {
+            flat.push(flat_arg(opts, name, p, &cat.constants[rel][i], a, a0 + i, notes)?);
+        }
+    }
+    Ok(())
+}
+
+/// Argument `a` of parameter `p` of relation `name` (whose type declares `constants`), at `at`
+/// in the read arguments: its value, or the name to intern; a name that looks like a misspelt
+/// constant adds a warning to `notes` (or, under `strict_constants`, is the error).
+fn flat_arg(
+    opts: &Options,
+    name: &str,
+    p: &ParamInfo,
+    constants: &[(&'static str, u32)],
+    a: &Arg<'_>,
+    at: usize,
+    notes: &mut Vec<String>,
+) -> Result<Flat, String> {
+    if p.integer {
+        return match a {
+            Arg::Int(v) => Ok(Flat::Value(*v)),
+            _ => Err(format!("relation `{name}`: argument `{}` is an Integer, got {}", p.name, a.json())),
+        };
+    }
+    let Arg::Str(s) = a else {
+        return Err(format!(
+            "relation `{name}`: argument `{}` is a `{}` entity (a string), got {}",
+            p.name,
+            p.ty,
+            a.json()
+        ));
+    };
+    if let Some(&(_, c)) = constants.iter().find(|(c, _)| *c == &**s) {
+        return Ok(Flat::Value(c as i64));
+    }
+    if !constants.is_empty() {
+        // An entity of a type that also has named values: an error under `strict_constants`,
+        // else a warning when it looks like one of them misspelt (DECISIONS 44).
+        let declared = constants.iter().map(|(c, _)| *c);
+        let close = crate::suggest::closest(s, declared.clone());
+        if opts.strict_constants || close.is_some() {
+            let note = format!(
+                "relation `{name}`: argument `{}`: `{s}` is not a declared {}{} (declared: {})",
+                p.name,
+                p.ty,
+                close.map_or(String::new(), |c| format!(" (did you mean `{c}`?)")),
+                declared.collect::<Vec<_>>().join(", ")
+            );
+            if opts.strict_constants {
+                return Err(note);
+            }
+            let note = format!("{note}; it was read as a new {}", p.ty);
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    Ok(Flat::Intern(at))
+}
+
+/// Adds the literals `case` asks about (`why_not`, read by [`parse_asked`]) to `batch`, noting
+/// those about an entity the case's facts never mention.
+fn add_asked(batch: &mut Batch, read: &Read<'_>, case: CaseId, asked: Vec<(usize, bool, Vec<AskedArg>)>) {
     // The names the case's facts give, to tell an asked literal about an entity it never mentions.
     let mentioned: std::collections::HashSet<&str> = if asked.is_empty() {
         Default::default()
@@ -765,8 +802,20 @@ pub(super) fn add_case<'a>(
                 }
             })
             .collect();
-        batch.why_not.push(crate::why_not::Asked { case, rel: rel as u32, negative, args });
+        batch.why_not.push(crate::reason::Asked { case, rel: rel as u32, negative, args });
     }
+}
+
+/// Adds the validated `rows` of `case` to `batch`, interning their names.
+fn add_rows<'a>(
+    cat: &Catalog,
+    batch: &mut Batch,
+    read: &Read<'a>,
+    case: CaseId,
+    rows: &[(usize, bool, usize)],
+    flat: &[Flat],
+    names: &mut FastMap<&'a str, i64>,
+) {
     let mut values = [0i64; 16];
     let mut buf = Vec::new();
     // The few names of one case, most of them repeated from fact to fact: a linear look-up
@@ -774,7 +823,7 @@ pub(super) fn add_case<'a>(
     // a case of 10^5 distinct names costs linear time), then the batch's interner.
     const LOCAL_NAMES: usize = 16;
     let mut local: Vec<(&str, i64)> = Vec::with_capacity(LOCAL_NAMES);
-    for &(rel, negative, start) in rows.iter() {
+    for &(rel, negative, start) in rows {
         let arity = cat.schema.relations[rel].params.len();
         let vals: &mut [i64] = if arity <= values.len() {
             &mut values[..arity]
@@ -805,7 +854,6 @@ pub(super) fn add_case<'a>(
         }
         batch.push(case, rel, negative, vals);
     }
-    Ok(case.0)
 }
 
 /// An argument of an asked literal: a value, or an entity name to intern.
