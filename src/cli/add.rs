@@ -15,7 +15,7 @@ use super::{note, print_lines, report_lines, stdout_failed, CANNOT_RUN, FAILURE,
 use clap::Args;
 use clir::outfile::write_atomically;
 use clir_codegen::project::{self, read_regular_file, Lock, PackageSpec, Pin, LOCKFILE, MANIFEST};
-use clir_codegen::verify::{verify_bytes, Outcome, Report, VerifyOptions};
+use clir_codegen::verify::{verify_bytes, Outcome, Report, Verified, VerifyOptions};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Key, Table, TableLike};
@@ -62,59 +62,205 @@ pub fn run(args: &AddArgs) -> u8 {
         note("add", format_args!("{} is not a folder", root.display()));
         return CANNOT_RUN;
     }
-    // A file, or `NAME@VERSION` (`NAME`: the newest not yanked) from the project's registry,
-    // whose index gives the publisher's seal and semanticHash to verify against.
-    let (mut seal, mut semantic_hash) = (args.seal.clone(), args.semantic_hash.clone());
-    // The package the index names (name and version): the blob must say the same.
-    let mut indexed: Option<(String, String)> = None;
-    let text = args.package.to_string_lossy();
-    let request = registry::package_request(&text).filter(|_| !args.package.exists());
-    let bytes = match request {
-        Some((name, version)) => {
-            let fetched = registry::Registry::for_project(&root).and_then(|r| {
-                let index = r.index(name)?;
-                let release = index.pick(version)?.clone();
-                Ok((r.blob(&release.seal)?, release))
-            });
-            match fetched {
-                Ok((bytes, release)) => {
-                    let _ = print_lines([format!("fetched {name} {} ({})", release.version, release.seal)]);
-                    seal = Some(seal.unwrap_or(release.seal));
-                    semantic_hash = Some(semantic_hash.unwrap_or(release.semantic_hash));
-                    indexed = Some((name.to_string(), release.version));
-                    bytes
-                }
-                Err(msg) => {
-                    note("add", format_args!("{text}: {msg}"));
-                    return CANNOT_RUN;
-                }
-            }
+    match add(args, &root) {
+        Ok(status) | Err(status) => status,
+    }
+}
+
+/// The steps of [`run`], in order; a step that refuses ends the command (`Err`) with its exit
+/// status, having said why.
+fn add(args: &AddArgs, root: &Path) -> Result<u8, u8> {
+    let fetched = fetch(args, root)?;
+    let bytes = &fetched.bytes;
+
+    // 1. The package verifies.
+    let (document, warnings) = verify(args, root, &fetched)?;
+    // Source texts the package names that the project lacks, found beside the package file with
+    // the documentHash the package declares: they are copied with it (their warnings go).
+    let texts = source_texts(root, &args.package, &document);
+    let warnings: Vec<_> =
+        warnings.0.into_iter().filter(|w| !texts.iter().any(|t| w.node.as_deref() == Some(t.id.as_str()))).collect();
+    let new = Pin::of(&document, bytes);
+    let (name, version) = (new.name.as_str(), new.version.as_str());
+    let line = |status: &str, text: String| format!("{status:<7} {name} {version}: {text}");
+    let mut lines: Vec<String> = warnings.iter().map(|w| line("warn", format!("{}: {}", w.check, w))).collect();
+
+    // 2. law.toml can list it: the entry, parsed as law.toml parses it (name and version checks).
+    let entry = format!("{} = {}", toml_string(name), toml_string(version));
+    let spec = match project::parse_manifest(&format!("[dependencies]\n{entry}\n")) {
+        Ok(mut specs) if specs.len() == 1 => specs.remove(0),
+        Ok(_) => unreachable!("one entry is one package"),
+        Err(errors) => {
+            lines.extend(errors.0.iter().map(|d| line("FAIL", d.to_string())));
+            let _ = print_lines(lines);
+            note("add", format_args!("law.toml cannot list package {name:?} {version:?}; nothing written"));
+            return Err(FAILURE);
         }
-        None => match read_regular_file(&args.package) {
-            Ok(b) => b,
-            Err(e) => {
-                note("add", format_args!("cannot read {}: {e}", args.package.display()));
-                return CANNOT_RUN;
-            }
+    };
+
+    // 3. What the project holds now.
+    let held = match Held::read(root) {
+        Ok(held) => held,
+        Err(e) => return Err(cannot_run(lines, e)),
+    };
+    let old_spec = held.listed.iter().find(|p| p.name == name);
+    let old_pin = held.lock.pin(name);
+    // The law.toml entry stays when it asks for this version and its inline pins (if any) agree;
+    // the blob then lives where it says.
+    let keep_entry = old_spec.filter(|s| {
+        s.version == version
+            && s.seal.as_ref().is_none_or(|h| *h == new.seal)
+            && s.semantic_hash.as_ref().is_none_or(|h| *h == new.semantic_hash)
+    });
+    let blob_rel = keep_entry.map_or(&spec.path, |s| &s.path).clone();
+    // The rule of package paths (relative, no `..`, no link out of the project), before the
+    // blob is read or written.
+    let blob_path = match project::package_file(root, name, &blob_rel) {
+        Ok(path) => path,
+        Err(e) => return Err(cannot_run(lines, e)),
+    };
+    let old_blob = match read_regular_file(&blob_path) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        Err(e) => return Err(cannot_run(lines, format!("cannot read {}: {e}", blob_path.display()))),
+    };
+
+    // 4. A change of what is listed, pinned or stored under this name needs --update.
+    let changes = changes(root, &held, &new, bytes, &blob_rel, old_blob.as_deref());
+    let status = if changes.is_empty() { "added" } else { "updated" };
+    if !changes.is_empty() && !args.update {
+        lines.extend(changes.iter().map(|c| line("changed", c.clone())));
+        lines.push(line(
+            "FAIL",
+            format!("the pin changed: review the package, then run `clir add --update {}`", args.package.display()),
+        ));
+        let _ = print_lines(lines);
+        note("add", "nothing written");
+        return Err(FAILURE);
+    }
+    lines.extend(changes.iter().map(|c| line(status, c.clone())));
+
+    // 5. The new texts, checked before anything is written.
+    let write_blob = old_blob.as_deref() != Some(bytes.as_slice());
+    let new_lock = (old_pin != Some(&new)).then(|| {
+        let mut packages: Vec<Pin> = held.lock.packages.iter().filter(|p| p.name != name).cloned().collect();
+        packages.push(new.clone());
+        Lock { packages }
+    });
+    let new_manifest = match keep_entry {
+        Some(_) => None,
+        None => match held.listing(name, version, &spec, &entry) {
+            Ok(edited) => Some(edited),
+            Err(e) => return Err(cannot_run(lines, e)),
         },
     };
 
-    // 1. The package verifies.
-    // From a registry, the document's name and version are compared with the index's: an index
-    // that lists the 0.1.0 blob as 0.2.0 is refused.
+    if !write_blob && new_lock.is_none() && new_manifest.is_none() && texts.is_empty() {
+        lines.push(line("ok", format!("already added (seal {}, semanticHash {})", new.seal, new.semantic_hash)));
+        if let Err(e) = print_lines(lines) {
+            return Err(stdout_failed("add", &e));
+        }
+        note("add", format_args!("{name} {version} is already added; nothing written"));
+        return Ok(OK);
+    }
+    lines.push(line(status, format!("seal {}, semanticHash {}", new.seal, new.semantic_hash)));
+    if fetched.from_registry {
+        lines.push(line("note", "the pin is the seal the registry's index gives, and the blob hashes to it".into()));
+    } else if args.seal.is_none() {
+        lines.push(line(
+            "note",
+            "the pin is the file's own seal, compared with nothing: check it against the publisher's page \
+             (or add with --seal H)"
+                .into(),
+        ));
+    }
+
+    // 6. The writes: the blob, then law.lock, then law.toml (which makes the build use them).
+    let writes = Writes {
+        root,
+        name,
+        blob: write_blob.then_some(Blob { path: &blob_path, rel: &blob_rel, bytes, old: old_blob }),
+        texts: &texts,
+        lock: new_lock.as_ref(),
+        manifest: new_manifest.as_ref().map(|(text, was)| (text.as_str(), was.as_deref(), entry.as_str())),
+    };
+    writes.write(&held, &mut lines)?;
+    if let Err(e) = print_lines(lines) {
+        note("add", format_args!("{status} {name} {version}, but its pin could not be shown"));
+        return Err(stdout_failed("add", &e));
+    }
+    note("add", format_args!("{status} {name} {version}: review the pin, then commit law.toml, law.lock and the blob"));
+    Ok(OK)
+}
+
+/// A package's bytes as `clir add` was given them, and the pins to verify them against.
+struct Fetched {
+    bytes: Vec<u8>,
+    /// The seal to verify against: `--seal`, or the registry index's.
+    seal: Option<String>,
+    /// The semanticHash to verify against: `--semantic-hash`, or the registry index's.
+    semantic_hash: Option<String>,
+    /// The name and version the registry's index gives the blob: the document must say the same.
+    indexed: Option<(String, String)>,
+    /// Whether the bytes came from the project's registry (`NAME@VERSION`, `NAME`).
+    from_registry: bool,
+}
+
+/// The package `args` names: a file, or `NAME@VERSION` (`NAME`: the newest not yanked) from the
+/// project's registry, whose index gives the publisher's seal and semanticHash to verify
+/// against.
+fn fetch(args: &AddArgs, root: &Path) -> Result<Fetched, u8> {
+    let (seal, semantic_hash) = (args.seal.clone(), args.semantic_hash.clone());
+    let text = args.package.to_string_lossy();
+    let Some((name, version)) = registry::package_request(&text).filter(|_| !args.package.exists()) else {
+        return match read_regular_file(&args.package) {
+            Ok(bytes) => Ok(Fetched { bytes, seal, semantic_hash, indexed: None, from_registry: false }),
+            Err(e) => {
+                note("add", format_args!("cannot read {}: {e}", args.package.display()));
+                Err(CANNOT_RUN)
+            }
+        };
+    };
+    let fetched = registry::Registry::for_project(root).and_then(|r| {
+        let index = r.index(name)?;
+        let release = index.pick(version)?.clone();
+        Ok((r.blob(&release.seal)?, release))
+    });
+    match fetched {
+        Ok((bytes, release)) => {
+            let _ = print_lines([format!("fetched {name} {} ({})", release.version, release.seal)]);
+            Ok(Fetched {
+                bytes,
+                seal: Some(seal.unwrap_or(release.seal)),
+                semantic_hash: Some(semantic_hash.unwrap_or(release.semantic_hash)),
+                indexed: Some((name.to_string(), release.version)),
+                from_registry: true,
+            })
+        }
+        Err(msg) => {
+            note("add", format_args!("{text}: {msg}"));
+            Err(CANNOT_RUN)
+        }
+    }
+}
+
+/// The package verified, with its warnings; or, when it does not verify, the report printed
+/// and the command refused. From a registry, the document's name and version are compared with
+/// the index's: an index that lists the 0.1.0 blob as 0.2.0 is refused.
+fn verify(args: &AddArgs, root: &Path, fetched: &Fetched) -> Result<(Verified, clir_codegen::Diagnostics), u8> {
     let options = VerifyOptions {
-        root: Some(root.clone()),
-        seal: seal.clone(),
-        semantic_hash: semantic_hash.clone(),
-        name: indexed.as_ref().map(|(name, _)| name.clone()),
-        version: indexed.as_ref().map(|(_, version)| version.clone()),
+        root: Some(root.to_path_buf()),
+        seal: fetched.seal.clone(),
+        semantic_hash: fetched.semantic_hash.clone(),
+        name: fetched.indexed.as_ref().map(|(name, _)| name.clone()),
+        version: fetched.indexed.as_ref().map(|(_, version)| version.clone()),
         ..VerifyOptions::default()
     };
-    let report = verify_bytes(&bytes, &options);
+    let report = verify_bytes(&fetched.bytes, &options);
     if !report.ok() {
         let _ = print_lines(report_lines(&not_passed(&report)));
         let failed = report.failed_checks().len();
-        if let Some((name, version)) = &indexed {
+        if let Some((name, version)) = &fetched.indexed {
             let said = report.document.as_ref().map(|d| (d.package.name.as_str(), d.package.version.as_str()));
             if said != Some((name.as_str(), version.as_str())) {
                 note(
@@ -133,85 +279,88 @@ pub fn run(args: &AddArgs) -> u8 {
                 report.checks.len()
             ),
         );
-        return FAILURE;
+        return Err(FAILURE);
     }
     let warnings = report.warnings();
-    let document = match report.into_document() {
-        Ok(d) => d,
+    match report.into_document() {
+        Ok(d) => Ok((d, warnings)),
         Err(errors) => {
             for d in &errors.0 {
                 note("add", d);
             }
-            return FAILURE;
+            Err(FAILURE)
         }
-    };
-    // Source texts the package names that the project lacks, found beside the package file with
-    // the documentHash the package declares: they are copied with it (their warnings go).
-    let texts = source_texts(&root, &args.package, &document);
-    let warnings: Vec<_> =
-        warnings.0.into_iter().filter(|w| !texts.iter().any(|t| w.node.as_deref() == Some(t.id.as_str()))).collect();
-    let new = Pin::of(&document, &bytes);
-    let (name, version) = (new.name.as_str(), new.version.as_str());
-    let line = |status: &str, text: String| format!("{status:<7} {name} {version}: {text}");
-    let mut lines: Vec<String> = warnings.iter().map(|w| line("warn", format!("{}: {}", w.check, w))).collect();
+    }
+}
 
-    // 2. law.toml can list it: the entry, parsed as law.toml parses it (name and version checks).
-    let entry = format!("{} = {}", toml_string(name), toml_string(version));
-    let spec = match project::parse_manifest(&format!("[dependencies]\n{entry}\n")) {
-        Ok(mut specs) if specs.len() == 1 => specs.remove(0),
-        Ok(_) => unreachable!("one entry is one package"),
-        Err(errors) => {
-            lines.extend(errors.0.iter().map(|d| line("FAIL", d.to_string())));
-            let _ = print_lines(lines);
-            note("add", format_args!("law.toml cannot list package {name:?} {version:?}; nothing written"));
-            return FAILURE;
+/// What the project holds now: law.toml (its text, when there is one, and the packages it
+/// lists) and law.lock.
+struct Held {
+    manifest_path: PathBuf,
+    lock_path: PathBuf,
+    manifest: Option<String>,
+    listed: Vec<PackageSpec>,
+    lock: Lock,
+}
+
+impl Held {
+    /// Reads law.toml and law.lock under `root` (either may be missing); the error says which
+    /// could not be read or parsed.
+    fn read(root: &Path) -> Result<Held, String> {
+        let manifest_path = root.join(MANIFEST);
+        let lock_path = root.join(LOCKFILE);
+        let manifest = match std::fs::read_to_string(&manifest_path) {
+            Ok(text) => Some(text),
+            Err(e) if e.kind() == ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("cannot read {}: {e}", manifest_path.display())),
+        };
+        let listed = match manifest.as_deref().map(project::parse_manifest) {
+            None => Vec::new(),
+            Some(Ok(listed)) => listed,
+            Some(Err(errors)) => return Err(joined(&errors)),
+        };
+        let lock = match std::fs::read_to_string(&lock_path) {
+            Ok(text) => Lock::parse(&text).map_err(|errors| joined(&errors))?,
+            Err(e) if e.kind() == ErrorKind::NotFound => Lock::default(),
+            Err(e) => return Err(format!("cannot read {}: {e}", lock_path.display())),
+        };
+        Ok(Held { manifest_path, lock_path, manifest, listed, lock })
+    }
+
+    /// law.toml listing package `name` `version` (`spec`, its line `entry`), edited as little as
+    /// it takes, and the entry it replaced; an error when the edit would change anything else it
+    /// lists.
+    fn listing(
+        &self,
+        name: &str,
+        version: &str,
+        spec: &PackageSpec,
+        entry: &str,
+    ) -> Result<(String, Option<String>), String> {
+        let text = self.manifest.as_deref().unwrap_or(NEW_MANIFEST);
+        let edited = list_package(text, name, version);
+        let mut expected: Vec<PackageSpec> = self.listed.iter().filter(|p| p.name != name).cloned().collect();
+        expected.push(spec.clone());
+        expected.sort_by(|a, b| a.name.cmp(&b.name));
+        match edited {
+            Some((text, was)) if project::parse_manifest(&text).as_ref() == Ok(&expected) => Ok((text, was)),
+            _ => Err(format!(
+                "cannot edit {} without changing the rest of it: add the line {entry} to its \
+                 [dependencies] by hand, then run `clir lock`",
+                self.manifest_path.display()
+            )),
         }
-    };
+    }
+}
 
-    // 3. What the project holds now.
-    let manifest_path = root.join(MANIFEST);
-    let lock_path = root.join(LOCKFILE);
-    let manifest = match std::fs::read_to_string(&manifest_path) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return cannot_run(lines, format!("cannot read {}: {e}", manifest_path.display())),
-    };
-    let listed = match manifest.as_deref().map(project::parse_manifest) {
-        None => Vec::new(),
-        Some(Ok(listed)) => listed,
-        Some(Err(errors)) => return cannot_run(lines, joined(&errors)),
-    };
-    let lock = match std::fs::read_to_string(&lock_path) {
-        Ok(text) => match Lock::parse(&text) {
-            Ok(lock) => lock,
-            Err(errors) => return cannot_run(lines, joined(&errors)),
-        },
-        Err(e) if e.kind() == ErrorKind::NotFound => Lock::default(),
-        Err(e) => return cannot_run(lines, format!("cannot read {}: {e}", lock_path.display())),
-    };
-    let old_spec = listed.iter().find(|p| p.name == name);
-    let old_pin = lock.pin(name);
-    // The law.toml entry stays when it asks for this version and its inline pins (if any) agree;
-    // the blob then lives where it says.
-    let keep_entry = old_spec.filter(|s| {
-        s.version == version
-            && s.seal.as_ref().is_none_or(|h| *h == new.seal)
-            && s.semantic_hash.as_ref().is_none_or(|h| *h == new.semantic_hash)
-    });
-    let blob_rel = keep_entry.map_or(&spec.path, |s| &s.path).clone();
-    // The rule of package paths (relative, no `..`, no link out of the project), before the
-    // blob is read or written.
-    let blob_path = match project::package_file(&root, name, &blob_rel) {
-        Ok(path) => path,
-        Err(e) => return cannot_run(lines, e),
-    };
-    let old_blob = match read_regular_file(&blob_path) {
-        Ok(b) => Some(b),
-        Err(e) if e.kind() == ErrorKind::NotFound => None,
-        Err(e) => return cannot_run(lines, format!("cannot read {}: {e}", blob_path.display())),
-    };
-
-    // 4. A change of what is listed, pinned or stored under this name needs --update.
+/// What adding `new` (its `bytes`, stored at `blob_rel`, where the project holds `old_blob`)
+/// changes of what law.toml lists, law.lock pins and the project stores under its name; when
+/// anything, also what the new version changes in meaning, against the blob the project holds
+/// (at the listed path, or at the old version's own). Empty when nothing changes.
+fn changes(root: &Path, held: &Held, new: &Pin, bytes: &[u8], blob_rel: &Path, old_blob: Option<&[u8]>) -> Vec<String> {
+    let name = new.name.as_str();
+    let old_spec = held.listed.iter().find(|p| p.name == name);
+    let old_pin = held.lock.pin(name);
     let mut changes = Vec::new();
     if let Some(old) = old_spec {
         for (field, was, now) in [
@@ -235,137 +384,109 @@ pub fn run(args: &AddArgs) -> u8 {
             }
         }
     }
-    if let Some(old) = old_blob.as_ref().filter(|old| **old != bytes) {
+    if let Some(old) = old_blob.filter(|old| *old != bytes) {
         let (was, now) = (clir_codegen::canonical::seal(old), &new.seal);
         changes.push(format!("{} seal: old {was}, new {now}", blob_rel.display()));
     }
-    let status = if changes.is_empty() { "added" } else { "updated" };
     if !changes.is_empty() {
-        // What the new version changes in meaning, against the blob the project holds (at the
-        // listed path, or at the old version's own).
         let old_paths = old_spec
             .map(|s| s.path.clone())
             .into_iter()
             .chain(old_pin.map(|p| project::default_blob_path(name, &p.version)))
-            .filter_map(|rel| project::package_file(&root, name, &rel).ok());
-        let old_bytes = old_blob.clone().or_else(|| old_paths.filter_map(|p| read_regular_file(&p).ok()).next());
-        match old_bytes.as_deref().and_then(|old| super::meaning::changed_nodes(old, &bytes)) {
+            .filter_map(|rel| project::package_file(root, name, &rel).ok());
+        let old_bytes =
+            old_blob.map(<[u8]>::to_vec).or_else(|| old_paths.filter_map(|p| read_regular_file(&p).ok()).next());
+        match old_bytes.as_deref().and_then(|old| super::meaning::changed_nodes(old, bytes)) {
             Some(nodes) if nodes.is_empty() => changes.push("no executable node changed".into()),
             Some(nodes) => changes.extend(nodes),
             None => changes.push(super::meaning::OLD_BLOB_GONE.into()),
         }
     }
-    if !changes.is_empty() && !args.update {
-        lines.extend(changes.iter().map(|c| line("changed", c.clone())));
-        lines.push(line(
-            "FAIL",
-            format!("the pin changed: review the package, then run `clir add --update {}`", args.package.display()),
-        ));
-        let _ = print_lines(lines);
-        note("add", "nothing written");
-        return FAILURE;
-    }
-    lines.extend(changes.iter().map(|c| line(status, c.clone())));
+    changes
+}
 
-    // 5. The new texts, checked before anything is written.
-    let write_blob = old_blob.as_deref() != Some(bytes.as_slice());
-    let new_lock = (old_pin != Some(&new)).then(|| {
-        let mut packages: Vec<Pin> = lock.packages.iter().filter(|p| p.name != name).cloned().collect();
-        packages.push(new.clone());
-        Lock { packages }
-    });
-    let new_manifest = if keep_entry.is_some() {
-        None
-    } else {
-        let text = manifest.as_deref().unwrap_or(NEW_MANIFEST);
-        let edited = list_package(text, name, version);
-        let mut expected: Vec<PackageSpec> = listed.iter().filter(|p| p.name != name).cloned().collect();
-        expected.push(spec.clone());
-        expected.sort_by(|a, b| a.name.cmp(&b.name));
-        match edited {
-            Some((text, was)) if project::parse_manifest(&text).as_ref() == Ok(&expected) => Some((text, was)),
-            _ => {
-                return cannot_run(
-                    lines,
-                    format!(
-                        "cannot edit {} without changing the rest of it: add the line {entry} to its \
-                         [dependencies] by hand, then run `clir lock`",
-                        manifest_path.display()
-                    ),
-                )
+/// The package file `clir add` writes.
+struct Blob<'a> {
+    /// Where.
+    path: &'a Path,
+    /// Where, under the project's root.
+    rel: &'a Path,
+    bytes: &'a [u8],
+    /// What the path held before.
+    old: Option<Vec<u8>>,
+}
+
+/// The files `clir add` writes, each only when it changes.
+struct Writes<'a> {
+    root: &'a Path,
+    /// The package's name.
+    name: &'a str,
+    /// The blob.
+    blob: Option<Blob<'a>>,
+    /// The source texts to copy.
+    texts: &'a [SourceText],
+    /// The new law.lock.
+    lock: Option<&'a Lock>,
+    /// The new law.toml: its text, the entry it replaced, and the entry it lists.
+    manifest: Option<(&'a str, Option<&'a str>, &'a str)>,
+}
+
+impl Writes<'_> {
+    /// Writes the blob, the source texts, then law.lock, then law.toml (which makes the build use
+    /// them), adding a line for each to `lines`; a failed write undoes the ones before it and
+    /// ends the command.
+    fn write(self, held: &Held, lines: &mut Vec<String>) -> Result<(), u8> {
+        let shown = |rel: &Path| {
+            if self.root == Path::new(".") {
+                rel.display().to_string()
+            } else {
+                self.root.join(rel).display().to_string()
             }
-        }
-    };
-
-    if !write_blob && new_lock.is_none() && new_manifest.is_none() && texts.is_empty() {
-        lines.push(line("ok", format!("already added (seal {}, semanticHash {})", new.seal, new.semantic_hash)));
-        if let Err(e) = print_lines(lines) {
-            return stdout_failed("add", &e);
-        }
-        note("add", format_args!("{name} {version} is already added; nothing written"));
-        return OK;
-    }
-    lines.push(line(status, format!("seal {}, semanticHash {}", new.seal, new.semantic_hash)));
-    if request.is_some() {
-        lines.push(line("note", "the pin is the seal the registry's index gives, and the blob hashes to it".into()));
-    } else if args.seal.is_none() {
-        lines.push(line(
-            "note",
-            "the pin is the file's own seal, compared with nothing: check it against the publisher's page \
-             (or add with --seal H)"
-                .into(),
-        ));
-    }
-
-    // 6. The writes: the blob, then law.lock, then law.toml (which makes the build use them).
-    let shown = |rel: &Path| {
-        if root == Path::new(".") {
-            rel.display().to_string()
-        } else {
-            root.join(rel).display().to_string()
-        }
-    };
-    let mut undo = Undo::default();
-    if write_blob {
-        let result = undo.create_dirs(blob_path.parent()).and_then(|()| undo.write(&blob_path, &bytes, old_blob));
-        if let Err(e) = result {
-            return undo.failed(lines, format!("cannot write {}: {e}", blob_path.display()));
-        }
-        lines.push(format!("{:<7} {} ({} bytes)", "wrote", shown(&blob_rel), bytes.len()));
-    }
-    for text in &texts {
-        let dest = match project::package_file(&root, name, &text.rel) {
-            Ok(dest) => dest,
-            Err(e) => return undo.failed(lines, e),
         };
-        let result = undo.create_dirs(dest.parent()).and_then(|()| undo.write(&dest, &text.bytes, None));
-        if let Err(e) = result {
-            return undo.failed(lines, format!("cannot write {}: {e}", dest.display()));
+        let mut undo = Undo::default();
+        if let Some(blob) = self.blob {
+            let result =
+                undo.create_dirs(blob.path.parent()).and_then(|()| undo.write(blob.path, blob.bytes, blob.old));
+            if let Err(e) = result {
+                return Err(undo.failed(std::mem::take(lines), format!("cannot write {}: {e}", blob.path.display())));
+            }
+            lines.push(format!("{:<7} {} ({} bytes)", "wrote", shown(blob.rel), blob.bytes.len()));
         }
-        let from = text.from.display();
-        lines.push(format!("{:<7} {} ({} bytes, from {from})", "wrote", shown(&text.rel), text.bytes.len()));
-    }
-    if let Some(new_lock) = &new_lock {
-        let previous = std::fs::read(&lock_path).ok();
-        match write_atomically(&lock_path, new_lock.to_toml().as_bytes()) {
-            Ok(()) => undo.written.push((lock_path.clone(), previous)),
-            Err(e) => return undo.failed(lines, format!("cannot write {}: {e}", lock_path.display())),
+        for text in self.texts {
+            let dest = match project::package_file(self.root, self.name, &text.rel) {
+                Ok(dest) => dest,
+                Err(e) => return Err(undo.failed(std::mem::take(lines), e)),
+            };
+            let result = undo.create_dirs(dest.parent()).and_then(|()| undo.write(&dest, &text.bytes, None));
+            if let Err(e) = result {
+                return Err(undo.failed(std::mem::take(lines), format!("cannot write {}: {e}", dest.display())));
+            }
+            let from = text.from.display();
+            lines.push(format!("{:<7} {} ({} bytes, from {from})", "wrote", shown(&text.rel), text.bytes.len()));
         }
-        lines.push(format!("{:<7} {}", "wrote", shown(Path::new(LOCKFILE))));
-    }
-    if let Some((text, was)) = &new_manifest {
-        if let Err(e) = undo.write(&manifest_path, text.as_bytes(), manifest.clone().map(String::into_bytes)) {
-            return undo.failed(lines, format!("cannot write {}: {e}", manifest_path.display()));
+        if let Some(new_lock) = self.lock {
+            let lock_path = &held.lock_path;
+            let previous = std::fs::read(lock_path).ok();
+            match write_atomically(lock_path, new_lock.to_toml().as_bytes()) {
+                Ok(()) => undo.written.push((lock_path.clone(), previous)),
+                Err(e) => {
+                    let message = format!("cannot write {}: {e}", lock_path.display());
+                    return Err(undo.failed(std::mem::take(lines), message));
+                }
+            }
+            lines.push(format!("{:<7} {}", "wrote", shown(Path::new(LOCKFILE))));
         }
-        let was = was.as_ref().map(|w| format!(" (was {w})")).unwrap_or_default();
-        lines.push(format!("{:<7} {}: {entry}{was}", "wrote", shown(Path::new(MANIFEST))));
+        if let Some((text, was, entry)) = self.manifest {
+            let manifest_path = &held.manifest_path;
+            if let Err(e) = undo.write(manifest_path, text.as_bytes(), held.manifest.clone().map(String::into_bytes)) {
+                let message = format!("cannot write {}: {e}", manifest_path.display());
+                return Err(undo.failed(std::mem::take(lines), message));
+            }
+            let was = was.map(|w| format!(" (was {w})")).unwrap_or_default();
+            lines.push(format!("{:<7} {}: {entry}{was}", "wrote", shown(Path::new(MANIFEST))));
+        }
+        Ok(())
     }
-    if let Err(e) = print_lines(lines) {
-        note("add", format_args!("{status} {name} {version}, but its pin could not be shown"));
-        return stdout_failed("add", &e);
-    }
-    note("add", format_args!("{status} {name} {version}: review the pin, then commit law.toml, law.lock and the blob"));
-    OK
 }
 
 /// A source text to copy into the project with its package.
