@@ -42,6 +42,9 @@ const CASE_LINE: &str = "A case is one JSON object a line:\n  \
 enum Command {
     /// Run every check of a package file (SEMANTICS §1), one line per check; exit 1 on any failure.
     Verify(cli::verify::VerifyArgs),
+    /// Recompute the hashes, semanticHash and canonical form of a package file edited as JSON, in
+    /// place; refused (nothing written) when anything but the hashes fails `clir verify`.
+    Seal(cli::seal::SealArgs),
     /// Verify every package of law.toml and write law.lock; a changed pin is only rewritten with
     /// --update NAME.
     Lock(cli::lock::LockArgs),
@@ -97,6 +100,7 @@ enum Command {
 fn main() -> ExitCode {
     let code = match Cli::parse().command {
         Command::Verify(args) => cli::verify::run(&args),
+        Command::Seal(args) => cli::seal::run(&args),
         Command::Lock(args) => cli::lock::run(&args),
         Command::Add(args) => cli::add::run(&args),
         Command::Compile(args) => cli::compile::run(&args),

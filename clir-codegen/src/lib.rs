@@ -13,7 +13,7 @@
 //!
 //! Modules import downwards only, in this order: `diag`, `canonical`, `files`, `text` (which
 //! import no other module); `ir`; `validate`; `verify`; `resolve`; `datalog`; `strata`; `plan`;
-//! `names`; `compilation`; `show`; `emit`; `render`; `project`; `build`. A printer's methods on a
+//! `names`; `compilation`; `show`; `emit`; `render`; `project`; `build`; `seal`. A printer's methods on a
 //! pass's types live with the printer (`Program::show_rule` in `datalog`, `RulePlan::show_joins`
 //! in `show`, `Diagnostic::render` in `render`), so that no pass imports one. `tests/layers.rs`
 //! checks the order.
@@ -36,6 +36,7 @@ pub mod plan;
 pub mod project;
 pub mod render;
 pub mod resolve;
+pub mod seal;
 pub mod show;
 pub mod strata;
 pub mod text;

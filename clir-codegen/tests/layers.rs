@@ -20,6 +20,7 @@ const ORDER: &[&[&str]] = &[
     &["render"],
     &["project"],
     &["build"],
+    &["seal"],
 ];
 
 fn layer(module: &str) -> Option<usize> {

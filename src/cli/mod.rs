@@ -15,6 +15,7 @@ pub mod registry;
 pub mod run;
 pub mod runtime;
 pub mod schema;
+pub mod seal;
 pub mod serve;
 pub mod show;
 pub mod stream;
