@@ -105,8 +105,8 @@ impl Trace {
 
     /// A comparison is false: `text` are the pieces of its Datalog text around its variables,
     /// `values` the variables' values; returns `false`.
-    pub fn comparison(&mut self, text: &[&str], values: &[Shown]) -> bool {
-        self.fail(Failure::Comparison { text: text.iter().map(|t| t.to_string()).collect(), values: values.to_vec() })
+    pub fn comparison(&mut self, text: &[String], values: &[Shown]) -> bool {
+        self.fail(Failure::Comparison { text: text.to_vec(), values: values.to_vec() })
     }
 
     /// A binding for which no item fails: the rule is applicable for the literal.

@@ -1,10 +1,9 @@
-//! Why not and explanations as data: per rule, a `clir::rt::rules::Rule` (its variables, head,
-//! body and why-not walk as the plan orders it, relations by their `REL_*` constants), read by
-//! code compiled once in the runtime; per relation and sign, its final layers; and `why_not`,
-//! answering an asked literal over them.
+//! Why not and explanations as data: per rule, one line of text (`clir::rt::rules`: its
+//! variables, head, body and why-not walk as the plan orders it), read by code compiled once in
+//! the runtime; per relation and sign, its final layers; and `why_not`, answering an asked
+//! literal over them.
 
 use super::{lit, Emitter, Layer};
-use crate::ir::CmpOp;
 use crate::plan::why_not::{HeadArg, WhyStep};
 use crate::plan::Read;
 use crate::resolve::{RItem, RLiteral, RTerm, Ty};
@@ -15,14 +14,10 @@ impl Emitter<'_> {
     /// `RULES`, `LAYERS` and `why_not`.
     pub(super) fn why_not_fns(&mut self) -> TokenStream {
         let p = self.p;
-        let table: String = (0..p.rules.len()).map(|ri| format!("        {},\n", self.rule_data(ri))).collect();
+        let texts: String = (0..p.rules.len()).map(|ri| format!("    {},\n", lit(&self.rule_text(ri)))).collect();
         let rules = self.verbatim(format!(
-            "/// Per rule, as data: its variables, head, body and why-not walk (`clir::rt::rules`), one a\n\
-             /// line in the order of the `RULE_*` constants.\n\
-             static RULES: ::clir::rt::RuleTable = {{\n    \
-             #[allow(unused_imports)]\n    \
-             use ::clir::rt::rules::{{Cmp, HeadArg, Item, Literal, Rule, Step, Term}};\n    \
-             ::clir::rt::RuleTable::new(&[\n{table}    ])\n}};\n"
+            "/// Per rule, as data: its variables, head, body and why-not walk (`clir::rt::rules`).\n\
+             static RULES: ::clir::rt::RuleTable = ::clir::rt::RuleTable::new(&[\n{texts}]);\n"
         ));
         // One line a relation: its positive, then its negative literal's slots.
         let mut entries = String::new();
@@ -67,106 +62,122 @@ impl Emitter<'_> {
         }
     }
 
-    /// Rule `ri` as the `Rule` of `clir::rt::rules`, on one line: relations by their `REL_*`
-    /// constants, texts through the one escaping function.
-    fn rule_data(&self, ri: usize) -> String {
+    /// Rule `ri` as the text `clir::rt::rules` reads.
+    fn rule_text(&self, ri: usize) -> String {
         let rule = &self.p.rules[ri];
         let wp = &self.plan.why_not[ri];
-        let list = |items: Vec<String>| items.join(", ");
-        let numbers = |xs: &[usize]| list(xs.iter().map(usize::to_string).collect());
-        let integer = list(rule.vars.iter().map(|(_, ty)| (*ty == Ty::Integer).to_string()).collect());
-        let binding = numbers(&self.plan.rules[ri].binding);
-        let head = self.literal_data(ri, &rule.head);
-        let body = list(
-            rule.body
-                .iter()
-                .map(|item| match item {
-                    RItem::Literal(status, l) => {
-                        let supported = *status == crate::ir::Status::Supported;
-                        format!("Item::Premise({supported}, {})", self.literal_data(ri, l))
+        let mut out = String::new();
+        let types: String = rule.vars.iter().map(|(_, ty)| if *ty == Ty::Integer { 'i' } else { 'n' }).collect();
+        out.push_str(&format!("{} {}", rule.vars.len(), if types.is_empty() { "-" } else { &types }));
+        let binding = &self.plan.rules[ri].binding;
+        out.push_str(&format!(" {}", binding.len()));
+        for v in binding {
+            out.push_str(&format!(" {v}"));
+        }
+        self.literal_text(ri, &rule.head, &mut out);
+        out.push_str(&format!(" {}", rule.body.len()));
+        for item in &rule.body {
+            match item {
+                RItem::Literal(status, l) => {
+                    let read = if *status == crate::ir::Status::Supported { "S" } else { "E" };
+                    out.push_str(&format!(" L {read}"));
+                    self.literal_text(ri, l, &mut out);
+                }
+                RItem::Not(l) => {
+                    out.push_str(" N");
+                    self.literal_text(ri, l, &mut out);
+                }
+                RItem::Comparison(op, a, b) => {
+                    out.push_str(&format!(" C {}", op.symbol()));
+                    self.term_text(ri, *a, &mut out);
+                    self.term_text(ri, *b, &mut out);
+                }
+            }
+        }
+        out.push_str(&format!(" {}", wp.head.len()));
+        for h in &wp.head {
+            match *h {
+                HeadArg::Bind(v) => out.push_str(&format!(" B {v}")),
+                HeadArg::Equal(v) => out.push_str(&format!(" Q {v}")),
+                HeadArg::Value(t) => {
+                    out.push_str(" X");
+                    self.term_text(ri, t, &mut out);
+                }
+                HeadArg::Computed(_) => out.push_str(" P"),
+            }
+        }
+        out.push_str(&format!(" {}", wp.steps.len()));
+        let read = |r: Read| if r == Read::Supported { "S" } else { "E" };
+        let list = |out: &mut String, xs: &[usize]| {
+            out.push_str(&format!(" {}", xs.len()));
+            for x in xs {
+                out.push_str(&format!(" {x}"));
+            }
+        };
+        let text = |out: &mut String, s: &str| {
+            out.push_str(&format!(" {}:{s}", s.len()));
+        };
+        for step in &wp.steps {
+            match step {
+                WhyStep::False => out.push_str(" F"),
+                WhyStep::Decided { item } => {
+                    let RItem::Comparison(op, a, b) = &rule.body[*item] else { unreachable!("a comparison") };
+                    let r = self.renamed(ri);
+                    out.push_str(" D");
+                    text(
+                        &mut out,
+                        &format!("{} {} {}", self.p.show_term(&r, *a), op.symbol(), self.p.show_term(&r, *b)),
+                    );
+                }
+                WhyStep::Test { item, read: r } => out.push_str(&format!(" T {item} {}", read(*r))),
+                WhyStep::Each { item, read: r, prefix, bound } => {
+                    out.push_str(&format!(" E {item} {} {prefix}", read(*r)));
+                    list(&mut out, bound);
+                }
+                WhyStep::Compare { item } => {
+                    let RItem::Comparison(op, a, b) = &rule.body[*item] else { unreachable!("a comparison") };
+                    let (mut pieces, mut vars) = (vec![String::new()], Vec::new());
+                    self.comparison_pieces(ri, *a, false, &mut pieces, &mut vars);
+                    pieces.last_mut().expect("a piece").push_str(&format!(" {} ", op.symbol()));
+                    self.comparison_pieces(ri, *b, false, &mut pieces, &mut vars);
+                    out.push_str(&format!(" C {item} {}", pieces.len()));
+                    for piece in &pieces {
+                        text(&mut out, piece);
                     }
-                    RItem::Not(l) => format!("Item::Not({})", self.literal_data(ri, l)),
-                    RItem::Comparison(op, a, b) => {
-                        format!(
-                            "Item::Compare(Cmp::{}, {}, {})",
-                            cmp(*op),
-                            self.term_data(ri, *a),
-                            self.term_data(ri, *b)
-                        )
-                    }
-                })
-                .collect(),
-        );
-        let head_args = list(
-            wp.head
-                .iter()
-                .map(|h| match *h {
-                    HeadArg::Bind(v) => format!("HeadArg::Bind({v})"),
-                    HeadArg::Equal(v) => format!("HeadArg::Equal({v})"),
-                    HeadArg::Value(t) => format!("HeadArg::Value({})", self.term_data(ri, t)),
-                    HeadArg::Computed(_) => "HeadArg::Computed".to_string(),
-                })
-                .collect(),
-        );
-        let supported = |r: Read| r == Read::Supported;
-        let steps = list(
-            wp.steps
-                .iter()
-                .map(|step| match step {
-                    WhyStep::False => "Step::False".to_string(),
-                    WhyStep::Decided { item } => {
-                        let RItem::Comparison(op, a, b) = &rule.body[*item] else { unreachable!("a comparison") };
-                        let r = self.renamed(ri);
-                        let text = format!("{} {} {}", self.p.show_term(&r, *a), op.symbol(), self.p.show_term(&r, *b));
-                        format!("Step::Decided({})", lit(&text))
-                    }
-                    WhyStep::Test { item, read } => {
-                        format!("Step::Test {{ item: {item}, supported: {} }}", supported(*read))
-                    }
-                    WhyStep::Each { item, read, prefix, bound } => format!(
-                        "Step::Each {{ item: {item}, supported: {}, prefix: {prefix}, bound: &[{}] }}",
-                        supported(*read),
-                        numbers(bound)
-                    ),
-                    WhyStep::Compare { item } => {
-                        let RItem::Comparison(op, a, b) = &rule.body[*item] else { unreachable!("a comparison") };
-                        let (mut pieces, mut vars) = (vec![String::new()], Vec::new());
-                        self.comparison_pieces(ri, *a, false, &mut pieces, &mut vars);
-                        pieces.last_mut().expect("a piece").push_str(&format!(" {} ", op.symbol()));
-                        self.comparison_pieces(ri, *b, false, &mut pieces, &mut vars);
-                        let pieces = list(pieces.iter().map(|piece| lit(piece)).collect());
-                        format!("Step::Compare {{ item: {item}, pieces: &[{pieces}], vars: &[{}] }}", numbers(&vars))
-                    }
-                    WhyStep::Negation { item, bound } => {
-                        format!("Step::Negation {{ item: {item}, bound: &[{}] }}", numbers(bound))
-                    }
-                    WhyStep::Head { arg } => format!("Step::Head({arg})"),
-                })
-                .collect(),
-        );
-        format!(
-            "Rule {{ integer: &[{integer}], binding: &[{binding}], head: {head}, body: &[{body}], \
-             head_args: &[{head_args}], steps: &[{steps}] }}"
-        )
+                    list(&mut out, &vars);
+                }
+                WhyStep::Negation { item, bound } => {
+                    out.push_str(&format!(" N {item}"));
+                    list(&mut out, bound);
+                }
+                WhyStep::Head { arg } => out.push_str(&format!(" H {arg}")),
+            }
+        }
+        out
     }
 
-    /// Literal `l` of rule `ri` as a `Literal`, its relation by its `REL_*` constant.
-    fn literal_data(&self, ri: usize, l: &RLiteral) -> String {
-        let args: Vec<String> = l.args.iter().map(|a| self.term_data(ri, *a)).collect();
-        format!("Literal::new({}, {}, &[{}])", self.rel_const(l.rel), l.negative, args.join(", "))
+    /// Appends ` REL NEG ARITY term..` of literal `l` of rule `ri`.
+    fn literal_text(&self, ri: usize, l: &RLiteral, out: &mut String) {
+        out.push_str(&format!(" {} {} {}", l.rel, u8::from(l.negative), l.args.len()));
+        for a in &l.args {
+            self.term_text(ri, *a, out);
+        }
     }
 
-    /// Term `t` of rule `ri` as a `Term`: a variable, a flat value (a constant's interned id is
-    /// its index: the interner starts with the constants) or an operator and its two terms.
-    fn term_data(&self, ri: usize, t: RTerm) -> String {
+    /// Appends ` term` of term `t` of rule `ri`: `vN`, `=VALUE` (flat) or an operator and its
+    /// two terms.
+    fn term_text(&self, ri: usize, t: RTerm, out: &mut String) {
         match t {
-            RTerm::Var(v) => format!("Term::Var({v})"),
-            RTerm::Const(c) => format!("Term::Value({c})"),
-            RTerm::Int(i) => format!("Term::Value({i})"),
-            RTerm::Str(i) => format!("Term::Value({})", self.string_sym[i]),
+            // A constant's interned id is its index: the interner starts with the constants.
+            RTerm::Var(v) => out.push_str(&format!(" v{v}")),
+            RTerm::Const(c) => out.push_str(&format!(" ={c}")),
+            RTerm::Int(i) => out.push_str(&format!(" ={i}")),
+            RTerm::Str(i) => out.push_str(&format!(" ={}", self.string_sym[i])),
             RTerm::Arith(i) => {
                 let (op, a, b) = self.p.rules[ri].ariths[i];
-                format!("Term::Arith(b'{}', &{}, &{})", op.symbol(), self.term_data(ri, a), self.term_data(ri, b))
+                out.push_str(&format!(" {}", op.symbol()));
+                self.term_text(ri, a, out);
+                self.term_text(ri, b, out);
             }
         }
     }
@@ -197,17 +208,5 @@ impl Emitter<'_> {
                 pieces.last_mut().expect("a piece").push_str(&text);
             }
         }
-    }
-}
-
-/// The `clir::rt::rules::Cmp` variant of `op`.
-fn cmp(op: CmpOp) -> &'static str {
-    match op {
-        CmpOp::Eq => "Eq",
-        CmpOp::Ne => "Ne",
-        CmpOp::Lt => "Lt",
-        CmpOp::Le => "Le",
-        CmpOp::Gt => "Gt",
-        CmpOp::Ge => "Ge",
     }
 }

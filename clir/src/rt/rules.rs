@@ -1,17 +1,32 @@
 //! Each rule of a package as data: its variables, head, body and why-not walk, written by the
-//! compiler as a `static` table of the types below (relations by their `REL_*` constants) and
-//! read as it is. Explanations and why-not work from it over any relation through [`Rows`], so
-//! their code is compiled once for every package, not once a rule; evaluation stays native
-//! joins per rule.
+//! compiler as one line of text a rule and read once. Explanations and why-not work from it
+//! over any relation through [`Rows`], so their code is compiled once for every package, not
+//! once a rule; evaluation stays native joins per rule.
 //!
-//! A rule's [`Rule::binding`] is the order of the variables in the tuples its function records
-//! for explanations, after the case.
+//! A rule's text is a sequence of tokens separated by single spaces:
+//!
+//! ```text
+//! rule     := NVARS TYPES  NBIND VAR*  literal  NITEMS item*  NHEAD harg*  NSTEPS step*
+//! TYPES    := one letter a variable, `i` (Integer) or `n` (entity or String); `-` for none
+//! literal  := REL NEG ARITY term*                      NEG: 0 or 1
+//! item     := `L` READ literal | `N` literal | `C` OP term term
+//! READ     := `E` (established) | `S` (supported)      OP: == != < <= > >=
+//! term     := `v`VAR | `=`VALUE (flat) | `+` term term | `-` term term | `*` term term
+//! harg     := `B` VAR | `Q` VAR | `X` term | `P`      bind, equal, value, computed
+//! step     := `F` | `D` ITEM TEXT | `T` ITEM READ | `E` ITEM READ PREFIX NB COL*
+//!           | `C` ITEM NP TEXT* NV VAR* | `N` ITEM NB COL* | `H` ARG
+//! TEXT     := LEN`:`BYTES                               (may hold spaces)
+//! ```
+//!
+//! The binding (`NBIND VAR*`) is the order of the variables in the tuples a rule's function
+//! records for explanations, after the case.
 
 use crate::instance::Instance;
 use crate::reason::{Shown, Status, Trace};
 use crate::value::CaseId;
 use datafrog::Relation;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// A relation's final tuples as flat rows `[case, args..]`, whatever its tuple type: what
 /// why-not reads.
@@ -58,147 +73,84 @@ pub fn status(layers: Final<'_>, row: &[i64]) -> Status {
 }
 
 /// A term of a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Term {
-    /// Variable `i` of the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Term {
     Var(usize),
-    /// A value, flat (an Integer, or a constant's or string's symbol).
     Value(i64),
-    /// `a OP b`, OP one of `b'+'`, `b'-'`, `b'*'`.
-    Arith(u8, &'static Term, &'static Term),
+    Arith(u8, Box<Term>, Box<Term>),
 }
 
 /// A literal of a rule: relation, sign, arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Literal {
-    /// The relation's index in the schema.
-    pub rel: usize,
-    /// Strong negation.
-    pub negative: bool,
-    /// The arguments.
-    pub args: &'static [Term],
-}
-
-impl Literal {
-    /// The literal `rel(args)`, or `~rel(args)` when `negative`.
-    pub const fn new(rel: usize, negative: bool, args: &'static [Term]) -> Literal {
-        Literal { rel, negative, args }
-    }
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Literal {
+    rel: usize,
+    negative: bool,
+    args: Vec<Term>,
 }
 
 /// One body item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Item {
-    /// A premise, asked as supported (`true`) or established.
-    Premise(bool, Literal),
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Item {
+    /// A premise, asked as supported or established.
+    Premise { supported: bool, literal: Literal },
     /// A negation as failure.
     Not(Literal),
     /// A comparison.
     Compare(Cmp, Term, Term),
 }
 
-/// A comparison's operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmp {
-    /// `==`
+enum Cmp {
     Eq,
-    /// `!=`
     Ne,
-    /// `<`
     Lt,
-    /// `<=`
     Le,
-    /// `>`
     Gt,
-    /// `>=`
     Ge,
 }
 
 /// How an argument of the asked literal meets the head.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HeadArg {
-    /// It binds variable `i`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum HeadArg {
     Bind(usize),
-    /// It must equal variable `i`, bound by an earlier argument.
     Equal(usize),
-    /// It must equal this term.
     Value(Term),
-    /// A computed head argument, compared once its variables are bound (`Step::Head`).
     Computed,
 }
 
 /// One step of a why-not walk (the compiler's plan of it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// The body holds `false`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
     False,
-    /// A comparison of constants that fails: its text.
-    Decided(&'static str),
-    /// Body item `item` tested, all its variables bound (read as supported or not).
-    Test {
-        /// The body item.
-        item: usize,
-        /// Read as supported.
-        supported: bool,
-    },
-    /// For each tuple of body item `item` whose first `prefix` columns are bound, the walk goes
-    /// on with its other variables bound; `bound` lists the columns bound before.
-    Each {
-        /// The body item.
-        item: usize,
-        /// Read as supported.
-        supported: bool,
-        /// The leading columns bound before.
-        prefix: usize,
-        /// Every column bound before.
-        bound: &'static [usize],
-    },
-    /// Comparison `item` tested: its text in `pieces`, cut where the values of `vars` go.
-    Compare {
-        /// The body item.
-        item: usize,
-        /// The text around the variables.
-        pieces: &'static [&'static str],
-        /// The variables shown between the pieces.
-        vars: &'static [usize],
-    },
-    /// Negation `item` tested, the columns of `bound` bound.
-    Negation {
-        /// The body item.
-        item: usize,
-        /// The columns bound.
-        bound: &'static [usize],
-    },
-    /// Head argument `arg` (computed) compared with the asked literal's.
-    Head(usize),
+    Decided { text: String },
+    Test { item: usize, supported: bool },
+    Each { item: usize, supported: bool, prefix: usize, bound: Vec<usize> },
+    Compare { item: usize, pieces: Vec<String>, vars: Vec<usize> },
+    Negation { item: usize, bound: Vec<usize> },
+    Head { arg: usize },
 }
 
-/// One rule, as the compiler wrote it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rule {
-    /// Per variable, whether it is an Integer.
-    pub integer: &'static [bool],
-    /// The variables of a recorded binding, in order.
-    pub binding: &'static [usize],
-    /// The head.
-    pub head: Literal,
-    /// The body.
-    pub body: &'static [Item],
-    /// How each argument of an asked literal meets the head.
-    pub head_args: &'static [HeadArg],
-    /// The why-not walk.
-    pub steps: &'static [Step],
+/// One rule, read from its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Rule {
+    integer: Vec<bool>,
+    binding: Vec<usize>,
+    head: Literal,
+    body: Vec<Item>,
+    head_args: Vec<HeadArg>,
+    steps: Vec<Step>,
 }
 
-/// Every rule of a package, as the compiler wrote them, in the package's order.
+/// Every rule of a package, as the compiler wrote them; read on first use.
 pub struct RuleTable {
-    rules: &'static [Rule],
+    texts: &'static [&'static str],
+    rules: OnceLock<Vec<Rule>>,
 }
 
 impl RuleTable {
-    /// The table of `rules`, in the package's order.
-    pub const fn new(rules: &'static [Rule]) -> RuleTable {
-        RuleTable { rules }
+    /// The table of `texts`, one a rule in the package's order.
+    pub const fn new(texts: &'static [&'static str]) -> RuleTable {
+        RuleTable { texts, rules: OnceLock::new() }
     }
 
     /// Adds to `instances` the explanation instance of each binding of rule `rule` (`bindings`, as
@@ -226,8 +178,8 @@ impl RuleTable {
                 let case = CaseId(row[0] as u32);
                 let args = |l: &Literal| -> Vec<i64> { l.args.iter().map(|t| t.eval(&vars)).collect() };
                 let mut instance = Instance::rule(rule, d, case).flat_head(r.head.rel, r.head.negative, args(&r.head));
-                for item in r.body {
-                    if let Item::Premise(supported, literal) = item {
+                for item in &r.body {
+                    if let Item::Premise { supported, literal } = item {
                         instance = instance.flat_premise(literal.rel, literal.negative, *supported, args(literal));
                     }
                 }
@@ -255,8 +207,19 @@ impl RuleTable {
         w.steps(0, true);
     }
 
-    fn rule(&self, ri: usize) -> &'static Rule {
-        &self.rules[ri]
+    fn rule(&self, ri: usize) -> &Rule {
+        let rules = self.rules.get_or_init(|| {
+            self.texts
+                .iter()
+                .enumerate()
+                .map(|(ri, text)| {
+                    Rule::parse(text).unwrap_or_else(|e| {
+                        panic!("clir: rule {ri} of the generated table does not read ({e}): regenerate the module with this clir")
+                    })
+                })
+                .collect()
+        });
+        &rules[ri]
     }
 }
 
@@ -273,7 +236,7 @@ struct Walk<'w, 'l> {
 impl<'w, 'l> Walk<'w, 'l> {
     fn literal(&self, item: usize) -> &'w Literal {
         match &self.r.body[item] {
-            Item::Premise(_, literal) | Item::Not(literal) => literal,
+            Item::Premise { literal, .. } | Item::Not(literal) => literal,
             Item::Compare(..) => unreachable!("a literal item"),
         }
     }
@@ -338,11 +301,11 @@ impl<'w, 'l> Walk<'w, 'l> {
         let mut ok = ok;
         match step {
             Step::False => {
-                self.t.comparison(&["false"], &[]);
+                self.t.comparison(&["false".to_string()], &[]);
                 return true;
             }
-            Step::Decided(text) => {
-                self.t.comparison(&[text], &[]);
+            Step::Decided { text } => {
+                self.t.comparison(std::slice::from_ref(text), &[]);
             }
             Step::Test { item, supported } => {
                 let l = self.literal(*item);
@@ -397,7 +360,7 @@ impl<'w, 'l> Walk<'w, 'l> {
                     }
                 }
             }
-            Step::Head(arg) => {
+            Step::Head { arg } => {
                 if self.row[arg + 1] != r.head.args[*arg].eval(&self.vars) {
                     return false;
                 }
@@ -442,6 +405,131 @@ impl Cmp {
     }
 }
 
+/// The tokens of a rule's text.
+struct Tokens<'t> {
+    rest: &'t str,
+}
+
+type Parsed<T> = Result<T, String>;
+
+impl<'t> Tokens<'t> {
+    fn word(&mut self) -> Parsed<&'t str> {
+        if self.rest.is_empty() {
+            return Err("the text ends early".into());
+        }
+        let (w, rest) = self.rest.split_once(' ').unwrap_or((self.rest, ""));
+        self.rest = rest;
+        Ok(w)
+    }
+
+    fn number<N: std::str::FromStr>(&mut self) -> Parsed<N> {
+        let w = self.word()?;
+        w.parse().map_err(|_| format!("`{w}` is not a number"))
+    }
+
+    fn flag(&mut self) -> Parsed<bool> {
+        match self.word()? {
+            "0" => Ok(false),
+            "1" => Ok(true),
+            w => Err(format!("`{w}` is not 0 or 1")),
+        }
+    }
+
+    fn read(&mut self) -> Parsed<bool> {
+        match self.word()? {
+            "E" => Ok(false),
+            "S" => Ok(true),
+            w => Err(format!("`{w}` is not E or S")),
+        }
+    }
+
+    fn list<T>(&mut self, mut one: impl FnMut(&mut Self) -> Parsed<T>) -> Parsed<Vec<T>> {
+        let n: usize = self.number()?;
+        (0..n).map(|_| one(self)).collect()
+    }
+
+    fn text(&mut self) -> Parsed<String> {
+        let (len, rest) = self.rest.split_once(':').ok_or("a text without its length")?;
+        let len: usize = len.parse().map_err(|_| format!("`{len}` is not a length"))?;
+        let text = rest.get(..len).ok_or("a text longer than the rule")?;
+        self.rest = rest[len..].strip_prefix(' ').unwrap_or(&rest[len..]);
+        Ok(text.to_string())
+    }
+
+    fn term(&mut self) -> Parsed<Term> {
+        let w = self.word()?;
+        match w.as_bytes() {
+            [op @ (b'+' | b'-' | b'*')] => Ok(Term::Arith(*op, Box::new(self.term()?), Box::new(self.term()?))),
+            [b'v', ..] => w[1..].parse().map(Term::Var).map_err(|_| format!("`{w}` is not a variable")),
+            [b'=', ..] => w[1..].parse().map(Term::Value).map_err(|_| format!("`{w}` is not a value")),
+            _ => Err(format!("`{w}` is not a term")),
+        }
+    }
+
+    fn literal(&mut self) -> Parsed<Literal> {
+        Ok(Literal { rel: self.number()?, negative: self.flag()?, args: self.list(Self::term)? })
+    }
+}
+
+impl Rule {
+    fn parse(text: &str) -> Parsed<Rule> {
+        let mut t = Tokens { rest: text };
+        let n: usize = t.number()?;
+        let types = t.word()?;
+        let integer: Vec<bool> = if n == 0 { Vec::new() } else { types.bytes().map(|b| b == b'i').collect() };
+        if integer.len() != n {
+            return Err(format!("{n} variables, {} types", integer.len()));
+        }
+        let binding = t.list(Tokens::number)?;
+        let head = t.literal()?;
+        let body = t.list(|t| match t.word()? {
+            "L" => Ok(Item::Premise { supported: t.read()?, literal: t.literal()? }),
+            "N" => Ok(Item::Not(t.literal()?)),
+            "C" => {
+                let op = match t.word()? {
+                    "==" => Cmp::Eq,
+                    "!=" => Cmp::Ne,
+                    "<" => Cmp::Lt,
+                    "<=" => Cmp::Le,
+                    ">" => Cmp::Gt,
+                    ">=" => Cmp::Ge,
+                    w => return Err(format!("`{w}` is not a comparison")),
+                };
+                Ok(Item::Compare(op, t.term()?, t.term()?))
+            }
+            w => Err(format!("`{w}` is not a body item")),
+        })?;
+        let head_args = t.list(|t| match t.word()? {
+            "B" => Ok(HeadArg::Bind(t.number()?)),
+            "Q" => Ok(HeadArg::Equal(t.number()?)),
+            "X" => Ok(HeadArg::Value(t.term()?)),
+            "P" => Ok(HeadArg::Computed),
+            w => Err(format!("`{w}` is not a head argument")),
+        })?;
+        let steps = t.list(|t| match t.word()? {
+            "F" => Ok(Step::False),
+            "D" => Ok(Step::Decided { text: t.text()? }),
+            "T" => Ok(Step::Test { item: t.number()?, supported: t.read()? }),
+            "E" => Ok(Step::Each {
+                item: t.number()?,
+                supported: t.read()?,
+                prefix: t.number()?,
+                bound: t.list(Tokens::number)?,
+            }),
+            "C" => {
+                Ok(Step::Compare { item: t.number()?, pieces: t.list(Tokens::text)?, vars: t.list(Tokens::number)? })
+            }
+            "N" => Ok(Step::Negation { item: t.number()?, bound: t.list(Tokens::number)? }),
+            "H" => Ok(Step::Head { arg: t.number()? }),
+            w => Err(format!("`{w}` is not a step")),
+        })?;
+        if !t.rest.is_empty() {
+            return Err(format!("`{}` after the rule", t.rest));
+        }
+        Ok(Rule { integer, binding, head, body, head_args, steps })
+    }
+}
+
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
@@ -451,23 +539,49 @@ pub(super) mod tests {
     // castling_legal(game, who, side) :- side_of(game, who, side, rook), not moved(rook),
     //     n > 3 + 1 (the last over an Integer variable n of has_count(game, n)).
     /// A rule's entry of a rule table: castling's, one premise.
-    pub(in crate::rt) const CASTLING: Rule = Rule {
-        integer: &[false, false, false, false, true],
-        binding: &[0, 1, 2, 3],
-        head: Literal::new(7, false, &[Term::Var(0), Term::Var(1), Term::Var(2)]),
-        body: &[
-            Item::Premise(false, Literal::new(1, false, &[Term::Var(0), Term::Var(1), Term::Var(2), Term::Var(3)])),
-            Item::Not(Literal::new(2, false, &[Term::Var(3)])),
-            Item::Compare(Cmp::Gt, Term::Var(4), Term::Arith(b'+', &Term::Value(3), &Term::Value(1))),
-        ],
-        head_args: &[HeadArg::Bind(0), HeadArg::Bind(1), HeadArg::Bind(2)],
-        steps: &[
-            Step::Each { item: 0, supported: false, prefix: 3, bound: &[0, 1, 2] },
-            Step::Compare { item: 2, pieces: &["", " > 3 + 1"], vars: &[4] },
-        ],
-    };
+    pub(in crate::rt) const CASTLING: &str =
+        "5 nnnni 4 0 1 2 3 7 0 3 v0 v1 v2 3 L E 1 0 4 v0 v1 v2 v3 N 2 0 1 v3 C > v4 + =3 =1 \
+        3 B 0 B 1 B 2 2 E 0 E 3 3 0 1 2 C 2 2 0: 8: > 3 + 1 1 4";
+
+    #[test]
+    fn a_rule_reads_back_as_written() {
+        let r = Rule::parse(CASTLING).unwrap();
+        assert_eq!(r.integer, [false, false, false, false, true]);
+        assert_eq!(r.binding, [0, 1, 2, 3]);
+        assert_eq!(r.head, Literal { rel: 7, negative: false, args: vec![Term::Var(0), Term::Var(1), Term::Var(2)] });
+        let sum = Term::Arith(b'+', Box::new(Term::Value(3)), Box::new(Term::Value(1)));
+        assert_eq!(r.body[2], Item::Compare(Cmp::Gt, Term::Var(4), sum));
+        assert_eq!(r.head_args, [HeadArg::Bind(0), HeadArg::Bind(1), HeadArg::Bind(2)]);
+        assert_eq!(
+            r.steps,
+            [
+                Step::Each { item: 0, supported: false, prefix: 3, bound: vec![0, 1, 2] },
+                Step::Compare { item: 2, pieces: vec![String::new(), " > 3 + 1".into()], vars: vec![4] },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_text_that_does_not_read_is_an_error_naming_what() {
+        for (text, error) in [
+            ("", "the text ends early"),
+            ("1 nn", "1 variables, 2 types"),
+            ("0 - 0 1 0 1 vx", "`vx` is not a variable"),
+            ("0 - 0 1 2 0", "`2` is not 0 or 1"),
+            ("0 - 0 1 0 0 1 Z", "`Z` is not a body item"),
+            ("0 - 0 1 0 0 0 0 1 D 9:short", "a text longer than the rule"),
+            ("0 - 0 1 0 0 0 0 0 extra", "`extra` after the rule"),
+        ] {
+            assert_eq!(Rule::parse(text).unwrap_err(), error, "{text:?}");
+        }
+    }
 
     proptest! {
+        #[test]
+        fn any_text_reads_or_is_an_error(text in ".{0,64}") {
+            let _ = Rule::parse(&text);
+        }
+
         #[test]
         fn seek_finds_the_tuples_a_filter_finds(
             mut tuples in proptest::collection::vec((0u32..3, 0u32..4, -2i64..3), 0..40),
