@@ -39,11 +39,16 @@ impl PackageArg {
     }
 }
 
+/// Whether PACKAGE `value` names a file: it is one, or reads as a path (a `/`, or `.json`).
+pub fn names_a_file(value: &str) -> bool {
+    Path::new(value).is_file() || value.contains('/') || value.ends_with(".json")
+}
+
 /// A file when `value` is one (or looks like a path), else a compiled-in package of that name,
 /// else a file that reading will report missing, with a hint ([`unreadable`]).
 pub fn resolve(value: &str) -> PackageRef {
     let path = Path::new(value);
-    if path.is_file() || value.contains('/') || value.ends_with(".json") {
+    if names_a_file(value) {
         return PackageRef::File(path.to_path_buf());
     }
     match crate::packages::compiled_packages().iter().find(|(n, _)| *n == value) {

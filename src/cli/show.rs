@@ -33,7 +33,7 @@ pub struct ShowArgs {
 pub fn run(args: &ShowArgs) -> u8 {
     let fmt = args.message_format;
     let value = args.package.value();
-    let file = Path::new(value).is_file() || value.contains('/') || value.ends_with(".json");
+    let file = super::package_arg::names_a_file(value);
     let (what, doc) = if file {
         match read_package("show", &PackageRef::File(value.into()), fmt) {
             Ok((doc, _)) => (value.to_string(), doc),

@@ -46,7 +46,7 @@ pub fn run(args: &WheelArgs) -> u8 {
 /// The verified package named by `args`, and its seal.
 fn package(args: &WheelArgs) -> Result<(Verified, String), u8> {
     let name = args.package.value();
-    if std::path::Path::new(name).is_file() || name.contains('/') || name.ends_with(".json") {
+    if super::package_arg::names_a_file(name) {
         return verified(std::path::Path::new(name), "wheel");
     }
     let listed = project::load(&args.root).is_ok_and(|p| p.package(name).is_some());
