@@ -67,6 +67,9 @@ enum Command {
     /// What a package's cases may say: its relations (kind, arguments, types, the
     /// grant a judgment needs), its constants and a case line; --json for the service's JSON.
     Schema(cli::schema::SchemaArgs),
+    /// Conflicts, dead rules and idle priorities of a package, each with a witness case its
+    /// ruling confirms: one JSON line a finding (or --format table); --deny makes kinds fail.
+    Analyze(cli::analyze::AnalyzeArgs),
     /// Run a law test file against a package: each line a case and the literals its
     /// ruling must (not) conclude; one report line a test, exit 1 when one fails.
     Test(cli::test::TestArgs),
@@ -108,6 +111,7 @@ fn main() -> ExitCode {
         Command::Rule(args) => cli::run::rule(&args),
         Command::Run(args) => cli::run::run(&args),
         Command::Test(args) => cli::test::run(&args),
+        Command::Analyze(args) => cli::analyze::run(&args),
         Command::Coverage(args) => cli::coverage::run(&args),
         Command::Fetch(args) => cli::registry::fetch(&args),
         Command::Registry(args) => cli::registry::run(&args),

@@ -13,7 +13,8 @@
 //!
 //! Modules import downwards only, in this order: `diag`, `canonical`, `files`, `text` (which
 //! import no other module); `ir`; `validate`; `verify`; `resolve`; `datalog`; `strata`; `plan`;
-//! `names`; `compilation`; `show`; `emit`; `render`; `project`; `build`; `seal`. A printer's methods on a
+//! `names`; `compilation`; `show`; `emit`; `render`; `project`; `build`; `seal`; `analyze` (the
+//! static analysis of `clir analyze`, on the resolved program). A printer's methods on a
 //! pass's types live with the printer (`Program::show_rule` in `datalog`, `RulePlan::show_joins`
 //! in `show`, `Diagnostic::render` in `render`), so that no pass imports one. `tests/layers.rs`
 //! checks the order.
@@ -23,6 +24,7 @@
 #![deny(missing_docs)]
 #![allow(clippy::result_large_err)]
 
+pub mod analyze;
 pub mod build;
 pub mod canonical;
 pub mod compilation;

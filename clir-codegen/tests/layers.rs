@@ -21,6 +21,7 @@ const ORDER: &[&[&str]] = &[
     &["project"],
     &["build"],
     &["seal"],
+    &["analyze"],
 ];
 
 fn layer(module: &str) -> Option<usize> {

@@ -2,6 +2,7 @@
 //! per check or package; errors that stop a command go to stderr.
 
 pub mod add;
+pub mod analyze;
 pub mod causes;
 pub mod check;
 pub mod compile;
