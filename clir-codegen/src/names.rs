@@ -6,6 +6,7 @@
 //! always gets the same names. The case conversions every name starts from ([`snake`], [`camel`],
 //! [`screaming`]) are here too.
 
+use crate::plan::layers::{Layer, LayerId};
 use crate::plan::{Read, RulePlan};
 use crate::resolve::{Program, RItem, RRule, RTerm};
 use std::collections::{BTreeSet, HashSet};
@@ -97,7 +98,7 @@ const METHODS: &[&str] =
 fn relation_derived(c: &str) -> Vec<String> {
     let mut out = Vec::new();
     for sign in ["", "not_"] {
-        for layer in ["", "_definite", "_concluded", "_supported"] {
+        for layer in std::iter::once("").chain(LAYER_SUFFIX.iter().map(|(_, x)| *x)) {
             let l = format!("{sign}{c}{layer}");
             out.push(format!("{l}_candidates"));
             out.push(format!("{l}_unbeaten_attacks"));
@@ -167,6 +168,19 @@ fn claim_numbered(
         .chain((2..).map(numbered))
         .find(|c| free(c))
         .expect("an unbounded sequence of candidates")
+}
+
+/// The suffix a relation's identifier takes for each of its layers (none where it has one).
+const LAYER_SUFFIX: [(Layer, &str); 3] =
+    [(Layer::Definite, "_definite"), (Layer::Concluded, "_concluded"), (Layer::Supported, "_supported")];
+
+/// Which of a variable's tuples a semi-naive round reads whole, in a local of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Round {
+    /// Before the last round (`<variable>_stable`).
+    Stable,
+    /// So far, the last round's included (`<variable>_total`).
+    Total,
 }
 
 /// Every identifier of one generated module.
@@ -364,6 +378,95 @@ impl ModuleNames {
             of_relation || of_rule
         };
         claim(base, &[], |c| !taken.iter().any(|t| t == c) && !LOCALS.contains(&c) && !derived(c))
+    }
+
+    /// The identifier of layer `id` (of a relation that is `collapsed` into one layer, or not).
+    pub fn layer(&self, id: LayerId, collapsed: bool) -> String {
+        let sign = if id.negative { "not_" } else { "" };
+        let suffix = LAYER_SUFFIX.iter().find(|(l, _)| *l == id.layer).map_or("", |(_, x)| x);
+        let suffix = if collapsed { "" } else { suffix };
+        format!("{sign}{}{suffix}", self.relations[id.rel])
+    }
+
+    /// The identifier of the input facts of relation `rel` with sign `negative`.
+    pub fn input(&self, rel: usize, negative: bool) -> String {
+        format!("{}{}_input", if negative { "not_" } else { "" }, self.relations[rel])
+    }
+
+    /// The local holding a round's `round` tuples of the variable `layer` (a [`Self::layer`]).
+    pub fn round(layer: &str, round: Round) -> String {
+        match round {
+            Round::Stable => format!("{layer}_stable"),
+            Round::Total => format!("{layer}_total"),
+        }
+    }
+
+    /// The constant holding relation `rel`'s index in `SCHEMA.relations`.
+    pub fn rel_const(&self, rel: usize) -> String {
+        format!("REL_{}", self.relations[rel].to_ascii_uppercase())
+    }
+
+    /// The constant holding rule `ri`'s index in `SCHEMA.rules`.
+    pub fn rule_const(&self, ri: usize) -> String {
+        format!("RULE_{}", self.rules[ri].to_ascii_uppercase())
+    }
+
+    /// Rule `ri`'s function.
+    pub fn rule_fn(&self, ri: usize) -> String {
+        format!("rule_{}", self.rules[ri])
+    }
+
+    /// The local holding where rule `ri` applies in a contested stratum.
+    pub fn applies(&self, ri: usize) -> String {
+        format!("{}_applies", self.rules[ri])
+    }
+
+    /// The local holding what rule `ri` found in a call (`nth` of a round's, when it has several),
+    /// and the one holding those of them whose complement is not definite.
+    pub fn found(&self, ri: usize, nth: Option<usize>) -> (String, String) {
+        let found = match nth {
+            Some(i) => format!("{}_found_{i}", self.rules[ri]),
+            None => format!("{}_found", self.rules[ri]),
+        };
+        let unless = format!("{found}_unless");
+        (found, unless)
+    }
+
+    /// The team defeat of the sign whose concluded layer is `concluded` (a [`Self::layer`]).
+    pub fn contest(concluded: &str) -> String {
+        format!("{concluded}_contest")
+    }
+
+    /// The layer of closure `ci`, of relation `rel`: the negatives it adds.
+    pub fn closure(&self, ci: usize, rel: usize) -> String {
+        format!("closure_{ci}_{}", self.relations[rel])
+    }
+
+    /// The function of stratum `si`.
+    pub fn stratum_fn(si: usize) -> String {
+        format!("evaluate_stratum_{si}")
+    }
+
+    /// The `k`th function a long list of statements `prefix` is split into.
+    pub fn chunk(prefix: &str, k: usize) -> String {
+        format!("{prefix}_{k}")
+    }
+
+    /// The local of column `j` of a tuple taken apart: `a_<j>`, or `<letter>_<j>` for one of
+    /// several (a pattern's own columns, compared with the value they must hold).
+    pub fn column(letter: &str, j: usize) -> String {
+        format!("{letter}_{j}")
+    }
+
+    /// The crates a package is split into, for the caller's `prefix`: the base crate's, and
+    /// group `g`'s.
+    pub fn base_crate(prefix: &str) -> String {
+        format!("{prefix}_base")
+    }
+
+    /// Group `g`'s crate, for the caller's `prefix` ([`Self::base_crate`]).
+    pub fn group_crate(prefix: &str, g: usize) -> String {
+        format!("{prefix}_g{g}")
     }
 
     /// The grant type of capability `cap`.

@@ -25,6 +25,7 @@ use crate::ir::{CmpOp, Status, Strength};
 use crate::resolve::{Program, RItem, RLiteral, RRule, RTerm};
 use crate::strata::Strata;
 
+pub mod calls;
 pub mod crates;
 pub mod layers;
 pub mod lines;
@@ -222,6 +223,13 @@ pub struct StratumPlan {
     pub applicable_set: Option<layers::LayerSet>,
     /// Team defeat per sign, in a contested stratum.
     pub contests: Vec<layers::Contest>,
+    /// In a contested stratum, each rule's applicability, in the order of `applicable`.
+    pub applies: Vec<calls::Applies>,
+    /// Some call of the stratum records explanation instances.
+    pub records: bool,
+    /// The stratum computes something: a rule that can apply, a layer set from a relation, a
+    /// contest or a closure (else its function is left out).
+    pub evaluates: bool,
 }
 
 /// The plan of a program: what `emit` prints.
@@ -236,6 +244,8 @@ pub struct Plan {
     pub strata: Vec<StratumPlan>,
     /// Per rule of the program: its why-not walk.
     pub why_not: Vec<why_not::WhyNotPlan>,
+    /// Per rule of the program: the explaining calls no stratum made, left to `explain`.
+    pub explain: Vec<Vec<calls::Call>>,
 }
 
 fn const_count(l: &RLiteral) -> usize {
@@ -563,6 +573,9 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
                 definite_set: layers::LayerSet::default(),
                 applicable_set: None,
                 contests: Vec::new(),
+                applies: Vec::new(),
+                records: false,
+                evaluates: false,
             }
         })
         .collect();
@@ -604,6 +617,7 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
             }
         }
     }
+    let explain = calls::plan_calls(p, s, &rules, &mut strata);
     let why_not = (0..p.rules.len()).map(|ri| why_not::plan_why_not(p, ri)).collect();
-    Plan { rules, own, strata, why_not }
+    Plan { rules, own, strata, why_not, explain }
 }

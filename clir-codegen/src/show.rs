@@ -18,6 +18,7 @@
 use crate::compilation::Compilation;
 use crate::datalog::{self, Item, Lit, Term};
 use crate::ir::{RelationKind, Status};
+use crate::plan::calls::{Arg, Call};
 use crate::plan::layers::{Layer, LayerId, LayerSet};
 use crate::plan::{Access, Read, RulePlan, Shape, StratumPlan, Test};
 use crate::resolve::{Program, RItem, RRule, RTerm, Translated};
@@ -209,6 +210,30 @@ impl LayerId {
     }
 }
 
+impl Call {
+    /// `round: recent valid_transition +D, entered_state +d`: what the call passes, for people
+    /// (`once` before the rounds, or in each `round`; a variable's `recent`, `stable` or `total`
+    /// tuples, or a final layer).
+    pub fn show(&self, p: &Program) -> String {
+        let args: Vec<String> = self
+            .args
+            .iter()
+            .map(|&a| {
+                let read = match a {
+                    Arg::Layer(_) => "",
+                    Arg::Recent(_) => "recent ",
+                    Arg::Stable(_) => "stable ",
+                    Arg::Total(_) => "total ",
+                };
+                format!("{read}{}", a.layer().show(p))
+            })
+            .collect();
+        let when = if self.round { "round" } else { "once" };
+        let over = if args.is_empty() { "the cases".to_string() } else { args.join(", ") };
+        format!("{when}: {over}")
+    }
+}
+
 impl StratumPlan {
     /// `Stratum 51: game_drawn (contested: ...)`: the line that introduces stratum `si` of `p`
     /// wherever it is shown (the plan, the generated code, `clir show`).
@@ -387,6 +412,10 @@ impl fmt::Display for Show<'_> {
                         _ => "",
                     };
                     writeln!(f, "    {}{note}", t(&p.rules[r].id))?;
+                    // In an iteration, each call: the semi-naive versions of its operands.
+                    for c in set.filter(|s| s.iteration).into_iter().flat_map(|s| &s.calls).filter(|c| c.rule == r) {
+                        writeln!(f, "      {}", t(&c.show(p)))?;
+                    }
                 }
             }
             let empty: Vec<String> = (st.definite_set.empty.iter())

@@ -775,3 +775,49 @@ priority FactFirst: Fact > Not"
     assert_eq!(code.matches("self::rule_fact(").count(), 1, "Fact is called once");
     assert_eq!(code.matches("self::rule_derived(").count(), 2, "Derived is called for +D and for its applicability");
 }
+
+#[test]
+fn the_plan_lists_each_semi_naive_call_and_which_call_records_explanations() {
+    // `Join` reads its own stratum twice: each round it is called twice, once from each
+    // operand's recent tuples, the other read as it stood before the round (stable) or as it
+    // stands now (total). A call over final layers records its explanations as it runs; the
+    // recursive rules' calls run over partial layers, so `explain` makes theirs.
+    let c = clir_codegen::compile(&document(&format!(
+        "{PLAN}
+institutional reach(Integer, Integer)
+rule Base strict: reach(x, y) :- b(x, y)
+rule Join strict: reach(x, z) :- reach(x, y), reach(y, z)
+rule P strict: p(x) :- a(x)"
+    )))
+    .unwrap_or_else(|e| panic!("{e}"));
+    use clir_codegen::plan::calls::{Arg, Modes};
+    let (p, s, plan) = (&c.program, &c.strata, &c.plan);
+    let st = &plan.strata[s.rels[rel(p, "reach")].stratum];
+    let join = rule_ix(p, "Join");
+    let calls: Vec<_> = st.definite_set.calls.iter().filter(|c| c.rule == join).collect();
+    assert_eq!(calls.len(), 2);
+    assert!(calls.iter().all(|c| c.round && c.record.is_none()));
+    let kinds =
+        |c: &clir_codegen::plan::calls::Call| c.args.iter().map(std::mem::discriminant).collect::<Vec<_>>();
+    let d = std::mem::discriminant;
+    let reach = |a: Arg| a.layer().rel == rel(p, "reach");
+    assert!(calls.iter().all(|c| c.args.iter().all(|&a| reach(a))));
+    assert_eq!(kinds(calls[0]), [d(&Arg::Recent(calls[0].args[0].layer())), d(&Arg::Total(calls[0].args[1].layer()))]);
+    assert_eq!(kinds(calls[1]), [d(&Arg::Stable(calls[1].args[0].layer())), d(&Arg::Recent(calls[1].args[1].layer()))]);
+    assert_eq!(st.definite_set.stable.len(), 1);
+    assert_eq!(st.definite_set.total.len(), 1);
+    // Base reads no variable: once, before the rounds, over final layers, recording both modes
+    // (its premises are read from the same layers for +D and applicability).
+    let base = st.definite_set.calls.iter().find(|c| c.rule == rule_ix(p, "Base")).unwrap();
+    assert!(!base.round && base.record == Some(Modes::Both));
+    assert!(plan.explain[rule_ix(p, "Base")].is_empty());
+    assert_eq!(plan.explain[join].len(), 1, "Join's explanations are found over the final layers");
+    assert!(st.records && st.evaluates);
+    // Collapsed, reach has one layer, its +d.
+    let text = clir_codegen::show::plan(&c);
+    assert!(
+        text.contains("round: recent reach +d, total reach +d")
+            && text.contains("round: stable reach +d, recent reach +d"),
+        "{text}"
+    );
+}

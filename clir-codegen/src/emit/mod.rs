@@ -23,14 +23,14 @@ mod strata;
 mod why_not;
 
 use crate::compilation::Compilation;
-use crate::names::{ModuleNames, RuleLocals};
+use crate::names::{ModuleNames, Round, RuleLocals};
 use crate::plan::layers::{Layer, LayerId};
-use crate::plan::{Operand, Plan};
+use crate::plan::Plan;
 use crate::resolve::{Program, RRule, RTerm, Ty};
 use crate::strata::Strata;
 use crate::text::{comment_text, string_literal};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 /// The columns [`fill`] packs the short items of a list into, a line at a time.
 const WIDTH: usize = 100;
@@ -81,9 +81,6 @@ struct Emitter<'a> {
     string_consts: Vec<String>,
     /// Whether to generate explanation instances.
     explanations: bool,
-    /// Per rule, which of its explaining calls ([`Emitter::explaining_calls`]) a stratum
-    /// records while it evaluates (filled as the strata are emitted, before `explain` is).
-    recorded: std::cell::RefCell<Vec<Vec<usize>>>,
     /// Where the package is emitted as several crates: how, and what goes into each.
     split: Option<Split>,
 }
@@ -138,8 +135,8 @@ pub fn emit_with(c: &Compilation, seal: &str, explanations: bool) -> String {
 /// Rust identifier the caller chooses).
 pub fn emit_crates(c: &Compilation, seal: &str, explanations: bool, max_rules: usize, prefix: &str) -> Crates {
     let plan = crate::plan::crates::crates(&c.strata, max_rules);
-    let crates: Vec<Ident> = (0..plan.groups).map(|g| format_ident!("{}_g{}", prefix, g)).collect();
-    let base = format_ident!("{}_base", prefix);
+    let crates: Vec<Ident> = (0..plan.groups).map(|g| ident(&ModuleNames::group_crate(prefix, g))).collect();
+    let base = ident(&ModuleNames::base_crate(prefix));
     let items = vec![TokenStream::new(); plan.groups];
     let mut e = Emitter::new(c, seal, explanations);
     e.split = Some(Split { plan, base: base.clone(), crates: crates.clone(), items, base_items: TokenStream::new() });
@@ -200,7 +197,6 @@ impl<'a> Emitter<'a> {
             string_sym: Vec::new(),
             string_consts: Vec::new(),
             explanations,
-            recorded: std::cell::RefCell::new(vec![Vec::new(); p.rules.len()]),
             split: None,
         };
         let mut interned: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();
@@ -311,15 +307,6 @@ fn lit(s: &str) -> String {
 
 fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
-}
-
-/// Whether `tokens` use the identifier `name`.
-pub(super) fn mentions(tokens: &TokenStream, name: &str) -> bool {
-    tokens.clone().into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == name,
-        proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), name),
-        _ => false,
-    })
 }
 
 /// The widest tuple Rust orders (`Ord` is implemented up to 12 fields).
@@ -455,35 +442,26 @@ impl Emitter<'_> {
 
     /// The identifier of layer `id`: the relation's own where it has one layer.
     fn layer_ident(&self, id: LayerId) -> Ident {
-        let base = format!("{}{}", if id.negative { "not_" } else { "" }, self.names.relations[id.rel]);
-        if self.s.rels[id.rel].collapsed {
-            return ident(&base);
-        }
-        match id.layer {
-            Layer::Definite => format_ident!("{}_definite", base),
-            Layer::Concluded => format_ident!("{}_concluded", base),
-            Layer::Supported => format_ident!("{}_supported", base),
-        }
+        ident(&self.names.layer(id, self.s.rels[id.rel].collapsed))
     }
 
-    /// The layer an operand reads: over definite premises (`+D`), or over applicable ones.
-    fn operand_layer(&self, o: &Operand, definite: bool) -> Ident {
-        let l = &o.literal;
-        self.layer_ident(crate::plan::layers::operand_layer(self.s, o.read, l.rel, l.negative, definite))
+    /// The local holding a round's `round` tuples of the variable of layer `id`.
+    fn round_ident(&self, id: LayerId, round: Round) -> Ident {
+        ident(&ModuleNames::round(&self.names.layer(id, self.s.rels[id.rel].collapsed), round))
     }
 
     /// The module constant holding relation `rel`'s index in `SCHEMA.relations`.
     fn rel_const(&self, rel: usize) -> Ident {
-        format_ident!("REL_{}", self.names.relations[rel].to_ascii_uppercase())
+        ident(&self.names.rel_const(rel))
     }
 
     /// The module constant holding rule `ri`'s index in `SCHEMA.rules`.
     fn rule_const(&self, ri: usize) -> Ident {
-        format_ident!("RULE_{}", self.names.rules[ri].to_ascii_uppercase())
+        ident(&self.names.rule_const(ri))
     }
 
     fn input_name(&self, rel: usize, negative: bool) -> Ident {
-        format_ident!("{}{}_input", if negative { "not_" } else { "" }, self.names.relations[rel])
+        ident(&self.names.input(rel, negative))
     }
 
     fn var(&self, ri: usize, v: usize) -> Ident {
@@ -541,7 +519,7 @@ impl Emitter<'_> {
         let mut items = TokenStream::new();
         let mut calls = Vec::new();
         for (k, part) in stmts.chunks(CHUNK).enumerate() {
-            let name = format_ident!("{}_{}", prefix, k);
+            let name = ident(&ModuleNames::chunk(prefix, k));
             items.extend(quote! {
                 #[inline(never)]
                 fn #name(#params) {

@@ -3,25 +3,54 @@
 //! variables from the last leapjoin's logic closure. Each layer of evaluation, each round of a
 //! recursive stratum and each explanation calls the same function with the relations it reads.
 
-use super::{ident, mentions, tuple, Emitter};
+use super::{ident, tuple, Emitter};
+use crate::names::ModuleNames;
 use crate::plan::{Access, RulePlan, Test, View};
 use crate::resolve::{RItem, RTerm};
 use proc_macro2::{Ident, Literal, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
+
+/// One column of a [`Pattern`].
+enum Col {
+    /// Not read: `_`.
+    Skip,
+    /// The case, `case`.
+    Case,
+    /// Binds a variable of the rule.
+    Var(Ident, usize),
+    /// A value that must equal a term, tested by one of the pattern's conditions.
+    Fresh(Ident),
+}
 
 /// A pattern over a tuple of an operand, and what its columns must meet besides.
 struct Pattern {
-    /// Per column: `_`, or the identifier it binds.
-    items: Vec<TokenStream>,
+    cols: Vec<Col>,
+    /// Per column that is [`Col::Fresh`], the condition that it equals its term.
     conds: Vec<TokenStream>,
+    /// The variables the conditions read.
+    cond_vars: Vec<usize>,
+}
+
+/// What the body of a closure over patterns reads of them: the case and variables of the rule.
+#[derive(Default)]
+struct Uses {
+    case: bool,
+    vars: Vec<usize>,
 }
 
 impl Pattern {
-    /// The pattern for a closure whose body is `body`: what the body does not read is `_`.
-    fn within(&self, body: &TokenStream) -> TokenStream {
-        let items = self.items.iter().map(|item| match syn::parse2::<Ident>(item.clone()) {
-            Ok(id) if !mentions(body, &id.to_string()) => quote!(_),
-            _ => item.clone(),
+    fn new(cols: Vec<Col>) -> Pattern {
+        Pattern { cols, conds: Vec::new(), cond_vars: Vec::new() }
+    }
+
+    /// The pattern for a closure whose body reads `uses`, and the pattern's own conditions
+    /// when `conds`: what it does not read is `_`.
+    fn within(&self, uses: &Uses, conds: bool) -> TokenStream {
+        let items = self.cols.iter().map(|c| match c {
+            Col::Case if uses.case => quote!(case),
+            Col::Var(id, v) if uses.vars.contains(v) || (conds && self.cond_vars.contains(v)) => quote!(#id),
+            Col::Fresh(id) if conds => quote!(#id),
+            _ => quote!(_),
         });
         tuple(items.collect())
     }
@@ -60,7 +89,7 @@ impl Emitter<'_> {
 
     /// The identifier of rule `ri`'s function.
     pub(super) fn rule_fn_name(&self, ri: usize) -> Ident {
-        format_ident!("rule_{}", self.names.rules[ri])
+        ident(&self.names.rule_fn(ri))
     }
 
     /// Rule `ri` with its variables named as in the code.
@@ -105,38 +134,52 @@ impl Emitter<'_> {
     /// The pattern of a tuple of literal `args` whose columns are in `order`, its case bound as
     /// `case`: a key column (bound already) ignored, a variable's first column binds it, any
     /// other column is a fresh `<letter>_<column>` that must equal its term.
-    fn columns(
-        &self,
-        ri: usize,
-        args: &[RTerm],
-        order: &[usize],
-        key: &[usize],
-        case: TokenStream,
-        letter: &str,
-    ) -> Pattern {
-        let mut pats = vec![case];
-        let mut conds = Vec::new();
+    fn columns(&self, ri: usize, args: &[RTerm], order: &[usize], key: &[usize], case: bool, letter: &str) -> Pattern {
+        let mut p = Pattern::new(vec![if case { Col::Case } else { Col::Skip }]);
         let mut here: Vec<usize> = Vec::new();
         for &j in order {
             if key.contains(&j) {
-                pats.push(quote!(_));
+                p.cols.push(Col::Skip);
                 continue;
             }
             match args[j] {
                 RTerm::Var(v) if !here.contains(&v) => {
                     here.push(v);
-                    let id = self.var(ri, v);
-                    pats.push(quote!(#id));
+                    p.cols.push(Col::Var(self.var(ri, v), v));
                 }
                 other => {
-                    let fresh = format_ident!("{}_{}", letter, j);
+                    let fresh = ident(&ModuleNames::column(letter, j));
                     let val = self.term(ri, other);
-                    conds.push(quote!(#fresh == #val));
-                    pats.push(quote!(#fresh));
+                    self.p.rules[ri].term_vars(other, &mut p.cond_vars);
+                    p.conds.push(quote!(#fresh == #val));
+                    p.cols.push(Col::Fresh(fresh));
                 }
             }
         }
-        Pattern { items: pats, conds }
+        p
+    }
+
+    /// Adds what `test` of rule `ri` reads from the tuples bound before it to `uses`.
+    fn test_uses(&self, ri: usize, rp: &RulePlan, test: Test, uses: &mut Uses) {
+        let rule = &self.p.rules[ri];
+        match test {
+            Test::Comparison(item) => uses.vars.extend(rule.filter_vars(&rule.body[item])),
+            Test::Step(k) => {
+                uses.case = true;
+                let args = &rp.operands[rp.steps[k].operand].literal.args;
+                match &rp.steps[k].access {
+                    Access::Seek { key, .. } => key.iter().for_each(|&j| rule.term_vars(args[j], &mut uses.vars)),
+                    _ => args.iter().for_each(|&t| rule.term_vars(t, &mut uses.vars)),
+                }
+            }
+        }
+    }
+
+    /// What a tuple `(case, terms..)` of rule `ri` reads.
+    fn terms_uses(&self, ri: usize, terms: impl IntoIterator<Item = RTerm>) -> Uses {
+        let mut uses = Uses { case: true, ..Uses::default() };
+        terms.into_iter().for_each(|t| self.p.rules[ri].term_vars(t, &mut uses.vars));
+        uses
     }
 
     /// What operand `step` reads by its key (its view, or the operand itself), the order of its
@@ -168,7 +211,7 @@ impl Emitter<'_> {
     /// building it.
     pub(super) fn view_of(rows: &TokenStream, view: &View) -> TokenStream {
         let order = &view.order;
-        let cols: Vec<Ident> = (0..order.len()).map(|j| format_ident!("a_{}", j)).collect();
+        let cols: Vec<Ident> = (0..order.len()).map(|j| ident(&ModuleNames::column("a", j))).collect();
         let reordered = order.iter().map(|&j| &cols[j]);
         let reorder = quote!(|&(case, #(#cols,)*)| (case, #(#reordered,)*));
         match view.least_by {
@@ -203,13 +246,13 @@ impl Emitter<'_> {
                 let (rows, order, _) = self.keyed(ri, rp, k);
                 let vals = key.iter().map(|&j| self.term(ri, args[j]));
                 let fields = (0..=key.len()).map(Literal::usize_unsuffixed);
-                let row = self.columns(ri, args, &order, key, quote!(_), "a");
+                let row = self.columns(ri, args, &order, key, false, "a");
                 let matches = if row.conds.is_empty() {
                     quote!(|_| true)
                 } else {
                     let conds = &row.conds;
                     let test = quote!(#(#conds)&&*);
-                    let pat = row.within(&test);
+                    let pat = row.within(&Uses::default(), true);
                     quote!(|&#pat| #test)
                 };
                 if keyed_by_prefix(&order) {
@@ -263,7 +306,7 @@ impl Emitter<'_> {
         }
         // The source: the batch's cases, or the first literal's tuples.
         let (mut source, mut prefix_ty, mut prefix) = if rp.per_case {
-            (quote!(cases), quote!((CaseId,)), Pattern { items: vec![quote!(case)], conds: Vec::new() })
+            (quote!(cases), quote!((CaseId,)), Pattern::new(vec![Col::Case]))
         } else {
             let oi = rp.steps[0].operand;
             let o = &rp.operands[oi];
@@ -273,16 +316,18 @@ impl Emitter<'_> {
                     (ident(&locals.operands[oi]), (0..o.literal.args.len()).collect(), self.tuple_ty(o.literal.rel))
                 }
             };
-            let pattern = self.columns(ri, &o.literal.args, &order, &[], quote!(case), "a");
+            let pattern = self.columns(ri, &o.literal.args, &order, &[], true, "a");
             (quote!(#src), ty, pattern)
         };
         for (k, j) in rp.joins.iter().enumerate() {
             // The tuples bound so far, as each leaper's closure takes them.
             let bound = quote!(type Bound = #prefix_ty;);
-            let mut prefix_tests = std::mem::take(&mut prefix.conds);
-            // A closure over the tuples bound so far, returning `body`.
-            let over = |body: TokenStream| {
-                let pat = prefix.within(&body);
+            let mut prefix_tests = prefix.conds.clone();
+            let prefix_conds = !prefix_tests.is_empty();
+            let mut prefix_uses = Uses::default();
+            // A closure over the tuples bound so far, returning `body`, which reads `uses`.
+            let over = |body: TokenStream, uses: &Uses| {
+                let pat = prefix.within(uses, false);
                 quote!(|&#pat: &Bound| #body)
             };
             let mut leapers: Vec<TokenStream> = Vec::new();
@@ -294,17 +339,17 @@ impl Emitter<'_> {
                     let (rows, order, ty) = self.keyed(ri, rp, s);
                     let vals = key.iter().map(|&j| self.term(ri, args[j]));
                     let fields = (0..=key.len()).map(Literal::usize_unsuffixed);
-                    let key_of = over(quote!((case, #(#vals,)*)));
+                    let key_of = over(quote!((case, #(#vals,)*)), &self.terms_uses(ri, key.iter().map(|&j| args[j])));
                     leapers.push(if keyed_by_prefix(&order) {
                         quote!(ExtendBy::keyed(#rows, #key_of))
                     } else {
                         quote!(ExtendBy::rows(#rows, #key_of, |t: &#ty| (#(t.#fields,)*)))
                     });
-                    let mut row = self.columns(ri, args, &order, key, quote!(_), "b");
-                    value_tests.append(&mut row.conds);
+                    let row = self.columns(ri, args, &order, key, false, "b");
+                    value_tests.extend(row.conds.iter().cloned());
                     (row, ty)
                 }
-                None => (Pattern { items: Vec::new(), conds: Vec::new() }, quote!(())),
+                None => (Pattern::new(Vec::new()), quote!(())),
             };
             // Each operand a membership test of the prefix reads, as a probe that gallops from
             // where its last lookup ended (the source is sorted, so keys mostly grow).
@@ -318,9 +363,10 @@ impl Emitter<'_> {
                 }
             }
             prefix_tests.extend(j.prefix.iter().map(|&t| self.test_holds(ri, rp, t, true)));
+            j.prefix.iter().for_each(|&t| self.test_uses(ri, rp, t, &mut prefix_uses));
             if !prefix_tests.is_empty() {
                 let test = quote!(#(#prefix_tests)&&*);
-                let pat = prefix.within(&test);
+                let pat = prefix.within(&prefix_uses, prefix_conds);
                 let holds = quote!(Holds::new(|&#pat: &Bound| #test));
                 // Before the proposer, so that a prefix the tests refuse costs no lookup.
                 match leapers.pop() {
@@ -331,19 +377,23 @@ impl Emitter<'_> {
             value_tests.extend(j.value.iter().map(|&t| self.test_holds(ri, rp, t, false)));
             if !value_tests.is_empty() {
                 let test = quote!(#(#value_tests)&&*);
-                let (pat, row_pat) = (prefix.within(&test), row.within(&test));
+                let mut uses = Uses::default();
+                j.value.iter().for_each(|&t| self.test_uses(ri, rp, t, &mut uses));
+                let (pat, row_pat) = (prefix.within(&uses, false), row.within(&uses, !row.conds.is_empty()));
                 leapers.push(quote!(ValueFilter::from(|&#pat: &Bound, &#row_pat: &#row_ty| #test)));
             }
             // Last, so that it counts what every other leaper kept.
             if j.extend.is_some() {
                 leapers.push(quote!(::clir::rt::Spend::new(budget)));
             }
+            // `Bound` names the tuples bound so far in every closure a leaper takes over them.
+            let closes_over_bound = j.extend.is_some() || !prefix_tests.is_empty() || !value_tests.is_empty();
             let leapers = match leapers.len() {
                 0 => quote!(Once),
                 1 => leapers.pop().expect("one leaper"),
                 _ => quote!((#(#leapers,)*)),
             };
-            let bound = if mentions(&leapers, "Bound") { bound } else { TokenStream::new() };
+            let bound = if closes_over_bound { bound } else { TokenStream::new() };
             // The tuple each proposal yields: the binding (what `head` makes of it) or the
             // tuples bound so far.
             let last = k + 1 == rp.joins.len();
@@ -362,7 +412,17 @@ impl Emitter<'_> {
             } else {
                 yields.clone()
             };
-            let (pat, row_pat) = (prefix.within(&out), if j.extend.is_some() { row.within(&out) } else { quote!(_) });
+            let uses = match (last, self.explanations) {
+                (false, _) => self.terms_uses(ri, vars.iter().map(|&v| RTerm::Var(v))),
+                (true, false) => self.terms_uses(ri, self.p.rules[ri].head.args.iter().copied()),
+                (true, true) => {
+                    let mut uses = self.terms_uses(ri, self.p.rules[ri].head.args.iter().copied());
+                    uses.vars.extend(vars.iter().copied());
+                    uses
+                }
+            };
+            let row_pat = if j.extend.is_some() { row.within(&uses, false) } else { quote!(_) };
+            let pat = prefix.within(&uses, false);
             let leapjoin = quote!(Relation::from_leapjoin(#source, #leapers, |&#pat, &#row_pat| #out));
             let join = quote! { #bound #probes #leapjoin };
             if last {
@@ -380,12 +440,8 @@ impl Emitter<'_> {
                 }
                 source = quote!(&#name);
                 prefix_ty = self.vars_ty(ri, &j.yields);
-                let mut items = vec![quote!(case)];
-                items.extend(j.yields.iter().map(|&v| {
-                    let id = self.var(ri, v);
-                    quote!(#id)
-                }));
-                prefix = Pattern { items, conds: Vec::new() };
+                let cols = std::iter::once(Col::Case).chain(j.yields.iter().map(|&v| Col::Var(self.var(ri, v), v)));
+                prefix = Pattern::new(cols.collect());
             }
         }
         let name = self.rule_fn_name(ri);

@@ -3,12 +3,14 @@
 //! datafrog `Iteration` where the plan says the layer is recursive), then the conclusions
 //! written out.
 
-use super::{fill, mentions, Emitter};
+use super::{fill, ident, Emitter};
 use crate::ir::RelationKind;
+use crate::names::{ModuleNames, Round};
+use crate::plan::calls::{self, Applies, Modes};
 use crate::plan::layers::{Heads, Layer, LayerId, LayerSet, Start};
 use crate::plan::{Shape, View};
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 /// An operand of a call of a rule's function.
 pub(super) enum Arg {
@@ -51,13 +53,13 @@ impl Emitter<'_> {
     }
 
     pub(super) fn closure_name(&self, ci: usize) -> Ident {
-        format_ident!("closure_{}_{}", ci, self.names.relations[self.p.closures[ci].rel])
+        ident(&self.names.closure(ci, self.p.closures[ci].rel))
     }
 
     pub(super) fn evaluate_fn(&mut self) -> TokenStream {
         let p = self.p;
         // Per layer, its name and tuple type.
-        let mut slots: Vec<(Ident, String)> = vec![(format_ident!("cases"), "(CaseId,)".to_string())];
+        let mut slots: Vec<(Ident, String)> = vec![(ident("cases"), "(CaseId,)".to_string())];
         // Input relations are read in functions of their own, so that `evaluate` does not grow
         // with the inputs' decoding.
         let mut reads: Vec<TokenStream> = Vec::new();
@@ -91,14 +93,13 @@ impl Emitter<'_> {
                 slots.push((self.closure_name(ci), self.tuple_text(p.closures[ci].rel)));
             }
             if st.shape != Shape::Inputs {
-                let name = format_ident!("evaluate_stratum_{}", si);
-                let body = self.stratum(si);
-                if !mentions(&body, "l") {
-                    // Every rule of the stratum can never apply and nothing fills its layers.
+                let name = ident(&ModuleNames::stratum_fn(si));
+                if !st.evaluates {
                     continue;
                 }
+                let body = self.stratum(si);
                 // A stratum whose rules record explanations as they are called takes `ex`.
-                let (ex_param, ex_arg) = if mentions(&body, "ex") {
+                let (ex_param, ex_arg) = if self.explanations && st.records {
                     (quote!(, ex: &mut ::clir::rt::Explain), quote!(, ex))
                 } else {
                     (TokenStream::new(), TokenStream::new())
@@ -278,7 +279,7 @@ impl Emitter<'_> {
                         let base =
                             crate::names::view_name(&n.to_string(), v.by().iter().map(|&j| params[j].0.as_str()));
                         let taken: Vec<String> = views.built.iter().map(|(_, _, m)| m.to_string()).collect();
-                        let name = format_ident!("{}", self.names.stratum_local(&base, &taken));
+                        let name = ident(&self.names.stratum_local(&base, &taken));
                         let view = Self::view_of(&quote!(&l[layer::#n]), v);
                         views.lets.extend(quote! { let #name = #view; });
                         views.built.push((n, v.clone(), name.clone()));
@@ -291,17 +292,39 @@ impl Emitter<'_> {
         .collect()
     }
 
+    /// What a call passes for one operand, as the plan says.
+    pub(super) fn arg(&self, a: calls::Arg) -> Arg {
+        match a {
+            calls::Arg::Layer(id) => Arg::Layer(self.layer_ident(id)),
+            calls::Arg::Recent(id) => {
+                let n = self.layer_ident(id);
+                Arg::Local(quote!(&#n.recent.borrow()))
+            }
+            calls::Arg::Stable(id) => {
+                let m = self.round_ident(id, Round::Stable);
+                Arg::Local(quote!(&#m))
+            }
+            calls::Arg::Total(id) => {
+                let m = self.round_ident(id, Round::Total);
+                Arg::Local(quote!(&#m))
+            }
+        }
+    }
+
     /// The call of rule `ri`'s function over `args`: the relation of its heads. With `records`,
     /// through `ex`, which records its bindings as explanation instances of those modes; compiled
     /// without explanations, with no record at all.
-    pub(super) fn rule_call(&self, ri: usize, args: &[TokenStream], records: Option<&[bool]>) -> TokenStream {
+    pub(super) fn rule_call(&self, ri: usize, args: &[TokenStream], records: Option<Modes>) -> TokenStream {
         let name = self.rule_fn_name(ri);
         let cases = self.plan.rules[ri].per_case.then(|| quote!(&l[layer::cases],));
         let budget = self.plan.rules[ri].extends().then(|| quote!(l.budget(),));
         let record = match records {
             None if !self.explanations => TokenStream::new(),
             None => quote!(::clir::rt::Record::OFF),
-            Some(modes) => quote!(ex.to(&[#(#modes),*])),
+            Some(modes) => {
+                let flags = modes.flags();
+                quote!(ex.to(&[#(#flags),*]))
+            }
         };
         quote!(self::#name(#cases #(#args,)* #budget #record))
     }
@@ -323,12 +346,8 @@ impl Emitter<'_> {
             return;
         };
         let (c, d) = (self.layer_ident(c), self.layer_ident(d));
-        let rule = &self.names.rules[h.rule];
-        let found = match nth {
-            Some(i) => format_ident!("{rule}_found_{i}"),
-            None => format_ident!("{rule}_found"),
-        };
-        let kept = format_ident!("{found}_unless");
+        let (found, kept) = self.names.found(h.rule, nth);
+        let (found, kept) = (ident(&found), ident(&kept));
         lets.extend(quote! {
             let #found = #call;
             let #kept = ::clir::rt::difference(&#found, &l[layer::#d]);
@@ -372,75 +391,22 @@ impl Emitter<'_> {
                 Some(quote!(l[layer::#d].clone()))
             }
         };
-        // Without an iteration, per layer the relations of heads it is the union of.
-        let mut once = TokenStream::new();
-        let mut parts: Vec<(Ident, TokenStream)> = Vec::new();
-        let mut rounds = TokenStream::new();
-        // With an iteration, what each rule adds to which variable, before the loop and in a round.
+        // Per layer (without an iteration) or variable, the relations of heads it takes, found
+        // once (`once`) or in each round (`rounds`).
+        let (mut once, mut rounds) = (TokenStream::new(), TokenStream::new());
         let mut once_adds: Vec<(Ident, TokenStream)> = Vec::new();
         let mut round_adds: Vec<(Ident, TokenStream)> = Vec::new();
-        // The variables some round reads whole: before the last round, and with it.
-        let (mut read_stable, mut read_total): (Vec<Ident>, Vec<Ident>) = (Vec::new(), Vec::new());
-        for h in &set.heads {
-            let ri = h.rule;
-            let layers: Vec<Ident> =
-                self.plan.rules[ri].operands.iter().map(|o| self.operand_layer(o, set.definite)).collect();
-            if !iteration {
-                let args = self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views);
-                let mut call = self.rule_call(ri, &args, self.records(ri, &layers));
-                if set.shared.contains(&ri) {
-                    let app = self.applies(ri);
-                    once.extend(quote! { let #app = #call; });
-                    call = quote!(#app.clone());
-                }
-                self.add_found(h, None, call, &mut once, &mut parts);
-                continue;
+        for c in &set.calls {
+            let h = set.heads.iter().find(|h| h.rule == c.rule).expect("a call of a rule of the set");
+            let args = c.args.iter().map(|&a| self.arg(a)).collect();
+            let mut call = self.rule_call(c.rule, &self.call_args(c.rule, args, views), c.record);
+            if c.kept {
+                let app = self.applies(c.rule);
+                once.extend(quote! { let #app = #call; });
+                call = quote!(#app.clone());
             }
-            // Semi-naive: one call per operand read from a variable, its recent tuples against
-            // the stable ones of those before it and all so far of those after it. A rule that
-            // reads no variable is called once, over final layers, and records as it goes.
-            let records = if h.own.is_empty() { self.records(ri, &layers) } else { None };
-            let calls: Vec<Vec<TokenStream>> = if h.own.is_empty() {
-                vec![self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views)]
-            } else {
-                (0..h.own.len())
-                    .map(|i| {
-                        let args = layers.iter().enumerate().map(|(k, n)| match h.own.iter().position(|&d| d == k) {
-                            Some(x) if x == i => Arg::Local(quote!(&#n.recent.borrow())),
-                            Some(x) if x < i => {
-                                read_stable.push(n.clone());
-                                let m = format_ident!("{}_stable", n);
-                                Arg::Local(quote!(&#m))
-                            }
-                            Some(_) => {
-                                read_total.push(n.clone());
-                                let m = format_ident!("{}_total", n);
-                                Arg::Local(quote!(&#m))
-                            }
-                            None => Arg::Layer(n.clone()),
-                        });
-                        self.call_args(ri, args.collect(), views)
-                    })
-                    .collect()
-            };
-            if h.over_start {
-                // Once over the variables' start, the `+D` layers they read there, for what
-                // `+D` lacks.
-                let operands = &self.plan.rules[ri].operands;
-                let args = layers.iter().enumerate().map(|(k, n)| match h.own.contains(&k) {
-                    true => Arg::Layer(self.operand_layer(&operands[k], true)),
-                    false => Arg::Layer(n.clone()),
-                });
-                let call = self.rule_call(ri, &self.call_args(ri, args.collect(), views), None);
-                self.add_found(h, None, call, &mut once, &mut once_adds);
-            }
-            let (lets, adds) =
-                if h.own.is_empty() { (&mut once, &mut once_adds) } else { (&mut rounds, &mut round_adds) };
-            let several = calls.len() > 1;
-            for (i, args) in calls.into_iter().enumerate() {
-                let call = self.rule_call(ri, &args, records);
-                self.add_found(h, several.then_some(i), call, lets, adds);
-            }
+            let (lets, adds) = if c.round { (&mut rounds, &mut round_adds) } else { (&mut once, &mut once_adds) };
+            self.add_found(h, c.nth, call, lets, adds);
         }
         // Each variable takes what its rules found as one relation (one sort, not a merge a rule).
         let insert_all = |adds: &[(Ident, TokenStream)]| {
@@ -453,8 +419,10 @@ impl Emitter<'_> {
             }
             stmts
         };
-        once.extend(insert_all(&once_adds));
-        rounds.extend(insert_all(&round_adds));
+        if iteration {
+            once.extend(insert_all(&once_adds));
+            rounds.extend(insert_all(&round_adds));
+        }
         // A layer no rule adds to is the relation it starts from, set before the rules run.
         let mut fixed = TokenStream::new();
         for &(id, start) in &set.fixed {
@@ -466,7 +434,7 @@ impl Emitter<'_> {
             let mut built = TokenStream::new();
             for &(id, start) in &set.layers {
                 let n = self.layer_ident(id);
-                let all = Self::union_of(start_of(id, start), &Self::found_for(&parts, &n));
+                let all = Self::union_of(start_of(id, start), &Self::found_for(&once_adds, &n));
                 built.extend(quote! { l[layer::#n] = #all; });
             }
             let views = views.take();
@@ -487,16 +455,12 @@ impl Emitter<'_> {
                 #insert
             }
         });
-        read_stable.sort();
-        read_stable.dedup();
-        read_total.sort();
-        read_total.dedup();
-        let stables = read_stable.iter().map(|n| {
-            let m = format_ident!("{}_stable", n);
+        let stables = set.stable.iter().map(|&id| {
+            let (n, m) = (self.layer_ident(id), self.round_ident(id, Round::Stable));
             quote! { let #m = ::clir::rt::stable(&#n); }
         });
-        let totals = read_total.iter().map(|n| {
-            let m = format_ident!("{}_total", n);
+        let totals = set.total.iter().map(|&id| {
+            let (n, m) = (self.layer_ident(id), self.round_ident(id, Round::Total));
             quote! { let #m = ::clir::rt::total(&#n); }
         });
         let views = views.take();
@@ -518,7 +482,7 @@ impl Emitter<'_> {
     /// A contested relation: each rule's applicability over lower strata, then team defeat.
     /// The local holding where rule `ri` applies in a contested stratum.
     fn applies(&self, ri: usize) -> Ident {
-        format_ident!("{}_applies", self.names.rules[ri])
+        ident(&self.names.applies(ri))
     }
 
     fn contested(&mut self, si: usize, views: &mut Views) -> TokenStream {
@@ -528,19 +492,16 @@ impl Emitter<'_> {
         let ty = self.tuple_ty(rel);
         let mut out = TokenStream::new();
         let apps: Vec<Ident> = st.applicable.iter().map(|&ri| self.applies(ri)).collect();
-        for (&ri, app) in st.applicable.iter().zip(&apps) {
-            if st.definite_set.shared.contains(&ri) {
-                continue;
+        for (a, app) in st.applies.iter().zip(&apps) {
+            match a {
+                Applies::Kept(_) => {}
+                Applies::Never(_) => out.extend(quote! { let #app = ::clir::rt::empty::<#ty>(); }),
+                Applies::Call(c) => {
+                    let args = c.args.iter().map(|&a| self.arg(a)).collect();
+                    let call = self.rule_call(c.rule, &self.call_args(c.rule, args, views), c.record);
+                    out.extend(quote! { let #app = #call; });
+                }
             }
-            if self.plan.rules[ri].never {
-                out.extend(quote! { let #app = ::clir::rt::empty::<#ty>(); });
-                continue;
-            }
-            let layers: Vec<Ident> =
-                self.plan.rules[ri].operands.iter().map(|o| self.operand_layer(o, false)).collect();
-            let args = self.call_args(ri, layers.iter().cloned().map(Arg::Layer).collect(), views);
-            let call = self.rule_call(ri, &args, self.records(ri, &layers));
-            out.extend(quote! { let #app = #call; });
         }
         let app_of = |ri: usize| apps[st.applicable.iter().position(|&x| x == ri).expect("rule of stratum")].clone();
         for contest in &st.contests {
@@ -579,7 +540,7 @@ impl Emitter<'_> {
                 "{sign}{}: concluded when definite, or when a rule for it applies, {sign}{} is not the complement of a definite fact, and every applicable attack is beaten (team defeat)",
                 p.relations[rel].name, p.relations[rel].name
             ));
-            let contest = format_ident!("{}_contest", c);
+            let contest = ident(&ModuleNames::contest(&c.to_string()));
             // With no rule on either side, nothing names the tuple type but a turbofish.
             let of = (sup_apps.is_empty() && attacks.is_empty()).then(|| quote!(::<#ty>));
             let s_stmt = if s == c {

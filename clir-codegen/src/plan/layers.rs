@@ -109,6 +109,12 @@ pub struct LayerSet {
     /// their applicability, every premise read from the same layer either way. Their heads
     /// are found once, kept for the contest, and not found again.
     pub shared: Vec<usize>,
+    /// The calls of the rules' functions, head by head ([`super::calls`]).
+    pub calls: Vec<super::calls::Call>,
+    /// The variables some round reads as they were before the last round.
+    pub stable: Vec<LayerId>,
+    /// The variables some round reads whole, the last round's tuples included.
+    pub total: Vec<LayerId>,
 }
 
 /// A rule that attacks a sign of a contested relation, and the supporters that beat it.
