@@ -414,6 +414,7 @@ fn finding_json(p: &Program, a: &Analysis, grants: &[String], f: &Finding) -> Va
                 IdleProof::HigherDefeater => "higher_is_a_defeater",
                 IdleProof::DeadRule(_) => "a_rule_is_dead",
                 IdleProof::HeadsNeverMeet => "heads_never_meet",
+                IdleProof::NeverTogether => "never_applicable_together",
             });
             let mut v = json!({
                 "kind": "idle_priority",

@@ -100,6 +100,9 @@ pub enum IdleProof {
     DeadRule(usize),
     /// Their heads never unify.
     HeadsNeverMeet,
+    /// Unfolded without reaching any bound, every way to make both applicable for one literal
+    /// fails on comparisons that exclude each other.
+    NeverTogether,
 }
 
 /// What [`analyze`] found before any ruling.
@@ -211,6 +214,9 @@ pub fn analyze(p: &Program, bounds: &Bounds) -> Analysis {
         b.keep.push(hx);
         let (found, cut) = unfold(p, bounds, b, bounds.candidates);
         note_cut(&mut a, cut);
+        if let (true, true, Target::Together(i)) = (found.is_empty(), cut.complete(), target) {
+            a.idle.push((i, IdleProof::NeverTogether));
+        }
         for g in found {
             let literal = g.keep.first().map(|args| (p.rules[x].head.rel, args.clone()));
             a.candidates.push(Candidate { target, facts: g.facts, literal });

@@ -1,0 +1,157 @@
+//! `clir analyze`: a package file with a planted defeasible conflict, a strict contradiction,
+//! dead rules (by comparisons, by an underivable premise, by `false`) and an idle priority,
+//! each found, and every witness, ruled again with `clir rule`, shows what its finding says;
+//! `--deny`, `--format table`, and fide.laws.chess compiled in.
+
+#[path = "support/cli.rs"]
+mod cli;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The cache `clir run` builds in, shared with the other tests that build package files.
+fn cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_check-cache")
+}
+
+/// Runs `clir ARGS` with the shared cache: exit status, stdout, stderr.
+fn clir(args: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_clir"))
+        .args(args)
+        .env("CLIR_CACHE_DIR", cache())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+/// Every defect of this package is planted; the rules not named below are sound.
+const PLANTED: &str = r#"
+package test.analyze 0.1.0
+type Person
+type Claim
+empirical claimant(c: Claim, p: Person)
+empirical late(c: Claim)
+empirical amount(c: Claim, n: Integer)
+empirical minor(p: Person)
+judgment fraud(c: Claim) by judgment:Auditor authority Auditor
+institutional eligible(c: Claim)
+institutional paid(c: Claim)
+institutional flagged(c: Claim)
+institutional entitled(c: Claim)
+rule Eligible defeasible "Art. 1 eligible": eligible(c) :- claimant(c, p), amount(c, n), n >= 100
+rule LateExcluded defeasible "Art. 2 late claims": ~eligible(c) :- late(c)
+rule Paid strict "Art. 3 paid": paid(c) :- claimant(c, p), amount(c, n), n > 1000
+rule FraudNotPaid strict "Art. 4 fraud": ~paid(c) :- fraud(c)
+rule DeadCmp defeasible: entitled(c) :- amount(c, n), n > 10, n < 5
+rule DeadPremise defeasible: entitled(c) :- flagged(c)
+rule DeadFalse defeasible: entitled(c) :- claimant(c, p), false
+institutional covered(c: Claim, n: Integer)
+rule MinorCovered defeasible: covered(c, n) :- claimant(c, p), minor(p), amount(c, n), n < 50
+rule NotCovered defeasible: ~covered(c, n) :- amount(c, n), n > 500
+priority MinorFirst: MinorCovered > NotCovered
+"#;
+
+fn package_file(dir: &Path) -> PathBuf {
+    let pkg = clir_testkit::Package::parse(PLANTED).unwrap();
+    let path = dir.join(pkg.file_name());
+    std::fs::write(&path, pkg.bytes()).unwrap();
+    path
+}
+
+fn findings(stdout: &str) -> Vec<Value> {
+    stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn local(id: &str) -> &str {
+    id.rsplit_once('#').map_or(id, |(_, l)| l)
+}
+
+/// The local ids of a finding's rules.
+fn rules(f: &Value) -> Vec<String> {
+    f["rules"].as_array().unwrap().iter().map(|r| local(r["id"].as_str().unwrap()).to_string()).collect()
+}
+
+#[test]
+fn planted_defects_are_found_and_every_witness_rules_as_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = package_file(dir.path());
+    let file = file.to_str().unwrap();
+    let (code, out, err) = clir(&["analyze", file], "");
+    assert_eq!(code, 0, "{err}");
+    let all = findings(&out);
+    let of = |kind: &str| all.iter().filter(|f| f["kind"] == kind).collect::<Vec<_>>();
+    // The two conflicts, each with its witness; ruled again, it shows what the finding says.
+    let conflicts = of("conflict");
+    assert_eq!(conflicts.len(), 2, "{out}");
+    for f in &conflicts {
+        let witness = f["witness"].to_string();
+        let literal = f["literal"].as_str().unwrap();
+        let mut args = vec!["rule", "--package", file];
+        let grants: Vec<String> = f["grants"].as_array().unwrap().iter().map(|g| g.as_str().unwrap().into()).collect();
+        for g in &grants {
+            args.extend(["--grant", g.as_str()]);
+        }
+        let (code, ruling, err) = clir(&args, &format!("{witness}\n"));
+        assert_eq!(code, 0, "{err}");
+        let ruling: Value = serde_json::from_str(ruling.trim()).unwrap();
+        let (name, tuple) = literal.split_once('(').unwrap();
+        let tuple: Vec<Value> = tuple.trim_end_matches(')').split(',').map(|a| Value::String(a.to_string())).collect();
+        let holds = |layer: &str, key: &str| {
+            ruling[layer][key].as_array().is_some_and(|ts| ts.contains(&Value::Array(tuple.clone())))
+        };
+        match f["conflict"].as_str().unwrap() {
+            "defeasible" => {
+                assert_eq!(rules(f), ["Eligible", "LateExcluded"]);
+                assert!(!holds("concluded", name) && !holds("concluded", &format!("~{name}")), "{ruling}");
+                assert_eq!(f["ruling"][literal], "undecided");
+            }
+            "strict" => {
+                assert_eq!(rules(f), ["Paid", "FraudNotPaid"]);
+                assert_eq!(grants, ["judgment:Auditor"]);
+                assert!(holds("definite", name) && holds("definite", &format!("~{name}")), "{ruling}");
+                assert_eq!(ruling["contradictions"], serde_json::json!([literal]), "{ruling}");
+            }
+            other => panic!("conflict kind {other}"),
+        }
+    }
+    // The dead rules, each with its proof; no other rule is reported unreachable.
+    let dead: Vec<(String, String)> =
+        of("dead").iter().map(|f| (rules(f)[0].clone(), f["proof"].as_str().unwrap().to_string())).collect();
+    assert_eq!(
+        dead,
+        [
+            ("DeadCmp".to_string(), "comparisons_exclude_each_other".to_string()),
+            ("DeadPremise".to_string(), "underivable_premise".to_string()),
+            ("DeadFalse".to_string(), "false_item".to_string()),
+        ]
+    );
+    assert!(of("not_found_applicable").is_empty(), "{out}");
+    // The idle priority, proven: its two rules need n < 50 and n > 500 of one `covered(c, n)`.
+    let idle = of("idle_priority");
+    assert_eq!(idle.len(), 1, "{out}");
+    assert_eq!(local(idle[0]["priority"]["id"].as_str().unwrap()), "MinorFirst");
+    assert_eq!(idle[0]["proof"], "never_applicable_together");
+    // `--deny` fails on the kinds named, and only on those.
+    assert_eq!(clir(&["analyze", file, "--deny", "conflicts,dead"], "").0, 1);
+    assert_eq!(clir(&["analyze", file, "--deny", "unreached"], "").0, 0);
+    // The table names each finding.
+    let (code, table, _) = clir(&["analyze", file, "--format", "table"], "");
+    assert_eq!(code, 0);
+    for word in ["conflict", "Eligible, LateExcluded", "dead", "DeadFalse", "idle_priority", "MinorFirst"] {
+        assert!(table.contains(word), "{word} missing from\n{table}");
+    }
+}
+
+#[test]
+fn fide_laws_chess_compiled_in_has_no_finding() {
+    let (code, out, err) = cli::clir(&["analyze", "fide.laws.chess", "--deny", "conflicts,dead,unreached,idle"], "");
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert!(err.contains("47 rules"), "{err}");
+}
