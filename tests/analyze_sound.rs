@@ -255,3 +255,198 @@ fn every_finding_on_random_packages_is_shown_by_its_witness_or_proven() {
     assert!(counts.get("conflict").copied().unwrap_or(0) > 0, "{counts:?}");
     assert!(counts.get("witnesses").copied().unwrap_or(0) > 100, "{counts:?}");
 }
+
+/// Every tuple an input relation `rel` can hold over the small domain: per entity type one
+/// name and its constants, per Integer column the package's Integer literals and their
+/// neighbours; `None` past `cap` tuples.
+fn tuples(p: &Program, rel: usize, ints: &[i64], cap: usize) -> Option<Vec<Vec<Val>>> {
+    use clir_codegen::resolve::Ty;
+    let mut out: Vec<Vec<Val>> = vec![Vec::new()];
+    for (_, ty) in &p.relations[rel].params {
+        let column: Vec<Val> = match ty {
+            Ty::Integer => ints.iter().map(|&i| Val::Int(i)).collect(),
+            Ty::Entity(t) => {
+                let mut v = vec![Val::Str("a".into())];
+                v.extend(p.constants.iter().filter(|c| c.ty == *t).map(|c| Val::Str(c.name.clone())));
+                v
+            }
+            Ty::String => vec![Val::Str("a".into())],
+        };
+        out = out.iter().flat_map(|t| column.iter().map(move |v| [t.clone(), vec![v.clone()]].concat())).collect();
+        if out.len() > cap {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The pairs (rule for `q`, rule for `~q`, no priority between them) that conflict in some case
+/// with `facts` (each fact a relation name, sign and tuple) stated or not: every subset.
+fn exhaustive_conflicts(
+    p: &Program,
+    reference: &Reference,
+    facts: &[(String, bool, Vec<Val>)],
+) -> std::collections::BTreeSet<(usize, usize)> {
+    use clir_codegen::ir::Strength;
+    let grants = [GRANT.to_string()];
+    let pairs: Vec<(usize, usize)> = (0..p.rules.len())
+        .flat_map(|x| (0..p.rules.len()).map(move |y| (x, y)))
+        .filter(|&(x, y)| {
+            let (a, b) = (&p.rules[x], &p.rules[y]);
+            a.head.rel == b.head.rel
+                && !a.head.negative
+                && b.head.negative
+                && a.strength != Strength::Defeater
+                && b.strength != Strength::Defeater
+                && !p.superiority.iter().any(|s| (s.higher, s.lower) == (x, y) || (s.higher, s.lower) == (y, x))
+        })
+        .collect();
+    let mut found = std::collections::BTreeSet::new();
+    for mask in 0u32..(1 << facts.len()) {
+        let mut by_rel = Map::new();
+        for (i, (name, neg, tuple)) in facts.iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                let key = format!("{}{name}", if *neg { "~" } else { "" });
+                let t: Vec<Value> = tuple
+                    .iter()
+                    .map(|v| match v {
+                        Val::Int(i) => json!(i),
+                        Val::Str(s) => json!(s),
+                    })
+                    .collect();
+                if let Value::Array(ts) = by_rel.entry(key).or_insert_with(|| json!([])) {
+                    ts.push(Value::Array(t));
+                }
+            }
+        }
+        let Ok(st) = reference.standing(&json!({"case": "x", "facts": by_rel}), &grants) else { continue };
+        for &(x, y) in &pairs {
+            if found.contains(&(x, y)) {
+                continue;
+            }
+            let name = &p.relations[p.rules[x].head.rel].name;
+            let ys = instances(p, &st, y);
+            for t in instances(p, &st, x).iter().filter(|t| ys.contains(t)) {
+                let (q, nq) = (standing(&st, name, false, t), standing(&st, name, true, t));
+                let undecided = !q.concluded && !nq.concluded && q.supported && nq.supported;
+                if undecided || (q.definite && nq.definite) {
+                    found.insert((x, y));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Completeness within a bound: on small random packages whose input facts over a small domain
+/// are few enough to try every case, every pair of rules that conflicts in some case is a
+/// conflict `analyze` confirms, unless its search reached a bound.
+#[test]
+fn on_small_packages_no_conflict_an_exhaustive_search_finds_is_missed() {
+    let seeds: u64 = std::env::var("CLIR_ANALYZE_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(80);
+    let cfg = Config {
+        max_entity_types: 1,
+        max_inputs: 2,
+        max_layers: 2,
+        max_preds_per_layer: 2,
+        max_rules_per_pred: 2,
+        max_body_literals: 2,
+        max_arity: 2,
+        adversarial: false,
+    };
+    let bounds = Bounds::default();
+    let grants = [GRANT.to_string()];
+    let (mut tried, mut conflicts, mut missed) = (0, 0, Vec::new());
+    for seed in 0..seeds * 16 {
+        let bytes = random::package_bytes(seed, &cfg);
+        let doc = verify_bytes(&bytes, &VerifyOptions::default()).into_document().expect("a random package verifies");
+        let p = resolve(&doc).expect("a random package resolves");
+        let reference = Reference::new(&doc).expect("the reference takes it");
+        let mut ints: Vec<i64> = vec![0];
+        for r in &p.rules {
+            for item in &r.body {
+                if let RItem::Comparison(_, a, b) = item {
+                    for t in [a, b] {
+                        if let RTerm::Int(i) = t {
+                            ints.extend([i.saturating_sub(1), *i, i.saturating_add(1)]);
+                        }
+                    }
+                }
+            }
+            for t in r.head.args.iter().chain(r.body.iter().flat_map(|i| match i {
+                RItem::Literal(_, l) | RItem::Not(l) => l.args.iter(),
+                _ => [].iter(),
+            })) {
+                if let RTerm::Int(i) = t {
+                    ints.push(*i);
+                }
+            }
+        }
+        ints.sort_unstable();
+        ints.dedup();
+        let mut facts: Vec<(String, bool, Vec<Val>)> = Vec::new();
+        let mut small = true;
+        for (rel, r) in p.relations.iter().enumerate() {
+            if r.kind == clir_codegen::ir::RelationKind::Institutional {
+                continue;
+            }
+            match tuples(&p, rel, &ints, 12) {
+                Some(ts) => {
+                    for t in ts {
+                        facts.push((r.name.clone(), false, t.clone()));
+                        facts.push((r.name.clone(), true, t));
+                    }
+                }
+                None => small = false,
+            }
+        }
+        if !small || facts.len() > 12 {
+            continue;
+        }
+        let a = analyze::analyze(&p, &bounds);
+        if a.cut != (0, 0, 0) {
+            continue;
+        }
+        tried += 1;
+        let exhaustive = exhaustive_conflicts(&p, &reference, &facts);
+        conflicts += exhaustive.len();
+        // Confirmed as `clir analyze` confirms, the reference ruling the witnesses.
+        let layers: Vec<Option<Layers>> =
+            a.candidates.iter().map(|c| reference.standing(&case_line(&p, c), &grants).ok()).collect();
+        let ruled: Vec<Option<Ruled>> = a
+            .candidates
+            .iter()
+            .zip(&layers)
+            .map(|(c, st)| {
+                let (st, (rel, args)) = (st.as_ref()?, c.literal.as_ref()?);
+                let args: Vec<Val> = args.iter().map(val).collect();
+                let name = &p.relations[*rel].name;
+                let applicable = (0..p.rules.len())
+                    .filter(|&r| p.rules[r].head.rel == *rel && instances(&p, st, r).contains(&args))
+                    .collect();
+                Some(Ruled {
+                    q: standing(st, name, false, &args),
+                    not_q: standing(st, name, true, &args),
+                    applicable: Some(applicable),
+                })
+            })
+            .collect();
+        let findings = analyze::confirm(&p, &a, &ruled, &Exercised::default());
+        for (x, y) in exhaustive {
+            let found =
+                findings.iter().any(|f| matches!(f, Finding::Conflict { pos, neg, .. } if (*pos, *neg) == (x, y)));
+            if !found {
+                missed.push(format!("seed {seed}: {} against {}", p.rules[x].id, p.rules[y].id));
+            }
+        }
+        if tried >= seeds {
+            break;
+        }
+    }
+    eprintln!("{tried} small packages searched exhaustively: {conflicts} conflicting pairs, {} missed", missed.len());
+    assert!(
+        tried >= seeds / 4 && conflicts > 0,
+        "too few packages or conflicts to show anything: {tried}, {conflicts}"
+    );
+    assert!(missed.is_empty(), "conflicts analyze missed:\n{}", missed.join("\n"));
+}
