@@ -45,6 +45,9 @@ enum Command {
     /// Recompute the hashes, semanticHash and canonical form of a package file edited as JSON, in
     /// place; refused (nothing written) when anything but the hashes fails `clir verify`.
     Seal(cli::seal::SealArgs),
+    /// Build a package written in the notation (docs/NOTATION.md) into its canonical package file,
+    /// every hash computed; refused (nothing written) when it does not verify; --check for CI.
+    Pack(cli::pack::PackArgs),
     /// Verify every package of law.toml and write law.lock; a changed pin is only rewritten with
     /// --update NAME.
     Lock(cli::lock::LockArgs),
@@ -104,6 +107,7 @@ fn main() -> ExitCode {
     let code = match Cli::parse().command {
         Command::Verify(args) => cli::verify::run(&args),
         Command::Seal(args) => cli::seal::run(&args),
+        Command::Pack(args) => cli::pack::run(&args),
         Command::Lock(args) => cli::lock::run(&args),
         Command::Add(args) => cli::add::run(&args),
         Command::Compile(args) => cli::compile::run(&args),

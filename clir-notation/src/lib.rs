@@ -33,7 +33,7 @@ use clir_codegen::canonical::{canonical_bytes, node_content_hash, seal, sha256_h
 use clir_codegen::seal::semantic_hash;
 use serde_json::{json, Map, Value};
 
-pub use notation::{parse, ParseError};
+pub use notation::{parse, parse_located, ParseError};
 
 /// Parses notation and builds the package's canonical bytes, every hash computed
 /// ([`Package::bytes`]).
@@ -535,6 +535,24 @@ impl Package {
             }
         }
         Ok(())
+    }
+
+    /// Sets the `documentHash` of every publication that has none and whose source text is
+    /// present under `root`: the ids (local) of those hashed.
+    pub fn hash_present_sources(&mut self, root: &std::path::Path) -> Vec<String> {
+        let mut hashed = Vec::new();
+        for node in &mut self.nodes {
+            if let Node::Publication { id, path, document_hash: hash @ None, .. } = node.base_mut() {
+                if path == "-" {
+                    continue;
+                }
+                if let Ok(text) = clir_codegen::files::read_regular_file(&root.join(path.as_str())) {
+                    *hash = Some(sha256_hex(&text));
+                    hashed.push(id.clone());
+                }
+            }
+        }
+        hashed
     }
 
     /// The whole document.

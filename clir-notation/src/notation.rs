@@ -97,8 +97,15 @@ impl Stmt {
 
 /// Parses a package written in the notation.
 pub fn parse(text: &str) -> Result<Package, ParseError> {
+    parse_located(text).map(|(pkg, _)| pkg)
+}
+
+/// Parses a package written in the notation, with the line and column of the statement each
+/// of its nodes comes from (in the order of [`Package::nodes`]).
+pub fn parse_located(text: &str) -> Result<(Package, Vec<(usize, usize)>), ParseError> {
     let statements = statements(text);
     let mut pkg: Option<Package> = None;
+    let mut at = Vec::new();
     // Rules are resolved once every declaration is known.
     let mut rules: Vec<(usize, usize)> = Vec::new();
     for (i, stmt) in statements.iter().enumerate() {
@@ -120,21 +127,23 @@ pub fn parse(text: &str) -> Result<Package, ParseError> {
             c.skip_ws();
             return Err(stmt.error(c.pos, message));
         }
+        let nodes = pkg.as_ref().map_or(0, |p| p.nodes.len());
+        at.resize(nodes, stmt.locate(0));
     }
     let mut pkg =
         pkg.ok_or(ParseError { line: 1, column: 1, message: "no `package NAME VERSION` statement".into() })?;
-    for (stmt_index, at) in rules {
+    for (stmt_index, node) in rules {
         let stmt = &statements[stmt_index];
         let mut parser = RuleParser { pkg: &pkg, c: Cursor::new(&stmt.text) };
         match parser.rule() {
-            Ok(node) => pkg.nodes[at] = node,
+            Ok(rule) => pkg.nodes[node] = rule,
             Err(message) => {
                 parser.c.skip_ws();
                 return Err(stmt.error(parser.c.pos, message));
             }
         }
     }
-    Ok(pkg)
+    Ok((pkg, at))
 }
 
 fn header(c: &mut Cursor) -> Result<Package, String> {

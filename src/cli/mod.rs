@@ -11,6 +11,7 @@ pub mod diff;
 pub mod lock;
 pub mod meaning;
 pub mod new;
+pub mod pack;
 pub mod package_arg;
 pub mod registry;
 pub mod run;

@@ -25,6 +25,10 @@ pub struct ShowArgs {
     /// How errors are written to stderr: `human` (rustc style) or `json` (one object a line).
     #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
     pub message_format: MessageFormat,
+    /// Print the package in the notation (docs/NOTATION.md) instead, which `clir pack` turns
+    /// back into the same package file, byte for byte.
+    #[arg(long, conflicts_with = "lang")]
+    pub notation: bool,
 }
 
 /// Verifies the package (a file without pins, a law.toml package against its pins), stratifies
@@ -34,9 +38,9 @@ pub fn run(args: &ShowArgs) -> u8 {
     let fmt = args.message_format;
     let value = args.package.value();
     let file = super::package_arg::names_a_file(value);
-    let (what, doc) = if file {
+    let (what, doc, bytes) = if file {
         match read_package("show", &PackageRef::File(value.into()), fmt) {
-            Ok((doc, _)) => (value.to_string(), doc),
+            Ok((doc, bytes)) => (value.to_string(), doc, bytes),
             Err(_) => return CANNOT_RUN,
         }
     } else {
@@ -47,7 +51,7 @@ pub fn run(args: &ShowArgs) -> u8 {
         if let (false, Some((_, bytes))) = (listed, compiled) {
             let report = clir_codegen::verify::verify_bytes(bytes, &Default::default());
             match report.into_document() {
-                Ok(doc) => return show(args, name, doc),
+                Ok(doc) => return show(args, name, doc, bytes),
                 Err(e) => {
                     write_diagnostics(fmt, "error", &e, Source::default());
                     note("show", format_args!("package {name} does not verify"));
@@ -72,7 +76,7 @@ pub fn run(args: &ShowArgs) -> u8 {
             None => Err(Diagnostic::new("package", "", format!("package `{name}` is not listed in law.toml")).into()),
         });
         match verified {
-            Ok(package) => (name.clone(), package.document),
+            Ok(package) => (name.clone(), package.document, package.bytes),
             Err(e) => {
                 write_diagnostics(fmt, "error", &e, Source::default());
                 note("show", format_args!("package {name} does not verify"));
@@ -80,12 +84,21 @@ pub fn run(args: &ShowArgs) -> u8 {
             }
         }
     };
-    show(args, &what, doc)
+    show(args, &what, doc, &bytes)
 }
 
 /// Writes `doc` as Datalog where `args` says; `what` names it in messages.
-fn show(args: &ShowArgs, what: &str, doc: clir_codegen::verify::Verified) -> u8 {
+fn show(args: &ShowArgs, what: &str, doc: clir_codegen::verify::Verified, bytes: &[u8]) -> u8 {
     let fmt = args.message_format;
+    if args.notation {
+        return match clir_notation::print(bytes) {
+            Ok(text) => write_output("show", args.output.as_deref(), &text),
+            Err(e) => {
+                note("show", format_args!("{what} cannot be printed as notation: {e}"));
+                CANNOT_RUN
+            }
+        };
+    }
     let languages = doc.languages();
     let language = match &args.lang {
         None => 0,
