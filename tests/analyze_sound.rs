@@ -281,7 +281,8 @@ fn tuples(p: &Program, rel: usize, ints: &[i64], cap: usize) -> Option<Vec<Vec<V
 }
 
 /// The pairs (rule for `q`, rule for `~q`, no priority between them) that conflict in some case
-/// with `facts` (each fact a relation name, sign and tuple) stated or not: every subset.
+/// (both applicable for one `q`, which is undecided, or definite with its complement while
+/// both rules are strict) with `facts` (each fact a relation name, sign and tuple) stated or not: every subset.
 fn exhaustive_conflicts(
     p: &Program,
     reference: &Reference,
@@ -329,7 +330,8 @@ fn exhaustive_conflicts(
             for t in instances(p, &st, x).iter().filter(|t| ys.contains(t)) {
                 let (q, nq) = (standing(&st, name, false, t), standing(&st, name, true, t));
                 let undecided = !q.concluded && !nq.concluded && q.supported && nq.supported;
-                if undecided || (q.definite && nq.definite) {
+                let strict = [x, y].iter().all(|&r| p.rules[r].strength == Strength::Strict);
+                if undecided || (strict && q.definite && nq.definite) {
                     found.insert((x, y));
                 }
             }

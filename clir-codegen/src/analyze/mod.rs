@@ -261,7 +261,7 @@ pub struct Exercised {
 /// A conflict's kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConflictKind {
-    /// Both signs definite: a contradiction.
+    /// Both rules strict, both signs definite: a contradiction.
     Strict,
     /// Neither sign concluded, both supported: the literal is left undecided.
     Defeasible,
@@ -315,7 +315,8 @@ pub fn confirm(p: &Program, a: &Analysis, ruled: &[Option<Ruled>], exercised: &E
             continue;
         }
         let both = r.applicable.as_ref().is_none_or(|v| v.contains(&pos) && v.contains(&neg));
-        let kind = if r.q.definite && r.not_q.definite {
+        let strict = |r: usize| p.rules[r].strength == Strength::Strict;
+        let kind = if r.q.definite && r.not_q.definite && strict(pos) && strict(neg) {
             ConflictKind::Strict
         } else if !r.q.concluded && !r.not_q.concluded && r.q.supported && r.not_q.supported {
             ConflictKind::Defeasible
