@@ -1,5 +1,6 @@
 //! `clir analyze`: a package file with a planted defeasible conflict, a strict contradiction,
-//! dead rules (by comparisons, by an underivable premise, by `false`) and an idle priority,
+//! dead rules (by comparisons, by an underivable premise, by `false`), a rule beyond the depth
+//! bound and an idle priority,
 //! each found, and every witness, ruled again with `clir rule`, shows what its finding says;
 //! `--deny`, `--format table`, and fide.laws.chess compiled in.
 
@@ -56,6 +57,22 @@ institutional covered(c: Claim, n: Integer)
 rule MinorCovered defeasible: covered(c, n) :- claimant(c, p), minor(p), amount(c, n), n < 50
 rule NotCovered defeasible: ~covered(c, n) :- amount(c, n), n > 500
 priority MinorFirst: MinorCovered > NotCovered
+institutional l0(c: Claim)
+institutional l1(c: Claim)
+institutional l2(c: Claim)
+institutional l3(c: Claim)
+institutional l4(c: Claim)
+institutional l5(c: Claim)
+institutional l6(c: Claim)
+institutional deep(c: Claim)
+rule L0 strict: l0(c) :- late(c)
+rule L1 strict: l1(c) :- l0(c)
+rule L2 strict: l2(c) :- l1(c)
+rule L3 strict: l3(c) :- l2(c)
+rule L4 strict: l4(c) :- l3(c)
+rule L5 strict: l5(c) :- l4(c)
+rule L6 strict: l6(c) :- l5(c)
+rule Deep defeasible: deep(c) :- l6(c), claimant(c, p), minor(p)
 "#;
 
 fn package_file(dir: &Path) -> PathBuf {
@@ -132,7 +149,25 @@ fn planted_defects_are_found_and_every_witness_rules_as_reported() {
             ("DeadFalse".to_string(), "false_item".to_string()),
         ]
     );
-    assert!(of("not_found_applicable").is_empty(), "{out}");
+    // `Deep` needs seven rule applications (and no other witness happens to apply it): beyond
+    // the default depth, found at depth 8.
+    let unreached: Vec<Vec<String>> = of("not_found_applicable").iter().map(|f| rules(f)).collect();
+    assert_eq!(unreached, [["Deep"]]);
+    assert_eq!(of("not_found_applicable")[0]["bound"], serde_json::json!({"candidates":3,"depth":6,"steps":2000}));
+    let (code, deeper, _) = clir(&["analyze", file, "--depth", "8"], "");
+    assert_eq!(code, 0);
+    assert!(!deeper.contains("not_found_applicable"), "{deeper}");
+    // Every line is an analysis line by its schema.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/schemas/analysis.schema.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::draft202012::new(&schema).unwrap();
+    for f in &all {
+        let errors: Vec<String> = validator.iter_errors(f).map(|e| format!("{e} at {}", e.instance_path())).collect();
+        assert!(errors.is_empty(), "{errors:?}\n{f}");
+    }
     // The idle priority, proven: its two rules need n < 50 and n > 500 of one `covered(c, n)`.
     let idle = of("idle_priority");
     assert_eq!(idle.len(), 1, "{out}");
@@ -140,7 +175,8 @@ fn planted_defects_are_found_and_every_witness_rules_as_reported() {
     assert_eq!(idle[0]["proof"], "never_applicable_together");
     // `--deny` fails on the kinds named, and only on those.
     assert_eq!(clir(&["analyze", file, "--deny", "conflicts,dead"], "").0, 1);
-    assert_eq!(clir(&["analyze", file, "--deny", "unreached"], "").0, 0);
+    assert_eq!(clir(&["analyze", file, "--deny", "unreached"], "").0, 1);
+    assert_eq!(clir(&["analyze", file, "--deny", "unreached", "--depth", "8"], "").0, 0);
     // The table names each finding.
     let (code, table, _) = clir(&["analyze", file, "--format", "table"], "");
     assert_eq!(code, 0);

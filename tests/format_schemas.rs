@@ -20,8 +20,8 @@ const TESTS: &str = "tests/fide.laws.chess.tests.jsonl";
 const ARBITER: &str = "judgment:FIDEArbiter";
 
 /// Every schema file, by the name FORMAT.md's example blocks use (` ```json NAME `).
-const SCHEMAS: [&str; 9] =
-    ["case", "ruling", "update", "stream-ruling", "diff", "test", "test-report", "coverage", "certificate"];
+const SCHEMAS: [&str; 10] =
+    ["case", "ruling", "update", "stream-ruling", "diff", "test", "test-report", "coverage", "certificate", "analysis"];
 
 /// The schema `docs/schemas/NAME.schema.json`, checked against its meta-schema, compiled.
 fn schema(name: &str) -> Validator {
