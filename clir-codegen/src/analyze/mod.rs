@@ -18,7 +18,7 @@ use crate::ir::Strength;
 use crate::resolve::Program;
 pub use dead::DeadProof;
 pub use unfold::Cut;
-use unfold::{unfold, Branch};
+use unfold::{unfold, Branch, Index};
 
 /// The bounds of the search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,6 +138,7 @@ pub fn analyze(p: &Program, bounds: &Bounds) -> Analysis {
         a.cut.2 += usize::from(cut.unsolved);
     };
     a.dead = dead::proofs(p);
+    let index = Index::new(p);
     let is_dead = |a: &Analysis, r: usize| a.dead.iter().any(|&(d, _)| d == r);
     // Each rule alone.
     for (r, rule) in p.rules.iter().enumerate() {
@@ -147,7 +148,7 @@ pub fn analyze(p: &Program, bounds: &Bounds) -> Analysis {
         let mut b = Branch::default();
         let (_, head) = b.add_rule(rule);
         b.keep.push(head);
-        let (found, cut) = unfold(p, bounds, b, bounds.candidates);
+        let (found, cut) = unfold(p, &index, bounds, b, bounds.candidates);
         note_cut(&mut a, cut);
         if found.is_empty() && cut.complete() {
             a.dead.push((r, DeadProof::EveryUnfoldingFails));
@@ -212,7 +213,7 @@ pub fn analyze(p: &Program, bounds: &Bounds) -> Analysis {
             continue;
         }
         b.keep.push(hx);
-        let (found, cut) = unfold(p, bounds, b, bounds.candidates);
+        let (found, cut) = unfold(p, &index, bounds, b, bounds.candidates);
         note_cut(&mut a, cut);
         if let (true, true, Target::Together(i)) = (found.is_empty(), cut.complete(), target) {
             a.idle.push((i, IdleProof::NeverTogether));

@@ -81,9 +81,39 @@ impl Cut {
     }
 }
 
+/// The rules and closures that derive each relation, computed once per program.
+pub(crate) struct Index {
+    /// Per relation, the concluding rules (no defeater, no `false` item) for its positive and
+    /// for its negative literals.
+    derivers: Vec<[Vec<usize>; 2]>,
+    /// Per relation, the closures that close it.
+    closures: Vec<Vec<usize>>,
+}
+
+impl Index {
+    /// The index of `p`.
+    pub fn new(p: &Program) -> Index {
+        let mut derivers = vec![[Vec::new(), Vec::new()]; p.relations.len()];
+        for (i, r) in p.rules.iter().enumerate() {
+            if r.strength != Strength::Defeater && !r.never {
+                if let Some(d) = derivers.get_mut(r.head.rel) {
+                    d[usize::from(r.head.negative)].push(i);
+                }
+            }
+        }
+        let mut closures = vec![Vec::new(); p.relations.len()];
+        for (i, c) in p.closures.iter().enumerate() {
+            if let Some(x) = closures.get_mut(c.rel) {
+                x.push(i);
+            }
+        }
+        Index { derivers, closures }
+    }
+}
+
 /// Depth-first unfolding of `start`: at most `want` distinct grounded branches, and how the
 /// search was cut.
-pub(crate) fn unfold(p: &Program, bounds: &Bounds, start: Branch, want: usize) -> (Vec<Ground>, Cut) {
+pub(crate) fn unfold(p: &Program, index: &Index, bounds: &Bounds, start: Branch, want: usize) -> (Vec<Ground>, Cut) {
     let mut cut = Cut::default();
     let mut out: Vec<Ground> = Vec::new();
     let mut stack: Vec<Branch> = vec![start];
@@ -113,10 +143,10 @@ pub(crate) fn unfold(p: &Program, bounds: &Bounds, start: Branch, want: usize) -
             continue;
         }
         let mut children: Vec<Branch> = Vec::new();
-        let derivers = p.rules.iter().filter(|r| {
-            r.head.rel == goal.rel && r.head.negative == goal.negative && r.strength != Strength::Defeater && !r.never
-        });
-        let closures = p.closures.iter().filter(|c| goal.negative && c.rel == goal.rel);
+        let side = index.derivers.get(goal.rel).map(|d| &d[usize::from(goal.negative)]);
+        let derivers = side.into_iter().flatten().map(|&r| &p.rules[r]);
+        let closures =
+            index.closures.get(goal.rel).filter(|_| goal.negative).into_iter().flatten().map(|&c| &p.closures[c]);
         if goal.depth >= bounds.depth {
             if derivers.count() + closures.count() > 0 {
                 cut.depth = true;
@@ -150,7 +180,7 @@ pub(crate) fn unfold(p: &Program, bounds: &Bounds, start: Branch, want: usize) -
 }
 
 /// The branch `b` grounded: `None` when its comparisons exclude each other, `Err` when they
-/// were not solved within the bound.
+/// were not solved within the bound (or the values found overflow an arithmetic term).
 fn ground(p: &Program, b: &Branch, bounds: &Bounds) -> Option<Result<Ground, ()>> {
     let s = &b.s;
     let cmps = solve::constraints(s);
@@ -219,15 +249,19 @@ fn ground(p: &Program, b: &Branch, bounds: &Bounds) -> Option<Result<Ground, ()>
     let mut facts: Vec<Fact> = Vec::new();
     for (rel, negative, args) in &b.facts {
         let args: Option<Vec<Value>> = args.iter().map(|a| value(a, &mut names)).collect();
-        // Arithmetic that overflows grounds nothing: the branch is not a case.
-        let fact = Fact { rel: *rel, negative: *negative, args: args? };
+        // Arithmetic that overflows at these values grounds nothing; other values might.
+        let Some(args) = args else { return Some(Err(())) };
+        let fact = Fact { rel: *rel, negative: *negative, args };
         if !facts.contains(&fact) {
             facts.push(fact);
         }
     }
     let mut keep = Vec::new();
     for k in &b.keep {
-        keep.push(k.iter().map(|a| value(a, &mut names)).collect::<Option<Vec<Value>>>()?);
+        let Some(values) = k.iter().map(|a| value(a, &mut names)).collect::<Option<Vec<Value>>>() else {
+            return Some(Err(()));
+        };
+        keep.push(values);
     }
     Some(Ok(Ground { facts, keep }))
 }
