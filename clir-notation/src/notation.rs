@@ -15,14 +15,16 @@
 //! institutional p0_edge(Integer, Integer) id p0   // unnamed parameters a0.., node id p0
 //! judgment touched(who: Player) by judgment:Arbiter authority Arbiter judged-by Arbiter
 //! external touched/external: touched by judgment:Arbiter authority Arbiter "label"
-//! fragment ART_9 article/9 "9.6 The game is drawn ..."
+//! fragment ART_9 article/9 edition LAWS_2023 "9.6 The game is drawn ..."
 //!     "... continued"                  // adjacent strings of a text are joined
 //! publication LAWS_EN sources/laws/en.txt "the laws, English" hash sha256:..  // hash optional
 //! rule Draw defeasible "Article 9.6.2" @ART_9 [g: Game, n: Integer]:
 //!     game_drawn(g) :- moves(g, n), n >= 75, supported started(g), not ~p(g)
 //! priority MateFirst: Mate > Draw "checkmate takes precedence" reason lex_specialis @ART_9
 //! closure Attacked: attacked over checked asof "2024-01-01T00:00:00Z" snapshot urn:x:1
-//! node source_work LAWS "the laws" set authority = const Assembly set number = "E.01"
+//! work LAWS "the laws" authority Assembly number "E.01" kind regulation
+//! edition LAWS_2023 of LAWS language en lifecycle in_force 2023-01-01
+//! node source_document DOC "any other kind" set number = "E.01"   // id, kind, package, labels + sets
 //! node {"id": "urn:test:rejected#x", "kind": "weird"}  // a raw node, kept as written
 //! metadata publisher = "FIDE"          // a key of the document's metadata
 //! document set imports = []            // a top-level key, set last (`document unset KEY`)
@@ -251,6 +253,77 @@ fn clauses(
     }
 }
 
+/// How the value of a clause that sets one key is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// `NAME`: the string `NAMESPACE#NAME`.
+    Ref,
+    /// `NAME`: `{"kind":"const_ref","id":"NAMESPACE#NAME"}`.
+    Const,
+    /// `"TEXT"`: a string.
+    Str,
+    /// `WORD`: a string without white space.
+    Word,
+}
+
+/// A clause that sets one key: its word, the key and the form of its value.
+pub(crate) type Sugar = (&'static str, &'static str, Form);
+
+/// `fragment`'s clause: the edition it is part of.
+pub(crate) const FRAGMENT_SUGAR: &[Sugar] = &[("edition", "edition", Form::Ref)];
+/// `publication`'s clauses.
+pub(crate) const PUBLICATION_SUGAR: &[Sugar] = &[
+    ("edition", "edition", Form::Ref),
+    ("uri", "uri", Form::Str),
+    ("retrieved", "retrievedAt", Form::Str),
+    ("media", "mediaType", Form::Str),
+];
+/// `work`'s clauses (a `source_work`).
+pub(crate) const WORK_SUGAR: &[Sugar] = &[
+    ("kind", "sourceKind", Form::Ref),
+    ("authority", "authority", Form::Const),
+    ("jurisdiction", "jurisdiction", Form::Const),
+    ("number", "number", Form::Str),
+];
+/// `edition`'s clauses (a `source_edition`); `lifecycle STATUS EXTENT` apart.
+pub(crate) const EDITION_SUGAR: &[Sugar] = &[
+    ("of", "work", Form::Ref),
+    ("language", "language", Form::Word),
+    ("officiality", "officiality", Form::Word),
+    ("status", "materializationStatus", Form::Word),
+];
+
+/// Reads one clause of `table` if one is next, its key and value pushed on `out`.
+fn sugar(c: &mut Cursor, ns: &str, table: &[Sugar], out: &mut Vec<(String, Value)>) -> Result<bool, String> {
+    for &(word, key, form) in table {
+        if !c.eat_word(word) {
+            continue;
+        }
+        let value = match form {
+            Form::Ref => json!(format!("{ns}#{}", c.name()?)),
+            Form::Const => json!({ "kind": "const_ref", "id": format!("{ns}#{}", c.name()?) }),
+            Form::Str => json!(c.string_opt()?.ok_or_else(|| format!("`{word} \"TEXT\"`"))?),
+            Form::Word => json!(c.word_token().ok_or_else(|| format!("`{word} WORD`"))?),
+        };
+        out.push((key.to_string(), value));
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// `node` with `sets` before the sets it has.
+fn with_sets(node: Node, sets: Vec<(String, Value)>) -> Node {
+    if sets.is_empty() {
+        return node;
+    }
+    let (base, mut attrs) = match node {
+        Node::With(base, attrs) => (base, attrs),
+        other => (Box::new(other), Attrs::default()),
+    };
+    attrs.set.splice(0..0, sets);
+    Node::With(base, attrs)
+}
+
 fn statement(pkg: &mut Package, c: &mut Cursor, index: usize, rules: &mut Vec<(usize, usize)>) -> Result<(), String> {
     let keyword = c.word().ok_or("empty statement")?;
     let ns = pkg.namespace.clone();
@@ -390,9 +463,14 @@ fn statement(pkg: &mut Package, c: &mut Cursor, index: usize, rules: &mut Vec<(u
         "fragment" => {
             let id = c.name()?;
             let locator = c.word_token().ok_or("`fragment ID LOCATOR \"text\"`")?;
+            let mut sets = Vec::new();
+            while sugar(c, &ns, FRAGMENT_SUGAR, &mut sets)? {}
             let text = c.text_opt()?.ok_or("the fragment's text, in quotes")?;
             let mut texts = vec![(None, text.clone())];
             let mut cl = clauses(c, &ns, "a fragment", |c| {
+                if sugar(c, &ns, FRAGMENT_SUGAR, &mut sets)? {
+                    return Ok(true);
+                }
                 if c.eat_word("text") {
                     let language = c.word_token().ok_or("`text LANG STATUS \"text\"`: the language")?;
                     let status = c.word_token().ok_or("`text LANG STATUS \"text\"`: the status")?;
@@ -412,21 +490,42 @@ fn statement(pkg: &mut Package, c: &mut Cursor, index: usize, rules: &mut Vec<(u
                     .collect();
                 cl.attrs.set.insert(0, ("texts".into(), Value::Array(list)));
             }
-            pkg.nodes.push(cl.node(Node::Fragment { id, locator, text }));
+            pkg.nodes.push(with_sets(cl.node(Node::Fragment { id, locator, text }), sets));
         }
         "publication" => {
             let id = c.name()?;
             let path = c.word_token().ok_or("`publication ID PATH`")?;
             let mut document_hash = None;
+            let mut sets = Vec::new();
             let cl = clauses(c, &ns, "a publication", |c| {
                 if c.eat_word("hash") {
                     document_hash = Some(c.word_token().ok_or("`hash sha256:HEX`")?);
                     return Ok(true);
                 }
-                Ok(false)
+                sugar(c, &ns, PUBLICATION_SUGAR, &mut sets)
             })?;
             let base = Node::Publication { id, path, label: cl.label(), document_hash };
-            pkg.nodes.push(cl.node(base));
+            pkg.nodes.push(with_sets(cl.node(base), sets));
+        }
+        "work" | "edition" => {
+            let id = c.name()?;
+            let mut sets = Vec::new();
+            let mut lifecycle = Vec::new();
+            let work = keyword == "work";
+            let cl = clauses(c, &ns, if work { "a work" } else { "an edition" }, |c| {
+                if !work && c.eat_word("lifecycle") {
+                    let status = c.word_token().ok_or("`lifecycle STATUS EXTENT`")?;
+                    let extent = c.word_token().ok_or("`lifecycle STATUS EXTENT`: the extent")?;
+                    lifecycle.push(json!({ "extent": extent, "status": status }));
+                    return Ok(true);
+                }
+                sugar(c, &ns, if work { WORK_SUGAR } else { EDITION_SUGAR }, &mut sets)
+            })?;
+            if !lifecycle.is_empty() {
+                sets.push(("lifecycle".into(), Value::Array(lifecycle)));
+            }
+            let kind = if work { "source_work" } else { "source_edition" };
+            pkg.nodes.push(with_sets(cl.untyped_labels().node(Node::Other { kind: kind.into(), id }), sets));
         }
         "rule" => {
             // A placeholder, filled in once every constant and relation is declared.
@@ -543,7 +642,7 @@ fn statements(text: &str) -> Vec<Stmt> {
 
 /// The words that start a statement; a line that starts with any other word continues the one
 /// before.
-pub const KEYWORDS: [&str; 20] = [
+pub const KEYWORDS: [&str; 22] = [
     "package",
     "namespace",
     "features",
@@ -560,6 +659,8 @@ pub const KEYWORDS: [&str; 20] = [
     "external",
     "fragment",
     "publication",
+    "work",
+    "edition",
     "rule",
     "priority",
     "closure",

@@ -3,7 +3,9 @@
 //! say as `node {JSON}`. The text is checked: [`crate::pack`] of it gives the same bytes, or
 //! [`print()`] fails.
 
-use crate::notation::{infer_vars, KEYWORDS};
+use crate::notation::{
+    infer_vars, Form, Sugar, EDITION_SUGAR, FRAGMENT_SUGAR, KEYWORDS, PUBLICATION_SUGAR, WORK_SUGAR,
+};
 use crate::{Attrs, Item, Label, Lit, Node, Package, Param, RelKind, Rule, Term, INTEGER, STRING};
 use clir_codegen::canonical::canonical_bytes;
 use serde_json::{Map, Value};
@@ -519,13 +521,15 @@ fn render(pkg: &Package) -> (String, Vec<usize>) {
             Node::Constant { .. } => 1,
             Node::Relation { .. } => 2,
             Node::External { .. } => 3,
-            Node::Other { .. } => 4,
-            Node::Fragment { .. } => 5,
-            Node::Publication { .. } => 6,
-            Node::Rule(_) => 7,
-            Node::Priority { .. } => 8,
-            Node::Closure { .. } => 9,
-            Node::Raw(_) | Node::With(..) => 10,
+            Node::Other { kind, .. } if kind == "source_work" => 4,
+            Node::Other { kind, .. } if kind == "source_edition" => 5,
+            Node::Other { .. } => 6,
+            Node::Fragment { .. } => 7,
+            Node::Publication { .. } => 8,
+            Node::Rule(_) => 9,
+            Node::Priority { .. } => 10,
+            Node::Closure { .. } => 11,
+            Node::Raw(_) | Node::With(..) => 12,
         };
         order.sort_by_key(|&i| rank(&pkg.nodes[i]));
     }
@@ -676,6 +680,7 @@ fn statement(pkg: &Package, node: &Node) -> Option<String> {
         }
         Node::Fragment { id, locator, text } => {
             let _ = write!(out, "fragment {} {locator}", name(id)?);
+            resugar(pkg, attrs.as_mut(), FRAGMENT_SUGAR, &mut out);
             write_text(text, &mut out);
             if let Some(a) = attrs.as_mut() {
                 if let Some(pos) = a.set.iter().position(|(k, _)| k == "texts") {
@@ -708,6 +713,7 @@ fn statement(pkg: &Package, node: &Node) -> Option<String> {
             if let Some(h) = document_hash {
                 let _ = write!(out, " hash {h}");
             }
+            resugar(pkg, attrs.as_mut(), PUBLICATION_SUGAR, &mut out);
             clauses(pkg, label, attrs.as_ref(), &mut out)?;
         }
         Node::Rule(r) => {
@@ -775,6 +781,35 @@ fn statement(pkg: &Package, node: &Node) -> Option<String> {
             }
             clauses(pkg, label, attrs.as_ref(), &mut out)?;
         }
+        Node::Other { kind, id } if kind == "source_work" => {
+            let _ = write!(out, "work {}", name(id)?);
+            resugar(pkg, attrs.as_mut(), WORK_SUGAR, &mut out);
+            clauses(pkg, &None, attrs.as_ref(), &mut out)?;
+        }
+        Node::Other { kind, id } if kind == "source_edition" => {
+            let _ = write!(out, "edition {}", name(id)?);
+            resugar(pkg, attrs.as_mut(), EDITION_SUGAR, &mut out);
+            if let Some(a) = attrs.as_mut() {
+                if let Some(pos) = a.set.iter().position(|(k, _)| k == "lifecycle") {
+                    let steps: Option<Vec<(&str, &str)>> = a.set[pos].1.as_array().and_then(|list| {
+                        list.iter()
+                            .map(|x| {
+                                let o = x.as_object().filter(|o| o.len() == 2)?;
+                                let get = |k: &str| o.get(k).and_then(Value::as_str).filter(|v| token(v));
+                                Some((get("status")?, get("extent")?))
+                            })
+                            .collect()
+                    });
+                    if let Some(steps) = steps.filter(|s| !s.is_empty()) {
+                        for (status, extent) in steps {
+                            let _ = write!(out, " lifecycle {status} {extent}");
+                        }
+                        a.set.remove(pos);
+                    }
+                }
+            }
+            clauses(pkg, &None, attrs.as_ref(), &mut out)?;
+        }
         Node::Other { kind, id } => {
             let _ = write!(out, "node {} {}", name(kind)?, name(id)?);
             clauses(pkg, &None, attrs.as_ref(), &mut out)?;
@@ -782,6 +817,32 @@ fn statement(pkg: &Package, node: &Node) -> Option<String> {
         Node::Raw(_) | Node::With(..) => return None,
     }
     Some(out)
+}
+
+/// The sets of `attrs` that a clause of `table` says, written as those clauses (and taken out).
+fn resugar(pkg: &Package, attrs: Option<&mut Attrs>, table: &[Sugar], out: &mut String) {
+    let Some(a) = attrs else { return };
+    let ns = &pkg.namespace;
+    for &(word, key, form) in table {
+        let Some(pos) = a.set.iter().position(|(k, _)| k == key) else { continue };
+        let v = &a.set[pos].1;
+        let written = match form {
+            Form::Ref => v.as_str().and_then(|s| local(s, ns)).and_then(name),
+            Form::Const => v
+                .as_object()
+                .filter(|o| o.len() == 2 && o.get("kind").and_then(Value::as_str) == Some("const_ref"))
+                .and_then(|o| o.get("id"))
+                .and_then(Value::as_str)
+                .and_then(|s| local(s, ns))
+                .and_then(name),
+            Form::Str => v.as_str().map(string),
+            Form::Word => v.as_str().filter(|s| token(s)).map(str::to_string),
+        };
+        if let Some(w) = written {
+            let _ = write!(out, " {word} {w}");
+            a.set.remove(pos);
+        }
+    }
 }
 
 /// A text as strings, one a line of it (the parser joins adjacent strings).

@@ -47,6 +47,9 @@ fn fide_laws_chess_reads_as_rules() {
         "priority CheckmateOverSeventyFiveMoves: CheckmateTakesPrecedenceOverSeventyFive > SeventyFiveAutomaticDraw \
          reason lex_specialis @FIDE_ART_9"
     ));
+    // Every node by its own statement: no generic clause, no raw node.
+    assert!(!text.contains(" set ") && !text.contains(" unset ") && !text.contains("node "), "{text}");
+    assert!(text.contains("edition FIDE_LAWS_2023 of FIDE_LAWS_OF_CHESS language en"), "{text}");
     let rules = text.lines().filter(|l| l.starts_with("rule ")).count();
     assert_eq!(rules, 47);
     assert!(
