@@ -81,3 +81,22 @@ fn synthetic_scale_packages() {
         assert!(!text.contains("node {"), "synthetic {rules}: a node written raw");
     }
 }
+
+/// The notation files of the tests: the compiler's rejected packages (each with one defect the
+/// compiler finds, past verification) and the random crate's hand-made fixtures.
+#[test]
+fn the_notation_files_of_the_tests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut seen = 0;
+    for dir in ["clir-codegen/tests/rejected", "clir-random/fixtures"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "clir")) {
+            let text = std::fs::read_to_string(path).unwrap();
+            let pkg = clir_testkit::Package::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            round_trip(&path.display().to_string(), &pkg.bytes());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 20, "{seen} notation files");
+}
