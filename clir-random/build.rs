@@ -54,6 +54,7 @@ fn main() {
     fixtures(&out, &mut modules);
     demos(&out, &mut modules, &mut registry);
     synthetics(&out, &mut modules, &mut registry);
+    fide(&out, &mut modules, &mut registry);
     std::fs::write(out.join("random_packages.rs"), modules + &registry).expect("write registry");
 }
 
@@ -90,6 +91,20 @@ const DEMO_TEXTS: &[&str] = &[
     "package demo.paths 1.0.0\ntype Node\nempirical link(from: Node, to: Node)\ninstitutional path(from: Node, to: Node)\nrule Base strict: path(x, y) :- link(x, y)\nrule Step strict: path(x, z) :- link(x, y), path(y, z)",
     "package demo.graph.reach 0.1.0\nnamespace urn:demo:graph\ntype Node\nempirical edge(from: Node, to: Node)\ninstitutional reach(from: Node, to: Node)\nrule Step strict \"an edge is a path\": reach(x, y) :- edge(x, y)\nrule Extend strict \"a path followed by an edge is a path\": reach(x, z) :- reach(x, y), edge(y, z)",
 ];
+
+/// fide.laws.chess, the repository's real package, as module `fide` and `FIDE` (for the
+/// comparison of rulings through Arrow with `clir rule`'s, tests/arrow_agrees.rs).
+fn fide(out: &std::path::Path, modules: &mut String, registry: &mut String) {
+    const FILE: &str = "sources/fide.laws.chess-0.1.0.lawir.json";
+    println!("cargo:rerun-if-changed=../{FILE}");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    compile(out, "fide", "fide.laws.chess", &std::fs::read(root.join(FILE)).expect("read fide.laws.chess"));
+    writeln!(modules, "{GENERATED_LINTS}\npub mod fide {{ include!(concat!(env!(\"OUT_DIR\"), \"/fide.rs\")); }}")
+        .unwrap();
+    registry.push_str(
+        "/// fide.laws.chess: (package bytes, module's Package).\npub static FIDE: (&[u8], &dyn ::clir::Package) = (include_bytes!(concat!(env!(\"OUT_DIR\"), \"/fide.lawir.json\")), &fide::Package);\n",
+    );
+}
 
 /// Compiles the demo packages as modules `d0`, `d1`, .. and lists them in `DEMOS`.
 fn demos(out: &std::path::Path, modules: &mut String, registry: &mut String) {

@@ -7,7 +7,8 @@
 //! by default; `command` adds the `clir rule` command line for one package
 //! (`command::package_main`, what `clir run` builds), `stream` the rulings kept current as facts
 //! change (`clir::stream`), `python` a package as a Python extension module (`clir::python`, what
-//! `clir wheel` builds). The `clir` binary is another package, `clir-cli`.
+//! `clir wheel` builds), `arrow` (which `python` turns on) cases and rulings as Arrow record
+//! batches (`clir::arrow`). The `clir` binary is another package, `clir-cli`.
 //!
 //! The modules in layers, each importing only from the layers before it (`tests/layers.rs`
 //! holds this order):
@@ -25,7 +26,8 @@
 //! 8. [`jsonl`], in its own layers: `text`, `keys`, `read`, `fast`, `write`, `chunk`;
 //! 9. [`runner`] (reading input in chunks over threads) and [`diff`];
 //! 10. [`lawtest`];
-//! 11. `command`, `python`, `stream` (behind their features).
+//! 11. `arrow` (behind its feature: cases and rulings as Arrow record batches);
+//! 12. `command`, `python`, `stream` (behind their features).
 //!
 //! [`Package`], which names [`jsonl::Codec`], stands at the `jsonl` reader's layer.
 
@@ -33,6 +35,8 @@
 
 extern crate self as clir;
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod batch;
 pub mod certificate;
 #[cfg(feature = "command")]

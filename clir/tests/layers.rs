@@ -24,6 +24,7 @@ const ORDER: &[&[&str]] = &[
     &["jsonl"],
     &["runner", "diff"],
     &["lawtest"],
+    &["arrow"],
     &["command", "python", "stream"],
 ];
 

@@ -23,7 +23,11 @@ pub use read::{
     case_facts, in_force_at, is_iso_date, over_budget, unreadable, unreadable_reason, Catalog, Codec, ExplainForm,
     GrantedBy, Line, Options, DEFAULT_MAX_CASE_TUPLES, MAX_FACTS_PER_CASE, MAX_WHY_NOT_PER_CASE,
 };
+#[cfg(feature = "arrow")]
+pub(crate) use read::{Adder, Arg, Read};
 pub use text::compact_json;
-#[cfg(feature = "python")]
-pub(crate) use text::json_str;
+#[cfg(feature = "arrow")]
+pub(crate) use text::push_json;
+#[cfg(feature = "arrow")]
+pub(crate) use write::{by_case, tuple_order, why_not_entries};
 pub use write::{cmp_tuple, error_line};

@@ -287,7 +287,7 @@ impl<'de> Deserialize<'de> for Str<'de> {
 
 /// An argument of a fact as read: a string, an Integer, or anything else (kept as JSON for
 /// the error message).
-enum Arg<'a> {
+pub(crate) enum Arg<'a> {
     Str(Cow<'a, str>),
     Int(i64),
     Other(Value),
@@ -423,7 +423,7 @@ type Span = Result<(usize, usize), Value>;
 /// One case read from a line, before validation and interning; its vectors are reused from line
 /// to line of a chunk.
 #[derive(Default)]
-pub(super) struct Read<'a> {
+pub(crate) struct Read<'a> {
     /// The `case` value as compact JSON text: as written, less white space between tokens.
     pub(super) case: Cow<'a, str>,
     /// Per key of `facts`: the key and its tuples (a span of `tuples`).
@@ -437,8 +437,9 @@ pub(super) struct Read<'a> {
     as_of: Option<Cow<'a, str>>,
 }
 
-impl Read<'_> {
-    pub(super) fn clear(&mut self) {
+impl<'a> Read<'a> {
+    /// Empties the case read, keeping its vectors' room.
+    pub(crate) fn clear(&mut self) {
         self.case = Cow::Borrowed("null");
         self.facts.clear();
         self.tuples.clear();
@@ -446,6 +447,62 @@ impl Read<'_> {
         self.why_not.clear();
         self.as_of = None;
     }
+
+    /// Starts the tuples of key `key` of `facts` (`name` or `~name`), for a case given by
+    /// columns rather than a line (`clir::arrow`); [`Read::push_tuple`] adds them.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn start_key(&mut self, key: &'a str) {
+        let t = self.tuples.len();
+        self.facts.push((Cow::Borrowed(key), Ok((t, t))));
+    }
+
+    /// Adds a tuple of `args` to the key last started (`None`: a null where the tuple stands,
+    /// which the validation refuses as a line's `null` is).
+    #[cfg(feature = "arrow")]
+    pub(crate) fn push_tuple(&mut self, args: Option<&mut dyn Iterator<Item = Arg<'a>>>) {
+        match args {
+            Some(args) => {
+                let a0 = self.args.len();
+                self.args.extend(args);
+                self.tuples.push(Ok((a0, self.args.len())));
+            }
+            None => self.tuples.push(Err(Value::Null)),
+        }
+        if let Some((_, Ok((_, end)))) = self.facts.last_mut() {
+            *end = self.tuples.len();
+        }
+    }
+
+    /// Adds a literal to `why_not`, refusing more than [`MAX_WHY_NOT_PER_CASE`] as a line's
+    /// `why_not` is refused.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn push_why_not(&mut self, literal: &'a str) -> Result<(), String> {
+        self.why_not.push(Cow::Borrowed(literal));
+        match self.why_not.len() {
+            n if n > MAX_WHY_NOT_PER_CASE => Err(too_many_asked(n)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Sets `as_of`, refusing what is not a date as a line's `as_of` is refused.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn set_as_of(&mut self, date: &'a str) -> Result<(), String> {
+        if !is_iso_date(date) {
+            return Err(not_a_date(date));
+        }
+        self.as_of = Some(Cow::Borrowed(date));
+        Ok(())
+    }
+}
+
+/// Why a case's `why_not` of `n` literals is refused.
+fn too_many_asked(n: usize) -> String {
+    format!("`why_not` asks about {n} literals; at most {MAX_WHY_NOT_PER_CASE} are answered a case")
+}
+
+/// Why an `as_of` of `date` is refused.
+fn not_a_date(date: &str) -> String {
+    format!("`as_of` is a date written YYYY-MM-DD, got `{date}`")
 }
 
 /// Reads `{"case":..,"facts":{..}}`.
@@ -489,10 +546,7 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
                 "why_not" if !why_not => {
                     let asked: Vec<Str<'de>> = m.next_value()?;
                     if asked.len() > MAX_WHY_NOT_PER_CASE {
-                        return Err(de::Error::custom(format!(
-                            "`why_not` asks about {} literals; at most {MAX_WHY_NOT_PER_CASE} are answered a case",
-                            asked.len()
-                        )));
+                        return Err(de::Error::custom(too_many_asked(asked.len())));
                     }
                     self.0.why_not.extend(asked.into_iter().map(|s| s.0));
                     why_not = true;
@@ -500,10 +554,7 @@ impl<'de> Visitor<'de> for CaseSeed<'_, 'de> {
                 "as_of" if !as_of => {
                     let date: Str<'de> = m.next_value()?;
                     if !is_iso_date(&date.0) {
-                        return Err(de::Error::custom(format!(
-                            "`as_of` is a date written YYYY-MM-DD, got `{}`",
-                            date.0
-                        )));
+                        return Err(de::Error::custom(not_a_date(&date.0)));
                     }
                     self.0.as_of = Some(date.0);
                     as_of = true;
@@ -650,6 +701,37 @@ pub(super) fn add_case<'a>(
     add_asked(batch, read, case, asked);
     add_rows(cat, batch, read, case, rows, flat, names);
     Ok(case.0)
+}
+
+/// The scratch space [`add_case`] reuses from case to case, for a reader that fills a [`Read`]
+/// itself (`clir::arrow`): every check and message of a case line's, none of its JSON.
+#[cfg(feature = "arrow")]
+#[derive(Default)]
+pub(crate) struct Adder<'a> {
+    rows: Vec<(usize, bool, usize)>,
+    flat: Vec<Flat>,
+    names: FastMap<&'a str, i64>,
+}
+
+#[cfg(feature = "arrow")]
+impl<'a> Adder<'a> {
+    /// Validates `read` and adds it to `batch` as [`add_case`] does: its case id, or the
+    /// message of its error line.
+    pub(crate) fn add(
+        &mut self,
+        cat: &Catalog,
+        batch: &mut Batch,
+        read: &Read<'a>,
+        opts: &Options,
+    ) -> Result<u32, String> {
+        add_case(cat, batch, read, opts, &mut self.rows, &mut self.flat, &mut self.names)
+    }
+
+    /// Forgets the names remembered for a batch (call it before each new batch: a name's id
+    /// belongs to the batch that interned it).
+    pub(crate) fn new_batch(&mut self) {
+        self.names.clear();
+    }
 }
 
 /// The relation of a case's `facts` key (`name` or `~name`) and its sign, when the case may give

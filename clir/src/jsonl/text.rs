@@ -66,7 +66,7 @@ pub fn compact_json(json: &str) -> Cow<'_, str> {
 
 /// Appends `value` as compact JSON: what its `Display` writes, without the formatter between
 /// serde_json and the string (a quarter of the cost of `--explain`).
-pub(super) fn push_json(out: &mut String, value: &impl serde::Serialize) {
+pub(crate) fn push_json(out: &mut String, value: &impl serde::Serialize) {
     out.push_str(&serde_json::to_string(value).unwrap_or_default());
 }
 

@@ -13,7 +13,7 @@ use std::cmp::Ordering;
 
 /// A ruling's `why_not` object: the answers to `batch.why_not[asked]`, a concluded literal with
 /// its explanation from `explanations` (an input fact's is the fact itself).
-fn why_not_entries(
+pub(crate) fn why_not_entries(
     schema: &Schema,
     batch: &Batch,
     output: &Output,
@@ -102,7 +102,7 @@ pub fn error_line(case: &str, no: usize, msg: &str) -> String {
 }
 
 /// Rows of a slot, in case order (copied and sorted only when they are not).
-fn by_case(rows: &[i64], stride: usize) -> Cow<'_, [i64]> {
+pub(crate) fn by_case(rows: &[i64], stride: usize) -> Cow<'_, [i64]> {
     let sorted = rows.chunks_exact(stride).zip(rows.chunks_exact(stride).skip(1)).all(|(a, b)| a[0] <= b[0]);
     if sorted {
         Cow::Borrowed(rows)
@@ -172,6 +172,41 @@ fn for_each_run(rows: &[i64], stride: usize, mut f: impl FnMut(usize, usize, usi
             at += stride.max(1);
         }
         f(case as usize, from, at);
+    }
+}
+
+/// The offsets of the arguments of the rows at `range` of `rows` (rows of `stride` values,
+/// their case first, of a relation of `params`) into `tuples`, in the order a ruling lists
+/// them: element-wise, Integers numerically, entity names by their bytes ([`cmp_tuple`]).
+pub(crate) fn tuple_order(
+    cat: &Catalog,
+    interner: &crate::value::Interner,
+    params: &[crate::schema::ParamInfo],
+    rows: &[i64],
+    stride: usize,
+    range: std::ops::Range<usize>,
+    tuples: &mut Vec<usize>,
+) {
+    let arity = stride - 1;
+    tuples.clear();
+    tuples.extend(range.step_by(stride.max(1)).map(|t| t + 1));
+    if tuples.len() > 1 {
+        let rank = &cat.constant_rank;
+        tuples.sort_by(|&a, &b| {
+            for ((x, y), p) in rows[a..a + arity].iter().zip(&rows[b..b + arity]).zip(params) {
+                let o = if p.integer || x == y {
+                    x.cmp(y)
+                } else if let (Some(x), Some(y)) = (rank.get(*x as usize), rank.get(*y as usize)) {
+                    x.cmp(y)
+                } else {
+                    interner.name(Sym(*x as u32)).as_bytes().cmp(interner.name(Sym(*y as u32)).as_bytes())
+                };
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            Ordering::Equal
+        });
     }
 }
 
@@ -273,26 +308,7 @@ impl<'b> Writer<'b> {
         let (slot, key) = &self.cat.keys[k];
         let params = self.cat.schema.relations[slot / 2].params;
         let arity = *stride - 1;
-        self.tuples.clear();
-        self.tuples.extend((from..to).step_by(*stride).map(|t| t + 1));
-        if self.tuples.len() > 1 {
-            let rank = &self.cat.constant_rank;
-            self.tuples.sort_by(|&a, &b| {
-                for ((x, y), p) in rows[a..a + arity].iter().zip(&rows[b..b + arity]).zip(params) {
-                    let o = if p.integer || x == y {
-                        x.cmp(y)
-                    } else if let (Some(x), Some(y)) = (rank.get(*x as usize), rank.get(*y as usize)) {
-                        x.cmp(y)
-                    } else {
-                        interner.name(Sym(*x as u32)).as_bytes().cmp(interner.name(Sym(*y as u32)).as_bytes())
-                    };
-                    if o != Ordering::Equal {
-                        return o;
-                    }
-                }
-                Ordering::Equal
-            });
-        }
+        tuple_order(self.cat, interner, params, rows, *stride, from..to, &mut self.tuples);
         out.push_str(key);
         // A case's list of a key is never empty: its rows are why it is written.
         for (i, &t) in self.tuples.iter().enumerate() {

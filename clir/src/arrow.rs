@@ -1,0 +1,955 @@
+//! Cases in and rulings out as Arrow record batches (feature `arrow`), with no JSON in between.
+//!
+//! A batch in the input layout ([`input_schema`], docs/PYTHON.md: one row a case, a list of
+//! structs per relation and sign) is read column by column into the same intermediate form a
+//! case line is parsed into (`jsonl`'s `Read`: names borrowed from the Arrow buffers), which
+//! the case line's own validation adds to a [`Batch`] (every check and message of `clir rule`:
+//! arity, types, constants, grants, `as_of`, why-not); the batch is evaluated, and each case's
+//! conclusions are written from the [`crate::Output`]'s rows into the output layout
+//! ([`output_schema`]), tuples in the order a ruling line lists them, `why_not` and
+//! `explanations` as the JSON text a ruling line holds. The rulings are `clir rule`'s: the tests
+//! of `clir-random` (`tests/arrow_agrees.rs`) compare them on random packages and cases.
+//!
+//! The flat layout ([`flat_input_schema`], [`flat_output_schema`]: one row a fact, cases as
+//! runs of rows) is read into the same form; see [`rule_flat`].
+
+use crate::batch::{literal_string, slot, Batch};
+use crate::jsonl::{by_case, over_budget, push_json, tuple_order, why_not_entries, Adder, Arg, Catalog, Options, Read};
+use crate::schema::{ParamInfo, RelationInfo, RelationKind, Schema};
+use crate::value::{CaseId, Sym};
+use crate::Package;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int16Type, Int32Type, Int64Type, Int8Type, UInt16Type, UInt32Type, UInt64Type, UInt8Type};
+use arrow_array::{
+    Array, ArrayRef, GenericListArray, Int64Array, ListArray, OffsetSizeTrait, PrimitiveArray, RecordBatch,
+    StringArray, StructArray,
+};
+use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Fields, Schema as ArrowSchema};
+use serde_json::Value;
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+pub use arrow_array;
+pub use arrow_buffer;
+pub use arrow_schema;
+
+/// Cases per evaluated [`Batch`], as `clir rule` batches them.
+const BATCH_CASES: usize = 512;
+
+/// A relation's tuples as Arrow: a list of structs, one field per parameter (`Utf8` for an
+/// entity, `Int64` for an Integer).
+fn tuple_list_type(info: &RelationInfo) -> DataType {
+    let fields: Fields = info
+        .params
+        .iter()
+        .map(|p| Field::new(p.name, if p.integer { DataType::Int64 } else { DataType::Utf8 }, false))
+        .collect();
+    DataType::List(Arc::new(Field::new("item", DataType::Struct(fields), false)))
+}
+
+/// The keys of a ruling's `concluded` and `definite`: per institutional relation, `name` and
+/// `~name`, in declaration order, with the relation's index.
+fn ruling_keys(schema: &Schema) -> Vec<(String, usize)> {
+    let mut keys = Vec::new();
+    for (rel, info) in schema.relations.iter().enumerate().filter(|(_, r)| r.kind == RelationKind::Institutional) {
+        keys.push((info.name.to_string(), rel));
+        keys.push((format!("~{}", info.name), rel));
+    }
+    keys
+}
+
+/// The layout [`rule_batches`] reads, with a `case` column of type `case`: per empirical and
+/// judgment relation and sign (`name`, `~name`) a list of structs with a field per parameter,
+/// `why_not` (list of strings) and `as_of` (string). Every column but `case` may be left out.
+pub fn input_schema(schema: &Schema, case: DataType) -> ArrowSchema {
+    let mut fields = vec![Field::new("case", case, true)];
+    for info in schema.relations.iter().filter(|r| r.kind != RelationKind::Institutional) {
+        fields.push(Field::new(info.name, tuple_list_type(info), true));
+        fields.push(Field::new(format!("~{}", info.name), tuple_list_type(info), true));
+    }
+    fields.push(Field::new("why_not", DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))), true));
+    fields.push(Field::new("as_of", DataType::Utf8, true));
+    ArrowSchema::new(fields)
+}
+
+/// The layout [`rule_batches`] writes for a `case` column of type `case`: `case`, `concluded`
+/// and `definite` (a struct with a list-of-struct field per institutional relation and sign),
+/// `contradictions`, `warnings`, `why_not`, `explanations` (with `explain`) and `error`.
+pub fn output_schema(schema: &Schema, case: DataType, explain: bool) -> ArrowSchema {
+    let layer: Fields = ruling_keys(schema)
+        .into_iter()
+        .map(|(k, rel)| Field::new(k, tuple_list_type(&schema.relations[rel]), false))
+        .collect();
+    let strings = DataType::List(Arc::new(Field::new("item", DataType::Utf8, false)));
+    let mut fields = vec![
+        Field::new("case", case, true),
+        Field::new("concluded", DataType::Struct(layer.clone()), true),
+        Field::new("definite", DataType::Struct(layer), true),
+        Field::new("contradictions", strings.clone(), true),
+        Field::new("warnings", strings, true),
+        Field::new("why_not", DataType::Utf8, true),
+    ];
+    if explain {
+        fields.push(Field::new("explanations", DataType::Utf8, true));
+    }
+    fields.push(Field::new("error", DataType::Utf8, true));
+    ArrowSchema::new(fields)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading columns.
+
+/// Whether `t` is a type the readers take for strings.
+fn is_string(t: &DataType) -> bool {
+    match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(k, v) => {
+            k.is_integer() && matches!(**v, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `t` is a type the readers take for Integers.
+fn is_integer(t: &DataType) -> bool {
+    t.is_integer()
+}
+
+/// A string column of any of Arrow's string types (dictionary-encoded too), read by index.
+enum Strs<'a> {
+    Utf8(&'a StringArray),
+    Large(&'a arrow_array::LargeStringArray),
+    View(&'a arrow_array::StringViewArray),
+    /// Per row its key into `values` (`usize::MAX` for a null key).
+    Dict(Vec<usize>, Box<Strs<'a>>),
+}
+
+impl<'a> Strs<'a> {
+    /// The column `col`, when it is of a string type.
+    fn of(col: &'a dyn Array) -> Option<Strs<'a>> {
+        Some(match col.data_type() {
+            DataType::Utf8 => Strs::Utf8(col.as_string::<i32>()),
+            DataType::LargeUtf8 => Strs::Large(col.as_string::<i64>()),
+            DataType::Utf8View => Strs::View(col.as_string_view()),
+            DataType::Dictionary(..) => {
+                let dict = col.as_any_dictionary_opt()?;
+                let values = Strs::of(dict.values().as_ref())?;
+                let keys = dict.normalized_keys();
+                let keys = (0..col.len()).map(|i| if dict.keys().is_null(i) { usize::MAX } else { keys[i] }).collect();
+                Strs::Dict(keys, Box::new(values))
+            }
+            _ => return None,
+        })
+    }
+
+    /// The string at `i`, `None` for a null.
+    fn get(&self, i: usize) -> Option<&'a str> {
+        match self {
+            Strs::Utf8(a) => a.is_valid(i).then(|| a.value(i)),
+            Strs::Large(a) => a.is_valid(i).then(|| a.value(i)),
+            Strs::View(a) => a.is_valid(i).then(|| a.value(i)),
+            Strs::Dict(keys, values) => match keys.get(i) {
+                Some(&k) if k != usize::MAX => values.get(k),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// An integer column of any of Arrow's integer types, read by index.
+enum Ints<'a> {
+    I8(&'a PrimitiveArray<Int8Type>),
+    I16(&'a PrimitiveArray<Int16Type>),
+    I32(&'a PrimitiveArray<Int32Type>),
+    I64(&'a PrimitiveArray<Int64Type>),
+    U8(&'a PrimitiveArray<UInt8Type>),
+    U16(&'a PrimitiveArray<UInt16Type>),
+    U32(&'a PrimitiveArray<UInt32Type>),
+    U64(&'a PrimitiveArray<UInt64Type>),
+}
+
+impl<'a> Ints<'a> {
+    fn of(col: &'a dyn Array) -> Option<Ints<'a>> {
+        Some(match col.data_type() {
+            DataType::Int8 => Ints::I8(col.as_primitive()),
+            DataType::Int16 => Ints::I16(col.as_primitive()),
+            DataType::Int32 => Ints::I32(col.as_primitive()),
+            DataType::Int64 => Ints::I64(col.as_primitive()),
+            DataType::UInt8 => Ints::U8(col.as_primitive()),
+            DataType::UInt16 => Ints::U16(col.as_primitive()),
+            DataType::UInt32 => Ints::U32(col.as_primitive()),
+            DataType::UInt64 => Ints::U64(col.as_primitive()),
+            _ => return None,
+        })
+    }
+
+    /// The argument at `i`: an Integer, a null, or an unsigned value past `i64` (kept as JSON,
+    /// which the validation refuses as a line's is refused).
+    fn arg(&self, i: usize) -> Arg<'a> {
+        macro_rules! get {
+            ($a:expr) => {
+                if $a.is_valid(i) {
+                    Arg::Int($a.value(i) as i64)
+                } else {
+                    Arg::Other(Value::Null)
+                }
+            };
+        }
+        match self {
+            Ints::I8(a) => get!(a),
+            Ints::I16(a) => get!(a),
+            Ints::I32(a) => get!(a),
+            Ints::I64(a) => get!(a),
+            Ints::U8(a) => get!(a),
+            Ints::U16(a) => get!(a),
+            Ints::U32(a) => get!(a),
+            Ints::U64(a) if a.is_valid(i) => {
+                let v = a.value(i);
+                i64::try_from(v).map(Arg::Int).unwrap_or_else(|_| Arg::Other(Value::from(v)))
+            }
+            Ints::U64(_) => Arg::Other(Value::Null),
+        }
+    }
+}
+
+/// A column of a parameter: strings for an entity, integers for an Integer.
+enum ArgColumn<'a> {
+    Str(Strs<'a>),
+    Int(Ints<'a>),
+}
+
+impl<'a> ArgColumn<'a> {
+    fn arg(&self, i: usize) -> Arg<'a> {
+        match self {
+            ArgColumn::Str(s) => s.get(i).map_or(Arg::Other(Value::Null), |s| Arg::Str(Cow::Borrowed(s))),
+            ArgColumn::Int(n) => n.arg(i),
+        }
+    }
+}
+
+/// A list column (`List` or `LargeList`), read row by row.
+enum Lists<'a> {
+    Small(&'a GenericListArray<i32>),
+    Large(&'a GenericListArray<i64>),
+}
+
+impl<'a> Lists<'a> {
+    fn of(col: &'a dyn Array) -> Option<Lists<'a>> {
+        match col.data_type() {
+            DataType::List(_) => Some(Lists::Small(col.as_list::<i32>())),
+            DataType::LargeList(_) => Some(Lists::Large(col.as_list::<i64>())),
+            _ => None,
+        }
+    }
+
+    fn values(&self) -> &'a ArrayRef {
+        match self {
+            Lists::Small(l) => l.values(),
+            Lists::Large(l) => l.values(),
+        }
+    }
+
+    /// The item range of `row`, `None` for a null list.
+    fn range(&self, row: usize) -> Option<Range<usize>> {
+        fn of<O: OffsetSizeTrait>(l: &GenericListArray<O>, row: usize) -> Option<Range<usize>> {
+            let o = l.value_offsets();
+            l.is_valid(row).then(|| o[row].as_usize()..o[row + 1].as_usize())
+        }
+        match self {
+            Lists::Small(l) => of(l, row),
+            Lists::Large(l) => of(l, row),
+        }
+    }
+}
+
+/// The input columns of a relation and sign.
+struct FactColumn<'a> {
+    /// The case line's key (`name`, `~name`).
+    key: &'a str,
+    list: Lists<'a>,
+    items: &'a StructArray,
+    /// In parameter order.
+    params: Vec<ArgColumn<'a>>,
+}
+
+/// The columns of a batch in the input layout, checked against the package.
+struct CaseColumns<'a> {
+    facts: Vec<FactColumn<'a>>,
+    why_not: Option<(Lists<'a>, Strs<'a>)>,
+    as_of: Option<Strs<'a>>,
+}
+
+/// Whether `t` may be a `case` column: strings, integers or nulls.
+fn is_case_type(t: &DataType) -> bool {
+    is_string(t) || is_integer(t) || t == &DataType::Null
+}
+
+/// The `case` column of a batch, checked.
+fn case_column(b: &RecordBatch) -> Result<&ArrayRef, String> {
+    let named = |(f, _): &(&Arc<Field>, &ArrayRef)| f.name() == "case";
+    let mut cases = b.schema_ref().fields().iter().zip(b.columns()).filter(named).map(|(_, c)| c);
+    let col = cases.find(|c| !holds_facts(c.as_ref())).ok_or("table: no `case` column")?;
+    if !is_case_type(col.data_type()) {
+        return Err(format!("table: column `case` is {}; expected strings or integers", col.data_type()));
+    }
+    Ok(col)
+}
+
+/// The columns of a relation's arguments in `items`, checked against `info`.
+fn param_columns<'a>(
+    info: &RelationInfo,
+    items: &'a StructArray,
+    bad: &dyn Fn(String) -> String,
+) -> Result<Vec<ArgColumn<'a>>, String> {
+    let mut params = Vec::with_capacity(info.params.len());
+    for p in info.params {
+        let c = items.column_by_name(p.name).ok_or_else(|| bad(format!("the structs have no field `{}`", p.name)))?;
+        params.push(arg_column(p, c.as_ref()).ok_or_else(|| {
+            let want = if p.integer { "an integer type" } else { "a string type" };
+            bad(format!("field `{}` ({}) must be {want}, got {}", p.name, p.ty, c.data_type()))
+        })?);
+    }
+    if items.num_columns() != info.params.len() {
+        let names: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+        return Err(bad(format!("the structs must have the fields {} only", names.join(", "))));
+    }
+    Ok(params)
+}
+
+/// The column of parameter `p`, when it is of a type `p` takes.
+fn arg_column<'a>(p: &ParamInfo, c: &'a dyn Array) -> Option<ArgColumn<'a>> {
+    if p.integer {
+        Ints::of(c).map(ArgColumn::Int)
+    } else {
+        Strs::of(c).map(ArgColumn::Str)
+    }
+}
+
+/// The relation of an input column's name (`name`, `~name`), when it is an input relation.
+fn input_relation<'s>(schema: &'s Schema, name: &str) -> Result<&'s RelationInfo, String> {
+    let relation = name.strip_prefix('~').unwrap_or(name);
+    let Some(info) = schema.relations.iter().find(|r| r.name == relation) else {
+        let hint = crate::suggest::did_you_mean(relation, schema.relations.iter().map(|r| r.name));
+        return Err(format!("no relation `{relation}` in {}{hint}", schema.package));
+    };
+    if info.kind == RelationKind::Institutional {
+        return Err(format!("relation `{relation}` is institutional: it cannot be input"));
+    }
+    Ok(info)
+}
+
+/// Whether column `col` holds a relation's facts (a list of structs) rather than one of the
+/// layout's own columns: a package may name a relation `case`, `why_not` or `as_of`.
+fn holds_facts(col: &dyn Array) -> bool {
+    Lists::of(col).is_some_and(|l| l.values().as_struct_opt().is_some())
+}
+
+impl<'a> CaseColumns<'a> {
+    /// Checks every column of `b` against the package and the layout of docs/PYTHON.md.
+    fn of(schema: &Schema, b: &'a RecordBatch) -> Result<CaseColumns<'a>, String> {
+        case_column(b)?;
+        let mut cols = CaseColumns { facts: Vec::new(), why_not: None, as_of: None };
+        let mut seen: Vec<(&str, bool)> = Vec::new();
+        for (field, col) in b.schema_ref().fields().iter().zip(b.columns()) {
+            let name = field.name().as_str();
+            let bad = |what: String| format!("table: column `{name}`: {what}");
+            let facts = holds_facts(col.as_ref());
+            if seen.contains(&(name, facts)) {
+                return Err(bad("appears more than once".into()));
+            }
+            seen.push((name, facts));
+            match name {
+                "case" if !facts => continue,
+                "as_of" if !facts => {
+                    let s = Strs::of(col.as_ref())
+                        .ok_or_else(|| bad(format!("expected strings, got {}", col.data_type())))?;
+                    cols.as_of = Some(s);
+                }
+                "why_not" if !facts => {
+                    let list = Lists::of(col.as_ref());
+                    let items = list.as_ref().and_then(|l| Strs::of(l.values().as_ref()));
+                    let (Some(list), Some(items)) = (list, items) else {
+                        return Err(bad(format!("expected a list of strings, got {}", col.data_type())));
+                    };
+                    cols.why_not = Some((list, items));
+                }
+                _ => {
+                    let info = input_relation(schema, name).map_err(bad)?;
+                    let list = Lists::of(col.as_ref());
+                    let items = list.as_ref().and_then(|l| l.values().as_struct_opt());
+                    let (Some(list), Some(items)) = (list, items) else {
+                        return Err(bad(format!("expected a list of structs, got {}", col.data_type())));
+                    };
+                    let params = param_columns(info, items, &bad)?;
+                    cols.facts.push(FactColumn { key: name, list, items, params });
+                }
+            }
+        }
+        Ok(cols)
+    }
+
+    /// Reads row `row` into `read`: `Err` for what a case line's parser would refuse (a null
+    /// literal in `why_not`, an `as_of` that is no date, too many literals asked).
+    fn read(&self, row: usize, read: &mut Read<'a>) -> Result<(), String> {
+        read.clear();
+        if let Some(as_of) = &self.as_of {
+            if let Some(date) = as_of.get(row) {
+                read.set_as_of(date)?;
+            }
+        }
+        for f in &self.facts {
+            let Some(range) = f.list.range(row) else { continue };
+            read.start_key(f.key);
+            for i in range {
+                if f.items.is_null(i) {
+                    read.push_tuple(None);
+                } else {
+                    let mut args = f.params.iter().map(|c| c.arg(i));
+                    read.push_tuple(Some(&mut args));
+                }
+            }
+        }
+        if let Some((list, items)) = &self.why_not {
+            for i in list.range(row).into_iter().flatten() {
+                let literal = items.get(i).ok_or("`why_not`: a null where a literal (a string) stands")?;
+                read.push_why_not(literal)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing columns.
+
+/// A string column being built, with `i32` offsets checked rather than overflowed.
+#[derive(Default)]
+struct StrCol {
+    bytes: Vec<u8>,
+    offsets: Vec<i32>,
+    nulls: Vec<bool>,
+    any_null: bool,
+}
+
+impl StrCol {
+    fn push(&mut self, s: &str) -> Result<(), String> {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.bytes.extend_from_slice(s.as_bytes());
+        let end = i32::try_from(self.bytes.len()).map_err(|_| too_large())?;
+        self.offsets.push(end);
+        self.nulls.push(true);
+        Ok(())
+    }
+
+    fn push_null(&mut self) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.offsets.push(*self.offsets.last().unwrap_or(&0));
+        self.nulls.push(false);
+        self.any_null = true;
+    }
+
+    fn len(&self) -> usize {
+        self.nulls.len()
+    }
+
+    fn finish(mut self) -> ArrayRef {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        let nulls = self.any_null.then(|| NullBuffer::from(self.nulls));
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(self.offsets));
+        // SAFETY: the offsets start at 0, never decrease and end at `bytes.len()`, and every
+        // value pushed was a `&str`, so each range is UTF-8.
+        Arc::new(unsafe { StringArray::new_unchecked(offsets, Buffer::from_vec(self.bytes), nulls) })
+    }
+}
+
+/// Why a piece of output cannot be written.
+fn too_large() -> String {
+    "the rulings of a batch hold more than 2 GiB of text: give rule_arrow smaller batches".to_string()
+}
+
+/// A list offsets column being built.
+struct Offsets(Vec<i32>);
+
+impl Offsets {
+    fn new() -> Self {
+        Offsets(vec![0])
+    }
+
+    fn end_row(&mut self, len: usize) -> Result<(), String> {
+        self.0.push(i32::try_from(len).map_err(|_| too_large())?);
+        Ok(())
+    }
+
+    fn finish(self) -> OffsetBuffer<i32> {
+        OffsetBuffer::new(ScalarBuffer::from(self.0))
+    }
+}
+
+/// A list of strings column being built.
+struct StrList {
+    offsets: Offsets,
+    values: StrCol,
+}
+
+impl StrList {
+    fn new() -> Self {
+        StrList { offsets: Offsets::new(), values: StrCol::default() }
+    }
+
+    fn push<S: AsRef<str>>(&mut self, items: &[S]) -> Result<(), String> {
+        for s in items {
+            self.values.push(s.as_ref())?;
+        }
+        self.offsets.end_row(self.values.len())
+    }
+
+    fn finish(self) -> ArrayRef {
+        let item = Arc::new(Field::new("item", DataType::Utf8, false));
+        Arc::new(ListArray::new(item, self.offsets.finish(), self.values.finish(), None))
+    }
+}
+
+/// A column of a relation's parameter being built.
+enum OutArg {
+    Str(StrCol),
+    Int(Vec<i64>),
+}
+
+/// One relation and sign of `concluded` or `definite` being built.
+struct TupleColumns {
+    offsets: Offsets,
+    len: usize,
+    columns: Vec<OutArg>,
+}
+
+impl TupleColumns {
+    fn new(info: &RelationInfo) -> Self {
+        let columns = info
+            .params
+            .iter()
+            .map(|p| if p.integer { OutArg::Int(Vec::new()) } else { OutArg::Str(StrCol::default()) })
+            .collect();
+        TupleColumns { offsets: Offsets::new(), len: 0, columns }
+    }
+
+    fn finish(self, ty: &DataType) -> Result<ArrayRef, String> {
+        let (DataType::List(item), Some(DataType::Struct(fields))) =
+            (ty, if let DataType::List(f) = ty { Some(f.data_type()) } else { None })
+        else {
+            return Err("an output column of an unexpected type".into());
+        };
+        let columns: Vec<ArrayRef> = self
+            .columns
+            .into_iter()
+            .map(|c| match c {
+                OutArg::Str(s) => s.finish(),
+                OutArg::Int(v) => Arc::new(Int64Array::from(v)) as ArrayRef,
+            })
+            .collect();
+        let items = if fields.is_empty() {
+            StructArray::new_empty_fields(self.len, None)
+        } else {
+            StructArray::try_new(fields.clone(), columns, None).map_err(|e| e.to_string())?
+        };
+        let list = ListArray::try_new(item.clone(), self.offsets.finish(), Arc::new(items), None)
+            .map_err(|e| e.to_string())?;
+        Ok(Arc::new(list))
+    }
+}
+
+/// The output columns of one piece of rows, being built.
+struct RulingColumns {
+    /// Per layer (concluded, definite), per ruling key in output order.
+    layers: [Vec<TupleColumns>; 2],
+    valid: Vec<bool>,
+    contradictions: StrList,
+    warnings: StrList,
+    why_not: StrCol,
+    explanations: Option<StrCol>,
+    error: StrCol,
+}
+
+/// A row of a piece as read: its case's id in the batch with the ranges of its warnings and
+/// asked literals, or the message of its error.
+enum Slot {
+    Case { id: u32, warnings: Range<usize>, asked: Option<Range<usize>> },
+    Error(String),
+}
+
+impl RulingColumns {
+    fn new(schema: &Schema, keys: &[(String, usize)], explain: bool) -> Self {
+        let layer = || keys.iter().map(|&(_, rel)| TupleColumns::new(&schema.relations[rel])).collect();
+        RulingColumns {
+            layers: [layer(), layer()],
+            valid: Vec::new(),
+            contradictions: StrList::new(),
+            warnings: StrList::new(),
+            why_not: StrCol::default(),
+            explanations: explain.then(StrCol::default),
+            error: StrCol::default(),
+        }
+    }
+
+    /// A row that gets no ruling, with its error (`line N: ...`).
+    fn error_row(&mut self, error: &str) -> Result<(), String> {
+        self.valid.push(false);
+        for layer in &mut self.layers {
+            for t in layer.iter_mut() {
+                t.offsets.end_row(t.len)?;
+            }
+        }
+        self.contradictions.push::<&str>(&[])?;
+        self.warnings.push::<&str>(&[])?;
+        self.why_not.push_null();
+        if let Some(e) = &mut self.explanations {
+            e.push_null();
+        }
+        self.error.push(error)
+    }
+
+    fn finish(self, schema: &Arc<ArrowSchema>, case: ArrayRef) -> Result<RecordBatch, String> {
+        let nulls = NullBuffer::from(self.valid);
+        let mut columns: Vec<ArrayRef> = vec![case];
+        for (layer, field) in self.layers.into_iter().zip(["concluded", "definite"]) {
+            let DataType::Struct(fields) = schema.field_with_name(field).map_err(|e| e.to_string())?.data_type() else {
+                return Err("an output column of an unexpected type".into());
+            };
+            let arrays = layer
+                .into_iter()
+                .zip(fields.iter())
+                .map(|(t, f)| t.finish(f.data_type()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let layer = if fields.is_empty() {
+                StructArray::new_empty_fields(nulls.len(), Some(nulls.clone()))
+            } else {
+                StructArray::try_new(fields.clone(), arrays, Some(nulls.clone())).map_err(|e| e.to_string())?
+            };
+            columns.push(Arc::new(layer));
+        }
+        columns.push(self.contradictions.finish());
+        columns.push(self.warnings.finish());
+        columns.push(self.why_not.finish());
+        if let Some(e) = self.explanations {
+            columns.push(e.finish());
+        }
+        columns.push(self.error.finish());
+        RecordBatch::try_new(schema.clone(), columns).map_err(|e| e.to_string())
+    }
+}
+
+/// A ruling key's rows in an output: its stride, its concluded and definite rows in case order,
+/// and a cursor into each.
+type KeyRows<'o> = (usize, [Cow<'o, [i64]>; 2], [usize; 2]);
+
+/// What a call rules with, shared by its threads.
+struct Ruler<'p> {
+    pkg: &'p dyn Package,
+    cat: Catalog,
+    opts: &'p Options,
+    /// The ruling keys in output order: the key and its relation.
+    keys: Vec<(String, usize)>,
+    out: Arc<ArrowSchema>,
+}
+
+impl Ruler<'_> {
+    /// Evaluates `batch` and appends the rows of `slots` (numbered from `first_no`) to `cols`.
+    fn write(&self, batch: &Batch, slots: &[Slot], first_no: usize, cols: &mut RulingColumns) -> Result<(), String> {
+        let schema = self.cat.schema();
+        let mut output = if batch.cases > 0 { self.pkg.evaluate(batch) } else { crate::Output::default() };
+        output.sort_instances();
+        fn rows(v: &[Vec<i64>], s: usize) -> &[i64] {
+            v.get(s).map_or(&[][..], |r| &r[..])
+        }
+        // Per key: its stride, its rows per layer in case order, and a cursor per layer.
+        let mut layers: Vec<KeyRows<'_>> = self
+            .keys
+            .iter()
+            .map(|k| {
+                let s = slot(k.1, k.0.starts_with('~'));
+                let stride = schema.relations[k.1].params.len() + 1;
+                (
+                    stride,
+                    [by_case(rows(&output.concluded, s), stride), by_case(rows(&output.definite, s), stride)],
+                    [0, 0],
+                )
+            })
+            .collect();
+        let contradictions: Vec<Cow<'_, [i64]>> = schema
+            .relations
+            .iter()
+            .enumerate()
+            .map(|(r, info)| by_case(rows(&output.contradictions, r), info.params.len() + 1))
+            .collect();
+        let mut contradicted = vec![0usize; contradictions.len()];
+        let (mut tuples, mut literals) = (Vec::new(), Vec::<String>::new());
+        for (n, s) in slots.iter().enumerate() {
+            let no = first_no + n;
+            let (id, warnings, asked) = match s {
+                Slot::Error(msg) => {
+                    cols.error_row(&error_text(no, msg))?;
+                    continue;
+                }
+                Slot::Case { id, .. } if output.over_budget.binary_search(&CaseId(*id)).is_ok() => {
+                    let msg = over_budget(self.opts.max_case_tuples.unwrap_or(u64::MAX));
+                    // Skip the case's rows in every list.
+                    for (stride, l, at) in &mut layers {
+                        for (k, rows) in l.iter().enumerate() {
+                            at[k] = run_end(rows, *stride, at[k], *id);
+                        }
+                    }
+                    for (r, rows) in contradictions.iter().enumerate() {
+                        contradicted[r] = run_end(rows, schema.relations[r].params.len() + 1, contradicted[r], *id);
+                    }
+                    cols.error_row(&error_text(no, &msg))?;
+                    continue;
+                }
+                Slot::Case { id, warnings, asked } => (*id, warnings, asked),
+            };
+            cols.valid.push(true);
+            for (k, (stride, l, at)) in layers.iter_mut().enumerate() {
+                let params = schema.relations[self.keys[k].1].params;
+                for (layer, rows) in l.iter().enumerate() {
+                    let (from, to) = (at[layer], run_end(rows, *stride, at[layer], id));
+                    at[layer] = to;
+                    let t = &mut cols.layers[layer][k];
+                    if from < to {
+                        tuple_order(&self.cat, &batch.interner, params, rows, *stride, from..to, &mut tuples);
+                        for &a in &tuples {
+                            for (c, (v, p)) in t.columns.iter_mut().zip(rows[a..a + *stride - 1].iter().zip(params)) {
+                                match c {
+                                    OutArg::Int(col) => col.push(*v),
+                                    OutArg::Str(col) => {
+                                        debug_assert!(!p.integer);
+                                        col.push(batch.interner.name(Sym(*v as u32)))?;
+                                    }
+                                }
+                            }
+                        }
+                        t.len += tuples.len();
+                    }
+                    t.offsets.end_row(t.len)?;
+                }
+            }
+            literals.clear();
+            for (r, rows) in contradictions.iter().enumerate() {
+                let info = &schema.relations[r];
+                let stride = info.params.len() + 1;
+                let (from, to) = (contradicted[r], run_end(rows, stride, contradicted[r], id));
+                contradicted[r] = to;
+                for row in rows[from..to].chunks_exact(stride) {
+                    literals.push(literal_string(info, &batch.interner, &row[1..]));
+                }
+            }
+            literals.sort();
+            cols.contradictions.push(&literals)?;
+            let noted: Vec<&str> = batch.warnings[warnings.clone()].iter().map(|(_, w)| w.as_str()).collect();
+            cols.warnings.push(&noted)?;
+            let ex = if self.opts.explain || asked.is_some() {
+                crate::explain::explain_case(schema, batch, &output, id)
+            } else {
+                serde_json::Map::new()
+            };
+            match asked {
+                Some(range) => {
+                    let mut text = String::new();
+                    push_json(&mut text, &why_not_entries(schema, batch, &output, range.clone(), &ex));
+                    cols.why_not.push(&text)?;
+                }
+                None => cols.why_not.push_null(),
+            }
+            if let Some(e) = &mut cols.explanations {
+                let mut text = String::new();
+                push_json(&mut text, &ex);
+                e.push(&text)?;
+            }
+            cols.error.push_null();
+        }
+        Ok(())
+    }
+}
+
+/// The error of the row numbered `no` from 1, as an error line's `error` gives it.
+fn error_text(no: usize, msg: &str) -> String {
+    format!("line {no}: {msg}")
+}
+
+/// Where the run of rows of case `id` that starts at `at` ends (rows of `stride` values, their
+/// case first, in case order; rows of earlier cases, which a case ruled as an error row may
+/// leave, are passed over).
+fn run_end(rows: &[i64], stride: usize, mut at: usize, id: u32) -> usize {
+    let id = id as i64;
+    while at < rows.len() && rows[at] <= id {
+        at += stride;
+    }
+    at
+}
+
+/// A piece of a call's rows: a batch and a range of its rows, ruled into one output batch.
+struct Piece {
+    batch: usize,
+    rows: Range<usize>,
+    /// The number of its first row from 1, across the call.
+    first_no: usize,
+}
+
+/// Splits the rows of `batches` into pieces: one per batch for one thread, else about four per
+/// thread, each a whole number of evaluated batches.
+fn pieces(lens: &[usize], threads: usize) -> Vec<Piece> {
+    let total: usize = lens.iter().sum();
+    let size =
+        if threads <= 1 { usize::MAX } else { (total / (threads * 4)).div_ceil(BATCH_CASES).max(1) * BATCH_CASES };
+    let mut out = Vec::new();
+    let mut no = 1;
+    for (b, &len) in lens.iter().enumerate() {
+        let mut from = 0;
+        while from < len {
+            let to = len.min(from.saturating_add(size));
+            out.push(Piece { batch: b, rows: from..to, first_no: no + from });
+            from = to;
+        }
+        no += len;
+    }
+    out
+}
+
+/// Runs `work` for each of `n` items on up to `threads` scoped threads (the calling thread
+/// alone for one), collecting the results in item order.
+fn parallel<T: Send>(
+    n: usize,
+    threads: usize,
+    work: impl Fn(usize) -> Result<T, String> + Sync,
+) -> Result<Vec<T>, String> {
+    let threads = threads.clamp(1, n.max(1));
+    if threads == 1 {
+        return (0..n).map(work).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let results: Vec<Mutex<Option<Result<T, String>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let r = work(i);
+                *results[i].lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(r);
+            });
+        }
+    });
+    results
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .unwrap_or_else(|| Err("a ruler thread stopped".into()))
+        })
+        .collect()
+}
+
+/// Rules the cases of `batches` (each in the layout of [`input_schema`], one row a case) with
+/// `pkg` on up to `threads` threads: output batches in the layout of [`output_schema`] (for
+/// the first batch's `case` type), whose rows, in order, are one per input row. A row that
+/// cannot be ruled has its `error` (`line N: ...`, N the row's number from 1 across the
+/// batches), as its case line's error line has. `Err` is for the call: a column the package
+/// cannot read (naming it), batches of different `case` types, or output past Arrow's 2 GiB
+/// of text in one batch.
+pub fn rule_batches(
+    pkg: &dyn Package,
+    batches: &[RecordBatch],
+    opts: &Options,
+    threads: usize,
+) -> Result<Vec<RecordBatch>, String> {
+    let schema = pkg.schema();
+    let case_type = match batches.first() {
+        Some(b) => case_column(b)?.data_type().clone(),
+        None => DataType::Utf8,
+    };
+    let mut columns = Vec::with_capacity(batches.len());
+    for b in batches {
+        let cols = CaseColumns::of(schema, b)?;
+        if case_column(b)?.data_type() != &case_type {
+            return Err(format!(
+                "table: column `case` is {} in one batch and {case_type} in another",
+                case_column(b)?.data_type()
+            ));
+        }
+        columns.push(cols);
+    }
+    let ruler = Ruler {
+        pkg,
+        cat: Catalog::of(pkg),
+        opts,
+        keys: ruling_keys(schema),
+        out: Arc::new(output_schema(schema, case_type, opts.explain)),
+    };
+    let lens: Vec<usize> = batches.iter().map(RecordBatch::num_rows).collect();
+    let pieces = pieces(&lens, threads);
+    parallel(pieces.len(), threads, |i| {
+        let p = &pieces[i];
+        let cols = &columns[p.batch];
+        let mut out = RulingColumns::new(schema, &ruler.keys, opts.explain);
+        let mut read = Read::default();
+        let mut adder = Adder::default();
+        let mut from = p.rows.start;
+        while from < p.rows.end {
+            let to = p.rows.end.min(from + BATCH_CASES);
+            let mut batch = new_batch(&ruler.cat, opts);
+            adder.new_batch();
+            let mut slots = Vec::with_capacity(to - from);
+            for row in from..to {
+                slots.push(read_case(cols, row, &mut read, &mut adder, &ruler.cat, &mut batch, opts));
+            }
+            ruler.write(&batch, &slots, p.first_no + (from - p.rows.start), &mut out)?;
+            from = to;
+        }
+        let case = case_column(&batches[p.batch])?.slice(p.rows.start, p.rows.len());
+        out.finish(&ruler.out, case)
+    })
+}
+
+/// An empty batch for a call's options.
+fn new_batch(cat: &Catalog, opts: &Options) -> Batch {
+    let mut batch = Batch::new(cat.schema());
+    batch.explain = opts.explain || opts.coverage.is_some() || opts.certify;
+    batch.max_case_tuples = opts.max_case_tuples;
+    batch
+}
+
+/// Reads row `row` of `cols` and adds its case to `batch`: its slot.
+fn read_case<'a>(
+    cols: &CaseColumns<'a>,
+    row: usize,
+    read: &mut Read<'a>,
+    adder: &mut Adder<'a>,
+    cat: &Catalog,
+    batch: &mut Batch,
+    opts: &Options,
+) -> Slot {
+    if let Err(msg) = cols.read(row, read) {
+        return Slot::Error(msg);
+    }
+    add_read(read, adder, cat, batch, opts)
+}
+
+/// Adds a case read into `read` to `batch`: its slot.
+fn add_read<'a>(read: &Read<'a>, adder: &mut Adder<'a>, cat: &Catalog, batch: &mut Batch, opts: &Options) -> Slot {
+    let (warned, asked) = (batch.warnings.len(), batch.why_not.len());
+    match adder.add(cat, batch, read, opts) {
+        Ok(id) => Slot::Case {
+            id,
+            warnings: warned..batch.warnings.len(),
+            asked: (batch.why_not.len() > asked).then_some(asked..batch.why_not.len()),
+        },
+        Err(msg) => Slot::Error(msg),
+    }
+}
