@@ -744,11 +744,15 @@ fn statement(pkg: &Package, node: &Node) -> Option<String> {
                 }
                 out.push_str(" bare");
             }
-            out.push_str(": ");
+            // The rule on the lines after its header: the head, then its premises, one a line
+            // when there are more than two (no line of a rule starts with a statement keyword).
+            out.push_str(":\n    ");
             out.push_str(&lit(pkg, &r.head)?);
             if !r.body.is_empty() {
                 out.push_str(" :- ");
-                out.push_str(&items(pkg, &r.body)?);
+                let parts: Option<Vec<String>> = r.body.iter().map(|i| item(pkg, i)).collect();
+                let sep = if r.body.len() > 2 { ",\n        " } else { ", " };
+                out.push_str(&parts?.join(sep));
             }
         }
         Node::Priority { id, higher, lower, label, reason } => {

@@ -41,7 +41,7 @@ fn fide_laws_chess_reads_as_rules() {
     assert!(text
         .contains("rule SeventyFiveAutomaticDraw defeasible \"Article 9.6.2. The game is drawn if at least 75 moves"));
     assert!(text.contains(
-        "@FIDE_ART_9: game_drawn(v0) :- v1 >= 75, established moves_by_each_without_pawn_or_capture(v0, v1)\n"
+        "@FIDE_ART_9:\n    game_drawn(v0) :- v1 >= 75, established moves_by_each_without_pawn_or_capture(v0, v1)\n"
     ));
     assert!(text.contains(
         "priority CheckmateOverSeventyFiveMoves: CheckmateTakesPrecedenceOverSeventyFive > SeventyFiveAutomaticDraw \
