@@ -191,3 +191,71 @@ fn fide_laws_chess_compiled_in_has_no_finding() {
     assert_eq!((code, out.as_str()), (0, ""), "{err}");
     assert!(err.contains("47 rules"), "{err}");
 }
+
+/// A random package named from an adversarial alphabet (bidi controls, keywords, punctuation):
+/// `clir analyze` on its file finds conflicts, and each witness, ruled by the reference
+/// evaluator (which shares no code with the compiled package), shows both signs of the literal
+/// undecided or definite, as its line says.
+#[test]
+fn conflicts_of_an_adversarially_named_package_hold_under_the_reference() {
+    use clir_reference::random::{self, Config, GRANT};
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = random::package_bytes(3, &Config { adversarial: true, ..Config::default() });
+    let file = dir.path().join("adversarial.lawir.json");
+    std::fs::write(&file, &bytes).unwrap();
+    let (code, out, err) = clir(&["analyze", file.to_str().unwrap()], "");
+    assert_eq!(code, 0, "{err}");
+    let doc = clir_codegen::ir::Document::parse(&bytes).unwrap();
+    let reference = clir_reference::Reference::new(&doc).unwrap();
+    let conflicts: Vec<Value> = findings(&out).into_iter().filter(|f| f["kind"] == "conflict").collect();
+    assert!(!conflicts.is_empty(), "{out}");
+    for f in &conflicts {
+        let witness = &f["witness"];
+        let st = reference.standing(witness, &[GRANT.to_string()]).unwrap();
+        // The literal's relation and arguments, from the witness's own values: the rules' head
+        // relation is the key of `ruling` without its sign.
+        let keys: Vec<&String> = f["ruling"].as_object().unwrap().keys().collect();
+        let literal = f["literal"].as_str().unwrap();
+        assert!(keys.contains(&&literal.to_string()) && keys.contains(&&format!("~{literal}")), "{f}");
+        let name = &f["rules"][0]["id"];
+        let rel = doc
+            .nodes
+            .iter()
+            .find_map(|n| match &n.kind {
+                clir_codegen::ir::NodeKind::Rule(r) if n.id == name.as_str().unwrap() => Some(r.head.predicate.clone()),
+                _ => None,
+            })
+            .unwrap();
+        let rel = doc
+            .nodes
+            .iter()
+            .find(|n| n.id == rel)
+            .and_then(|n| match &n.kind {
+                clir_codegen::ir::NodeKind::Relation(s) => Some(s.name.clone()),
+                _ => None,
+            })
+            .unwrap();
+        let tuple: Vec<clir_reference::Val> = f["tuple"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| match v {
+                Value::Number(n) => clir_reference::Val::Int(n.as_i64().unwrap()),
+                v => clir_reference::Val::Str(v.as_str().unwrap().to_string()),
+            })
+            .collect();
+        let holds = |l: &clir_reference::Layer, negative: bool| {
+            l.get(&(rel.clone(), negative)).is_some_and(|ts| ts.contains(&tuple))
+        };
+        match f["conflict"].as_str().unwrap() {
+            "strict" => assert!(holds(&st.definite, false) && holds(&st.definite, true), "{f}"),
+            _ => assert!(
+                holds(&st.supported, false)
+                    && holds(&st.supported, true)
+                    && !holds(&st.concluded, false)
+                    && !holds(&st.concluded, true),
+                "{f}"
+            ),
+        }
+    }
+}

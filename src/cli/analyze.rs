@@ -246,24 +246,14 @@ fn grants(p: &Program) -> Vec<String> {
     out
 }
 
-/// A name as a literal's text writes it: bare when plain, else as a JSON string.
-fn name_text(s: &str) -> String {
-    let plain =
-        !s.is_empty() && s != "_" && s.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
-    if plain {
-        s.to_string()
-    } else {
-        Value::String(s.to_string()).to_string()
-    }
-}
-
-/// `name(a,b)`, `~name(a,b)` when negative.
+/// `name(a,b)`, `~name(a,b)` when negative: as why-not answers write their keys
+/// ([`clir::why_not::shown_entity`]), so that the answers are found by it.
 fn literal_text(p: &Program, rel: usize, negative: bool, args: &[V]) -> String {
     let args: Vec<String> = args
         .iter()
         .map(|a| match a {
             V::Int(i) => i.to_string(),
-            V::Name(s) | V::Str(s) => name_text(s),
+            V::Name(s) | V::Str(s) => clir::why_not::shown_entity(s).into_owned(),
         })
         .collect();
     format!("{}{}({})", if negative { "~" } else { "" }, p.relations[rel].name, args.join(","))
@@ -384,6 +374,7 @@ fn finding_json(p: &Program, a: &Analysis, grants: &[String], f: &Finding) -> Va
                 "kind": "conflict",
                 "conflict": kind,
                 "literal": q,
+                "tuple": args.iter().map(value_json).collect::<Vec<Value>>(),
                 "rules": [rule_json(p, *pos), rule_json(p, *neg)],
                 "witness": case_line(p, *witness, c, false),
                 "grants": used,
