@@ -168,6 +168,9 @@ enum Ruler {
 impl Ruler {
     /// The ruling line of each case line, in order, and the coverage document of them all.
     fn rule(&self, lines: &[String], grants: &[String]) -> Result<(Vec<Value>, Value), String> {
+        if lines.is_empty() {
+            return Ok((Vec::new(), Value::Null));
+        }
         let (rulings, coverage) = match self {
             Ruler::InProcess(pkg) => {
                 let cat = clir::jsonl::Catalog::of(*pkg);
