@@ -4,7 +4,9 @@
 # with a cache of its own whose runtime is prebuilt, so the timed run is code generation plus
 # the package's own crates; then the package amended as publishers amend it, one rule's
 # threshold raised and a new version 0.1.1, so a new seal and semanticHash (`synthetic
-# --bump`), is ruled with the same cache: the rebuild after a one-rule amendment.
+# --bump`), is ruled with the same cache: the rebuild after a one-rule amendment; and so, each
+# from the same cache, the package with one rule added (`--add-rule`) and with one priority
+# dropped (`--drop-priority`), both published as 0.1.1.
 # Prints a markdown table. A benchmark, not a CI check.
 #
 #   bash benches/crates-build.sh                          # SIZES="800 3200"
@@ -18,9 +20,10 @@
 #   WORK         scratch folder (default target/crates-build of this repository)
 #
 # Columns: generated lines (every crate's source), the crates built, the first build's wall
-# clock and peak RSS (/usr/bin/time -v of `clir run`: the largest process, rustc), and the
+# clock and peak RSS (/usr/bin/time -v of `clir run`: the largest process, rustc), the
 # rebuild's wall clock, peak RSS and the crates cargo compiled again (`clir run` says "rebuilt K
-# of its N crates").
+# of its N crates"), and the wall clock and crates of the rebuilds with a rule added and with a
+# priority dropped.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 sizes="${SIZES:-800 3200}"
@@ -74,12 +77,26 @@ for n in $sizes; do
         2> "$work/rebuild-$n.log" || { tail -20 "$work/rebuild-$n.log" >&2; exit 1; }
     read -r rewall rerss < <(seconds_and_gb "$work/time.txt")
     rebuilt="$(sed -n 's/.*: rebuilt \([0-9]* of its [0-9]*\) crates*$/\1/p' "$work/rebuild-$n.log" | head -1)"
-    note "$n: $wall s, $rss GB; rebuild $rewall s, $rerss GB ($rebuilt crates)"
-    rows+=("| $n | $lines | $built | $wall | $rss | $rewall | $rerss | $rebuilt |")
+    others=""
+    for amendment in add-rule drop-priority; do
+        changed="$work/synthetic-$n-$amendment.lawir.json"
+        if ! "$synthetic" "$n" "$seed" "--$amendment" > "$changed" 2> "$work/$amendment.err"; then
+            others="$others | - | -"
+            continue
+        fi
+        note "$n rules: amended ($amendment, version 0.1.1), rebuild"
+        /usr/bin/time -v -o "$work/time.txt" "$clir" run "$changed" --input "$work/empty.jsonl" --output "$work/out.jsonl" \
+            2> "$work/$amendment-$n.log" || { tail -20 "$work/$amendment-$n.log" >&2; exit 1; }
+        read -r awall _ < <(seconds_and_gb "$work/time.txt")
+        arebuilt="$(sed -n 's/.*: rebuilt \([0-9]* of its [0-9]*\) crates*$/\1/p' "$work/$amendment-$n.log" | head -1)"
+        others="$others | $awall | $arebuilt"
+    done
+    note "$n: $wall s, $rss GB; rebuild $rewall s, $rerss GB ($rebuilt crates)$others"
+    rows+=("| $n | $lines | $built | $wall | $rss | $rewall | $rerss | $rebuilt$others |")
 done
 
 echo "clir $rev, $(rustc --version), $(nproc) cores, $(date -u +%Y-%m-%d), seed $seed, CLIR_CRATE_RULES=${CLIR_CRATE_RULES:-default}"
 echo
-echo "| rules | generated lines | crates built | build s | peak RSS GB | rebuild s | rebuild peak RSS GB | crates rebuilt |"
-echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| rules | generated lines | crates built | build s | peak RSS GB | rebuild s | rebuild peak RSS GB | crates rebuilt | rule added: s | crates | priority dropped: s | crates |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 printf '%s\n' "${rows[@]}"

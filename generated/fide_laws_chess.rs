@@ -614,37 +614,118 @@ fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output
     self::read_inputs_0(&mut l, batch);
     self::read_inputs_1(&mut l, batch);
     self::read_inputs_2(&mut l, batch);
-    self::evaluate_stratum_5(&mut l, &mut ex);
-    self::evaluate_stratum_8(&mut l);
-    self::evaluate_stratum_9(&mut l);
-    self::evaluate_stratum_14(&mut l, &mut ex);
-    self::evaluate_stratum_17(&mut l, &mut ex);
-    self::evaluate_stratum_19(&mut l, &mut ex);
-    self::evaluate_stratum_21(&mut l);
-    self::evaluate_stratum_22(&mut l, &mut ex);
-    self::evaluate_stratum_23(&mut l);
-    self::evaluate_stratum_25(&mut l);
-    self::evaluate_stratum_26(&mut l, &mut ex);
-    self::evaluate_stratum_27(&mut l, &mut ex);
-    self::evaluate_stratum_31(&mut l);
-    self::evaluate_stratum_34(&mut l, &mut ex);
-    self::evaluate_stratum_36(&mut l, &mut ex);
-    self::evaluate_stratum_37(&mut l, &mut ex);
-    self::evaluate_stratum_38(&mut l, &mut ex);
-    self::evaluate_stratum_41(&mut l, &mut ex);
-    self::evaluate_stratum_44(&mut l, &mut ex);
-    self::evaluate_stratum_46(&mut l, &mut ex);
-    self::evaluate_stratum_47(&mut l, &mut ex);
-    self::evaluate_stratum_49(&mut l, &mut ex);
-    self::evaluate_stratum_50(&mut l, &mut ex);
-    self::evaluate_stratum_51(&mut l, &mut ex);
-    self::evaluate_stratum_52(&mut l, &mut ex);
+    self::evaluate_strata_0(&mut l, &mut ex);
     let mut out = ::clir::Output::new(SCHEMA.relations.len());
     self::write_conclusions_0(&l, &mut out);
     self::write_conclusions_1(&l, &mut out);
     if ex.on() {
         l.budget().restart();
-        self::explain_0(&l, &mut ex);
+        self::explain_0(
+            &l[layer::valid_transition_concluded], &l[layer::valid_transition_definite],
+            &l[layer::attempted_transition], &l[layer::entered_state_concluded],
+            &l[layer::agreed_draw_has_ended_the_game], &l[layer::entered_state_definite],
+            &l[layer::checkmate_has_been_delivered], &l[layer::dead_position_has_ended_the_game],
+            &l[layer::game_drawn_concluded], &l[layer::game_drawn_definite],
+            &l[layer::resignation_has_ended_the_game], &l[layer::second_illegal_move_has_ended_the_game],
+            &l[layer::stalemate_has_ended_the_game], &l[layer::legal_move], &l[layer::play_started],
+            &mut ex,
+        );
+        for &(case, a_0) in l[layer::closure_0_castling_path_attacked].iter() {
+            let domain = ::clir::Premise::new(
+                REL_CHECKED_CASTLING_SIDE,
+                false,
+                ::clir::Layer::Concluded,
+                (a_0,),
+            );
+            ex.push(
+                ::clir::Instance::closure(
+                    0,
+                    case,
+                    REL_CASTLING_PATH_ATTACKED,
+                    (a_0,),
+                    domain,
+                ),
+            );
+        }
+        for &(case, a_0) in l[layer::closure_1_castling_path_blocked].iter() {
+            let domain = ::clir::Premise::new(
+                REL_CHECKED_CASTLING_SIDE,
+                false,
+                ::clir::Layer::Concluded,
+                (a_0,),
+            );
+            ex.push(
+                ::clir::Instance::closure(
+                    1,
+                    case,
+                    REL_CASTLING_PATH_BLOCKED,
+                    (a_0,),
+                    domain,
+                ),
+            );
+        }
+        for &(case, a_0) in l[layer::closure_2_en_passant_right_open].iter() {
+            let domain = ::clir::Premise::new(
+                REL_CHECKED_GAME,
+                false,
+                ::clir::Layer::Concluded,
+                (a_0,),
+            );
+            ex.push(
+                ::clir::Instance::closure(
+                    2,
+                    case,
+                    REL_EN_PASSANT_RIGHT_OPEN,
+                    (a_0,),
+                    domain,
+                ),
+            );
+        }
+        for &(case, a_0) in l[layer::closure_3_king_cannot_be_checkmated].iter() {
+            let domain = ::clir::Premise::new(
+                REL_CHECKED_PLAYER,
+                false,
+                ::clir::Layer::Concluded,
+                (a_0,),
+            );
+            ex.push(
+                ::clir::Instance::closure(
+                    3,
+                    case,
+                    REL_KING_CANNOT_BE_CHECKMATED,
+                    (a_0,),
+                    domain,
+                ),
+            );
+        }
+        for &(case, a_0) in l[layer::closure_4_move_meets_articles_3_1_to_3_9].iter() {
+            let domain = ::clir::Premise::new(
+                REL_CHECKED_GAME,
+                false,
+                ::clir::Layer::Concluded,
+                (a_0,),
+            );
+            ex.push(
+                ::clir::Instance::closure(
+                    4,
+                    case,
+                    REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
+                    (a_0,),
+                    domain,
+                ),
+            );
+        }
+        for &(case, a_0) in l[layer::closure_5_piece_has_moved].iter() {
+            let domain = ::clir::Premise::new(
+                REL_CHECKED_PIECE,
+                false,
+                ::clir::Layer::Concluded,
+                (a_0,),
+            );
+            ex.push(
+                ::clir::Instance::closure(5, case, REL_PIECE_HAS_MOVED, (a_0,), domain),
+            );
+        }
     }
     out.instances = ex.finish();
     out.why_not = batch
@@ -859,351 +940,621 @@ mod layer {
         not_valid_transition_supported.empty, not_valid_transition_concluded.empty,
     ];
 }
+/// The layers the stratum of `arbiter_competent_to_decide` computes.
+struct StratumArbiterCompetentToDecide {
+    arbiter_competent_to_decide: Relation<(CaseId, Sym)>,
+}
 #[inline(never)]
-fn evaluate_stratum_5(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 5: arbiter_competent_to_decide (+D = +S = +d)
-    l[layer::arbiter_competent_to_decide] = self::rule_unregulated_case_decided_by_arbiter(
-        &l[layer::case_not_precisely_regulated],
+fn stratum_arbiter_competent_to_decide(
+    case_not_precisely_regulated: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumArbiterCompetentToDecide {
+    // Stratum of arbiter_competent_to_decide (+D = +S = +d)
+    let arbiter_competent_to_decide = self::rule_unregulated_case_decided_by_arbiter(
+        case_not_precisely_regulated,
         ex.to(&[false, true]),
     );
+    StratumArbiterCompetentToDecide {
+        arbiter_competent_to_decide,
+    }
+}
+/// The layers the stratum of `castling_path_attacked` computes.
+struct StratumCastlingPathAttacked {
+    castling_path_attacked: Relation<(CaseId, Sym)>,
+    not_castling_path_attacked: Relation<(CaseId, Sym)>,
+    closure_0_castling_path_attacked: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_8(l: &mut ::clir::rt::Layers) {
-    // Stratum 8: castling_path_attacked (+D = +S = +d)
-    l[layer::castling_path_attacked] = ::clir::rt::take(
-        &mut l[layer::castling_path_attacked_input],
-    );
-    l[layer::not_castling_path_attacked] = ::clir::rt::take(
-        &mut l[layer::not_castling_path_attacked_input],
-    );
+fn stratum_castling_path_attacked(
+    checked_castling_side: &Relation<(CaseId, Sym)>,
+    castling_path_attacked_input: Relation<(CaseId, Sym)>,
+    not_castling_path_attacked_input: Relation<(CaseId, Sym)>,
+) -> StratumCastlingPathAttacked {
+    // Stratum of castling_path_attacked (+D = +S = +d)
+    let castling_path_attacked = castling_path_attacked_input;
+    let not_castling_path_attacked = not_castling_path_attacked_input;
     // Closure urn:fide:laws:clir:chess#CastlingAttackClosure (a castling path not recorded as attacked is not attacked): ~castling_path_attacked for every concluded checked_castling_side that castling_path_attacked does not even support; snapshot urn:fide:snapshot:castling-attack:2023-01-01
-    l[layer::closure_0_castling_path_attacked] = ::clir::rt::difference(
-        &l[layer::checked_castling_side],
-        &l[layer::castling_path_attacked],
+    let closure_0_castling_path_attacked = ::clir::rt::difference(
+        checked_castling_side,
+        &castling_path_attacked,
     );
-    l[layer::not_castling_path_attacked] = ::clir::rt::union(
-        &[
-            &l[layer::not_castling_path_attacked],
-            &l[layer::closure_0_castling_path_attacked],
-        ],
+    let not_castling_path_attacked = ::clir::rt::union(
+        &[&not_castling_path_attacked, &closure_0_castling_path_attacked],
     );
+    StratumCastlingPathAttacked {
+        castling_path_attacked,
+        not_castling_path_attacked,
+        closure_0_castling_path_attacked,
+    }
+}
+/// The layers the stratum of `castling_path_blocked` computes.
+struct StratumCastlingPathBlocked {
+    castling_path_blocked: Relation<(CaseId, Sym)>,
+    not_castling_path_blocked: Relation<(CaseId, Sym)>,
+    closure_1_castling_path_blocked: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_9(l: &mut ::clir::rt::Layers) {
-    // Stratum 9: castling_path_blocked (+D = +S = +d)
-    l[layer::castling_path_blocked] = ::clir::rt::take(
-        &mut l[layer::castling_path_blocked_input],
-    );
-    l[layer::not_castling_path_blocked] = ::clir::rt::take(
-        &mut l[layer::not_castling_path_blocked_input],
-    );
+fn stratum_castling_path_blocked(
+    checked_castling_side: &Relation<(CaseId, Sym)>,
+    castling_path_blocked_input: Relation<(CaseId, Sym)>,
+    not_castling_path_blocked_input: Relation<(CaseId, Sym)>,
+) -> StratumCastlingPathBlocked {
+    // Stratum of castling_path_blocked (+D = +S = +d)
+    let castling_path_blocked = castling_path_blocked_input;
+    let not_castling_path_blocked = not_castling_path_blocked_input;
     // Closure urn:fide:laws:clir:chess#CastlingBlockClosure (a castling path not recorded as blocked is not blocked): ~castling_path_blocked for every concluded checked_castling_side that castling_path_blocked does not even support; snapshot urn:fide:snapshot:castling-block:2023-01-01
-    l[layer::closure_1_castling_path_blocked] = ::clir::rt::difference(
-        &l[layer::checked_castling_side],
-        &l[layer::castling_path_blocked],
+    let closure_1_castling_path_blocked = ::clir::rt::difference(
+        checked_castling_side,
+        &castling_path_blocked,
     );
-    l[layer::not_castling_path_blocked] = ::clir::rt::union(
-        &[
-            &l[layer::not_castling_path_blocked],
-            &l[layer::closure_1_castling_path_blocked],
-        ],
+    let not_castling_path_blocked = ::clir::rt::union(
+        &[&not_castling_path_blocked, &closure_1_castling_path_blocked],
     );
+    StratumCastlingPathBlocked {
+        castling_path_blocked,
+        not_castling_path_blocked,
+        closure_1_castling_path_blocked,
+    }
+}
+/// The layers the stratum of `checkmate_has_been_delivered` computes.
+struct StratumCheckmateHasBeenDelivered {
+    checkmate_has_been_delivered: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_14(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 14: checkmate_has_been_delivered (+D = +S = +d)
+fn stratum_checkmate_has_been_delivered(
+    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumCheckmateHasBeenDelivered {
+    // Stratum of checkmate_has_been_delivered (+D = +S = +d)
     let checkmate_delivered_by_game = ::clir::rt::least_view(
-        &l[layer::checkmate_delivered],
+        checkmate_delivered,
         |&(case, a_0, a_1)| (case, a_0, a_1),
         |t| (t.0, t.1),
     );
-    l[layer::checkmate_has_been_delivered] = self::rule_checkmate_ends_the_game(
+    let checkmate_has_been_delivered = self::rule_checkmate_ends_the_game(
         &checkmate_delivered_by_game,
         ex.to(&[false, true]),
     );
+    StratumCheckmateHasBeenDelivered {
+        checkmate_has_been_delivered,
+    }
+}
+/// The layers the stratum of `dead_position_has_ended_the_game` computes.
+struct StratumDeadPositionHasEndedTheGame {
+    dead_position_has_ended_the_game: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_17(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 17: dead_position_has_ended_the_game (+D = +S = +d)
-    l[layer::dead_position_has_ended_the_game] = self::rule_dead_position_ends_the_game(
-        &l[layer::dead_position_arisen],
+fn stratum_dead_position_has_ended_the_game(
+    dead_position_arisen: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumDeadPositionHasEndedTheGame {
+    // Stratum of dead_position_has_ended_the_game (+D = +S = +d)
+    let dead_position_has_ended_the_game = self::rule_dead_position_ends_the_game(
+        dead_position_arisen,
         ex.to(&[false, true]),
     );
+    StratumDeadPositionHasEndedTheGame {
+        dead_position_has_ended_the_game,
+    }
+}
+/// The layers the stratum of `agreed_draw_has_ended_the_game` computes.
+struct StratumAgreedDrawHasEndedTheGame {
+    agreed_draw_has_ended_the_game: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_19(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 19: agreed_draw_has_ended_the_game (+D = +S = +d)
-    l[layer::agreed_draw_has_ended_the_game] = self::rule_agreed_draw_ends_the_game(
-        &l[layer::both_players_have_moved],
-        &l[layer::draw_agreed],
+fn stratum_agreed_draw_has_ended_the_game(
+    both_players_have_moved: &Relation<(CaseId, Sym)>,
+    draw_agreed: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumAgreedDrawHasEndedTheGame {
+    // Stratum of agreed_draw_has_ended_the_game (+D = +S = +d)
+    let agreed_draw_has_ended_the_game = self::rule_agreed_draw_ends_the_game(
+        both_players_have_moved,
+        draw_agreed,
         ex.to(&[false, true]),
     );
+    StratumAgreedDrawHasEndedTheGame {
+        agreed_draw_has_ended_the_game,
+    }
+}
+/// The layers the stratum of `en_passant_right_open` computes.
+struct StratumEnPassantRightOpen {
+    en_passant_right_open: Relation<(CaseId, Sym)>,
+    not_en_passant_right_open: Relation<(CaseId, Sym)>,
+    closure_2_en_passant_right_open: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_21(l: &mut ::clir::rt::Layers) {
-    // Stratum 21: en_passant_right_open (+D = +S = +d)
-    l[layer::en_passant_right_open] = ::clir::rt::take(
-        &mut l[layer::en_passant_right_open_input],
-    );
-    l[layer::not_en_passant_right_open] = ::clir::rt::take(
-        &mut l[layer::not_en_passant_right_open_input],
-    );
+fn stratum_en_passant_right_open(
+    checked_game: &Relation<(CaseId, Sym)>,
+    en_passant_right_open_input: Relation<(CaseId, Sym)>,
+    not_en_passant_right_open_input: Relation<(CaseId, Sym)>,
+) -> StratumEnPassantRightOpen {
+    // Stratum of en_passant_right_open (+D = +S = +d)
+    let en_passant_right_open = en_passant_right_open_input;
+    let not_en_passant_right_open = not_en_passant_right_open_input;
     // Closure urn:fide:laws:clir:chess#EnPassantFlagClosure (an en passant right not recorded on this frame is not open): ~en_passant_right_open for every concluded checked_game that en_passant_right_open does not even support; snapshot urn:fide:snapshot:en-passant:2023-01-01
-    l[layer::closure_2_en_passant_right_open] = ::clir::rt::difference(
-        &l[layer::checked_game],
-        &l[layer::en_passant_right_open],
+    let closure_2_en_passant_right_open = ::clir::rt::difference(
+        checked_game,
+        &en_passant_right_open,
     );
-    l[layer::not_en_passant_right_open] = ::clir::rt::union(
-        &[
-            &l[layer::not_en_passant_right_open],
-            &l[layer::closure_2_en_passant_right_open],
-        ],
+    let not_en_passant_right_open = ::clir::rt::union(
+        &[&not_en_passant_right_open, &closure_2_en_passant_right_open],
     );
+    StratumEnPassantRightOpen {
+        en_passant_right_open,
+        not_en_passant_right_open,
+        closure_2_en_passant_right_open,
+    }
+}
+/// The layers the stratum of `game_won_by` computes.
+struct StratumGameWonBy {
+    game_won_by: Relation<(CaseId, Sym, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_22(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 22: game_won_by (+D = +S = +d)
-    l[layer::game_won_by] = self::rule_checkmate_wins(
-        &l[layer::checkmate_delivered],
+fn stratum_game_won_by(
+    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumGameWonBy {
+    // Stratum of game_won_by (+D = +S = +d)
+    let game_won_by = self::rule_checkmate_wins(
+        checkmate_delivered,
         ex.to(&[false, true]),
     );
+    StratumGameWonBy { game_won_by }
+}
+/// The layers the stratum of `king_cannot_be_checkmated` computes.
+struct StratumKingCannotBeCheckmated {
+    king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
+    not_king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
+    closure_3_king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_23(l: &mut ::clir::rt::Layers) {
-    // Stratum 23: king_cannot_be_checkmated (+D = +S = +d)
-    l[layer::king_cannot_be_checkmated] = ::clir::rt::take(
-        &mut l[layer::king_cannot_be_checkmated_input],
-    );
-    l[layer::not_king_cannot_be_checkmated] = ::clir::rt::take(
-        &mut l[layer::not_king_cannot_be_checkmated_input],
-    );
+fn stratum_king_cannot_be_checkmated(
+    checked_player: &Relation<(CaseId, Sym)>,
+    king_cannot_be_checkmated_input: Relation<(CaseId, Sym)>,
+    not_king_cannot_be_checkmated_input: Relation<(CaseId, Sym)>,
+) -> StratumKingCannotBeCheckmated {
+    // Stratum of king_cannot_be_checkmated (+D = +S = +d)
+    let king_cannot_be_checkmated = king_cannot_be_checkmated_input;
+    let not_king_cannot_be_checkmated = not_king_cannot_be_checkmated_input;
     // Closure urn:fide:laws:clir:chess#MateImpossibilityClosure (a king not recorded as unable to be checkmated can be checkmated): ~king_cannot_be_checkmated for every concluded checked_player that king_cannot_be_checkmated does not even support; snapshot urn:fide:snapshot:mate-possibility:2023-01-01
-    l[layer::closure_3_king_cannot_be_checkmated] = ::clir::rt::difference(
-        &l[layer::checked_player],
-        &l[layer::king_cannot_be_checkmated],
+    let closure_3_king_cannot_be_checkmated = ::clir::rt::difference(
+        checked_player,
+        &king_cannot_be_checkmated,
     );
-    l[layer::not_king_cannot_be_checkmated] = ::clir::rt::union(
-        &[
-            &l[layer::not_king_cannot_be_checkmated],
-            &l[layer::closure_3_king_cannot_be_checkmated],
-        ],
+    let not_king_cannot_be_checkmated = ::clir::rt::union(
+        &[&not_king_cannot_be_checkmated, &closure_3_king_cannot_be_checkmated],
     );
+    StratumKingCannotBeCheckmated {
+        king_cannot_be_checkmated,
+        not_king_cannot_be_checkmated,
+        closure_3_king_cannot_be_checkmated,
+    }
+}
+/// The layers the stratum of `move_meets_articles_3_1_to_3_9` computes.
+struct StratumMoveMeetsArticles31To39 {
+    move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
+    not_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
+    closure_4_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_25(l: &mut ::clir::rt::Layers) {
-    // Stratum 25: move_meets_articles_3_1_to_3_9 (+D = +S = +d)
-    l[layer::move_meets_articles_3_1_to_3_9] = ::clir::rt::take(
-        &mut l[layer::move_meets_articles_3_1_to_3_9_input],
-    );
-    l[layer::not_move_meets_articles_3_1_to_3_9] = ::clir::rt::take(
-        &mut l[layer::not_move_meets_articles_3_1_to_3_9_input],
-    );
+fn stratum_move_meets_articles_3_1_to_3_9(
+    checked_game: &Relation<(CaseId, Sym)>,
+    move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Sym)>,
+    not_move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Sym)>,
+) -> StratumMoveMeetsArticles31To39 {
+    // Stratum of move_meets_articles_3_1_to_3_9 (+D = +S = +d)
+    let move_meets_articles_3_1_to_3_9 = move_meets_articles_3_1_to_3_9_input;
+    let not_move_meets_articles_3_1_to_3_9 = not_move_meets_articles_3_1_to_3_9_input;
     // Closure urn:fide:laws:clir:chess#MoveLegalityClosure (a move not recorded as meeting Articles 3.1 to 3.9 does not meet them): ~move_meets_articles_3_1_to_3_9 for every concluded checked_game that move_meets_articles_3_1_to_3_9 does not even support; snapshot urn:fide:snapshot:move-legality:2023-01-01
-    l[layer::closure_4_move_meets_articles_3_1_to_3_9] = ::clir::rt::difference(
-        &l[layer::checked_game],
-        &l[layer::move_meets_articles_3_1_to_3_9],
+    let closure_4_move_meets_articles_3_1_to_3_9 = ::clir::rt::difference(
+        checked_game,
+        &move_meets_articles_3_1_to_3_9,
     );
-    l[layer::not_move_meets_articles_3_1_to_3_9] = ::clir::rt::union(
-        &[
-            &l[layer::not_move_meets_articles_3_1_to_3_9],
-            &l[layer::closure_4_move_meets_articles_3_1_to_3_9],
-        ],
+    let not_move_meets_articles_3_1_to_3_9 = ::clir::rt::union(
+        &[&not_move_meets_articles_3_1_to_3_9, &closure_4_move_meets_articles_3_1_to_3_9],
     );
+    StratumMoveMeetsArticles31To39 {
+        move_meets_articles_3_1_to_3_9,
+        not_move_meets_articles_3_1_to_3_9,
+        closure_4_move_meets_articles_3_1_to_3_9,
+    }
+}
+/// The layers the stratum of `illegal_move` computes.
+struct StratumIllegalMove {
+    illegal_move: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_26(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 26: illegal_move (+D = +S = +d)
-    l[layer::illegal_move] = self::rule_move_is_illegal(
-        &l[layer::checked_game],
-        &l[layer::not_move_meets_articles_3_1_to_3_9],
+fn stratum_illegal_move(
+    checked_game: &Relation<(CaseId, Sym)>,
+    not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumIllegalMove {
+    // Stratum of illegal_move (+D = +S = +d)
+    let illegal_move = self::rule_move_is_illegal(
+        checked_game,
+        not_move_meets_articles_3_1_to_3_9,
         ex.to(&[false, true]),
     );
+    StratumIllegalMove { illegal_move }
+}
+/// The layers the stratum of `legal_move` computes.
+struct StratumLegalMove {
+    legal_move: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_27(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 27: legal_move (+D = +S = +d)
-    l[layer::legal_move] = self::rule_move_is_legal(
-        &l[layer::move_meets_articles_3_1_to_3_9],
+fn stratum_legal_move(
+    move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumLegalMove {
+    // Stratum of legal_move (+D = +S = +d)
+    let legal_move = self::rule_move_is_legal(
+        move_meets_articles_3_1_to_3_9,
         ex.to(&[false, true]),
     );
+    StratumLegalMove { legal_move }
+}
+/// The layers the stratum of `piece_has_moved` computes.
+struct StratumPieceHasMoved {
+    piece_has_moved: Relation<(CaseId, Sym)>,
+    not_piece_has_moved: Relation<(CaseId, Sym)>,
+    closure_5_piece_has_moved: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_31(l: &mut ::clir::rt::Layers) {
-    // Stratum 31: piece_has_moved (+D = +S = +d)
-    l[layer::piece_has_moved] = ::clir::rt::take(&mut l[layer::piece_has_moved_input]);
-    l[layer::not_piece_has_moved] = ::clir::rt::take(
-        &mut l[layer::not_piece_has_moved_input],
-    );
+fn stratum_piece_has_moved(
+    checked_piece: &Relation<(CaseId, Sym)>,
+    piece_has_moved_input: Relation<(CaseId, Sym)>,
+    not_piece_has_moved_input: Relation<(CaseId, Sym)>,
+) -> StratumPieceHasMoved {
+    // Stratum of piece_has_moved (+D = +S = +d)
+    let piece_has_moved = piece_has_moved_input;
+    let not_piece_has_moved = not_piece_has_moved_input;
     // Closure urn:fide:laws:clir:chess#PieceMovedClosure (a piece that is not recorded as having moved has not moved): ~piece_has_moved for every concluded checked_piece that piece_has_moved does not even support; snapshot urn:fide:snapshot:move-history:2023-01-01
-    l[layer::closure_5_piece_has_moved] = ::clir::rt::difference(
-        &l[layer::checked_piece],
-        &l[layer::piece_has_moved],
+    let closure_5_piece_has_moved = ::clir::rt::difference(
+        checked_piece,
+        &piece_has_moved,
     );
-    l[layer::not_piece_has_moved] = ::clir::rt::union(
-        &[&l[layer::not_piece_has_moved], &l[layer::closure_5_piece_has_moved]],
+    let not_piece_has_moved = ::clir::rt::union(
+        &[&not_piece_has_moved, &closure_5_piece_has_moved],
     );
+    StratumPieceHasMoved {
+        piece_has_moved,
+        not_piece_has_moved,
+        closure_5_piece_has_moved,
+    }
+}
+/// The layers the stratum of `arbiter_shall_see_laws_observed` computes.
+struct StratumArbiterShallSeeLawsObserved {
+    arbiter_shall_see_laws_observed: Relation<(CaseId, Sym, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_34(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 34: arbiter_shall_see_laws_observed (+D = +S = +d)
-    l[layer::arbiter_shall_see_laws_observed] = self::rule_arbiter_sees_laws_observed(
-        &l[layer::arbiter_of],
-        &l[layer::play_started],
+fn stratum_arbiter_shall_see_laws_observed(
+    arbiter_of: &Relation<(CaseId, Sym, Sym)>,
+    play_started: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumArbiterShallSeeLawsObserved {
+    // Stratum of arbiter_shall_see_laws_observed (+D = +S = +d)
+    let arbiter_shall_see_laws_observed = self::rule_arbiter_sees_laws_observed(
+        arbiter_of,
+        play_started,
         ex.to(&[false, true]),
     );
+    StratumArbiterShallSeeLawsObserved {
+        arbiter_shall_see_laws_observed,
+    }
+}
+/// The layers the stratum of `en_passant_capture_legal` computes.
+struct StratumEnPassantCaptureLegal {
+    en_passant_capture_legal: Relation<(CaseId, Sym, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_36(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 36: en_passant_capture_legal (+D = +S = +d)
+fn stratum_en_passant_capture_legal(
+    en_passant_right_open: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    capturing_pawn_on_adjacent_file: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumEnPassantCaptureLegal {
+    // Stratum of en_passant_capture_legal (+D = +S = +d)
     let player_has_the_move_by_game = ::clir::rt::least_view(
-        &l[layer::player_has_the_move],
+        player_has_the_move,
         |&(case, a_0, a_1)| (case, a_0, a_1),
         |t| (t.0, t.1),
     );
-    l[layer::en_passant_capture_legal] = self::rule_en_passant_capture_legal(
-        &l[layer::en_passant_right_open],
+    let en_passant_capture_legal = self::rule_en_passant_capture_legal(
+        en_passant_right_open,
         &player_has_the_move_by_game,
-        &l[layer::capturing_pawn_on_adjacent_file],
-        l.budget(),
+        capturing_pawn_on_adjacent_file,
+        budget,
         ex.to(&[false, true]),
     );
+    StratumEnPassantCaptureLegal {
+        en_passant_capture_legal,
+    }
+}
+/// The layers the stratum of `fifty_move_claim_correct` computes.
+struct StratumFiftyMoveClaimCorrect {
+    fifty_move_claim_correct: Relation<(CaseId, Sym, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_37(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 37: fifty_move_claim_correct (+D = +S = +d)
-    l[layer::fifty_move_claim_correct] = self::rule_fifty_move_claim_correct(
-        &l[layer::draw_claimed],
-        &l[layer::player_has_the_move],
-        &l[layer::moves_by_each_without_pawn_or_capture],
-        l.budget(),
+fn stratum_fifty_move_claim_correct(
+    draw_claimed: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
+    budget: &::clir::rt::Budget,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumFiftyMoveClaimCorrect {
+    // Stratum of fifty_move_claim_correct (+D = +S = +d)
+    let fifty_move_claim_correct = self::rule_fifty_move_claim_correct(
+        draw_claimed,
+        player_has_the_move,
+        moves_by_each_without_pawn_or_capture,
+        budget,
         ex.to(&[false, true]),
     );
+    StratumFiftyMoveClaimCorrect {
+        fifty_move_claim_correct,
+    }
+}
+/// The layers the stratum of `must_move_first_touched_piece` computes.
+struct StratumMustMoveFirstTouchedPiece {
+    must_move_first_touched_piece: Relation<(CaseId, Sym, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_38(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 38: must_move_first_touched_piece (+D = +S = +d)
+fn stratum_must_move_first_touched_piece(
+    own_piece_of: &Relation<(CaseId, Sym, Sym)>,
+    piece_touched_intentionally: &Relation<(CaseId, Sym, Sym)>,
+    piece_can_be_moved: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumMustMoveFirstTouchedPiece {
+    // Stratum of must_move_first_touched_piece (+D = +S = +d)
     let player_has_the_move_by_who = ::clir::rt::least_view(
-        &l[layer::player_has_the_move],
+        player_has_the_move,
         |&(case, a_0, a_1)| (case, a_1, a_0),
         |t| (t.0, t.1),
     );
-    l[layer::must_move_first_touched_piece] = self::rule_must_move_first_touched_piece(
-        &l[layer::own_piece_of],
-        &l[layer::piece_touched_intentionally],
-        &l[layer::piece_can_be_moved],
+    let must_move_first_touched_piece = self::rule_must_move_first_touched_piece(
+        own_piece_of,
+        piece_touched_intentionally,
+        piece_can_be_moved,
         &player_has_the_move_by_who,
-        l.budget(),
+        budget,
         ex.to(&[false, true]),
     );
+    StratumMustMoveFirstTouchedPiece {
+        must_move_first_touched_piece,
+    }
+}
+/// The layers the stratum of `game_lost_by` computes.
+struct StratumGameLostBy {
+    game_lost_by: Relation<(CaseId, Sym, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_41(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 41: game_lost_by (+D = +S = +d)
+fn stratum_game_lost_by(
+    not_king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    player_resigned: &Relation<(CaseId, Sym)>,
+    completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
+    budget: &::clir::rt::Budget,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumGameLostBy {
+    // Stratum of game_lost_by (+D = +S = +d)
     let player_of_by_who = ::clir::rt::view(
-        &l[layer::player_of],
+        player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    l[layer::game_lost_by] = ::clir::rt::gather(
+    let game_lost_by = ::clir::rt::gather(
         Vec::new(),
         [
             self::rule_resignation_loses(
-                &l[layer::not_king_cannot_be_checkmated],
-                &l[layer::player_of],
-                &l[layer::player_resigned],
+                not_king_cannot_be_checkmated,
+                player_of,
+                player_resigned,
                 ex.to(&[false, true]),
             ),
             self::rule_second_illegal_move_loses(
-                &l[layer::not_king_cannot_be_checkmated],
-                &l[layer::completed_illegal_move_count],
+                not_king_cannot_be_checkmated,
+                completed_illegal_move_count,
                 &player_of_by_who,
-                l.budget(),
+                budget,
                 ex.to(&[false, true]),
             ),
         ],
     );
+    StratumGameLostBy { game_lost_by }
+}
+/// The layers the stratum of `resignation_has_ended_the_game` computes.
+struct StratumResignationHasEndedTheGame {
+    resignation_has_ended_the_game: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_44(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 44: resignation_has_ended_the_game (+D = +S = +d)
-    l[layer::resignation_has_ended_the_game] = self::rule_resignation_ends_the_game(
-        &l[layer::player_of],
-        &l[layer::player_resigned],
+fn stratum_resignation_has_ended_the_game(
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    player_resigned: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumResignationHasEndedTheGame {
+    // Stratum of resignation_has_ended_the_game (+D = +S = +d)
+    let resignation_has_ended_the_game = self::rule_resignation_ends_the_game(
+        player_of,
+        player_resigned,
         ex.to(&[false, true]),
     );
+    StratumResignationHasEndedTheGame {
+        resignation_has_ended_the_game,
+    }
+}
+/// The layers the stratum of `castling_legal` computes.
+struct StratumCastlingLegal {
+    castling_legal: Relation<(CaseId, Sym, Sym, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_46(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 46: castling_legal (+D = +S = +d)
-    l[layer::castling_legal] = self::rule_castling_legal(
-        &l[layer::castling_side_of],
-        &l[layer::king_of],
-        &l[layer::not_piece_has_moved],
-        &l[layer::not_castling_path_blocked],
-        &l[layer::rook_of],
-        &l[layer::not_castling_path_attacked],
-        &l[layer::player_has_the_move],
-        &l[layer::not_piece_has_moved],
-        l.budget(),
+fn stratum_castling_legal(
+    castling_side_of: &Relation<(CaseId, Sym, Sym, Sym, Sym)>,
+    king_of: &Relation<(CaseId, Sym, Sym)>,
+    not_piece_has_moved: &Relation<(CaseId, Sym)>,
+    not_castling_path_blocked: &Relation<(CaseId, Sym)>,
+    rook_of: &Relation<(CaseId, Sym, Sym)>,
+    not_castling_path_attacked: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumCastlingLegal {
+    // Stratum of castling_legal (+D = +S = +d)
+    let castling_legal = self::rule_castling_legal(
+        castling_side_of,
+        king_of,
+        not_piece_has_moved,
+        not_castling_path_blocked,
+        rook_of,
+        not_castling_path_attacked,
+        player_has_the_move,
+        not_piece_has_moved,
+        budget,
         ex.to(&[false, true]),
     );
+    StratumCastlingLegal {
+        castling_legal,
+    }
+}
+/// The layers the stratum of `second_illegal_move_has_ended_the_game` computes.
+struct StratumSecondIllegalMoveHasEndedTheGame {
+    second_illegal_move_has_ended_the_game: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_47(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 47: second_illegal_move_has_ended_the_game (+D = +S = +d)
+fn stratum_second_illegal_move_has_ended_the_game(
+    completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumSecondIllegalMoveHasEndedTheGame {
+    // Stratum of second_illegal_move_has_ended_the_game (+D = +S = +d)
     let player_of_by_who = ::clir::rt::view(
-        &l[layer::player_of],
+        player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    l[layer::second_illegal_move_has_ended_the_game] = self::rule_second_illegal_move_ends_the_game(
-        &l[layer::completed_illegal_move_count],
+    let second_illegal_move_has_ended_the_game = self::rule_second_illegal_move_ends_the_game(
+        completed_illegal_move_count,
         &player_of_by_who,
-        l.budget(),
+        budget,
         ex.to(&[false, true]),
     );
+    StratumSecondIllegalMoveHasEndedTheGame {
+        second_illegal_move_has_ended_the_game,
+    }
+}
+/// The layers the stratum of `stalemate_has_ended_the_game` computes.
+struct StratumStalemateHasEndedTheGame {
+    stalemate_has_ended_the_game: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_49(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 49: stalemate_has_ended_the_game (+D = +S = +d)
-    l[layer::stalemate_has_ended_the_game] = self::rule_stalemate_ends_the_game(
-        &l[layer::stalemate_arisen],
+fn stratum_stalemate_has_ended_the_game(
+    stalemate_arisen: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumStalemateHasEndedTheGame {
+    // Stratum of stalemate_has_ended_the_game (+D = +S = +d)
+    let stalemate_has_ended_the_game = self::rule_stalemate_ends_the_game(
+        stalemate_arisen,
         ex.to(&[false, true]),
     );
+    StratumStalemateHasEndedTheGame {
+        stalemate_has_ended_the_game,
+    }
+}
+/// The layers the stratum of `threefold_claim_correct` computes.
+struct StratumThreefoldClaimCorrect {
+    threefold_claim_correct: Relation<(CaseId, Sym, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_50(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 50: threefold_claim_correct (+D = +S = +d)
-    l[layer::threefold_claim_correct] = self::rule_threefold_claim_correct(
-        &l[layer::position_occurrence_count],
-        &l[layer::draw_claimed],
-        &l[layer::player_has_the_move],
-        l.budget(),
+fn stratum_threefold_claim_correct(
+    position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
+    draw_claimed: &Relation<(CaseId, Sym)>,
+    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
+    budget: &::clir::rt::Budget,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumThreefoldClaimCorrect {
+    // Stratum of threefold_claim_correct (+D = +S = +d)
+    let threefold_claim_correct = self::rule_threefold_claim_correct(
+        position_occurrence_count,
+        draw_claimed,
+        player_has_the_move,
+        budget,
         ex.to(&[false, true]),
     );
+    StratumThreefoldClaimCorrect {
+        threefold_claim_correct,
+    }
+}
+/// The layers the stratum of `game_drawn` computes.
+struct StratumGameDrawn {
+    game_drawn_definite: Relation<(CaseId, Sym)>,
+    game_drawn_supported: Relation<(CaseId, Sym)>,
+    game_drawn_concluded: Relation<(CaseId, Sym)>,
+    not_game_drawn_supported: Relation<(CaseId, Sym)>,
+    not_game_drawn_concluded: Relation<(CaseId, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 51: game_drawn (contested: +D, then each rule's applicability and team defeat)
+fn stratum_game_drawn(
+    both_players_have_moved: &Relation<(CaseId, Sym)>,
+    draw_agreed: &Relation<(CaseId, Sym)>,
+    dead_position_arisen: &Relation<(CaseId, Sym)>,
+    fifty_move_claim_correct: &Relation<(CaseId, Sym, Sym)>,
+    position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
+    king_cannot_be_checkmated: &Relation<(CaseId, Sym)>,
+    player_of: &Relation<(CaseId, Sym, Sym)>,
+    player_resigned: &Relation<(CaseId, Sym)>,
+    completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
+    stalemate_arisen: &Relation<(CaseId, Sym)>,
+    threefold_claim_correct: &Relation<(CaseId, Sym, Sym)>,
+    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
+    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
+    not_game_drawn_definite: &Relation<(CaseId, Sym)>,
+    budget: &::clir::rt::Budget,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumGameDrawn {
+    // Stratum of game_drawn (contested: +D, then each rule's applicability and team defeat)
     let fifty_move_claim_correct_by_game = ::clir::rt::least_view(
-        &l[layer::fifty_move_claim_correct],
+        fifty_move_claim_correct,
         |&(case, a_0, a_1)| (case, a_0, a_1),
         |t| (t.0, t.1),
     );
     let player_of_by_who = ::clir::rt::view(
-        &l[layer::player_of],
+        player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
     let threefold_claim_correct_by_game = ::clir::rt::least_view(
-        &l[layer::threefold_claim_correct],
+        threefold_claim_correct,
         |&(case, a_0, a_1)| (case, a_0, a_1),
         |t| (t.0, t.1),
     );
     let agreed_draw_applies = self::rule_agreed_draw(
-        &l[layer::both_players_have_moved],
-        &l[layer::draw_agreed],
+        both_players_have_moved,
+        draw_agreed,
         ex.to(&[false, true]),
     );
     let dead_position_draws_applies = self::rule_dead_position_draws(
-        &l[layer::dead_position_arisen],
+        dead_position_arisen,
         ex.to(&[false, true]),
     );
     let fifty_move_claim_draws_applies = self::rule_fifty_move_claim_draws(
@@ -1211,31 +1562,31 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         ex.to(&[false, true]),
     );
     let fivefold_automatic_draw_applies = self::rule_fivefold_automatic_draw(
-        &l[layer::position_occurrence_count],
+        position_occurrence_count,
         ex.to(&[false, true]),
     );
     let resignation_drawn_if_mate_impossible_applies = self::rule_resignation_drawn_if_mate_impossible(
-        &l[layer::king_cannot_be_checkmated],
-        &l[layer::player_of],
-        &l[layer::player_resigned],
+        king_cannot_be_checkmated,
+        player_of,
+        player_resigned,
         ex.to(&[false, true]),
     );
     let second_illegal_move_drawn_if_mate_impossible_applies = self::rule_second_illegal_move_drawn_if_mate_impossible(
-        &l[layer::king_cannot_be_checkmated],
-        &l[layer::completed_illegal_move_count],
+        king_cannot_be_checkmated,
+        completed_illegal_move_count,
         &player_of_by_who,
-        l.budget(),
+        budget,
         ex.to(&[false, true]),
     );
     let stalemate_draws_applies = self::rule_stalemate_draws(
-        &l[layer::stalemate_arisen],
+        stalemate_arisen,
         ex.to(&[false, true]),
     );
     let threefold_claim_draws_applies = self::rule_threefold_claim_draws(
         &threefold_claim_correct_by_game,
         ex.to(&[false, true]),
     );
-    l[layer::game_drawn_definite] = ::clir::rt::gather(
+    let game_drawn_definite = ::clir::rt::gather(
         Vec::new(),
         [
             agreed_draw_applies.clone(),
@@ -1249,7 +1600,7 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         ],
     );
     let checkmate_delivered_by_game = ::clir::rt::least_view(
-        &l[layer::checkmate_delivered],
+        checkmate_delivered,
         |&(case, a_0, a_1)| (case, a_0, a_1),
         |t| (t.0, t.1),
     );
@@ -1258,7 +1609,7 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         ex.to(&[false]),
     );
     let seventy_five_automatic_draw_applies = self::rule_seventy_five_automatic_draw(
-        &l[layer::moves_by_each_without_pawn_or_capture],
+        moves_by_each_without_pawn_or_capture,
         ex.to(&[false]),
     );
     // game_drawn: concluded when definite, or when a rule for it applies, game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
@@ -1277,10 +1628,10 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
         ],
         &[(&checkmate_takes_precedence_over_seventy_five_applies, &[])],
     );
-    l[layer::game_drawn_supported] = game_drawn_concluded_contest
-        .supported(&l[layer::game_drawn_definite]);
-    l[layer::game_drawn_concluded] = game_drawn_concluded_contest
-        .concluded(&l[layer::game_drawn_definite], &l[layer::not_game_drawn_definite]);
+    let game_drawn_supported = game_drawn_concluded_contest
+        .supported(&game_drawn_definite);
+    let game_drawn_concluded = game_drawn_concluded_contest
+        .concluded(&game_drawn_definite, not_game_drawn_definite);
     // ~game_drawn: concluded when definite, or when a rule for it applies, ~game_drawn is not the complement of a definite fact, and every applicable attack is beaten (team defeat)
     // urn:fide:laws:clir:chess#AgreedDraw attacks ~game_drawn: no rule ranks above it
     // urn:fide:laws:clir:chess#DeadPositionDraws attacks ~game_drawn: no rule ranks above it
@@ -1308,26 +1659,49 @@ fn evaluate_stratum_51(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
             (&threefold_claim_draws_applies, &[]),
         ],
     );
-    l[layer::not_game_drawn_supported] = not_game_drawn_concluded_contest
-        .supported(&l[layer::not_game_drawn_definite]);
-    l[layer::not_game_drawn_concluded] = not_game_drawn_concluded_contest
-        .concluded(&l[layer::not_game_drawn_definite], &l[layer::game_drawn_definite]);
+    let not_game_drawn_supported = not_game_drawn_concluded_contest
+        .supported(not_game_drawn_definite);
+    let not_game_drawn_concluded = not_game_drawn_concluded_contest
+        .concluded(not_game_drawn_definite, &game_drawn_definite);
+    StratumGameDrawn {
+        game_drawn_definite,
+        game_drawn_supported,
+        game_drawn_concluded,
+        not_game_drawn_supported,
+        not_game_drawn_concluded,
+    }
+}
+/// The layers the stratum of `entered_state` computes.
+struct StratumEnteredState {
+    entered_state_definite: Relation<(CaseId, Sym, Sym)>,
+    valid_transition_definite: Relation<(CaseId, Sym, Sym)>,
+    entered_state_concluded: Relation<(CaseId, Sym, Sym)>,
+    valid_transition_concluded: Relation<(CaseId, Sym, Sym)>,
 }
 #[inline(never)]
-fn evaluate_stratum_52(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    // Stratum 52: entered_state, valid_transition (+D, then +S/+d)
+fn stratum_entered_state(
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    agreed_draw_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    checkmate_has_been_delivered: &Relation<(CaseId, Sym)>,
+    dead_position_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    game_drawn_definite: &Relation<(CaseId, Sym)>,
+    resignation_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    stalemate_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    legal_move: &Relation<(CaseId, Sym)>,
+    play_started: &Relation<(CaseId, Sym)>,
+    procedure_instance: &Relation<(CaseId, Sym)>,
+    game_drawn_concluded: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) -> StratumEnteredState {
+    // Stratum of entered_state, valid_transition (+D, then +S/+d)
     let mut iteration = ::clir::rt::Iteration::new();
     let entered_state_definite = iteration
         .variable::<(CaseId, Sym, Sym)>("entered_state_definite");
     let valid_transition_definite = iteration
         .variable::<(CaseId, Sym, Sym)>("valid_transition_definite");
     entered_state_definite
-        .insert(
-            self::rule_game_play_initial(
-                &l[layer::procedure_instance],
-                ex.to(&[false, true]),
-            ),
-        );
+        .insert(self::rule_game_play_initial(procedure_instance, ex.to(&[false, true])));
     while iteration.changed() {
         entered_state_definite
             .insert(
@@ -1379,90 +1753,84 @@ fn evaluate_stratum_52(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
                     Vec::new(),
                     [
                         self::rule_game_play_conclude_by_agreement_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_definite.recent.borrow(),
-                            &l[layer::agreed_draw_has_ended_the_game],
+                            agreed_draw_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_checkmate_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_definite.recent.borrow(),
-                            &l[layer::checkmate_has_been_delivered],
+                            checkmate_has_been_delivered,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_dead_position_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_definite.recent.borrow(),
-                            &l[layer::dead_position_has_ended_the_game],
+                            dead_position_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_drawn_claim_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_definite.recent.borrow(),
-                            &l[layer::game_drawn_definite],
+                            game_drawn_definite,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_resignation_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_definite.recent.borrow(),
-                            &l[layer::resignation_has_ended_the_game],
+                            resignation_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_second_illegal_move_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_definite.recent.borrow(),
-                            &l[layer::second_illegal_move_has_ended_the_game],
+                            second_illegal_move_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_stalemate_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_definite.recent.borrow(),
-                            &l[layer::stalemate_has_ended_the_game],
+                            stalemate_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_play_move_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_definite.recent.borrow(),
-                            &l[layer::legal_move],
+                            legal_move,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_start_play_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_definite.recent.borrow(),
-                            &l[layer::play_started],
+                            play_started,
                             ::clir::rt::Record::OFF,
                         ),
                     ],
                 ),
             );
     }
-    l[layer::entered_state_definite] = entered_state_definite.complete();
-    l[layer::valid_transition_definite] = valid_transition_definite.complete();
+    let entered_state_definite = entered_state_definite.complete();
+    let valid_transition_definite = valid_transition_definite.complete();
     let mut iteration = ::clir::rt::Iteration::new();
     let entered_state_concluded = iteration
         .variable::<(CaseId, Sym, Sym)>("entered_state_concluded");
-    ::clir::rt::seed(&entered_state_concluded, l[layer::entered_state_definite].clone());
+    ::clir::rt::seed(&entered_state_concluded, entered_state_definite.clone());
     let valid_transition_concluded = iteration
         .variable::<(CaseId, Sym, Sym)>("valid_transition_concluded");
-    ::clir::rt::seed(
-        &valid_transition_concluded,
-        l[layer::valid_transition_definite].clone(),
-    );
+    ::clir::rt::seed(&valid_transition_concluded, valid_transition_definite.clone());
     valid_transition_concluded
         .insert(
             self::rule_game_play_conclude_by_drawn_claim_valid(
-                &l[layer::attempted_transition],
-                &l[layer::entered_state_definite],
-                &l[layer::game_drawn_concluded],
+                attempted_transition,
+                &entered_state_definite,
+                game_drawn_concluded,
                 ::clir::rt::Record::OFF,
             ),
         );
     entered_state_concluded
         .insert(
-            self::rule_game_play_initial(
-                &l[layer::procedure_instance],
-                ::clir::rt::Record::OFF,
-            ),
+            self::rule_game_play_initial(procedure_instance, ::clir::rt::Record::OFF),
         );
     while iteration.changed() {
         entered_state_concluded
@@ -1515,65 +1883,215 @@ fn evaluate_stratum_52(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain)
                     Vec::new(),
                     [
                         self::rule_game_play_conclude_by_agreement_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_concluded.recent.borrow(),
-                            &l[layer::agreed_draw_has_ended_the_game],
+                            agreed_draw_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_checkmate_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_concluded.recent.borrow(),
-                            &l[layer::checkmate_has_been_delivered],
+                            checkmate_has_been_delivered,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_dead_position_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_concluded.recent.borrow(),
-                            &l[layer::dead_position_has_ended_the_game],
+                            dead_position_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_drawn_claim_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_concluded.recent.borrow(),
-                            &l[layer::game_drawn_concluded],
+                            game_drawn_concluded,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_resignation_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_concluded.recent.borrow(),
-                            &l[layer::resignation_has_ended_the_game],
+                            resignation_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_second_illegal_move_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_concluded.recent.borrow(),
-                            &l[layer::second_illegal_move_has_ended_the_game],
+                            second_illegal_move_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_conclude_by_stalemate_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_concluded.recent.borrow(),
-                            &l[layer::stalemate_has_ended_the_game],
+                            stalemate_has_ended_the_game,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_play_move_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_concluded.recent.borrow(),
-                            &l[layer::legal_move],
+                            legal_move,
                             ::clir::rt::Record::OFF,
                         ),
                         self::rule_game_play_start_play_valid(
-                            &l[layer::attempted_transition],
+                            attempted_transition,
                             &entered_state_concluded.recent.borrow(),
-                            &l[layer::play_started],
+                            play_started,
                             ::clir::rt::Record::OFF,
                         ),
                     ],
                 ),
             );
     }
-    l[layer::entered_state_concluded] = entered_state_concluded.complete();
-    l[layer::valid_transition_concluded] = valid_transition_concluded.complete();
+    let entered_state_concluded = entered_state_concluded.complete();
+    let valid_transition_concluded = valid_transition_concluded.complete();
+    StratumEnteredState {
+        entered_state_definite,
+        valid_transition_definite,
+        entered_state_concluded,
+        valid_transition_concluded,
+    }
+}
+#[inline(never)]
+fn evaluate_strata_0(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
+    let s = self::stratum_arbiter_competent_to_decide(
+        &l[layer::case_not_precisely_regulated], ex,
+    );
+    l[layer::arbiter_competent_to_decide] = s.arbiter_competent_to_decide;
+    let castling_path_attacked_input = ::clir::rt::take(&mut l[layer::castling_path_attacked_input]);
+    let not_castling_path_attacked_input = ::clir::rt::take(&mut l[layer::not_castling_path_attacked_input]);
+    let s = self::stratum_castling_path_attacked(
+        &l[layer::checked_castling_side], castling_path_attacked_input,
+        not_castling_path_attacked_input,
+    );
+    l[layer::castling_path_attacked] = s.castling_path_attacked;
+    l[layer::not_castling_path_attacked] = s.not_castling_path_attacked;
+    l[layer::closure_0_castling_path_attacked] = s.closure_0_castling_path_attacked;
+    let castling_path_blocked_input = ::clir::rt::take(&mut l[layer::castling_path_blocked_input]);
+    let not_castling_path_blocked_input = ::clir::rt::take(&mut l[layer::not_castling_path_blocked_input]);
+    let s = self::stratum_castling_path_blocked(
+        &l[layer::checked_castling_side], castling_path_blocked_input, not_castling_path_blocked_input,
+    );
+    l[layer::castling_path_blocked] = s.castling_path_blocked;
+    l[layer::not_castling_path_blocked] = s.not_castling_path_blocked;
+    l[layer::closure_1_castling_path_blocked] = s.closure_1_castling_path_blocked;
+    let s = self::stratum_checkmate_has_been_delivered(&l[layer::checkmate_delivered], ex);
+    l[layer::checkmate_has_been_delivered] = s.checkmate_has_been_delivered;
+    let s = self::stratum_dead_position_has_ended_the_game(&l[layer::dead_position_arisen], ex);
+    l[layer::dead_position_has_ended_the_game] = s.dead_position_has_ended_the_game;
+    let s = self::stratum_agreed_draw_has_ended_the_game(
+        &l[layer::both_players_have_moved], &l[layer::draw_agreed], ex,
+    );
+    l[layer::agreed_draw_has_ended_the_game] = s.agreed_draw_has_ended_the_game;
+    let en_passant_right_open_input = ::clir::rt::take(&mut l[layer::en_passant_right_open_input]);
+    let not_en_passant_right_open_input = ::clir::rt::take(&mut l[layer::not_en_passant_right_open_input]);
+    let s = self::stratum_en_passant_right_open(
+        &l[layer::checked_game], en_passant_right_open_input, not_en_passant_right_open_input,
+    );
+    l[layer::en_passant_right_open] = s.en_passant_right_open;
+    l[layer::not_en_passant_right_open] = s.not_en_passant_right_open;
+    l[layer::closure_2_en_passant_right_open] = s.closure_2_en_passant_right_open;
+    let s = self::stratum_game_won_by(&l[layer::checkmate_delivered], ex);
+    l[layer::game_won_by] = s.game_won_by;
+    let king_cannot_be_checkmated_input = ::clir::rt::take(&mut l[layer::king_cannot_be_checkmated_input]);
+    let not_king_cannot_be_checkmated_input = ::clir::rt::take(&mut l[layer::not_king_cannot_be_checkmated_input]);
+    let s = self::stratum_king_cannot_be_checkmated(
+        &l[layer::checked_player], king_cannot_be_checkmated_input, not_king_cannot_be_checkmated_input,
+    );
+    l[layer::king_cannot_be_checkmated] = s.king_cannot_be_checkmated;
+    l[layer::not_king_cannot_be_checkmated] = s.not_king_cannot_be_checkmated;
+    l[layer::closure_3_king_cannot_be_checkmated] = s.closure_3_king_cannot_be_checkmated;
+    let move_meets_articles_3_1_to_3_9_input = ::clir::rt::take(&mut l[layer::move_meets_articles_3_1_to_3_9_input]);
+    let not_move_meets_articles_3_1_to_3_9_input = ::clir::rt::take(&mut l[layer::not_move_meets_articles_3_1_to_3_9_input]);
+    let s = self::stratum_move_meets_articles_3_1_to_3_9(
+        &l[layer::checked_game], move_meets_articles_3_1_to_3_9_input,
+        not_move_meets_articles_3_1_to_3_9_input,
+    );
+    l[layer::move_meets_articles_3_1_to_3_9] = s.move_meets_articles_3_1_to_3_9;
+    l[layer::not_move_meets_articles_3_1_to_3_9] = s.not_move_meets_articles_3_1_to_3_9;
+    l[layer::closure_4_move_meets_articles_3_1_to_3_9] = s.closure_4_move_meets_articles_3_1_to_3_9;
+    let s = self::stratum_illegal_move(
+        &l[layer::checked_game], &l[layer::not_move_meets_articles_3_1_to_3_9], ex,
+    );
+    l[layer::illegal_move] = s.illegal_move;
+    let s = self::stratum_legal_move(&l[layer::move_meets_articles_3_1_to_3_9], ex);
+    l[layer::legal_move] = s.legal_move;
+    let piece_has_moved_input = ::clir::rt::take(&mut l[layer::piece_has_moved_input]);
+    let not_piece_has_moved_input = ::clir::rt::take(&mut l[layer::not_piece_has_moved_input]);
+    let s = self::stratum_piece_has_moved(
+        &l[layer::checked_piece], piece_has_moved_input, not_piece_has_moved_input,
+    );
+    l[layer::piece_has_moved] = s.piece_has_moved;
+    l[layer::not_piece_has_moved] = s.not_piece_has_moved;
+    l[layer::closure_5_piece_has_moved] = s.closure_5_piece_has_moved;
+    let s = self::stratum_arbiter_shall_see_laws_observed(
+        &l[layer::arbiter_of], &l[layer::play_started], ex,
+    );
+    l[layer::arbiter_shall_see_laws_observed] = s.arbiter_shall_see_laws_observed;
+    let s = self::stratum_en_passant_capture_legal(
+        &l[layer::en_passant_right_open], &l[layer::player_has_the_move],
+        &l[layer::capturing_pawn_on_adjacent_file], l.budget(), ex,
+    );
+    l[layer::en_passant_capture_legal] = s.en_passant_capture_legal;
+    let s = self::stratum_fifty_move_claim_correct(
+        &l[layer::draw_claimed], &l[layer::player_has_the_move],
+        &l[layer::moves_by_each_without_pawn_or_capture], l.budget(), ex,
+    );
+    l[layer::fifty_move_claim_correct] = s.fifty_move_claim_correct;
+    let s = self::stratum_must_move_first_touched_piece(
+        &l[layer::own_piece_of], &l[layer::piece_touched_intentionally], &l[layer::piece_can_be_moved],
+        &l[layer::player_has_the_move], l.budget(), ex,
+    );
+    l[layer::must_move_first_touched_piece] = s.must_move_first_touched_piece;
+    let s = self::stratum_game_lost_by(
+        &l[layer::not_king_cannot_be_checkmated], &l[layer::player_of], &l[layer::player_resigned],
+        &l[layer::completed_illegal_move_count], l.budget(), ex,
+    );
+    l[layer::game_lost_by] = s.game_lost_by;
+    let s = self::stratum_resignation_has_ended_the_game(
+        &l[layer::player_of], &l[layer::player_resigned], ex,
+    );
+    l[layer::resignation_has_ended_the_game] = s.resignation_has_ended_the_game;
+    let s = self::stratum_castling_legal(
+        &l[layer::castling_side_of], &l[layer::king_of], &l[layer::not_piece_has_moved],
+        &l[layer::not_castling_path_blocked], &l[layer::rook_of], &l[layer::not_castling_path_attacked],
+        &l[layer::player_has_the_move], l.budget(), ex,
+    );
+    l[layer::castling_legal] = s.castling_legal;
+    let s = self::stratum_second_illegal_move_has_ended_the_game(
+        &l[layer::completed_illegal_move_count], &l[layer::player_of], l.budget(), ex,
+    );
+    l[layer::second_illegal_move_has_ended_the_game] = s.second_illegal_move_has_ended_the_game;
+    let s = self::stratum_stalemate_has_ended_the_game(&l[layer::stalemate_arisen], ex);
+    l[layer::stalemate_has_ended_the_game] = s.stalemate_has_ended_the_game;
+    let s = self::stratum_threefold_claim_correct(
+        &l[layer::position_occurrence_count], &l[layer::draw_claimed], &l[layer::player_has_the_move],
+        l.budget(), ex,
+    );
+    l[layer::threefold_claim_correct] = s.threefold_claim_correct;
+    let s = self::stratum_game_drawn(
+        &l[layer::both_players_have_moved], &l[layer::draw_agreed], &l[layer::dead_position_arisen],
+        &l[layer::fifty_move_claim_correct], &l[layer::position_occurrence_count],
+        &l[layer::king_cannot_be_checkmated], &l[layer::player_of], &l[layer::player_resigned],
+        &l[layer::completed_illegal_move_count], &l[layer::stalemate_arisen],
+        &l[layer::threefold_claim_correct], &l[layer::checkmate_delivered],
+        &l[layer::moves_by_each_without_pawn_or_capture], &l[layer::not_game_drawn_definite],
+        l.budget(), ex,
+    );
+    l[layer::game_drawn_definite] = s.game_drawn_definite;
+    l[layer::game_drawn_supported] = s.game_drawn_supported;
+    l[layer::game_drawn_concluded] = s.game_drawn_concluded;
+    l[layer::not_game_drawn_supported] = s.not_game_drawn_supported;
+    l[layer::not_game_drawn_concluded] = s.not_game_drawn_concluded;
+    let s = self::stratum_entered_state(
+        &l[layer::attempted_transition], &l[layer::agreed_draw_has_ended_the_game],
+        &l[layer::checkmate_has_been_delivered], &l[layer::dead_position_has_ended_the_game],
+        &l[layer::game_drawn_definite], &l[layer::resignation_has_ended_the_game],
+        &l[layer::second_illegal_move_has_ended_the_game], &l[layer::stalemate_has_ended_the_game],
+        &l[layer::legal_move], &l[layer::play_started], &l[layer::procedure_instance],
+        &l[layer::game_drawn_concluded], ex,
+    );
+    l[layer::entered_state_definite] = s.entered_state_definite;
+    l[layer::valid_transition_definite] = s.valid_transition_definite;
+    l[layer::entered_state_concluded] = s.entered_state_concluded;
+    l[layer::valid_transition_concluded] = s.valid_transition_concluded;
 }
 #[inline(never)]
 fn read_inputs_0(l: &mut ::clir::rt::Layers, batch: &::clir::Batch) {
@@ -1736,287 +2254,210 @@ fn write_conclusions_1(l: &::clir::rt::Layers, out: &mut ::clir::Output) {
     out.conclude_relation(REL_VALID_TRANSITION, [&l[layer::valid_transition_concluded], &l[layer::not_valid_transition_concluded]], [&l[layer::valid_transition_definite], &l[layer::not_valid_transition_definite]]);
 }
 #[inline(never)]
-fn explain_0(l: &::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
+fn explain_0(
+    valid_transition_concluded: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition_definite: &Relation<(CaseId, Sym, Sym)>,
+    attempted_transition: &Relation<(CaseId, Sym, Sym)>,
+    entered_state_concluded: &Relation<(CaseId, Sym, Sym)>,
+    agreed_draw_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    entered_state_definite: &Relation<(CaseId, Sym, Sym)>,
+    checkmate_has_been_delivered: &Relation<(CaseId, Sym)>,
+    dead_position_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    game_drawn_concluded: &Relation<(CaseId, Sym)>,
+    game_drawn_definite: &Relation<(CaseId, Sym)>,
+    resignation_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    second_illegal_move_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    stalemate_has_ended_the_game: &Relation<(CaseId, Sym)>,
+    legal_move: &Relation<(CaseId, Sym)>,
+    play_started: &Relation<(CaseId, Sym)>,
+    ex: &mut ::clir::rt::Explain,
+) {
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/enters
     self::rule_game_play_conclude_by_agreement_enters(
-        &l[layer::valid_transition_concluded],
+        valid_transition_concluded,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_agreement_enters(
-        &l[layer::valid_transition_definite],
+        valid_transition_definite,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByAgreement/valid
     self::rule_game_play_conclude_by_agreement_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_concluded],
-        &l[layer::agreed_draw_has_ended_the_game],
+        attempted_transition,
+        entered_state_concluded,
+        agreed_draw_has_ended_the_game,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_agreement_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_definite],
-        &l[layer::agreed_draw_has_ended_the_game],
+        attempted_transition,
+        entered_state_definite,
+        agreed_draw_has_ended_the_game,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/enters
     self::rule_game_play_conclude_by_checkmate_enters(
-        &l[layer::valid_transition_concluded],
+        valid_transition_concluded,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_checkmate_enters(
-        &l[layer::valid_transition_definite],
+        valid_transition_definite,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByCheckmate/valid
     self::rule_game_play_conclude_by_checkmate_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_concluded],
-        &l[layer::checkmate_has_been_delivered],
+        attempted_transition,
+        entered_state_concluded,
+        checkmate_has_been_delivered,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_checkmate_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_definite],
-        &l[layer::checkmate_has_been_delivered],
+        attempted_transition,
+        entered_state_definite,
+        checkmate_has_been_delivered,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/enters
     self::rule_game_play_conclude_by_dead_position_enters(
-        &l[layer::valid_transition_concluded],
+        valid_transition_concluded,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_dead_position_enters(
-        &l[layer::valid_transition_definite],
+        valid_transition_definite,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDeadPosition/valid
     self::rule_game_play_conclude_by_dead_position_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_concluded],
-        &l[layer::dead_position_has_ended_the_game],
+        attempted_transition,
+        entered_state_concluded,
+        dead_position_has_ended_the_game,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_dead_position_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_definite],
-        &l[layer::dead_position_has_ended_the_game],
+        attempted_transition,
+        entered_state_definite,
+        dead_position_has_ended_the_game,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/enters
     self::rule_game_play_conclude_by_drawn_claim_enters(
-        &l[layer::valid_transition_concluded],
+        valid_transition_concluded,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_drawn_claim_enters(
-        &l[layer::valid_transition_definite],
+        valid_transition_definite,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByDrawnClaim/valid
     self::rule_game_play_conclude_by_drawn_claim_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_concluded],
-        &l[layer::game_drawn_concluded],
+        attempted_transition,
+        entered_state_concluded,
+        game_drawn_concluded,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_drawn_claim_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_definite],
-        &l[layer::game_drawn_definite],
+        attempted_transition,
+        entered_state_definite,
+        game_drawn_definite,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/enters
     self::rule_game_play_conclude_by_resignation_enters(
-        &l[layer::valid_transition_concluded],
+        valid_transition_concluded,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_resignation_enters(
-        &l[layer::valid_transition_definite],
+        valid_transition_definite,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByResignation/valid
     self::rule_game_play_conclude_by_resignation_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_concluded],
-        &l[layer::resignation_has_ended_the_game],
+        attempted_transition,
+        entered_state_concluded,
+        resignation_has_ended_the_game,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_resignation_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_definite],
-        &l[layer::resignation_has_ended_the_game],
+        attempted_transition,
+        entered_state_definite,
+        resignation_has_ended_the_game,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/enters
     self::rule_game_play_conclude_by_second_illegal_move_enters(
-        &l[layer::valid_transition_concluded],
+        valid_transition_concluded,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_second_illegal_move_enters(
-        &l[layer::valid_transition_definite],
+        valid_transition_definite,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeBySecondIllegalMove/valid
     self::rule_game_play_conclude_by_second_illegal_move_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_concluded],
-        &l[layer::second_illegal_move_has_ended_the_game],
+        attempted_transition,
+        entered_state_concluded,
+        second_illegal_move_has_ended_the_game,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_second_illegal_move_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_definite],
-        &l[layer::second_illegal_move_has_ended_the_game],
+        attempted_transition,
+        entered_state_definite,
+        second_illegal_move_has_ended_the_game,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/enters
     self::rule_game_play_conclude_by_stalemate_enters(
-        &l[layer::valid_transition_concluded],
+        valid_transition_concluded,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_stalemate_enters(
-        &l[layer::valid_transition_definite],
+        valid_transition_definite,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/ConcludeByStalemate/valid
     self::rule_game_play_conclude_by_stalemate_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_concluded],
-        &l[layer::stalemate_has_ended_the_game],
+        attempted_transition,
+        entered_state_concluded,
+        stalemate_has_ended_the_game,
         ex.to(&[false]),
     );
     self::rule_game_play_conclude_by_stalemate_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_definite],
-        &l[layer::stalemate_has_ended_the_game],
+        attempted_transition,
+        entered_state_definite,
+        stalemate_has_ended_the_game,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/enters
-    self::rule_game_play_play_move_enters(
-        &l[layer::valid_transition_concluded],
-        ex.to(&[false]),
-    );
-    self::rule_game_play_play_move_enters(
-        &l[layer::valid_transition_definite],
-        ex.to(&[true]),
-    );
+    self::rule_game_play_play_move_enters(valid_transition_concluded, ex.to(&[false]));
+    self::rule_game_play_play_move_enters(valid_transition_definite, ex.to(&[true]));
     // urn:fide:laws:clir:chess#GamePlay/PlayMove/valid
     self::rule_game_play_play_move_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_concluded],
-        &l[layer::legal_move],
+        attempted_transition,
+        entered_state_concluded,
+        legal_move,
         ex.to(&[false]),
     );
     self::rule_game_play_play_move_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_definite],
-        &l[layer::legal_move],
+        attempted_transition,
+        entered_state_definite,
+        legal_move,
         ex.to(&[true]),
     );
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/enters
-    self::rule_game_play_start_play_enters(
-        &l[layer::valid_transition_concluded],
-        ex.to(&[false]),
-    );
-    self::rule_game_play_start_play_enters(
-        &l[layer::valid_transition_definite],
-        ex.to(&[true]),
-    );
+    self::rule_game_play_start_play_enters(valid_transition_concluded, ex.to(&[false]));
+    self::rule_game_play_start_play_enters(valid_transition_definite, ex.to(&[true]));
     // urn:fide:laws:clir:chess#GamePlay/StartPlay/valid
     self::rule_game_play_start_play_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_concluded],
-        &l[layer::play_started],
+        attempted_transition,
+        entered_state_concluded,
+        play_started,
         ex.to(&[false]),
     );
     self::rule_game_play_start_play_valid(
-        &l[layer::attempted_transition],
-        &l[layer::entered_state_definite],
-        &l[layer::play_started],
+        attempted_transition,
+        entered_state_definite,
+        play_started,
         ex.to(&[true]),
     );
-    for &(case, a_0) in l[layer::closure_0_castling_path_attacked].iter() {
-        let domain = ::clir::Premise::new(
-            REL_CHECKED_CASTLING_SIDE,
-            false,
-            ::clir::Layer::Concluded,
-            (a_0,),
-        );
-        ex.push(
-            ::clir::Instance::closure(
-                0,
-                case,
-                REL_CASTLING_PATH_ATTACKED,
-                (a_0,),
-                domain,
-            ),
-        );
-    }
-    for &(case, a_0) in l[layer::closure_1_castling_path_blocked].iter() {
-        let domain = ::clir::Premise::new(
-            REL_CHECKED_CASTLING_SIDE,
-            false,
-            ::clir::Layer::Concluded,
-            (a_0,),
-        );
-        ex.push(
-            ::clir::Instance::closure(1, case, REL_CASTLING_PATH_BLOCKED, (a_0,), domain),
-        );
-    }
-    for &(case, a_0) in l[layer::closure_2_en_passant_right_open].iter() {
-        let domain = ::clir::Premise::new(
-            REL_CHECKED_GAME,
-            false,
-            ::clir::Layer::Concluded,
-            (a_0,),
-        );
-        ex.push(
-            ::clir::Instance::closure(2, case, REL_EN_PASSANT_RIGHT_OPEN, (a_0,), domain),
-        );
-    }
-    for &(case, a_0) in l[layer::closure_3_king_cannot_be_checkmated].iter() {
-        let domain = ::clir::Premise::new(
-            REL_CHECKED_PLAYER,
-            false,
-            ::clir::Layer::Concluded,
-            (a_0,),
-        );
-        ex.push(
-            ::clir::Instance::closure(
-                3,
-                case,
-                REL_KING_CANNOT_BE_CHECKMATED,
-                (a_0,),
-                domain,
-            ),
-        );
-    }
-    for &(case, a_0) in l[layer::closure_4_move_meets_articles_3_1_to_3_9].iter() {
-        let domain = ::clir::Premise::new(
-            REL_CHECKED_GAME,
-            false,
-            ::clir::Layer::Concluded,
-            (a_0,),
-        );
-        ex.push(
-            ::clir::Instance::closure(
-                4,
-                case,
-                REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                (a_0,),
-                domain,
-            ),
-        );
-    }
-    for &(case, a_0) in l[layer::closure_5_piece_has_moved].iter() {
-        let domain = ::clir::Premise::new(
-            REL_CHECKED_PIECE,
-            false,
-            ::clir::Layer::Concluded,
-            (a_0,),
-        );
-        ex.push(::clir::Instance::closure(5, case, REL_PIECE_HAS_MOVED, (a_0,), domain));
-    }
 }
 // urn:fide:laws:clir:chess#AgreedDraw (strict), article/5
 // Article 5.2.3. The game is drawn upon agreement between the two players, provided both have made at least one move

@@ -117,14 +117,14 @@ fn a_changed_rule_rebuilds_its_group_and_the_package_crate_only() {
         let out = clir(&args, "1");
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         let stderr = text(&out.stderr);
-        assert!(stderr.contains("(and 5 crates of its own)"), "a base crate and four groups: {stderr}");
+        assert!(stderr.contains("(and 6 crates of its own)"), "a base crate, an io crate and four groups: {stderr}");
         builds.push(compiled(&stderr));
         rulings.push(std::fs::read_to_string(&output).unwrap());
     }
     // Ann is a pensioner under the first threshold, not under the second.
     let ann = |r: &str| r.lines().next().unwrap().contains("pensioner");
     assert!(ann(&rulings[0]) && !ann(&rulings[1]), "{rulings:?}");
-    // Built first: the base crate, four groups, the package's crate (unless an earlier run of
+    // Built first: the base and io crates, four groups, the package's crate (unless an earlier run of
     // this test left them in the cache). Then: the group of `Senior` and the package's crate.
     let package_crate = |names: &[String]| names.iter().filter(|n| n.starts_with("clir-run-")).count();
     assert_eq!(package_crate(&builds[1]), 1, "{builds:?}");

@@ -442,9 +442,21 @@ impl ModuleNames {
         format!("closure_{ci}_{}", self.relations[rel])
     }
 
-    /// The function of stratum `si`.
-    pub fn stratum_fn(si: usize) -> String {
-        format!("evaluate_stratum_{si}")
+    /// The function of the stratum whose first relation is `rel`.
+    pub fn stratum_fn(&self, rel: usize) -> String {
+        format!("stratum_{}", self.relations[rel])
+    }
+
+    /// Per stratum, named by its first relation (`firsts`), the struct of the layers it
+    /// computes: `Stratum<Relation>`, clear of the entity types' names and of each other.
+    pub fn stratum_structs(&self, firsts: &[usize]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for &rel in firsts {
+            let base = format!("Stratum{}", camel(&self.relations[rel]));
+            let name = claim(&base, &[], |c| !self.types.iter().any(|t| t == c) && !out.iter().any(|o| o == c));
+            out.push(name);
+        }
+        out
     }
 
     /// The `k`th function a long list of statements `prefix` is split into.
@@ -464,9 +476,31 @@ impl ModuleNames {
         format!("{prefix}_base")
     }
 
-    /// Group `g`'s crate, for the caller's `prefix` ([`Self::base_crate`]).
-    pub fn group_crate(prefix: &str, g: usize) -> String {
-        format!("{prefix}_g{g}")
+    /// The io crate, for the caller's `prefix` ([`Self::base_crate`]).
+    pub fn io_crate(prefix: &str) -> String {
+        format!("{prefix}_io")
+    }
+
+    /// The table of the rule indices of crate `krate`'s rules, in the order it numbers them.
+    pub fn group_rules(krate: &str) -> String {
+        format!("{}_RULES", krate.to_ascii_uppercase())
+    }
+
+    /// The groups' crates, for the caller's `prefix` ([`Self::base_crate`]), each named after
+    /// its first relation (`firsts`, identifiers): `<prefix>_g_<relation>`, the relation's part
+    /// cut to 40 characters, and `_2`, `_3`, ... where two would be the same.
+    pub fn group_crates(prefix: &str, firsts: &[&str]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for first in firsts {
+            let part: String = first
+                .chars()
+                .take(40)
+                .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+                .collect();
+            let name = claim(&format!("{prefix}_g_{part}"), &[], |c| !out.iter().any(|o| o == c));
+            out.push(name);
+        }
+        out
     }
 
     /// The grant type of capability `cap`.

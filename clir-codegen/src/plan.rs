@@ -230,6 +230,8 @@ pub struct StratumPlan {
     /// The stratum computes something: a rule that can apply, a layer set from a relation, a
     /// contest or a closure (else its function is left out).
     pub evaluates: bool,
+    /// What its function takes and returns.
+    pub frame: calls::Frame,
 }
 
 /// The plan of a program: what `emit` prints.
@@ -576,6 +578,7 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
                 applies: Vec::new(),
                 records: false,
                 evaluates: false,
+                frame: calls::Frame::default(),
             }
         })
         .collect();

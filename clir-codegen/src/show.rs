@@ -238,8 +238,14 @@ impl StratumPlan {
     /// `Stratum 51: game_drawn (contested: ...)`: the line that introduces stratum `si` of `p`
     /// wherever it is shown (the plan, the generated code, `clir show`).
     pub fn heading(&self, p: &Program, si: usize) -> String {
+        format!("Stratum {si}: {}", self.title(p))
+    }
+
+    /// `game_drawn (contested: ...)`: its relations and shape, what the generated code says of
+    /// it (without its number, which an amendment that adds a stratum before it changes).
+    pub fn title(&self, p: &Program) -> String {
         let rels: Vec<&str> = self.rels.iter().map(|&r| p.relations[r].name.as_str()).collect();
-        format!("Stratum {si}: {} ({})", rels.join(", "), self.shape.describe())
+        format!("{} ({})", rels.join(", "), self.shape.describe())
     }
 }
 

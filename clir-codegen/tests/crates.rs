@@ -59,29 +59,37 @@ fn each_group_is_a_crate_of_its_own_that_the_package_calls_in_order() {
         "one group per stratum of rules: {:?}",
         c.groups.iter().map(|g| &g.0).collect::<Vec<_>>()
     );
+    assert_eq!(c.io.0, "clir_demo_io");
     parses(&c.base.0, &c.base.1);
+    parses(&c.io.0, &c.io.1);
     parses("the package's module", &c.root);
-    assert!(c.base.1.contains("pub mod layer") && !c.base.1.contains("fn rule_"), "{}", c.base.1);
+    assert!(c.base.1.contains("entity_type!") && !c.base.1.contains("REL_") && !c.base.1.contains("RULE_"));
+    assert!(c.io.1.contains("pub mod layer") && !c.io.1.contains("fn rule_") && !c.io.1.contains("RULE_"));
     assert!(!c.root.contains("fn rule_") && c.root.contains("pub use ::clir_demo_base::*;"), "{}", c.root);
-    // What a changed rule does not change is the base crate's: reading cases, writing rulings.
+    // What a changed rule does not change is the io crate's: reading cases, writing rulings.
     for item in ["pub static CODEC", "pub fn read_inputs(", "pub fn write_conclusions("] {
-        assert!(c.base.1.contains(item) && !c.root.contains(item), "{item}");
+        assert!(c.io.1.contains(item) && !c.root.contains(item), "{item}");
     }
-    assert!(c.root.contains("::clir_demo_base::read_inputs(&mut l, batch);"), "{}", c.root);
+    assert!(c.root.contains("::clir_demo_io::read_inputs(&mut l, batch);"), "{}", c.root);
     let mut at = 0;
-    for (g, (name, src)) in c.groups.iter().enumerate() {
-        assert_eq!(name, &format!("clir_demo_g{g}"));
+    for (name, src) in &c.groups {
+        assert!(name.starts_with("clir_demo_g_"), "{name}");
         parses(name, src);
-        assert!(src.contains("use ::clir_demo_base::*;") && src.contains("pub fn evaluate("), "{src}");
+        assert!(src.contains("pub fn stratum_"), "{src}");
         assert!(!src.contains("sha256:"), "a group carries no seal: {src}");
+        // A group's strata take the layers they read as arguments and return those they
+        // compute: no group reads the evaluation's store.
+        assert!(!src.contains("layer::") && !src.contains("rt::Layers"), "{src}");
         for (other, _) in &c.groups {
             assert!(other == name || !src.contains(other.as_str()), "{name} names {other}");
         }
-        let call = format!("::{name}::evaluate(&mut l, &mut ex);");
+        let call = format!("::{name}::stratum_");
         let pos = c.root[at..].find(&call).unwrap_or_else(|| panic!("{call} after the earlier groups' calls"));
         at += pos + call.len();
-        assert!(c.root.contains(&format!("::{name}::explain(&l, &mut ex);")));
     }
+    // Grand is recursive: its explanations are found over the final layers, by its group.
+    let grand = c.groups.iter().find(|(_, src)| src.contains("fn rule_grand(")).unwrap();
+    assert!(c.root.contains(&format!("::{}::explain_0(", grand.0)), "{}", c.root);
     for rule in ["adult", "voter", "senior", "parent", "grand"] {
         let f = format!("fn rule_{rule}(");
         let holders = c.groups.iter().filter(|(_, src)| src.contains(&f)).count();
@@ -93,6 +101,7 @@ fn each_group_is_a_crate_of_its_own_that_the_package_calls_in_order() {
 fn a_changed_threshold_changes_one_group_only() {
     let (a, b) = (crates(65, 1), crates(67, 1));
     assert_eq!(a.base, b.base, "the base crate does not change");
+    assert_eq!(a.io, b.io, "nor does the io crate");
     let changed: Vec<&String> =
         a.groups.iter().zip(&b.groups).filter(|(x, y)| x != y).map(|((name, _), _)| name).collect();
     assert_eq!(changed.len(), 1, "{changed:?}");
@@ -126,4 +135,70 @@ fn an_amendment_with_a_new_version_changes_one_group_and_the_module_only() {
     assert!(b.root.contains("0.1.1"));
     // The same version, nothing changed: nothing differs.
     assert_eq!(crates_of(&law_version(67, "0.1.1"), 1), b);
+}
+
+/// A chain of `n` strata, `r<i>` concluded from `r<i-1>` by two rules, and by a third where
+/// `extra` names it; the threshold of `r<n/2>`'s first rule `threshold`; published as `version`.
+fn chain(n: usize, extra: Option<usize>, threshold: u32, version: &str) -> String {
+    let mut text = format!(
+        "package demo.crates.chain {version}
+namespace urn:demo:chain
+type Person
+empirical age(p: Person, years: Integer)
+empirical resident(p: Person)
+empirical member(p: Person)
+institutional r0(p: Person)
+rule R0 strict: r0(p) :- resident(p)
+"
+    );
+    for i in 1..n {
+        let t = if i == n / 2 { threshold } else { 18 };
+        text.push_str(&format!("institutional r{i}(p: Person)\n"));
+        text.push_str(&format!("rule A{i} strict: r{i}(p) :- r{}(p), age(p, n), n >= {t}\n", i - 1));
+        text.push_str(&format!("rule B{i} strict: r{i}(p) :- r{}(p), member(p)\n", i - 1));
+        if extra == Some(i) {
+            text.push_str(&format!("rule C{i} strict: r{i}(p) :- r{}(p), resident(p), member(p)\n", i - 1));
+        }
+    }
+    text
+}
+
+/// The groups whose sources differ between `a` and `b` (by name; a group only one has counts).
+fn changed(a: &Crates, b: &Crates) -> Vec<String> {
+    let mut out: Vec<String> = a.groups.iter().filter(|g| !b.groups.contains(g)).map(|g| g.0.clone()).collect();
+    out.extend(b.groups.iter().filter(|g| !a.groups.contains(g)).map(|g| g.0.clone()));
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn an_amendment_leaves_every_other_group_byte_identical() {
+    let (n, max) = (80, 12);
+    let base = crates_of(&chain(n, None, 18, "0.1.0"), max);
+    assert!(base.groups.len() >= 8, "{}", base.groups.len());
+    // A changed threshold, in a new version: its group only.
+    let threshold = crates_of(&chain(n, None, 21, "0.1.1"), max);
+    assert_eq!((&base.base, &base.io), (&threshold.base, &threshold.io));
+    let holder = |c: &Crates, f: &str| c.groups.iter().find(|(_, src)| src.contains(f)).unwrap().0.clone();
+    let a_half = format!("fn rule_a{}(", n / 2);
+    assert_eq!(changed(&base, &threshold), [holder(&base, &a_half)]);
+    // An added rule, anywhere: its group (and, where it fills its group past the bound, the
+    // groups up to the next cut by name), never the others, nor the base or io crates.
+    let mut worst = 0;
+    for at in (1..n).step_by(7) {
+        let added = crates_of(&chain(n, Some(at), 18, "0.1.1"), max);
+        assert_eq!((&base.base, &base.io), (&added.base, &added.io));
+        let differ = changed(&base, &added);
+        let with_rule = holder(&added, &format!("fn rule_c{at}("));
+        assert!(differ.contains(&with_rule), "{differ:?}");
+        worst = worst.max(differ.len());
+        assert!(
+            differ.len() <= 4,
+            "rule added to r{at}: {} of {} groups changed: {differ:?}",
+            differ.len(),
+            added.groups.len()
+        );
+    }
+    assert!(worst >= 1);
 }

@@ -797,8 +797,7 @@ rule P strict: p(x) :- a(x)"
     let calls: Vec<_> = st.definite_set.calls.iter().filter(|c| c.rule == join).collect();
     assert_eq!(calls.len(), 2);
     assert!(calls.iter().all(|c| c.round && c.record.is_none()));
-    let kinds =
-        |c: &clir_codegen::plan::calls::Call| c.args.iter().map(std::mem::discriminant).collect::<Vec<_>>();
+    let kinds = |c: &clir_codegen::plan::calls::Call| c.args.iter().map(std::mem::discriminant).collect::<Vec<_>>();
     let d = std::mem::discriminant;
     let reach = |a: Arg| a.layer().rel == rel(p, "reach");
     assert!(calls.iter().all(|c| c.args.iter().all(|&a| reach(a))));

@@ -413,10 +413,10 @@ fn crate_name_part(package: &str) -> String {
     package.chars().take(40).map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect()
 }
 
-/// Writes the base and group crates of `crates` under `root/crates`, each in a folder named
+/// Writes the base, io and group crates of `crates` under `root/crates`, each in a folder named
 /// by its name and the hash of its files, written once and whole ([`super::runtime::write_once`]):
 /// a crate whose files did not change keeps its folder, so cargo (with the cache's one target
-/// folder) does not build it again.
+/// folder) does not build it again. The io and group crates depend on the base crate only.
 /// Returns each crate's name and folder, the base first.
 fn write_parts(
     root: &Path,
@@ -426,7 +426,7 @@ fn write_parts(
     use sha2::{Digest, Sha256};
     let clir = runtime.join("clir").display().to_string();
     let mut written: Vec<(String, PathBuf)> = Vec::new();
-    for (name, source) in std::iter::once(&crates.base).chain(&crates.groups) {
+    for (name, source) in [&crates.base, &crates.io].into_iter().chain(&crates.groups) {
         let manifest = format!(
             "{}[lib]\npath = \"lib.rs\"\n\n[dependencies]\nclir = {{ path = {clir:?} }}\n{}",
             manifest_package(name),

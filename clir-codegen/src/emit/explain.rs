@@ -7,30 +7,30 @@
 use super::strata::Views;
 use super::{ident, Emitter};
 use crate::names::ModuleNames;
+use crate::plan::calls::Frame;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
 impl Emitter<'_> {
-    /// The statements of `explain`, each with the group of the stratum it explains: the
-    /// explaining calls of every rule that no stratum made over the final layers (a recursive
-    /// rule's, or a strict rule's over definite premises where the stratum never needs them),
-    /// and every closure negative, what explanations of minimal height are chosen from.
-    pub(super) fn explain_calls(&mut self) -> Vec<(usize, TokenStream)> {
+    /// The statements of `explain`, each with the group of the stratum it explains and what it
+    /// reads: the explaining calls of every rule that no stratum made over the final layers (a
+    /// recursive rule's, or a strict rule's over definite premises where the stratum never needs
+    /// them), what explanations of minimal height are chosen from.
+    pub(super) fn explain_calls(&mut self) -> Vec<(usize, Frame, TokenStream)> {
         let p = self.p;
         let mut stmts = Vec::new();
         for ri in 0..p.rules.len() {
-            if self.plan.rules[ri].never {
-                continue;
-            }
             let calls = &self.plan.explain[ri];
-            if calls.is_empty() {
+            if self.plan.rules[ri].never || calls.is_empty() {
                 continue;
             }
             // The statements are split among functions: a rule's views are its own.
             let mut views = Views::default();
+            let mut frame = Frame::default();
             let records: Vec<TokenStream> = calls
                 .iter()
                 .map(|c| {
+                    frame.call(c, &self.plan.rules);
                     let args = c.args.iter().map(|&a| self.arg(a)).collect();
                     let call = self.rule_call(ri, &self.call_args(ri, args, &mut views), c.record);
                     quote!(#call;)
@@ -40,6 +40,7 @@ impl Emitter<'_> {
             let views = views.take();
             stmts.push((
                 self.group_of_rule(ri),
+                frame,
                 quote! {
                     #comment
                     #views
@@ -47,21 +48,26 @@ impl Emitter<'_> {
                 },
             ));
         }
+        stmts
+    }
+
+    /// The statements adding every closure's negatives as explanation instances, over the final
+    /// layers of the store `l`.
+    pub(super) fn closure_explains(&mut self) -> TokenStream {
+        let p = self.p;
+        let mut stmts = TokenStream::new();
         for (ci, c) in p.closures.iter().enumerate() {
             let closed = self.closure_name(ci);
             let n = p.relations[c.rel].params.len();
             let ids: Vec<Ident> = (0..n).map(|j| ident(&ModuleNames::column("a", j))).collect();
             let (rel, domain) = (self.rel_const(c.rel), self.rel_const(c.domain));
             let cix = Literal::usize_unsuffixed(ci);
-            stmts.push((
-                self.group_of_stratum(self.s.rels[c.rel].stratum),
-                quote! {
-                    for &(case, #(#ids,)*) in l[layer::#closed].iter() {
-                        let domain = ::clir::Premise::new(#domain, false, ::clir::Layer::Concluded, (#(#ids,)*));
-                        ex.push(::clir::Instance::closure(#cix, case, #rel, (#(#ids,)*), domain));
-                    }
-                },
-            ));
+            stmts.extend(quote! {
+                for &(case, #(#ids,)*) in l[layer::#closed].iter() {
+                    let domain = ::clir::Premise::new(#domain, false, ::clir::Layer::Concluded, (#(#ids,)*));
+                    ex.push(::clir::Instance::closure(#cix, case, #rel, (#(#ids,)*), domain));
+                }
+            });
         }
         stmts
     }

@@ -83,30 +83,39 @@ struct Emitter<'a> {
     explanations: bool,
     /// Where the package is emitted as several crates: how, and what goes into each.
     split: Option<Split>,
+    /// Per stratum, the struct of the layers its function returns.
+    stratum_structs: Vec<String>,
 }
 
-/// A package emitted as several crates ([`emit_crates`]): the base crate (entity types, index
-/// constants, the module `layer`), one crate a group of strata (its rules' and strata's
-/// functions, its explanations), and the root module (schema, tables, typed API, `evaluate`).
+/// A package emitted as several crates ([`emit_crates`]): the base crate (entity types and
+/// constants), the io crate (relation indices, `CODEC`, reading cases and writing rulings, the
+/// module `layer`), one crate a group of strata (its rules' and strata's functions, its
+/// explanations), and the root module (schema, rule indices and tables, typed API, `evaluate`).
 struct Split {
     plan: crate::plan::crates::CratesPlan,
     /// The base crate's name.
     base: Ident,
+    /// The io crate's name.
+    io: Ident,
     /// Per group, its crate's name.
     crates: Vec<Ident>,
     /// Per group, its items so far.
     items: Vec<TokenStream>,
-    /// The base crate's items besides the types.
-    base_items: TokenStream,
+    /// The io crate's items.
+    io_items: TokenStream,
 }
 
 /// The sources of a package emitted as several crates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Crates {
-    /// The base crate's name and source: entity types, index constants, the module `layer`.
+    /// The base crate's name and source: the entity types and constants.
     pub base: (String, String),
+    /// The io crate's name and source: relation indices, `CODEC`, reading cases and writing
+    /// rulings, the module `layer`; it depends on the base crate.
+    pub io: (String, String),
     /// Per group of strata in evaluation order, its crate's name and source; each depends only
-    /// on the runtime and the base crate.
+    /// on the runtime and the base crate, and numbers its own rules: a group's source changes
+    /// only with its rules and the relations they read and write.
     pub groups: Vec<(String, String)>,
     /// The package's module, as [`emit_with`] writes it but calling the groups' crates.
     pub root: String,
@@ -131,52 +140,75 @@ pub fn emit_with(c: &Compilation, seal: &str, explanations: bool) -> String {
 }
 
 /// [`emit_with`] as several crates: groups of strata of at most `max_rules` rules each
-/// ([`crate::plan::crates`]), the crates named `<prefix>_base` and `<prefix>_g<k>` (`prefix` a
-/// Rust identifier the caller chooses).
+/// ([`crate::plan::crates`]), the crates named `<prefix>_base`, `<prefix>_io` and
+/// `<prefix>_g_<relation>` after each group's first relation (`prefix` a Rust identifier the
+/// caller chooses).
 pub fn emit_crates(c: &Compilation, seal: &str, explanations: bool, max_rules: usize, prefix: &str) -> Crates {
-    let plan = crate::plan::crates::crates(&c.strata, max_rules);
-    let crates: Vec<Ident> = (0..plan.groups).map(|g| ident(&ModuleNames::group_crate(prefix, g))).collect();
+    let first = |st: &crate::strata::Stratum| st.rels.first().map_or("", |&r| c.names.relations[r].as_str());
+    let names: Vec<&str> = c.strata.strata.iter().map(first).collect();
+    let plan = crate::plan::crates::crates(&c.strata, &names, max_rules);
+    // Each group's crate named by its first stratum, so that a group keeps its name when one
+    // is added or removed before it.
+    let firsts: Vec<&str> =
+        (0..plan.groups).map(|g| names[plan.group_of.iter().position(|&h| h == g).expect("a stratum")]).collect();
+    let crates: Vec<Ident> = ModuleNames::group_crates(prefix, &firsts).iter().map(|n| ident(n)).collect();
     let base = ident(&ModuleNames::base_crate(prefix));
+    let io = ident(&ModuleNames::io_crate(prefix));
     let items = vec![TokenStream::new(); plan.groups];
     let mut e = Emitter::new(c, seal, explanations);
-    e.split = Some(Split { plan, base: base.clone(), crates: crates.clone(), items, base_items: TokenStream::new() });
+    let (b, i) = (base.clone(), io.clone());
+    e.split = Some(Split { plan, base: b, io: i, crates: crates.clone(), items, io_items: TokenStream::new() });
     let mut root = String::new();
     for part in Part::ALL {
         if let Err(bug) = e.print(part, &mut root) {
-            return Crates { base: (base.to_string(), bug.clone()), groups: Vec::new(), root: bug };
+            let bug = (base.to_string(), bug);
+            return Crates { base: bug.clone(), io: bug.clone(), groups: Vec::new(), root: bug.1 };
         }
     }
+    let numberings: Vec<TokenStream> = (0..crates.len()).map(|g| e.group_numbering(g)).collect();
     let split = e.split.take().expect("split");
-    let mut base_src = String::new();
-    let prelude = e.part_prelude("the entity types, index constants and layer slots");
+    let print = |e: &Emitter, tokens: TokenStream| {
+        let mut src = String::new();
+        if let Err(bug) = e.print_tokens(tokens, &mut src) {
+            src = bug;
+        }
+        src
+    };
+    let prelude = e.part_prelude("the entity types and constants");
     let types = e.types_and_constants();
-    let base_items = split.base_items;
-    if let Err(bug) = e.print_tokens(quote! { #prelude #types #base_items }, &mut base_src) {
-        base_src = bug;
-    }
+    let base_src = print(&e, quote! { #prelude #types });
+    let prelude = e.part_prelude("the relation indices, the case and ruling codec and the layer slots");
+    let io_items = split.io_items;
+    let io_src = print(
+        &e,
+        quote! {
+            #prelude
+            #[allow(unused_imports)]
+            use ::#base::*;
+            #io_items
+        },
+    );
     let groups = split
         .items
         .into_iter()
         .zip(&crates)
-        .enumerate()
-        .map(|(g, (items, name))| {
-            let mut src = String::new();
-            let prelude = e.part_prelude(&format!("group {g} of its strata"));
-            if let Err(bug) = e.print_tokens(
+        .zip(numberings)
+        .map(|((items, name), numbering)| {
+            let prelude = e.part_prelude("a group of its strata");
+            let src = print(
+                &e,
                 quote! {
                     #prelude
                     #[allow(unused_imports)]
                     use ::#base::*;
+                    #numbering
                     #items
                 },
-                &mut src,
-            ) {
-                src = bug;
-            }
+            );
             (name.to_string(), src)
         })
         .collect();
-    Crates { base: (base.to_string(), base_src), groups, root }
+    Crates { base: (base.to_string(), base_src), io: (io.to_string(), io_src), groups, root }
 }
 
 impl<'a> Emitter<'a> {
@@ -198,6 +230,9 @@ impl<'a> Emitter<'a> {
             string_consts: Vec::new(),
             explanations,
             split: None,
+            stratum_structs: names.stratum_structs(
+                &s.strata.iter().map(|st| st.rels.first().copied().unwrap_or_default()).collect::<Vec<_>>(),
+            ),
         };
         let mut interned: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();
         for st in &p.strings {
@@ -354,10 +389,12 @@ impl Emitter<'_> {
                 self.prelude(header)
             }
             Part::Types if self.split.is_some() => {
-                let base = &self.split.as_ref().expect("split").base;
+                let Split { base, io, .. } = self.split.as_ref().expect("split");
                 quote! {
                     #[allow(unused_imports)]
                     pub use ::#base::*;
+                    #[allow(unused_imports)]
+                    pub use ::#io::*;
                 }
             }
             Part::Types => self.types_and_constants(),
@@ -365,7 +402,7 @@ impl Emitter<'_> {
             Part::Codec if self.split.is_some() => {
                 // The base crate's: the keys change with the relations only.
                 let codec = self.codec();
-                self.split.as_mut().expect("split").base_items.extend(codec);
+                self.split.as_mut().expect("split").io_items.extend(codec);
                 TokenStream::new()
             }
             Part::Codec => self.codec(),

@@ -73,13 +73,13 @@ impl Emitter<'_> {
         for (ri, r) in p.relations.iter().enumerate() {
             index(&mut code, &r.name, &self.rel_const(ri), ri);
         }
-        for (ri, r) in p.rules.iter().enumerate() {
-            index(&mut code, &r.id, &self.rule_const(ri), ri);
-        }
-        // Split into crates, the index constants are the base crate's: the groups' code names them.
+        // Split into crates, the relation indices are the io crate's (its tables name them).
         if self.split.is_some() {
             let indices = self.verbatim(std::mem::take(&mut code));
-            self.split.as_mut().expect("split").base_items.extend(indices);
+            self.split.as_mut().expect("split").io_items.extend(indices);
+        }
+        for (ri, r) in p.rules.iter().enumerate() {
+            index(&mut code, &r.id, &self.rule_const(ri), ri);
         }
         let date = |d: &Option<String>| match d {
             Some(d) => format!("Some({})", lit(d)),

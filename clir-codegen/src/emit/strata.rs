@@ -6,26 +6,30 @@
 use super::{fill, ident, Emitter};
 use crate::ir::RelationKind;
 use crate::names::{ModuleNames, Round};
-use crate::plan::calls::{self, Applies, Modes};
-use crate::plan::layers::{Heads, Layer, LayerId, LayerSet, Start};
+use crate::plan::calls::{self, Applies, Frame, Modes};
+use crate::plan::layers::{layer, Heads, Layer, LayerId, LayerSet, Start};
 use crate::plan::{Shape, View};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 /// An operand of a call of a rule's function.
 pub(super) enum Arg {
-    /// A layer of `l`.
-    Layer(Ident),
+    /// A final layer: a parameter of the function, or computed by it before the call.
+    Layer(LayerId),
     /// A relation of a round (recent, stable or all tuples of a variable): an expression of type
     /// `&Relation<_>`.
     Local(TokenStream),
 }
 
-/// The views the calls of one function read, each built once, before the first call that reads it.
+/// What one function has: the layers it computed so far (owned locals; the others it reads are
+/// its parameters, references), and the views its calls read, each built once, before the first
+/// call that reads it.
 #[derive(Default)]
 pub(super) struct Views {
+    /// The layers computed so far.
+    owned: Vec<LayerId>,
     /// Per view built: the layer, the view, its local.
-    built: Vec<(Ident, View, Ident)>,
+    built: Vec<(LayerId, View, Ident)>,
     /// The statements building the views added since they were last taken.
     lets: TokenStream,
 }
@@ -65,9 +69,7 @@ impl Emitter<'_> {
         let mut reads: Vec<TokenStream> = Vec::new();
         let mut calls: Vec<TokenStream> = Vec::new();
         let mut items = TokenStream::new();
-        // Split into crates: per group, its strata's calls.
         let groups = self.split.as_ref().map_or(0, |split| split.plan.groups);
-        let mut group_calls: Vec<Vec<TokenStream>> = vec![Vec::new(); groups];
         for si in 0..self.plan.strata.len() {
             let st = self.plan.strata[si].clone();
             for &rel in &st.rels {
@@ -92,41 +94,28 @@ impl Emitter<'_> {
             for &ci in &st.closures {
                 slots.push((self.closure_name(ci), self.tuple_text(p.closures[ci].rel)));
             }
-            if st.shape != Shape::Inputs {
-                let name = ident(&ModuleNames::stratum_fn(si));
-                if !st.evaluates {
-                    continue;
-                }
-                let body = self.stratum(si);
-                // A stratum whose rules record explanations as they are called takes `ex`.
-                let (ex_param, ex_arg) = if self.explanations && st.records {
-                    (quote!(, ex: &mut ::clir::rt::Explain), quote!(, ex))
-                } else {
-                    (TokenStream::new(), TokenStream::new())
-                };
-                let item = quote! {
-                    #[inline(never)]
-                    fn #name(l: &mut ::clir::rt::Layers #ex_param) {
-                        #body
-                    }
-                };
+            if st.shape != Shape::Inputs && st.evaluates {
+                let (item, glue) = self.stratum_fn(si);
                 let g = self.group_of_stratum(si);
                 match &mut self.split {
-                    Some(split) => {
-                        split.items[g].extend(item);
-                        group_calls[g].push(quote!(self::#name(l #ex_arg);));
-                    }
-                    None => {
-                        let ex_arg = if ex_arg.is_empty() { ex_arg } else { quote!(, &mut ex) };
-                        items.extend(item);
-                        calls.push(quote!(self::#name(&mut l #ex_arg);));
-                    }
+                    Some(split) => split.items[g].extend(item),
+                    None => items.extend(item),
                 }
+                calls.push(glue);
             }
         }
+        // The strata in order, in functions of a few strata each, so that none grows with the
+        // package.
+        let ex_param = self.explanations.then(|| quote!(, ex: &mut ::clir::rt::Explain));
+        let (eval_items, evals) = self.chunked("evaluate_strata", quote!(l: &mut ::clir::rt::Layers #ex_param), calls);
+        items.extend(eval_items);
+        let tables = self.numbering_tables();
+        items.extend(tables);
+        let ex_arg = self.explanations.then(|| quote!(, &mut ex));
+        let calls: Vec<TokenStream> = evals.into_iter().map(|f| quote!(#f(&mut l #ex_arg);)).collect();
         let (read_items, read_calls) =
             self.chunked("read_inputs", quote!(l: &mut ::clir::rt::Layers, batch: &::clir::Batch), reads);
-        let read_calls = self.in_base(
+        let read_calls = self.in_io(
             read_items,
             read_calls,
             quote!(read_inputs),
@@ -149,7 +138,7 @@ impl Emitter<'_> {
         }
         let (write_items, writes) =
             self.chunked("write_conclusions", quote!(l: &::clir::rt::Layers, out: &mut ::clir::Output), out);
-        let writes = self.in_base(
+        let writes = self.in_io(
             write_items,
             writes,
             quote!(write_conclusions),
@@ -158,16 +147,8 @@ impl Emitter<'_> {
             &mut items,
         );
         let (start, explain) = if self.explanations {
-            let stmts = self.explain_calls();
-            let explains = if groups == 0 {
-                let stmts = stmts.into_iter().map(|(_, stmt)| stmt).collect();
-                let (explain_items, explains) =
-                    self.chunked("explain", quote!(l: &::clir::rt::Layers, ex: &mut ::clir::rt::Explain), stmts);
-                items.extend(explain_items);
-                quote!(#(#explains(&l, &mut ex);)*)
-            } else {
-                self.group_explains(stmts)
-            };
+            let mut explains = self.explains(groups, &mut items);
+            explains.extend(self.closure_explains());
             let start = quote! {
                 // Explanation instances, recorded by the strata's calls of rules as they evaluate.
                 let mut ex = ::clir::rt::Explain::new(&RULES, batch.explain || !batch.why_not.is_empty());
@@ -190,23 +171,7 @@ impl Emitter<'_> {
         };
         let mut slot_module = self.slot_module(&slots);
         if let Some(split) = &mut self.split {
-            // The groups' evaluation, in order, each a function of its crate.
-            let (ex_param, ex_arg) = if self.explanations {
-                (quote!(, #[allow(unused_variables)] ex: &mut ::clir::rt::Explain), quote!(, &mut ex))
-            } else {
-                (TokenStream::new(), TokenStream::new())
-            };
-            for (g, calls_g) in group_calls.into_iter().enumerate() {
-                let krate = &split.crates[g];
-                split.items[g].extend(quote! {
-                    /// Evaluates this group's strata, in order.
-                    pub fn evaluate(l: &mut ::clir::rt::Layers #ex_param) {
-                        #(#calls_g)*
-                    }
-                });
-                calls.push(quote!(::#krate::evaluate(&mut l #ex_arg);));
-            }
-            split.base_items.extend(std::mem::take(&mut slot_module));
+            split.io_items.extend(std::mem::take(&mut slot_module));
         }
         quote! {
             /// Rules a batch of cases: every stratum, in order, over all cases at once.
@@ -235,10 +200,59 @@ impl Emitter<'_> {
         }
     }
 
+    /// Stratum `si`'s function, with the struct of the layers it returns, and the statements of
+    /// its caller: the layers it reads passed from the store `l`, and those it returns put there.
+    fn stratum_fn(&mut self, si: usize) -> (TokenStream, TokenStream) {
+        let st = self.plan.strata[si].clone();
+        let f = &st.frame;
+        let body = self.stratum(si);
+        let name = ident(&self.names.stratum_fn(st.rels[0]));
+        let out = ident(&self.stratum_structs[si]);
+        let vis = self.split.is_some().then(|| quote!(pub));
+        let (mut params, mut args, takes) = self.frame_params(f);
+        let mut lines = takes;
+        // A stratum whose rules record explanations as they are called takes `ex`; split into
+        // crates, numbering the rules as its group does.
+        if self.explanations && st.records {
+            params.push(quote!(ex: &mut ::clir::rt::Explain));
+            args.push("ex".to_string());
+            lines.extend(self.numbering_of(self.group_of_stratum(si)));
+        }
+        let mut fields: Vec<(Ident, TokenStream)> =
+            f.writes.iter().map(|&id| (self.layer_ident(id), self.tuple_ty(id.rel))).collect();
+        fields.extend(f.closures.iter().map(|&ci| (self.closure_name(ci), self.tuple_ty(self.p.closures[ci].rel))));
+        let (names, tys): (Vec<&Ident>, Vec<&TokenStream>) = fields.iter().map(|(n, t)| (n, t)).unzip();
+        let doc = format!(" The layers the stratum of `{}` computes.", self.names.relations[st.rels[0]]);
+        let item = quote! {
+            #[doc = #doc]
+            #vis struct #out {
+                #(#vis #names: Relation<#tys>,)*
+            }
+
+            #[inline(never)]
+            #vis fn #name(#(#params),*) -> #out {
+                #body
+                #out { #(#names),* }
+            }
+        };
+        let path = match &self.split {
+            Some(split) => {
+                let krate = &split.crates[self.group_of_stratum(si)];
+                quote!(::#krate)
+            }
+            None => quote!(self),
+        };
+        let path = path.to_string().replace(' ', "");
+        lines.push(Self::call_text(Some("s"), &format!("{path}::{name}"), &args));
+        lines.extend(names.iter().map(|n| format!("l[layer::{n}] = s.{n};")));
+        // `s` and the inputs taken are names of this stratum's alone: the next shadows them.
+        (item, self.verbatim(lines.join("\n")))
+    }
+
     /// The statements of stratum `si`'s function.
     fn stratum(&mut self, si: usize) -> TokenStream {
         let st = self.plan.strata[si].clone();
-        let mut out = self.comment(st.heading(self.p, si));
+        let mut out = self.comment(format!("Stratum of {}", st.title(self.p)));
         let mut views = Views::default();
         out.extend(self.layer_set(&st.definite_set, &mut views));
         match st.shape {
@@ -251,7 +265,7 @@ impl Emitter<'_> {
             }
         }
         for &ci in &st.closures {
-            out.extend(self.closure(ci));
+            out.extend(self.closure(ci, &mut views));
         }
         out
     }
@@ -263,26 +277,27 @@ impl Emitter<'_> {
         let rp = &self.plan.rules[ri];
         let args = args.into_iter().enumerate();
         args.map(|(oi, a)| match (a, rp.views.iter().find(|v| v.operand == oi)) {
-            (Arg::Layer(n), None) => quote!(&l[layer::#n]),
+            (Arg::Layer(id), None) => self.layer_use(id, views),
             (Arg::Local(rows), None) => rows,
             (Arg::Local(rows), Some(v)) => {
                 let view = Self::view_of(&rows, v);
                 quote!(&#view)
             }
-            (Arg::Layer(n), Some(v)) => {
+            (Arg::Layer(id), Some(v)) => {
                 let same = |w: &View| w.order == v.order && w.least_by == v.least_by;
-                let known = views.built.iter().find(|(m, w, _)| *m == n && same(w));
+                let known = views.built.iter().find(|(m, w, _)| *m == id && same(w));
                 let name = match known {
                     Some((_, _, name)) => name.clone(),
                     None => {
                         let params = &self.p.relations[rp.operands[oi].literal.rel].params;
+                        let n = self.layer_ident(id);
                         let base =
                             crate::names::view_name(&n.to_string(), v.by().iter().map(|&j| params[j].0.as_str()));
                         let taken: Vec<String> = views.built.iter().map(|(_, _, m)| m.to_string()).collect();
                         let name = ident(&self.names.stratum_local(&base, &taken));
-                        let view = Self::view_of(&quote!(&l[layer::#n]), v);
+                        let view = Self::view_of(&self.layer_use(id, views), v);
                         views.lets.extend(quote! { let #name = #view; });
-                        views.built.push((n, v.clone(), name.clone()));
+                        views.built.push((id, v.clone(), name.clone()));
                         name
                     }
                 };
@@ -292,10 +307,21 @@ impl Emitter<'_> {
         .collect()
     }
 
+    /// Layer `id` where a function reads it: `&name` once it computed it, else its parameter
+    /// `name` (a reference).
+    pub(super) fn layer_use(&self, id: LayerId, views: &Views) -> TokenStream {
+        let n = self.layer_ident(id);
+        if views.owned.contains(&id) {
+            quote!(&#n)
+        } else {
+            quote!(#n)
+        }
+    }
+
     /// What a call passes for one operand, as the plan says.
     pub(super) fn arg(&self, a: calls::Arg) -> Arg {
         match a {
-            calls::Arg::Layer(id) => Arg::Layer(self.layer_ident(id)),
+            calls::Arg::Layer(id) => Arg::Layer(id),
             calls::Arg::Recent(id) => {
                 let n = self.layer_ident(id);
                 Arg::Local(quote!(&#n.recent.borrow()))
@@ -316,8 +342,8 @@ impl Emitter<'_> {
     /// without explanations, with no record at all.
     pub(super) fn rule_call(&self, ri: usize, args: &[TokenStream], records: Option<Modes>) -> TokenStream {
         let name = self.rule_fn_name(ri);
-        let cases = self.plan.rules[ri].per_case.then(|| quote!(&l[layer::cases],));
-        let budget = self.plan.rules[ri].extends().then(|| quote!(l.budget(),));
+        let cases = self.plan.rules[ri].per_case.then(|| quote!(cases,));
+        let budget = self.plan.rules[ri].extends().then(|| quote!(budget,));
         let record = match records {
             None if !self.explanations => TokenStream::new(),
             None => quote!(::clir::rt::Record::OFF),
@@ -337,7 +363,7 @@ impl Emitter<'_> {
         h: &Heads,
         nth: Option<usize>,
         call: TokenStream,
-        lets: &mut TokenStream,
+        (lets, views): (&mut TokenStream, &Views),
         adds: &mut Vec<(Ident, TokenStream)>,
     ) {
         let into = self.layer_ident(h.into);
@@ -345,12 +371,12 @@ impl Emitter<'_> {
             adds.push((into, call));
             return;
         };
-        let (c, d) = (self.layer_ident(c), self.layer_ident(d));
+        let (c, d) = (self.layer_ident(c), self.layer_use(d, views));
         let (found, kept) = self.names.found(h.rule, nth);
         let (found, kept) = (ident(&found), ident(&kept));
         lets.extend(quote! {
             let #found = #call;
-            let #kept = ::clir::rt::difference(&#found, &l[layer::#d]);
+            let #kept = ::clir::rt::difference(&#found, #d);
         });
         adds.push((c, quote!(#kept)));
         adds.push((into, quote!(#found)));
@@ -384,11 +410,12 @@ impl Emitter<'_> {
             Start::Empty => None,
             Start::Input => {
                 let i = self.input_name(id.rel, id.negative);
-                Some(quote!(::clir::rt::take(&mut l[layer::#i])))
+                Some(quote!(#i))
             }
+            // A method call: the same for a parameter (a reference) and an owned local.
             Start::Copy(d) => {
                 let d = self.layer_ident(d);
-                Some(quote!(l[layer::#d].clone()))
+                Some(quote!(#d.clone()))
             }
         };
         // Per layer (without an iteration) or variable, the relations of heads it takes, found
@@ -406,7 +433,7 @@ impl Emitter<'_> {
                 call = quote!(#app.clone());
             }
             let (lets, adds) = if c.round { (&mut rounds, &mut round_adds) } else { (&mut once, &mut once_adds) };
-            self.add_found(h, c.nth, call, lets, adds);
+            self.add_found(h, c.nth, call, (lets, views), adds);
         }
         // Each variable takes what its rules found as one relation (one sort, not a merge a rule).
         let insert_all = |adds: &[(Ident, TokenStream)]| {
@@ -428,33 +455,39 @@ impl Emitter<'_> {
         for &(id, start) in &set.fixed {
             let n = self.layer_ident(id);
             let init = start_of(id, start).expect("a fixed layer starts from a relation");
-            fixed.extend(quote! { l[layer::#n] = #init; });
+            fixed.extend(quote! { let #n = #init; });
         }
+        views.owned.extend(set.fixed.iter().map(|&(id, _)| id));
         if !iteration {
             let mut built = TokenStream::new();
             for &(id, start) in &set.layers {
                 let n = self.layer_ident(id);
                 let all = Self::union_of(start_of(id, start), &Self::found_for(&once_adds, &n));
-                built.extend(quote! { l[layer::#n] = #all; });
+                built.extend(quote! { let #n = #all; });
             }
+            views.owned.extend(set.layers.iter().map(|&(id, _)| id));
             let views = views.take();
             return quote! { #fixed #views #once #built };
         }
         let names: Vec<Ident> = set.layers.iter().map(|&(id, _)| self.layer_ident(id)).collect();
-        let vars = set.layers.iter().map(|&(id, s)| {
-            let n = self.layer_ident(id);
-            let ty = self.tuple_ty(id.rel);
-            let label = n.to_string();
-            let insert = match start_of(id, s) {
-                Some(r) if set.seeded => quote! { ::clir::rt::seed(&#n, #r); },
-                Some(r) => quote! { #n.insert(#r); },
-                None => TokenStream::new(),
-            };
-            quote! {
-                let #n = iteration.variable::<#ty>(#label);
-                #insert
-            }
-        });
+        let vars: Vec<TokenStream> = set
+            .layers
+            .iter()
+            .map(|&(id, s)| {
+                let n = self.layer_ident(id);
+                let ty = self.tuple_ty(id.rel);
+                let label = n.to_string();
+                let insert = match start_of(id, s) {
+                    Some(r) if set.seeded => quote! { ::clir::rt::seed(&#n, #r); },
+                    Some(r) => quote! { #n.insert(#r); },
+                    None => TokenStream::new(),
+                };
+                quote! {
+                    let #n = iteration.variable::<#ty>(#label);
+                    #insert
+                }
+            })
+            .collect();
         let stables = set.stable.iter().map(|&id| {
             let (n, m) = (self.layer_ident(id), self.round_ident(id, Round::Stable));
             quote! { let #m = ::clir::rt::stable(&#n); }
@@ -463,10 +496,11 @@ impl Emitter<'_> {
             let (n, m) = (self.layer_ident(id), self.round_ident(id, Round::Total));
             quote! { let #m = ::clir::rt::total(&#n); }
         });
-        let views = views.take();
+        let views_built = views.take();
+        views.owned.extend(set.layers.iter().map(|&(id, _)| id));
         quote! {
             #fixed
-            #views
+            #views_built
             let mut iteration = ::clir::rt::Iteration::new();
             #(#vars)*
             #once
@@ -475,7 +509,7 @@ impl Emitter<'_> {
                 #(#totals)*
                 #rounds
             }
-            #(l[layer::#names] = #names.complete();)*
+            #(let #names = #names.complete();)*
         }
     }
 
@@ -507,8 +541,8 @@ impl Emitter<'_> {
         for contest in &st.contests {
             let neg = contest.negative;
             let supporters = &contest.supporters;
-            let d = self.layer_name(rel, neg, Layer::Definite);
-            let not_d = self.layer_name(rel, !neg, Layer::Definite);
+            let d = self.layer_use(layer(self.s, rel, neg, Layer::Definite), views);
+            let not_d = self.layer_use(layer(self.s, rel, !neg, Layer::Definite), views);
             let s = self.layer_name(rel, neg, Layer::Supported);
             let c = self.layer_name(rel, neg, Layer::Concluded);
             let sup_apps: Vec<Ident> = supporters.iter().map(|&r| app_of(r)).collect();
@@ -546,15 +580,18 @@ impl Emitter<'_> {
             let s_stmt = if s == c {
                 TokenStream::new()
             } else {
-                quote! { l[layer::#s] = #contest.supported(&l[layer::#d]); }
+                quote! { let #s = #contest.supported(#d); }
             };
             out.extend(quote! {
                 #head
                 #comments
                 let #contest = ::clir::rt::Contest #of::new(&[#(&#sup_apps),*], &[#(#attacks),*]);
                 #s_stmt
-                l[layer::#c] = #contest.concluded(&l[layer::#d], &l[layer::#not_d]);
+                let #c = #contest.concluded(#d, #not_d);
             });
+            for l in [Layer::Supported, Layer::Concluded] {
+                views.owned.push(layer(self.s, rel, neg, l));
+            }
         }
         out
     }
@@ -587,10 +624,10 @@ impl Emitter<'_> {
     }
 
     /// The chunks `chunk_items` (called as `chunks`) of a step that reads no rule: in the module's
-    /// `items`, or split into crates, in the base crate under one public function `name` taking
+    /// `items`, or split into crates, in the io crate under one public function `name` taking
     /// `params` (passing `args` on), so that a changed rule does not build them again. Returns
     /// the paths to call.
-    fn in_base(
+    fn in_io(
         &mut self,
         chunk_items: TokenStream,
         chunks: Vec<TokenStream>,
@@ -603,46 +640,146 @@ impl Emitter<'_> {
             items.extend(chunk_items);
             return chunks;
         };
-        split.base_items.extend(quote! {
+        split.io_items.extend(quote! {
             /// Calls each part of it, in order.
             pub fn #name(#params) {
                 #(#chunks #args;)*
             }
             #chunk_items
         });
-        let base = &split.base;
-        vec![quote!(::#base::#name)]
+        let io = &split.io;
+        vec![quote!(::#io::#name)]
     }
 
-    /// Split into crates, the explanation statements `stmts` (each with its group) as one
-    /// `explain` function of each group's crate, in chunks; returns the calls of them.
-    fn group_explains(&mut self, stmts: Vec<(usize, TokenStream)>) -> TokenStream {
-        let groups = self.split.as_ref().map_or(0, |split| split.plan.groups);
-        let mut per_group: Vec<Vec<TokenStream>> = vec![Vec::new(); groups];
-        for (g, stmt) in stmts {
-            per_group[g].push(stmt);
-        }
+    /// The explaining calls no stratum made ([`Self::explain_calls`]), per group (its crate's,
+    /// when split) in functions of a few rules each, over the final layers they read; returns
+    /// the calls of those functions, over the store `l`.
+    fn explains(&mut self, groups: usize, items: &mut TokenStream) -> TokenStream {
+        let stmts = self.explain_calls();
         let mut calls = TokenStream::new();
-        for (g, stmts) in per_group.into_iter().enumerate() {
-            let params = quote!(l: &::clir::rt::Layers, ex: &mut ::clir::rt::Explain);
-            let (items, chunks) = self.chunked("explain", params.clone(), stmts);
-            let split = self.split.as_mut().expect("split");
-            let krate = &split.crates[g];
-            split.items[g].extend(quote! {
-                /// Adds the explanation instances of this group's rules and closures that its
-                /// strata did not record as they evaluated.
-                #[allow(unused_variables)]
-                pub fn explain(#params) {
-                    #(#chunks(l, ex);)*
-                }
-                #items
-            });
-            calls.extend(quote!(::#krate::explain(&l, &mut ex);));
+        for g in 0..groups.max(1) {
+            let of_group: Vec<(Frame, TokenStream)> =
+                stmts.iter().filter(|(h, ..)| *h == g).map(|(_, f, s)| (f.clone(), s.clone())).collect();
+            for (k, chunk) in of_group.chunks(super::CHUNK).enumerate() {
+                let mut frame = Frame::default();
+                chunk.iter().for_each(|(f, _)| frame.merge(f));
+                let name = ident(&ModuleNames::chunk("explain", k));
+                let (mut params, mut args, _) = self.frame_params(&frame);
+                params.push(quote!(ex: &mut ::clir::rt::Explain));
+                args.push("&mut ex".to_string());
+                let body = chunk.iter().map(|(_, s)| s);
+                let vis = self.split.is_some().then(|| quote!(pub));
+                let item = quote! {
+                    #[inline(never)]
+                    #vis fn #name(#(#params),*) {
+                        #(#body)*
+                    }
+                };
+                let path = match &mut self.split {
+                    Some(split) => {
+                        split.items[g].extend(item);
+                        let krate = &split.crates[g];
+                        quote!(::#krate)
+                    }
+                    None => {
+                        items.extend(item);
+                        quote!(self)
+                    }
+                };
+                let path = path.to_string().replace(' ', "");
+                let mut text: Vec<String> = self.numbering_of(g).into_iter().collect();
+                text.push(Self::call_text(None, &format!("{path}::{name}"), &args));
+                calls.extend(self.verbatim(text.join("\n")));
+            }
         }
         calls
     }
 
-    fn closure(&mut self, ci: usize) -> TokenStream {
+    /// Split into crates, the statement numbering the rules as group `g`'s crate does, for the
+    /// calls of its functions that follow ([`Self::group_numbering`]).
+    fn numbering_of(&self, g: usize) -> Option<String> {
+        let split = self.split.as_ref()?;
+        Some(format!("ex.numbering(&{});", ModuleNames::group_rules(&split.crates[g].to_string())))
+    }
+
+    /// Split into crates with explanations, group `g`'s numbering of its rules: `RULE_<rule>`
+    /// from 0, in the package's order, for its crate; and the table of the package's indices
+    /// of them in that order, for the package's crate.
+    pub(super) fn group_numbering(&mut self, g: usize) -> TokenStream {
+        if !self.explanations {
+            return TokenStream::new();
+        }
+        let rules: Vec<usize> = (0..self.p.rules.len()).filter(|&ri| self.group_of_rule(ri) == g).collect();
+        let mut lines = String::new();
+        for (k, &ri) in rules.iter().enumerate() {
+            let doc = super::lit(&crate::text::comment_text(&format!("`{}`", self.p.rules[ri].id)));
+            lines.push_str(&format!("#[doc = {doc}] pub const {}: usize = {k};\n", self.rule_const(ri)));
+        }
+        self.verbatim(lines)
+    }
+
+    /// Split into crates with explanations, per group the table of the package's indices of its
+    /// rules in the order the group numbers them ([`Self::group_numbering`]).
+    fn numbering_tables(&mut self) -> TokenStream {
+        let Some(split) = &self.split else { return TokenStream::new() };
+        if !self.explanations {
+            return TokenStream::new();
+        }
+        let mut lines = String::new();
+        for (g, krate) in split.crates.iter().enumerate() {
+            let rules: Vec<String> = (0..self.p.rules.len())
+                .filter(|&ri| self.group_of_rule(ri) == g)
+                .map(|ri| self.rule_const(ri).to_string())
+                .collect();
+            let table = ModuleNames::group_rules(&krate.to_string());
+            lines.push_str(&format!(
+                "/// The rule indices of `{krate}`'s rules, in the order it numbers them.\nstatic {table}: [usize; {}] = [\n{}];\n",
+                rules.len(),
+                super::fill(rules, "    ")
+            ));
+        }
+        self.verbatim(lines)
+    }
+
+    /// The parameters of a function that reads what `f` says, the arguments its caller passes
+    /// from the store `l`, and the statements taking its inputs from there first.
+    /// Code written as it is ([`Emitter::verbatim`]), one line a statement.
+    fn frame_params(&self, f: &Frame) -> (Vec<TokenStream>, Vec<String>, Vec<String>) {
+        let (mut params, mut args, mut takes) = (Vec::new(), Vec::new(), Vec::new());
+        for &id in &f.reads {
+            let (n, ty) = (self.layer_ident(id), self.tuple_ty(id.rel));
+            params.push(quote!(#n: &Relation<#ty>));
+            args.push(format!("&l[layer::{n}]"));
+        }
+        for &(rel, negative) in &f.inputs {
+            let (n, ty) = (self.input_name(rel, negative), self.tuple_ty(rel));
+            params.push(quote!(#n: Relation<#ty>));
+            takes.push(format!("let {n} = ::clir::rt::take(&mut l[layer::{n}]);"));
+            args.push(n.to_string());
+        }
+        if f.cases {
+            params.push(quote!(cases: &Relation<(CaseId,)>));
+            args.push("&l[layer::cases]".to_string());
+        }
+        if f.budget {
+            params.push(quote!(budget: &::clir::rt::Budget));
+            args.push("l.budget()".to_string());
+        }
+        (params, args, takes)
+    }
+
+    /// The statement calling `f` with `args` (and assigning it to `out`, when given), as code
+    /// written as it is: on one line, or its arguments filled in lines below it.
+    fn call_text(out: Option<&str>, f: &str, args: &[String]) -> String {
+        let lhs = out.map(|o| format!("let {o} = ")).unwrap_or_default();
+        let line = format!("{lhs}{f}({});", args.join(", "));
+        if line.len() <= super::WIDTH - 8 {
+            return line;
+        }
+        format!("{lhs}{f}(\n{});", super::fill(args.iter().cloned(), "    "))
+    }
+
+    fn closure(&mut self, ci: usize, views: &mut Views) -> TokenStream {
         let p = self.p;
         let c = &p.closures[ci];
         let comment = self.comment(format!(
@@ -654,19 +791,21 @@ impl Emitter<'_> {
             p.relations[c.rel].name,
             c.snapshot.as_deref().map(|s| format!("; snapshot {s}")).unwrap_or_default()
         ));
-        let dom = self.layer_name(c.domain, false, Layer::Concluded);
-        let sup = self.layer_name(c.rel, false, Layer::Supported);
+        let dom = self.layer_use(layer(self.s, c.domain, false, Layer::Concluded), views);
+        let sup = self.layer_use(layer(self.s, c.rel, false, Layer::Supported), views);
         let closed = self.closure_name(ci);
         let mut stmts = quote! {
             #comment
-            l[layer::#closed] = ::clir::rt::difference(&l[layer::#dom], &l[layer::#sup]);
+            let #closed = ::clir::rt::difference(#dom, #sup);
         };
-        let mut done: Vec<Ident> = Vec::new();
-        for layer in [Layer::Definite, Layer::Supported, Layer::Concluded] {
-            let name = self.layer_name(c.rel, true, layer);
-            if !done.contains(&name) {
-                stmts.extend(quote! { l[layer::#name] = ::clir::rt::union(&[&l[layer::#name], &l[layer::#closed]]); });
-                done.push(name);
+        let mut done: Vec<LayerId> = Vec::new();
+        for l in [Layer::Definite, Layer::Supported, Layer::Concluded] {
+            let id = layer(self.s, c.rel, true, l);
+            if !done.contains(&id) {
+                let (name, read) = (self.layer_ident(id), self.layer_use(id, views));
+                stmts.extend(quote! { let #name = ::clir::rt::union(&[#read, &#closed]); });
+                views.owned.push(id);
+                done.push(id);
             }
         }
         stmts

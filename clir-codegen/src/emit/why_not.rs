@@ -41,7 +41,7 @@ impl Emitter<'_> {
             2 * p.relations.len()
         ));
         if let Some(split) = &mut self.split {
-            split.base_items.extend(std::mem::take(&mut layers));
+            split.io_items.extend(std::mem::take(&mut layers));
         }
         quote! {
             #rules

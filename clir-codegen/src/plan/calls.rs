@@ -7,7 +7,7 @@
 //! A call records explanations when it is one of the rule's explaining calls ([`explaining`]),
 //! over final layers, and no earlier call (in evaluation order) recorded that one already.
 
-use super::layers::{operand_layer, LayerId, LayerSet};
+use super::layers::{layer, operand_layer, Layer, LayerId, LayerSet, Start};
 use super::{RulePlan, Shape, StratumPlan};
 use crate::ir::Strength;
 use crate::resolve::Program;
@@ -222,6 +222,7 @@ pub fn plan_calls(p: &Program, s: &Strata, rules: &[RulePlan], strata: &mut [Str
         st.evaluates = st.shape == Shape::Contested
             || !st.closures.is_empty()
             || sets.into_iter().any(|set| !set.heads.is_empty() || !set.fixed.is_empty());
+        st.frame = frame(p, s, rules, st);
     }
     (0..rules.len())
         .map(|ri| {
@@ -239,4 +240,103 @@ pub fn plan_calls(p: &Program, s: &Strata, rules: &[RulePlan], strata: &mut [Str
                 .collect()
         })
         .collect()
+}
+
+/// What a stratum's function takes and returns: the final layers it reads (of lower strata, or
+/// of its own relations that nothing builds), by reference; the input facts its layers start
+/// from, by value; and the layers it computes, returned. Its caller moves them in and out of
+/// the evaluation's store, so that the function names no other layer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Frame {
+    /// The layers read before the stratum computes them, in the order first read.
+    pub reads: Vec<LayerId>,
+    /// The input facts taken, as (relation, negative).
+    pub inputs: Vec<(usize, bool)>,
+    /// It reads the batch's cases (a rule tried once per case).
+    pub cases: bool,
+    /// A join of it spends the case's budget.
+    pub budget: bool,
+    /// The layers it computes, in the order first computed.
+    pub writes: Vec<LayerId>,
+    /// The closures it applies (each's negatives a layer it returns).
+    pub closures: Vec<usize>,
+}
+
+impl Frame {
+    fn read(&mut self, id: LayerId) {
+        if !self.writes.contains(&id) && !self.reads.contains(&id) {
+            self.reads.push(id);
+        }
+    }
+
+    fn write(&mut self, id: LayerId) {
+        if !self.writes.contains(&id) {
+            self.writes.push(id);
+        }
+    }
+
+    /// Adds what `other` reads (a function doing both).
+    pub fn merge(&mut self, other: &Frame) {
+        other.reads.iter().for_each(|&id| self.read(id));
+        self.inputs.extend(other.inputs.iter().copied());
+        self.cases |= other.cases;
+        self.budget |= other.budget;
+    }
+
+    /// Adds what `call` reads.
+    pub fn call(&mut self, call: &Call, rules: &[RulePlan]) {
+        for a in &call.args {
+            if let Arg::Layer(id) = a {
+                self.read(*id);
+            }
+        }
+        self.cases |= rules[call.rule].per_case;
+        self.budget |= rules[call.rule].extends();
+    }
+
+    fn layer_set(&mut self, set: &LayerSet, rules: &[RulePlan]) {
+        for &(id, start) in set.fixed.iter().chain(&set.layers) {
+            match start {
+                Start::Empty => {}
+                Start::Input => self.inputs.push((id.rel, id.negative)),
+                Start::Copy(d) => self.read(d),
+            }
+        }
+        set.calls.iter().for_each(|c| self.call(c, rules));
+        set.heads.iter().filter_map(|h| h.unless).for_each(|(_, d)| self.read(d));
+        set.fixed.iter().chain(&set.layers).for_each(|&(id, _)| self.write(id));
+    }
+}
+
+/// The frame of stratum `st`, its statements taken in the order its function makes them.
+pub fn frame(p: &Program, s: &Strata, rules: &[RulePlan], st: &StratumPlan) -> Frame {
+    let mut f = Frame::default();
+    f.layer_set(&st.definite_set, rules);
+    if let Some(set) = &st.applicable_set {
+        f.layer_set(set, rules);
+    }
+    for a in &st.applies {
+        if let Applies::Call(c) = a {
+            f.call(c, rules);
+        }
+    }
+    for c in &st.contests {
+        let rel = st.rels[0];
+        f.read(layer(s, rel, c.negative, Layer::Definite));
+        f.read(layer(s, rel, !c.negative, Layer::Definite));
+        f.write(layer(s, rel, c.negative, Layer::Supported));
+        f.write(layer(s, rel, c.negative, Layer::Concluded));
+    }
+    for &ci in &st.closures {
+        let c = &p.closures[ci];
+        f.read(layer(s, c.domain, false, Layer::Concluded));
+        f.read(layer(s, c.rel, false, Layer::Supported));
+        for l in [Layer::Definite, Layer::Supported, Layer::Concluded] {
+            let id = layer(s, c.rel, true, l);
+            f.read(id);
+            f.write(id);
+        }
+        f.closures.push(ci);
+    }
+    f
 }

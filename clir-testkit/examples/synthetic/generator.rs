@@ -651,3 +651,27 @@ pub fn notation_bumped(n: usize, seed: u64) -> Option<String> {
     *threshold += 1;
     Some(g.notation(n.max(1), seed, "0.1.1"))
 }
+
+/// [`notation`] amended by one added rule, published as 0.1.1: a copy of the middle rule under
+/// the next id (`R<rules>`), concluding what it concludes from the same premises.
+#[allow(dead_code)] // the example's `--add-rule`; clir-random includes this file too
+pub fn notation_added(n: usize, seed: u64) -> Option<String> {
+    let g = built(n, seed);
+    let (mid, next) = (g.rules.len() / 2, g.rules.len());
+    let text = g.notation(n.max(1), seed, "0.1.1");
+    let prefix = format!("rule R{mid} ");
+    let line = text.lines().find(|l| l.starts_with(&prefix))?;
+    let added = format!("rule R{next} {}", &line[prefix.len()..]);
+    Some(format!("{text}{added}\n"))
+}
+
+/// [`notation`] amended by one priority dropped (the middle one), published as 0.1.1. `None`
+/// when the package has no priority.
+#[allow(dead_code)] // the example's `--drop-priority`; clir-random includes this file too
+pub fn notation_priority_dropped(n: usize, seed: u64) -> Option<String> {
+    let g = built(n, seed);
+    let mid = g.priorities.len().checked_sub(1)? / 2;
+    let text = g.notation(n.max(1), seed, "0.1.1");
+    let prefix = format!("priority P{mid}:");
+    Some(text.lines().filter(|l| !l.starts_with(&prefix)).map(|l| format!("{l}\n")).collect())
+}

@@ -11,6 +11,9 @@ use crate::instance::Instance;
 pub struct Explain {
     rules: Option<&'static RuleTable>,
     instances: Vec<Instance>,
+    /// The rule table's index of each rule as the code calling now numbers it (a crate of a
+    /// package split into several numbers its own rules from 0); `None`: the table's own.
+    numbering: Option<&'static [usize]>,
 }
 
 impl std::fmt::Debug for Explain {
@@ -22,7 +25,13 @@ impl std::fmt::Debug for Explain {
 impl Explain {
     /// Records instances of the rules of `rules` when `on`, else nothing.
     pub fn new(rules: &'static RuleTable, on: bool) -> Self {
-        Explain { rules: on.then_some(rules), instances: Vec::new() }
+        Explain { rules: on.then_some(rules), instances: Vec::new(), numbering: None }
+    }
+
+    /// The rules the code called from now on records are numbered as `rules` says: its rule `k`
+    /// is the table's `rules[k]`.
+    pub fn numbering(&mut self, rules: &'static [usize]) {
+        self.numbering = Some(rules);
     }
 
     /// Whether instances are recorded.
@@ -71,6 +80,7 @@ impl Record<'_> {
     pub fn record<B: super::Binding>(self, rule: usize, found: Option<Vec<B>>) {
         if let (Some((ex, definite)), Some(found)) = (self.to, found) {
             let rules = ex.rules.expect("a record is made only when recording");
+            let rule = ex.numbering.map_or(rule, |numbering| numbering[rule]);
             rules.record(&mut ex.instances, rule, definite, found);
         }
     }
@@ -100,6 +110,24 @@ mod tests {
         assert!(!rule(ex.to(&[false])) && !rule(Record::OFF));
         assert!(!ex.on());
         assert!(ex.finish().is_empty());
+    }
+
+    #[test]
+    fn a_numbering_maps_the_callers_rule_to_the_tables() {
+        static TWO: RuleTable =
+            RuleTable::new(&[super::super::rules::tests::CASTLING, super::super::rules::tests::CASTLING]);
+        let mut ex = Explain::new(&TWO, true);
+        ex.numbering(&[1]);
+        assert!(rule(ex.to(&[false])));
+        let rules: Vec<u32> = ex
+            .finish()
+            .iter()
+            .map(|i| match i.source {
+                crate::instance::Source::Rule { rule, .. } => rule,
+                crate::instance::Source::Closure { .. } => unreachable!("no closure"),
+            })
+            .collect();
+        assert_eq!(rules, [1]);
     }
 
     #[test]
