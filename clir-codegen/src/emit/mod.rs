@@ -10,7 +10,8 @@
 //! - `lines`: `CODEC`, the tables of the package's case and ruling lines;
 //! - `api`: the typed API (`Cases`, `Case`, `Rulings`, `Ruling`);
 //! - `rules`: one function per rule, its chain of leapjoins over its operands;
-//! - `strata`: `evaluate`, the module `layer` (a slot of `::clir::rt::Layers` per layer) and one function per stratum, calling the rules' functions;
+//! - `strata`: `evaluate`, the module `layer` (a slot of `::clir::rt::Layers` per layer) and
+//!   one function per stratum, of the layers it reads, calling the rules' functions;
 //! - `explain`: explanation instances from the same rule functions;
 //! - `why_not`: each rule's why-not walk over the final layers.
 

@@ -1,7 +1,8 @@
-//! `evaluate`: the layers of every relation (a slot each of `::clir::rt::Layers`, named in the
-//! module `layer`), one function per stratum that has rules or closures (each layer computed by calling the rules' functions with the layers they read, in a
-//! datafrog `Iteration` where the plan says the layer is recursive), then the conclusions
-//! written out.
+//! `evaluate`: the store of the evaluation (a slot of `::clir::rt::Layers` per layer, named in
+//! the module `layer`); per stratum that has rules or closures, a function of the layers its
+//! frame reads, returning those it computes (each computed by calling the rules' functions, in
+//! a datafrog `Iteration` where the plan says the layer is recursive); the calls of those
+//! functions in order, moving layers out of the store and back; then the conclusions written.
 
 use super::{fill, ident, Emitter};
 use crate::ir::RelationKind;
