@@ -11,91 +11,12 @@ use quote::quote;
 use std::fmt::Write;
 
 impl Emitter<'_> {
+    /// The typed API: its grants, `Cases` and `Case` with their adders, `Rulings` and `Ruling`
+    /// with their accessors.
     pub(super) fn typed_api(&mut self) -> TokenStream {
-        let p = self.p;
-        let mut adders = String::new();
-        let mut grants = TokenStream::new();
-        let mut grant_types: Vec<(String, Ident)> = Vec::new();
-        for (ri, r) in p.relations.iter().enumerate() {
-            if r.kind == RelationKind::Institutional {
-                continue;
-            }
-            let grant = if let Some(cap) = &r.capability {
-                let g = match grant_types.iter().find(|(c, _)| c == cap) {
-                    Some((_, g)) => g.clone(),
-                    None => {
-                        let g = ident(self.names.grant(cap).expect("every capability has a grant type"));
-                        let doc = comment_text(&format!(
-                            "The grant of capability `{cap}`: holding one is what allows judgment facts of that authority to be given."
-                        ));
-                        let capl = string_literal(cap);
-                        grants.extend(quote! {
-                            #[doc = #doc]
-                            #[derive(Debug, Clone, Copy)]
-                            pub struct #g { _granted: () }
-                            impl #g {
-                                /// The capability this grant stands for.
-                                pub const CAPABILITY: &'static str = #capl;
-                                /// Grants the capability: call only on the authority's behalf.
-                                pub fn grant() -> Self { #g { _granted: () } }
-                            }
-                        });
-                        grant_types.push((cap.clone(), g.clone()));
-                        g
-                    }
-                };
-                Some(g)
-            } else {
-                None
-            };
-            let params = crate::names::parameters(r.params.iter().map(|(n, _)| n.as_str()));
-            let params: Vec<String> =
-                params.iter().zip(&r.params).map(|(n, (_, t))| format!("{n}: {}", self.api_ty(*t))).collect();
-            let sig = r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect::<Vec<_>>().join(", ");
-            let fact = lit(&comment_text(&format!("{}({sig})", r.name)));
-            let label = (!r.label.is_empty()).then(|| format!(", {}", lit(&comment_text(&r.label))));
-            let grant = grant.map(|g| format!("grant {g}, "));
-            let m = &self.names.methods[ri];
-            let _ = writeln!(
-                adders,
-                "::clir::case_methods!({}, {m}, not_{m}, {}({}), {fact}{});",
-                self.rel_const(ri),
-                grant.unwrap_or_default(),
-                params.join(", "),
-                label.unwrap_or_default()
-            );
-        }
-        let mut entity_ctors = TokenStream::new();
-        for (ti, t) in p.types.iter().enumerate() {
-            let ty = ident(&self.names.types[ti]);
-            let m = ident(&self.names.entity_methods[ti]);
-            let doc = comment_text(&format!(
-                "The `{}` entity named `name` (a constant of that name when one is declared).",
-                t.name
-            ));
-            entity_ctors.extend(quote! {
-                #[doc = #doc]
-                pub fn #m(&mut self, name: &str) -> #ty { #ty(self.batch.entity(name)) }
-            });
-        }
-        let mut accessors = String::new();
-        for (ri, r) in p.relations.iter().enumerate() {
-            if r.kind != RelationKind::Institutional {
-                continue;
-            }
-            let mut row = r.params.iter().map(|(_, t)| self.api_ty(*t)).collect::<Vec<_>>().join(", ");
-            if r.params.len() == 1 {
-                row.push(',');
-            }
-            let m = &self.names.methods[ri];
-            let why_not = if self.explanations { format!(", why_not_{m}, why_not_not_{m}") } else { String::new() };
-            let _ = writeln!(
-                accessors,
-                "::clir::ruling_methods!({}, ({row}), {}, {m}, not_{m}{why_not});",
-                self.rel_const(ri),
-                lit(&comment_text(&r.name))
-            );
-        }
+        let (grants, adders) = self.case_adders();
+        let entity_ctors = self.entity_ctors();
+        let accessors = self.ruling_accessors();
         let (adders, accessors) = (self.verbatim(adders), self.verbatim(accessors));
         // With explanations, rulings keep the final layers, which why-not reads.
         let (keep, kept, layers_field, layers_arg, why_not) = if self.explanations {
@@ -221,5 +142,105 @@ impl Emitter<'_> {
                 }
             }
         }
+    }
+
+    /// Per input relation, the line of `Case`'s methods adding its facts of each sign (with the
+    /// grant its capability asks for); and the grant types, one per capability.
+    fn case_adders(&self) -> (TokenStream, String) {
+        let p = self.p;
+        let mut adders = String::new();
+        let mut grants = TokenStream::new();
+        let mut granted: Vec<&str> = Vec::new();
+        for (ri, r) in p.relations.iter().enumerate() {
+            if r.kind == RelationKind::Institutional {
+                continue;
+            }
+            let grant = r.capability.as_deref().map(|cap| {
+                let g = ident(self.names.grant(cap).expect("every capability has a grant type"));
+                if !granted.contains(&cap) {
+                    grants.extend(Self::grant_type(cap, &g));
+                    granted.push(cap);
+                }
+                g
+            });
+            let params = crate::names::parameters(r.params.iter().map(|(n, _)| n.as_str()));
+            let params: Vec<String> =
+                params.iter().zip(&r.params).map(|(n, (_, t))| format!("{n}: {}", self.api_ty(*t))).collect();
+            let sig = r.params.iter().map(|(n, t)| format!("{n}: {}", p.type_name(*t))).collect::<Vec<_>>().join(", ");
+            let fact = lit(&comment_text(&format!("{}({sig})", r.name)));
+            let label = (!r.label.is_empty()).then(|| format!(", {}", lit(&comment_text(&r.label))));
+            let grant = grant.map(|g| format!("grant {g}, "));
+            let m = &self.names.methods[ri];
+            let _ = writeln!(
+                adders,
+                "::clir::case_methods!({}, {m}, not_{m}, {}({}), {fact}{});",
+                self.rel_const(ri),
+                grant.unwrap_or_default(),
+                params.join(", "),
+                label.unwrap_or_default()
+            );
+        }
+        (grants, adders)
+    }
+
+    /// The grant type `g` of capability `cap`.
+    fn grant_type(cap: &str, g: &Ident) -> TokenStream {
+        let doc = comment_text(&format!(
+            "The grant of capability `{cap}`: holding one is what allows judgment facts of that authority to be given."
+        ));
+        let capl = string_literal(cap);
+        quote! {
+            #[doc = #doc]
+            #[derive(Debug, Clone, Copy)]
+            pub struct #g { _granted: () }
+            impl #g {
+                /// The capability this grant stands for.
+                pub const CAPABILITY: &'static str = #capl;
+                /// Grants the capability: call only on the authority's behalf.
+                pub fn grant() -> Self { #g { _granted: () } }
+            }
+        }
+    }
+
+    /// Per entity type, `Case`'s method naming an entity of it.
+    fn entity_ctors(&self) -> TokenStream {
+        let mut entity_ctors = TokenStream::new();
+        for (ti, t) in self.p.types.iter().enumerate() {
+            let ty = ident(&self.names.types[ti]);
+            let m = ident(&self.names.entity_methods[ti]);
+            let doc = comment_text(&format!(
+                "The `{}` entity named `name` (a constant of that name when one is declared).",
+                t.name
+            ));
+            entity_ctors.extend(quote! {
+                #[doc = #doc]
+                pub fn #m(&mut self, name: &str) -> #ty { #ty(self.batch.entity(name)) }
+            });
+        }
+        entity_ctors
+    }
+
+    /// Per institutional relation, the line of `Ruling`'s methods reading its conclusions of
+    /// each sign (and, with explanations, why not).
+    fn ruling_accessors(&self) -> String {
+        let mut accessors = String::new();
+        for (ri, r) in self.p.relations.iter().enumerate() {
+            if r.kind != RelationKind::Institutional {
+                continue;
+            }
+            let mut row = r.params.iter().map(|(_, t)| self.api_ty(*t)).collect::<Vec<_>>().join(", ");
+            if r.params.len() == 1 {
+                row.push(',');
+            }
+            let m = &self.names.methods[ri];
+            let why_not = if self.explanations { format!(", why_not_{m}, why_not_not_{m}") } else { String::new() };
+            let _ = writeln!(
+                accessors,
+                "::clir::ruling_methods!({}, ({row}), {}, {m}, not_{m}{why_not});",
+                self.rel_const(ri),
+                lit(&comment_text(&r.name))
+            );
+        }
+        accessors
     }
 }
