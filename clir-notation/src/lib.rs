@@ -32,6 +32,7 @@ pub use print::{print, PrintError};
 use clir_codegen::canonical::{canonical_bytes, node_content_hash, seal, sha256_hex};
 use clir_codegen::seal::semantic_hash;
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
 
 pub use notation::{parse, parse_located, ParseError};
 
@@ -283,21 +284,16 @@ impl Package {
     /// A type reference: `Integer` and `String` are the built-ins, a full id (with `#` or `:`)
     /// stays as is, a declared type's name is its id, anything else is a local id.
     pub fn type_ref(&self, name: &str) -> String {
+        self.type_ref_in(&Index::new(self), name)
+    }
+
+    /// [`Package::type_ref`] with the declarations looked up in `idx`.
+    pub(crate) fn type_ref_in(&self, idx: &Index, name: &str) -> String {
         match name {
             "Integer" => INTEGER.to_string(),
             "String" => STRING.to_string(),
             _ if name.contains('#') => name.to_string(),
-            _ => {
-                let local = self
-                    .nodes
-                    .iter()
-                    .find_map(|n| match n.base() {
-                        Node::Type { id, name: n, .. } if n == name => Some(id.as_str()),
-                        _ => None,
-                    })
-                    .unwrap_or(name);
-                self.id(local)
-            }
+            _ => self.id(idx.types.get(name).map_or(name, String::as_str)),
         }
     }
 
@@ -311,12 +307,18 @@ impl Package {
 
     /// The nodes as JSON, each with its `contentHash`.
     pub fn node_values(&self) -> Vec<Value> {
-        self.nodes.iter().map(|n| self.node_value(n)).collect()
+        let idx = Index::new(self);
+        self.nodes.iter().map(|n| self.node_value_in(&idx, n)).collect()
     }
 
     /// The JSON of one node, with its `contentHash`.
     pub fn node_value(&self, node: &Node) -> Value {
-        let mut v = self.node_json(node);
+        self.node_value_in(&Index::new(self), node)
+    }
+
+    /// [`Package::node_value`] with the declarations looked up in `idx`.
+    pub(crate) fn node_value_in(&self, idx: &Index, node: &Node) -> Value {
+        let mut v = self.node_json(idx, node);
         if v.is_object() {
             let hash = node_content_hash(&v);
             v["contentHash"] = Value::String(hash);
@@ -325,10 +327,10 @@ impl Package {
     }
 
     /// The JSON of one node without its `contentHash` (a fragment's texts hashed).
-    fn node_json(&self, node: &Node) -> Value {
+    fn node_json(&self, idx: &Index, node: &Node) -> Value {
         let mut v = match node {
             Node::With(inner, attrs) => {
-                let mut v = self.node_json(inner);
+                let mut v = self.node_json(idx, inner);
                 if let Value::Object(map) = &mut v {
                     if let Some(labels) = &attrs.labels {
                         let list = labels
@@ -348,7 +350,7 @@ impl Package {
             }
             Node::Raw(v) => return v.clone(),
             base => {
-                let mut v = self.base_json(base);
+                let mut v = self.base_json(idx, base);
                 if let Value::Object(map) = &mut v {
                     for key in &self.omit_empty {
                         if map.get(key).and_then(Value::as_array).is_some_and(Vec::is_empty) {
@@ -364,7 +366,7 @@ impl Package {
         v
     }
 
-    fn base_json(&self, node: &Node) -> Value {
+    fn base_json(&self, idx: &Index, node: &Node) -> Value {
         let ns = &self.namespace;
         match node {
             Node::Type { id, name, label } => json!({
@@ -373,13 +375,13 @@ impl Package {
             }),
             Node::Constant { id, name, of, label } => json!({
                 "id": self.id(id), "kind": "symbol_decl", "package": ns, "labels": labels(label),
-                "name": name, "symbolKind": "constant", "parameters": [], "returnType": { "name": self.type_ref(of) },
+                "name": name, "symbolKind": "constant", "parameters": [], "returnType": { "name": self.type_ref_in(idx, of) },
                 "value": { "kind": "entity_ref", "id": self.id(id) },
             }),
             Node::Relation { id, name, kind, params, label } => {
                 let params: Vec<Value> = params
                     .iter()
-                    .map(|p| json!({ "id": self.id(&format!("{id}/arg/{}", p.id)), "name": p.name, "type": { "name": self.type_ref(&p.ty) } }))
+                    .map(|p| json!({ "id": self.id(&format!("{id}/arg/{}", p.id)), "name": p.name, "type": { "name": self.type_ref_in(idx, &p.ty) } }))
                     .collect();
                 json!({
                     "id": self.id(id), "kind": "symbol_decl", "package": ns, "labels": labels(label),
@@ -397,8 +399,11 @@ impl Package {
                 v
             }
             Node::Rule(r) => {
-                let vars: Vec<Value> =
-                    r.vars.iter().map(|(v, t)| json!({ "id": v, "type": { "name": self.type_ref(t) } })).collect();
+                let vars: Vec<Value> = r
+                    .vars
+                    .iter()
+                    .map(|(v, t)| json!({ "id": v, "type": { "name": self.type_ref_in(idx, t) } }))
+                    .collect();
                 let items: Vec<Value> = r.body.iter().map(|i| self.item(i)).collect();
                 let body = if r.bare_body && items.len() == 1 {
                     items.into_iter().next().unwrap()
@@ -455,7 +460,7 @@ impl Package {
             }
             Node::Other { kind, id } => json!({ "id": self.id(id), "kind": kind, "package": ns, "labels": [] }),
             Node::Raw(v) => v.clone(),
-            Node::With(inner, _) => self.base_json(inner),
+            Node::With(inner, _) => self.base_json(idx, inner),
         }
     }
 
@@ -606,6 +611,49 @@ impl Package {
     /// The index of the node with local id `local`.
     pub fn position(&self, local: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.id() == Some(local))
+    }
+}
+
+/// The declarations of a package by name and by id, the first of each as the notation resolves
+/// names (built once, not searched for every reference).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Index {
+    /// Type name -> local id.
+    pub types: HashMap<String, String>,
+    /// Relation name -> local id.
+    pub relations: HashMap<String, String>,
+    /// Relation local id -> name.
+    pub relation_names: HashMap<String, String>,
+    /// Relation local id -> parameters.
+    pub params: HashMap<String, Vec<Param>>,
+    /// Constant name -> local id.
+    pub constants: HashMap<String, String>,
+    /// Constant local id -> name.
+    pub constant_names: HashMap<String, String>,
+}
+
+impl Index {
+    /// The index of `pkg`'s declarations.
+    pub fn new(pkg: &Package) -> Index {
+        let mut idx = Index::default();
+        for node in &pkg.nodes {
+            match node.base() {
+                Node::Type { id, name, .. } => {
+                    idx.types.entry(name.clone()).or_insert_with(|| id.clone());
+                }
+                Node::Relation { id, name, params, .. } => {
+                    idx.relations.entry(name.clone()).or_insert_with(|| id.clone());
+                    idx.relation_names.entry(id.clone()).or_insert_with(|| name.clone());
+                    idx.params.entry(id.clone()).or_insert_with(|| params.clone());
+                }
+                Node::Constant { id, name, .. } => {
+                    idx.constants.entry(name.clone()).or_insert_with(|| id.clone());
+                    idx.constant_names.entry(id.clone()).or_insert_with(|| name.clone());
+                }
+                _ => {}
+            }
+        }
+        idx
     }
 }
 

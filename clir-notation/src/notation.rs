@@ -51,7 +51,7 @@
 //! project root; `-` for none) becomes the `metadata.localSources` entry of the publication, and
 //! `hash` its `documentHash`; without `hash`, [`Package::hash_sources`] computes it from the file.
 
-use crate::{Attrs, Item, Label, Lit, Node, Package, Param, RelKind, Rule, Term};
+use crate::{Attrs, Index, Item, Label, Lit, Node, Package, Param, RelKind, Rule, Term};
 use serde_json::{json, Value};
 use std::fmt;
 
@@ -134,9 +134,10 @@ pub fn parse_located(text: &str) -> Result<(Package, Vec<(usize, usize)>), Parse
     }
     let mut pkg =
         pkg.ok_or(ParseError { line: 1, column: 1, message: "no `package NAME VERSION` statement".into() })?;
+    let idx = Index::new(&pkg);
     for (stmt_index, node) in rules {
         let stmt = &statements[stmt_index];
-        let mut parser = RuleParser { pkg: &pkg, c: Cursor::new(&stmt.text) };
+        let mut parser = RuleParser { pkg: &pkg, idx: &idx, c: Cursor::new(&stmt.text) };
         match parser.rule() {
             Ok(rule) => pkg.nodes[node] = rule,
             Err(message) => {
@@ -844,6 +845,7 @@ impl<'a> Cursor<'a> {
 
 struct RuleParser<'p, 'a> {
     pkg: &'p Package,
+    idx: &'p Index,
     c: Cursor<'a>,
 }
 
@@ -884,7 +886,7 @@ impl RuleParser<'_, '_> {
         }
         let vars = match vars {
             Some(vs) => vs,
-            None => infer_vars(self.pkg, &head, &body),
+            None => infer_vars_in(self.idx, &head, &body),
         };
         let label = cl.label();
         Ok(cl.node(Node::Rule(Rule { id, strength, vars, head, body, bare_body, label, anchors })))
@@ -1011,39 +1013,26 @@ impl RuleParser<'_, '_> {
     }
 
     fn relation_id(&self, name: &str) -> String {
-        self.pkg
-            .nodes
-            .iter()
-            .find_map(|n| match n.base() {
-                Node::Relation { id, name: n, .. } if n == name => Some(id.clone()),
-                _ => None,
-            })
-            .unwrap_or_else(|| name.to_string())
+        self.idx.relations.get(name).cloned().unwrap_or_else(|| name.to_string())
     }
 
     fn constant_id(&self, name: &str) -> Option<String> {
-        self.pkg.nodes.iter().find_map(|n| match n.base() {
-            Node::Constant { id, name: n, .. } if n == name => Some(id.clone()),
-            _ => None,
-        })
+        self.idx.constants.get(name).cloned()
     }
-}
-
-/// The parameters of relation `rel` (a local id).
-fn params<'p>(pkg: &'p Package, rel: &str) -> Option<&'p [Param]> {
-    pkg.nodes.iter().find_map(|n| match n.base() {
-        Node::Relation { id, params, .. } if id == rel => Some(params.as_slice()),
-        _ => None,
-    })
 }
 
 /// A rule's variables in order of first occurrence, typed by the first parameter each fills
 /// (Integer when only in comparisons): what a rule without `[..]` declares.
 pub fn infer_vars(pkg: &Package, head: &Lit, body: &[Item]) -> Vec<(String, String)> {
+    infer_vars_in(&Index::new(pkg), head, body)
+}
+
+/// [`infer_vars`] with the relations looked up in `idx`.
+pub(crate) fn infer_vars_in(idx: &Index, head: &Lit, body: &[Item]) -> Vec<(String, String)> {
     let mut order: Vec<String> = Vec::new();
     let mut typed: Vec<(String, String)> = Vec::new();
     let mut see_lit = |l: &Lit, order: &mut Vec<String>| {
-        let params = params(pkg, &l.rel);
+        let params = idx.params.get(&l.rel);
         for (i, t) in l.args.iter().enumerate() {
             collect_vars(t, order);
             if let (Term::Var(v), Some(p)) = (t, params.and_then(|ps| ps.get(i))) {

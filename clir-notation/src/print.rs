@@ -4,9 +4,9 @@
 //! [`print()`] fails.
 
 use crate::notation::{
-    infer_vars, Form, Sugar, EDITION_SUGAR, FRAGMENT_SUGAR, KEYWORDS, PUBLICATION_SUGAR, WORK_SUGAR,
+    infer_vars_in, Form, Sugar, EDITION_SUGAR, FRAGMENT_SUGAR, KEYWORDS, PUBLICATION_SUGAR, WORK_SUGAR,
 };
-use crate::{Attrs, Item, Label, Lit, Node, Package, Param, RelKind, Rule, Term, INTEGER, STRING};
+use crate::{Attrs, Index, Item, Label, Lit, Node, Package, Param, RelKind, Rule, Term, INTEGER, STRING};
 use clir_codegen::canonical::canonical_bytes;
 use serde_json::{Map, Value};
 use std::fmt::{self, Write};
@@ -84,9 +84,10 @@ pub fn print(bytes: &[u8]) -> Result<String, PrintError> {
     }
     lift_types(&mut pkg);
     // What each node's typed form does not say.
+    let idx = Index::new(&pkg);
     for (i, actual) in nodes.iter().enumerate() {
         let node = std::mem::replace(&mut pkg.nodes[i], Node::Raw(Value::Null));
-        pkg.nodes[i] = with_attrs(&pkg, node, actual);
+        pkg.nodes[i] = with_attrs(&pkg, &idx, node, actual);
     }
     // metadata: what the publications' paths do not give.
     let mut metadata = top.get("metadata").cloned().unwrap_or(Value::Object(Map::new()));
@@ -118,8 +119,12 @@ pub fn print(bytes: &[u8]) -> Result<String, PrintError> {
         let (text, order) = render(&pkg);
         let parsed = crate::notation::parse(&text).map_err(|e| PrintError(format!("the notation printed: {e}")))?;
         let mut wrong = Vec::new();
+        let parsed_idx = Index::new(&parsed);
         for (k, &i) in order.iter().enumerate() {
-            let ok = parsed.nodes.get(k).is_some_and(|n| canonical_bytes(&parsed.node_value(n)) == expected[i]);
+            let ok = parsed
+                .nodes
+                .get(k)
+                .is_some_and(|n| canonical_bytes(&parsed.node_value_in(&parsed_idx, n)) == expected[i]);
             if !ok && !matches!(pkg.nodes[i], Node::Raw(_)) {
                 wrong.push(i);
             }
@@ -394,6 +399,7 @@ fn lift_term(v: &Value, ns: &str) -> Option<Term> {
 
 /// Type references (full ids, as lifted) written as the names the notation resolves to them.
 fn lift_types(pkg: &mut Package) {
+    let idx = Index::new(pkg);
     let short = |pkg: &Package, full: &str| -> String {
         match full {
             INTEGER => return "Integer".into(),
@@ -401,7 +407,7 @@ fn lift_types(pkg: &mut Package) {
             _ => {}
         }
         if let Some(l) = local(full, &pkg.namespace) {
-            if pkg.type_ref(l) == full && !l.contains('#') {
+            if pkg.type_ref_in(&idx, l) == full && !l.contains('#') {
                 return l.to_string();
             }
         }
@@ -428,7 +434,7 @@ fn lift_types(pkg: &mut Package) {
 
 /// `node` with the attributes that make it build `actual` (a rule whose rule parts differ is
 /// written as a generic node).
-fn with_attrs(pkg: &Package, node: Node, actual: &Value) -> Node {
+fn with_attrs(pkg: &Package, idx: &Index, node: Node, actual: &Value) -> Node {
     if matches!(node, Node::Raw(_)) {
         return node;
     }
@@ -439,13 +445,13 @@ fn with_attrs(pkg: &Package, node: Node, actual: &Value) -> Node {
             node = Node::With(Box::new(node), Attrs { labels: Some(list), ..Attrs::default() });
         }
     }
-    let mut built = pkg.node_value(&node);
+    let mut built = pkg.node_value_in(idx, &node);
     if matches!(node.base(), Node::Rule(_))
         && ["head", "body", "variables"].iter().any(|k| built.get(*k) != actual.get(*k))
     {
         let Node::Rule(r) = node.base() else { unreachable!() };
         node = Node::Other { kind: "rule".into(), id: r.id.clone() };
-        built = pkg.node_value(&node);
+        built = pkg.node_value_in(idx, &node);
     }
     let (Some(built), Some(actual)) = (built.as_object(), actual.as_object()) else { return node };
     let mut attrs = match node {
@@ -485,6 +491,7 @@ fn with_attrs(pkg: &Package, node: Node, actual: &Value) -> Node {
 /// The notation of `pkg`, and the index of the node each node statement builds, in the order
 /// written.
 fn render(pkg: &Package) -> (String, Vec<usize>) {
+    let idx = Index::new(pkg);
     let mut out = String::new();
     let _ = writeln!(out, "package {} {}", pkg.name, pkg.version);
     if pkg.namespace != crate::default_namespace(&pkg.name) {
@@ -541,9 +548,9 @@ fn render(pkg: &Package) -> (String, Vec<usize>) {
             out.push('\n');
         }
         last = Some(kind);
-        match statement(pkg, node) {
+        match statement(pkg, &idx, node) {
             Some(s) => out.push_str(&s),
-            None => out.push_str(&raw(pkg, node)),
+            None => out.push_str(&raw(pkg, &idx, node)),
         }
         out.push('\n');
     }
@@ -557,8 +564,8 @@ fn render(pkg: &Package) -> (String, Vec<usize>) {
 }
 
 /// A node as `node {JSON}`.
-fn raw(pkg: &Package, node: &Node) -> String {
-    let mut v = pkg.node_value(node);
+fn raw(pkg: &Package, idx: &Index, node: &Node) -> String {
+    let mut v = pkg.node_value_in(idx, node);
     v.as_object_mut().map(|m| m.remove("contentHash"));
     format!("node {}", String::from_utf8_lossy(&canonical_bytes(&v)))
 }
@@ -611,7 +618,7 @@ fn clauses(pkg: &Package, label: &Option<String>, attrs: Option<&Attrs>, out: &m
 }
 
 /// The statement of a node, if the notation says it.
-fn statement(pkg: &Package, node: &Node) -> Option<String> {
+fn statement(pkg: &Package, idx: &Index, node: &Node) -> Option<String> {
     let (base, attrs) = match node {
         Node::With(b, a) => (b.as_ref(), Some(a)),
         other => (other, None),
@@ -722,16 +729,8 @@ fn statement(pkg: &Package, node: &Node) -> Option<String> {
             for a in &r.anchors {
                 let _ = write!(out, " @{}", name(a)?);
             }
-            let constants: Vec<&str> = pkg
-                .nodes
-                .iter()
-                .filter_map(|n| match n.base() {
-                    Node::Constant { name, .. } => Some(name.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let inferred = infer_vars(pkg, &r.head, &r.body);
-            if inferred != r.vars || r.vars.iter().any(|(v, _)| constants.contains(&v.as_str())) {
+            let inferred = infer_vars_in(idx, &r.head, &r.body);
+            if inferred != r.vars || r.vars.iter().any(|(v, _)| idx.constants.contains_key(v)) {
                 out.push_str(" [");
                 for (i, (v, t)) in r.vars.iter().enumerate() {
                     let _ = write!(out, "{}{}: {}", if i > 0 { ", " } else { "" }, name(v)?, name(t)?);
@@ -747,10 +746,10 @@ fn statement(pkg: &Package, node: &Node) -> Option<String> {
             // The rule on the lines after its header: the head, then its premises, one a line
             // when there are more than two (no line of a rule starts with a statement keyword).
             out.push_str(":\n    ");
-            out.push_str(&lit(pkg, &r.head)?);
+            out.push_str(&lit(pkg, idx, &r.head)?);
             if !r.body.is_empty() {
                 out.push_str(" :- ");
-                let parts: Option<Vec<String>> = r.body.iter().map(|i| item(pkg, i)).collect();
+                let parts: Option<Vec<String>> = r.body.iter().map(|i| item(pkg, idx, i)).collect();
                 let sep = if r.body.len() > 2 { ",\n        " } else { ", " };
                 out.push_str(&parts?.join(sep));
             }
@@ -858,17 +857,17 @@ fn write_text(text: &str, out: &mut String) {
     }
 }
 
-fn items(pkg: &Package, items_: &[Item]) -> Option<String> {
-    let parts: Option<Vec<String>> = items_.iter().map(|i| item(pkg, i)).collect();
+fn items(pkg: &Package, idx: &Index, items_: &[Item]) -> Option<String> {
+    let parts: Option<Vec<String>> = items_.iter().map(|i| item(pkg, idx, i)).collect();
     Some(parts?.join(", "))
 }
 
-fn item(pkg: &Package, i: &Item) -> Option<String> {
+fn item(pkg: &Package, idx: &Index, i: &Item) -> Option<String> {
     Some(match i {
-        Item::Lit(l) => lit(pkg, l)?,
-        Item::Status(s, l) if s == "established" || s == "supported" => format!("{s} {}", lit(pkg, l)?),
-        Item::Status(s, l) => format!("status {} {}", name(s)?, lit(pkg, l)?),
-        Item::Not(l) => format!("not {}", lit(pkg, l)?),
+        Item::Lit(l) => lit(pkg, idx, l)?,
+        Item::Status(s, l) if s == "established" || s == "supported" => format!("{s} {}", lit(pkg, idx, l)?),
+        Item::Status(s, l) => format!("status {} {}", name(s)?, lit(pkg, idx, l)?),
+        Item::Not(l) => format!("not {}", lit(pkg, idx, l)?),
         Item::Cmp(op, a, b) => {
             let op = match op.as_str() {
                 "eq" => "=",
@@ -879,48 +878,33 @@ fn item(pkg: &Package, i: &Item) -> Option<String> {
                 "ge" => ">=",
                 _ => return None,
             };
-            format!("{} {op} {}", term(pkg, a, 0)?, term(pkg, b, 0)?)
+            format!("{} {op} {}", term(pkg, idx, a, 0)?, term(pkg, idx, b, 0)?)
         }
         Item::Bool(b) => b.to_string(),
-        Item::And(inner) => format!("({})", items(pkg, inner)?),
+        Item::And(inner) => format!("({})", items(pkg, idx, inner)?),
     })
 }
 
-fn lit(pkg: &Package, l: &Lit) -> Option<String> {
+fn lit(pkg: &Package, idx: &Index, l: &Lit) -> Option<String> {
     // The name the parser resolves to this relation id.
-    let by_name = |n: &str| {
-        pkg.nodes.iter().find_map(|x| match x.base() {
-            Node::Relation { id, name, .. } if name == n => Some(id.as_str()),
-            _ => None,
-        })
-    };
-    let declared = pkg.nodes.iter().find_map(|x| match x.base() {
-        Node::Relation { id, name, .. } if *id == l.rel => Some(name.as_str()),
-        _ => None,
-    });
+    let by_name = |n: &str| idx.relations.get(n).map(String::as_str);
+    let declared = idx.relation_names.get(&l.rel).map(String::as_str);
     let written = match declared {
         Some(n) if by_name(n) == Some(l.rel.as_str()) => n,
         _ if by_name(&l.rel).is_none() => l.rel.as_str(),
         _ => return None,
     };
-    let args: Option<Vec<String>> = l.args.iter().map(|t| term(pkg, t, 0)).collect();
+    let args: Option<Vec<String>> = l.args.iter().map(|t| term(pkg, idx, t, 0)).collect();
     Some(format!("{}{}({})", if l.negative { "~" } else { "" }, name(written)?, args?.join(", ")))
 }
 
 /// A term at precedence `level` (0: a sum, 1: a product's operand, 2: a product's right operand).
-fn term(pkg: &Package, t: &Term, level: u8) -> Option<String> {
+fn term(pkg: &Package, idx: &Index, t: &Term, level: u8) -> Option<String> {
     Some(match t {
         Term::Var(v) => name(v)?,
         Term::Const(c) => {
-            let n = pkg.nodes.iter().find_map(|x| match x.base() {
-                Node::Constant { id, name, .. } if id == c => Some(name.as_str()),
-                _ => None,
-            })?;
-            let first = pkg.nodes.iter().find_map(|x| match x.base() {
-                Node::Constant { id, name, .. } if name == n => Some(id.as_str()),
-                _ => None,
-            });
-            if first != Some(c.as_str()) {
+            let n = idx.constant_names.get(c)?;
+            if idx.constants.get(n) != Some(c) {
                 return None;
             }
             name(n)?
@@ -932,9 +916,9 @@ fn term(pkg: &Package, t: &Term, level: u8) -> Option<String> {
             let (text, paren) = match op.as_str() {
                 "add" | "sub" => {
                     let sym = if op == "add" { "+" } else { "-" };
-                    (format!("{} {sym} {}", term(pkg, a, 0)?, term(pkg, b, 1)?), level >= 1)
+                    (format!("{} {sym} {}", term(pkg, idx, a, 0)?, term(pkg, idx, b, 1)?), level >= 1)
                 }
-                "mul" => (format!("{} * {}", term(pkg, a, 1)?, term(pkg, b, 2)?), level >= 2),
+                "mul" => (format!("{} * {}", term(pkg, idx, a, 1)?, term(pkg, idx, b, 2)?), level >= 2),
                 _ => return None,
             };
             if paren {
