@@ -36,7 +36,7 @@ pub(crate) fn proofs(p: &Program) -> Vec<(usize, DeadProof)> {
                 s.cmps.push((*op, Subst::term(rule, base, *a), Subst::term(rule, base, *b)));
             }
         }
-        if !s.cmps.is_empty() && solve::solve(&solve::constraints(&s), &[], 0) == Solved::Unsat {
+        if !s.cmps.is_empty() && solve::solve(&solve::constraints(&s), &[], 0, 0) == Solved::Unsat {
             dead[r] = Some(DeadProof::Comparisons);
         }
     }

@@ -94,8 +94,10 @@ fn vars(t: &T, out: &mut Vec<u32>) {
 const ZERO: usize = usize::MAX;
 
 /// Solves the comparisons `cmps` (terms already resolved through the substitution) over the
-/// Integer variables `ints`; `tries` bounds the search beyond difference constraints.
-pub(crate) fn solve(cmps: &[(CmpOp, T, T)], ints: &[u32], tries: usize) -> Solved {
+/// Integer variables `ints`; `tries` bounds the search beyond difference constraints. With a
+/// `margin` above 0, every inequality is tightened by it, for a solution inside the bounds
+/// rather than on them (and `Unsat` then proves nothing).
+pub(crate) fn solve(cmps: &[(CmpOp, T, T)], ints: &[u32], tries: usize, margin: i128) -> Solved {
     let mut all: Vec<u32> = ints.to_vec();
     for (_, a, b) in cmps {
         vars(a, &mut all);
@@ -121,10 +123,10 @@ pub(crate) fn solve(cmps: &[(CmpOp, T, T)], ints: &[u32], tries: usize) -> Solve
             continue;
         };
         let ok = match op {
-            CmpOp::Le => le(x, c, y, d, &mut edges),
-            CmpOp::Lt => le(x, c + 1, y, d, &mut edges),
-            CmpOp::Ge => le(y, d, x, c, &mut edges),
-            CmpOp::Gt => le(y, d + 1, x, c, &mut edges),
+            CmpOp::Le => le(x, c + margin, y, d, &mut edges),
+            CmpOp::Lt => le(x, c + 1 + margin, y, d, &mut edges),
+            CmpOp::Ge => le(y, d + margin, x, c, &mut edges),
+            CmpOp::Gt => le(y, d + 1 + margin, x, c, &mut edges),
             CmpOp::Eq => le(x, c, y, d, &mut edges) && le(y, d, x, c, &mut edges),
             CmpOp::Ne => {
                 if x.is_none() && y.is_none() && c == d {

@@ -23,6 +23,8 @@ struct Goal {
 pub(crate) struct Branch {
     pub s: Subst,
     facts: Vec<(usize, bool, Vec<T>)>,
+    /// The `not` items of the rules applied: a witness must state no fact they match.
+    nots: Vec<(usize, bool, Vec<T>)>,
     goals: Vec<Goal>,
     /// Terms to ground with the facts (the heads asked about).
     pub keep: Vec<Vec<T>>,
@@ -38,7 +40,8 @@ impl Branch {
         (base, head)
     }
 
-    /// The items of `rule`'s body as goals and comparisons (`not` items are left to the ruling).
+    /// The items of `rule`'s body as goals, comparisons and `not` items (checked against the
+    /// witness's facts; what they say of institutional relations is left to the ruling).
     fn push_body(&mut self, rule: &RRule, base: u32, depth: u32) {
         for item in rule.body.iter().rev() {
             match item {
@@ -50,7 +53,10 @@ impl Branch {
                     let (a, b) = (Subst::term(rule, base, *a), Subst::term(rule, base, *b));
                     self.s.cmps.push((*op, a, b));
                 }
-                RItem::Not(_) => {}
+                RItem::Not(l) => {
+                    let args = l.args.iter().map(|&a| Subst::term(rule, base, a)).collect();
+                    self.nots.push((l.rel, l.negative, args));
+                }
             }
         }
     }
@@ -128,9 +134,18 @@ pub(crate) fn unfold(p: &Program, index: &Index, bounds: &Bounds, start: Branch,
         }
         steps += 1;
         let Some(goal) = b.goals.pop() else {
-            match ground(p, &b, bounds) {
-                Some(Ok(g)) if !out.contains(&g) => out.push(g),
-                Some(Ok(_)) => {}
+            match ground(p, &b, bounds, 0) {
+                Some(Ok(g)) => {
+                    // The same branch with its Integers inside their bounds, not on them: an
+                    // exception whose threshold meets the rule's (`n <= 250` against
+                    // `n >= 250`) does not apply there.
+                    let inside = ground(p, &b, bounds, 1).and_then(Result::ok);
+                    for g in std::iter::once(g).chain(inside) {
+                        if !out.contains(&g) {
+                            out.push(g);
+                        }
+                    }
+                }
                 Some(Err(())) => cut.unsolved = true,
                 None => {}
             }
@@ -179,9 +194,10 @@ pub(crate) fn unfold(p: &Program, index: &Index, bounds: &Bounds, start: Branch,
     (out, cut)
 }
 
-/// The branch `b` grounded: `None` when its comparisons exclude each other, `Err` when they
-/// were not solved within the bound (or the values found overflow an arithmetic term).
-fn ground(p: &Program, b: &Branch, bounds: &Bounds) -> Option<Result<Ground, ()>> {
+/// The branch `b` grounded, its inequalities tightened by `margin` ([`solve::solve`]): `None`
+/// when its comparisons exclude each other, `Err` when they were not solved within the bound
+/// (or the values found overflow an arithmetic term, or a fact matches a `not` item).
+fn ground(p: &Program, b: &Branch, bounds: &Bounds, margin: i128) -> Option<Result<Ground, ()>> {
     let s = &b.s;
     let cmps = solve::constraints(s);
     // The Integer variables the facts and kept terms use.
@@ -209,7 +225,7 @@ fn ground(p: &Program, b: &Branch, bounds: &Bounds) -> Option<Result<Ground, ()>
             collect(a, &mut ints);
         }
     }
-    let vals = match solve::solve(&cmps, &ints, bounds.tries) {
+    let vals = match solve::solve(&cmps, &ints, bounds.tries, margin) {
         Solved::Sat(v) => v,
         Solved::Unsat => return None,
         Solved::Unknown => return Some(Err(())),
@@ -254,6 +270,29 @@ fn ground(p: &Program, b: &Branch, bounds: &Bounds) -> Option<Result<Ground, ()>
         let fact = Fact { rel: *rel, negative: *negative, args };
         if !facts.contains(&fact) {
             facts.push(fact);
+        }
+    }
+    // A `not` item of an input relation that a fact of the branch matches: this branch's facts
+    // (which every instance of it states) make the rule that has it inapplicable.
+    for (rel, negative, args) in &b.nots {
+        if p.relations.get(*rel).is_none_or(|r| r.kind == RelationKind::Institutional) {
+            continue;
+        }
+        // Each argument's value, `None` for a variable no fact or comparison binds (any value).
+        let pattern: Vec<Option<Value>> = args
+            .iter()
+            .map(|a| match s.resolve(a) {
+                T::V(v) if !names.iter().any(|(w, _)| *w == v) && !vals.contains_key(&v) => None,
+                t => value(&t, &mut names),
+            })
+            .collect();
+        let matched = facts.iter().any(|f| {
+            f.rel == *rel
+                && f.negative == *negative
+                && f.args.iter().zip(&pattern).all(|(x, y)| y.as_ref().is_none_or(|y| x == y))
+        });
+        if matched {
+            return Some(Err(()));
         }
     }
     let mut keep = Vec::new();
