@@ -259,3 +259,26 @@ fn conflicts_of_an_adversarially_named_package_hold_under_the_reference() {
         }
     }
 }
+
+/// What a careless user gives `clir analyze`: a missing file, a file that is no package, a
+/// misspelt package name, bounds out of range: exit 2 with the reason, and no finding (a file
+/// that does not verify has its failed checks on stdout, as `clir rule` shows them).
+#[test]
+fn careless_input_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.lawir.json");
+    std::fs::write(&junk, "{\"not\": \"a package\"}").unwrap();
+    let missing = dir.path().join("missing.lawir.json");
+    for (args, says) in [
+        (vec!["analyze", missing.to_str().unwrap()], "cannot read"),
+        (vec!["analyze", junk.to_str().unwrap()], "does not verify"),
+        (vec!["analyze", "fide.laws.chesss"], "fide.laws.chess"),
+        (vec!["analyze", "fide.laws.chess", "--steps", "0"], "steps"),
+        (vec!["analyze", "fide.laws.chess", "--depth", "65"], "depth"),
+        (vec!["analyze", "fide.laws.chess", "--deny", "everything"], "deny"),
+    ] {
+        let (code, out, err) = cli::clir(&args, "");
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(says) && !out.contains("\"kind\""), "{args:?}: {err}\n{out}");
+    }
+}

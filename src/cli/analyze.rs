@@ -259,7 +259,8 @@ fn literal_text(p: &Program, rel: usize, negative: bool, args: &[V]) -> String {
             V::Name(s) | V::Str(s) => clir::why_not::shown_entity(s).into_owned(),
         })
         .collect();
-    format!("{}{}({})", if negative { "~" } else { "" }, p.relations[rel].name, args.join(","))
+    let name = p.relations.get(rel).map_or("", |r| r.name.as_str());
+    format!("{}{name}({})", if negative { "~" } else { "" }, args.join(","))
 }
 
 fn value_json(v: &V) -> Value {
