@@ -252,6 +252,14 @@ impl<'a> Lists<'a> {
         }
     }
 
+    /// Whether every list of the column is null (a column no row gives).
+    fn all_null(&self) -> bool {
+        match self {
+            Lists::Small(l) => l.null_count() == l.len(),
+            Lists::Large(l) => l.null_count() == l.len(),
+        }
+    }
+
     /// The item range of `row`, `None` for a null list.
     fn range(&self, row: usize) -> Option<Range<usize>> {
         fn of<O: OffsetSizeTrait>(l: &GenericListArray<O>, row: usize) -> Option<Range<usize>> {
@@ -269,6 +277,9 @@ impl<'a> Lists<'a> {
 struct FactColumn<'a> {
     /// The case line's key (`name`, `~name`).
     key: &'a str,
+    /// The relation and its sign.
+    rel: usize,
+    negative: bool,
     list: Lists<'a>,
     items: &'a StructArray,
     /// In parameter order.
@@ -329,16 +340,16 @@ fn arg_column<'a>(p: &ParamInfo, c: &'a dyn Array) -> Option<ArgColumn<'a>> {
 }
 
 /// The relation of an input column's name (`name`, `~name`), when it is an input relation.
-fn input_relation<'s>(schema: &'s Schema, name: &str) -> Result<&'s RelationInfo, String> {
+fn input_relation<'s>(schema: &'s Schema, name: &str) -> Result<(usize, &'s RelationInfo), String> {
     let relation = name.strip_prefix('~').unwrap_or(name);
-    let Some(info) = schema.relations.iter().find(|r| r.name == relation) else {
+    let Some((rel, info)) = schema.relations.iter().enumerate().find(|(_, r)| r.name == relation) else {
         let hint = crate::suggest::did_you_mean(relation, schema.relations.iter().map(|r| r.name));
         return Err(format!("no relation `{relation}` in {}{hint}", schema.package));
     };
     if info.kind == RelationKind::Institutional {
         return Err(format!("relation `{relation}` is institutional: it cannot be input"));
     }
-    Ok(info)
+    Ok((rel, info))
 }
 
 /// Whether column `col` holds a relation's facts (a list of structs) rather than one of the
@@ -377,14 +388,17 @@ impl<'a> CaseColumns<'a> {
                     cols.why_not = Some((list, items));
                 }
                 _ => {
-                    let info = input_relation(schema, name).map_err(bad)?;
+                    let (rel, info) = input_relation(schema, name).map_err(bad)?;
                     let list = Lists::of(col.as_ref());
                     let items = list.as_ref().and_then(|l| l.values().as_struct_opt());
                     let (Some(list), Some(items)) = (list, items) else {
                         return Err(bad(format!("expected a list of structs, got {}", col.data_type())));
                     };
                     let params = param_columns(info, items, &bad)?;
-                    cols.facts.push(FactColumn { key: name, list, items, params });
+                    if !list.all_null() {
+                        let negative = name.starts_with('~');
+                        cols.facts.push(FactColumn { key: name, rel, negative, list, items, params });
+                    }
                 }
             }
         }
@@ -419,6 +433,130 @@ impl<'a> CaseColumns<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// How a fact column is read by the fast path, worked out once a call.
+struct FastColumn<'c> {
+    slot: usize,
+    /// Whether the call may give facts of the relation (empirical, or a judgment granted).
+    accepted: bool,
+    /// Per parameter, the constants of its type.
+    constants: Vec<&'c [(&'static str, u32)]>,
+}
+
+/// The fast path of reading a row: what it reads is what the case line's validation reads
+/// ([`Adder::add`]), and it gives up (leaving the batch as it was) on anything else: a fact of a
+/// relation the call is not granted, a null, an unsigned value past `i64`, a name close to a
+/// declared constant (a warning), any name not declared under `strict_constants`, `why_not`,
+/// `as_of`, more facts than a case may give. Those rows are read again by the full path.
+struct Fast<'c, 'a> {
+    columns: Vec<FastColumn<'c>>,
+    strict: bool,
+    /// Slots this case added rows to, with their length before it (to take them back).
+    touched: Vec<(usize, usize)>,
+    /// The first names of the current case, with their ids.
+    local: Vec<(&'a str, i64)>,
+    values: Vec<i64>,
+}
+
+/// How many of a case's names [`Fast::local`] holds.
+const LOCAL_NAMES: usize = 16;
+
+impl<'c, 'a> Fast<'c, 'a> {
+    fn new(cat: &'c Catalog, cols: &CaseColumns<'a>, opts: &Options) -> Self {
+        let schema = cat.schema();
+        let columns = cols
+            .facts
+            .iter()
+            .map(|f| {
+                let info = &schema.relations[f.rel];
+                let accepted = match info.kind {
+                    RelationKind::Judgment => opts.grants.iter().any(|g| g == info.capability.unwrap_or("")),
+                    _ => true,
+                };
+                let constants = (0..info.params.len()).map(|p| cat.param_constants(f.rel, p)).collect();
+                FastColumn { slot: slot(f.rel, f.negative), accepted, constants }
+            })
+            .collect();
+        Fast { columns, strict: opts.strict_constants, touched: Vec::new(), local: Vec::new(), values: Vec::new() }
+    }
+
+    /// Adds row `row` of `cols` to `batch`: its case id, or `None` (the batch as it was).
+    fn add(&mut self, cols: &CaseColumns<'a>, row: usize, batch: &mut Batch) -> Option<u32> {
+        if cols.as_of.as_ref().is_some_and(|a| a.get(row).is_some()) {
+            return None;
+        }
+        if cols.why_not.as_ref().is_some_and(|(l, _)| l.range(row).is_some_and(|r| !r.is_empty())) {
+            return None;
+        }
+        let mut facts = 0;
+        for (f, fast) in cols.facts.iter().zip(&self.columns) {
+            if let Some(r) = f.list.range(row) {
+                if !fast.accepted {
+                    return None;
+                }
+                facts += r.len();
+            }
+        }
+        if facts > crate::jsonl::MAX_FACTS_PER_CASE {
+            return None;
+        }
+        let case = batch.add_case();
+        self.touched.clear();
+        self.local.clear();
+        if self.facts(cols, row, batch, case).is_none() {
+            for &(s, len) in &self.touched {
+                batch.facts[s].truncate(len);
+            }
+            batch.cases -= 1;
+            return None;
+        }
+        Some(case.0)
+    }
+
+    fn facts(&mut self, cols: &CaseColumns<'a>, row: usize, batch: &mut Batch, case: CaseId) -> Option<()> {
+        for (f, fast) in cols.facts.iter().zip(&self.columns) {
+            let Some(range) = f.list.range(row) else { continue };
+            self.touched.push((fast.slot, batch.facts[fast.slot].len()));
+            for i in range {
+                if f.items.is_null(i) {
+                    return None;
+                }
+                self.values.clear();
+                self.values.push(case.0 as i64);
+                for (c, constants) in f.params.iter().zip(&fast.constants) {
+                    let v = match c {
+                        ArgColumn::Int(n) => match n.arg(i) {
+                            Arg::Int(v) => v,
+                            _ => return None,
+                        },
+                        ArgColumn::Str(s) => {
+                            let name = s.get(i)?;
+                            if let Some(&(_, c)) = constants.iter().find(|(c, _)| *c == name) {
+                                c as i64
+                            } else if !constants.is_empty()
+                                && (self.strict
+                                    || crate::suggest::closest(name, constants.iter().map(|(c, _)| *c)).is_some())
+                            {
+                                return None;
+                            } else if let Some(&(_, id)) = self.local.iter().find(|(n, _)| *n == name) {
+                                id
+                            } else {
+                                let id = batch.entity(name).0 as i64;
+                                if self.local.len() < LOCAL_NAMES {
+                                    self.local.push((name, id));
+                                }
+                                id
+                            }
+                        }
+                    };
+                    self.values.push(v);
+                }
+                batch.facts[fast.slot].extend_from_slice(&self.values);
+            }
+        }
+        Some(())
     }
 }
 
@@ -486,6 +624,13 @@ impl Offsets {
 
     fn end_row(&mut self, len: usize) -> Result<(), String> {
         self.0.push(i32::try_from(len).map_err(|_| too_large())?);
+        Ok(())
+    }
+
+    /// Ends `rows` rows that add nothing, the list being `len` long.
+    fn repeat(&mut self, rows: usize, len: usize) -> Result<(), String> {
+        let len = i32::try_from(len).map_err(|_| too_large())?;
+        self.0.resize(self.0.len() + rows, len);
         Ok(())
     }
 
@@ -602,11 +747,6 @@ impl RulingColumns {
     /// A row that gets no ruling, with its error (`line N: ...`).
     fn error_row(&mut self, error: &str) -> Result<(), String> {
         self.valid.push(false);
-        for layer in &mut self.layers {
-            for t in layer.iter_mut() {
-                t.offsets.end_row(t.len)?;
-            }
-        }
         self.contradictions.push::<&str>(&[])?;
         self.warnings.push::<&str>(&[])?;
         self.why_not.push_null();
@@ -646,10 +786,6 @@ impl RulingColumns {
     }
 }
 
-/// A ruling key's rows in an output: its stride, its concluded and definite rows in case order,
-/// and a cursor into each.
-type KeyRows<'o> = (usize, [Cow<'o, [i64]>; 2], [usize; 2]);
-
 /// What a call rules with, shared by its threads.
 struct Ruler<'p> {
     pkg: &'p dyn Package,
@@ -661,7 +797,8 @@ struct Ruler<'p> {
 }
 
 impl Ruler<'_> {
-    /// Evaluates `batch` and appends the rows of `slots` (numbered from `first_no`) to `cols`.
+    /// Evaluates `batch` and appends the rows of `slots` (numbered from `first_no`) to `cols`:
+    /// the per-row columns row by row, then each relation's tuples column by column.
     fn write(&self, batch: &Batch, slots: &[Slot], first_no: usize, cols: &mut RulingColumns) -> Result<(), String> {
         let schema = self.cat.schema();
         let mut output = if batch.cases > 0 { self.pkg.evaluate(batch) } else { crate::Output::default() };
@@ -669,18 +806,12 @@ impl Ruler<'_> {
         fn rows(v: &[Vec<i64>], s: usize) -> &[i64] {
             v.get(s).map_or(&[][..], |r| &r[..])
         }
-        // Per key: its stride, its rows per layer in case order, and a cursor per layer.
-        let mut layers: Vec<KeyRows<'_>> = self
-            .keys
+        // Per row: the id of its case when it is ruled (not an error row, not past its budget).
+        let ruled: Vec<Option<u32>> = slots
             .iter()
-            .map(|k| {
-                let s = slot(k.1, k.0.starts_with('~'));
-                let stride = schema.relations[k.1].params.len() + 1;
-                (
-                    stride,
-                    [by_case(rows(&output.concluded, s), stride), by_case(rows(&output.definite, s), stride)],
-                    [0, 0],
-                )
+            .map(|s| match s {
+                Slot::Case { id, .. } if output.over_budget.binary_search(&CaseId(*id)).is_err() => Some(*id),
+                _ => None,
             })
             .collect();
         let contradictions: Vec<Cow<'_, [i64]>> = schema
@@ -690,62 +821,31 @@ impl Ruler<'_> {
             .map(|(r, info)| by_case(rows(&output.contradictions, r), info.params.len() + 1))
             .collect();
         let mut contradicted = vec![0usize; contradictions.len()];
-        let (mut tuples, mut literals) = (Vec::new(), Vec::<String>::new());
-        for (n, s) in slots.iter().enumerate() {
+        // The relations with contradictions in this batch (mostly none).
+        let contradicting: Vec<usize> = (0..contradictions.len()).filter(|&r| !contradictions[r].is_empty()).collect();
+        let mut literals = Vec::<String>::new();
+        for (n, (s, id)) in slots.iter().zip(&ruled).enumerate() {
             let no = first_no + n;
-            let (id, warnings, asked) = match s {
-                Slot::Error(msg) => {
+            let (id, warnings, asked) = match (s, id) {
+                (Slot::Error(msg), _) => {
                     cols.error_row(&error_text(no, msg))?;
                     continue;
                 }
-                Slot::Case { id, .. } if output.over_budget.binary_search(&CaseId(*id)).is_ok() => {
+                (Slot::Case { .. }, None) => {
                     let msg = over_budget(self.opts.max_case_tuples.unwrap_or(u64::MAX));
-                    // Skip the case's rows in every list.
-                    for (stride, l, at) in &mut layers {
-                        for (k, rows) in l.iter().enumerate() {
-                            at[k] = run_end(rows, *stride, at[k], *id);
-                        }
-                    }
-                    for (r, rows) in contradictions.iter().enumerate() {
-                        contradicted[r] = run_end(rows, schema.relations[r].params.len() + 1, contradicted[r], *id);
-                    }
                     cols.error_row(&error_text(no, &msg))?;
                     continue;
                 }
-                Slot::Case { id, warnings, asked } => (*id, warnings, asked),
+                (Slot::Case { warnings, asked, .. }, Some(id)) => (*id, warnings, asked),
             };
             cols.valid.push(true);
-            for (k, (stride, l, at)) in layers.iter_mut().enumerate() {
-                let params = schema.relations[self.keys[k].1].params;
-                for (layer, rows) in l.iter().enumerate() {
-                    let (from, to) = (at[layer], run_end(rows, *stride, at[layer], id));
-                    at[layer] = to;
-                    let t = &mut cols.layers[layer][k];
-                    if from < to {
-                        tuple_order(&self.cat, &batch.interner, params, rows, *stride, from..to, &mut tuples);
-                        for &a in &tuples {
-                            for (c, (v, p)) in t.columns.iter_mut().zip(rows[a..a + *stride - 1].iter().zip(params)) {
-                                match c {
-                                    OutArg::Int(col) => col.push(*v),
-                                    OutArg::Str(col) => {
-                                        debug_assert!(!p.integer);
-                                        col.push(batch.interner.name(Sym(*v as u32)))?;
-                                    }
-                                }
-                            }
-                        }
-                        t.len += tuples.len();
-                    }
-                    t.offsets.end_row(t.len)?;
-                }
-            }
             literals.clear();
-            for (r, rows) in contradictions.iter().enumerate() {
-                let info = &schema.relations[r];
+            for &r in &contradicting {
+                let (rows, info) = (&contradictions[r], &schema.relations[r]);
                 let stride = info.params.len() + 1;
-                let (from, to) = (contradicted[r], run_end(rows, stride, contradicted[r], id));
-                contradicted[r] = to;
-                for row in rows[from..to].chunks_exact(stride) {
+                let run = case_run(rows, stride, contradicted[r], id);
+                contradicted[r] = run.end;
+                for row in rows[run].chunks_exact(stride) {
                     literals.push(literal_string(info, &batch.interner, &row[1..]));
                 }
             }
@@ -773,24 +873,83 @@ impl Ruler<'_> {
             }
             cols.error.push_null();
         }
+        // Each relation and sign of each layer, a column at a time: its offsets for every row,
+        // its tuples for the rows whose cases concluded some. `row_of`: per case id, its row in
+        // `slots` (`usize::MAX` for a case past its budget).
+        let mut row_of = vec![usize::MAX; batch.cases as usize];
+        for (n, id) in ruled.iter().enumerate() {
+            if let Some(id) = id {
+                row_of[*id as usize] = n;
+            }
+        }
+        let mut tuples = Vec::new();
+        for (k, &(ref key, rel)) in self.keys.iter().enumerate() {
+            let s = slot(rel, key.starts_with('~'));
+            let params = schema.relations[rel].params;
+            let stride = params.len() + 1;
+            for (layer, found) in [&output.concluded, &output.definite].into_iter().enumerate() {
+                let rows = by_case(rows(found, s), stride);
+                let t = &mut cols.layers[layer][k];
+                // The offsets of this batch's rows start after `first` (the list's start, and
+                // the rows of the batches before).
+                let first = t.offsets.0.len();
+                if rows.is_empty() {
+                    t.offsets.repeat(ruled.len(), t.len)?;
+                    continue;
+                }
+                // Each run of rows is one case's: the rows before its row add nothing.
+                let mut start = 0;
+                while start < rows.len() {
+                    let id = rows[start];
+                    let mut end = start;
+                    while end < rows.len() && rows[end] == id {
+                        end += stride;
+                    }
+                    let run = start..end;
+                    start = end;
+                    let Some(&at) = row_of.get(id as usize).filter(|&&at| at != usize::MAX) else { continue };
+                    t.offsets.repeat(at.checked_sub(t.offsets.0.len() - first).ok_or(OUT_OF_ORDER)?, t.len)?;
+                    tuple_order(&self.cat, &batch.interner, params, &rows, stride, run, &mut tuples);
+                    for &a in &tuples {
+                        for (c, v) in t.columns.iter_mut().zip(&rows[a..a + stride - 1]) {
+                            match c {
+                                OutArg::Int(col) => col.push(*v),
+                                OutArg::Str(col) => col.push(batch.interner.name(Sym(*v as u32)))?,
+                            }
+                        }
+                    }
+                    t.len += tuples.len();
+                    t.offsets.end_row(t.len)?;
+                }
+                t.offsets.repeat(ruled.len().checked_sub(t.offsets.0.len() - first).ok_or(OUT_OF_ORDER)?, t.len)?;
+            }
+        }
         Ok(())
     }
 }
+
+/// Why a batch's conclusions cannot be written (a bug: the rows of an output are in case
+/// order, and cases in row order).
+const OUT_OF_ORDER: &str = "the conclusions of a batch are not in the order of its cases";
 
 /// The error of the row numbered `no` from 1, as an error line's `error` gives it.
 fn error_text(no: usize, msg: &str) -> String {
     format!("line {no}: {msg}")
 }
 
-/// Where the run of rows of case `id` that starts at `at` ends (rows of `stride` values, their
-/// case first, in case order; rows of earlier cases, which a case ruled as an error row may
-/// leave, are passed over).
-fn run_end(rows: &[i64], stride: usize, mut at: usize, id: u32) -> usize {
+/// The rows of case `id` in `rows` (rows of `stride` values, their case first, in case order),
+/// looked for from offset `at`: rows of earlier cases (a case past its budget, ruled as an
+/// error row) are passed over.
+fn case_run(rows: &[i64], stride: usize, mut at: usize, id: u32) -> Range<usize> {
     let id = id as i64;
-    while at < rows.len() && rows[at] <= id {
+    while at < rows.len() && rows[at] < id {
         at += stride;
     }
-    at
+    let from = at;
+    while at < rows.len() && rows[at] == id {
+        at += stride;
+    }
+    from..at
 }
 
 /// A piece of a call's rows: a batch and a range of its rows, ruled into one output batch.
@@ -900,6 +1059,7 @@ pub fn rule_batches(
         let mut out = RulingColumns::new(schema, &ruler.keys, opts.explain);
         let mut read = Read::default();
         let mut adder = Adder::default();
+        let mut fast = Fast::new(&ruler.cat, cols, opts);
         let mut from = p.rows.start;
         while from < p.rows.end {
             let to = p.rows.end.min(from + BATCH_CASES);
@@ -907,7 +1067,11 @@ pub fn rule_batches(
             adder.new_batch();
             let mut slots = Vec::with_capacity(to - from);
             for row in from..to {
-                slots.push(read_case(cols, row, &mut read, &mut adder, &ruler.cat, &mut batch, opts));
+                let slot = match fast.add(cols, row, &mut batch) {
+                    Some(id) => Slot::Case { id, warnings: 0..0, asked: None },
+                    None => read_case(cols, row, &mut read, &mut adder, &ruler.cat, &mut batch, opts),
+                };
+                slots.push(slot);
             }
             ruler.write(&batch, &slots, p.first_no + (from - p.rows.start), &mut out)?;
             from = to;

@@ -251,6 +251,12 @@ impl Catalog {
         self.quoted_input_keys.get(s)?.as_deref()
     }
 
+    /// The constants of the type of parameter `param` of relation `rel`, `(name, id)`.
+    #[cfg(feature = "arrow")]
+    pub(crate) fn param_constants(&self, rel: usize, param: usize) -> &[(&'static str, u32)] {
+        self.constants.get(rel).and_then(|r| r.get(param)).map_or(&[], Vec::as_slice)
+    }
+
     /// The schema indexed.
     pub fn schema(&self) -> &'static Schema {
         self.schema
