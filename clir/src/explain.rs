@@ -206,6 +206,22 @@ impl Ctx<'_> {
         m
     }
 
+    /// The fields of a derivation of `l` by closure `closure`, in both forms of explanation:
+    /// its id, its snapshot and date of completeness when it has them, and why (the literal's
+    /// positive is not supported).
+    fn closure_fields(&self, closure: u32, l: &Lit, m: &mut Map<String, Value>) {
+        let c = &self.schema.closures[closure as usize];
+        m.insert("closure".into(), json!(c.id));
+        if !c.snapshot.is_empty() {
+            m.insert("snapshot".into(), json!(c.snapshot));
+        }
+        if !c.complete_as_of.is_empty() {
+            m.insert("complete_as_of".into(), json!(c.complete_as_of));
+        }
+        let positive = (l.0, false, l.2.clone());
+        m.insert("because".into(), json!(format!("{} is not supported", self.literal(&positive))));
+    }
+
     /// Marks a derivation by a rule or closure that rests on no article of the package:
     /// `"unanchored":"rule"` when some derivation among its premises cites one, `"proof"` when
     /// none of its whole proof does (DECISIONS 50).
@@ -240,18 +256,9 @@ impl Ctx<'_> {
                     let i = self.instances[ix];
                     match i.source {
                         Source::Closure { closure } => {
-                            let c = &self.schema.closures[closure as usize];
-                            m.insert("closure".into(), json!(c.id));
+                            self.closure_fields(closure, l, &mut m);
                             m.insert("label".into(), json!(self.schema.closure_label(closure as usize)));
                             m.insert("articles".into(), json!([]));
-                            if !c.snapshot.is_empty() {
-                                m.insert("snapshot".into(), json!(c.snapshot));
-                            }
-                            if !c.complete_as_of.is_empty() {
-                                m.insert("complete_as_of".into(), json!(c.complete_as_of));
-                            }
-                            let positive = (l.0, false, l.2.clone());
-                            m.insert("because".into(), json!(format!("{} is not supported", self.literal(&positive))));
                         }
                         Source::Rule { rule, .. } => m.extend(self.rule_json(rule)),
                     }
@@ -455,18 +462,7 @@ impl Ctx<'_> {
             let i = self.instances[ix];
             m.insert("definite".into(), json!(definite.is_some()));
             match i.source {
-                Source::Closure { closure } => {
-                    let c = &self.schema.closures[closure as usize];
-                    m.insert("closure".into(), json!(c.id));
-                    if !c.snapshot.is_empty() {
-                        m.insert("snapshot".into(), json!(c.snapshot));
-                    }
-                    if !c.complete_as_of.is_empty() {
-                        m.insert("complete_as_of".into(), json!(c.complete_as_of));
-                    }
-                    let positive = (l.0, false, l.2.clone());
-                    m.insert("because".into(), json!(format!("{} is not supported", self.literal(&positive))));
-                }
+                Source::Closure { closure } => self.closure_fields(closure, l, &mut m),
                 Source::Rule { rule, .. } => {
                     m.insert("rule".into(), json!(self.schema.rules[rule as usize].id));
                 }
