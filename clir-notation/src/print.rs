@@ -746,10 +746,10 @@ fn statement(pkg: &Package, idx: &Index, node: &Node) -> Option<String> {
             // The rule on the lines after its header: the head, then its premises, one a line
             // when there are more than two (no line of a rule starts with a statement keyword).
             out.push_str(":\n    ");
-            out.push_str(&lit(pkg, idx, &r.head)?);
+            out.push_str(&lit(idx, &r.head)?);
             if !r.body.is_empty() {
                 out.push_str(" :- ");
-                let parts: Option<Vec<String>> = r.body.iter().map(|i| item(pkg, idx, i)).collect();
+                let parts: Option<Vec<String>> = r.body.iter().map(|i| item(idx, i)).collect();
                 let sep = if r.body.len() > 2 { ",\n        " } else { ", " };
                 out.push_str(&parts?.join(sep));
             }
@@ -857,17 +857,17 @@ fn write_text(text: &str, out: &mut String) {
     }
 }
 
-fn items(pkg: &Package, idx: &Index, items_: &[Item]) -> Option<String> {
-    let parts: Option<Vec<String>> = items_.iter().map(|i| item(pkg, idx, i)).collect();
+fn items(idx: &Index, items_: &[Item]) -> Option<String> {
+    let parts: Option<Vec<String>> = items_.iter().map(|i| item(idx, i)).collect();
     Some(parts?.join(", "))
 }
 
-fn item(pkg: &Package, idx: &Index, i: &Item) -> Option<String> {
+fn item(idx: &Index, i: &Item) -> Option<String> {
     Some(match i {
-        Item::Lit(l) => lit(pkg, idx, l)?,
-        Item::Status(s, l) if s == "established" || s == "supported" => format!("{s} {}", lit(pkg, idx, l)?),
-        Item::Status(s, l) => format!("status {} {}", name(s)?, lit(pkg, idx, l)?),
-        Item::Not(l) => format!("not {}", lit(pkg, idx, l)?),
+        Item::Lit(l) => lit(idx, l)?,
+        Item::Status(s, l) if s == "established" || s == "supported" => format!("{s} {}", lit(idx, l)?),
+        Item::Status(s, l) => format!("status {} {}", name(s)?, lit(idx, l)?),
+        Item::Not(l) => format!("not {}", lit(idx, l)?),
         Item::Cmp(op, a, b) => {
             let op = match op.as_str() {
                 "eq" => "=",
@@ -878,14 +878,14 @@ fn item(pkg: &Package, idx: &Index, i: &Item) -> Option<String> {
                 "ge" => ">=",
                 _ => return None,
             };
-            format!("{} {op} {}", term(pkg, idx, a, 0)?, term(pkg, idx, b, 0)?)
+            format!("{} {op} {}", term(idx, a, 0)?, term(idx, b, 0)?)
         }
         Item::Bool(b) => b.to_string(),
-        Item::And(inner) => format!("({})", items(pkg, idx, inner)?),
+        Item::And(inner) => format!("({})", items(idx, inner)?),
     })
 }
 
-fn lit(pkg: &Package, idx: &Index, l: &Lit) -> Option<String> {
+fn lit(idx: &Index, l: &Lit) -> Option<String> {
     // The name the parser resolves to this relation id.
     let by_name = |n: &str| idx.relations.get(n).map(String::as_str);
     let declared = idx.relation_names.get(&l.rel).map(String::as_str);
@@ -894,12 +894,12 @@ fn lit(pkg: &Package, idx: &Index, l: &Lit) -> Option<String> {
         _ if by_name(&l.rel).is_none() => l.rel.as_str(),
         _ => return None,
     };
-    let args: Option<Vec<String>> = l.args.iter().map(|t| term(pkg, idx, t, 0)).collect();
+    let args: Option<Vec<String>> = l.args.iter().map(|t| term(idx, t, 0)).collect();
     Some(format!("{}{}({})", if l.negative { "~" } else { "" }, name(written)?, args?.join(", ")))
 }
 
 /// A term at precedence `level` (0: a sum, 1: a product's operand, 2: a product's right operand).
-fn term(pkg: &Package, idx: &Index, t: &Term, level: u8) -> Option<String> {
+fn term(idx: &Index, t: &Term, level: u8) -> Option<String> {
     Some(match t {
         Term::Var(v) => name(v)?,
         Term::Const(c) => {
@@ -916,9 +916,9 @@ fn term(pkg: &Package, idx: &Index, t: &Term, level: u8) -> Option<String> {
             let (text, paren) = match op.as_str() {
                 "add" | "sub" => {
                     let sym = if op == "add" { "+" } else { "-" };
-                    (format!("{} {sym} {}", term(pkg, idx, a, 0)?, term(pkg, idx, b, 1)?), level >= 1)
+                    (format!("{} {sym} {}", term(idx, a, 0)?, term(idx, b, 1)?), level >= 1)
                 }
-                "mul" => (format!("{} * {}", term(pkg, idx, a, 1)?, term(pkg, idx, b, 2)?), level >= 2),
+                "mul" => (format!("{} * {}", term(idx, a, 1)?, term(idx, b, 2)?), level >= 2),
                 _ => return None,
             };
             if paren {
