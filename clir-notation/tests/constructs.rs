@@ -143,3 +143,31 @@ fn a_document_the_model_does_not_build_is_set_at_the_top() {
     assert!(text.contains("set extra = {\"deep\":[1,2]}"), "{text}");
     assert_eq!(clir_notation::pack(&text).unwrap(), odd);
 }
+
+/// The documented example of the generic escape builds what it says and prints back.
+#[test]
+fn the_generic_escape_example() {
+    let text = "package demo.escape 0.1.0
+type T
+empirical q(x: T)
+institutional p(x: T)
+rule R strict set scope = {\"kind\":\"boolean\",\"value\":false} set interpretations = [\"urn:i\"]: p(x) :- q(x)
+priority P: R > R set priorityKind = \"indirect\" set condition = {\"kind\":\"boolean\",\"value\":false}
+closure C: p over q set deriveExplicitNegative = false
+document set strata = []
+";
+    let bytes = clir_notation::pack(text).unwrap();
+    let doc: Value = serde_json::from_slice(&bytes).unwrap();
+    let rule = node_in(&doc, "urn:demo:escape#R");
+    assert_eq!(rule["scope"]["value"], false);
+    assert_eq!(rule["interpretations"], json!(["urn:i"]));
+    assert_eq!(node_in(&doc, "urn:demo:escape#P")["priorityKind"], "indirect");
+    assert_eq!(node_in(&doc, "urn:demo:escape#C")["deriveExplicitNegative"], false);
+    let printed = clir_notation::print(&bytes).unwrap();
+    assert!(printed.contains("set scope = {\"kind\":\"boolean\",\"value\":false}"), "{printed}");
+    assert_eq!(clir_notation::pack(&printed).unwrap(), bytes);
+}
+
+fn node_in<'a>(doc: &'a Value, id: &str) -> &'a Value {
+    doc["nodes"].as_array().unwrap().iter().find(|n| n["id"] == id).unwrap()
+}
