@@ -142,6 +142,7 @@ fn a_notation_error_names_line_and_column() {
     assert!(err.contains("error[notation]: expected `:` at `kept(i) :- held(i)`"), "{err}");
     assert!(err.contains("  --> p.law:6:37\n"), "{err}");
     assert!(err.contains("= note: 6 | rule Keep strict"), "{err}");
+    assert!(err.contains(&format!("   = note:   | {}^\n", " ".repeat(36))), "{err}");
     assert_eq!(files(dir.path()), ["p.law"]);
 
     // A continuation line: the column is that of the continued line.

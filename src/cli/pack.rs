@@ -59,8 +59,13 @@ pub fn run(args: &PackArgs) -> u8 {
         Ok(parsed) => parsed,
         Err(e) => {
             let source = text.lines().nth(e.line.saturating_sub(1)).unwrap_or("");
+            // The line, and a caret under the column (tabs kept, so that it lines up).
+            let before: String =
+                source.chars().take(e.column.saturating_sub(1)).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+            let gutter = " ".repeat(e.line.to_string().len());
             let d = Diagnostic::new("notation", format!("{shown}:{}:{}", e.line, e.column), e.message.clone())
                 .with_note(format!("{} | {}", e.line, clir_codegen::text::terminal_text(source)))
+                .with_note(format!("{gutter} | {before}^"))
                 .with_help("docs/NOTATION.md has every statement and the grammar");
             write_diagnostics(fmt, "error", &Diagnostics(vec![d]), Source::default());
             note("pack", format_args!("{shown}: the notation does not parse; nothing written"));
