@@ -181,10 +181,41 @@ pub fn verified(package: &Path, command: &str) -> Result<(clir_codegen::verify::
     }
 }
 
+/// How a package's binary is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// Cargo's release profile, a crate per seal: what rules in production (`clir run`).
+    Release,
+    /// The author's loop (`clir test`): one crate per package name, rebuilt in place for each
+    /// version with cargo's incremental compilation and `opt-level = 1`, so that an amended
+    /// version builds in seconds; the same generated module, the same rulings (DECISIONS 93).
+    Author,
+}
+
+impl Profile {
+    /// The cargo profile's name (its folder under the target folder).
+    fn name(self) -> &'static str {
+        match self {
+            Profile::Release => "release",
+            Profile::Author => "author",
+        }
+    }
+}
+
+/// The `[profile.author]` table of a package crate's manifest ([`Profile::Author`]).
+const AUTHOR_PROFILE: &str =
+    "[profile.author]\ninherits = \"release\"\nopt-level = 1\nincremental = true\ncodegen-units = 256\n";
+
 /// Verifies `package` and compiles it to native code unless the cache holds its binary (keyed
 /// by its seal and by this clir's version and build); `command` names the command in messages.
 /// `Err` is the exit status, its reason already written to stderr.
 pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
+    build_as(package, command, Profile::Release)
+}
+
+/// [`build`] in `profile`: for [`Profile::Author`], the binary of the package's name, rebuilt
+/// unless it was last built from this seal.
+pub fn build_as(package: &Path, command: &str, profile: Profile) -> Result<Built, u8> {
     let (doc, seal) = verified(package, command)?;
     let hex = seal.trim_start_matches("sha256:").to_string();
     let root = cache_root().map_err(|e| {
@@ -197,11 +228,18 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
     }
     // Keyed by the package's seal and by this clir's version and build: an upgraded or rebuilt
     // clir never runs a binary an older one made.
-    let key = format!("{}-{}", &hex[..32], super::runtime::identity());
-    let dir = root.join(&key);
-    let bin_name = format!("clir-run-{}", &hex[..16]);
+    let name_part = crate_name_part(&doc.package.name);
+    let (dir, bin_name) = match profile {
+        Profile::Release => {
+            (root.join(format!("{}-{}", &hex[..32], super::runtime::identity())), format!("clir-run-{}", &hex[..16]))
+        }
+        Profile::Author => (
+            root.join("author").join(format!("{name_part}-{}", super::runtime::identity())),
+            format!("clir-author-{name_part}"),
+        ),
+    };
     let target = root.join("target");
-    let binary = target.join("release").join(&bin_name);
+    let binary = target.join(profile.name()).join(&bin_name);
     let recorded = dir.join("binary.sha256");
     let lock = match lock_cache(&root) {
         Ok(f) => f,
@@ -210,8 +248,12 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
             return Err(CANNOT_RUN);
         }
     };
-    let fresh =
-        std::fs::read_to_string(&recorded).ok().is_some_and(|h| Some(h.trim().to_string()) == file_hash(&binary));
+    // The binary's hash, and the seal it was built from (one crate serves every version of a
+    // package in the author's profile).
+    let stamp = |binary_hash: &str| format!("{binary_hash} {seal}");
+    let fresh = std::fs::read_to_string(&recorded)
+        .ok()
+        .is_some_and(|h| file_hash(&binary).map(|b| stamp(&b)) == Some(h.trim().to_string()));
     if !fresh {
         let compiled = match clir_codegen::compile(&doc) {
             Ok(c) => c,
@@ -252,7 +294,7 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
         let parts = if deps.is_empty() { String::new() } else { format!(" (and {} crates of its own)", deps.len()) };
         note(command, format_args!("building {} in {}{parts}", doc.package.name, dir.display()));
         let ours = [root.join("crates"), dir.clone()];
-        match cargo_build(&dir, &target, &ours) {
+        match cargo_build(&dir, &target, &ours, profile) {
             Ok((rebuilt, of)) => {
                 let name = &doc.package.name;
                 note(
@@ -265,7 +307,7 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
                 return Err(CANNOT_RUN);
             }
         }
-        match file_hash(&binary).map(|h| std::fs::write(&recorded, h)) {
+        match file_hash(&binary).map(|h| std::fs::write(&recorded, stamp(&h))) {
             Some(Ok(())) => {}
             _ => {
                 note(command, format_args!("cannot record the hash of {}", binary.display()));
@@ -277,13 +319,13 @@ pub fn build(package: &Path, command: &str) -> Result<Built, u8> {
     Ok(Built { binary, doc })
 }
 
-/// `cargo build --release` of the crate in `dir` into `target`, its progress on stderr as
+/// `cargo build` in `profile` of the crate in `dir` into `target`, its progress on stderr as
 /// cargo writes it; how many of the package's own crates (those whose manifest is under one of
 /// `ours`) cargo compiled, and of how many.
-fn cargo_build(dir: &Path, target: &Path, ours: &[PathBuf]) -> Result<(u64, u64), String> {
+fn cargo_build(dir: &Path, target: &Path, ours: &[PathBuf], profile: Profile) -> Result<(u64, u64), String> {
     use std::io::BufRead;
     let mut child = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["build", "--release", "--message-format=json-render-diagnostics", "--manifest-path"])
+        .args(["build", "--profile", profile.name(), "--message-format=json-render-diagnostics", "--manifest-path"])
         .arg(dir.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", target)
         .stdout(std::process::Stdio::piped())
@@ -471,7 +513,7 @@ fn write_crate(
         dir.join("Cargo.toml"),
         format!(
             "{}[dependencies]\nclir = {{ path = {:?}, features = [\"command\"] }}\n{}\n\
-             [workspace]\n\n[profile.release]\ncodegen-units = 16\n",
+             [workspace]\n\n[profile.release]\ncodegen-units = 16\n\n{AUTHOR_PROFILE}",
             manifest_package(bin_name),
             clir.display().to_string(),
             path_deps(deps)

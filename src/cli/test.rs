@@ -50,7 +50,7 @@ pub fn run(args: &TestArgs) -> u8 {
         },
         PackageRef::File(file) => file,
     };
-    let built = match super::run::build(&file, "test") {
+    let built = match super::run::build_as(&file, "test", super::run::Profile::Author) {
         Ok(b) => b,
         Err(code) => return code,
     };
