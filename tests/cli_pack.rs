@@ -165,7 +165,7 @@ fn what_verify_refuses_is_refused_at_its_statement() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("--> demo.small p.law:6:1 nodes[4].body.items[0].predicate (rule urn:demo:small#Keep)"),
+        err.contains("--> demo.small p.law:6:49 nodes[4].body.items[0].predicate (rule urn:demo:small#Keep)"),
         "{err}"
     );
     assert!(err.contains("helt"), "{err}");

@@ -34,7 +34,7 @@ use clir_codegen::seal::semantic_hash;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 
-pub use notation::{parse, parse_located, ParseError};
+pub use notation::{parse, parse_located, Located, ParseError};
 
 /// Parses notation and builds the package's canonical bytes, every hash computed
 /// ([`Package::bytes`]).

@@ -102,9 +102,33 @@ pub fn parse(text: &str) -> Result<Package, ParseError> {
     parse_located(text).map(|(pkg, _)| pkg)
 }
 
-/// Parses a package written in the notation, with the line and column of the statement each
-/// of its nodes comes from (in the order of [`Package::nodes`]).
-pub fn parse_located(text: &str) -> Result<(Package, Vec<(usize, usize)>), ParseError> {
+/// Where in the notation a node comes from: its statement, and for a rule its head and premises.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Located {
+    /// The line the statement starts on.
+    pub line: usize,
+    /// The column the statement starts at.
+    pub column: usize,
+    /// Parts of the node by JSON path inside it (`head`, `body.items[2]`, `body` for a bare body),
+    /// with their line and column.
+    pub parts: Vec<(String, usize, usize)>,
+}
+
+impl Located {
+    /// The line and column of the part of the node at `path` (a JSON path inside the node, such
+    /// as `body.items[1].formula.args[0]`): the longest part that contains it, else the statement.
+    pub fn find(&self, path: &str) -> (usize, usize) {
+        self.parts
+            .iter()
+            .filter(|(p, ..)| path == p || path.starts_with(&format!("{p}.")) || path.starts_with(&format!("{p}[")))
+            .max_by_key(|(p, ..)| p.len())
+            .map_or((self.line, self.column), |&(_, l, c)| (l, c))
+    }
+}
+
+/// Parses a package written in the notation, with where each of its nodes comes from (in the
+/// order of [`Package::nodes`]).
+pub fn parse_located(text: &str) -> Result<(Package, Vec<Located>), ParseError> {
     let statements = statements(text);
     let mut pkg: Option<Package> = None;
     let mut at = Vec::new();
@@ -130,16 +154,27 @@ pub fn parse_located(text: &str) -> Result<(Package, Vec<(usize, usize)>), Parse
             return Err(stmt.error(c.pos, message));
         }
         let nodes = pkg.as_ref().map_or(0, |p| p.nodes.len());
-        at.resize(nodes, stmt.locate(0));
+        let (line, column) = stmt.locate(0);
+        at.resize(nodes, Located { line, column, parts: Vec::new() });
     }
     let mut pkg =
         pkg.ok_or(ParseError { line: 1, column: 1, message: "no `package NAME VERSION` statement".into() })?;
     let idx = Index::new(&pkg);
     for (stmt_index, node) in rules {
         let stmt = &statements[stmt_index];
-        let mut parser = RuleParser { pkg: &pkg, idx: &idx, c: Cursor::new(&stmt.text) };
+        let mut parser = RuleParser { pkg: &pkg, idx: &idx, c: Cursor::new(&stmt.text), marks: Vec::new() };
         match parser.rule() {
-            Ok(rule) => pkg.nodes[node] = rule,
+            Ok(rule) => {
+                at[node].parts = parser
+                    .marks
+                    .iter()
+                    .map(|(path, pos)| {
+                        let (l, c) = stmt.locate(*pos);
+                        (path.clone(), l, c)
+                    })
+                    .collect();
+                pkg.nodes[node] = rule;
+            }
             Err(message) => {
                 parser.c.skip_ws();
                 return Err(stmt.error(parser.c.pos, message));
@@ -846,6 +881,8 @@ impl<'a> Cursor<'a> {
 struct RuleParser<'p, 'a> {
     pkg: &'p Package,
     idx: &'p Index,
+    /// The head's and each premise's path in the rule node and position in the statement.
+    marks: Vec<(String, usize)>,
     c: Cursor<'a>,
 }
 
@@ -879,8 +916,23 @@ impl RuleParser<'_, '_> {
         }
         self.c.expect(":")?;
         let declared: Vec<String> = vars.iter().flatten().map(|(v, _)| v.clone()).collect();
+        self.c.skip_ws();
+        self.marks.push(("head".into(), self.c.pos));
         let head = self.lit(&declared)?;
-        let body = if self.c.eat(":-") { self.items(&declared)? } else { Vec::new() };
+        let mut body = Vec::new();
+        if self.c.eat(":-") {
+            loop {
+                self.c.skip_ws();
+                self.marks.push((format!("body.items[{}]", body.len()), self.c.pos));
+                body.push(self.item(&declared)?);
+                if !self.c.eat(",") {
+                    break;
+                }
+            }
+        }
+        if bare_body && body.len() == 1 {
+            self.marks.last_mut().expect("one premise").0 = "body".into();
+        }
         if !self.c.at_end() {
             return Err(format!("unexpected `{}` after the rule", self.c.rest()));
         }

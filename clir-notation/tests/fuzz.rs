@@ -159,3 +159,17 @@ fn errors_name_line_and_column() {
     let e = clir_notation::parse("\n\n  bogus x").unwrap_err();
     assert_eq!((e.line, e.column), (3, 3), "{e}");
 }
+
+#[test]
+fn a_rule_locates_its_head_and_premises() {
+    let text = "package a 1\ntype T\nempirical q(x: T)\ninstitutional p(x: T)\nrule R strict:\n    p(x) :- q(x),\n        not q(x), x = x\nrule S strict bare: p(x) :- q(x)";
+    let (_, at) = clir_notation::parse_located(text).unwrap();
+    assert_eq!((at[3].line, at[3].column), (5, 1));
+    assert_eq!(at[3].find("head.args[0]"), (6, 5));
+    assert_eq!(at[3].find("body.items[0].predicate"), (6, 13));
+    assert_eq!(at[3].find("body.items[1]"), (7, 9));
+    assert_eq!(at[3].find("body.items[2].left"), (7, 19));
+    assert_eq!(at[3].find("body.items[22]"), (5, 1));
+    assert_eq!(at[3].find("variables[0]"), (5, 1));
+    assert_eq!(at[4].find("body.formula"), (8, 29));
+}

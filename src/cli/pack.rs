@@ -79,16 +79,18 @@ pub fn run(args: &PackArgs) -> u8 {
     let report = verify_bytes(&bytes, &opts);
     if !report.ok() {
         // Each diagnostic located in the notation too: the statement of the node it is in.
-        let located: Vec<(String, (usize, usize))> =
-            pkg.nodes.iter().zip(&at).filter_map(|(n, &pos)| Some((pkg.id(n.id()?), pos))).collect();
+        let located: Vec<(String, &clir_notation::Located)> =
+            pkg.nodes.iter().zip(&at).filter_map(|(n, at)| Some((pkg.id(n.id()?), at))).collect();
         let failures = report.failures();
         let mapped = failures
             .0
             .iter()
             .map(|d| {
                 let mut d = d.clone();
-                let pos = d.node.as_ref().and_then(|id| located.iter().find(|(n, _)| n == id)).map(|(_, p)| *p);
-                if let Some((line, col)) = pos {
+                let at = d.node.as_ref().and_then(|id| located.iter().find(|(n, _)| n == id)).map(|(_, at)| *at);
+                // The part of the node the path is in: `nodes[4].body.items[0]` -> `body.items[0]`.
+                let inside = d.path.split_once("].").map_or("", |(_, rest)| rest);
+                if let Some((line, col)) = at.map(|at| at.find(inside)) {
                     d.path = format!("{shown}:{line}:{col} {}", d.path).trim_end().to_string();
                 }
                 d
