@@ -228,7 +228,8 @@ pub struct StratumPlan {
     /// Some call of the stratum records explanation instances.
     pub records: bool,
     /// The stratum computes something: a rule that can apply, a layer set from a relation, a
-    /// contest or a closure (else its function is left out).
+    /// contest or a closure (else its function is left out; input facts only are read into the
+    /// store).
     pub evaluates: bool,
     /// What its function takes and returns.
     pub frame: calls::Frame,

@@ -441,6 +441,24 @@ impl fmt::Display for Show<'_> {
                     t(&p.relations[c.domain].name)
                 )?;
             }
+            if st.evaluates {
+                let fr = &st.frame;
+                let layers = |ids: &[crate::plan::layers::LayerId]| -> String {
+                    let shown: Vec<String> = ids.iter().map(|id| t(&id.show(p))).collect();
+                    if shown.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        shown.join(", ")
+                    }
+                };
+                let inputs: Vec<String> = (fr.inputs.iter())
+                    .map(|&(rel, negative)| {
+                        format!("{}{} facts", if negative { "~" } else { "" }, t(&p.relations[rel].name))
+                    })
+                    .collect();
+                let taken = if inputs.is_empty() { String::new() } else { format!("; takes {}", inputs.join(", ")) };
+                writeln!(f, "  reads {}{taken}; computes {}", layers(&fr.reads), layers(&fr.writes))?;
+            }
         }
         writeln!(f, "\nrules")?;
         for rp in &plan.rules {

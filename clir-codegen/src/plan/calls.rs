@@ -219,9 +219,11 @@ pub fn plan_calls(p: &Program, s: &Strata, rules: &[RulePlan], strata: &mut [Str
             _ => None,
         });
         st.records = calls.iter().copied().chain(applies).any(|c| c.record.is_some());
-        st.evaluates = st.shape == Shape::Contested
-            || !st.closures.is_empty()
-            || sets.into_iter().any(|set| !set.heads.is_empty() || !set.fixed.is_empty());
+        // A stratum of input facts only is read into the store, not evaluated.
+        st.evaluates = st.shape != Shape::Inputs
+            && (st.shape == Shape::Contested
+                || !st.closures.is_empty()
+                || sets.into_iter().any(|set| !set.heads.is_empty() || !set.fixed.is_empty()));
         st.frame = frame(p, s, rules, st);
     }
     (0..rules.len())
