@@ -216,7 +216,7 @@ fn check_writes_nothing_and_fails_when_stale() {
     fs::write(dir.path().join("p.law"), SMALL.replace("\"an item\"", "\"a thing\"")).unwrap();
     let o = clir(dir.path(), &["pack", "p.law", "-o", "out.lawir.json", "--check"]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("differs"), "{}", text(&o));
+    assert!(text(&o).contains("differs (nodes changed: urn:demo:small#Item)"), "{}", text(&o));
     assert_eq!(fs::read(dir.path().join("out.lawir.json")).unwrap(), packed);
     assert_eq!(files(dir.path()), ["out.lawir.json", "p.law"]);
 }

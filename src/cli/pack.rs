@@ -119,7 +119,10 @@ pub fn run(args: &PackArgs) -> u8 {
             note("pack", format_args!("{out_shown} is {shown} packed: seal {seal}"));
             return OK;
         }
-        let why = if current.is_none() { "is missing or unreadable" } else { "differs" };
+        let why = match &current {
+            None => "is missing or unreadable".to_string(),
+            Some(old) => format!("differs{}", changed_nodes(old, &bytes)),
+        };
         note(
             "pack",
             format_args!("{out_shown} {why}: {shown} packs to seal {seal}; run `clir pack {shown} -o {out_shown}`"),
@@ -160,4 +163,37 @@ fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     out.write_all(bytes)?;
     out.commit()
+}
+
+/// The nodes (by id) whose bytes differ between two package files, or that only one has, for
+/// `--check`'s message: ` (nodes changed: A, B)`, at most ten named; empty when either file is no
+/// package.
+fn changed_nodes(old: &[u8], new: &[u8]) -> String {
+    use serde_json::Value;
+    let nodes = |b: &[u8]| -> Option<Vec<(String, Value)>> {
+        let doc: Value = serde_json::from_slice(b).ok()?;
+        let list = doc.get("nodes")?.as_array()?;
+        Some(list.iter().map(|n| (n.get("id").and_then(Value::as_str).unwrap_or("").to_string(), n.clone())).collect())
+    };
+    let (Some(old), Some(new)) = (nodes(old), nodes(new)) else { return String::new() };
+    let old_by_id: std::collections::HashMap<&str, &Value> = old.iter().map(|(i, n)| (i.as_str(), n)).collect();
+    let new_by_id: std::collections::HashMap<&str, &Value> = new.iter().map(|(i, n)| (i.as_str(), n)).collect();
+    let mut ids: Vec<&str> = Vec::new();
+    for (id, n) in &new {
+        if old_by_id.get(id.as_str()) != Some(&n) {
+            ids.push(id);
+        }
+    }
+    for (id, _) in &old {
+        if !new_by_id.contains_key(id.as_str()) {
+            ids.push(id);
+        }
+    }
+    if ids.is_empty() {
+        return String::new();
+    }
+    let more = ids.len().saturating_sub(10);
+    let shown: Vec<&str> = ids.iter().take(10).copied().collect();
+    let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!(" (nodes changed: {}{tail})", shown.join(", "))
 }
