@@ -57,7 +57,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "N", default_value_t = Bounds::default().steps as u64,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub steps: u64,
-    /// Witness cases kept per search, 1 to 100.
+    /// Complete branches kept per search, each grounded into one or two witness cases, 1 to 100.
     #[arg(long, value_name = "N", default_value_t = Bounds::default().candidates as u64,
           value_parser = clap::value_parser!(u64).range(1..=100))]
     pub candidates: u64,

@@ -27,7 +27,7 @@ pub struct Bounds {
     pub depth: u32,
     /// Branches visited per search (a rule's body, or a pair of rules).
     pub steps: usize,
-    /// Witness cases kept per search.
+    /// Complete branches kept per search (each grounded into one or two witness cases).
     pub candidates: usize,
     /// Value assignments tried per branch beyond difference constraints.
     pub tries: usize,
