@@ -215,3 +215,18 @@ fn the_search_stays_within_its_step_bound() {
     assert!(a.cut.1 > 0, "{:?}", a.cut);
     assert!(a.candidates.len() <= 100 * p.rules.len());
 }
+
+#[test]
+fn pairs_past_their_bound_are_counted_not_searched() {
+    let mut text = String::from("package t.pairs 0.1.0\ntype A\nempirical base(a: A)\ninstitutional q(a: A)\n");
+    for i in 0..3 {
+        text.push_str(&format!("rule P{i} defeasible: q(x) :- base(x)\nrule N{i} defeasible: ~q(x) :- base(x)\n"));
+    }
+    let p = program(&text);
+    let all = analyze(&p, &Bounds::default());
+    assert_eq!((all.pairs, all.pairs_skipped), (9, 0));
+    let some = analyze(&p, &Bounds { pairs: 4, ..Bounds::default() });
+    assert_eq!((some.pairs, some.pairs_skipped), (4, 5));
+    let searched = some.candidates.iter().filter(|c| matches!(c.target, Target::Conflict { .. })).count();
+    assert!(searched > 0 && searched <= 4 * 2 * Bounds::default().candidates, "{searched}");
+}

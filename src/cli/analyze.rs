@@ -61,6 +61,11 @@ pub struct AnalyzeArgs {
     #[arg(long, value_name = "N", default_value_t = Bounds::default().candidates as u64,
           value_parser = clap::value_parser!(u64).range(1..=100))]
     pub candidates: u64,
+    /// Pairs of opposite rules searched for a conflict at most, in the package's order; the
+    /// summary says how many were left out.
+    #[arg(long, value_name = "N", default_value_t = Bounds::default().pairs as u64,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub max_pairs: u64,
 }
 
 /// Runs the analysis; exit 1 when `--deny` names a kind found, 2 when the package cannot be
@@ -70,6 +75,7 @@ pub fn run(args: &AnalyzeArgs) -> u8 {
         depth: args.depth,
         steps: args.steps as usize,
         candidates: args.candidates as usize,
+        pairs: args.max_pairs as usize,
         ..Bounds::default()
     };
     let package = args.package.resolve();
@@ -124,11 +130,15 @@ pub fn run(args: &AnalyzeArgs) -> u8 {
     note(
         "analyze",
         format_args!(
-            "{} {}: {} rules, {} pairs searched, {} witness cases ruled in {:.2} s; {} findings",
+            "{} {}: {} rules, {} pairs searched{}, {} witness cases ruled in {:.2} s; {} findings",
             program.name,
             program.version,
             program.rules.len(),
             analysis.pairs,
+            match analysis.pairs_skipped {
+                0 => String::new(),
+                n => format!(" ({n} more past --max-pairs, not searched)"),
+            },
             lines.len(),
             started.elapsed().as_secs_f64(),
             out.len()

@@ -31,11 +31,13 @@ pub struct Bounds {
     pub candidates: usize,
     /// Value assignments tried per branch beyond difference constraints.
     pub tries: usize,
+    /// Pairs of opposite rules searched for a conflict at most (the package's first ones).
+    pub pairs: usize,
 }
 
 impl Default for Bounds {
     fn default() -> Self {
-        Bounds { depth: 6, steps: 2_000, candidates: 3, tries: 2_000 }
+        Bounds { depth: 6, steps: 2_000, candidates: 3, tries: 2_000, pairs: 10_000 }
     }
 }
 
@@ -118,6 +120,8 @@ pub struct Analysis {
     pub idle: Vec<(usize, IdleProof)>,
     /// The pairs of rules searched for a conflict.
     pub pairs: usize,
+    /// The pairs of rules not searched, past [`Bounds::pairs`].
+    pub pairs_skipped: usize,
     /// Searches cut by a bound, per kind of bound (depth, steps, unsolved comparisons).
     pub cut: (usize, usize, usize),
 }
@@ -179,6 +183,8 @@ pub fn analyze(p: &Program, bounds: &Bounds) -> Analysis {
             }
         }
     }
+    a.pairs_skipped = jobs.len().saturating_sub(bounds.pairs);
+    jobs.truncate(bounds.pairs);
     a.pairs = jobs.len();
     for (i, s) in p.superiority.iter().enumerate() {
         let proof = if !complementary(p, s.higher, s.lower) {
