@@ -184,11 +184,14 @@ fn the_wheel_installs_in_a_fresh_venv_and_rules_as_clir_rule() {
     println!("ran the README's install line and snippet by {:?}", started.elapsed());
     let fresh = tmp().join("wheel-venv");
     // pandas below 3: PySpark says it does not yet fully support pandas 3.
-    let python = venv(&fresh, true, &[wheel.to_str().unwrap(), "pytest", "pyarrow", "pyspark", "pandas<3"]);
+    // polars and duckdb: python/tests/test_frames.py rules a Polars frame and a DuckDB query.
+    let packages = [wheel.to_str().unwrap(), "pytest", "pyarrow", "pyspark", "pandas<3", "polars", "duckdb"];
+    let python = venv(&fresh, true, &packages);
     // Run outside the checkout: the module must come from the installed wheel.
     let report = ok(Command::new(&python)
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(Path::new(ROOT).join("python").join("tests").join("test_wheel.py"))
+        .arg(Path::new(ROOT).join("python").join("tests").join("test_frames.py"))
         .arg(Path::new(ROOT).join("examples").join("spark").join("test_spark.py"))
         .current_dir(&fresh)
         .env("CLIR_BIN", env!("CARGO_BIN_EXE_clir"))

@@ -259,11 +259,20 @@ fn import_batch(b: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
     b.call_method1("_export_to_c", (addr(&mut *array), addr(&mut *schema)))?;
     // SAFETY: pyarrow has just exported a valid array and its schema into these structs.
     let data = unsafe { from_ffi(*array, &schema) }.map_err(|e| PyValueError::new_err(format!("table: {e}")))?;
-    data.validate_full().map_err(|e| PyValueError::new_err(format!("table: not valid Arrow data: {e}")))?;
+    checked(&data).map_err(|e| PyValueError::new_err(format!("table: not valid Arrow data: {e}")))?;
     if !matches!(data.data_type(), DataType::Struct(_)) {
         return Err(PyTypeError::new_err("table: expected a pyarrow Table or RecordBatch"));
     }
     Ok(RecordBatch::from(StructArray::from(data)))
+}
+
+/// Checks `data` and its children as `validate_full` does (buffers, offsets in bounds, UTF-8,
+/// dictionary keys), except that a null where the schema says a field is not nullable is left
+/// to the reader, which gives its row an error as a `null` in a case line gets.
+fn checked(data: &arrow_data::ArrayData) -> Result<(), arrow_schema::ArrowError> {
+    data.validate()?;
+    data.validate_values()?;
+    data.child_data().iter().try_for_each(checked)
 }
 
 /// An Arrow record batch as a pyarrow `RecordBatch`.
