@@ -103,3 +103,14 @@ def test_a_table_and_its_batches_rule_alike(games):
     parts = [r for b in table.to_batches() for r in law.rule_arrow(b, threads=1).to_pylist()]
     assert [r["case"] for r in whole] == [r["case"] for r in parts]
     assert [from_row(r) for r in whole] == [from_row(r) for r in parts]
+
+
+def test_a_record_batch_ruled_in_pieces_is_one_batch_again(games):
+    # More rows than one piece on two threads: the pieces are put back into one RecordBatch.
+    table = arrow_cases(games)
+    batch = pa.concat_tables([table] * 4).combine_chunks().to_batches()[0]
+    assert batch.num_rows > 1024
+    out = law.rule_arrow(batch, threads=2)
+    assert isinstance(out, pa.RecordBatch) and out.num_rows == batch.num_rows
+    alone = law.rule_arrow(batch, threads=1)
+    assert [from_row(r) for r in out.to_pylist()] == [from_row(r) for r in alone.to_pylist()]
