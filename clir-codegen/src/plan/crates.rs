@@ -37,7 +37,7 @@ fn cut_after(name: &str) -> bool {
 /// Strata in order, each named by `names` (its first relation's name): a new group started
 /// where adding a stratum's rules would take the group past `max_rules` (a stratum of more
 /// rules is a group of its own; one of none joins the group before it), or after a stratum
-/// whose name is a cut ([`cut_after`]) once the group holds at least half of `max_rules`.
+/// whose name is a cut (its hash, see the module) once the group holds at least half of `max_rules`.
 pub fn crates(s: &Strata, names: &[&str], max_rules: usize) -> CratesPlan {
     let mut group_of = Vec::with_capacity(s.strata.len());
     let (mut group, mut rules, mut cut) = (0, 0, false);
