@@ -10,8 +10,9 @@
 //! `explanations` as the JSON text a ruling line holds. The rulings are `clir rule`'s: the tests
 //! of `clir-random` (`tests/arrow_agrees.rs`) compare them on random packages and cases.
 //!
-//! The flat layout ([`flat_input_schema`], [`flat_output_schema`]: one row a fact, cases as
-//! runs of rows) is read into the same form; see [`rule_flat`].
+//! Most rows take a fast path that reads them straight into the batch and gives any row it
+//! cannot vouch for (a null, a judgment not granted, a name close to a constant, `why_not`,
+//! `as_of`) to the full path above, leaving the batch as it was (DECISIONS 94).
 
 use crate::batch::{literal_string, slot, Batch};
 use crate::jsonl::{by_case, over_budget, push_json, tuple_order, why_not_entries, Adder, Arg, Catalog, Options, Read};
