@@ -469,3 +469,138 @@ fn a_million_facts_in_one_case_are_ruled() {
     );
     assert!(row_json(&out[0], 1).get("concluded").is_some());
 }
+
+/// Case lines (without `why_not` and `as_of`) as a batch of the flat layout: a row per fact, a
+/// row of its own for a case without facts.
+fn to_flat_batch(pkg: &dyn Package, cases: &[Value]) -> RecordBatch {
+    let schema = Arc::new(clir::arrow::flat_input_schema(pkg.schema(), DataType::Utf8));
+    let arity = (schema.fields().len() - 2) / 2;
+    let (mut case, mut relation) = (Vec::new(), Vec::new());
+    let mut entities: Vec<Vec<Option<String>>> = vec![Vec::new(); arity];
+    let mut integers: Vec<Vec<Option<i64>>> = vec![Vec::new(); arity];
+    for c in cases {
+        let facts = c["facts"].as_object().unwrap();
+        let mut rows: Vec<(Option<String>, Vec<Value>)> = Vec::new();
+        for (key, tuples) in facts {
+            rows.extend(tuples.as_array().unwrap().iter().map(|t| (Some(key.clone()), t.as_array().unwrap().clone())));
+        }
+        if rows.is_empty() {
+            rows.push((None, Vec::new()));
+        }
+        for (key, args) in rows {
+            case.push(c["case"].as_str().map(str::to_string));
+            relation.push(key);
+            for j in 0..arity {
+                let a = args.get(j);
+                entities[j].push(a.and_then(Value::as_str).map(str::to_string));
+                integers[j].push(a.and_then(Value::as_i64));
+            }
+        }
+    }
+    let mut columns: Vec<ArrayRef> = vec![Arc::new(StringArray::from(case)), Arc::new(StringArray::from(relation))];
+    columns.extend(entities.into_iter().map(|v| Arc::new(StringArray::from(v)) as ArrayRef));
+    columns.extend(integers.into_iter().map(|v| Arc::new(Int64Array::from(v)) as ArrayRef));
+    RecordBatch::try_new(schema, columns).expect("a batch in the flat layout")
+}
+
+/// The flat output as one ruling line per case (without `why_not`), in order.
+fn flat_rulings(batches: &[RecordBatch]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for b in batches {
+        let col = |name: &str| b.column_by_name(name).unwrap().clone();
+        let (case, relation, error) = (col("case"), col("relation"), col("error"));
+        let strs = |a: &ArrayRef, r: usize| {
+            let a = a.as_any().downcast_ref::<StringArray>().unwrap();
+            a.is_valid(r).then(|| a.value(r).to_string())
+        };
+        let definite = col("definite");
+        let definite = definite.as_any().downcast_ref::<BooleanArray>().unwrap();
+        let list = |name: &str, r: usize| -> Vec<Value> {
+            let l = col(name);
+            let l = l.as_any().downcast_ref::<ListArray>().unwrap();
+            let items = l.value(r);
+            let items = items.as_any().downcast_ref::<StringArray>().unwrap();
+            (0..items.len()).map(|i| json!(items.value(i))).collect()
+        };
+        for r in 0..b.num_rows() {
+            match strs(&relation, r) {
+                None => {
+                    let c = json!(strs(&case, r));
+                    out.push(match strs(&error, r) {
+                        Some(e) => json!({"case": c, "error": e}),
+                        None => {
+                            let mut line = json!({"case": c, "concluded": {}, "definite": {}, "contradictions": list("contradictions", r)});
+                            let warnings = list("warnings", r);
+                            if !warnings.is_empty() {
+                                line["warnings"] = Value::Array(warnings);
+                            }
+                            line
+                        }
+                    });
+                }
+                Some(key) => {
+                    let params = (b.num_columns() - 6) / 2;
+                    let args: Vec<Value> = (0..params)
+                        .filter_map(|j| {
+                            let e = col(&format!("e{j}"));
+                            let n = col(&format!("n{j}"));
+                            let n = n.as_any().downcast_ref::<Int64Array>().unwrap();
+                            strs(&e, r).map(Value::from).or_else(|| n.is_valid(r).then(|| json!(n.value(r))))
+                        })
+                        .collect();
+                    let line = out.last_mut().expect("a case's own row first");
+                    let layers: &[&str] = if definite.value(r) { &["concluded", "definite"] } else { &["concluded"] };
+                    for layer in layers {
+                        let listed =
+                            line[*layer].as_object_mut().unwrap().entry(key.clone()).or_insert_with(|| json!([]));
+                        listed.as_array_mut().unwrap().push(Value::Array(args.clone()));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn rulings_through_the_flat_layout_are_clir_rules() {
+    let mut packages: Vec<(String, &dyn Package, Vec<Value>)> = Vec::new();
+    let fide_doc = Document::parse(clir_random::FIDE.0).expect("parses");
+    packages.push(("fide.laws.chess".into(), clir_random::FIDE.1, support::random_cases(7, &fide_doc, 40)));
+    for &(seed, bytes, pkg) in clir_random::PACKAGES {
+        let doc = Document::parse(bytes).expect("parses");
+        packages.push((format!("random package {seed}"), pkg, support::random_cases(seed, &doc, 3)));
+    }
+    let (mut compared, mut failures) = (0, Vec::new());
+    for (name, pkg, mut cases) in packages {
+        for (i, c) in cases.iter_mut().enumerate() {
+            c["case"] = json!(format!("c{i}"));
+        }
+        let opts = Options { grants: support::grants(pkg), ..Default::default() };
+        let (_, want) = support::rule(pkg, &cases, &opts);
+        let input = to_flat_batch(pkg, &cases);
+        let got = flat_rulings(&clir::arrow::rule_flat(pkg, &[input], &opts, 1).expect("the batch reads"));
+        assert_eq!(got.len(), want.len(), "{name}: one ruling per case");
+        for (g, w) in got.iter().zip(&want) {
+            let w: Value = serde_json::from_str(w).unwrap();
+            compared += 1;
+            if g != &w && failures.len() < 5 {
+                failures.push(format!("{name}:\n  flat  {g}\n  jsonl {w}"));
+            }
+        }
+    }
+    eprintln!("compared {compared} rulings through the flat layout");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_case_split_across_batches_is_refused() {
+    let pkg = clir_random::FIDE.1;
+    let doc = Document::parse(clir_random::FIDE.0).expect("parses");
+    let cases: Vec<Value> = support::random_cases(3, &doc, 2).into_iter().take(1).collect();
+    let input = to_flat_batch(pkg, &cases);
+    assert!(input.num_rows() >= 2, "a case of several facts");
+    let halves = [input.slice(0, 1), input.slice(1, input.num_rows() - 1)];
+    let err = clir::arrow::rule_flat(pkg, &halves, &Options::default(), 1).unwrap_err();
+    assert!(err.contains("goes on from one batch to the next"), "{err}");
+}

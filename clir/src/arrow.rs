@@ -658,9 +658,18 @@ impl StrList {
         self.offsets.end_row(self.values.len())
     }
 
+    /// Ends a row that is null (its validity is the caller's, in `finish_with`).
+    fn push_null_row(&mut self) -> Result<(), String> {
+        self.offsets.end_row(self.values.len())
+    }
+
     fn finish(self) -> ArrayRef {
+        self.finish_with(None)
+    }
+
+    fn finish_with(self, nulls: Option<NullBuffer>) -> ArrayRef {
         let item = Arc::new(Field::new("item", DataType::Utf8, false));
-        Arc::new(ListArray::new(item, self.offsets.finish(), self.values.finish(), None))
+        Arc::new(ListArray::new(item, self.offsets.finish(), self.values.finish(), nulls))
     }
 }
 
@@ -1117,4 +1126,463 @@ fn add_read<'a>(read: &Read<'a>, adder: &mut Adder<'a>, cat: &Catalog, batch: &m
         },
         Err(msg) => Slot::Error(msg),
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The flat layout: one row a fact.
+
+/// The most arguments of the relations `input` (or, when false, institutional) selects.
+fn max_arity(schema: &Schema, input: bool) -> usize {
+    let of_kind = |r: &&RelationInfo| (r.kind != RelationKind::Institutional) == input;
+    schema.relations.iter().filter(of_kind).map(|r| r.params.len()).max().unwrap_or(0)
+}
+
+/// The argument columns of the flat layouts: `e0..` (entities) and `n0..` (Integers), `arity` each.
+fn argument_fields(arity: usize) -> Vec<Field> {
+    let entities = (0..arity).map(|j| Field::new(format!("e{j}"), DataType::Utf8, true));
+    entities.chain((0..arity).map(|j| Field::new(format!("n{j}"), DataType::Int64, true))).collect()
+}
+
+/// The flat layout [`rule_flat`] reads, one row a fact: `case`, `relation` (the case line's key,
+/// `name` or `~name`; null for a row that only names its case), and per argument position `j`
+/// `e{j}` (an entity's name) and `n{j}` (an Integer), a relation's parameter `j` read from the
+/// one of its type. A case's rows are consecutive.
+pub fn flat_input_schema(schema: &Schema, case: DataType) -> ArrowSchema {
+    let mut fields = vec![Field::new("case", case, true), Field::new("relation", DataType::Utf8, true)];
+    fields.extend(argument_fields(max_arity(schema, true)));
+    ArrowSchema::new(fields)
+}
+
+/// The flat layout [`rule_flat`] writes: per case, first a row of its own (`relation` null) with
+/// its `contradictions`, `warnings` and `error`, then one row per concluded tuple: `relation`
+/// (`name` or `~name`), `definite`, and its arguments in `e{j}` or `n{j}` as in the input.
+pub fn flat_output_schema(schema: &Schema, case: DataType) -> ArrowSchema {
+    let strings = DataType::List(Arc::new(Field::new("item", DataType::Utf8, false)));
+    let mut fields = vec![
+        Field::new("case", case, true),
+        Field::new("relation", DataType::Utf8, true),
+        Field::new("definite", DataType::Boolean, true),
+    ];
+    fields.extend(argument_fields(max_arity(schema, false)));
+    fields.push(Field::new("contradictions", strings.clone(), true));
+    fields.push(Field::new("warnings", strings, true));
+    fields.push(Field::new("error", DataType::Utf8, true));
+    ArrowSchema::new(fields)
+}
+
+/// A `case` column read as a key, to tell where one case's rows end.
+#[derive(PartialEq)]
+enum CaseKey<'a> {
+    Str(&'a str),
+    Int(i64),
+    Other(String),
+    Null,
+}
+
+/// The `case` value of row `row` of `col`.
+fn case_key<'a>(col: &'a ArgColumnOrNull<'a>, row: usize) -> CaseKey<'a> {
+    match col {
+        ArgColumnOrNull::Str(s) => s.get(row).map_or(CaseKey::Null, CaseKey::Str),
+        ArgColumnOrNull::Int(n) => match n.arg(row) {
+            Arg::Int(v) => CaseKey::Int(v),
+            Arg::Other(Value::Null) => CaseKey::Null,
+            Arg::Other(v) => CaseKey::Other(v.to_string()),
+            Arg::Str(s) => CaseKey::Other(s.to_string()),
+        },
+        ArgColumnOrNull::Null => CaseKey::Null,
+    }
+}
+
+/// A `case` column: strings, integers, or all null.
+enum ArgColumnOrNull<'a> {
+    Str(Strs<'a>),
+    Int(Ints<'a>),
+    Null,
+}
+
+/// The columns of a batch in the flat input layout.
+struct FlatColumns<'a> {
+    case: ArgColumnOrNull<'a>,
+    relation: Option<Strs<'a>>,
+    entities: Vec<Option<Strs<'a>>>,
+    integers: Vec<Option<Ints<'a>>>,
+    rows: usize,
+}
+
+impl<'a> FlatColumns<'a> {
+    fn of(b: &'a RecordBatch) -> Result<FlatColumns<'a>, String> {
+        let col = case_column(b)?;
+        let case = if let Some(s) = Strs::of(col.as_ref()) {
+            ArgColumnOrNull::Str(s)
+        } else if let Some(n) = Ints::of(col.as_ref()) {
+            ArgColumnOrNull::Int(n)
+        } else {
+            ArgColumnOrNull::Null
+        };
+        let mut cols =
+            FlatColumns { case, relation: None, entities: Vec::new(), integers: Vec::new(), rows: b.num_rows() };
+        let mut seen: Vec<&str> = Vec::new();
+        for (field, col) in b.schema_ref().fields().iter().zip(b.columns()) {
+            let name = field.name().as_str();
+            let bad = |what: &str| format!("table: column `{name}`: {what}, got {}", col.data_type());
+            if seen.contains(&name) {
+                return Err(format!("table: column `{name}`: appears more than once"));
+            }
+            seen.push(name);
+            let position =
+                |prefix: char| name.strip_prefix(prefix).and_then(|j| j.parse::<usize>().ok()).filter(|&j| j < 1024);
+            match name {
+                "case" => {}
+                "relation" => cols.relation = Some(Strs::of(col.as_ref()).ok_or_else(|| bad("expected strings"))?),
+                _ if position('e').is_some() => {
+                    let j = position('e').unwrap_or(0);
+                    cols.entities.resize_with(cols.entities.len().max(j + 1), || None);
+                    cols.entities[j] = Some(Strs::of(col.as_ref()).ok_or_else(|| bad("expected strings"))?);
+                }
+                _ if position('n').is_some() => {
+                    let j = position('n').unwrap_or(0);
+                    cols.integers.resize_with(cols.integers.len().max(j + 1), || None);
+                    cols.integers[j] = Some(Ints::of(col.as_ref()).ok_or_else(|| bad("expected integers"))?);
+                }
+                _ => {
+                    return Err(format!(
+                        "table: column `{name}`: not a column of the flat layout (case, relation, e0.., n0..)"
+                    ))
+                }
+            }
+        }
+        if cols.relation.is_none() {
+            return Err("table: no `relation` column".into());
+        }
+        Ok(cols)
+    }
+
+    /// The runs of rows of one case each, in order.
+    fn cases(&self) -> Vec<Range<usize>> {
+        let mut runs = Vec::new();
+        let mut from = 0;
+        for row in 1..=self.rows {
+            if row == self.rows || case_key(&self.case, row) != case_key(&self.case, from) {
+                runs.push(from..row);
+                from = row;
+            }
+        }
+        runs
+    }
+
+    /// Reads the case of rows `run` into `read`.
+    fn read(&self, schema: &Schema, keys: &[(String, usize)], run: Range<usize>, read: &mut Read<'a>) {
+        read.clear();
+        let Some(relation) = &self.relation else { return };
+        let mut current: Option<&str> = None;
+        for row in run {
+            let Some(key) = relation.get(row) else { continue };
+            if current != Some(key) {
+                read.start_key(key);
+                current = Some(key);
+            }
+            // The relation's parameters, when the package has it (else no argument: the
+            // validation refuses the key with its message).
+            let params = keys.iter().find(|(k, _)| k == key).map_or(&[][..], |&(_, rel)| schema.relations[rel].params);
+            let mut args = params.iter().enumerate().map(|(j, p)| {
+                if p.integer {
+                    self.integers.get(j).and_then(Option::as_ref).map_or(Arg::Other(Value::Null), |n| n.arg(row))
+                } else {
+                    let s = self.entities.get(j).and_then(Option::as_ref).and_then(|s| s.get(row));
+                    s.map_or(Arg::Other(Value::Null), |s| Arg::Str(Cow::Borrowed(s)))
+                }
+            });
+            read.push_tuple(Some(&mut args));
+        }
+    }
+}
+
+/// The flat output columns of a piece, being built.
+struct FlatOut {
+    case_rows: Vec<usize>,
+    relation: StrCol,
+    definite: Vec<Option<bool>>,
+    entities: Vec<StrCol>,
+    integers: Vec<Vec<Option<i64>>>,
+    contradictions: StrList,
+    contradicted: Vec<bool>,
+    warnings: StrList,
+    error: StrCol,
+}
+
+impl FlatOut {
+    fn new(arity: usize) -> Self {
+        FlatOut {
+            case_rows: Vec::new(),
+            relation: StrCol::default(),
+            definite: Vec::new(),
+            entities: (0..arity).map(|_| StrCol::default()).collect(),
+            integers: vec![Vec::new(); arity],
+            contradictions: StrList::new(),
+            contradicted: Vec::new(),
+            warnings: StrList::new(),
+            error: StrCol::default(),
+        }
+    }
+
+    /// A case's own row, taking its `case` from input row `case_row`.
+    fn own_row(
+        &mut self,
+        case_row: usize,
+        contradictions: &[String],
+        warnings: &[&str],
+        error: Option<&str>,
+    ) -> Result<(), String> {
+        self.case_rows.push(case_row);
+        self.relation.push_null();
+        self.definite.push(None);
+        self.entities.iter_mut().for_each(StrCol::push_null);
+        self.integers.iter_mut().for_each(|c| c.push(None));
+        self.contradictions.push(contradictions)?;
+        self.contradicted.push(true);
+        self.warnings.push(warnings)?;
+        match error {
+            Some(e) => self.error.push(e),
+            None => {
+                self.error.push_null();
+                Ok(())
+            }
+        }
+    }
+}
+
+impl FlatOut {
+    fn finish(self, schema: &Arc<ArrowSchema>, case: &ArgColumnOrNull<'_>) -> Result<RecordBatch, String> {
+        let mut columns: Vec<ArrayRef> = vec![case_values(case, &self.case_rows)?, self.relation.finish()];
+        columns.push(Arc::new(arrow_array::BooleanArray::from(self.definite)));
+        columns.extend(self.entities.into_iter().map(StrCol::finish));
+        columns.extend(self.integers.into_iter().map(|v| Arc::new(Int64Array::from(v)) as ArrayRef));
+        let own = NullBuffer::from(self.contradicted);
+        columns.push(self.contradictions.finish_with(Some(own.clone())));
+        columns.push(self.warnings.finish_with(Some(own)));
+        columns.push(self.error.finish());
+        RecordBatch::try_new(schema.clone(), columns).map_err(|e| e.to_string())
+    }
+}
+
+/// The `case` column of `rows` of `col`, as the flat output holds it (strings as `Utf8`,
+/// integers as `Int64`).
+fn case_values(col: &ArgColumnOrNull<'_>, rows: &[usize]) -> Result<ArrayRef, String> {
+    Ok(match col {
+        ArgColumnOrNull::Str(s) => {
+            let mut out = StrCol::default();
+            for &r in rows {
+                match s.get(r) {
+                    Some(v) => out.push(v)?,
+                    None => out.push_null(),
+                }
+            }
+            out.finish()
+        }
+        ArgColumnOrNull::Int(n) => Arc::new(Int64Array::from_iter(rows.iter().map(|&r| match n.arg(r) {
+            Arg::Int(v) => Some(v),
+            _ => None,
+        }))),
+        ArgColumnOrNull::Null => Arc::new(arrow_array::NullArray::new(rows.len())),
+    })
+}
+
+/// The `case` type of the flat output for an input `case` column of type `t`.
+fn flat_case_type(t: &DataType) -> DataType {
+    if is_string(t) {
+        DataType::Utf8
+    } else if is_integer(t) {
+        DataType::Int64
+    } else {
+        DataType::Null
+    }
+}
+
+impl Ruler<'_> {
+    /// Evaluates `batch` and appends the flat rows of `slots` (the case of slot `k` named by
+    /// input row `case_rows[k]`, numbered `first_no + k`) to `out`.
+    fn write_flat(
+        &self,
+        batch: &Batch,
+        slots: &[Slot],
+        case_rows: &[usize],
+        first_no: usize,
+        out: &mut FlatOut,
+    ) -> Result<(), String> {
+        let schema = self.cat.schema();
+        let mut output = if batch.cases > 0 { self.pkg.evaluate(batch) } else { crate::Output::default() };
+        output.sort_instances();
+        fn rows(v: &[Vec<i64>], s: usize) -> &[i64] {
+            v.get(s).map_or(&[][..], |r| &r[..])
+        }
+        let layers: Vec<[Cow<'_, [i64]>; 2]> = self
+            .keys
+            .iter()
+            .map(|(key, rel)| {
+                let (s, stride) = (slot(*rel, key.starts_with('~')), schema.relations[*rel].params.len() + 1);
+                [by_case(rows(&output.concluded, s), stride), by_case(rows(&output.definite, s), stride)]
+            })
+            .collect();
+        let mut at = vec![[0usize; 2]; layers.len()];
+        let contradictions: Vec<Cow<'_, [i64]>> = schema
+            .relations
+            .iter()
+            .enumerate()
+            .map(|(r, info)| by_case(rows(&output.contradictions, r), info.params.len() + 1))
+            .collect();
+        let mut contradicted = vec![0usize; contradictions.len()];
+        let (mut tuples, mut literals) = (Vec::new(), Vec::<String>::new());
+        for (n, (s, &case_row)) in slots.iter().zip(case_rows).enumerate() {
+            let no = first_no + n;
+            let (id, warnings) = match s {
+                Slot::Error(msg) => {
+                    out.own_row(case_row, &[], &[], Some(&error_text(no, msg)))?;
+                    continue;
+                }
+                Slot::Case { id, .. } if output.over_budget.binary_search(&CaseId(*id)).is_ok() => {
+                    let msg = over_budget(self.opts.max_case_tuples.unwrap_or(u64::MAX));
+                    out.own_row(case_row, &[], &[], Some(&error_text(no, &msg)))?;
+                    continue;
+                }
+                Slot::Case { id, warnings, .. } => (*id, warnings),
+            };
+            literals.clear();
+            for (r, rows) in contradictions.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+                let info = &schema.relations[r];
+                let stride = info.params.len() + 1;
+                let run = case_run(rows, stride, contradicted[r], id);
+                contradicted[r] = run.end;
+                for row in rows[run].chunks_exact(stride) {
+                    literals.push(literal_string(info, &batch.interner, &row[1..]));
+                }
+            }
+            literals.sort();
+            let noted: Vec<&str> = batch.warnings[warnings.clone()].iter().map(|(_, w)| w.as_str()).collect();
+            out.own_row(case_row, &literals, &noted, None)?;
+            for (k, (key, rel)) in self.keys.iter().enumerate() {
+                let params = schema.relations[*rel].params;
+                let stride = params.len() + 1;
+                let [concluded, definite] = &layers[k];
+                let run = case_run(concluded, stride, at[k][0], id);
+                at[k][0] = run.end;
+                let sure = case_run(definite, stride, at[k][1], id);
+                at[k][1] = sure.end;
+                if run.is_empty() {
+                    continue;
+                }
+                let definite_rows: Vec<&[i64]> = definite[sure].chunks_exact(stride).map(|r| &r[1..]).collect();
+                tuple_order(&self.cat, &batch.interner, params, concluded, stride, run, &mut tuples);
+                for &a in &tuples {
+                    let args = &concluded[a..a + stride - 1];
+                    out.case_rows.push(case_row);
+                    out.relation.push(key)?;
+                    out.definite.push(Some(definite_rows.binary_search(&args).is_ok()));
+                    for (j, e) in out.entities.iter_mut().enumerate() {
+                        match params.get(j) {
+                            Some(p) if !p.integer => e.push(batch.interner.name(Sym(args[j] as u32)))?,
+                            _ => e.push_null(),
+                        }
+                    }
+                    for (j, i) in out.integers.iter_mut().enumerate() {
+                        i.push(params.get(j).filter(|p| p.integer).map(|_| args[j]));
+                    }
+                    out.contradictions.push_null_row()?;
+                    out.contradicted.push(false);
+                    out.warnings.push_null_row()?;
+                    out.error.push_null();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Rules the cases of `batches` in the flat layout ([`flat_input_schema`]: one row a fact, a
+/// case's rows consecutive) with `pkg` on up to `threads` threads: output batches in the flat
+/// output layout ([`flat_output_schema`]), a case's rows in the order of its input rows. A case
+/// is a run of rows with the same `case`; a case whose rows go on from one batch to the next
+/// is refused (`Err` naming it): a call's batches must not split a case. `line N` in an error
+/// counts cases from 1 across the call.
+pub fn rule_flat(
+    pkg: &dyn Package,
+    batches: &[RecordBatch],
+    opts: &Options,
+    threads: usize,
+) -> Result<Vec<RecordBatch>, String> {
+    let schema = pkg.schema();
+    let case_type = match batches.first() {
+        Some(b) => flat_case_type(case_column(b)?.data_type()),
+        None => DataType::Utf8,
+    };
+    let mut columns = Vec::with_capacity(batches.len());
+    for b in batches {
+        let cols = FlatColumns::of(b)?;
+        if flat_case_type(case_column(b)?.data_type()) != case_type {
+            return Err("table: column `case` is of another type in one batch than in another".into());
+        }
+        columns.push(cols);
+    }
+    let runs: Vec<Vec<Range<usize>>> = columns.iter().map(FlatColumns::cases).collect();
+    for (b, pair) in columns.windows(2).enumerate() {
+        let (Some(last), Some(first)) = (runs[b].last(), runs[b + 1].first()) else { continue };
+        let (x, y) = (case_key(&pair[0].case, last.start), case_key(&pair[1].case, first.start));
+        if x == y && x != CaseKey::Null {
+            let name = match x {
+                CaseKey::Str(s) => s.to_string(),
+                CaseKey::Int(i) => i.to_string(),
+                CaseKey::Other(s) => s,
+                CaseKey::Null => String::new(),
+            };
+            return Err(format!(
+                "table: case `{name}` goes on from one batch to the next; give each case's rows in one batch"
+            ));
+        }
+    }
+    let ruler = Ruler {
+        pkg,
+        cat: Catalog::of(pkg),
+        opts,
+        keys: ruling_keys(schema),
+        out: Arc::new(flat_output_schema(schema, case_type)),
+    };
+    let lens: Vec<usize> = runs.iter().map(Vec::len).collect();
+    let pieces = pieces(&lens, threads);
+    let arity = max_arity(schema, false);
+    // Every relation's keys, so that a fact of an institutional relation gets the case line's
+    // message.
+    let all_keys: Vec<(String, usize)> = schema
+        .relations
+        .iter()
+        .enumerate()
+        .flat_map(|(rel, info)| [(info.name.to_string(), rel), (format!("~{}", info.name), rel)])
+        .collect();
+    parallel(pieces.len(), threads, |i| {
+        let p = &pieces[i];
+        let cols = &columns[p.batch];
+        let mut out = FlatOut::new(arity);
+        let mut read = Read::default();
+        let mut adder = Adder::default();
+        let mut from = p.rows.start;
+        while from < p.rows.end {
+            let to = p.rows.end.min(from + BATCH_CASES);
+            let mut batch = new_batch(&ruler.cat, opts);
+            adder.new_batch();
+            let mut slots = Vec::with_capacity(to - from);
+            let mut case_rows = Vec::with_capacity(to - from);
+            for run in &runs[p.batch][from..to] {
+                case_rows.push(run.start);
+                cols.read(schema, &all_keys, run.clone(), &mut read);
+                slots.push(add_read(&read, &mut adder, &ruler.cat, &mut batch, opts));
+            }
+            ruler.write_flat(&batch, &slots, &case_rows, p.first_no + (from - p.rows.start), &mut out)?;
+            from = to;
+        }
+        out.finish(&ruler.out, &cols.case)
+    })
+}
+
+/// Whether `b` is in the flat layout: a `relation` column of strings (in the nested layout, a
+/// relation named `relation` has a list column).
+pub fn is_flat(b: &RecordBatch) -> bool {
+    b.column_by_name("relation").is_some_and(|c| is_string(c.data_type()))
 }

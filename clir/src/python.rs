@@ -210,32 +210,66 @@ fn addr<T>(p: *mut T) -> usize {
 /// `pyarrow.string()`), `concluded` and `definite` (a struct with a list-of-struct field per
 /// institutional relation and sign), `contradictions`, `warnings`, `why_not`, `explanations`
 /// (with `explain=True`) and `error`.
+/// With `flat=True`, the flat layout instead: per case a row of its own (`relation` null: its
+/// `contradictions`, `warnings`, `error`), then a row per concluded tuple (`relation`,
+/// `definite`, arguments `e0..`/`n0..`).
 #[pyfunction]
-#[pyo3(signature = (case_type=None, explain=false))]
+#[pyo3(signature = (case_type=None, explain=false, flat=false))]
 fn output_schema<'py>(
     py: Python<'py>,
     case_type: Option<&Bound<'py, PyAny>>,
     explain: bool,
+    flat: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let case = match case_type {
         Some(t) => import_type(t)?,
         None => DataType::Utf8,
     };
-    export_schema(py, &crate::arrow::output_schema(package()?.schema(), case, explain))
+    let schema = package()?.schema();
+    if flat {
+        if explain {
+            return Err(PyValueError::new_err("explain: the flat layout has no explanations; use the nested one"));
+        }
+        return export_schema(py, &crate::arrow::flat_output_schema(schema, flat_case(case)));
+    }
+    export_schema(py, &crate::arrow::output_schema(schema, case, explain))
+}
+
+/// The `case` type of the flat output for a `case` of type `t` (strings as `string`, integers
+/// as `int64`).
+fn flat_case(t: DataType) -> DataType {
+    if t.is_integer() {
+        DataType::Int64
+    } else if t == DataType::Null {
+        t
+    } else {
+        DataType::Utf8
+    }
 }
 
 /// The pyarrow schema of the tables `rule_arrow` reads: `case` (of type `case_type`, by default
 /// `pyarrow.string()`), per empirical and judgment relation and sign (`name`, `~name`) a list of
 /// structs with a field per parameter, `why_not` (list of strings) and `as_of` (string). Every
 /// column but `case` may be left out.
+/// With `flat=True`, the flat layout instead: one row a fact, `case`, `relation` (`name`,
+/// `~name`), and per argument position `j` `e{j}` (an entity) and `n{j}` (an Integer); a case's
+/// rows consecutive.
 #[pyfunction]
-#[pyo3(signature = (case_type=None))]
-fn input_schema<'py>(py: Python<'py>, case_type: Option<&Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyAny>> {
+#[pyo3(signature = (case_type=None, flat=false))]
+fn input_schema<'py>(
+    py: Python<'py>,
+    case_type: Option<&Bound<'py, PyAny>>,
+    flat: bool,
+) -> PyResult<Bound<'py, PyAny>> {
     let case = match case_type {
         Some(t) => import_type(t)?,
         None => DataType::Utf8,
     };
-    export_schema(py, &crate::arrow::input_schema(package()?.schema(), case))
+    let schema = package()?.schema();
+    if flat {
+        return export_schema(py, &crate::arrow::flat_input_schema(schema, case));
+    }
+    export_schema(py, &crate::arrow::input_schema(schema, case))
 }
 
 /// A pyarrow `DataType` as an Arrow type.
@@ -302,7 +336,9 @@ fn import_table(pa: &Bound<'_, PyModule>, table: &Bound<'_, PyAny>) -> PyResult<
 /// named by the relation's parameters (strings for entities, integers for Integers); optional
 /// `why_not` (list of strings) and `as_of` (string). Returns one row per input row, in order,
 /// of schema `output_schema(case type, explain)`: a `Table` for a `Table`, a `RecordBatch` for a
-/// `RecordBatch`. A row that cannot be ruled has its `error` (naming the row as `line N`).
+/// `RecordBatch`. A row that cannot be ruled has its `error` (naming the row as `line N`). A
+/// table in the flat layout (`input_schema(flat=True)`, a `relation` column of strings) gives
+/// the flat output (`output_schema(flat=True)`); a case's rows must be in one batch.
 #[pyfunction]
 #[pyo3(signature = (table, grants=None, explain=false, strict_constants=false, threads=None))]
 fn rule_arrow<'py>(
@@ -319,7 +355,14 @@ fn rule_arrow<'py>(
     let pa = pyarrow(py)?;
     let (batches, is_table) = import_table(&pa, table)?;
     let threads = opts.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let ruled = py.allow_threads(|| crate::arrow::rule_batches(pkg, &batches, &opts.options, threads));
+    let flat = batches.first().is_some_and(crate::arrow::is_flat);
+    if flat && explain {
+        return Err(PyValueError::new_err("explain: the flat layout has no explanations; use the nested one"));
+    }
+    let ruled = py.allow_threads(|| match flat {
+        true => crate::arrow::rule_flat(pkg, &batches, &opts.options, threads),
+        false => crate::arrow::rule_batches(pkg, &batches, &opts.options, threads),
+    });
     let ruled = ruled.map_err(PyValueError::new_err)?;
     let out_schema = match ruled.first() {
         Some(b) => b.schema(),
