@@ -38,6 +38,75 @@ def cases_table(lines):
     return pa.Table.from_pylist(rows, schema=schema)
 
 
+def flat_cases_table(lines):
+    """JSON Lines case lines as a table in the flat layout (input_schema(flat=True)): one row a
+    fact, a row of its own for a case without facts; `why_not` and `as_of` are not in it."""
+    schema = law.input_schema(flat=True)
+    arity = (len(schema) - 2) // 2
+    cols = {f.name: [] for f in schema}
+    for line in lines:
+        if not line.strip():
+            continue
+        case = json.loads(line)
+        facts = [(key, t) for key, tuples in case["facts"].items() for t in tuples] or [(None, [])]
+        for key, args in facts:
+            cols["case"].append(case["case"])
+            cols["relation"].append(key)
+            for j in range(arity):
+                a = args[j] if j < len(args) else None
+                cols[f"e{j}"].append(a if isinstance(a, str) else None)
+                cols[f"n{j}"].append(a if isinstance(a, int) and not isinstance(a, bool) else None)
+    return pa.table(cols, schema=schema)
+
+
+def write_flat(table, path, cases_per_group=10_000):
+    """Writes a flat table as Parquet in row groups of whole cases: Spark splits a file into tasks
+    by row groups, and a case's rows must reach one task."""
+    cases = table.column("case").to_pylist()
+    with pq.ParquetWriter(path, table.schema) as writer:
+        start, seen, last = 0, 0, object()
+        for i, c in enumerate(cases):
+            if c != last:
+                if seen == cases_per_group:
+                    writer.write_table(table.slice(start, i - start), row_group_size=i - start)
+                    start, seen = i, 0
+                seen, last = seen + 1, c
+        writer.write_table(table.slice(start), row_group_size=max(1, len(cases) - start))
+
+
+def rule_parquet_flat(spark, cases, rulings):
+    """Rules the Parquet cases at `cases` in the flat layout on `spark` (its row groups of whole
+    cases, as write_flat writes them), writing the flat rulings to `rulings`."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    def rule_partition(batches):
+        """The cases of a partition: Spark cuts its batches by rows, so the rows of the last case
+        of a batch are held back and ruled with the next batch."""
+        import pyarrow as pa
+
+        import clir_fide_laws_chess as law  # on the executor
+
+        held = None
+        for batch in batches:
+            table = pa.Table.from_batches([batch])
+            if held is not None:
+                table = pa.concat_tables([held, table])
+            cases = table.column("case")
+            n = table.num_rows
+            start = n
+            while start > 0 and cases[start - 1] == cases[n - 1]:
+                start -= 1
+            held = table.slice(start)
+            if start > 0:
+                yield from law.rule_arrow(table.slice(0, start).combine_chunks(), threads=1).to_batches()
+        if held is not None and held.num_rows > 0:
+            yield from law.rule_arrow(held.combine_chunks(), threads=1).to_batches()
+
+    frame = spark.read.parquet(cases)
+    ruled = frame.mapInArrow(rule_partition, from_arrow_schema(law.output_schema(flat=True)))
+    ruled.write.mode("overwrite").parquet(rulings)
+
+
 def rule_parquet(spark, cases, rulings):
     """Rules the Parquet cases at `cases` on `spark`, writing the rulings to `rulings`."""
     from pyspark.sql.pandas.types import from_arrow_schema

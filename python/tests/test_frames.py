@@ -114,3 +114,39 @@ def test_a_record_batch_ruled_in_pieces_is_one_batch_again(games):
     assert isinstance(out, pa.RecordBatch) and out.num_rows == batch.num_rows
     alone = law.rule_arrow(batch, threads=1)
     assert [from_row(r) for r in out.to_pylist()] == [from_row(r) for r in alone.to_pylist()]
+
+
+def test_the_flat_layout_rules_as_clir_rule(games):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "examples" / "spark"))
+    import rule_parquet
+
+    lines = games.splitlines()
+    table = rule_parquet.flat_cases_table(lines)
+    assert table.schema == law.input_schema(flat=True)
+    out = law.rule_arrow(table, threads=2)
+    assert out.schema == law.output_schema(flat=True)
+    expected = by_case(games)
+    rows = out.to_pylist()
+    own = [r for r in rows if r["relation"] is None]
+    assert [r["case"] for r in own] == list(expected)
+    for r in own:
+        e = expected[r["case"]]
+        assert r["error"] == e.get("error") and (r["contradictions"] or []) == e.get("contradictions", [])
+    concluded = {}
+    for r in rows:
+        if r["relation"] is not None:
+            args = [a for j in range(10) for a in (r.get(f"e{j}"), r.get(f"n{j}")) if a is not None]
+            concluded.setdefault(r["case"], {}).setdefault(r["relation"], []).append(args)
+            if r["definite"]:
+                assert args in expected[r["case"]]["definite"][r["relation"]]
+    for case, e in expected.items():
+        assert concluded.get(case, {}) == e.get("concluded", {})
+    # A case whose rows go on from one batch to the next, in one call: refused, naming it.
+    cases = table.column("case").to_pylist()
+    cut = next(i for i in range(1, len(cases)) if cases[i] == cases[i - 1])
+    halves = [table.slice(0, cut), table.slice(cut)]
+    split = pa.Table.from_batches([h.combine_chunks().to_batches()[0] for h in halves])
+    with pytest.raises(ValueError, match=f"case `{cases[cut]}` goes on from one batch to the next"):
+        law.rule_arrow(split)
