@@ -2,9 +2,9 @@
 //! rules with complementary heads, dead rules and idle priorities.
 //!
 //! [`analyze`] proposes, [`confirm`] decides. The first unfolds rule bodies backwards to input
-//! relations ([`unfold`]: bounded depth and steps, fresh entities, the package's constants),
+//! relations (`unfold`: bounded depth and steps, fresh entities, the package's constants),
 //! joins two unfoldings on their heads' arguments, solves their Integer comparisons
-//! ([`solve`]) and grounds each branch into a witness case; it also proves what it can prove
+//! (`solve`) and grounds each branch into a witness case; it also proves what it can prove
 //! exactly (a `false` item, comparisons that exclude each other, a premise nothing derives, an
 //! unfolding that fails on every branch). The second takes what ruling each witness showed and
 //! keeps only the findings a ruling confirms. Nothing here rules a case or prints.
