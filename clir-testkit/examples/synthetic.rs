@@ -15,11 +15,14 @@ mod generator;
 use std::io::Write;
 use std::process::ExitCode;
 
+/// An amendment of the generated package: its notation, or `None` when it has nothing to amend.
+type Amendment = fn(usize, u64) -> Option<String>;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let notation = args.iter().any(|a| a == "--notation");
     let flag = |name: &str| args.iter().any(|a| a == name);
-    let amend: Option<(&str, fn(usize, u64) -> Option<String>)> = if flag("--bump") {
+    let amend: Option<(&str, Amendment)> = if flag("--bump") {
         Some(("no rule from the middle on compares with a threshold", generator::notation_bumped))
     } else if flag("--add-rule") {
         Some(("the package has no middle rule", generator::notation_added))
