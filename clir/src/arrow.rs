@@ -1271,7 +1271,7 @@ impl<'a> FlatColumns<'a> {
     }
 
     /// Reads the case of rows `run` into `read`.
-    fn read(&self, schema: &Schema, keys: &[(String, usize)], run: Range<usize>, read: &mut Read<'a>) {
+    fn read(&self, schema: &Schema, keys: &crate::value::FastMap<&str, usize>, run: Range<usize>, read: &mut Read<'a>) {
         read.clear();
         let Some(relation) = &self.relation else { return };
         let mut current: Option<&str> = None;
@@ -1283,7 +1283,7 @@ impl<'a> FlatColumns<'a> {
             }
             // The relation's parameters, when the package has it (else no argument: the
             // validation refuses the key with its message).
-            let params = keys.iter().find(|(k, _)| k == key).map_or(&[][..], |&(_, rel)| schema.relations[rel].params);
+            let params = keys.get(key).map_or(&[][..], |&rel| schema.relations[rel].params);
             let mut args = params.iter().enumerate().map(|(j, p)| {
                 if p.integer {
                     self.integers.get(j).and_then(Option::as_ref).map_or(Arg::Other(Value::Null), |n| n.arg(row))
@@ -1556,6 +1556,7 @@ pub fn rule_flat(
         .enumerate()
         .flat_map(|(rel, info)| [(info.name.to_string(), rel), (format!("~{}", info.name), rel)])
         .collect();
+    let all_keys: crate::value::FastMap<&str, usize> = all_keys.iter().map(|(k, rel)| (k.as_str(), *rel)).collect();
     parallel(pieces.len(), threads, |i| {
         let p = &pieces[i];
         let cols = &columns[p.batch];
