@@ -594,13 +594,21 @@ fn rulings_through_the_flat_layout_are_clir_rules() {
 }
 
 #[test]
-fn a_case_split_across_batches_is_refused() {
+fn a_case_split_across_batches_of_a_call_is_one_case() {
     let pkg = clir_random::FIDE.1;
     let doc = Document::parse(clir_random::FIDE.0).expect("parses");
-    let cases: Vec<Value> = support::random_cases(3, &doc, 2).into_iter().take(1).collect();
+    let mut cases: Vec<Value> = support::random_cases(3, &doc, 4);
+    for (i, c) in cases.iter_mut().enumerate() {
+        c["case"] = json!(format!("c{i}"));
+    }
     let input = to_flat_batch(pkg, &cases);
-    assert!(input.num_rows() >= 2, "a case of several facts");
-    let halves = [input.slice(0, 1), input.slice(1, input.num_rows() - 1)];
-    let err = clir::arrow::rule_flat(pkg, &halves, &Options::default(), 1).unwrap_err();
-    assert!(err.contains("goes on from one batch to the next"), "{err}");
+    let opts = Options { grants: support::grants(pkg), ..Default::default() };
+    let whole = flat_rulings(&clir::arrow::rule_flat(pkg, std::slice::from_ref(&input), &opts, 1).unwrap());
+    assert_eq!(whole.len(), cases.len());
+    // Cut at every row: wherever the cut falls, inside a case or between two, the same rulings.
+    for cut in 1..input.num_rows() {
+        let halves = [input.slice(0, cut), input.slice(cut, input.num_rows() - cut)];
+        let split = flat_rulings(&clir::arrow::rule_flat(pkg, &halves, &opts, 2).unwrap());
+        assert_eq!(split, whole, "cut at row {cut}");
+    }
 }

@@ -594,6 +594,16 @@ impl StrCol {
         self.any_null = true;
     }
 
+    fn push_option(&mut self, s: Option<&str>) -> Result<(), String> {
+        match s {
+            Some(s) => self.push(s),
+            None => {
+                self.push_null();
+                Ok(())
+            }
+        }
+    }
+
     fn len(&self) -> usize {
         self.nulls.len()
     }
@@ -1270,9 +1280,8 @@ impl<'a> FlatColumns<'a> {
         runs
     }
 
-    /// Reads the case of rows `run` into `read`.
+    /// Adds the facts of rows `run` to the case being read into `read`.
     fn read(&self, schema: &Schema, keys: &crate::value::FastMap<&str, usize>, run: Range<usize>, read: &mut Read<'a>) {
-        read.clear();
         let Some(relation) = &self.relation else { return };
         let mut current: Option<&str> = None;
         for row in run {
@@ -1299,7 +1308,8 @@ impl<'a> FlatColumns<'a> {
 
 /// The flat output columns of a piece, being built.
 struct FlatOut {
-    case_rows: Vec<usize>,
+    /// Per output row, the input row (batch, row) its case is named by.
+    case_rows: Vec<(usize, usize)>,
     relation: StrCol,
     definite: Vec<Option<bool>>,
     entities: Vec<StrCol>,
@@ -1328,7 +1338,7 @@ impl FlatOut {
     /// A case's own row, taking its `case` from input row `case_row`.
     fn own_row(
         &mut self,
-        case_row: usize,
+        case_row: (usize, usize),
         contradictions: &[String],
         warnings: &[&str],
         error: Option<&str>,
@@ -1352,8 +1362,8 @@ impl FlatOut {
 }
 
 impl FlatOut {
-    fn finish(self, schema: &Arc<ArrowSchema>, case: &ArgColumnOrNull<'_>) -> Result<RecordBatch, String> {
-        let mut columns: Vec<ArrayRef> = vec![case_values(case, &self.case_rows)?, self.relation.finish()];
+    fn finish(self, schema: &Arc<ArrowSchema>, input: &[FlatColumns<'_>]) -> Result<RecordBatch, String> {
+        let mut columns: Vec<ArrayRef> = vec![case_values(input, &self.case_rows)?, self.relation.finish()];
         columns.push(Arc::new(arrow_array::BooleanArray::from(self.definite)));
         columns.extend(self.entities.into_iter().map(StrCol::finish));
         columns.extend(self.integers.into_iter().map(|v| Arc::new(Int64Array::from(v)) as ArrayRef));
@@ -1365,22 +1375,26 @@ impl FlatOut {
     }
 }
 
-/// The `case` column of `rows` of `col`, as the flat output holds it (strings as `Utf8`,
-/// integers as `Int64`).
-fn case_values(col: &ArgColumnOrNull<'_>, rows: &[usize]) -> Result<ArrayRef, String> {
-    Ok(match col {
-        ArgColumnOrNull::Str(s) => {
+/// The `case` column of `rows` (batch, row) of `columns`, as the flat output holds it (strings
+/// as `Utf8`, integers as `Int64`).
+fn case_values(columns: &[FlatColumns<'_>], rows: &[(usize, usize)]) -> Result<ArrayRef, String> {
+    let Some(first) = columns.first() else { return Ok(Arc::new(arrow_array::NullArray::new(rows.len()))) };
+    Ok(match &first.case {
+        ArgColumnOrNull::Str(_) => {
             let mut out = StrCol::default();
-            for &r in rows {
-                match s.get(r) {
-                    Some(v) => out.push(v)?,
-                    None => out.push_null(),
+            for &(b, r) in rows {
+                match &columns[b].case {
+                    ArgColumnOrNull::Str(s) => out.push_option(s.get(r))?,
+                    _ => out.push_null(),
                 }
             }
             out.finish()
         }
-        ArgColumnOrNull::Int(n) => Arc::new(Int64Array::from_iter(rows.iter().map(|&r| match n.arg(r) {
-            Arg::Int(v) => Some(v),
+        ArgColumnOrNull::Int(_) => Arc::new(Int64Array::from_iter(rows.iter().map(|&(b, r)| match &columns[b].case {
+            ArgColumnOrNull::Int(n) => match n.arg(r) {
+                Arg::Int(v) => Some(v),
+                _ => None,
+            },
             _ => None,
         }))),
         ArgColumnOrNull::Null => Arc::new(arrow_array::NullArray::new(rows.len())),
@@ -1405,7 +1419,7 @@ impl Ruler<'_> {
         &self,
         batch: &Batch,
         slots: &[Slot],
-        case_rows: &[usize],
+        case_rows: &[(usize, usize)],
         first_no: usize,
         out: &mut FlatOut,
     ) -> Result<(), String> {
@@ -1500,9 +1514,9 @@ impl Ruler<'_> {
 /// Rules the cases of `batches` in the flat layout ([`flat_input_schema`]: one row a fact, a
 /// case's rows consecutive) with `pkg` on up to `threads` threads: output batches in the flat
 /// output layout ([`flat_output_schema`]), a case's rows in the order of its input rows. A case
-/// is a run of rows with the same `case`; a case whose rows go on from one batch to the next
-/// is refused (`Err` naming it): a call's batches must not split a case. `line N` in an error
-/// counts cases from 1 across the call.
+/// is a run of rows with the same `case`, which may go on from one batch of the call to the
+/// next (a table read from Parquet is cut into batches by rows); across two calls, it would be
+/// two cases. `line N` in an error counts cases from 1 across the call.
 pub fn rule_flat(
     pkg: &dyn Package,
     batches: &[RecordBatch],
@@ -1522,20 +1536,22 @@ pub fn rule_flat(
         }
         columns.push(cols);
     }
-    let runs: Vec<Vec<Range<usize>>> = columns.iter().map(FlatColumns::cases).collect();
-    for (b, pair) in columns.windows(2).enumerate() {
-        let (Some(last), Some(first)) = (runs[b].last(), runs[b + 1].first()) else { continue };
-        let (x, y) = (case_key(&pair[0].case, last.start), case_key(&pair[1].case, first.start));
-        if x == y && x != CaseKey::Null {
-            let name = match x {
-                CaseKey::Str(s) => s.to_string(),
-                CaseKey::Int(i) => i.to_string(),
-                CaseKey::Other(s) => s,
-                CaseKey::Null => String::new(),
-            };
-            return Err(format!(
-                "table: case `{name}` goes on from one batch to the next; give each case's rows in one batch"
-            ));
+    // The call's cases, each the runs of rows it has in one batch or more (a case whose rows go
+    // on from one batch to the next is one case).
+    let mut cases: Vec<Vec<(usize, Range<usize>)>> = Vec::new();
+    let mut last: Option<(usize, usize)> = None;
+    for (b, cols) in columns.iter().enumerate() {
+        for (k, run) in cols.cases().into_iter().enumerate() {
+            let goes_on = k == 0
+                && last.is_some_and(|(lb, lr)| {
+                    let key = case_key(&columns[lb].case, lr);
+                    key != CaseKey::Null && key == case_key(&cols.case, run.start)
+                });
+            last = Some((b, run.start));
+            match cases.last_mut() {
+                Some(case) if goes_on => case.push((b, run)),
+                _ => cases.push(vec![(b, run)]),
+            }
         }
     }
     let ruler = Ruler {
@@ -1545,8 +1561,7 @@ pub fn rule_flat(
         keys: ruling_keys(schema),
         out: Arc::new(flat_output_schema(schema, case_type)),
     };
-    let lens: Vec<usize> = runs.iter().map(Vec::len).collect();
-    let pieces = pieces(&lens, threads);
+    let pieces = pieces(&[cases.len()], threads);
     let arity = max_arity(schema, false);
     // Every relation's keys, so that a fact of an institutional relation gets the case line's
     // message.
@@ -1559,7 +1574,6 @@ pub fn rule_flat(
     let all_keys: crate::value::FastMap<&str, usize> = all_keys.iter().map(|(k, rel)| (k.as_str(), *rel)).collect();
     parallel(pieces.len(), threads, |i| {
         let p = &pieces[i];
-        let cols = &columns[p.batch];
         let mut out = FlatOut::new(arity);
         let mut read = Read::default();
         let mut adder = Adder::default();
@@ -1570,15 +1584,18 @@ pub fn rule_flat(
             adder.new_batch();
             let mut slots = Vec::with_capacity(to - from);
             let mut case_rows = Vec::with_capacity(to - from);
-            for run in &runs[p.batch][from..to] {
-                case_rows.push(run.start);
-                cols.read(schema, &all_keys, run.clone(), &mut read);
+            for case in &cases[from..to] {
+                case_rows.push((case[0].0, case[0].1.start));
+                read.clear();
+                for (b, run) in case {
+                    columns[*b].read(schema, &all_keys, run.clone(), &mut read);
+                }
                 slots.push(add_read(&read, &mut adder, &ruler.cat, &mut batch, opts));
             }
             ruler.write_flat(&batch, &slots, &case_rows, p.first_no + (from - p.rows.start), &mut out)?;
             from = to;
         }
-        out.finish(&ruler.out, &cols.case)
+        out.finish(&ruler.out, &columns)
     })
 }
 

@@ -1,12 +1,14 @@
 """Rules a Parquet file of cases with PySpark and writes the rulings as Parquet: the
 `mapInArrow` recipe of docs/PYTHON.md, with the wheel `clir wheel` builds for fide.laws.chess.
 
-    python rule_parquet.py cases.parquet rulings.parquet [--master 'local[2]']
-    python rule_parquet.py --to-parquet games.jsonl cases.parquet   # JSON Lines cases -> Parquet
+    python rule_parquet.py cases.parquet rulings.parquet [--master 'local[2]'] [--nested]
+    python rule_parquet.py --to-parquet games.jsonl cases.parquet [--nested]  # JSON Lines -> Parquet
 
-Cases are in the input layout (`input_schema()`), rulings in the output layout
-(`output_schema()`), one row a case; `examples/spark/test_spark.py` checks them against
-`clir rule`.
+By default cases and rulings are in the flat layout (`input_schema(flat=True)`,
+`output_schema(flat=True)`: one row a fact), which Spark moves about ten times faster than the
+nested one (benches/README.md "Issue 49"); with --nested, in the nested layout (`input_schema()`,
+`output_schema()`, one row a case; it alone has `why_not` and `as_of`).
+`examples/spark/test_spark.py` checks both against `clir rule`.
 """
 
 import argparse
@@ -150,16 +152,20 @@ def main(argv):
     parser.add_argument("output")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--to-parquet", action="store_true", help="convert JSON Lines cases to Parquet, then stop")
+    parser.add_argument("--nested", action="store_true", help="the nested layout (one row a case), not the flat one")
     args = parser.parse_args(argv)
     if args.to_parquet:
         with open(args.input, encoding="utf-8") as f:
-            # Row groups of 10,000 cases: Spark splits a file by row groups into tasks.
-            pq.write_table(cases_table(f), args.output, row_group_size=10_000)
+            if args.nested:
+                # Row groups of 10,000 cases: Spark splits a file by row groups into tasks.
+                pq.write_table(cases_table(f), args.output, row_group_size=10_000)
+            else:
+                write_flat(flat_cases_table(f), args.output)
         return 0
     spark = session(args.master)
     try:
         started = time.perf_counter()
-        rule_parquet(spark, args.input, args.output)
+        (rule_parquet if args.nested else rule_parquet_flat)(spark, args.input, args.output)
         print(f"ruled {args.input} into {args.output} in {time.perf_counter() - started:.2f} s", file=sys.stderr)
     finally:
         spark.stop()
