@@ -84,6 +84,40 @@ def same_rulings(ruled, expected_text):
     return rows == len(expected)
 
 
+def flat_same_rulings(ruled, expected_text):
+    """Whether the flat rulings (output_schema(flat=True)) are `expected_text`'s, case by case."""
+    got = {}
+    for batch in ruled.to_batches():
+        for r in batch.to_pylist():
+            line = got.setdefault(r["case"], {"case": r["case"], "concluded": {}, "definite": {}})
+            if r["relation"] is None:
+                if r["error"] is not None:
+                    line["error"] = r["error"]
+                line["contradictions"] = list(r["contradictions"])
+                if r["warnings"]:
+                    line["warnings"] = list(r["warnings"])
+                continue
+            args = [x for j in range(10) for x in (r.get(f"e{j}"), r.get(f"n{j}")) if x is not None]
+            for layer in ("concluded", "definite") if r["definite"] else ("concluded",):
+                line[layer].setdefault(r["relation"], []).append(args)
+    lines = expected_text.splitlines()
+    for text in lines:
+        e = json.loads(text)
+        g = got.get(e["case"])
+        if "error" in e:
+            g = g and {"case": g["case"], "error": g.get("error")}
+        if g != e:
+            print(f"differs from clir rule: case {e['case']!r}")
+            return False
+    return len(got) == len(lines)
+
+
+def expected_lines(a):
+    """`clir rule --threads 2`'s ruling lines for the games."""
+    cmd = [a.clir, "--threads", "2", "--input", a.games]
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("games")
@@ -136,10 +170,27 @@ def main():
                 runs.append(timed(lambda: rule_parquet.rule_parquet(spark, str(cases), str(out)), resource.RUSAGE_SELF))
             rows = pq.read_table(out).num_rows
             assert rows == n, rows
+            ruled = pq.read_table(out)
+            assert same_rulings(ruled, expected_lines(a)), "Spark's rulings differ from clir rule's"
+            empty = statistics.median(timed(lambda: spark.range(1).collect())[0] for _ in range(3))
+            print(f"{'an empty job (the warm session fixed cost)':50s} wall {empty:7.2f} s")
             # The JVM and its Python workers are not this process's children until they exit:
             # wall time only.
             wall = statistics.median(r[0] for r in runs)
             print(f"{'spark local[2]: parquet -> mapInArrow -> parquet':50s} wall {wall:7.2f} s  {n / wall:9.0f} cases/s")
+            print(f"{'':50s} less the empty job: {wall - empty:7.2f} s; every ruling is clir rule's")
+            flat = tmp / "flat.parquet"
+            t0 = time.perf_counter()
+            rule_parquet.write_flat(rule_parquet.flat_cases_table(text.splitlines()), str(flat))
+            print(f"(the flat layout's Parquet written in Python, not timed: {time.perf_counter() - t0:.1f} s)")
+            runs = []
+            for _ in range(a.runs):
+                out = tmp / "flat-rulings.parquet"
+                runs.append(timed(lambda: rule_parquet.rule_parquet_flat(spark, str(flat), str(out))))
+            wall = statistics.median(r[0] for r in runs)
+            print(f"{'spark local[2], flat: parquet -> mapInArrow -> parquet':50s} wall {wall:7.2f} s  {n / wall:9.0f} cases/s")
+            assert flat_same_rulings(pq.read_table(out), expected_lines(a)), "Spark's flat rulings differ"
+            print(f"{'':50s} less the empty job: {wall - empty:7.2f} s; every ruling is clir rule's")
         finally:
             spark.stop()
     shutil.rmtree(tmp)
