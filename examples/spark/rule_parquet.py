@@ -5,7 +5,7 @@
     python rule_parquet.py --to-parquet games.jsonl cases.parquet [--nested]  # JSON Lines -> Parquet
 
 By default cases and rulings are in the flat layout (`input_schema(flat=True)`,
-`output_schema(flat=True)`: one row a fact), which Spark moves about ten times faster than the
+`output_schema(flat=True)`: one row a fact), which Spark moves about twelve times faster than the
 nested one (benches/README.md "Issue 49"); with --nested, in the nested layout (`input_schema()`,
 `output_schema()`, one row a case; it alone has `why_not` and `as_of`).
 `examples/spark/test_spark.py` checks both against `clir rule`.
