@@ -13,6 +13,10 @@
 //! Most rows take a fast path that reads them straight into the batch and gives any row it
 //! cannot vouch for (a null, a judgment not granted, a name close to a constant, `why_not`,
 //! `as_of`) to the full path above, leaving the batch as it was (DECISIONS 94).
+//!
+//! [`rule_flat`] reads and writes the flat layouts ([`flat_input_schema`],
+//! [`flat_output_schema`]: one row a fact, a case a run of rows) through the same full path
+//! (DECISIONS 95).
 
 use crate::batch::{literal_string, slot, Batch};
 use crate::jsonl::{by_case, over_budget, push_json, tuple_order, why_not_entries, Adder, Arg, Catalog, Options, Read};
