@@ -37,8 +37,12 @@ note() { echo "crates-build: $*" >&2; }
 (cd "$root" && cargo build -q --release -p clir-cli --bin clir && cargo build -q -p clir-testkit --example synthetic)
 target="${CARGO_TARGET_DIR:-$root/target}"
 case "$target" in /*) ;; *) target="$root/$target" ;; esac
-clir="$target/release/clir"
-synthetic="$target/debug/examples/synthetic"
+# Copies of their own: a build of the repository while the benchmark runs (a new clir is a new
+# runtime, which every crate is built against) must not change what is measured.
+cp "$target/release/clir" "$work/clir"
+cp "$target/debug/examples/synthetic" "$work/synthetic"
+clir="$work/clir"
+synthetic="$work/synthetic"
 rev="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '(not a git checkout)')"
 
 # seconds_and_gb FILE: the wall clock and peak RSS of a `/usr/bin/time -v` report.
