@@ -4,7 +4,8 @@
 //! test -p clir-codegen --test fixtures` writes them again.
 //!
 //! - `recursion`: a datafrog iteration, semi-naive rounds;
-//! - `contest`: applicability, a priority, a defeater, team defeat;
+//! - `contest`: applicability, a priority, a defeater, team defeat (also compiled without
+//!   explanations);
 //! - `closure`: a closure policy's negatives;
 //! - `per_case`: a rule with no positive literal, tried once per case;
 //! - `crates`: a package split into base, io and group crates and the package's module.
@@ -56,6 +57,10 @@ fn recursion() {
 #[test]
 fn contest() {
     module("contest");
+    // Compiled without explanations, no call records and no function takes `ex`.
+    let code = clir_codegen::emit::emit_with(&compiled("contest"), SEAL, false);
+    assert!(!code.contains("ex.to(") && !code.contains("ex: &mut") && !code.contains("Record"), "{code}");
+    expect("contest", "expected_no_explanations.rs", &code);
 }
 
 #[test]

@@ -346,7 +346,8 @@ impl Emitter<'_> {
         let cases = self.plan.rules[ri].per_case.then(|| quote!(cases,));
         let budget = self.plan.rules[ri].extends().then(|| quote!(budget,));
         let record = match records {
-            None if !self.explanations => TokenStream::new(),
+            // Compiled without explanations, a rule's function takes no record at all.
+            _ if !self.explanations => TokenStream::new(),
             None => quote!(::clir::rt::Record::OFF),
             Some(modes) => {
                 let flags = modes.flags();
