@@ -237,13 +237,9 @@ impl Emitter<'_> {
             }
         };
         let path = match &self.split {
-            Some(split) => {
-                let krate = &split.crates[self.group_of_stratum(si)];
-                quote!(::#krate)
-            }
-            None => quote!(self),
+            Some(split) => format!("::{}", split.crates[self.group_of_stratum(si)]),
+            None => "self".to_string(),
         };
-        let path = path.to_string().replace(' ', "");
         lines.push(Self::call_text(Some("s"), &format!("{path}::{name}"), &args));
         lines.extend(names.iter().map(|n| format!("l[layer::{n}] = s.{n};")));
         // `s` and the inputs taken are names of this stratum's alone: the next shadows them.
@@ -657,11 +653,13 @@ impl Emitter<'_> {
     /// when split) in functions of a few rules each, over the final layers they read; returns
     /// the calls of those functions, over the store `l`.
     fn explains(&mut self, groups: usize, items: &mut TokenStream) -> TokenStream {
-        let stmts = self.explain_calls();
+        // Each group's statements, in order.
+        let mut by_group: Vec<Vec<(Frame, TokenStream)>> = vec![Vec::new(); groups.max(1)];
+        for (g, frame, stmt) in self.explain_calls() {
+            by_group[g].push((frame, stmt));
+        }
         let mut calls = TokenStream::new();
-        for g in 0..groups.max(1) {
-            let of_group: Vec<(Frame, TokenStream)> =
-                stmts.iter().filter(|(h, ..)| *h == g).map(|(_, f, s)| (f.clone(), s.clone())).collect();
+        for (g, of_group) in by_group.into_iter().enumerate() {
             for (k, chunk) in of_group.chunks(super::CHUNK).enumerate() {
                 let mut frame = Frame::default();
                 chunk.iter().for_each(|(f, _)| frame.merge(f));
@@ -680,15 +678,13 @@ impl Emitter<'_> {
                 let path = match &mut self.split {
                     Some(split) => {
                         split.items[g].extend(item);
-                        let krate = &split.crates[g];
-                        quote!(::#krate)
+                        format!("::{}", split.crates[g])
                     }
                     None => {
                         items.extend(item);
-                        quote!(self)
+                        "self".to_string()
                     }
                 };
-                let path = path.to_string().replace(' ', "");
                 let mut text: Vec<String> = self.numbering_of(g).into_iter().collect();
                 text.push(Self::call_text(None, &format!("{path}::{name}"), &args));
                 calls.extend(self.verbatim(text.join("\n")));
