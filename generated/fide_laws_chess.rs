@@ -12,46 +12,32 @@ use ::clir::Sym;
 ::clir::entity_type!(#[doc = "Entity type `GamePlayState`: "] GamePlayState);
 impl GamePlayState {
     ///The constant `Ended`.
-    pub const ENDED: GamePlayState = GamePlayState(::clir::Sym(7));
+    pub const ENDED: Self = Self(::clir::Sym(7));
     ///The constant `NotStarted`.
-    pub const NOT_STARTED: GamePlayState = GamePlayState(::clir::Sym(8));
+    pub const NOT_STARTED: Self = Self(::clir::Sym(8));
     ///The constant `Playing`.
-    pub const PLAYING: GamePlayState = GamePlayState(::clir::Sym(10));
+    pub const PLAYING: Self = Self(::clir::Sym(10));
 }
 ::clir::entity_type!(#[doc = "Entity type `GamePlayTransition`: "] GamePlayTransition);
 impl GamePlayTransition {
     ///The constant `ConcludeByAgreement`.
-    pub const CONCLUDE_BY_AGREEMENT: GamePlayTransition = GamePlayTransition(
-        ::clir::Sym(0),
-    );
+    pub const CONCLUDE_BY_AGREEMENT: Self = Self(::clir::Sym(0));
     ///The constant `ConcludeByCheckmate`.
-    pub const CONCLUDE_BY_CHECKMATE: GamePlayTransition = GamePlayTransition(
-        ::clir::Sym(1),
-    );
+    pub const CONCLUDE_BY_CHECKMATE: Self = Self(::clir::Sym(1));
     ///The constant `ConcludeByDeadPosition`.
-    pub const CONCLUDE_BY_DEAD_POSITION: GamePlayTransition = GamePlayTransition(
-        ::clir::Sym(2),
-    );
+    pub const CONCLUDE_BY_DEAD_POSITION: Self = Self(::clir::Sym(2));
     ///The constant `ConcludeByDrawnClaim`.
-    pub const CONCLUDE_BY_DRAWN_CLAIM: GamePlayTransition = GamePlayTransition(
-        ::clir::Sym(3),
-    );
+    pub const CONCLUDE_BY_DRAWN_CLAIM: Self = Self(::clir::Sym(3));
     ///The constant `ConcludeByResignation`.
-    pub const CONCLUDE_BY_RESIGNATION: GamePlayTransition = GamePlayTransition(
-        ::clir::Sym(4),
-    );
+    pub const CONCLUDE_BY_RESIGNATION: Self = Self(::clir::Sym(4));
     ///The constant `ConcludeBySecondIllegalMove`.
-    pub const CONCLUDE_BY_SECOND_ILLEGAL_MOVE: GamePlayTransition = GamePlayTransition(
-        ::clir::Sym(5),
-    );
+    pub const CONCLUDE_BY_SECOND_ILLEGAL_MOVE: Self = Self(::clir::Sym(5));
     ///The constant `ConcludeByStalemate`.
-    pub const CONCLUDE_BY_STALEMATE: GamePlayTransition = GamePlayTransition(
-        ::clir::Sym(6),
-    );
+    pub const CONCLUDE_BY_STALEMATE: Self = Self(::clir::Sym(6));
     ///The constant `PlayMove`.
-    pub const PLAY_MOVE: GamePlayTransition = GamePlayTransition(::clir::Sym(9));
+    pub const PLAY_MOVE: Self = Self(::clir::Sym(9));
     ///The constant `StartPlay`.
-    pub const START_PLAY: GamePlayTransition = GamePlayTransition(::clir::Sym(11));
+    pub const START_PLAY: Self = Self(::clir::Sym(11));
 }
 ::clir::entity_type!(#[doc = "Entity type `Piece`: chess piece"] Piece);
 ::clir::entity_type!(#[doc = "Entity type `Player`: player"] Player);
@@ -630,102 +616,12 @@ fn evaluate_layers(batch: &::clir::Batch) -> (::clir::rt::Layers, ::clir::Output
             &l[layer::stalemate_has_ended_the_game], &l[layer::legal_move], &l[layer::play_started],
             &mut ex,
         );
-        for &(case, a_0) in l[layer::closure_0_castling_path_attacked].iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_CASTLING_SIDE,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            ex.push(
-                ::clir::Instance::closure(
-                    0,
-                    case,
-                    REL_CASTLING_PATH_ATTACKED,
-                    (a_0,),
-                    domain,
-                ),
-            );
-        }
-        for &(case, a_0) in l[layer::closure_1_castling_path_blocked].iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_CASTLING_SIDE,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            ex.push(
-                ::clir::Instance::closure(
-                    1,
-                    case,
-                    REL_CASTLING_PATH_BLOCKED,
-                    (a_0,),
-                    domain,
-                ),
-            );
-        }
-        for &(case, a_0) in l[layer::closure_2_en_passant_right_open].iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_GAME,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            ex.push(
-                ::clir::Instance::closure(
-                    2,
-                    case,
-                    REL_EN_PASSANT_RIGHT_OPEN,
-                    (a_0,),
-                    domain,
-                ),
-            );
-        }
-        for &(case, a_0) in l[layer::closure_3_king_cannot_be_checkmated].iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_PLAYER,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            ex.push(
-                ::clir::Instance::closure(
-                    3,
-                    case,
-                    REL_KING_CANNOT_BE_CHECKMATED,
-                    (a_0,),
-                    domain,
-                ),
-            );
-        }
-        for &(case, a_0) in l[layer::closure_4_move_meets_articles_3_1_to_3_9].iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_GAME,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            ex.push(
-                ::clir::Instance::closure(
-                    4,
-                    case,
-                    REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9,
-                    (a_0,),
-                    domain,
-                ),
-            );
-        }
-        for &(case, a_0) in l[layer::closure_5_piece_has_moved].iter() {
-            let domain = ::clir::Premise::new(
-                REL_CHECKED_PIECE,
-                false,
-                ::clir::Layer::Concluded,
-                (a_0,),
-            );
-            ex.push(
-                ::clir::Instance::closure(5, case, REL_PIECE_HAS_MOVED, (a_0,), domain),
-            );
-        }
+        ex.closure(0, REL_CASTLING_PATH_ATTACKED, REL_CHECKED_CASTLING_SIDE, &l[layer::closure_0_castling_path_attacked]);
+        ex.closure(1, REL_CASTLING_PATH_BLOCKED, REL_CHECKED_CASTLING_SIDE, &l[layer::closure_1_castling_path_blocked]);
+        ex.closure(2, REL_EN_PASSANT_RIGHT_OPEN, REL_CHECKED_GAME, &l[layer::closure_2_en_passant_right_open]);
+        ex.closure(3, REL_KING_CANNOT_BE_CHECKMATED, REL_CHECKED_PLAYER, &l[layer::closure_3_king_cannot_be_checkmated]);
+        ex.closure(4, REL_MOVE_MEETS_ARTICLES_3_1_TO_3_9, REL_CHECKED_GAME, &l[layer::closure_4_move_meets_articles_3_1_to_3_9]);
+        ex.closure(5, REL_PIECE_HAS_MOVED, REL_CHECKED_PIECE, &l[layer::closure_5_piece_has_moved]);
     }
     out.instances = ex.finish();
     out.why_not = batch
@@ -940,36 +836,12 @@ mod layer {
         not_valid_transition_supported.empty, not_valid_transition_concluded.empty,
     ];
 }
-/// The layers the stratum of `arbiter_competent_to_decide` computes.
-struct StratumArbiterCompetentToDecide {
-    arbiter_competent_to_decide: Relation<(CaseId, Sym)>,
-}
-#[inline(never)]
-fn stratum_arbiter_competent_to_decide(
-    case_not_precisely_regulated: &Relation<(CaseId, Sym)>,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumArbiterCompetentToDecide {
-    // Stratum of arbiter_competent_to_decide (+D = +S = +d)
-    let arbiter_competent_to_decide = self::rule_unregulated_case_decided_by_arbiter(
-        case_not_precisely_regulated,
-        ex.to(&[false, true]),
-    );
-    StratumArbiterCompetentToDecide {
-        arbiter_competent_to_decide,
-    }
-}
-/// The layers the stratum of `castling_path_attacked` computes.
-struct StratumCastlingPathAttacked {
-    castling_path_attacked: Relation<(CaseId, Sym)>,
-    not_castling_path_attacked: Relation<(CaseId, Sym)>,
-    closure_0_castling_path_attacked: Relation<(CaseId, Sym)>,
-}
 #[inline(never)]
 fn stratum_castling_path_attacked(
-    checked_castling_side: &Relation<(CaseId, Sym)>,
     castling_path_attacked_input: Relation<(CaseId, Sym)>,
     not_castling_path_attacked_input: Relation<(CaseId, Sym)>,
-) -> StratumCastlingPathAttacked {
+    checked_castling_side: &Relation<(CaseId, Sym)>,
+) -> (Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>) {
     // Stratum of castling_path_attacked (+D = +S = +d)
     let castling_path_attacked = castling_path_attacked_input;
     let not_castling_path_attacked = not_castling_path_attacked_input;
@@ -981,24 +853,18 @@ fn stratum_castling_path_attacked(
     let not_castling_path_attacked = ::clir::rt::union(
         &[&not_castling_path_attacked, &closure_0_castling_path_attacked],
     );
-    StratumCastlingPathAttacked {
+    (
         castling_path_attacked,
         not_castling_path_attacked,
         closure_0_castling_path_attacked,
-    }
-}
-/// The layers the stratum of `castling_path_blocked` computes.
-struct StratumCastlingPathBlocked {
-    castling_path_blocked: Relation<(CaseId, Sym)>,
-    not_castling_path_blocked: Relation<(CaseId, Sym)>,
-    closure_1_castling_path_blocked: Relation<(CaseId, Sym)>,
+    )
 }
 #[inline(never)]
 fn stratum_castling_path_blocked(
-    checked_castling_side: &Relation<(CaseId, Sym)>,
     castling_path_blocked_input: Relation<(CaseId, Sym)>,
     not_castling_path_blocked_input: Relation<(CaseId, Sym)>,
-) -> StratumCastlingPathBlocked {
+    checked_castling_side: &Relation<(CaseId, Sym)>,
+) -> (Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>) {
     // Stratum of castling_path_blocked (+D = +S = +d)
     let castling_path_blocked = castling_path_blocked_input;
     let not_castling_path_blocked = not_castling_path_blocked_input;
@@ -1010,21 +876,13 @@ fn stratum_castling_path_blocked(
     let not_castling_path_blocked = ::clir::rt::union(
         &[&not_castling_path_blocked, &closure_1_castling_path_blocked],
     );
-    StratumCastlingPathBlocked {
-        castling_path_blocked,
-        not_castling_path_blocked,
-        closure_1_castling_path_blocked,
-    }
-}
-/// The layers the stratum of `checkmate_has_been_delivered` computes.
-struct StratumCheckmateHasBeenDelivered {
-    checkmate_has_been_delivered: Relation<(CaseId, Sym)>,
+    (castling_path_blocked, not_castling_path_blocked, closure_1_castling_path_blocked)
 }
 #[inline(never)]
 fn stratum_checkmate_has_been_delivered(
     checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
     ex: &mut ::clir::rt::Explain,
-) -> StratumCheckmateHasBeenDelivered {
+) -> Relation<(CaseId, Sym)> {
     // Stratum of checkmate_has_been_delivered (+D = +S = +d)
     let checkmate_delivered_by_game = ::clir::rt::least_view(
         checkmate_delivered,
@@ -1035,60 +893,14 @@ fn stratum_checkmate_has_been_delivered(
         &checkmate_delivered_by_game,
         ex.to(&[false, true]),
     );
-    StratumCheckmateHasBeenDelivered {
-        checkmate_has_been_delivered,
-    }
-}
-/// The layers the stratum of `dead_position_has_ended_the_game` computes.
-struct StratumDeadPositionHasEndedTheGame {
-    dead_position_has_ended_the_game: Relation<(CaseId, Sym)>,
-}
-#[inline(never)]
-fn stratum_dead_position_has_ended_the_game(
-    dead_position_arisen: &Relation<(CaseId, Sym)>,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumDeadPositionHasEndedTheGame {
-    // Stratum of dead_position_has_ended_the_game (+D = +S = +d)
-    let dead_position_has_ended_the_game = self::rule_dead_position_ends_the_game(
-        dead_position_arisen,
-        ex.to(&[false, true]),
-    );
-    StratumDeadPositionHasEndedTheGame {
-        dead_position_has_ended_the_game,
-    }
-}
-/// The layers the stratum of `agreed_draw_has_ended_the_game` computes.
-struct StratumAgreedDrawHasEndedTheGame {
-    agreed_draw_has_ended_the_game: Relation<(CaseId, Sym)>,
-}
-#[inline(never)]
-fn stratum_agreed_draw_has_ended_the_game(
-    both_players_have_moved: &Relation<(CaseId, Sym)>,
-    draw_agreed: &Relation<(CaseId, Sym)>,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumAgreedDrawHasEndedTheGame {
-    // Stratum of agreed_draw_has_ended_the_game (+D = +S = +d)
-    let agreed_draw_has_ended_the_game = self::rule_agreed_draw_ends_the_game(
-        both_players_have_moved,
-        draw_agreed,
-        ex.to(&[false, true]),
-    );
-    StratumAgreedDrawHasEndedTheGame {
-        agreed_draw_has_ended_the_game,
-    }
-}
-/// The layers the stratum of `en_passant_right_open` computes.
-struct StratumEnPassantRightOpen {
-    en_passant_right_open: Relation<(CaseId, Sym)>,
-    not_en_passant_right_open: Relation<(CaseId, Sym)>,
-    closure_2_en_passant_right_open: Relation<(CaseId, Sym)>,
+    checkmate_has_been_delivered
 }
 #[inline(never)]
 fn stratum_en_passant_right_open(
-    checked_game: &Relation<(CaseId, Sym)>,
     en_passant_right_open_input: Relation<(CaseId, Sym)>,
     not_en_passant_right_open_input: Relation<(CaseId, Sym)>,
-) -> StratumEnPassantRightOpen {
+    checked_game: &Relation<(CaseId, Sym)>,
+) -> (Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>) {
     // Stratum of en_passant_right_open (+D = +S = +d)
     let en_passant_right_open = en_passant_right_open_input;
     let not_en_passant_right_open = not_en_passant_right_open_input;
@@ -1100,40 +912,14 @@ fn stratum_en_passant_right_open(
     let not_en_passant_right_open = ::clir::rt::union(
         &[&not_en_passant_right_open, &closure_2_en_passant_right_open],
     );
-    StratumEnPassantRightOpen {
-        en_passant_right_open,
-        not_en_passant_right_open,
-        closure_2_en_passant_right_open,
-    }
-}
-/// The layers the stratum of `game_won_by` computes.
-struct StratumGameWonBy {
-    game_won_by: Relation<(CaseId, Sym, Sym)>,
-}
-#[inline(never)]
-fn stratum_game_won_by(
-    checkmate_delivered: &Relation<(CaseId, Sym, Sym)>,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumGameWonBy {
-    // Stratum of game_won_by (+D = +S = +d)
-    let game_won_by = self::rule_checkmate_wins(
-        checkmate_delivered,
-        ex.to(&[false, true]),
-    );
-    StratumGameWonBy { game_won_by }
-}
-/// The layers the stratum of `king_cannot_be_checkmated` computes.
-struct StratumKingCannotBeCheckmated {
-    king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
-    not_king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
-    closure_3_king_cannot_be_checkmated: Relation<(CaseId, Sym)>,
+    (en_passant_right_open, not_en_passant_right_open, closure_2_en_passant_right_open)
 }
 #[inline(never)]
 fn stratum_king_cannot_be_checkmated(
-    checked_player: &Relation<(CaseId, Sym)>,
     king_cannot_be_checkmated_input: Relation<(CaseId, Sym)>,
     not_king_cannot_be_checkmated_input: Relation<(CaseId, Sym)>,
-) -> StratumKingCannotBeCheckmated {
+    checked_player: &Relation<(CaseId, Sym)>,
+) -> (Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>) {
     // Stratum of king_cannot_be_checkmated (+D = +S = +d)
     let king_cannot_be_checkmated = king_cannot_be_checkmated_input;
     let not_king_cannot_be_checkmated = not_king_cannot_be_checkmated_input;
@@ -1145,24 +931,18 @@ fn stratum_king_cannot_be_checkmated(
     let not_king_cannot_be_checkmated = ::clir::rt::union(
         &[&not_king_cannot_be_checkmated, &closure_3_king_cannot_be_checkmated],
     );
-    StratumKingCannotBeCheckmated {
+    (
         king_cannot_be_checkmated,
         not_king_cannot_be_checkmated,
         closure_3_king_cannot_be_checkmated,
-    }
-}
-/// The layers the stratum of `move_meets_articles_3_1_to_3_9` computes.
-struct StratumMoveMeetsArticles31To39 {
-    move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
-    not_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
-    closure_4_move_meets_articles_3_1_to_3_9: Relation<(CaseId, Sym)>,
+    )
 }
 #[inline(never)]
 fn stratum_move_meets_articles_3_1_to_3_9(
-    checked_game: &Relation<(CaseId, Sym)>,
     move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Sym)>,
     not_move_meets_articles_3_1_to_3_9_input: Relation<(CaseId, Sym)>,
-) -> StratumMoveMeetsArticles31To39 {
+    checked_game: &Relation<(CaseId, Sym)>,
+) -> (Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>) {
     // Stratum of move_meets_articles_3_1_to_3_9 (+D = +S = +d)
     let move_meets_articles_3_1_to_3_9 = move_meets_articles_3_1_to_3_9_input;
     let not_move_meets_articles_3_1_to_3_9 = not_move_meets_articles_3_1_to_3_9_input;
@@ -1174,58 +954,18 @@ fn stratum_move_meets_articles_3_1_to_3_9(
     let not_move_meets_articles_3_1_to_3_9 = ::clir::rt::union(
         &[&not_move_meets_articles_3_1_to_3_9, &closure_4_move_meets_articles_3_1_to_3_9],
     );
-    StratumMoveMeetsArticles31To39 {
+    (
         move_meets_articles_3_1_to_3_9,
         not_move_meets_articles_3_1_to_3_9,
         closure_4_move_meets_articles_3_1_to_3_9,
-    }
-}
-/// The layers the stratum of `illegal_move` computes.
-struct StratumIllegalMove {
-    illegal_move: Relation<(CaseId, Sym)>,
-}
-#[inline(never)]
-fn stratum_illegal_move(
-    checked_game: &Relation<(CaseId, Sym)>,
-    not_move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumIllegalMove {
-    // Stratum of illegal_move (+D = +S = +d)
-    let illegal_move = self::rule_move_is_illegal(
-        checked_game,
-        not_move_meets_articles_3_1_to_3_9,
-        ex.to(&[false, true]),
-    );
-    StratumIllegalMove { illegal_move }
-}
-/// The layers the stratum of `legal_move` computes.
-struct StratumLegalMove {
-    legal_move: Relation<(CaseId, Sym)>,
-}
-#[inline(never)]
-fn stratum_legal_move(
-    move_meets_articles_3_1_to_3_9: &Relation<(CaseId, Sym)>,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumLegalMove {
-    // Stratum of legal_move (+D = +S = +d)
-    let legal_move = self::rule_move_is_legal(
-        move_meets_articles_3_1_to_3_9,
-        ex.to(&[false, true]),
-    );
-    StratumLegalMove { legal_move }
-}
-/// The layers the stratum of `piece_has_moved` computes.
-struct StratumPieceHasMoved {
-    piece_has_moved: Relation<(CaseId, Sym)>,
-    not_piece_has_moved: Relation<(CaseId, Sym)>,
-    closure_5_piece_has_moved: Relation<(CaseId, Sym)>,
+    )
 }
 #[inline(never)]
 fn stratum_piece_has_moved(
-    checked_piece: &Relation<(CaseId, Sym)>,
     piece_has_moved_input: Relation<(CaseId, Sym)>,
     not_piece_has_moved_input: Relation<(CaseId, Sym)>,
-) -> StratumPieceHasMoved {
+    checked_piece: &Relation<(CaseId, Sym)>,
+) -> (Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>, Relation<(CaseId, Sym)>) {
     // Stratum of piece_has_moved (+D = +S = +d)
     let piece_has_moved = piece_has_moved_input;
     let not_piece_has_moved = not_piece_has_moved_input;
@@ -1237,35 +977,7 @@ fn stratum_piece_has_moved(
     let not_piece_has_moved = ::clir::rt::union(
         &[&not_piece_has_moved, &closure_5_piece_has_moved],
     );
-    StratumPieceHasMoved {
-        piece_has_moved,
-        not_piece_has_moved,
-        closure_5_piece_has_moved,
-    }
-}
-/// The layers the stratum of `arbiter_shall_see_laws_observed` computes.
-struct StratumArbiterShallSeeLawsObserved {
-    arbiter_shall_see_laws_observed: Relation<(CaseId, Sym, Sym)>,
-}
-#[inline(never)]
-fn stratum_arbiter_shall_see_laws_observed(
-    arbiter_of: &Relation<(CaseId, Sym, Sym)>,
-    play_started: &Relation<(CaseId, Sym)>,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumArbiterShallSeeLawsObserved {
-    // Stratum of arbiter_shall_see_laws_observed (+D = +S = +d)
-    let arbiter_shall_see_laws_observed = self::rule_arbiter_sees_laws_observed(
-        arbiter_of,
-        play_started,
-        ex.to(&[false, true]),
-    );
-    StratumArbiterShallSeeLawsObserved {
-        arbiter_shall_see_laws_observed,
-    }
-}
-/// The layers the stratum of `en_passant_capture_legal` computes.
-struct StratumEnPassantCaptureLegal {
-    en_passant_capture_legal: Relation<(CaseId, Sym, Sym)>,
+    (piece_has_moved, not_piece_has_moved, closure_5_piece_has_moved)
 }
 #[inline(never)]
 fn stratum_en_passant_capture_legal(
@@ -1274,7 +986,7 @@ fn stratum_en_passant_capture_legal(
     capturing_pawn_on_adjacent_file: &Relation<(CaseId, Sym, Sym)>,
     budget: &::clir::rt::Budget,
     ex: &mut ::clir::rt::Explain,
-) -> StratumEnPassantCaptureLegal {
+) -> Relation<(CaseId, Sym, Sym)> {
     // Stratum of en_passant_capture_legal (+D = +S = +d)
     let player_has_the_move_by_game = ::clir::rt::least_view(
         player_has_the_move,
@@ -1288,37 +1000,7 @@ fn stratum_en_passant_capture_legal(
         budget,
         ex.to(&[false, true]),
     );
-    StratumEnPassantCaptureLegal {
-        en_passant_capture_legal,
-    }
-}
-/// The layers the stratum of `fifty_move_claim_correct` computes.
-struct StratumFiftyMoveClaimCorrect {
-    fifty_move_claim_correct: Relation<(CaseId, Sym, Sym)>,
-}
-#[inline(never)]
-fn stratum_fifty_move_claim_correct(
-    draw_claimed: &Relation<(CaseId, Sym)>,
-    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
-    moves_by_each_without_pawn_or_capture: &Relation<(CaseId, Sym, i64)>,
-    budget: &::clir::rt::Budget,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumFiftyMoveClaimCorrect {
-    // Stratum of fifty_move_claim_correct (+D = +S = +d)
-    let fifty_move_claim_correct = self::rule_fifty_move_claim_correct(
-        draw_claimed,
-        player_has_the_move,
-        moves_by_each_without_pawn_or_capture,
-        budget,
-        ex.to(&[false, true]),
-    );
-    StratumFiftyMoveClaimCorrect {
-        fifty_move_claim_correct,
-    }
-}
-/// The layers the stratum of `must_move_first_touched_piece` computes.
-struct StratumMustMoveFirstTouchedPiece {
-    must_move_first_touched_piece: Relation<(CaseId, Sym, Sym)>,
+    en_passant_capture_legal
 }
 #[inline(never)]
 fn stratum_must_move_first_touched_piece(
@@ -1328,7 +1010,7 @@ fn stratum_must_move_first_touched_piece(
     player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
     budget: &::clir::rt::Budget,
     ex: &mut ::clir::rt::Explain,
-) -> StratumMustMoveFirstTouchedPiece {
+) -> Relation<(CaseId, Sym, Sym)> {
     // Stratum of must_move_first_touched_piece (+D = +S = +d)
     let player_has_the_move_by_who = ::clir::rt::least_view(
         player_has_the_move,
@@ -1343,13 +1025,7 @@ fn stratum_must_move_first_touched_piece(
         budget,
         ex.to(&[false, true]),
     );
-    StratumMustMoveFirstTouchedPiece {
-        must_move_first_touched_piece,
-    }
-}
-/// The layers the stratum of `game_lost_by` computes.
-struct StratumGameLostBy {
-    game_lost_by: Relation<(CaseId, Sym, Sym)>,
+    must_move_first_touched_piece
 }
 #[inline(never)]
 fn stratum_game_lost_by(
@@ -1359,7 +1035,7 @@ fn stratum_game_lost_by(
     completed_illegal_move_count: &Relation<(CaseId, Sym, i64)>,
     budget: &::clir::rt::Budget,
     ex: &mut ::clir::rt::Explain,
-) -> StratumGameLostBy {
+) -> Relation<(CaseId, Sym, Sym)> {
     // Stratum of game_lost_by (+D = +S = +d)
     let player_of_by_who = ::clir::rt::view(
         player_of,
@@ -1383,64 +1059,7 @@ fn stratum_game_lost_by(
             ),
         ],
     );
-    StratumGameLostBy { game_lost_by }
-}
-/// The layers the stratum of `resignation_has_ended_the_game` computes.
-struct StratumResignationHasEndedTheGame {
-    resignation_has_ended_the_game: Relation<(CaseId, Sym)>,
-}
-#[inline(never)]
-fn stratum_resignation_has_ended_the_game(
-    player_of: &Relation<(CaseId, Sym, Sym)>,
-    player_resigned: &Relation<(CaseId, Sym)>,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumResignationHasEndedTheGame {
-    // Stratum of resignation_has_ended_the_game (+D = +S = +d)
-    let resignation_has_ended_the_game = self::rule_resignation_ends_the_game(
-        player_of,
-        player_resigned,
-        ex.to(&[false, true]),
-    );
-    StratumResignationHasEndedTheGame {
-        resignation_has_ended_the_game,
-    }
-}
-/// The layers the stratum of `castling_legal` computes.
-struct StratumCastlingLegal {
-    castling_legal: Relation<(CaseId, Sym, Sym, Sym)>,
-}
-#[inline(never)]
-fn stratum_castling_legal(
-    castling_side_of: &Relation<(CaseId, Sym, Sym, Sym, Sym)>,
-    king_of: &Relation<(CaseId, Sym, Sym)>,
-    not_piece_has_moved: &Relation<(CaseId, Sym)>,
-    not_castling_path_blocked: &Relation<(CaseId, Sym)>,
-    rook_of: &Relation<(CaseId, Sym, Sym)>,
-    not_castling_path_attacked: &Relation<(CaseId, Sym)>,
-    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
-    budget: &::clir::rt::Budget,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumCastlingLegal {
-    // Stratum of castling_legal (+D = +S = +d)
-    let castling_legal = self::rule_castling_legal(
-        castling_side_of,
-        king_of,
-        not_piece_has_moved,
-        not_castling_path_blocked,
-        rook_of,
-        not_castling_path_attacked,
-        player_has_the_move,
-        not_piece_has_moved,
-        budget,
-        ex.to(&[false, true]),
-    );
-    StratumCastlingLegal {
-        castling_legal,
-    }
-}
-/// The layers the stratum of `second_illegal_move_has_ended_the_game` computes.
-struct StratumSecondIllegalMoveHasEndedTheGame {
-    second_illegal_move_has_ended_the_game: Relation<(CaseId, Sym)>,
+    game_lost_by
 }
 #[inline(never)]
 fn stratum_second_illegal_move_has_ended_the_game(
@@ -1448,7 +1067,7 @@ fn stratum_second_illegal_move_has_ended_the_game(
     player_of: &Relation<(CaseId, Sym, Sym)>,
     budget: &::clir::rt::Budget,
     ex: &mut ::clir::rt::Explain,
-) -> StratumSecondIllegalMoveHasEndedTheGame {
+) -> Relation<(CaseId, Sym)> {
     // Stratum of second_illegal_move_has_ended_the_game (+D = +S = +d)
     let player_of_by_who = ::clir::rt::view(
         player_of,
@@ -1460,59 +1079,7 @@ fn stratum_second_illegal_move_has_ended_the_game(
         budget,
         ex.to(&[false, true]),
     );
-    StratumSecondIllegalMoveHasEndedTheGame {
-        second_illegal_move_has_ended_the_game,
-    }
-}
-/// The layers the stratum of `stalemate_has_ended_the_game` computes.
-struct StratumStalemateHasEndedTheGame {
-    stalemate_has_ended_the_game: Relation<(CaseId, Sym)>,
-}
-#[inline(never)]
-fn stratum_stalemate_has_ended_the_game(
-    stalemate_arisen: &Relation<(CaseId, Sym)>,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumStalemateHasEndedTheGame {
-    // Stratum of stalemate_has_ended_the_game (+D = +S = +d)
-    let stalemate_has_ended_the_game = self::rule_stalemate_ends_the_game(
-        stalemate_arisen,
-        ex.to(&[false, true]),
-    );
-    StratumStalemateHasEndedTheGame {
-        stalemate_has_ended_the_game,
-    }
-}
-/// The layers the stratum of `threefold_claim_correct` computes.
-struct StratumThreefoldClaimCorrect {
-    threefold_claim_correct: Relation<(CaseId, Sym, Sym)>,
-}
-#[inline(never)]
-fn stratum_threefold_claim_correct(
-    position_occurrence_count: &Relation<(CaseId, Sym, i64)>,
-    draw_claimed: &Relation<(CaseId, Sym)>,
-    player_has_the_move: &Relation<(CaseId, Sym, Sym)>,
-    budget: &::clir::rt::Budget,
-    ex: &mut ::clir::rt::Explain,
-) -> StratumThreefoldClaimCorrect {
-    // Stratum of threefold_claim_correct (+D = +S = +d)
-    let threefold_claim_correct = self::rule_threefold_claim_correct(
-        position_occurrence_count,
-        draw_claimed,
-        player_has_the_move,
-        budget,
-        ex.to(&[false, true]),
-    );
-    StratumThreefoldClaimCorrect {
-        threefold_claim_correct,
-    }
-}
-/// The layers the stratum of `game_drawn` computes.
-struct StratumGameDrawn {
-    game_drawn_definite: Relation<(CaseId, Sym)>,
-    game_drawn_supported: Relation<(CaseId, Sym)>,
-    game_drawn_concluded: Relation<(CaseId, Sym)>,
-    not_game_drawn_supported: Relation<(CaseId, Sym)>,
-    not_game_drawn_concluded: Relation<(CaseId, Sym)>,
+    second_illegal_move_has_ended_the_game
 }
 #[inline(never)]
 fn stratum_game_drawn(
@@ -1532,7 +1099,13 @@ fn stratum_game_drawn(
     not_game_drawn_definite: &Relation<(CaseId, Sym)>,
     budget: &::clir::rt::Budget,
     ex: &mut ::clir::rt::Explain,
-) -> StratumGameDrawn {
+) -> (
+    Relation<(CaseId, Sym)>,
+    Relation<(CaseId, Sym)>,
+    Relation<(CaseId, Sym)>,
+    Relation<(CaseId, Sym)>,
+    Relation<(CaseId, Sym)>,
+) {
     // Stratum of game_drawn (contested: +D, then each rule's applicability and team defeat)
     let fifty_move_claim_correct_by_game = ::clir::rt::least_view(
         fifty_move_claim_correct,
@@ -1663,20 +1236,13 @@ fn stratum_game_drawn(
         .supported(not_game_drawn_definite);
     let not_game_drawn_concluded = not_game_drawn_concluded_contest
         .concluded(not_game_drawn_definite, &game_drawn_definite);
-    StratumGameDrawn {
+    (
         game_drawn_definite,
         game_drawn_supported,
         game_drawn_concluded,
         not_game_drawn_supported,
         not_game_drawn_concluded,
-    }
-}
-/// The layers the stratum of `entered_state` computes.
-struct StratumEnteredState {
-    entered_state_definite: Relation<(CaseId, Sym, Sym)>,
-    valid_transition_definite: Relation<(CaseId, Sym, Sym)>,
-    entered_state_concluded: Relation<(CaseId, Sym, Sym)>,
-    valid_transition_concluded: Relation<(CaseId, Sym, Sym)>,
+    )
 }
 #[inline(never)]
 fn stratum_entered_state(
@@ -1693,7 +1259,12 @@ fn stratum_entered_state(
     procedure_instance: &Relation<(CaseId, Sym)>,
     game_drawn_concluded: &Relation<(CaseId, Sym)>,
     ex: &mut ::clir::rt::Explain,
-) -> StratumEnteredState {
+) -> (
+    Relation<(CaseId, Sym, Sym)>,
+    Relation<(CaseId, Sym, Sym)>,
+    Relation<(CaseId, Sym, Sym)>,
+    Relation<(CaseId, Sym, Sym)>,
+) {
     // Stratum of entered_state, valid_transition (+D, then +S/+d)
     let mut iteration = ::clir::rt::Iteration::new();
     let entered_state_definite = iteration
@@ -1942,131 +1513,134 @@ fn stratum_entered_state(
     }
     let entered_state_concluded = entered_state_concluded.complete();
     let valid_transition_concluded = valid_transition_concluded.complete();
-    StratumEnteredState {
+    (
         entered_state_definite,
         valid_transition_definite,
         entered_state_concluded,
         valid_transition_concluded,
-    }
+    )
 }
 #[inline(never)]
 fn evaluate_strata_0(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
-    let s = self::stratum_arbiter_competent_to_decide(
-        &l[layer::case_not_precisely_regulated], ex,
+    // Stratum of arbiter_competent_to_decide (+D = +S = +d)
+    l[layer::arbiter_competent_to_decide] = self::rule_unregulated_case_decided_by_arbiter(
+        &l[layer::case_not_precisely_regulated], ex.to(&[false, true]),
     );
-    l[layer::arbiter_competent_to_decide] = s.arbiter_competent_to_decide;
-    let castling_path_attacked_input = ::clir::rt::take(&mut l[layer::castling_path_attacked_input]);
-    let not_castling_path_attacked_input = ::clir::rt::take(&mut l[layer::not_castling_path_attacked_input]);
-    let s = self::stratum_castling_path_attacked(
-        &l[layer::checked_castling_side], castling_path_attacked_input,
-        not_castling_path_attacked_input,
+    (
+        l[layer::castling_path_attacked], l[layer::not_castling_path_attacked],
+        l[layer::closure_0_castling_path_attacked],
+    ) = self::stratum_castling_path_attacked(
+        ::clir::rt::take(&mut l[layer::castling_path_attacked_input]),
+        ::clir::rt::take(&mut l[layer::not_castling_path_attacked_input]),
+        &l[layer::checked_castling_side],
     );
-    l[layer::castling_path_attacked] = s.castling_path_attacked;
-    l[layer::not_castling_path_attacked] = s.not_castling_path_attacked;
-    l[layer::closure_0_castling_path_attacked] = s.closure_0_castling_path_attacked;
-    let castling_path_blocked_input = ::clir::rt::take(&mut l[layer::castling_path_blocked_input]);
-    let not_castling_path_blocked_input = ::clir::rt::take(&mut l[layer::not_castling_path_blocked_input]);
-    let s = self::stratum_castling_path_blocked(
-        &l[layer::checked_castling_side], castling_path_blocked_input, not_castling_path_blocked_input,
+    (
+        l[layer::castling_path_blocked], l[layer::not_castling_path_blocked],
+        l[layer::closure_1_castling_path_blocked],
+    ) = self::stratum_castling_path_blocked(
+        ::clir::rt::take(&mut l[layer::castling_path_blocked_input]),
+        ::clir::rt::take(&mut l[layer::not_castling_path_blocked_input]),
+        &l[layer::checked_castling_side],
     );
-    l[layer::castling_path_blocked] = s.castling_path_blocked;
-    l[layer::not_castling_path_blocked] = s.not_castling_path_blocked;
-    l[layer::closure_1_castling_path_blocked] = s.closure_1_castling_path_blocked;
-    let s = self::stratum_checkmate_has_been_delivered(&l[layer::checkmate_delivered], ex);
-    l[layer::checkmate_has_been_delivered] = s.checkmate_has_been_delivered;
-    let s = self::stratum_dead_position_has_ended_the_game(&l[layer::dead_position_arisen], ex);
-    l[layer::dead_position_has_ended_the_game] = s.dead_position_has_ended_the_game;
-    let s = self::stratum_agreed_draw_has_ended_the_game(
-        &l[layer::both_players_have_moved], &l[layer::draw_agreed], ex,
+    l[layer::checkmate_has_been_delivered] = self::stratum_checkmate_has_been_delivered(
+        &l[layer::checkmate_delivered], ex,
     );
-    l[layer::agreed_draw_has_ended_the_game] = s.agreed_draw_has_ended_the_game;
-    let en_passant_right_open_input = ::clir::rt::take(&mut l[layer::en_passant_right_open_input]);
-    let not_en_passant_right_open_input = ::clir::rt::take(&mut l[layer::not_en_passant_right_open_input]);
-    let s = self::stratum_en_passant_right_open(
-        &l[layer::checked_game], en_passant_right_open_input, not_en_passant_right_open_input,
+    // Stratum of dead_position_has_ended_the_game (+D = +S = +d)
+    l[layer::dead_position_has_ended_the_game] = self::rule_dead_position_ends_the_game(
+        &l[layer::dead_position_arisen], ex.to(&[false, true]),
     );
-    l[layer::en_passant_right_open] = s.en_passant_right_open;
-    l[layer::not_en_passant_right_open] = s.not_en_passant_right_open;
-    l[layer::closure_2_en_passant_right_open] = s.closure_2_en_passant_right_open;
-    let s = self::stratum_game_won_by(&l[layer::checkmate_delivered], ex);
-    l[layer::game_won_by] = s.game_won_by;
-    let king_cannot_be_checkmated_input = ::clir::rt::take(&mut l[layer::king_cannot_be_checkmated_input]);
-    let not_king_cannot_be_checkmated_input = ::clir::rt::take(&mut l[layer::not_king_cannot_be_checkmated_input]);
-    let s = self::stratum_king_cannot_be_checkmated(
-        &l[layer::checked_player], king_cannot_be_checkmated_input, not_king_cannot_be_checkmated_input,
+    // Stratum of agreed_draw_has_ended_the_game (+D = +S = +d)
+    l[layer::agreed_draw_has_ended_the_game] = self::rule_agreed_draw_ends_the_game(
+        &l[layer::both_players_have_moved], &l[layer::draw_agreed], ex.to(&[false, true]),
     );
-    l[layer::king_cannot_be_checkmated] = s.king_cannot_be_checkmated;
-    l[layer::not_king_cannot_be_checkmated] = s.not_king_cannot_be_checkmated;
-    l[layer::closure_3_king_cannot_be_checkmated] = s.closure_3_king_cannot_be_checkmated;
-    let move_meets_articles_3_1_to_3_9_input = ::clir::rt::take(&mut l[layer::move_meets_articles_3_1_to_3_9_input]);
-    let not_move_meets_articles_3_1_to_3_9_input = ::clir::rt::take(&mut l[layer::not_move_meets_articles_3_1_to_3_9_input]);
-    let s = self::stratum_move_meets_articles_3_1_to_3_9(
-        &l[layer::checked_game], move_meets_articles_3_1_to_3_9_input,
-        not_move_meets_articles_3_1_to_3_9_input,
+    (
+        l[layer::en_passant_right_open], l[layer::not_en_passant_right_open],
+        l[layer::closure_2_en_passant_right_open],
+    ) = self::stratum_en_passant_right_open(
+        ::clir::rt::take(&mut l[layer::en_passant_right_open_input]),
+        ::clir::rt::take(&mut l[layer::not_en_passant_right_open_input]), &l[layer::checked_game],
     );
-    l[layer::move_meets_articles_3_1_to_3_9] = s.move_meets_articles_3_1_to_3_9;
-    l[layer::not_move_meets_articles_3_1_to_3_9] = s.not_move_meets_articles_3_1_to_3_9;
-    l[layer::closure_4_move_meets_articles_3_1_to_3_9] = s.closure_4_move_meets_articles_3_1_to_3_9;
-    let s = self::stratum_illegal_move(
-        &l[layer::checked_game], &l[layer::not_move_meets_articles_3_1_to_3_9], ex,
+    // Stratum of game_won_by (+D = +S = +d)
+    l[layer::game_won_by] = self::rule_checkmate_wins(
+        &l[layer::checkmate_delivered], ex.to(&[false, true]),
     );
-    l[layer::illegal_move] = s.illegal_move;
-    let s = self::stratum_legal_move(&l[layer::move_meets_articles_3_1_to_3_9], ex);
-    l[layer::legal_move] = s.legal_move;
-    let piece_has_moved_input = ::clir::rt::take(&mut l[layer::piece_has_moved_input]);
-    let not_piece_has_moved_input = ::clir::rt::take(&mut l[layer::not_piece_has_moved_input]);
-    let s = self::stratum_piece_has_moved(
-        &l[layer::checked_piece], piece_has_moved_input, not_piece_has_moved_input,
+    (
+        l[layer::king_cannot_be_checkmated], l[layer::not_king_cannot_be_checkmated],
+        l[layer::closure_3_king_cannot_be_checkmated],
+    ) = self::stratum_king_cannot_be_checkmated(
+        ::clir::rt::take(&mut l[layer::king_cannot_be_checkmated_input]),
+        ::clir::rt::take(&mut l[layer::not_king_cannot_be_checkmated_input]), &l[layer::checked_player],
     );
-    l[layer::piece_has_moved] = s.piece_has_moved;
-    l[layer::not_piece_has_moved] = s.not_piece_has_moved;
-    l[layer::closure_5_piece_has_moved] = s.closure_5_piece_has_moved;
-    let s = self::stratum_arbiter_shall_see_laws_observed(
-        &l[layer::arbiter_of], &l[layer::play_started], ex,
+    (
+        l[layer::move_meets_articles_3_1_to_3_9], l[layer::not_move_meets_articles_3_1_to_3_9],
+        l[layer::closure_4_move_meets_articles_3_1_to_3_9],
+    ) = self::stratum_move_meets_articles_3_1_to_3_9(
+        ::clir::rt::take(&mut l[layer::move_meets_articles_3_1_to_3_9_input]),
+        ::clir::rt::take(&mut l[layer::not_move_meets_articles_3_1_to_3_9_input]),
+        &l[layer::checked_game],
     );
-    l[layer::arbiter_shall_see_laws_observed] = s.arbiter_shall_see_laws_observed;
-    let s = self::stratum_en_passant_capture_legal(
+    // Stratum of illegal_move (+D = +S = +d)
+    l[layer::illegal_move] = self::rule_move_is_illegal(
+        &l[layer::checked_game], &l[layer::not_move_meets_articles_3_1_to_3_9], ex.to(&[false, true]),
+    );
+    // Stratum of legal_move (+D = +S = +d)
+    l[layer::legal_move] = self::rule_move_is_legal(
+        &l[layer::move_meets_articles_3_1_to_3_9], ex.to(&[false, true]),
+    );
+    (
+        l[layer::piece_has_moved], l[layer::not_piece_has_moved], l[layer::closure_5_piece_has_moved],
+    ) = self::stratum_piece_has_moved(
+        ::clir::rt::take(&mut l[layer::piece_has_moved_input]),
+        ::clir::rt::take(&mut l[layer::not_piece_has_moved_input]), &l[layer::checked_piece],
+    );
+    // Stratum of arbiter_shall_see_laws_observed (+D = +S = +d)
+    l[layer::arbiter_shall_see_laws_observed] = self::rule_arbiter_sees_laws_observed(
+        &l[layer::arbiter_of], &l[layer::play_started], ex.to(&[false, true]),
+    );
+    l[layer::en_passant_capture_legal] = self::stratum_en_passant_capture_legal(
         &l[layer::en_passant_right_open], &l[layer::player_has_the_move],
         &l[layer::capturing_pawn_on_adjacent_file], l.budget(), ex,
     );
-    l[layer::en_passant_capture_legal] = s.en_passant_capture_legal;
-    let s = self::stratum_fifty_move_claim_correct(
+    // Stratum of fifty_move_claim_correct (+D = +S = +d)
+    l[layer::fifty_move_claim_correct] = self::rule_fifty_move_claim_correct(
         &l[layer::draw_claimed], &l[layer::player_has_the_move],
-        &l[layer::moves_by_each_without_pawn_or_capture], l.budget(), ex,
+        &l[layer::moves_by_each_without_pawn_or_capture], l.budget(), ex.to(&[false, true]),
     );
-    l[layer::fifty_move_claim_correct] = s.fifty_move_claim_correct;
-    let s = self::stratum_must_move_first_touched_piece(
+    l[layer::must_move_first_touched_piece] = self::stratum_must_move_first_touched_piece(
         &l[layer::own_piece_of], &l[layer::piece_touched_intentionally], &l[layer::piece_can_be_moved],
         &l[layer::player_has_the_move], l.budget(), ex,
     );
-    l[layer::must_move_first_touched_piece] = s.must_move_first_touched_piece;
-    let s = self::stratum_game_lost_by(
+    l[layer::game_lost_by] = self::stratum_game_lost_by(
         &l[layer::not_king_cannot_be_checkmated], &l[layer::player_of], &l[layer::player_resigned],
         &l[layer::completed_illegal_move_count], l.budget(), ex,
     );
-    l[layer::game_lost_by] = s.game_lost_by;
-    let s = self::stratum_resignation_has_ended_the_game(
-        &l[layer::player_of], &l[layer::player_resigned], ex,
+    // Stratum of resignation_has_ended_the_game (+D = +S = +d)
+    l[layer::resignation_has_ended_the_game] = self::rule_resignation_ends_the_game(
+        &l[layer::player_of], &l[layer::player_resigned], ex.to(&[false, true]),
     );
-    l[layer::resignation_has_ended_the_game] = s.resignation_has_ended_the_game;
-    let s = self::stratum_castling_legal(
+    // Stratum of castling_legal (+D = +S = +d)
+    l[layer::castling_legal] = self::rule_castling_legal(
         &l[layer::castling_side_of], &l[layer::king_of], &l[layer::not_piece_has_moved],
         &l[layer::not_castling_path_blocked], &l[layer::rook_of], &l[layer::not_castling_path_attacked],
-        &l[layer::player_has_the_move], l.budget(), ex,
+        &l[layer::player_has_the_move], &l[layer::not_piece_has_moved], l.budget(),
+        ex.to(&[false, true]),
     );
-    l[layer::castling_legal] = s.castling_legal;
-    let s = self::stratum_second_illegal_move_has_ended_the_game(
+    l[layer::second_illegal_move_has_ended_the_game] = self::stratum_second_illegal_move_has_ended_the_game(
         &l[layer::completed_illegal_move_count], &l[layer::player_of], l.budget(), ex,
     );
-    l[layer::second_illegal_move_has_ended_the_game] = s.second_illegal_move_has_ended_the_game;
-    let s = self::stratum_stalemate_has_ended_the_game(&l[layer::stalemate_arisen], ex);
-    l[layer::stalemate_has_ended_the_game] = s.stalemate_has_ended_the_game;
-    let s = self::stratum_threefold_claim_correct(
-        &l[layer::position_occurrence_count], &l[layer::draw_claimed], &l[layer::player_has_the_move],
-        l.budget(), ex,
+    // Stratum of stalemate_has_ended_the_game (+D = +S = +d)
+    l[layer::stalemate_has_ended_the_game] = self::rule_stalemate_ends_the_game(
+        &l[layer::stalemate_arisen], ex.to(&[false, true]),
     );
-    l[layer::threefold_claim_correct] = s.threefold_claim_correct;
-    let s = self::stratum_game_drawn(
+    // Stratum of threefold_claim_correct (+D = +S = +d)
+    l[layer::threefold_claim_correct] = self::rule_threefold_claim_correct(
+        &l[layer::position_occurrence_count], &l[layer::draw_claimed], &l[layer::player_has_the_move],
+        l.budget(), ex.to(&[false, true]),
+    );
+    (
+        l[layer::game_drawn_definite], l[layer::game_drawn_supported], l[layer::game_drawn_concluded],
+        l[layer::not_game_drawn_supported], l[layer::not_game_drawn_concluded],
+    ) = self::stratum_game_drawn(
         &l[layer::both_players_have_moved], &l[layer::draw_agreed], &l[layer::dead_position_arisen],
         &l[layer::fifty_move_claim_correct], &l[layer::position_occurrence_count],
         &l[layer::king_cannot_be_checkmated], &l[layer::player_of], &l[layer::player_resigned],
@@ -2075,12 +1649,10 @@ fn evaluate_strata_0(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
         &l[layer::moves_by_each_without_pawn_or_capture], &l[layer::not_game_drawn_definite],
         l.budget(), ex,
     );
-    l[layer::game_drawn_definite] = s.game_drawn_definite;
-    l[layer::game_drawn_supported] = s.game_drawn_supported;
-    l[layer::game_drawn_concluded] = s.game_drawn_concluded;
-    l[layer::not_game_drawn_supported] = s.not_game_drawn_supported;
-    l[layer::not_game_drawn_concluded] = s.not_game_drawn_concluded;
-    let s = self::stratum_entered_state(
+    (
+        l[layer::entered_state_definite], l[layer::valid_transition_definite],
+        l[layer::entered_state_concluded], l[layer::valid_transition_concluded],
+    ) = self::stratum_entered_state(
         &l[layer::attempted_transition], &l[layer::agreed_draw_has_ended_the_game],
         &l[layer::checkmate_has_been_delivered], &l[layer::dead_position_has_ended_the_game],
         &l[layer::game_drawn_definite], &l[layer::resignation_has_ended_the_game],
@@ -2088,10 +1660,6 @@ fn evaluate_strata_0(l: &mut ::clir::rt::Layers, ex: &mut ::clir::rt::Explain) {
         &l[layer::legal_move], &l[layer::play_started], &l[layer::procedure_instance],
         &l[layer::game_drawn_concluded], ex,
     );
-    l[layer::entered_state_definite] = s.entered_state_definite;
-    l[layer::valid_transition_definite] = s.valid_transition_definite;
-    l[layer::entered_state_concluded] = s.entered_state_concluded;
-    l[layer::valid_transition_concluded] = s.valid_transition_concluded;
 }
 #[inline(never)]
 fn read_inputs_0(l: &mut ::clir::rt::Layers, batch: &::clir::Batch) {

@@ -447,18 +447,6 @@ impl ModuleNames {
         format!("stratum_{}", self.relations[rel])
     }
 
-    /// Per stratum, named by its first relation (`firsts`), the struct of the layers it
-    /// computes: `Stratum<Relation>`, clear of the entity types' names and of each other.
-    pub fn stratum_structs(&self, firsts: &[usize]) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for &rel in firsts {
-            let base = format!("Stratum{}", camel(&self.relations[rel]));
-            let name = claim(&base, &[], |c| !self.types.iter().any(|t| t == c) && !out.iter().any(|o| o == c));
-            out.push(name);
-        }
-        out
-    }
-
     /// The `k`th function a long list of statements `prefix` is split into.
     pub fn chunk(prefix: &str, k: usize) -> String {
         format!("{prefix}_{k}")

@@ -231,6 +231,9 @@ pub struct StratumPlan {
     /// contest or a closure (else its function is left out; input facts only are read into the
     /// store).
     pub evaluates: bool,
+    /// Its evaluation is one call of a rule over final layers, whose heads are the one layer it
+    /// computes: its caller makes the call, and it has no function of its own.
+    pub direct: bool,
     /// What its function takes and returns.
     pub frame: calls::Frame,
 }
@@ -579,6 +582,7 @@ pub fn plan_program(p: &Program, s: &Strata) -> Plan {
                 applies: Vec::new(),
                 records: false,
                 evaluates: false,
+                direct: false,
                 frame: calls::Frame::default(),
             }
         })

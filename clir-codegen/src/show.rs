@@ -457,7 +457,8 @@ impl fmt::Display for Show<'_> {
                     })
                     .collect();
                 let taken = if inputs.is_empty() { String::new() } else { format!("; takes {}", inputs.join(", ")) };
-                writeln!(f, "  reads {}{taken}; computes {}", layers(&fr.reads), layers(&fr.writes))?;
+                let direct = if st.direct { " (its one call, made by the caller: no function of its own)" } else { "" };
+                writeln!(f, "  reads {}{taken}; computes {}{direct}", layers(&fr.reads), layers(&fr.writes))?;
             }
         }
         writeln!(f, "\nrules")?;

@@ -5,10 +5,9 @@
 //! there; `explain` makes only the others ([`crate::plan::calls`] says which).
 
 use super::strata::Views;
-use super::{ident, Emitter};
-use crate::names::ModuleNames;
+use super::Emitter;
 use crate::plan::calls::Frame;
-use proc_macro2::{Ident, Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 
 impl Emitter<'_> {
@@ -52,23 +51,17 @@ impl Emitter<'_> {
     }
 
     /// The statements adding every closure's negatives as explanation instances, over the final
-    /// layers of the store `l`.
+    /// layers of the store `l`: one line a closure.
     pub(super) fn closure_explains(&mut self) -> TokenStream {
-        let p = self.p;
-        let mut stmts = TokenStream::new();
-        for (ci, c) in p.closures.iter().enumerate() {
-            let closed = self.closure_name(ci);
-            let n = p.relations[c.rel].params.len();
-            let ids: Vec<Ident> = (0..n).map(|j| ident(&ModuleNames::column("a", j))).collect();
-            let (rel, domain) = (self.rel_const(c.rel), self.rel_const(c.domain));
-            let cix = Literal::usize_unsuffixed(ci);
-            stmts.extend(quote! {
-                for &(case, #(#ids,)*) in l[layer::#closed].iter() {
-                    let domain = ::clir::Premise::new(#domain, false, ::clir::Layer::Concluded, (#(#ids,)*));
-                    ex.push(::clir::Instance::closure(#cix, case, #rel, (#(#ids,)*), domain));
-                }
-            });
+        let lines: Vec<String> = (self.p.closures.iter().enumerate())
+            .map(|(ci, c)| {
+                let (rel, domain) = (self.rel_const(c.rel), self.rel_const(c.domain));
+                format!("ex.closure({ci}, {rel}, {domain}, &l[layer::{}]);", self.closure_name(ci))
+            })
+            .collect();
+        if lines.is_empty() {
+            return TokenStream::new();
         }
-        stmts
+        self.verbatim(lines.join("\n"))
     }
 }

@@ -84,8 +84,6 @@ struct Emitter<'a> {
     explanations: bool,
     /// Where the package is emitted as several crates: how, and what goes into each.
     split: Option<Split>,
-    /// Per stratum, the struct of the layers its function returns.
-    stratum_structs: Vec<String>,
 }
 
 /// A package emitted as several crates ([`emit_crates`]): the base crate (entity types and
@@ -231,9 +229,6 @@ impl<'a> Emitter<'a> {
             string_consts: Vec::new(),
             explanations,
             split: None,
-            stratum_structs: names.stratum_structs(
-                &s.strata.iter().map(|st| st.rels.first().copied().unwrap_or_default()).collect::<Vec<_>>(),
-            ),
         };
         let mut interned: Vec<&str> = p.constants.iter().map(|c| c.name.as_str()).collect();
         for st in &p.strings {

@@ -457,9 +457,12 @@ impl Emitter<'_> {
         } else {
             Default::default()
         };
+        // Split into crates, the caller of a stratum evaluated by this one call is the root's.
+        let stratum = self.s.rels[self.p.rules[ri].head.rel].stratum;
+        let vis = (self.split.is_some() && self.plan.strata[stratum].direct).then(|| quote!(pub));
         quote! {
             #[inline(never)]
-            fn #name(#(#params,)* #budget #record) -> Relation<#head_ty> {
+            #vis fn #name(#(#params,)* #budget #record) -> Relation<#head_ty> {
                 #found
                 #body
                 #recorded

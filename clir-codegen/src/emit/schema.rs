@@ -52,7 +52,7 @@ impl Emitter<'_> {
                     let k = ident(&self.names.constants[ci]);
                     let idx = Literal::u32_unsuffixed(ci as u32);
                     let doc = comment_text(&format!("The constant `{}`.", c.name));
-                    quote! { #[doc = #doc] pub const #k: #id = #id(::clir::Sym(#idx)); }
+                    quote! { #[doc = #doc] pub const #k: Self = Self(::clir::Sym(#idx)); }
                 })
                 .collect();
             out.extend(quote! { ::clir::entity_type!(#[doc = #doc] #id); });

@@ -95,7 +95,9 @@ impl Emitter<'_> {
             for &ci in &st.closures {
                 slots.push((self.closure_name(ci), self.tuple_text(p.closures[ci].rel)));
             }
-            if st.shape != Shape::Inputs && st.evaluates {
+            if st.direct {
+                calls.push(self.direct_call(si));
+            } else if st.shape != Shape::Inputs && st.evaluates {
                 let (item, glue) = self.stratum_fn(si);
                 let g = self.group_of_stratum(si);
                 match &mut self.split {
@@ -201,17 +203,17 @@ impl Emitter<'_> {
         }
     }
 
-    /// Stratum `si`'s function, with the struct of the layers it returns, and the statements of
-    /// its caller: the layers it reads passed from the store `l`, and those it returns put there.
+    /// Stratum `si`'s function, returning the layers it computes (one, or a tuple of them in the
+    /// frame's order), and the statements of its caller: the layers it reads passed from the
+    /// store `l`, and those it returns put there.
     fn stratum_fn(&mut self, si: usize) -> (TokenStream, TokenStream) {
         let st = self.plan.strata[si].clone();
         let f = &st.frame;
         let body = self.stratum(si);
         let name = ident(&self.names.stratum_fn(st.rels[0]));
-        let out = ident(&self.stratum_structs[si]);
         let vis = self.split.is_some().then(|| quote!(pub));
-        let (mut params, mut args, takes) = self.frame_params(f);
-        let mut lines = takes;
+        let (mut params, mut args) = self.frame_params(f);
+        let mut lines = Vec::new();
         // A stratum whose rules record explanations as they are called takes `ex`; split into
         // crates, numbering the rules as its group does.
         if self.explanations && st.records {
@@ -223,27 +225,66 @@ impl Emitter<'_> {
             f.writes.iter().map(|&id| (self.layer_ident(id), self.tuple_ty(id.rel))).collect();
         fields.extend(f.closures.iter().map(|&ci| (self.closure_name(ci), self.tuple_ty(self.p.closures[ci].rel))));
         let (names, tys): (Vec<&Ident>, Vec<&TokenStream>) = fields.iter().map(|(n, t)| (n, t)).unzip();
-        let doc = format!(" The layers the stratum of `{}` computes.", self.names.relations[st.rels[0]]);
+        let (ret, value) = match names.as_slice() {
+            [one] => (quote!(Relation<#(#tys)*>), quote!(#one)),
+            _ => (quote!((#(Relation<#tys>),*)), quote!((#(#names),*))),
+        };
         let item = quote! {
-            #[doc = #doc]
-            #vis struct #out {
-                #(#vis #names: Relation<#tys>,)*
-            }
-
             #[inline(never)]
-            #vis fn #name(#(#params),*) -> #out {
+            #vis fn #name(#(#params),*) -> #ret {
                 #body
-                #out { #(#names),* }
+                #value
             }
         };
         let path = match &self.split {
             Some(split) => format!("::{}", split.crates[self.group_of_stratum(si)]),
             None => "self".to_string(),
         };
-        lines.push(Self::call_text(Some("s"), &format!("{path}::{name}"), &args));
-        lines.extend(names.iter().map(|n| format!("l[layer::{n}] = s.{n};")));
-        // `s` and the inputs taken are names of this stratum's alone: the next shadows them.
+        let places: Vec<String> = names.iter().map(|n| format!("l[layer::{n}]")).collect();
+        let target = match places.as_slice() {
+            [] => None,
+            [one] => Some(one.clone()),
+            _ if places.join(", ").len() + 2 <= super::WIDTH / 2 => Some(format!("({})", places.join(", "))),
+            _ => Some(format!("(\n{})", super::fill(places, "    "))),
+        };
+        lines.push(Self::call_text(target.as_deref(), &format!("{path}::{name}"), &args));
         (item, self.verbatim(lines.join("\n")))
+    }
+
+    /// The statements of a stratum evaluated by its one call ([`crate::plan::StratumPlan::direct`]):
+    /// the call of the rule's function over the layers of the store `l`, its heads put there.
+    fn direct_call(&mut self, si: usize) -> TokenStream {
+        let st = self.plan.strata[si].clone();
+        let call = &st.definite_set.calls[0];
+        let rp = &self.plan.rules[call.rule];
+        let comment = self.comment(format!("Stratum of {}", st.title(self.p)));
+        let mut lines = Vec::new();
+        let mut args = Vec::new();
+        if rp.per_case {
+            args.push("&l[layer::cases]".to_string());
+        }
+        args.extend(call.args.iter().map(|a| format!("&l[layer::{}]", self.layer_ident(a.layer()))));
+        if rp.extends() {
+            args.push("l.budget()".to_string());
+        }
+        if self.explanations {
+            args.push(match call.record {
+                None => "::clir::rt::Record::OFF".to_string(),
+                Some(modes) => {
+                    lines.extend(self.numbering_of(self.group_of_stratum(si)));
+                    let flags: Vec<String> = modes.flags().iter().map(bool::to_string).collect();
+                    format!("ex.to(&[{}])", flags.join(", "))
+                }
+            });
+        }
+        let path = match &self.split {
+            Some(split) => format!("::{}", split.crates[self.group_of_stratum(si)]),
+            None => "self".to_string(),
+        };
+        let target = format!("l[layer::{}]", self.layer_ident(st.frame.writes[0]));
+        lines.push(Self::call_text(Some(&target), &format!("{path}::{}", self.rule_fn_name(call.rule)), &args));
+        let code = self.verbatim(lines.join("\n"));
+        quote! { #comment #code }
     }
 
     /// The statements of stratum `si`'s function.
@@ -664,7 +705,7 @@ impl Emitter<'_> {
                 let mut frame = Frame::default();
                 chunk.iter().for_each(|(f, _)| frame.merge(f));
                 let name = ident(&ModuleNames::chunk("explain", k));
-                let (mut params, mut args, _) = self.frame_params(&frame);
+                let (mut params, mut args) = self.frame_params(&frame);
                 params.push(quote!(ex: &mut ::clir::rt::Explain));
                 args.push("&mut ex".to_string());
                 let body = chunk.iter().map(|(_, s)| s);
@@ -739,21 +780,20 @@ impl Emitter<'_> {
         self.verbatim(lines)
     }
 
-    /// The parameters of a function that reads what `f` says, the arguments its caller passes
-    /// from the store `l`, and the statements taking its inputs from there first.
-    /// Code written as it is ([`Emitter::verbatim`]), one line a statement.
-    fn frame_params(&self, f: &Frame) -> (Vec<TokenStream>, Vec<String>, Vec<String>) {
-        let (mut params, mut args, mut takes) = (Vec::new(), Vec::new(), Vec::new());
+    /// The parameters of a function that reads what `f` says, and the arguments its caller passes
+    /// from the store `l`: the input facts first, taken out of the store before any layer is
+    /// borrowed from it.
+    fn frame_params(&self, f: &Frame) -> (Vec<TokenStream>, Vec<String>) {
+        let (mut params, mut args) = (Vec::new(), Vec::new());
+        for &(rel, negative) in &f.inputs {
+            let (n, ty) = (self.input_name(rel, negative), self.tuple_ty(rel));
+            params.push(quote!(#n: Relation<#ty>));
+            args.push(format!("::clir::rt::take(&mut l[layer::{n}])"));
+        }
         for &id in &f.reads {
             let (n, ty) = (self.layer_ident(id), self.tuple_ty(id.rel));
             params.push(quote!(#n: &Relation<#ty>));
             args.push(format!("&l[layer::{n}]"));
-        }
-        for &(rel, negative) in &f.inputs {
-            let (n, ty) = (self.input_name(rel, negative), self.tuple_ty(rel));
-            params.push(quote!(#n: Relation<#ty>));
-            takes.push(format!("let {n} = ::clir::rt::take(&mut l[layer::{n}]);"));
-            args.push(n.to_string());
         }
         if f.cases {
             params.push(quote!(cases: &Relation<(CaseId,)>));
@@ -763,13 +803,13 @@ impl Emitter<'_> {
             params.push(quote!(budget: &::clir::rt::Budget));
             args.push("l.budget()".to_string());
         }
-        (params, args, takes)
+        (params, args)
     }
 
-    /// The statement calling `f` with `args` (and assigning it to `out`, when given), as code
-    /// written as it is: on one line, or its arguments filled in lines below it.
+    /// The statement calling `f` with `args` (and assigning it to the place `out`, when given), as
+    /// code written as it is: on one line, or its arguments filled in lines below it.
     fn call_text(out: Option<&str>, f: &str, args: &[String]) -> String {
-        let lhs = out.map(|o| format!("let {o} = ")).unwrap_or_default();
+        let lhs = out.map(|o| format!("{o} = ")).unwrap_or_default();
         let line = format!("{lhs}{f}({});", args.join(", "));
         if line.len() <= super::WIDTH - 8 {
             return line;

@@ -225,6 +225,7 @@ pub fn plan_calls(p: &Program, s: &Strata, rules: &[RulePlan], strata: &mut [Str
                 || !st.closures.is_empty()
                 || sets.into_iter().any(|set| !set.heads.is_empty() || !set.fixed.is_empty()));
         st.frame = frame(p, s, rules, st);
+        st.direct = direct(st, rules);
     }
     (0..rules.len())
         .map(|ri| {
@@ -242,6 +243,23 @@ pub fn plan_calls(p: &Program, s: &Strata, rules: &[RulePlan], strata: &mut [Str
                 .collect()
         })
         .collect()
+}
+
+/// Whether stratum `st` is evaluated by one call over final layers, whose heads are its one
+/// layer, and no view of the call's operands is built first.
+fn direct(st: &StratumPlan, rules: &[RulePlan]) -> bool {
+    let set = &st.definite_set;
+    st.evaluates
+        && st.shape == Shape::Collapsed
+        && st.closures.is_empty()
+        && st.frame.inputs.is_empty()
+        && st.frame.writes.len() == 1
+        && !set.iteration
+        && set.fixed.is_empty()
+        && matches!(set.layers.as_slice(), [(_, Start::Empty)])
+        && matches!(set.heads.as_slice(), [h] if h.unless.is_none())
+        && matches!(set.calls.as_slice(), [c] if rules[c.rule].views.is_empty()
+            && c.args.iter().all(|a| matches!(a, Arg::Layer(_))))
 }
 
 /// What a stratum's function takes and returns: the final layers it reads (of lower strata, or

@@ -2,7 +2,9 @@
 //! [`Record`]: where one call of a rule's function records them.
 
 use super::RuleTable;
-use crate::instance::Instance;
+use crate::instance::{Instance, Premise, Source};
+use crate::Layer;
+use datafrog::Relation;
 
 /// The explanation instances of one evaluation: off (nothing recorded, rules called without
 /// bindings), or the package's rule table and the instances recorded so far. A stratum's call
@@ -48,6 +50,26 @@ impl Explain {
     /// Adds an instance made by other means (a closure's negative).
     pub fn push(&mut self, instance: Instance) {
         self.instances.push(instance);
+    }
+
+    /// Adds closure `closure`'s negatives of relation `rel` (its final tuples `negatives`), each
+    /// over the concluded fact of relation `domain` with the same arguments.
+    pub fn closure<T: crate::Fact>(&mut self, closure: usize, rel: usize, domain: usize, negatives: &Relation<T>) {
+        let mut row = Vec::with_capacity(T::ARITY + 1);
+        for t in negatives.iter() {
+            row.clear();
+            t.push_flat(&mut row);
+            let args = row[1..].to_vec();
+            let domain = Premise { rel: domain as u32, negative: false, layer: Layer::Concluded, args: args.clone() };
+            self.instances.push(Instance {
+                case: row[0] as u32,
+                source: Source::Closure { closure: closure as u32 },
+                rel: rel as u32,
+                negative: true,
+                head: args,
+                premises: vec![domain],
+            });
+        }
     }
 
     /// The instances, in the order of the package's rules then closures
