@@ -2392,13 +2392,13 @@ fn rule_fivefold_automatic_draw(
 // leapjoin 1 from valid_transition(instance, ConcludeByAgreement) (supported): Holds the columns of valid_transition(instance, ConcludeByAgreement) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_agreement_enters(
-    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let heads = Relation::from_leapjoin(
-        valid_transition_supported,
+        valid_transition,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_AGREEMENT.0
         }),
@@ -2417,7 +2417,7 @@ fn rule_game_play_conclude_by_agreement_enters(
 #[inline(never)]
 fn rule_game_play_conclude_by_agreement_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    entered_state: &Relation<(CaseId, Sym, Sym)>,
     agreed_draw_has_ended_the_game: &Relation<(CaseId, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2428,7 +2428,7 @@ fn rule_game_play_conclude_by_agreement_valid(
         agreed_draw_has_ended_the_game,
     );
     let heads = Relation::from_leapjoin(
-        entered_state_supported,
+        entered_state,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
@@ -2450,13 +2450,13 @@ fn rule_game_play_conclude_by_agreement_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByCheckmate) (supported): Holds the columns of valid_transition(instance, ConcludeByCheckmate) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_checkmate_enters(
-    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let heads = Relation::from_leapjoin(
-        valid_transition_supported,
+        valid_transition,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_CHECKMATE.0
         }),
@@ -2475,7 +2475,7 @@ fn rule_game_play_conclude_by_checkmate_enters(
 #[inline(never)]
 fn rule_game_play_conclude_by_checkmate_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    entered_state: &Relation<(CaseId, Sym, Sym)>,
     checkmate_has_been_delivered: &Relation<(CaseId, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2486,7 +2486,7 @@ fn rule_game_play_conclude_by_checkmate_valid(
         checkmate_has_been_delivered,
     );
     let heads = Relation::from_leapjoin(
-        entered_state_supported,
+        entered_state,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
@@ -2508,13 +2508,13 @@ fn rule_game_play_conclude_by_checkmate_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByDeadPosition) (supported): Holds the columns of valid_transition(instance, ConcludeByDeadPosition) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_dead_position_enters(
-    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let heads = Relation::from_leapjoin(
-        valid_transition_supported,
+        valid_transition,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_DEAD_POSITION.0
         }),
@@ -2533,7 +2533,7 @@ fn rule_game_play_conclude_by_dead_position_enters(
 #[inline(never)]
 fn rule_game_play_conclude_by_dead_position_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    entered_state: &Relation<(CaseId, Sym, Sym)>,
     dead_position_has_ended_the_game: &Relation<(CaseId, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2544,7 +2544,7 @@ fn rule_game_play_conclude_by_dead_position_valid(
         dead_position_has_ended_the_game,
     );
     let heads = Relation::from_leapjoin(
-        entered_state_supported,
+        entered_state,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
@@ -2570,13 +2570,13 @@ fn rule_game_play_conclude_by_dead_position_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByDrawnClaim) (supported): Holds the columns of valid_transition(instance, ConcludeByDrawnClaim) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_enters(
-    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let heads = Relation::from_leapjoin(
-        valid_transition_supported,
+        valid_transition,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_DRAWN_CLAIM.0
         }),
@@ -2595,7 +2595,7 @@ fn rule_game_play_conclude_by_drawn_claim_enters(
 #[inline(never)]
 fn rule_game_play_conclude_by_drawn_claim_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    entered_state: &Relation<(CaseId, Sym, Sym)>,
     game_drawn: &Relation<(CaseId, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2604,7 +2604,7 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut game_drawn = ::clir::rt::Probe::new(game_drawn);
     let heads = Relation::from_leapjoin(
-        entered_state_supported,
+        entered_state,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
@@ -2626,13 +2626,13 @@ fn rule_game_play_conclude_by_drawn_claim_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByResignation) (supported): Holds the columns of valid_transition(instance, ConcludeByResignation) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_resignation_enters(
-    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let heads = Relation::from_leapjoin(
-        valid_transition_supported,
+        valid_transition,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_RESIGNATION.0
         }),
@@ -2651,7 +2651,7 @@ fn rule_game_play_conclude_by_resignation_enters(
 #[inline(never)]
 fn rule_game_play_conclude_by_resignation_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    entered_state: &Relation<(CaseId, Sym, Sym)>,
     resignation_has_ended_the_game: &Relation<(CaseId, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2662,7 +2662,7 @@ fn rule_game_play_conclude_by_resignation_valid(
         resignation_has_ended_the_game,
     );
     let heads = Relation::from_leapjoin(
-        entered_state_supported,
+        entered_state,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
@@ -2684,13 +2684,13 @@ fn rule_game_play_conclude_by_resignation_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeBySecondIllegalMove) (supported): Holds the columns of valid_transition(instance, ConcludeBySecondIllegalMove) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_enters(
-    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let heads = Relation::from_leapjoin(
-        valid_transition_supported,
+        valid_transition,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_SECOND_ILLEGAL_MOVE.0
         }),
@@ -2709,7 +2709,7 @@ fn rule_game_play_conclude_by_second_illegal_move_enters(
 #[inline(never)]
 fn rule_game_play_conclude_by_second_illegal_move_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    entered_state: &Relation<(CaseId, Sym, Sym)>,
     second_illegal_move_has_ended_the_game: &Relation<(CaseId, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2720,7 +2720,7 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
         second_illegal_move_has_ended_the_game,
     );
     let heads = Relation::from_leapjoin(
-        entered_state_supported,
+        entered_state,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
@@ -2747,13 +2747,13 @@ fn rule_game_play_conclude_by_second_illegal_move_valid(
 // leapjoin 1 from valid_transition(instance, ConcludeByStalemate) (supported): Holds the columns of valid_transition(instance, ConcludeByStalemate) (supported)
 #[inline(never)]
 fn rule_game_play_conclude_by_stalemate_enters(
-    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let heads = Relation::from_leapjoin(
-        valid_transition_supported,
+        valid_transition,
         Holds::new(|&(_, _, a_1): &Bound| {
             a_1 == GamePlayTransition::CONCLUDE_BY_STALEMATE.0
         }),
@@ -2772,7 +2772,7 @@ fn rule_game_play_conclude_by_stalemate_enters(
 #[inline(never)]
 fn rule_game_play_conclude_by_stalemate_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    entered_state: &Relation<(CaseId, Sym, Sym)>,
     stalemate_has_ended_the_game: &Relation<(CaseId, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2783,7 +2783,7 @@ fn rule_game_play_conclude_by_stalemate_valid(
         stalemate_has_ended_the_game,
     );
     let heads = Relation::from_leapjoin(
-        entered_state_supported,
+        entered_state,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
@@ -2805,13 +2805,13 @@ fn rule_game_play_conclude_by_stalemate_valid(
 // leapjoin 1 from valid_transition(instance, PlayMove) (supported): Holds the columns of valid_transition(instance, PlayMove) (supported)
 #[inline(never)]
 fn rule_game_play_play_move_enters(
-    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let heads = Relation::from_leapjoin(
-        valid_transition_supported,
+        valid_transition,
         Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::PLAY_MOVE.0),
         |&(case, instance, _), &_| {
             ::clir::rt::bind(&mut bindings, (case, instance));
@@ -2828,7 +2828,7 @@ fn rule_game_play_play_move_enters(
 #[inline(never)]
 fn rule_game_play_play_move_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    entered_state: &Relation<(CaseId, Sym, Sym)>,
     legal_move: &Relation<(CaseId, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2837,7 +2837,7 @@ fn rule_game_play_play_move_valid(
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut legal_move = ::clir::rt::Probe::new(legal_move);
     let heads = Relation::from_leapjoin(
-        entered_state_supported,
+        entered_state,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::PLAYING.0
                 && attempted_transition
@@ -2858,13 +2858,13 @@ fn rule_game_play_play_move_valid(
 // leapjoin 1 from valid_transition(instance, StartPlay) (supported): Holds the columns of valid_transition(instance, StartPlay) (supported)
 #[inline(never)]
 fn rule_game_play_start_play_enters(
-    valid_transition_supported: &Relation<(CaseId, Sym, Sym)>,
+    valid_transition: &Relation<(CaseId, Sym, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
     let mut bindings = record.found();
     type Bound = (CaseId, Sym, Sym);
     let heads = Relation::from_leapjoin(
-        valid_transition_supported,
+        valid_transition,
         Holds::new(|&(_, _, a_1): &Bound| a_1 == GamePlayTransition::START_PLAY.0),
         |&(case, instance, _), &_| {
             ::clir::rt::bind(&mut bindings, (case, instance));
@@ -2881,7 +2881,7 @@ fn rule_game_play_start_play_enters(
 #[inline(never)]
 fn rule_game_play_start_play_valid(
     attempted_transition: &Relation<(CaseId, Sym, Sym)>,
-    entered_state_supported: &Relation<(CaseId, Sym, Sym)>,
+    entered_state: &Relation<(CaseId, Sym, Sym)>,
     play_started: &Relation<(CaseId, Sym)>,
     record: ::clir::rt::Record,
 ) -> Relation<(CaseId, Sym, Sym)> {
@@ -2890,7 +2890,7 @@ fn rule_game_play_start_play_valid(
     let mut attempted_transition = ::clir::rt::Probe::new(attempted_transition);
     let mut play_started = ::clir::rt::Probe::new(play_started);
     let heads = Relation::from_leapjoin(
-        entered_state_supported,
+        entered_state,
         Holds::new(|&(case, instance, a_1): &Bound| {
             a_1 == GamePlayState::NOT_STARTED.0
                 && attempted_transition

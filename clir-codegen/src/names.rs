@@ -7,7 +7,7 @@
 //! [`screaming`]) are here too.
 
 use crate::plan::layers::{Layer, LayerId};
-use crate::plan::{Read, RulePlan};
+use crate::plan::RulePlan;
 use crate::resolve::{Program, RItem, RRule, RTerm};
 use std::collections::{BTreeSet, HashSet};
 
@@ -328,12 +328,9 @@ impl ModuleNames {
         let mut operands = Vec::new();
         for o in &rp.operands {
             let l = &o.literal;
-            let base = format!(
-                "{}{}{}",
-                if l.negative { "not_" } else { "" },
-                self.relations[l.rel],
-                if o.read == Read::Supported { "_supported" } else { "" }
-            );
+            // Named after the literal alone: one function is called over definite layers, over
+            // applicable ones, and over a variable's recent tuples.
+            let base = format!("{}{}", if l.negative { "not_" } else { "" }, self.relations[l.rel]);
             let c = claim(&base, &[], |c| free(&taken, c));
             taken.push(c.clone());
             operands.push(c);
