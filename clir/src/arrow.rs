@@ -150,6 +150,16 @@ impl<'a> Strs<'a> {
         })
     }
 
+    /// The number of rows.
+    fn len(&self) -> usize {
+        match self {
+            Strs::Utf8(a) => a.len(),
+            Strs::Large(a) => a.len(),
+            Strs::View(a) => a.len(),
+            Strs::Dict(keys, _) => keys.len(),
+        }
+    }
+
     /// The string at `i`, `None` for a null.
     fn get(&self, i: usize) -> Option<&'a str> {
         match self {
@@ -441,13 +451,76 @@ impl<'a> CaseColumns<'a> {
     }
 }
 
+/// A list column as the fast path reads it: its offsets and, when some list is null, its
+/// validity, looked up without a match on the column's type a row.
+struct FastList<'a> {
+    offsets: FastOffsets<'a>,
+    nulls: Option<&'a NullBuffer>,
+}
+
+enum FastOffsets<'a> {
+    Small(&'a [i32]),
+    Large(&'a [i64]),
+}
+
+impl<'a> FastList<'a> {
+    fn of(list: &Lists<'a>) -> Self {
+        match *list {
+            Lists::Small(l) => FastList {
+                offsets: FastOffsets::Small(l.value_offsets()),
+                nulls: l.nulls().filter(|n| n.null_count() > 0),
+            },
+            Lists::Large(l) => FastList {
+                offsets: FastOffsets::Large(l.value_offsets()),
+                nulls: l.nulls().filter(|n| n.null_count() > 0),
+            },
+        }
+    }
+
+    /// The item range of `row`, `None` for a null list.
+    #[inline(always)]
+    fn range(&self, row: usize) -> Option<Range<usize>> {
+        if self.nulls.is_some_and(|n| n.is_null(row)) {
+            return None;
+        }
+        Some(match self.offsets {
+            FastOffsets::Small(o) => o[row] as usize..o[row + 1] as usize,
+            FastOffsets::Large(o) => o[row] as usize..o[row + 1] as usize,
+        })
+    }
+}
+
+/// A parameter's column as the fast path reads it: the common types without nulls directly,
+/// any other through its [`ArgColumn`].
+enum FastArg<'a> {
+    Utf8(&'a StringArray),
+    Large(&'a arrow_array::LargeStringArray),
+    Int64(&'a [i64]),
+    /// The column's [`ArgColumn`] in its [`FactColumn`].
+    Other,
+}
+
+impl<'a> FastArg<'a> {
+    fn of(c: &ArgColumn<'a>) -> Self {
+        match *c {
+            ArgColumn::Str(Strs::Utf8(a)) if a.null_count() == 0 => FastArg::Utf8(a),
+            ArgColumn::Str(Strs::Large(a)) if a.null_count() == 0 => FastArg::Large(a),
+            ArgColumn::Int(Ints::I64(a)) if a.null_count() == 0 => FastArg::Int64(a.values()),
+            _ => FastArg::Other,
+        }
+    }
+}
+
 /// How a fact column is read by the fast path, worked out once a call.
-struct FastColumn<'c> {
+struct FastColumn<'c, 'a> {
     slot: usize,
     /// Whether the call may give facts of the relation (empirical, or a judgment granted).
     accepted: bool,
-    /// Per parameter, the constants of its type.
-    constants: Vec<&'c [(&'static str, u32)]>,
+    list: FastList<'a>,
+    /// The validity of the tuples, when some tuple is null.
+    items_nulls: Option<&'a NullBuffer>,
+    /// Per parameter, its column and the constants of its type.
+    params: Vec<(FastArg<'a>, &'c [(&'static str, u32)])>,
 }
 
 /// The fast path of reading a row: what it reads is what the case line's validation reads
@@ -455,18 +528,24 @@ struct FastColumn<'c> {
 /// relation the call is not granted, a null, an unsigned value past `i64`, a name close to a
 /// declared constant (a warning), any name not declared under `strict_constants`, `why_not`,
 /// `as_of`, more facts than a case may give. Those rows are read again by the full path.
+///
+/// Each column's buffers are looked up once a call, not once a row; a name is interned first
+/// and its id compared with the ids of its type's constants (a batch's interner numbers the
+/// constants as the catalog does; checked once a call, else names are compared as text).
 struct Fast<'c, 'a> {
-    columns: Vec<FastColumn<'c>>,
+    columns: Vec<FastColumn<'c, 'a>>,
     strict: bool,
+    /// Whether the ids of constants in a batch's interner are the catalog's.
+    ids_agree: bool,
+    /// `why_not`, when some row of it is not null.
+    why_not: Option<FastList<'a>>,
+    /// Whether some row has an `as_of`.
+    as_of: bool,
     /// Slots this case added rows to, with their length before it (to take them back).
     touched: Vec<(usize, usize)>,
-    /// The first names of the current case, with their ids.
-    local: Vec<(&'a str, i64)>,
-    values: Vec<i64>,
+    /// The ids of the current batch's short names.
+    names: NameCache,
 }
-
-/// How many of a case's names [`Fast::local`] holds.
-const LOCAL_NAMES: usize = 16;
 
 impl<'c, 'a> Fast<'c, 'a> {
     fn new(cat: &'c Catalog, cols: &CaseColumns<'a>, opts: &Options) -> Self {
@@ -480,36 +559,41 @@ impl<'c, 'a> Fast<'c, 'a> {
                     RelationKind::Judgment => opts.grants.iter().any(|g| g == info.capability.unwrap_or("")),
                     _ => true,
                 };
-                let constants = (0..info.params.len()).map(|p| cat.param_constants(f.rel, p)).collect();
-                FastColumn { slot: slot(f.rel, f.negative), accepted, constants }
+                let params =
+                    f.params.iter().enumerate().map(|(p, c)| (FastArg::of(c), cat.param_constants(f.rel, p))).collect();
+                FastColumn {
+                    slot: slot(f.rel, f.negative),
+                    accepted,
+                    list: FastList::of(&f.list),
+                    items_nulls: f.items.nulls().filter(|n| n.null_count() > 0),
+                    params,
+                }
             })
             .collect();
-        Fast { columns, strict: opts.strict_constants, touched: Vec::new(), local: Vec::new(), values: Vec::new() }
+        let interner = Batch::new(schema).interner;
+        let ids_agree = interner.len() == schema.constants.len()
+            && schema.constants.iter().enumerate().all(|(i, c)| interner.name(Sym(i as u32)) == c.name);
+        let why_not = cols.why_not.as_ref().filter(|(l, _)| !l.all_null()).map(|(l, _)| FastList::of(l));
+        let as_of = cols.as_of.as_ref().is_some_and(|a| (0..a.len()).any(|i| a.get(i).is_some()));
+        let names = NameCache::new();
+        Fast { columns, strict: opts.strict_constants, ids_agree, why_not, as_of, touched: Vec::new(), names }
+    }
+
+    /// Starts a new batch (a new interner: the names' ids known so far are forgotten).
+    fn new_batch(&mut self) {
+        self.names.clear();
     }
 
     /// Adds row `row` of `cols` to `batch`: its case id, or `None` (the batch as it was).
     fn add(&mut self, cols: &CaseColumns<'a>, row: usize, batch: &mut Batch) -> Option<u32> {
-        if cols.as_of.as_ref().is_some_and(|a| a.get(row).is_some()) {
+        if self.as_of && cols.as_of.as_ref().is_some_and(|a| a.get(row).is_some()) {
             return None;
         }
-        if cols.why_not.as_ref().is_some_and(|(l, _)| l.range(row).is_some_and(|r| !r.is_empty())) {
-            return None;
-        }
-        let mut facts = 0;
-        for (f, fast) in cols.facts.iter().zip(&self.columns) {
-            if let Some(r) = f.list.range(row) {
-                if !fast.accepted {
-                    return None;
-                }
-                facts += r.len();
-            }
-        }
-        if facts > crate::jsonl::MAX_FACTS_PER_CASE {
+        if self.why_not.as_ref().is_some_and(|l| l.range(row).is_some_and(|r| !r.is_empty())) {
             return None;
         }
         let case = batch.add_case();
         self.touched.clear();
-        self.local.clear();
         if self.facts(cols, row, batch, case).is_none() {
             for &(s, len) in &self.touched {
                 batch.facts[s].truncate(len);
@@ -521,47 +605,172 @@ impl<'c, 'a> Fast<'c, 'a> {
     }
 
     fn facts(&mut self, cols: &CaseColumns<'a>, row: usize, batch: &mut Batch, case: CaseId) -> Option<()> {
-        for (f, fast) in cols.facts.iter().zip(&self.columns) {
-            let Some(range) = f.list.range(row) else { continue };
-            self.touched.push((fast.slot, batch.facts[fast.slot].len()));
+        let Fast { columns, strict, ids_agree, touched, names, .. } = self;
+        let (strict, ids_agree) = (*strict, *ids_agree);
+        let Batch { facts, interner, .. } = batch;
+        let mut names = Names { interner, cache: names };
+        let interner = &mut names;
+        let mut count = 0;
+        for (k, fast) in columns.iter().enumerate() {
+            let Some(range) = fast.list.range(row) else { continue };
+            if !fast.accepted {
+                return None;
+            }
+            count += range.len();
+            if count > crate::jsonl::MAX_FACTS_PER_CASE {
+                return None;
+            }
+            let rows = &mut facts[fast.slot];
+            touched.push((fast.slot, rows.len()));
+            rows.reserve(range.len() * (fast.params.len() + 1));
             for i in range {
-                if f.items.is_null(i) {
+                if fast.items_nulls.is_some_and(|n| n.is_null(i)) {
                     return None;
                 }
-                self.values.clear();
-                self.values.push(case.0 as i64);
-                for (c, constants) in f.params.iter().zip(&fast.constants) {
+                rows.push(case.0 as i64);
+                for (j, (c, constants)) in fast.params.iter().enumerate() {
                     let v = match c {
-                        ArgColumn::Int(n) => match n.arg(i) {
-                            Arg::Int(v) => v,
-                            _ => return None,
+                        FastArg::Int64(v) => *v.get(i)?,
+                        FastArg::Utf8(a) => name_id(a.value(i), constants, interner, strict, ids_agree)?,
+                        FastArg::Large(a) => name_id(a.value(i), constants, interner, strict, ids_agree)?,
+                        FastArg::Other => match &cols.facts[k].params[j] {
+                            ArgColumn::Int(n) => match n.arg(i) {
+                                Arg::Int(v) => v,
+                                _ => return None,
+                            },
+                            ArgColumn::Str(s) => name_id(s.get(i)?, constants, interner, strict, ids_agree)?,
                         },
-                        ArgColumn::Str(s) => {
-                            let name = s.get(i)?;
-                            if let Some(&(_, c)) = constants.iter().find(|(c, _)| *c == name) {
-                                c as i64
-                            } else if !constants.is_empty()
-                                && (self.strict
-                                    || crate::suggest::closest(name, constants.iter().map(|(c, _)| *c)).is_some())
-                            {
-                                return None;
-                            } else if let Some(&(_, id)) = self.local.iter().find(|(n, _)| *n == name) {
-                                id
-                            } else {
-                                let id = batch.entity(name).0 as i64;
-                                if self.local.len() < LOCAL_NAMES {
-                                    self.local.push((name, id));
-                                }
-                                id
-                            }
-                        }
                     };
-                    self.values.push(v);
+                    rows.push(v);
                 }
-                batch.facts[fast.slot].extend_from_slice(&self.values);
             }
         }
         Some(())
+    }
+}
+
+/// The value of entity `name` at a parameter whose type has `constants`, as the case line's
+/// validation gives it: the constant's id, or the name's, or `None` when the full path must
+/// read the row (a name close to a constant, or any other under `strict`).
+#[inline]
+fn name_id(
+    name: &str,
+    constants: &[(&'static str, u32)],
+    interner: &mut Names<'_>,
+    strict: bool,
+    ids_agree: bool,
+) -> Option<i64> {
+    if !ids_agree {
+        if let Some(&(_, c)) = constants.iter().find(|(c, _)| *c == name) {
+            return Some(c as i64);
+        }
+    }
+    let id = if ids_agree || constants.is_empty() { Some(interner.intern(name)) } else { None };
+    if let Some(id) = id {
+        if constants.iter().any(|&(_, c)| c == id) {
+            return Some(id as i64);
+        }
+    }
+    if !constants.is_empty() && (strict || crate::suggest::closest(name, constants.iter().map(|(c, _)| *c)).is_some()) {
+        return None;
+    }
+    Some(id.unwrap_or_else(|| interner.intern(name)) as i64)
+}
+
+/// A batch's interner with a cache of the ids of its short names in front.
+struct Names<'b> {
+    interner: &'b mut crate::value::Interner,
+    cache: &'b mut NameCache,
+}
+
+impl Names<'_> {
+    /// The id of `name` in the interner, new or existing.
+    #[inline]
+    fn intern(&mut self, name: &str) -> u32 {
+        let Some(key) = NameCache::key(name.as_bytes()) else { return self.interner.intern(name).0 };
+        self.cache.get(key).unwrap_or_else(|| {
+            let id = self.interner.intern(name).0;
+            self.cache.insert(key, id);
+            id
+        })
+    }
+}
+
+/// The ids of names of at most 16 bytes, found by the bytes themselves (their length, the first
+/// and last 8 bytes, which hold all of them): a look-up hashes two words and compares three,
+/// where the interner hashes the name and compares it as text. A table of fixed size, cleared
+/// a batch; a name it has no room for goes to the interner alone.
+struct NameCache {
+    slots: Vec<(u64, u64, u32, u32)>,
+    used: usize,
+}
+
+/// [`NameCache`]'s slots (a power of two) and how many it fills at most.
+const NAME_SLOTS: usize = 4096;
+const NAME_FILL: usize = NAME_SLOTS / 2;
+
+impl NameCache {
+    fn new() -> Self {
+        NameCache { slots: vec![(0, 0, u32::MAX, 0); NAME_SLOTS], used: 0 }
+    }
+
+    fn clear(&mut self) {
+        if self.used > 0 {
+            self.slots.iter_mut().for_each(|s| *s = (0, 0, u32::MAX, 0));
+            self.used = 0;
+        }
+    }
+
+    /// The key of a name of at most 16 bytes: its length and two words that hold every byte.
+    #[inline]
+    fn key(b: &[u8]) -> Option<(u64, u64, u32)> {
+        let n = b.len();
+        let word = |s: &[u8]| -> u64 {
+            let mut w = [0u8; 8];
+            w[..s.len()].copy_from_slice(s);
+            u64::from_le_bytes(w)
+        };
+        let (lo, hi) = match n {
+            0 => (0, 0),
+            1..=3 => (b[0] as u64 | (b[n / 2] as u64) << 8 | (b[n - 1] as u64) << 16, 0),
+            4..=7 => (word(&b[..4]), word(&b[n - 4..])),
+            8..=16 => (word(&b[..8]), word(&b[n - 8..])),
+            _ => return None,
+        };
+        Some((lo, hi, n as u32))
+    }
+
+    #[inline]
+    fn slot(&self, (lo, hi, n): (u64, u64, u32)) -> usize {
+        let h = (lo ^ hi.rotate_left(29) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 52) as usize & (NAME_SLOTS - 1)
+    }
+
+    #[inline]
+    fn get(&self, key: (u64, u64, u32)) -> Option<u32> {
+        let mut at = self.slot(key);
+        loop {
+            let (lo, hi, n, id) = self.slots[at];
+            if n == u32::MAX {
+                return None;
+            }
+            if (lo, hi, n) == key {
+                return Some(id);
+            }
+            at = (at + 1) & (NAME_SLOTS - 1);
+        }
+    }
+
+    fn insert(&mut self, key: (u64, u64, u32), id: u32) {
+        if self.used >= NAME_FILL {
+            return;
+        }
+        let mut at = self.slot(key);
+        while self.slots[at].2 != u32::MAX {
+            at = (at + 1) & (NAME_SLOTS - 1);
+        }
+        self.slots[at] = (key.0, key.1, key.2, id);
+        self.used += 1;
     }
 }
 
@@ -689,8 +898,39 @@ impl StrList {
 
 /// A column of a relation's parameter being built.
 enum OutArg {
-    Str(StrCol),
+    Str(NameCol),
     Int(Vec<i64>),
+}
+
+/// A string column without nulls being built (the names of a parameter's tuples): offsets
+/// written as they come, their size checked once, when the column is finished.
+struct NameCol {
+    bytes: Vec<u8>,
+    offsets: Vec<i32>,
+}
+
+impl NameCol {
+    fn new() -> Self {
+        NameCol { bytes: Vec::new(), offsets: vec![0] }
+    }
+
+    #[inline]
+    fn push(&mut self, s: &str) {
+        self.bytes.extend_from_slice(s.as_bytes());
+        // Past `i32::MAX` the offset is wrong, and `finish` refuses the column.
+        self.offsets.push(self.bytes.len() as i32);
+    }
+
+    fn finish(self) -> Result<ArrayRef, String> {
+        if i32::try_from(self.bytes.len()).is_err() {
+            return Err(too_large());
+        }
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(self.offsets));
+        // SAFETY: the offsets start at 0, never decrease (each is the length of the bytes so
+        // far, at most `i32::MAX`: checked above) and end at `bytes.len()`, and every value
+        // pushed was a `&str`, so each range is UTF-8.
+        Ok(Arc::new(unsafe { StringArray::new_unchecked(offsets, Buffer::from_vec(self.bytes), None) }))
+    }
 }
 
 /// One relation and sign of `concluded` or `definite` being built.
@@ -705,7 +945,7 @@ impl TupleColumns {
         let columns = info
             .params
             .iter()
-            .map(|p| if p.integer { OutArg::Int(Vec::new()) } else { OutArg::Str(StrCol::default()) })
+            .map(|p| if p.integer { OutArg::Int(Vec::new()) } else { OutArg::Str(NameCol::new()) })
             .collect();
         TupleColumns { offsets: Offsets::new(), len: 0, columns }
     }
@@ -721,9 +961,9 @@ impl TupleColumns {
             .into_iter()
             .map(|c| match c {
                 OutArg::Str(s) => s.finish(),
-                OutArg::Int(v) => Arc::new(Int64Array::from(v)) as ArrayRef,
+                OutArg::Int(v) => Ok(Arc::new(Int64Array::from(v)) as ArrayRef),
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         let items = if fields.is_empty() {
             StructArray::new_empty_fields(self.len, None)
         } else {
@@ -907,6 +1147,15 @@ impl Ruler<'_> {
             }
         }
         let mut tuples = Vec::new();
+        // The batch's names by id, looked up once a name rather than once a tuple, and their
+        // places in byte order (which orders tuples as a ruling line does).
+        let names: Vec<&str> = (0..batch.interner.len()).map(|i| batch.interner.name(Sym(i as u32))).collect();
+        let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
+        by_name.sort_unstable_by_key(|&i| names[i as usize]);
+        let mut rank = vec![0u32; names.len()];
+        for (r, &i) in by_name.iter().enumerate() {
+            rank[i as usize] = r as u32;
+        }
         for (k, &(ref key, rel)) in self.keys.iter().enumerate() {
             let s = slot(rel, key.starts_with('~'));
             let params = schema.relations[rel].params;
@@ -921,6 +1170,19 @@ impl Ruler<'_> {
                     t.offsets.repeat(ruled.len(), t.len)?;
                     continue;
                 }
+                // Room for the batch's rows and tuples at once (names: their length so far).
+                t.offsets.0.reserve(ruled.len());
+                let count = rows.len() / stride;
+                for c in &mut t.columns {
+                    match c {
+                        OutArg::Int(col) => col.reserve(count),
+                        OutArg::Str(col) => {
+                            let average = col.bytes.len() / col.offsets.len().max(1) + 1;
+                            col.offsets.reserve(count);
+                            col.bytes.reserve(count * average.max(8));
+                        }
+                    }
+                }
                 // Each run of rows is one case's: the rows before its row add nothing.
                 let mut start = 0;
                 while start < rows.len() {
@@ -933,12 +1195,12 @@ impl Ruler<'_> {
                     start = end;
                     let Some(&at) = row_of.get(id as usize).filter(|&&at| at != usize::MAX) else { continue };
                     t.offsets.repeat(at.checked_sub(t.offsets.0.len() - first).ok_or(OUT_OF_ORDER)?, t.len)?;
-                    tuple_order(&self.cat, &batch.interner, params, &rows, stride, run, &mut tuples);
+                    ruling_order(&rank, params, &rows, stride, run, &mut tuples);
                     for &a in &tuples {
                         for (c, v) in t.columns.iter_mut().zip(&rows[a..a + stride - 1]) {
                             match c {
                                 OutArg::Int(col) => col.push(*v),
-                                OutArg::Str(col) => col.push(batch.interner.name(Sym(*v as u32)))?,
+                                OutArg::Str(col) => col.push(names.get(*v as usize).copied().unwrap_or("<unknown>")),
                             }
                         }
                     }
@@ -949,6 +1211,37 @@ impl Ruler<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The offsets of the arguments of the rows at `range` of `rows` (rows of `stride` values,
+/// their case first, of a relation of `params`) into `tuples`, in the order a ruling lists
+/// them (`jsonl`'s `tuple_order`): element-wise, Integers numerically, entity names by their
+/// bytes (`rank`: per id of the batch's names, its place in byte order). One tuple, the most
+/// common, is not sorted.
+fn ruling_order(
+    rank: &[u32],
+    params: &[ParamInfo],
+    rows: &[i64],
+    stride: usize,
+    range: Range<usize>,
+    tuples: &mut Vec<usize>,
+) {
+    let arity = stride - 1;
+    tuples.clear();
+    tuples.extend(range.step_by(stride.max(1)).map(|t| t + 1));
+    if tuples.len() > 1 {
+        // An id past the names (none is) after them all, as `<unknown>` would not be.
+        let place = |v: i64| rank.get(v as usize).copied().unwrap_or(u32::MAX);
+        tuples.sort_by(|&a, &b| {
+            for ((x, y), p) in rows[a..a + arity].iter().zip(&rows[b..b + arity]).zip(params) {
+                let o = if p.integer || x == y { x.cmp(y) } else { place(*x).cmp(&place(*y)) };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
     }
 }
 
@@ -1084,11 +1377,17 @@ pub fn rule_batches(
         let mut read = Read::default();
         let mut adder = Adder::default();
         let mut fast = Fast::new(&ruler.cat, cols, opts);
+        // The facts' rows of the batch before, emptied: their room is kept for the next.
+        let mut spare: Vec<Vec<i64>> = Vec::new();
         let mut from = p.rows.start;
         while from < p.rows.end {
             let to = p.rows.end.min(from + BATCH_CASES);
             let mut batch = new_batch(&ruler.cat, opts);
+            if spare.len() == batch.facts.len() {
+                batch.facts = std::mem::take(&mut spare);
+            }
             adder.new_batch();
+            fast.new_batch();
             let mut slots = Vec::with_capacity(to - from);
             for row in from..to {
                 let slot = match fast.add(cols, row, &mut batch) {
@@ -1098,6 +1397,8 @@ pub fn rule_batches(
                 slots.push(slot);
             }
             ruler.write(&batch, &slots, p.first_no + (from - p.rows.start), &mut out)?;
+            spare = std::mem::take(&mut batch.facts);
+            spare.iter_mut().for_each(Vec::clear);
             from = to;
         }
         let case = case_column(&batches[p.batch])?.slice(p.rows.start, p.rows.len());

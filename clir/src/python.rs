@@ -305,8 +305,73 @@ fn import_batch(b: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
 /// to the reader, which gives its row an error as a `null` in a case line gets.
 fn checked(data: &arrow_data::ArrayData) -> Result<(), arrow_schema::ArrowError> {
     data.validate()?;
-    data.validate_values()?;
+    let quick = match data.data_type() {
+        DataType::Utf8 => offsets_checked::<i32>(data, true),
+        DataType::LargeUtf8 => offsets_checked::<i64>(data, true),
+        DataType::List(_) => offsets_checked::<i32>(data, false),
+        DataType::LargeList(_) => offsets_checked::<i64>(data, false),
+        _ => false,
+    };
+    // What the quick check does not vouch for (another type, or a buffer it cannot read as
+    // offsets) is checked by Arrow's own, which also says what is wrong.
+    if !quick {
+        data.validate_values()?;
+    }
     data.child_data().iter().try_for_each(checked)
+}
+
+/// Whether the offsets of `data` (a string array when `utf8`, else a list array whose `validate`
+/// passed) are all in bounds and never decreasing, and, for strings, the values are UTF-8 cut at
+/// character boundaries: `validate_values`' checks, in one pass over the offsets and one over
+/// the bytes (that check's iterator costs more than the rest of reading a batch). `false`
+/// when any is not so, or the offsets cannot be read as such here: the caller then runs
+/// `validate_values`.
+fn offsets_checked<O: arrow_buffer::ArrowNativeType + TryInto<usize>>(
+    data: &arrow_data::ArrayData,
+    utf8: bool,
+) -> bool {
+    let limit = if utf8 {
+        match data.buffers().get(1) {
+            Some(b) => b.len(),
+            None => return false,
+        }
+    } else {
+        match data.child_data().first() {
+            Some(c) => c.len(),
+            None => return false,
+        }
+    };
+    let Some(buffer) = data.buffers().first() else { return false };
+    if data.is_empty() && buffer.is_empty() {
+        return true;
+    }
+    // SAFETY: any bit pattern is a valid integer of these types; misaligned parts are refused.
+    let (head, all, _) = unsafe { buffer.as_slice().align_to::<O>() };
+    if !head.is_empty() {
+        return false;
+    }
+    let Some(offsets) = all.get(data.offset()..data.offset() + data.len() + 1) else { return false };
+    // In bounds and never decreasing: the first at least 0, each at least the one before, the
+    // last at most `limit` (a loop the compiler vectorizes).
+    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else { return false };
+    let (Ok(first), Ok(last)): (Result<usize, _>, Result<usize, _>) = ((*first).try_into(), (*last).try_into()) else {
+        return false;
+    };
+    let decreasing = offsets.windows(2).fold(false, |bad, w| bad | (w[1] < w[0]));
+    if decreasing || last > limit {
+        return false;
+    }
+    if !utf8 {
+        return true;
+    }
+    let values = &data.buffers()[1].as_slice()[..limit];
+    // Every position of ASCII text is a character boundary; other text is checked whole, then
+    // each offset (its `try_into` cannot fail: between `first` and `last`).
+    if values[first..last].is_ascii() {
+        return true;
+    }
+    std::str::from_utf8(values).is_ok()
+        && offsets.iter().all(|o| (*o).try_into().is_ok_and(|n: usize| n == values.len() || (values[n] as i8) >= -0x40))
 }
 
 /// An Arrow record batch as a pyarrow `RecordBatch`.
