@@ -652,7 +652,7 @@ impl<'c, 'a> Fast<'c, 'a> {
 /// The value of entity `name` at a parameter whose type has `constants`, as the case line's
 /// validation gives it: the constant's id, or the name's, or `None` when the full path must
 /// read the row (a name close to a constant, or any other under `strict`).
-#[inline]
+#[inline(always)]
 fn name_id(
     name: &str,
     constants: &[(&'static str, u32)],
@@ -685,14 +685,23 @@ struct Names<'b> {
 
 impl Names<'_> {
     /// The id of `name` in the interner, new or existing.
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, name: &str) -> u32 {
-        let Some(key) = NameCache::key(name.as_bytes()) else { return self.interner.intern(name).0 };
-        self.cache.get(key).unwrap_or_else(|| {
-            let id = self.interner.intern(name).0;
-            self.cache.insert(key, id);
-            id
-        })
+        match NameCache::key(name.as_bytes()) {
+            Some(key) => match self.cache.get(key) {
+                Some(id) => id,
+                None => self.miss(name, key),
+            },
+            None => self.interner.intern(name).0,
+        }
+    }
+
+    /// The id of a short name the cache does not hold yet.
+    #[inline(never)]
+    fn miss(&mut self, name: &str, key: (u64, u64, u32)) -> u32 {
+        let id = self.interner.intern(name).0;
+        self.cache.insert(key, id);
+        id
     }
 }
 
@@ -722,7 +731,7 @@ impl NameCache {
     }
 
     /// The key of a name of at most 16 bytes: its length and two words that hold every byte.
-    #[inline]
+    #[inline(always)]
     fn key(b: &[u8]) -> Option<(u64, u64, u32)> {
         let n = b.len();
         let word = |s: &[u8]| -> u64 {
@@ -740,13 +749,13 @@ impl NameCache {
         Some((lo, hi, n as u32))
     }
 
-    #[inline]
+    #[inline(always)]
     fn slot(&self, (lo, hi, n): (u64, u64, u32)) -> usize {
         let h = (lo ^ hi.rotate_left(29) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (h >> 52) as usize & (NAME_SLOTS - 1)
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, key: (u64, u64, u32)) -> Option<u32> {
         let mut at = self.slot(key);
         loop {
@@ -859,7 +868,11 @@ impl Offsets {
     }
 
     fn finish(self) -> OffsetBuffer<i32> {
-        OffsetBuffer::new(ScalarBuffer::from(self.0))
+        debug_assert!(self.0.first() == Some(&0) && self.0.windows(2).all(|w| w[0] <= w[1]));
+        // SAFETY: the offsets start at 0 (`new`) and never decrease: each row ends at the
+        // length of the list so far, which only grows (`end_row`, `repeat`), and at least 0
+        // (`i32::try_from` of a `usize`).
+        unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(self.0)) }
     }
 }
 
@@ -979,6 +992,8 @@ impl TupleColumns {
 struct RulingColumns {
     /// Per layer (concluded, definite), per ruling key in output order.
     layers: [Vec<TupleColumns>; 2],
+    /// The rows of the piece, to size its columns after its first batch.
+    rows: usize,
     valid: Vec<bool>,
     contradictions: StrList,
     warnings: StrList,
@@ -995,10 +1010,11 @@ enum Slot {
 }
 
 impl RulingColumns {
-    fn new(schema: &Schema, keys: &[(String, usize)], explain: bool) -> Self {
+    fn new(schema: &Schema, keys: &[(String, usize)], explain: bool, rows: usize) -> Self {
         let layer = || keys.iter().map(|&(_, rel)| TupleColumns::new(&schema.relations[rel])).collect();
         RulingColumns {
             layers: [layer(), layer()],
+            rows,
             valid: Vec::new(),
             contradictions: StrList::new(),
             warnings: StrList::new(),
@@ -1170,16 +1186,27 @@ impl Ruler<'_> {
                     t.offsets.repeat(ruled.len(), t.len)?;
                     continue;
                 }
-                // Room for the batch's rows and tuples at once (names: their length so far).
-                t.offsets.0.reserve(ruled.len());
-                let count = rows.len() / stride;
+                // Room for the tuples at once: after the piece's first batch, for as many a row
+                // in the whole piece (what it holds past that grows as a `Vec` does).
+                let piece = first == 1;
+                let count = match piece {
+                    true => (rows.len() / stride) * cols.rows.div_ceil(ruled.len().max(1)) * 9 / 8,
+                    false => rows.len() / stride,
+                };
+                if piece {
+                    t.offsets.0.reserve(cols.rows);
+                }
                 for c in &mut t.columns {
                     match c {
                         OutArg::Int(col) => col.reserve(count),
                         OutArg::Str(col) => {
-                            let average = col.bytes.len() / col.offsets.len().max(1) + 1;
+                            // Names' length: a guess for the first batch, then theirs so far.
+                            let average = match piece {
+                                true => 12,
+                                false => col.bytes.len() / col.offsets.len().max(1) + 1,
+                            };
                             col.offsets.reserve(count);
-                            col.bytes.reserve(count * average.max(8));
+                            col.bytes.reserve(count * average);
                         }
                     }
                 }
@@ -1373,7 +1400,7 @@ pub fn rule_batches(
     parallel(pieces.len(), threads, |i| {
         let p = &pieces[i];
         let cols = &columns[p.batch];
-        let mut out = RulingColumns::new(schema, &ruler.keys, opts.explain);
+        let mut out = RulingColumns::new(schema, &ruler.keys, opts.explain, p.rows.len());
         let mut read = Read::default();
         let mut adder = Adder::default();
         let mut fast = Fast::new(&ruler.cat, cols, opts);
