@@ -938,10 +938,10 @@ impl NameCol {
         if i32::try_from(self.bytes.len()).is_err() {
             return Err(too_large());
         }
-        let offsets = OffsetBuffer::new(ScalarBuffer::from(self.offsets));
         // SAFETY: the offsets start at 0, never decrease (each is the length of the bytes so
         // far, at most `i32::MAX`: checked above) and end at `bytes.len()`, and every value
         // pushed was a `&str`, so each range is UTF-8.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(self.offsets)) };
         Ok(Arc::new(unsafe { StringArray::new_unchecked(offsets, Buffer::from_vec(self.bytes), None) }))
     }
 }
