@@ -796,6 +796,11 @@ struct StrCol {
 }
 
 impl StrCol {
+    /// Empty, with room for the offsets of `rows` rows.
+    fn with_rows(rows: usize) -> Self {
+        StrCol { offsets: Vec::with_capacity(rows + 1), nulls: Vec::with_capacity(rows), ..StrCol::default() }
+    }
+
     fn push(&mut self, s: &str) -> Result<(), String> {
         if self.offsets.is_empty() {
             self.offsets.push(0);
@@ -887,6 +892,13 @@ impl StrList {
         StrList { offsets: Offsets::new(), values: StrCol::default() }
     }
 
+    /// Empty, with room for the offsets of `rows` rows.
+    fn with_rows(rows: usize) -> Self {
+        let mut list = StrList::new();
+        list.offsets.0.reserve(rows);
+        list
+    }
+
     fn push<S: AsRef<str>>(&mut self, items: &[S]) -> Result<(), String> {
         for s in items {
             self.values.push(s.as_ref())?;
@@ -954,13 +966,16 @@ struct TupleColumns {
 }
 
 impl TupleColumns {
-    fn new(info: &RelationInfo) -> Self {
+    /// Empty, with room for the offsets of `rows` rows.
+    fn new(info: &RelationInfo, rows: usize) -> Self {
         let columns = info
             .params
             .iter()
             .map(|p| if p.integer { OutArg::Int(Vec::new()) } else { OutArg::Str(NameCol::new()) })
             .collect();
-        TupleColumns { offsets: Offsets::new(), len: 0, columns }
+        let mut offsets = Offsets::new();
+        offsets.0.reserve(rows);
+        TupleColumns { offsets, len: 0, columns }
     }
 
     fn finish(self, ty: &DataType) -> Result<ArrayRef, String> {
@@ -1011,16 +1026,16 @@ enum Slot {
 
 impl RulingColumns {
     fn new(schema: &Schema, keys: &[(String, usize)], explain: bool, rows: usize) -> Self {
-        let layer = || keys.iter().map(|&(_, rel)| TupleColumns::new(&schema.relations[rel])).collect();
+        let layer = || keys.iter().map(|&(_, rel)| TupleColumns::new(&schema.relations[rel], rows)).collect();
         RulingColumns {
             layers: [layer(), layer()],
             rows,
-            valid: Vec::new(),
-            contradictions: StrList::new(),
-            warnings: StrList::new(),
-            why_not: StrCol::default(),
-            explanations: explain.then(StrCol::default),
-            error: StrCol::default(),
+            valid: Vec::with_capacity(rows),
+            contradictions: StrList::with_rows(rows),
+            warnings: StrList::with_rows(rows),
+            why_not: StrCol::with_rows(rows),
+            explanations: explain.then(|| StrCol::with_rows(rows)),
+            error: StrCol::with_rows(rows),
         }
     }
 
@@ -1193,9 +1208,6 @@ impl Ruler<'_> {
                     true => (rows.len() / stride) * cols.rows.div_ceil(ruled.len().max(1)) * 9 / 8,
                     false => rows.len() / stride,
                 };
-                if piece {
-                    t.offsets.0.reserve(cols.rows);
-                }
                 for c in &mut t.columns {
                     match c {
                         OutArg::Int(col) => col.reserve(count),
