@@ -939,9 +939,18 @@ impl NameCol {
         NameCol { bytes: Vec::new(), offsets: vec![0] }
     }
 
+    /// Pushes the name of id `v` in `names` (the batch's names by id; `<unknown>` past them,
+    /// as the interner says), copied from `padded` when it is short: its 16 bytes at once, then
+    /// cut to its length (a copy of known size, not a call of `memcpy` a name).
     #[inline]
-    fn push(&mut self, s: &str) {
-        self.bytes.extend_from_slice(s.as_bytes());
+    fn push_name(&mut self, names: &[&str], padded: &[([u8; 16], u8)], v: i64) {
+        match padded.get(v as usize) {
+            Some((bytes, n)) if *n as usize <= 16 => {
+                self.bytes.extend_from_slice(bytes);
+                self.bytes.truncate(self.bytes.len() - 16 + *n as usize);
+            }
+            _ => self.bytes.extend_from_slice(names.get(v as usize).copied().unwrap_or("<unknown>").as_bytes()),
+        }
         // Past `i32::MAX` the offset is wrong, and `finish` refuses the column.
         self.offsets.push(self.bytes.len() as i32);
     }
@@ -1181,6 +1190,19 @@ impl Ruler<'_> {
         // The batch's names by id, looked up once a name rather than once a tuple, and their
         // places in byte order (which orders tuples as a ruling line does).
         let names: Vec<&str> = (0..batch.interner.len()).map(|i| batch.interner.name(Sym(i as u32))).collect();
+        let padded: Vec<([u8; 16], u8)> = names
+            .iter()
+            .map(|n| {
+                let mut bytes = [0u8; 16];
+                match bytes.get_mut(..n.len()) {
+                    Some(to) => {
+                        to.copy_from_slice(n.as_bytes());
+                        (bytes, n.len() as u8)
+                    }
+                    None => (bytes, u8::MAX),
+                }
+            })
+            .collect();
         let mut by_name: Vec<u32> = (0..names.len() as u32).collect();
         by_name.sort_unstable_by_key(|&i| names[i as usize]);
         let mut rank = vec![0u32; names.len()];
@@ -1239,7 +1261,7 @@ impl Ruler<'_> {
                         for (c, v) in t.columns.iter_mut().zip(&rows[a..a + stride - 1]) {
                             match c {
                                 OutArg::Int(col) => col.push(*v),
-                                OutArg::Str(col) => col.push(names.get(*v as usize).copied().unwrap_or("<unknown>")),
+                                OutArg::Str(col) => col.push_name(&names, &padded, *v),
                             }
                         }
                     }
