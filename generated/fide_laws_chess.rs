@@ -889,11 +889,10 @@ fn stratum_checkmate_has_been_delivered(
         |&(case, a_0, a_1)| (case, a_0, a_1),
         |t| (t.0, t.1),
     );
-    let checkmate_has_been_delivered = self::rule_checkmate_ends_the_game(
+    self::rule_checkmate_ends_the_game(
         &checkmate_delivered_by_game,
         ex.to(&[false, true]),
-    );
-    checkmate_has_been_delivered
+    )
 }
 #[inline(never)]
 fn stratum_en_passant_right_open(
@@ -993,14 +992,13 @@ fn stratum_en_passant_capture_legal(
         |&(case, a_0, a_1)| (case, a_0, a_1),
         |t| (t.0, t.1),
     );
-    let en_passant_capture_legal = self::rule_en_passant_capture_legal(
+    self::rule_en_passant_capture_legal(
         en_passant_right_open,
         &player_has_the_move_by_game,
         capturing_pawn_on_adjacent_file,
         budget,
         ex.to(&[false, true]),
-    );
-    en_passant_capture_legal
+    )
 }
 #[inline(never)]
 fn stratum_must_move_first_touched_piece(
@@ -1017,15 +1015,14 @@ fn stratum_must_move_first_touched_piece(
         |&(case, a_0, a_1)| (case, a_1, a_0),
         |t| (t.0, t.1),
     );
-    let must_move_first_touched_piece = self::rule_must_move_first_touched_piece(
+    self::rule_must_move_first_touched_piece(
         own_piece_of,
         piece_touched_intentionally,
         piece_can_be_moved,
         &player_has_the_move_by_who,
         budget,
         ex.to(&[false, true]),
-    );
-    must_move_first_touched_piece
+    )
 }
 #[inline(never)]
 fn stratum_game_lost_by(
@@ -1041,7 +1038,7 @@ fn stratum_game_lost_by(
         player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let game_lost_by = ::clir::rt::gather(
+    ::clir::rt::gather(
         Vec::new(),
         [
             self::rule_resignation_loses(
@@ -1058,8 +1055,7 @@ fn stratum_game_lost_by(
                 ex.to(&[false, true]),
             ),
         ],
-    );
-    game_lost_by
+    )
 }
 #[inline(never)]
 fn stratum_second_illegal_move_has_ended_the_game(
@@ -1073,13 +1069,12 @@ fn stratum_second_illegal_move_has_ended_the_game(
         player_of,
         |&(case, a_0, a_1)| (case, a_1, a_0),
     );
-    let second_illegal_move_has_ended_the_game = self::rule_second_illegal_move_ends_the_game(
+    self::rule_second_illegal_move_ends_the_game(
         completed_illegal_move_count,
         &player_of_by_who,
         budget,
         ex.to(&[false, true]),
-    );
-    second_illegal_move_has_ended_the_game
+    )
 }
 #[inline(never)]
 fn stratum_game_drawn(

@@ -10,7 +10,7 @@ use crate::names::{ModuleNames, Round};
 use crate::plan::calls::{self, Applies, Frame, Modes};
 use crate::plan::layers::{layer, Heads, Layer, LayerId, LayerSet, Start};
 use crate::plan::{Shape, View};
-use proc_macro2::{Ident, TokenStream};
+use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::quote;
 
 /// An operand of a call of a rule's function.
@@ -225,9 +225,12 @@ impl Emitter<'_> {
             f.writes.iter().map(|&id| (self.layer_ident(id), self.tuple_ty(id.rel))).collect();
         fields.extend(f.closures.iter().map(|&ci| (self.closure_name(ci), self.tuple_ty(self.p.closures[ci].rel))));
         let (names, tys): (Vec<&Ident>, Vec<&TokenStream>) = fields.iter().map(|(n, t)| (n, t)).unzip();
-        let (ret, value) = match names.as_slice() {
-            [one] => (quote!(Relation<#(#tys)*>), quote!(#one)),
-            _ => (quote!((#(Relation<#tys>),*)), quote!((#(#names),*))),
+        let (ret, body, value) = match names.as_slice() {
+            [one] => {
+                let (body, value) = returned(body, one);
+                (quote!(Relation<#(#tys)*>), body, value)
+            }
+            _ => (quote!((#(Relation<#tys>),*)), body, quote!((#(#names),*))),
         };
         let item = quote! {
             #[inline(never)]
@@ -848,4 +851,26 @@ impl Emitter<'_> {
         }
         stmts
     }
+}
+
+/// `body` and the value `name` it returns: a body whose last statement is `let name = e;` gives
+/// up that statement and returns `e` (as a reader would write it; clippy's `let_and_return`).
+fn returned(body: TokenStream, name: &Ident) -> (TokenStream, TokenStream) {
+    let tokens: Vec<TokenTree> = body.clone().into_iter().collect();
+    let is_punct = |t: &TokenTree, c: char| matches!(t, TokenTree::Punct(p) if p.as_char() == c);
+    let last_let = tokens.iter().rposition(|t| matches!(t, TokenTree::Ident(i) if i == "let"));
+    if let Some(at) = last_let {
+        let rest = &tokens[at + 1..];
+        let rest = match rest.first() {
+            Some(TokenTree::Ident(i)) if i == "mut" => &rest[1..],
+            _ => rest,
+        };
+        if let [TokenTree::Ident(bound), eq, expr @ .., semi] = rest {
+            let one_statement = !expr.iter().any(|t| is_punct(t, ';'));
+            if bound == name && is_punct(eq, '=') && !expr.is_empty() && is_punct(semi, ';') && one_statement {
+                return (tokens[..at].iter().cloned().collect(), expr.iter().cloned().collect());
+            }
+        }
+    }
+    (body, quote!(#name))
 }
