@@ -130,15 +130,17 @@ impl Instance {
         self
     }
 
-    /// A negative closure `closure` (its index in the schema) derived in `case`, over the
-    /// concluded domain fact `domain`.
-    pub fn closure(closure: usize, case: CaseId, rel: usize, head: impl Row, domain: Premise) -> Instance {
+    /// A negative of relation `rel` that closure `closure` (its index in the schema) derived in
+    /// `case`, its arguments `args` flat, over the concluded fact of relation `domain` with the
+    /// same arguments.
+    pub fn closure(closure: usize, case: CaseId, rel: usize, args: Vec<i64>, domain: usize) -> Instance {
+        let domain = Premise { rel: domain as u32, negative: false, layer: Layer::Concluded, args: args.clone() };
         Instance {
             case: case.0,
             source: Source::Closure { closure: closure as u32 },
             rel: rel as u32,
             negative: true,
-            head: head.to_row(),
+            head: args,
             premises: vec![domain],
         }
     }

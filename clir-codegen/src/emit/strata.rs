@@ -239,10 +239,7 @@ impl Emitter<'_> {
                 #value
             }
         };
-        let path = match &self.split {
-            Some(split) => format!("::{}", split.crates[self.group_of_stratum(si)]),
-            None => "self".to_string(),
-        };
+        let path = self.group_path(self.group_of_stratum(si));
         let places: Vec<String> = names.iter().map(|n| format!("l[layer::{n}]")).collect();
         let target = match places.as_slice() {
             [] => None,
@@ -252,6 +249,14 @@ impl Emitter<'_> {
         };
         lines.push(Self::call_text(target.as_deref(), &format!("{path}::{name}"), &args));
         (item, self.verbatim(lines.join("\n")))
+    }
+
+    /// The path of group `g`'s functions from the package's module: its crate's, when split.
+    fn group_path(&self, g: usize) -> String {
+        match &self.split {
+            Some(split) => format!("::{}", split.crates[g]),
+            None => "self".to_string(),
+        }
     }
 
     /// The statements of a stratum evaluated by its one call ([`crate::plan::StratumPlan::direct`]):
@@ -280,10 +285,7 @@ impl Emitter<'_> {
                 }
             });
         }
-        let path = match &self.split {
-            Some(split) => format!("::{}", split.crates[self.group_of_stratum(si)]),
-            None => "self".to_string(),
-        };
+        let path = self.group_path(self.group_of_stratum(si));
         let target = format!("l[layer::{}]", self.layer_ident(st.frame.writes[0]));
         lines.push(Self::call_text(Some(&target), &format!("{path}::{}", self.rule_fn_name(call.rule)), &args));
         let code = self.verbatim(lines.join("\n"));
@@ -719,16 +721,11 @@ impl Emitter<'_> {
                         #(#body)*
                     }
                 };
-                let path = match &mut self.split {
-                    Some(split) => {
-                        split.items[g].extend(item);
-                        format!("::{}", split.crates[g])
-                    }
-                    None => {
-                        items.extend(item);
-                        "self".to_string()
-                    }
-                };
+                match &mut self.split {
+                    Some(split) => split.items[g].extend(item),
+                    None => items.extend(item),
+                }
+                let path = self.group_path(g);
                 let mut text: Vec<String> = self.numbering_of(g).into_iter().collect();
                 text.push(Self::call_text(None, &format!("{path}::{name}"), &args));
                 calls.extend(self.verbatim(text.join("\n")));

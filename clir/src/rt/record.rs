@@ -2,8 +2,7 @@
 //! [`Record`]: where one call of a rule's function records them.
 
 use super::RuleTable;
-use crate::instance::{Instance, Premise, Source};
-use crate::Layer;
+use crate::instance::Instance;
 use datafrog::Relation;
 
 /// The explanation instances of one evaluation: off (nothing recorded, rules called without
@@ -59,16 +58,8 @@ impl Explain {
         for t in negatives.iter() {
             row.clear();
             t.push_flat(&mut row);
-            let args = row[1..].to_vec();
-            let domain = Premise { rel: domain as u32, negative: false, layer: Layer::Concluded, args: args.clone() };
-            self.instances.push(Instance {
-                case: row[0] as u32,
-                source: Source::Closure { closure: closure as u32 },
-                rel: rel as u32,
-                negative: true,
-                head: args,
-                premises: vec![domain],
-            });
+            let case = crate::CaseId(row[0] as u32);
+            self.instances.push(Instance::closure(closure, case, rel, row[1..].to_vec(), domain));
         }
     }
 
